@@ -1,0 +1,32 @@
+// The GPU catalog: configs/gpus.json, plus entries added or overridden by --gpu-file.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bwacct/gpu.h"
+
+namespace bwacct {
+
+class Catalog {
+public:
+    // Parses catalog JSON. `origin` names the file in errors (InputError with option = origin).
+    static Catalog parse(std::string_view json_text, const std::string& origin);
+    // Reads and parses a catalog file. `option` names the option that gave the path.
+    static Catalog load(const std::string& path, const std::string& option);
+    // The catalog shipped with bwacct: $BWACCT_CATALOG, else configs/gpus.json beside the binary
+    // (build tree) or in ../share/bwacct (install), else the source tree's configs/.
+    static Catalog load_default();
+
+    // Adds entries; an entry with an existing id replaces it.
+    void merge(const Catalog& other);
+    const std::vector<GpuSpec>& gpus() const { return gpus_; }
+    // The entry for `id`; throws InputError naming `option` and listing the ids.
+    const GpuSpec& get(std::string_view id, const std::string& option) const;
+    std::string ids() const;
+
+private:
+    std::vector<GpuSpec> gpus_;
+};
+
+}  // namespace bwacct

@@ -1,0 +1,85 @@
+// Op descriptions and their cost models: one pure function per op (src/model/<op>.cpp).
+// Each throws InputError for a description that cannot be costed and OverflowError when a
+// count does not fit in 64 bits.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "bwacct/cost.h"
+
+namespace bwacct {
+
+// ---- GEMM: C[M,N] = A[M,K] · B[K,N], `batch` independent problems (strided batched).
+enum class GemmPass { fwd, bwd_data, bwd_weight, bwd, fwd_bwd };
+struct GemmDesc {
+    std::uint64_t m = 0, n = 0, k = 0, batch = 1;
+    DType a = DType::bf16, b = DType::bf16, c = DType::bf16;
+    bool bias = false;                  // C += bias[N] (read once, in C's dtype)
+    bool trans_a = false, trans_b = false;  // layout only: the minimum bytes do not change
+    GemmPass pass = GemmPass::fwd;
+};
+Cost gemm_cost(const GemmDesc& d);
+GemmPass parse_gemm_pass(std::string_view s);  // "fwd", "bwd", "fwd+bwd", "bwd-data", "bwd-weight"
+std::string_view gemm_pass_name(GemmPass p);
+
+// ---- Attention: softmax(Q Kᵀ / √d) V over batch × heads, GQA/MQA via kv_heads.
+enum class AttentionImpl { flash, naive };
+struct AttentionDesc {
+    std::uint64_t batch = 1, heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, head_dim = 0;
+    bool causal = false;
+    AttentionImpl impl = AttentionImpl::flash;
+    DType dtype = DType::bf16;
+};
+Cost attention_cost(const AttentionDesc& d);
+// Unmasked (query, key) pairs per head: S_q·S_k, or S_q·S_k − S_q(S_q−1)/2 when causal
+// (queries aligned to the end of the keys).
+Exact attention_pairs(const AttentionDesc& d);
+
+// ---- Elementwise: `inputs` tensors in, `outputs` tensors out, same shape, FLOPs per element.
+struct ElementwiseDesc {
+    std::vector<std::uint64_t> shape;
+    DType dtype = DType::bf16;
+    std::uint64_t inputs = 1, outputs = 1, flops_per_elem = 1;
+    Unit unit = Unit::vector;
+};
+Cost elementwise_cost(const ElementwiseDesc& d);
+Exact element_count(const std::vector<std::uint64_t>& shape);
+
+// A chain of `ops` elementwise kernels, unfused (each reads and writes HBM) and fused (one kernel
+// reads the chain's inputs once and writes its outputs once). Every op does flops_per_elem.
+struct FusionCost {
+    Cost unfused;
+    Cost fused;
+};
+FusionCost fused_chain_cost(const ElementwiseDesc& d, std::uint64_t ops);
+
+// ---- Row-wise reductions over the last dimension of `shape`.
+enum class NormKind { layernorm, rmsnorm, softmax };
+struct NormDesc {
+    NormKind kind = NormKind::layernorm;
+    std::vector<std::uint64_t> shape;
+    DType dtype = DType::bf16;
+};
+Cost norm_cost(const NormDesc& d);
+// FLOPs per element (docs/formulas.md): layernorm 7, rmsnorm 4, softmax 5.
+std::uint64_t norm_flops_per_elem(NormKind k);
+std::string_view norm_name(NormKind k);
+
+// ---- Collectives, as nccl-tests defines them. size_bytes is nccl-tests' "size": for allgather,
+// reducescatter and alltoall the total across ranks.
+struct CollectiveDesc {
+    CollectiveKind kind = CollectiveKind::allreduce;
+    CollectiveAlgo algo = CollectiveAlgo::ring;
+    std::uint64_t size_bytes = 0;
+    std::uint64_t ranks = 2;
+    DType dtype = DType::bf16;
+};
+Cost collective_cost(const CollectiveDesc& d);
+// nccl-tests' busbw factor for a collective over n ranks (its *GetBw functions).
+double bus_factor(CollectiveKind k, std::uint64_t ranks);
+std::string_view collective_name(CollectiveKind k);
+CollectiveKind parse_collective(std::string_view s);
+std::string_view algo_name(CollectiveAlgo a);
+CollectiveAlgo parse_algo(std::string_view s);
+
+}  // namespace bwacct

@@ -1,0 +1,76 @@
+// Roofs, verdict and utilization of one Cost on one GPU (src/analysis/).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bwacct/cost.h"
+#include "bwacct/gpu.h"
+
+namespace bwacct {
+
+enum class Roof { compute, hbm, link, dispatch, overhead };
+std::string_view roof_name(Roof r);
+
+enum class LinkChoice { automatic, scaleup, pcie };
+
+// What the user told us beyond the op itself.
+struct AnalysisOptions {
+    std::optional<double> time_us;        // a time measured elsewhere (--time-us): "given"
+    std::optional<double> link_GBps;      // per-direction link bandwidth override (--link-GBps)
+    std::optional<double> alpha_us;       // per-step latency override (--alpha-us)
+    std::optional<double> launch_us;      // launch overhead override (--launch-us)
+    LinkChoice link = LinkChoice::automatic;
+};
+
+struct RoofTimes {
+    double compute = 0, hbm = 0, link = 0, dispatch = 0;
+    double max() const;
+    double sum() const { return compute + hbm + link + dispatch; }
+    Roof argmax() const;
+};
+
+// The peaks actually used, so every output can say which figure it divided by.
+struct PeaksUsed {
+    std::optional<double> compute_tflops;  // dense; absent for ops without FLOPs
+    std::string compute_label;             // "tensor bf16 dense"
+    double hbm_GBps = 0;
+    std::optional<double> link_GBps;       // per direction; collectives only
+    std::string link_name;
+    double alpha_us = 0;
+    double launch_us = 0;
+};
+
+// Analysis of a time the user gave (or, later, measured).
+struct TimedAnalysis {
+    double time_us = 0;
+    double implied_bw_GBps = 0;  // HBM bytes / time
+    double tflops = 0;           // FLOPs / time
+    double util_compute = 0, util_hbm = 0;
+    std::optional<double> util_link;
+    RoofTimes shares;            // roof time / time
+    Roof bound = Roof::overhead;
+    double unexplained = 0;      // 1 − largest share, when no roof explains half the time
+};
+
+struct Verdict {
+    std::string gpu;
+    PeaksUsed peaks;
+    RoofTimes roofs_us;
+    double floor_us = 0;  // the largest roof: the time if everything overlaps perfectly
+    double sum_us = 0;    // no overlap at all
+    Roof bound = Roof::compute;
+    double intensity = 0;  // FLOP per HBM byte
+    std::optional<double> ridge;              // FLOP/byte where compute and HBM roofs meet
+    std::optional<double> attainable_tflops;  // min(peak, intensity × HBM bandwidth)
+    std::optional<double> attainable_fraction;
+    std::optional<TimedAnalysis> timed;
+    std::optional<double> algbw_GBps, busbw_GBps;  // collectives: at the given time, else at the floor
+    std::vector<Term> terms;                       // --explain lines for this GPU
+    std::vector<std::string> notes;
+};
+
+// Throws InputError when the GPU lacks what the op needs (a peak for its dtype, a link, NVLS).
+Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& options);
+
+}  // namespace bwacct

@@ -1,0 +1,107 @@
+// The only file that includes CLI11: turns the CommandSpecs into subcommands, parses, dispatches,
+// and maps errors to exit codes (0 ok, 1 runtime failure, 2 bad input: one line on stderr).
+#include "app.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <memory>
+
+#include "bwacct/error.h"
+#include "command.h"
+
+#ifndef BWACCT_VERSION
+#define BWACCT_VERSION "0.0.0"
+#endif
+#ifndef BWACCT_BUILD_NOTE
+#define BWACCT_BUILD_NOTE "model only"
+#endif
+
+namespace bwacct::cli {
+namespace {
+
+struct Bound {
+    CLI::App* app;
+    const CommandSpec* spec;
+    std::map<std::string, std::string> values;
+    std::map<std::string, bool> flags;
+    std::map<std::string, CLI::Option*> options;
+};
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+}  // namespace
+
+int run_app(int argc, char** argv) {
+    const std::vector<CommandSpec> commands = all_commands();
+    CLI::App app{"bwacct — GPU bandwidth accounting and roofline analysis.\n"
+                 "Byte and FLOP formulas per op, four roofs (compute, HBM, link, dispatch), catalog peaks with sources."};
+    app.name("bwacct");
+    app.set_version_flag("--version", std::string("bwacct ") + BWACCT_VERSION + " (" + BWACCT_BUILD_NOTE + ")");
+    app.require_subcommand(1);
+    app.footer("Every output says whether its time is modelled, given (--time-us), measured or simulated.\n"
+               "Docs: docs/formulas.md (every formula), docs/json.md (output contract), docs/catalog.md (peaks and sources).");
+
+    std::vector<std::unique_ptr<Bound>> bound;
+    for (const CommandSpec& spec : commands) {
+        auto b = std::make_unique<Bound>();
+        b->spec = &spec;
+        b->app = app.add_subcommand(spec.name, spec.summary);
+        b->app->footer("Example:\n  " + spec.example);
+        for (const OptionSpec& o : spec.options) {
+            if (o.flag) {
+                b->flags[o.name] = false;
+                b->options[o.name] = b->app->add_flag(o.name, b->flags[o.name], o.help);
+            } else {
+                b->values[o.name] = o.default_value;
+                CLI::Option* opt = b->app->add_option(o.name, b->values[o.name], o.help);
+                if (!o.default_value.empty()) opt->default_str(o.default_value);
+                b->options[o.name] = opt;
+            }
+        }
+        bound.push_back(std::move(b));
+    }
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::string sub;
+        for (const auto& b : bound)
+            if (b->app->parsed()) sub = " " + b->spec->name;
+        fmt::print(stderr, "bwacct{}: {} (see 'bwacct{} --help')\n", sub, first_line(e.what()), sub);
+        return 2;
+    }
+
+    for (const auto& b : bound) {
+        if (!b->app->parsed()) continue;
+        Args args;
+        for (const auto& [name, value] : b->values) args.set(name, value);
+        for (const auto& [name, value] : b->flags) args.set(name, value ? "true" : "false");
+        for (const auto& [name, opt] : b->options)
+            if (opt->count() > 0) args.mark_given(name);
+        Env env;
+        env.tty = ::isatty(STDOUT_FILENO) != 0 && std::getenv("NO_COLOR") == nullptr;
+        try {
+            for (const OptionSpec& o : b->spec->options)
+                if (o.positional && args.get(o.name).empty()) throw InputError(o.name, "is required (see --help)");
+            return b->spec->run(args, env);
+        } catch (const InputError& e) {
+            fmt::print(stderr, "bwacct {}: {}\n", b->spec->name, first_line(e.what()));
+            return 2;
+        } catch (const std::exception& e) {
+            fmt::print(stderr, "bwacct {}: internal error: {}\n", b->spec->name, first_line(e.what()));
+            return 1;
+        }
+    }
+    return 2;
+}
+
+}  // namespace bwacct::cli

@@ -1,0 +1,59 @@
+#include "bwacct/error.h"
+#include "bwacct/ops.h"
+#include "op_runner.h"
+
+namespace bwacct::cli {
+
+CommandSpec attention_command() {
+    CommandSpec c;
+    c.name = "attention";
+    c.summary = "attention (prefill or decode, GQA/MQA, causal, flash or naive): FLOPs, bytes, roofs";
+    c.example =
+        "bwacct attention --batch 1 --heads 40 --kv-heads 8 --q-len 2160 --kv-len 2160 --head-dim 128 --causal --impl flash\n"
+        "  bwacct attention --heads 32 --kv-heads 8 --q-len 1 --kv-len 8192 --head-dim 128   # decode against a KV cache";
+    c.options = {
+        {"--batch", "sequences", "1"},
+        {"--heads", "query heads", ""},
+        {"--kv-heads", "key/value heads (GQA/MQA); default: --heads", ""},
+        {"--q-len", "query tokens per sequence (1 = decode)", ""},
+        {"--kv-len", "key/value tokens per sequence (the context, KV cache included)", ""},
+        {"--head-dim", "dimension per head", ""},
+        {"--causal", "causal mask: queries aligned to the end of the keys", "", true},
+        {"--impl", "flash (scores stay on chip) or naive (S_q×S_k scores and probabilities go through HBM)", "flash"},
+        {"--dtype", "dtype of Q, K, V, O (and the naive score matrix)", "bf16"},
+    };
+    for (OptionSpec& o : common_op_options()) c.options.push_back(std::move(o));
+    c.run = [](const Args& args, const Env& env) {
+        AttentionDesc base;
+        base.causal = args.flag("--causal");
+        base.dtype = dtype_option(args, "--dtype");
+        const std::string& impl = args.get("--impl");
+        if (impl == "flash")
+            base.impl = AttentionImpl::flash;
+        else if (impl == "naive")
+            base.impl = AttentionImpl::naive;
+        else
+            throw InputError("--impl", "unknown implementation '" + impl + "'; accepted: flash, naive");
+        const bool kv_given = !args.get("--kv-heads").empty();
+        OpPlan plan;
+        plan.axes = {{"--batch", ValueKind::count}, {"--heads", ValueKind::count}, {"--q-len", ValueKind::count},
+                     {"--kv-len", ValueKind::count}, {"--head-dim", ValueKind::count}};
+        if (kv_given) plan.axes.insert(plan.axes.begin() + 2, Axis{"--kv-heads", ValueKind::count});
+        plan.fixed = {{"causal", base.causal}, {"impl", impl}, {"dtype", std::string(dtype_name(base.dtype))}};
+        plan.size_options = "--batch, --heads, --q-len, --kv-len, --head-dim";
+        plan.evaluate = [base, kv_given](const Point& p) {
+            AttentionDesc d = base;
+            d.batch = p.count("--batch");
+            d.heads = p.count("--heads");
+            d.kv_heads = kv_given ? p.count("--kv-heads") : d.heads;
+            d.q_len = p.count("--q-len");
+            d.kv_len = p.count("--kv-len");
+            d.head_dim = p.count("--head-dim");
+            return Evaluated{attention_cost(d), std::nullopt};
+        };
+        return run_op(plan, args, env);
+    };
+    return c;
+}
+
+}  // namespace bwacct::cli

@@ -1,0 +1,59 @@
+#include "bwacct/error.h"
+#include "bwacct/ops.h"
+#include "bwacct/values.h"
+#include "op_runner.h"
+
+namespace bwacct::cli {
+
+Unit unit_option(const Args& args) {
+    const std::string& u = args.get("--unit");
+    if (u == "vector") return Unit::vector;
+    if (u == "tensor") return Unit::tensor;
+    throw InputError("--unit", "unknown unit '" + u + "'; accepted: vector (CUDA cores), tensor");
+}
+
+CommandSpec elementwise_command() {
+    CommandSpec c;
+    c.name = "elementwise";
+    c.summary = "elementwise op or a fused chain of them: bytes, intensity, roofs; --chain K compares K kernels with one";
+    c.example =
+        "bwacct elementwise --shape 32,2048,4096 --dtype fp16 --flops-per-elem 10 --unit tensor --gpu h100-sxm\n"
+        "  bwacct elementwise --shape 32,2048,4096 --dtype fp16 --chain 3   # 3 unfused kernels vs 1 fused";
+    c.options = {
+        {"--shape", "tensor shape, comma-separated (e.g. 32,2048,4096)", ""},
+        {"--dtype", "element dtype", "bf16"},
+        {"--inputs", "input tensors read (e.g. 2 for add)", "1"},
+        {"--outputs", "output tensors written", "1"},
+        {"--flops-per-elem", "FLOPs per element (per op in a chain)", "1"},
+        {"--unit", "peak to compare with: vector (CUDA cores) or tensor", "vector"},
+        {"--chain", "compare a chain of this many unfused ops with one fused kernel", ""},
+    };
+    for (OptionSpec& o : common_op_options()) c.options.push_back(std::move(o));
+    c.run = [](const Args& args, const Env& env) {
+        ElementwiseDesc base;
+        if (args.get("--shape").empty()) throw InputError("--shape", "is required (e.g. --shape 32,2048,4096)");
+        base.shape = parse_shape(args.get("--shape"), "--shape");
+        base.dtype = dtype_option(args, "--dtype");
+        base.unit = unit_option(args);
+        const bool chain = !args.get("--chain").empty();
+        OpPlan plan;
+        plan.axes = {{"--inputs", ValueKind::count}, {"--outputs", ValueKind::count}, {"--flops-per-elem", ValueKind::whole}};
+        if (chain) plan.axes.push_back({"--chain", ValueKind::count});
+        plan.fixed = {{"shape", args.get("--shape")}, {"dtype", std::string(dtype_name(base.dtype))},
+                      {"unit", std::string(unit_name(base.unit))}};
+        plan.size_options = "--shape, --inputs, --outputs, --flops-per-elem";
+        plan.evaluate = [base, chain](const Point& p) {
+            ElementwiseDesc d = base;
+            d.inputs = p.count("--inputs");
+            d.outputs = p.count("--outputs");
+            d.flops_per_elem = p.count("--flops-per-elem");
+            if (!chain) return Evaluated{elementwise_cost(d), std::nullopt};
+            FusionCost f = fused_chain_cost(d, p.count("--chain"));
+            return Evaluated{std::move(f.unfused), std::move(f.fused)};
+        };
+        return run_op(plan, args, env);
+    };
+    return c;
+}
+
+}  // namespace bwacct::cli

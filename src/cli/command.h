@@ -1,0 +1,58 @@
+// Subcommands described as data: app.cpp (the only file that includes CLI11) turns each
+// CommandSpec into a CLI11 subcommand, collects the values as strings and calls `run`.
+#pragma once
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace bwacct::cli {
+
+struct OptionSpec {
+    std::string name;  // "--m"
+    std::string help;
+    std::string default_value;  // shown in --help; used when the option is absent
+    bool flag = false;          // takes no value
+    bool positional = false;    // a positional argument (name without dashes)
+};
+
+class Args {
+public:
+    void set(const std::string& name, std::string value) { values_[name] = std::move(value); }
+    void mark_given(const std::string& name) { given_.insert(name); }
+    const std::string& get(const std::string& name) const;
+    bool given(const std::string& name) const { return given_.count(name) > 0; }
+    bool flag(const std::string& name) const { return get(name) == "true"; }
+
+private:
+    std::map<std::string, std::string> values_;
+    std::set<std::string> given_;
+};
+
+struct Env {
+    std::FILE* out = stdout;
+    bool tty = false;  // stdout is a terminal and NO_COLOR is unset
+};
+
+struct CommandSpec {
+    std::string name;
+    std::string summary;
+    std::string example;
+    std::vector<OptionSpec> options;
+    std::function<int(const Args&, const Env&)> run;
+};
+
+// Options every op subcommand takes (--gpu, --gpu-file, --format, --time-us, --explain, --launch-us).
+std::vector<OptionSpec> common_op_options();
+std::vector<CommandSpec> all_commands();
+
+CommandSpec gemm_command();
+CommandSpec attention_command();
+CommandSpec elementwise_command();
+std::vector<CommandSpec> norm_commands();
+std::vector<CommandSpec> collective_commands();
+std::vector<CommandSpec> catalog_commands();
+
+}  // namespace bwacct::cli

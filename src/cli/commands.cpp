@@ -1,0 +1,31 @@
+#include <stdexcept>
+
+#include "command.h"
+
+namespace bwacct::cli {
+
+const std::string& Args::get(const std::string& name) const {
+    auto it = values_.find(name);
+    if (it == values_.end()) throw std::logic_error("option not declared: " + name);
+    return it->second;
+}
+
+std::vector<OptionSpec> common_op_options() {
+    return {
+        {"--gpu", "GPUs to compare, comma-separated catalog ids, or 'all'", "h200,b200"},
+        {"--gpu-file", "extra catalog JSON (same schema as configs/gpus.json); adds or overrides entries", ""},
+        {"--format", "output: table, json, jsonl, csv or md", "table"},
+        {"--time-us", "a time you measured elsewhere (µs): gives implied bandwidth, TFLOP/s and utilization", ""},
+        {"--launch-us", "kernel launch overhead for the dispatch roof (µs); default: the catalog's", ""},
+        {"--explain", "print every formula with its numbers", "", true},
+    };
+}
+
+std::vector<CommandSpec> all_commands() {
+    std::vector<CommandSpec> out{gemm_command(), attention_command(), elementwise_command()};
+    for (auto* group : {norm_commands, collective_commands, catalog_commands})
+        for (CommandSpec& c : group()) out.push_back(std::move(c));
+    return out;
+}
+
+}  // namespace bwacct::cli

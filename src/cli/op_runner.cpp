@@ -1,0 +1,156 @@
+#include "op_runner.h"
+
+#include <fmt/format.h>
+
+#include "bwacct/catalog.h"
+#include "bwacct/error.h"
+#include "bwacct/report.h"
+
+namespace bwacct::cli {
+namespace {
+
+const std::string kTimeOption = "--time-us";
+
+std::size_t axis_index(const std::vector<Axis>& axes, const std::string& option) {
+    for (std::size_t i = 0; i < axes.size(); ++i)
+        if (axes[i].option == option) return i;
+    throw std::logic_error("no axis " + option);
+}
+
+std::vector<const GpuSpec*> selected_gpus(const Args& args, Catalog& catalog) {
+    const std::string& file = args.get("--gpu-file");
+    if (!file.empty()) catalog.merge(Catalog::load(file, "--gpu-file"));
+    std::vector<const GpuSpec*> out;
+    const std::string& list = args.get("--gpu");
+    if (list == "all") {
+        for (const GpuSpec& g : catalog.gpus()) out.push_back(&g);
+        return out;
+    }
+    std::size_t start = 0;
+    while (true) {
+        const auto comma = list.find(',', start);
+        const std::string id = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (id.empty()) throw InputError("--gpu", "expected catalog ids separated by commas (e.g. h200,b200) or 'all'");
+        out.push_back(&catalog.get(id, "--gpu"));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+// Visits every combination of axis values, the last axis fastest.
+template <typename F>
+void for_each_point(const std::vector<Axis>& axes, const std::vector<std::vector<double>>& values, F&& f) {
+    std::vector<std::size_t> idx(axes.size(), 0);
+    std::vector<double> v(axes.size());
+    while (true) {
+        for (std::size_t i = 0; i < axes.size(); ++i) v[i] = values[i][idx[i]];
+        f(Point(axes, v));
+        std::size_t i = axes.size();
+        while (i > 0) {
+            --i;
+            if (++idx[i] < values[i].size()) break;
+            idx[i] = 0;
+            if (i == 0) return;
+        }
+        if (axes.empty()) return;
+    }
+}
+
+Evaluated evaluate_checked(const OpPlan& plan, const Point& p) {
+    try {
+        return plan.evaluate(p);
+    } catch (const OverflowError&) {
+        throw InputError(plan.size_options, "the FLOP or byte count of this shape overflows 64 bits; use smaller sizes");
+    }
+}
+
+}  // namespace
+
+std::uint64_t Point::count(const std::string& option) const {
+    return static_cast<std::uint64_t>(values_[axis_index(*axes_, option)]);
+}
+double Point::real(const std::string& option) const { return values_[axis_index(*axes_, option)]; }
+
+DType dtype_option(const Args& args, const std::string& option) { return parse_dtype(args.get(option), option); }
+
+std::optional<double> single_real(const Args& args, const std::string& option) {
+    const std::string& text = args.get(option);
+    if (text.empty()) return std::nullopt;
+    const auto v = parse_values(text, option, ValueKind::real);
+    if (v.size() != 1) throw InputError(option, "takes one value, not a range or list");
+    return v.front();
+}
+
+int run_op(const OpPlan& plan, const Args& args, const Env& env) {
+    const Format format = parse_format(args.get("--format"));
+    SinkOptions sink_opt;
+    sink_opt.explain = args.flag("--explain");
+    sink_opt.color = env.tty && format == Format::table;
+
+    std::vector<Axis> axes = plan.axes;
+    const bool timed = !args.get(kTimeOption).empty();
+    if (timed) axes.push_back({kTimeOption, ValueKind::real});
+    std::vector<std::vector<double>> values;
+    std::uint64_t points = 1;
+    for (const Axis& a : axes) {
+        const std::string& text = args.get(a.option);
+        if (text.empty()) throw InputError(a.option, "is required");
+        values.push_back(parse_values(text, a.option, a.kind));
+        points *= values.back().size();
+        if (points > kMaxSweepPoints)
+            throw InputError(a.option, fmt::format("the sweep has more than {} points; narrow a range", kMaxSweepPoints));
+    }
+    AnalysisOptions analysis = plan.analysis;
+    analysis.launch_us = single_real(args, "--launch-us");
+
+    Catalog catalog = Catalog::load_default();
+    const std::vector<const GpuSpec*> gpus = selected_gpus(args, catalog);
+
+    // Validate every point before printing anything, so bad input never leaves partial output.
+    bool first = true;
+    for_each_point(axes, values, [&](const Point& p) {
+        Evaluated e = evaluate_checked(plan, p);
+        if (first) {
+            for (const GpuSpec* g : gpus) {
+                (void)analyze(e.cost, *g, analysis);
+                if (e.fused) (void)analyze(*e.fused, *g, analysis);
+            }
+            first = false;
+        }
+    });
+
+    sink_opt.sweep = points > 1;
+    auto sink = make_sink(format, env.out, sink_opt);
+    for_each_point(axes, values, [&](const Point& p) {
+        Evaluated e = evaluate_checked(plan, p);
+        Record r;
+        for (std::size_t i = 0; i < plan.axes.size(); ++i) {
+            const Axis& a = plan.axes[i];
+            if (a.kind == ValueKind::real)
+                r.params.push_back({a.option.substr(2), p.values()[i]});
+            else
+                r.params.push_back({a.option.substr(2), static_cast<std::uint64_t>(p.values()[i])});
+        }
+        for (const Param& f : plan.fixed) r.params.push_back(f);
+        AnalysisOptions ao = analysis;
+        if (timed) {
+            ao.time_us = p.real(kTimeOption);
+            r.source = TimeSource::given;
+        }
+        r.cost = std::move(e.cost);
+        for (const GpuSpec* g : gpus) r.verdicts.push_back(analyze(r.cost, *g, ao));
+        if (e.fused) {
+            FusionResult fr;
+            fr.fused = std::move(*e.fused);
+            AnalysisOptions modelled = analysis;  // the fused kernel has not run: always modelled
+            for (const GpuSpec* g : gpus) fr.verdicts.push_back(analyze(fr.fused, *g, modelled));
+            r.fusion = std::move(fr);
+        }
+        sink->emit(r);
+    });
+    sink->finish();
+    return 0;
+}
+
+}  // namespace bwacct::cli

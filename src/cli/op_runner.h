@@ -1,0 +1,53 @@
+// Runs an op subcommand: parses the numeric options (each may be a range or list), evaluates every
+// combination (a sweep), analyzes each on every selected GPU and streams the records to the sink.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bwacct/record.h"
+#include "bwacct/roofline.h"
+#include "bwacct/values.h"
+#include "command.h"
+
+namespace bwacct::cli {
+
+struct Axis {
+    std::string option;  // "--m"
+    ValueKind kind;
+};
+
+// One combination of axis values.
+class Point {
+public:
+    Point(const std::vector<Axis>& axes, std::vector<double> values) : axes_(&axes), values_(std::move(values)) {}
+    std::uint64_t count(const std::string& option) const;  // an integer axis' value
+    double real(const std::string& option) const;
+    const std::vector<double>& values() const { return values_; }
+
+private:
+    const std::vector<Axis>* axes_;
+    std::vector<double> values_;
+};
+
+struct Evaluated {
+    Cost cost;
+    std::optional<Cost> fused;  // elementwise chains: the fused alternative
+};
+
+struct OpPlan {
+    std::vector<Axis> axes;
+    std::vector<Param> fixed;   // non-numeric parameters, reported as given
+    std::string size_options;   // named when a count overflows: "--m, --n, --k, --batch"
+    AnalysisOptions analysis;   // link choice and overrides; time and launch are filled by run_op
+    std::function<Evaluated(const Point&)> evaluate;
+};
+
+int run_op(const OpPlan& plan, const Args& args, const Env& env);
+
+// Helpers shared by the op commands.
+DType dtype_option(const Args& args, const std::string& option);
+std::optional<double> single_real(const Args& args, const std::string& option);
+
+}  // namespace bwacct::cli

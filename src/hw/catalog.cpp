@@ -1,0 +1,235 @@
+// Loads and validates the GPU catalog. Every figure must carry a source; compute peaks must say
+// "dense"; link bandwidths must say "per-direction". A catalog that breaks these rules is refused.
+#include "bwacct/catalog.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "bwacct/error.h"
+
+#ifndef BWACCT_SOURCE_CONFIG_DIR
+#define BWACCT_SOURCE_CONFIG_DIR ""
+#endif
+
+namespace bwacct {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+class Reader {
+public:
+    explicit Reader(std::string origin) : origin_(std::move(origin)) {}
+
+    [[noreturn]] void fail(const std::string& path, const std::string& what) const {
+        throw InputError(origin_, fmt::format("{}: {}", path, what));
+    }
+
+    const json& member(const json& obj, const std::string& path, const char* key) const {
+        if (!obj.is_object()) fail(path, "expected an object");
+        auto it = obj.find(key);
+        if (it == obj.end()) fail(path, fmt::format("missing '{}'", key));
+        return *it;
+    }
+
+    std::string string(const json& obj, const std::string& path, const char* key, bool required = true) const {
+        if (!obj.contains(key)) {
+            if (required) fail(path, fmt::format("missing '{}'", key));
+            return {};
+        }
+        const json& v = obj.at(key);
+        if (!v.is_string() || (required && v.get<std::string>().empty()))
+            fail(path + "." + key, "expected a non-empty string");
+        return v.get<std::string>();
+    }
+
+    double positive(const json& v, const std::string& path) const {
+        if (!v.is_number()) fail(path, "expected a number");
+        double d = v.get<double>();
+        if (!std::isfinite(d) || d <= 0) fail(path, "expected a positive number");
+        return d;
+    }
+
+    // A figure: {"value": >0, "source": "...", "note"?, "alternatives"?}, plus a required
+    // attribute (e.g. "sparsity": "dense") when `attr` is given.
+    Figure figure(const json& v, const std::string& path, const char* attr = nullptr, const char* attr_value = nullptr) const {
+        if (!v.is_object()) fail(path, "expected an object with 'value' and 'source'");
+        Figure f;
+        f.value = positive(member(v, path, "value"), path + ".value");
+        f.source = string(v, path, "source");
+        f.note = string(v, path, "note", false);
+        if (attr != nullptr) {
+            std::string got = string(v, path, attr);
+            if (got != attr_value) fail(path + "." + attr, fmt::format("must be \"{}\" (got \"{}\")", attr_value, got));
+        }
+        if (v.contains("alternatives")) {
+            const json& alts = v.at("alternatives");
+            if (!alts.is_array()) fail(path + ".alternatives", "expected an array");
+            for (std::size_t i = 0; i < alts.size(); ++i) {
+                const std::string p = fmt::format("{}.alternatives[{}]", path, i);
+                Figure::Alternative a;
+                a.value = positive(member(alts[i], p, "value"), p + ".value");
+                a.source = string(alts[i], p, "source");
+                a.note = string(alts[i], p, "note", false);
+                f.alternatives.push_back(std::move(a));
+            }
+        }
+        return f;
+    }
+
+    std::optional<Figure> optional_figure(const json& obj, const std::string& path, const char* key) const {
+        if (!obj.contains(key) || obj.at(key).is_null()) return std::nullopt;
+        return figure(obj.at(key), path + "." + key);
+    }
+
+    std::map<std::string, Figure> peaks(const json& obj, const std::string& path, const char* key,
+                                        std::initializer_list<std::string_view> allowed) const {
+        std::map<std::string, Figure> out;
+        if (!obj.contains(key)) return out;
+        const json& p = obj.at(key);
+        if (!p.is_object()) fail(path + "." + key, "expected an object of dtype → figure");
+        for (const auto& [name, v] : p.items()) {
+            if (std::find(allowed.begin(), allowed.end(), name) == allowed.end())
+                fail(path + "." + key, fmt::format("unknown dtype key '{}'", name));
+            out.emplace(name, figure(v, fmt::format("{}.{}.{}", path, key, name), "sparsity", "dense"));
+        }
+        return out;
+    }
+
+    std::optional<Link> link(const json& obj, const std::string& path, const char* key) const {
+        if (!obj.contains(key) || obj.at(key).is_null()) return std::nullopt;
+        const json& v = obj.at(key);
+        const std::string p = path + "." + key;
+        Link l;
+        l.name = string(v, p, "name");
+        l.bw_GBps = figure(member(v, p, "bw_GBps"), p + ".bw_GBps", "direction", "per-direction");
+        if (v.contains("nvls")) {
+            if (!v.at("nvls").is_boolean()) fail(p + ".nvls", "expected true or false");
+            l.nvls = v.at("nvls").get<bool>();
+        }
+        l.step_latency_us = optional_figure(v, p, "step_latency_us");
+        return l;
+    }
+
+    GpuSpec gpu(const std::string& id, const json& v) const {
+        const std::string p = "gpus." + id;
+        if (!v.is_object()) fail(p, "expected an object");
+        GpuSpec g;
+        g.id = id;
+        g.name = string(v, p, "name");
+        g.vendor = string(v, p, "vendor", false);
+        g.arch = string(v, p, "arch", false);
+        if (v.contains("match")) {
+            if (!v.at("match").is_array()) fail(p + ".match", "expected an array of strings");
+            for (const auto& m : v.at("match")) {
+                if (!m.is_string()) fail(p + ".match", "expected an array of strings");
+                g.match.push_back(m.get<std::string>());
+            }
+        }
+        g.sm_count = optional_figure(v, p, "sm_count");
+        g.boost_clock_MHz = optional_figure(v, p, "boost_clock_MHz");
+        g.l2_bytes = optional_figure(v, p, "l2_bytes");
+        g.hbm_capacity_bytes = optional_figure(v, p, "hbm_capacity_bytes");
+        g.hbm_bw_GBps = figure(member(v, p, "hbm_bw_GBps"), p + ".hbm_bw_GBps");
+        g.tensor_tflops = peaks(v, p, "tensor_tflops", {"fp64", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8"});
+        g.vector_tflops = peaks(v, p, "vector_tflops", {"fp64", "fp32", "fp16", "bf16"});
+        g.scaleup_link = link(v, p, "scaleup_link");
+        g.pcie = link(v, p, "pcie");
+        g.launch_overhead_us = figure(member(v, p, "launch_overhead_us"), p + ".launch_overhead_us");
+        return g;
+    }
+
+private:
+    std::string origin_;
+};
+
+std::string read_file(const std::string& path, const std::string& option) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw InputError(option, fmt::format("'{}' is a directory; expected a JSON catalog file", path));
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(option, fmt::format("cannot open '{}'", path));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (in.bad()) throw InputError(option, fmt::format("cannot read '{}'", path));
+    return ss.str();
+}
+
+std::string exe_dir() {
+    std::error_code ec;
+    auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string() : p.parent_path().string();
+}
+
+}  // namespace
+
+const Figure* GpuSpec::peak(Unit unit, std::string_view key) const {
+    const auto& m = unit == Unit::tensor ? tensor_tflops : vector_tflops;
+    auto it = m.find(std::string(key));
+    return it == m.end() ? nullptr : &it->second;
+}
+
+Catalog Catalog::parse(std::string_view text, const std::string& origin) {
+    json doc;
+    try {
+        doc = json::parse(text);
+    } catch (const json::parse_error& e) {
+        throw InputError(origin, fmt::format("not valid JSON (at byte {}); expected a bwacct GPU catalog", e.byte));
+    }
+    Reader r(origin);
+    if (!doc.is_object()) r.fail("top level", "expected an object with \"schema\" and \"gpus\"");
+    const std::string schema = r.string(doc, "top level", "schema");
+    if (schema != "bwacct.gpus/1") r.fail("schema", fmt::format("expected \"bwacct.gpus/1\", got \"{}\"", schema));
+    const json& gpus = r.member(doc, "top level", "gpus");
+    if (!gpus.is_object() || gpus.empty()) r.fail("gpus", "expected a non-empty object of id → GPU");
+    Catalog c;
+    for (const auto& [id, v] : gpus.items()) {
+        if (id.empty() || id.find_first_of(", \t") != std::string::npos) r.fail("gpus", fmt::format("bad id '{}'", id));
+        c.gpus_.push_back(r.gpu(id, v));
+    }
+    return c;
+}
+
+Catalog Catalog::load(const std::string& path, const std::string& option) {
+    return parse(read_file(path, option), path);
+}
+
+Catalog Catalog::load_default() {
+    if (const char* env = std::getenv("BWACCT_CATALOG"); env != nullptr && *env != '\0')
+        return load(env, "BWACCT_CATALOG");
+    const std::string dir = exe_dir();
+    for (const std::string& candidate : {dir + "/configs/gpus.json", dir + "/../share/bwacct/gpus.json",
+                                         std::string(BWACCT_SOURCE_CONFIG_DIR) + "/gpus.json"}) {
+        if (::access(candidate.c_str(), R_OK) == 0) return load(candidate, "catalog");
+    }
+    throw InputError("catalog", "configs/gpus.json not found beside the binary; set BWACCT_CATALOG to its path");
+}
+
+void Catalog::merge(const Catalog& other) {
+    for (const GpuSpec& g : other.gpus_) {
+        auto it = std::find_if(gpus_.begin(), gpus_.end(), [&](const GpuSpec& x) { return x.id == g.id; });
+        if (it != gpus_.end())
+            *it = g;
+        else
+            gpus_.push_back(g);
+    }
+}
+
+const GpuSpec& Catalog::get(std::string_view id, const std::string& option) const {
+    for (const GpuSpec& g : gpus_)
+        if (g.id == id) return g;
+    throw InputError(option, fmt::format("unknown GPU '{}'; known: {}", id, ids()));
+}
+
+std::string Catalog::ids() const {
+    std::string out;
+    for (const GpuSpec& g : gpus_) out += (out.empty() ? "" : ", ") + g.id;
+    return out;
+}
+
+}  // namespace bwacct

@@ -1,0 +1,109 @@
+// GEMM cost: FLOPs = 2·M·N·K per pass; bytes = each operand read once, result written once.
+// Backward passes follow seed 004 section 2 (linear layer with M = tokens, K = D_in, N = D_out).
+#include <fmt/format.h>
+
+#include "bwacct/error.h"
+#include "bwacct/ops.h"
+#include "tensor_bytes.h"
+#include "term.h"
+
+namespace bwacct {
+namespace {
+
+using detail::tensor_bytes;
+using detail::term;
+
+void require_positive(std::uint64_t v, const char* option) {
+    if (v == 0) throw InputError(option, "must be a positive integer");
+}
+
+struct PassSet {
+    bool fwd = false, bwd_data = false, bwd_weight = false;
+    unsigned count() const { return unsigned(fwd) + unsigned(bwd_data) + unsigned(bwd_weight); }
+};
+
+PassSet passes(GemmPass p) {
+    switch (p) {
+        case GemmPass::fwd: return {true, false, false};
+        case GemmPass::bwd_data: return {false, true, false};
+        case GemmPass::bwd_weight: return {false, false, true};
+        case GemmPass::bwd: return {false, true, true};
+        case GemmPass::fwd_bwd: return {true, true, true};
+    }
+    return {};
+}
+
+}  // namespace
+
+GemmPass parse_gemm_pass(std::string_view s) {
+    if (s == "fwd") return GemmPass::fwd;
+    if (s == "bwd") return GemmPass::bwd;
+    if (s == "fwd+bwd") return GemmPass::fwd_bwd;
+    if (s == "bwd-data") return GemmPass::bwd_data;
+    if (s == "bwd-weight") return GemmPass::bwd_weight;
+    throw InputError("--pass", "unknown pass '" + std::string(s) + "'; accepted: fwd, bwd, fwd+bwd, bwd-data, bwd-weight");
+}
+
+std::string_view gemm_pass_name(GemmPass p) {
+    switch (p) {
+        case GemmPass::fwd: return "fwd";
+        case GemmPass::bwd_data: return "bwd-data";
+        case GemmPass::bwd_weight: return "bwd-weight";
+        case GemmPass::bwd: return "bwd";
+        case GemmPass::fwd_bwd: return "fwd+bwd";
+    }
+    return "?";
+}
+
+Cost gemm_cost(const GemmDesc& d) {
+    require_positive(d.m, "--m");
+    require_positive(d.n, "--n");
+    require_positive(d.k, "--k");
+    require_positive(d.batch, "--batch");
+    if (peak_key(d.a) != peak_key(d.b))
+        throw InputError("--dtype-b", fmt::format("{} × {} has no common math path; A and B must share a math type "
+                                                  "(fp8_e4m3 × fp8_e5m2 is fine)",
+                                                  dtype_name(d.a), dtype_name(d.b)));
+
+    Cost c;
+    c.op = "gemm";
+    c.compute_dtype = d.a;
+    // fp32 GEMM (SGEMM) runs on the CUDA cores; tf32, fp64 and narrower types use tensor cores.
+    c.unit = d.a == DType::fp32 ? Unit::vector : Unit::tensor;
+
+    const Exact m(d.m), n(d.n), k(d.k), batch(d.batch);
+    const Exact mk = batch * m * k, kn = batch * k * n, mn = batch * m * n;
+    const PassSet ps = passes(d.pass);
+
+    Exact flops = Exact(2) * batch * m * n * k * Exact(ps.count());
+    c.terms.push_back(term("flops", "2·batch·M·N·K · passes",
+                           fmt::format("2·{}·{}·{}·{} · {}", d.batch, d.m, d.n, d.k, ps.count()), flops));
+    Exact read, written;
+    auto bytes = [&](const char* name, const char* formula, std::uint64_t x, std::uint64_t y, Exact elems, DType t) {
+        return tensor_bytes(c.terms, name, formula, fmt::format("{}·{}·{}", d.batch, x, y), elems, t);
+    };
+    if (ps.fwd) {
+        read += bytes("fwd read A", "batch·M·K", d.m, d.k, mk, d.a);
+        read += bytes("fwd read B", "batch·K·N", d.k, d.n, kn, d.b);
+        if (d.bias) read += bytes("fwd read bias", "batch·1·N", 1, d.n, batch * n, d.c);
+        written += bytes("fwd write C", "batch·M·N", d.m, d.n, mn, d.c);
+    }
+    if (ps.bwd_data) {
+        read += bytes("bwd-data read dC", "batch·M·N", d.m, d.n, mn, d.c);
+        read += bytes("bwd-data read B", "batch·K·N", d.k, d.n, kn, d.b);
+        written += bytes("bwd-data write dA", "batch·M·K", d.m, d.k, mk, d.a);
+    }
+    if (ps.bwd_weight) {
+        read += bytes("bwd-weight read A", "batch·M·K", d.m, d.k, mk, d.a);
+        read += bytes("bwd-weight read dC", "batch·M·N", d.m, d.n, mn, d.c);
+        written += bytes("bwd-weight write dB", "batch·K·N", d.k, d.n, kn, d.b);
+        if (d.bias) written += bytes("bwd-weight write dbias", "batch·1·N", 1, d.n, batch * n, d.c);
+    }
+    c.flops = flops.value();
+    c.bytes_read = read.value();
+    c.bytes_written = written.value();
+    c.launches = ps.count();
+    return c;
+}
+
+}  // namespace bwacct
