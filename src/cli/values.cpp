@@ -53,7 +53,7 @@ double parse_one(std::string_view token, const std::string& option, ValueKind ki
     if (v < 0 || (v == 0 && kind != ValueKind::whole)) bad(full, option, kind, "must be positive");
     if (kind != ValueKind::real) {
         if (v != std::floor(v)) bad(full, option, kind, "must be a whole number");
-        if (v > kMaxExactInteger) bad(full, option, kind, "too large (at most 2^53)");
+        if (v >= kMaxExactInteger) bad(full, option, kind, "too large (at most 2^53 − 1)");
     }
     return v;
 }
@@ -88,6 +88,8 @@ std::vector<double> parse_range(std::string_view text, const std::string& option
         }
     } else {
         if (integral && s != std::floor(s)) bad(text, option, kind, "an integer option needs an integer step");
+        if ((hi - lo) / s >= static_cast<double>(kMaxSweepPoints))
+            throw InputError(option, fmt::format("range has more than {} values", kMaxSweepPoints));
         for (double i = 0;; ++i) {
             const double v = lo + s * i;
             if (v > hi * (1 + 1e-12)) break;

@@ -1,0 +1,100 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "bwacct/catalog.h"
+#include "bwacct/error.h"
+
+using namespace bwacct;
+
+namespace {
+
+Catalog shipped() { return Catalog::load(std::string(BWACCT_CONFIG_DIR) + "/gpus.json", "test"); }
+
+const char* kMinimal = R"({"schema": "bwacct.gpus/1", "gpus": {"mine": {
+  "name": "My GPU",
+  "hbm_bw_GBps": {"value": 1000, "source": "my measurement"},
+  "tensor_tflops": {"bf16": {"value": 100, "sparsity": "dense", "source": "datasheet p.3"}},
+  "launch_overhead_us": {"value": 3, "source": "assumed"}}}})";
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+    return s.replace(s.find(from), from.size(), to);
+}
+
+}  // namespace
+
+TEST(Catalog, ShipsTheRequiredGpus) {
+    const Catalog c = shipped();
+    for (const char* id : {"h100-sxm", "h100-pcie", "h200", "b200", "b300", "gb200", "a100-sxm-80gb", "l40s", "l4", "mi300x",
+                           "mi325x", "mi355x"})
+        EXPECT_NO_THROW(c.get(id, "--gpu")) << id;
+}
+
+TEST(Catalog, HeadlineFiguresAndConventions) {
+    const Catalog c = shipped();
+    // Dense peaks (datasheets print 1,979 "with sparsity" for H100/H200 bf16: half is dense).
+    EXPECT_DOUBLE_EQ(c.get("h100-sxm", "t").peak(Unit::tensor, "bf16")->value, 989.4);
+    EXPECT_DOUBLE_EQ(c.get("h200", "t").peak(Unit::tensor, "bf16")->value, 989.4);
+    EXPECT_DOUBLE_EQ(c.get("b200", "t").peak(Unit::tensor, "bf16")->value, 2250);
+    EXPECT_DOUBLE_EQ(c.get("h100-sxm", "t").hbm_bw_GBps.value, 3350);
+    EXPECT_DOUBLE_EQ(c.get("h200", "t").hbm_bw_GBps.value, 4800);
+    // NVLink 4 is 900 GB/s bidirectional: the catalog holds 450 per direction.
+    EXPECT_DOUBLE_EQ(c.get("h100-sxm", "t").scaleup_link->bw_GBps.value, 450);
+    // H100 has no fp4 tensor path; B200 has one.
+    EXPECT_EQ(c.get("h100-sxm", "t").peak(Unit::tensor, "fp4"), nullptr);
+    EXPECT_NE(c.get("b200", "t").peak(Unit::tensor, "fp4"), nullptr);
+    // B200's memory bandwidth records the disagreement (marketed vs bus width × clock).
+    EXPECT_FALSE(c.get("b200", "t").hbm_bw_GBps.alternatives.empty());
+    for (const GpuSpec& g : c.gpus()) {
+        EXPECT_FALSE(g.hbm_bw_GBps.source.empty()) << g.id;
+        EXPECT_FALSE(g.launch_overhead_us.source.empty()) << g.id;
+    }
+}
+
+TEST(Catalog, MergeAddsAndOverrides) {
+    Catalog c = shipped();
+    const std::size_t n = c.gpus().size();
+    c.merge(Catalog::parse(kMinimal, "mine.json"));
+    EXPECT_EQ(c.gpus().size(), n + 1);
+    EXPECT_DOUBLE_EQ(c.get("mine", "t").hbm_bw_GBps.value, 1000);
+    c.merge(Catalog::parse(replace(kMinimal, "\"mine\"", "\"h200\""), "override.json"));
+    EXPECT_DOUBLE_EQ(c.get("h200", "t").hbm_bw_GBps.value, 1000);
+    EXPECT_EQ(c.gpus().size(), n + 1);
+}
+
+TEST(Catalog, RefusesDishonestOrBrokenEntries) {
+    const std::string m = kMinimal;
+    const std::vector<std::string> bad = {
+        "{not json",
+        "[]",
+        replace(m, "bwacct.gpus/1", "other/2"),
+        replace(m, "\"dense\"", "\"sparse\""),                           // sparse filed as a peak
+        replace(m, ", \"source\": \"datasheet p.3\"", ""),               // a figure without a source
+        replace(m, "\"value\": 1000", "\"value\": -1"),                  // non-positive
+        replace(m, "\"value\": 1000", "\"value\": \"fast\""),            // not a number
+        replace(m, "\"bf16\": {", "\"fp7\": {"),                         // unknown dtype key
+        replace(m, "\"launch_overhead_us\"", "\"launch\""),              // missing required figure
+    };
+    for (const std::string& text : bad) {
+        try {
+            Catalog::parse(text, "bad.json");
+            ADD_FAILURE() << "accepted: " << text;
+        } catch (const InputError& e) {
+            EXPECT_EQ(e.option(), "bad.json");
+        }
+    }
+    const std::string bidirectional = R"({"schema": "bwacct.gpus/1", "gpus": {"x": {"name": "X",
+      "hbm_bw_GBps": {"value": 1, "source": "s"}, "launch_overhead_us": {"value": 1, "source": "s"},
+      "scaleup_link": {"name": "L", "bw_GBps": {"value": 900, "direction": "bidirectional", "source": "s"}}}}})";
+    EXPECT_THROW(Catalog::parse(bidirectional, "bad.json"), InputError);
+}
+
+TEST(Catalog, FileErrorsNameTheOption) {
+    EXPECT_THROW(Catalog::load("/nonexistent/gpus.json", "--gpu-file"), InputError);
+    try {
+        Catalog::load(BWACCT_TEST_DATA, "--gpu-file");  // a directory
+        FAIL();
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.option(), "--gpu-file");
+    }
+}
