@@ -21,6 +21,7 @@ struct AnalysisOptions {
     std::optional<double> alpha_us;       // per-step latency override (--alpha-us)
     std::optional<double> launch_us;      // launch overhead override (--launch-us)
     LinkChoice link = LinkChoice::automatic;
+    bool explain = false;                 // fill Verdict::terms (formatting costs time in big sweeps)
 };
 
 struct RoofTimes {

@@ -86,6 +86,10 @@ Roof RoofTimes::argmax() const {
 
 Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& opt) {
     Verdict v;
+    // Explain lines are built only on request; the lambda keeps each formula beside its computation.
+    auto explain = [&](auto&& make_term) {
+        if (opt.explain) v.terms.push_back(make_term());
+    };
     v.gpu = gpu.id;
     v.peaks = peaks_for(cost, gpu, opt);
     const PeaksUsed& p = v.peaks;
@@ -94,25 +98,25 @@ Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& opt
 
     if (p.compute_tflops) {
         v.roofs_us.compute = flops / (*p.compute_tflops * 1e6);
-        v.terms.push_back(line("compute roof", "flops / peak", fmt::format("{} / {} TFLOP/s ({})", cost.flops,
+        explain([&] { return line("compute roof", "flops / peak", fmt::format("{} / {} TFLOP/s ({})", cost.flops,
                                                                           num(*p.compute_tflops), p.compute_label),
-                               v.roofs_us.compute, "µs"));
+                               v.roofs_us.compute, "µs"); });
     }
     v.roofs_us.hbm = bytes / (p.hbm_GBps * 1e3);
-    v.terms.push_back(line("hbm roof", "bytes / HBM bandwidth", fmt::format("{} / {} GB/s", cost.bytes(), num(p.hbm_GBps)),
-                           v.roofs_us.hbm, "µs"));
+    explain([&] { return line("hbm roof", "bytes / HBM bandwidth", fmt::format("{} / {} GB/s", cost.bytes(), num(p.hbm_GBps)),
+                           v.roofs_us.hbm, "µs"); });
     if (cost.collective) {
         const CollectiveCost& cc = *cost.collective;
         v.roofs_us.link = static_cast<double>(cc.steps) * p.alpha_us +
                           static_cast<double>(cc.wire_bytes_per_rank) / (*p.link_GBps * 1e3);
-        v.terms.push_back(line("link roof", "steps·α + wire bytes / one-way link bandwidth",
+        explain([&] { return line("link roof", "steps·α + wire bytes / one-way link bandwidth",
                                fmt::format("{}·{} µs + {} / {} GB/s ({})", cc.steps, num(p.alpha_us),
                                            cc.wire_bytes_per_rank, num(*p.link_GBps), p.link_name),
-                               v.roofs_us.link, "µs"));
+                               v.roofs_us.link, "µs"); });
     }
     v.roofs_us.dispatch = static_cast<double>(cost.launches) * p.launch_us;
-    v.terms.push_back(line("dispatch roof", "launches · launch overhead",
-                           fmt::format("{} · {} µs", cost.launches, num(p.launch_us)), v.roofs_us.dispatch, "µs"));
+    explain([&] { return line("dispatch roof", "launches · launch overhead",
+                           fmt::format("{} · {} µs", cost.launches, num(p.launch_us)), v.roofs_us.dispatch, "µs"); });
     v.floor_us = v.roofs_us.max();
     v.sum_us = v.roofs_us.sum();
     v.bound = v.roofs_us.argmax();
@@ -122,11 +126,11 @@ Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& opt
         v.ridge = *p.compute_tflops / p.hbm_GBps * 1e3;
         v.attainable_tflops = std::min(*p.compute_tflops, v.intensity * p.hbm_GBps / 1e3);
         v.attainable_fraction = *v.attainable_tflops / *p.compute_tflops;
-        v.terms.push_back(line("ridge", "peak / HBM bandwidth", fmt::format("{} TFLOP/s / {} GB/s", num(*p.compute_tflops), num(p.hbm_GBps)),
-                               *v.ridge, "FLOP/B"));
-        v.terms.push_back(line("attainable", "min(peak, intensity · HBM bandwidth)",
+        explain([&] { return line("ridge", "peak / HBM bandwidth", fmt::format("{} TFLOP/s / {} GB/s", num(*p.compute_tflops), num(p.hbm_GBps)),
+                               *v.ridge, "FLOP/B"); });
+        explain([&] { return line("attainable", "min(peak, intensity · HBM bandwidth)",
                                fmt::format("min({}, {} · {} GB/s)", num(*p.compute_tflops), num(v.intensity), num(p.hbm_GBps)),
-                               *v.attainable_tflops, "TFLOP/s"));
+                               *v.attainable_tflops, "TFLOP/s"); });
     }
 
     const double t = opt.time_us.value_or(v.floor_us);

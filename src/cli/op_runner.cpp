@@ -103,6 +103,7 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
     }
     AnalysisOptions analysis = plan.analysis;
     analysis.launch_us = single_real(args, "--launch-us");
+    analysis.explain = sink_opt.explain;
 
     Catalog catalog = Catalog::load_default();
     const std::vector<const GpuSpec*> gpus = selected_gpus(args, catalog);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "bwacct/error.h"
@@ -70,6 +71,8 @@ void print_catalog(const Catalog& catalog, Format format, std::FILE* out) {
         return;
     }
     const bool csv = format == Format::csv, md = format == Format::md;
+    std::size_t name_width = 4;
+    for (const GpuSpec& g : catalog.gpus()) name_width = std::max(name_width, g.name.size() + 2);
     auto row = [&](const std::vector<std::string>& cells) {
         std::string line;
         for (std::size_t i = 0; i < cells.size(); ++i) {
@@ -78,7 +81,7 @@ void print_catalog(const Catalog& catalog, Format format, std::FILE* out) {
             else if (md)
                 line += fmt::format("| {} ", cells[i]);
             else
-                line += i == 0 ? fmt::format("{:<15}", cells[i]) : i == 1 ? fmt::format("{:<34}", cells[i]) : fmt::format("{:>12}", cells[i]);
+                line += i == 0 ? fmt::format("{:<15}", cells[i]) : i == 1 ? fmt::format("{:<{}}", cells[i], name_width) : fmt::format("{:>12}", cells[i]);
         }
         fmt::print(out, "{}{}\n", line, md ? "|" : "");
     };

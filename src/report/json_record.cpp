@@ -1,139 +1,145 @@
 #include "json_record.h"
 
-#include <cmath>
-#include <stdexcept>
-
 #include "bwacct/ops.h"
+#include "json_writer.h"
 
 namespace bwacct::detail {
 namespace {
 
-using json = nlohmann::ordered_json;
-
-// Numbers must be finite: a NaN or infinity in output is a bug, never data.
-double finite(double v) {
-    if (!std::isfinite(v)) throw std::logic_error("non-finite number in report");
-    return v;
+void optional(JsonWriter& w, std::string_view key, const std::optional<double>& v) {
+    w.key(key);
+    if (v)
+        w.value(*v);
+    else
+        w.null();
 }
 
-json opt(const std::optional<double>& v) { return v ? json(finite(*v)) : json(nullptr); }
-
-json terms_json(const std::vector<Term>& terms) {
-    json out = json::array();
-    for (const Term& t : terms)
-        out.push_back({{"name", t.name}, {"formula", t.formula}, {"substituted", t.substituted}, {"value", t.value}});
-    return out;
+void terms(JsonWriter& w, const std::vector<Term>& ts) {
+    w.key("explain").begin_array();
+    for (const Term& t : ts)
+        w.begin_object()
+            .field("name", t.name)
+            .field("formula", t.formula)
+            .field("substituted", t.substituted)
+            .field("value", t.value)
+            .end_object();
+    w.end_array();
 }
 
-json roofs_json(const RoofTimes& r) {
-    return {{"compute", finite(r.compute)}, {"hbm", finite(r.hbm)}, {"link", finite(r.link)}, {"dispatch", finite(r.dispatch)}};
+void roofs(JsonWriter& w, std::string_view key, const RoofTimes& r) {
+    w.key(key).begin_object().field("compute", r.compute).field("hbm", r.hbm).field("link", r.link).field("dispatch", r.dispatch).end_object();
 }
 
-json verdict_json(const Verdict& v, bool explain) {
-    json g;
-    g["gpu"] = v.gpu;
-    g["bound"] = roof_name(v.timed ? v.timed->bound : v.bound);
-    g["floor_us"] = finite(v.floor_us);
-    g["sum_us"] = finite(v.sum_us);
-    g["roofs_us"] = roofs_json(v.roofs_us);
-    g["modelled_bound"] = roof_name(v.bound);
-    g["ridge"] = opt(v.ridge);
-    g["attainable_tflops"] = opt(v.attainable_tflops);
-    g["attainable_fraction"] = opt(v.attainable_fraction);
-    json peaks;
-    peaks["compute_tflops"] = opt(v.peaks.compute_tflops);
-    peaks["compute"] = v.peaks.compute_label;
-    peaks["hbm_GBps"] = finite(v.peaks.hbm_GBps);
+void verdict(JsonWriter& w, const Verdict& v, bool explain) {
+    w.begin_object();
+    w.field("gpu", v.gpu);
+    w.field("bound", roof_name(v.timed ? v.timed->bound : v.bound));
+    w.field("floor_us", v.floor_us);
+    w.field("sum_us", v.sum_us);
+    roofs(w, "roofs_us", v.roofs_us);
+    w.field("modelled_bound", roof_name(v.bound));
+    optional(w, "ridge", v.ridge);
+    optional(w, "attainable_tflops", v.attainable_tflops);
+    optional(w, "attainable_fraction", v.attainable_fraction);
+    w.key("peaks").begin_object();
+    optional(w, "compute_tflops", v.peaks.compute_tflops);
+    w.field("compute", v.peaks.compute_label);
+    w.field("hbm_GBps", v.peaks.hbm_GBps);
     if (v.peaks.link_GBps) {
-        peaks["link_GBps"] = finite(*v.peaks.link_GBps);
-        peaks["link"] = v.peaks.link_name + " (per direction)";
-        peaks["alpha_us"] = finite(v.peaks.alpha_us);
+        w.field("link_GBps", *v.peaks.link_GBps);
+        w.field("link", v.peaks.link_name + " (per direction)");
+        w.field("alpha_us", v.peaks.alpha_us);
     }
-    peaks["launch_us"] = finite(v.peaks.launch_us);
-    g["peaks"] = peaks;
+    w.field("launch_us", v.peaks.launch_us);
+    w.end_object();
     if (v.timed) {
         const TimedAnalysis& t = *v.timed;
-        g["time_us"] = finite(t.time_us);
-        g["implied_bw_GBps"] = finite(t.implied_bw_GBps);
-        g["tflops"] = finite(t.tflops);
-        g["util"] = {{"compute", finite(t.util_compute)}, {"hbm", finite(t.util_hbm)}, {"link", opt(t.util_link)}};
-        g["shares"] = roofs_json(t.shares);
-        g["unexplained"] = finite(t.unexplained);
+        w.field("time_us", t.time_us);
+        w.field("implied_bw_GBps", t.implied_bw_GBps);
+        w.field("tflops", t.tflops);
+        w.key("util").begin_object().field("compute", t.util_compute).field("hbm", t.util_hbm);
+        optional(w, "link", t.util_link);
+        w.end_object();
+        roofs(w, "shares", t.shares);
+        w.field("unexplained", t.unexplained);
     }
     if (v.algbw_GBps) {
-        g["algbw_GBps"] = finite(*v.algbw_GBps);
-        g["busbw_GBps"] = finite(*v.busbw_GBps);
+        w.field("algbw_GBps", *v.algbw_GBps);
+        w.field("busbw_GBps", *v.busbw_GBps);
     }
-    g["notes"] = v.notes;
-    if (explain) g["explain"] = terms_json(v.terms);
-    return g;
+    w.key("notes").begin_array();
+    for (const std::string& n : v.notes) w.value(n);
+    w.end_array();
+    if (explain) terms(w, v.terms);
+    w.end_object();
 }
 
-json cost_fields(json& j, const Cost& c) {
-    j["flops"] = c.flops;
-    j["bytes"] = c.bytes();
-    j["bytes_read"] = c.bytes_read;
-    j["bytes_written"] = c.bytes_written;
-    j["intensity"] = finite(static_cast<double>(c.flops) / static_cast<double>(c.bytes()));
-    j["launches"] = c.launches;
-    j["unit"] = unit_name(c.unit);
-    j["compute_dtype"] = dtype_name(c.compute_dtype);
-    return j;
+void cost_fields(JsonWriter& w, const Cost& c) {
+    w.field("flops", c.flops);
+    w.field("bytes", c.bytes());
+    w.field("bytes_read", c.bytes_read);
+    w.field("bytes_written", c.bytes_written);
+    w.field("intensity", static_cast<double>(c.flops) / static_cast<double>(c.bytes()));
+    w.field("launches", c.launches);
+    w.field("unit", unit_name(c.unit));
+    w.field("compute_dtype", dtype_name(c.compute_dtype));
 }
 
 }  // namespace
 
-json record_json(const Record& r, bool explain) {
-    json j;
-    j["schema"] = kOpSchema;
-    j["op"] = r.cost.op;
-    j["source"] = time_source_name(r.source);
-    json params = json::object();
-    for (const Param& p : r.params) std::visit([&](const auto& v) { params[p.name] = v; }, p.value);
-    j["params"] = params;
-    cost_fields(j, r.cost);
-    j["bytes_convention"] = "lower bound: each input read from HBM once, each output written once";
+std::string record_json(const Record& r, bool explain) {
+    JsonWriter w;
+    w.begin_object();
+    w.field("schema", kOpSchema);
+    w.field("op", r.cost.op);
+    w.field("source", time_source_name(r.source));
+    w.key("params").begin_object();
+    for (const Param& p : r.params) {
+        w.key(p.name);
+        std::visit([&](const auto& v) { w.value(v); }, p.value);
+    }
+    w.end_object();
+    cost_fields(w, r.cost);
+    w.field("bytes_convention", "lower bound: each input read from HBM once, each output written once");
     if (r.cost.collective) {
         const CollectiveCost& cc = *r.cost.collective;
-        j["size_bytes"] = cc.size_bytes;
-        j["ranks"] = cc.ranks;
-        j["algo"] = algo_name(cc.algo);
-        j["bus_factor"] = finite(cc.bus_factor);
-        j["bus_factor_formula"] = cc.bus_factor_formula;
-        j["wire_bytes_per_rank"] = cc.wire_bytes_per_rank;
-        j["steps"] = cc.steps;
+        w.field("size_bytes", cc.size_bytes);
+        w.field("ranks", cc.ranks);
+        w.field("algo", algo_name(cc.algo));
+        w.field("bus_factor", cc.bus_factor);
+        w.field("bus_factor_formula", cc.bus_factor_formula);
+        w.field("wire_bytes_per_rank", cc.wire_bytes_per_rank);
+        w.field("steps", cc.steps);
     }
     if (r.source != TimeSource::modelled && !r.verdicts.empty() && r.verdicts.front().timed) {
         const Verdict& v = r.verdicts.front();
-        j["time_us"] = finite(v.timed->time_us);
+        w.field("time_us", v.timed->time_us);
         if (v.algbw_GBps) {
-            j["algbw_GBps"] = finite(*v.algbw_GBps);
-            j["busbw_GBps"] = finite(*v.busbw_GBps);
+            w.field("algbw_GBps", *v.algbw_GBps);
+            w.field("busbw_GBps", *v.busbw_GBps);
         }
     }
-    json gpus = json::array();
-    for (const Verdict& v : r.verdicts) gpus.push_back(verdict_json(v, explain));
-    j["gpus"] = gpus;
+    w.key("gpus").begin_array();
+    for (const Verdict& v : r.verdicts) verdict(w, v, explain);
+    w.end_array();
     if (r.fusion) {
         const Cost& f = r.fusion->fused;
-        json fu;
-        cost_fields(fu, f);
-        fu["bytes_saved"] = r.cost.bytes() - f.bytes();
-        fu["launches_saved"] = r.cost.launches - f.launches;
-        json per = json::array();
+        w.key("fused").begin_object();
+        cost_fields(w, f);
+        w.field("bytes_saved", r.cost.bytes() - f.bytes());
+        w.field("launches_saved", r.cost.launches - f.launches);
+        w.key("gpus").begin_array();
         for (std::size_t i = 0; i < r.fusion->verdicts.size(); ++i) {
             const Verdict& fv = r.fusion->verdicts[i];
-            per.push_back({{"gpu", fv.gpu},
-                           {"bound", roof_name(fv.bound)},
-                           {"floor_us", finite(fv.floor_us)},
-                           {"roofs_us", roofs_json(fv.roofs_us)},
-                           {"time_saved_us", finite(r.verdicts[i].floor_us - fv.floor_us)}});
+            w.begin_object().field("gpu", fv.gpu).field("bound", roof_name(fv.bound)).field("floor_us", fv.floor_us);
+            roofs(w, "roofs_us", fv.roofs_us);
+            w.field("time_saved_us", r.verdicts[i].floor_us - fv.floor_us).end_object();
         }
-        fu["gpus"] = per;
-        j["fused"] = fu;
+        w.end_array().end_object();
     }
-    if (explain) j["explain"] = terms_json(r.cost.terms);
-    return j;
+    if (explain) terms(w, r.cost.terms);
+    w.end_object();
+    return std::string(w.text());
 }
 
 }  // namespace bwacct::detail

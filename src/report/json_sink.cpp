@@ -4,23 +4,26 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "json_record.h"
 
 namespace bwacct::detail {
 
 void JsonSink::emit(const Record& r) {
-    const auto j = record_json(r, opt_.explain);
+    const std::string j = record_json(r, opt_.explain);
     if (!opt_.sweep) {
-        fmt::print(out_, "{}\n", j.dump(2));
+        // One record is for reading: re-indent (ordered_json keeps the contract's key order).
+        fmt::print(out_, "{}\n", nlohmann::ordered_json::parse(j).dump(2));
         return;
     }
-    fmt::print(out_, "{}{}", count_++ == 0 ? "[\n" : ",\n", j.dump());
+    fmt::print(out_, "{}{}", count_++ == 0 ? "[\n" : ",\n", j);
 }
 
 void JsonSink::finish() {
     if (opt_.sweep) fmt::print(out_, "{}]\n", count_ == 0 ? "[" : "\n");
 }
 
-void JsonlSink::emit(const Record& r) { fmt::print(out_, "{}\n", record_json(r, opt_.explain).dump()); }
+void JsonlSink::emit(const Record& r) { fmt::print(out_, "{}\n", record_json(r, opt_.explain)); }
 
 }  // namespace bwacct::detail

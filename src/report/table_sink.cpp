@@ -89,9 +89,9 @@ void TableSink::detailed(const Record& r) {
         fmt::print(out_, "\n  fused into one kernel: {} HBM bytes ({}), {} launch; saves {} ({}) and {} launches\n",
                    human_count(f.bytes()), human_bytes(f.bytes()), f.launches, human_count(c.bytes() - f.bytes()),
                    human_bytes(c.bytes() - f.bytes()), c.launches - f.launches);
-        fmt::print(out_, "  {:<10}{:>16}{:>14}{:>16}\n", "gpu", "unfused floor µs", "fused floor µs", "time saved µs");
+        fmt::print(out_, "  {:<10}{:>18}{:>16}{:>16}\n", "gpu", "unfused floor µs", "fused floor µs", "time saved µs");
         for (std::size_t i = 0; i < r.verdicts.size(); ++i)
-            fmt::print(out_, "  {:<10}{:>16}{:>14}{:>16}\n", r.verdicts[i].gpu, fixed(r.verdicts[i].floor_us, 2),
+            fmt::print(out_, "  {:<10}{:>18}{:>16}{:>16}\n", r.verdicts[i].gpu, fixed(r.verdicts[i].floor_us, 2),
                        fixed(r.fusion->verdicts[i].floor_us, 2), fixed(r.verdicts[i].floor_us - r.fusion->verdicts[i].floor_us, 2));
     }
     bool any_note = false;
@@ -115,9 +115,10 @@ void TableSink::sweep_row(const Record& r) {
         std::string head, line;
         for (const Cell& c : row) {
             if (std::find(kSkip.begin(), kSkip.end(), c.name) != kSkip.end()) continue;
-            const std::size_t w = std::max<std::size_t>(c.name.size(), 8) + 2;
-            head += fmt::format("{:>{}}", c.name, w);
-            line += fmt::format("{:>{}}", c.human, w);
+            // Width from the header and the first row; a leading space keeps later, wider values apart.
+            const std::size_t w = std::max({c.name.size(), c.human.size() + 3, std::size_t{8}});
+            head += fmt::format(" {:>{}}", c.name, w);
+            line += fmt::format(" {:>{}}", c.human, w);
         }
         if (!header_done_) {
             fmt::print(out_, "# time: {}\n{}\n", source_text(r.source), head);
