@@ -45,7 +45,7 @@ struct Cost {
     std::uint64_t bytes_written = 0;  // each output written once
     std::uint64_t launches = 1;       // kernels the op needs at minimum
     std::optional<CollectiveCost> collective;
-    std::vector<Term> terms;          // the derivation, for --explain
+    std::vector<Term> terms;  // the derivation, for --explain
 
     std::uint64_t bytes() const { return bytes_read + bytes_written; }
 };

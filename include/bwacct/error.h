@@ -9,8 +9,7 @@ namespace bwacct {
 class InputError : public std::runtime_error {
 public:
     InputError(std::string option, const std::string& message)
-        : std::runtime_error(option.empty() ? message : option + ": " + message),
-          option_(std::move(option)) {}
+        : std::runtime_error(option.empty() ? message : option + ": " + message), option_(std::move(option)) {}
     const std::string& option() const { return option_; }
 
 private:

@@ -15,16 +15,19 @@ public:
 
     friend Exact operator+(Exact a, Exact b) {
         std::uint64_t r = 0;
-        if (__builtin_add_overflow(a.v_, b.v_, &r)) throw OverflowError("count overflows 64 bits");
+        if (__builtin_add_overflow(a.v_, b.v_, &r))
+            throw OverflowError("count overflows 64 bits");
         return Exact(r);
     }
     friend Exact operator-(Exact a, Exact b) {
-        if (b.v_ > a.v_) throw OverflowError("count would be negative");
+        if (b.v_ > a.v_)
+            throw OverflowError("count would be negative");
         return Exact(a.v_ - b.v_);
     }
     friend Exact operator*(Exact a, Exact b) {
         std::uint64_t r = 0;
-        if (__builtin_mul_overflow(a.v_, b.v_, &r)) throw OverflowError("count overflows 64 bits");
+        if (__builtin_mul_overflow(a.v_, b.v_, &r))
+            throw OverflowError("count overflows 64 bits");
         return Exact(r);
     }
     // Division rounding up (used for packed 4-bit data and block scales).

@@ -14,7 +14,7 @@ enum class GemmPass { fwd, bwd_data, bwd_weight, bwd, fwd_bwd };
 struct GemmDesc {
     std::uint64_t m = 0, n = 0, k = 0, batch = 1;
     DType a = DType::bf16, b = DType::bf16, c = DType::bf16;
-    bool bias = false;                  // C += bias[N] (read once, in C's dtype)
+    bool bias = false;                      // C += bias[N] (read once, in C's dtype)
     bool trans_a = false, trans_b = false;  // layout only: the minimum bytes do not change
     GemmPass pass = GemmPass::fwd;
 };

@@ -16,12 +16,12 @@ enum class LinkChoice { automatic, scaleup, pcie };
 
 // What the user told us beyond the op itself.
 struct AnalysisOptions {
-    std::optional<double> time_us;        // a time measured elsewhere (--time-us): "given"
-    std::optional<double> link_GBps;      // per-direction link bandwidth override (--link-GBps)
-    std::optional<double> alpha_us;       // per-step latency override (--alpha-us)
-    std::optional<double> launch_us;      // launch overhead override (--launch-us)
+    std::optional<double> time_us;    // a time measured elsewhere (--time-us): "given"
+    std::optional<double> link_GBps;  // per-direction link bandwidth override (--link-GBps)
+    std::optional<double> alpha_us;   // per-step latency override (--alpha-us)
+    std::optional<double> launch_us;  // launch overhead override (--launch-us)
     LinkChoice link = LinkChoice::automatic;
-    bool explain = false;                 // fill Verdict::terms (formatting costs time in big sweeps)
+    bool explain = false;  // fill Verdict::terms (formatting costs time in big sweeps)
 };
 
 struct RoofTimes {
@@ -36,7 +36,7 @@ struct PeaksUsed {
     std::optional<double> compute_tflops;  // dense; absent for ops without FLOPs
     std::string compute_label;             // "tensor bf16 dense"
     double hbm_GBps = 0;
-    std::optional<double> link_GBps;       // per direction; collectives only
+    std::optional<double> link_GBps;  // per direction; collectives only
     std::string link_name;
     double alpha_us = 0;
     double launch_us = 0;
@@ -49,9 +49,9 @@ struct TimedAnalysis {
     double tflops = 0;           // FLOPs / time
     double util_compute = 0, util_hbm = 0;
     std::optional<double> util_link;
-    RoofTimes shares;            // roof time / time
+    RoofTimes shares;  // roof time / time
     Roof bound = Roof::overhead;
-    double unexplained = 0;      // 1 − largest share, when no roof explains half the time
+    double unexplained = 0;  // 1 − largest share, when no roof explains half the time
 };
 
 struct Verdict {
@@ -61,7 +61,7 @@ struct Verdict {
     double floor_us = 0;  // the largest roof: the time if everything overlaps perfectly
     double sum_us = 0;    // no overlap at all
     Roof bound = Roof::compute;
-    double intensity = 0;  // FLOP per HBM byte
+    double intensity = 0;                     // FLOP per HBM byte
     std::optional<double> ridge;              // FLOP/byte where compute and HBM roofs meet
     std::optional<double> attainable_tflops;  // min(peak, intensity × HBM bandwidth)
     std::optional<double> attainable_fraction;

@@ -21,10 +21,13 @@ Term line(std::string name, std::string formula, std::string substituted, double
 
 const Link* choose_link(const GpuSpec& gpu, LinkChoice choice) {
     switch (choice) {
-        case LinkChoice::scaleup: return gpu.scaleup_link ? &*gpu.scaleup_link : nullptr;
-        case LinkChoice::pcie: return gpu.pcie ? &*gpu.pcie : nullptr;
+        case LinkChoice::scaleup:
+            return gpu.scaleup_link ? &*gpu.scaleup_link : nullptr;
+        case LinkChoice::pcie:
+            return gpu.pcie ? &*gpu.pcie : nullptr;
         case LinkChoice::automatic:
-            if (gpu.scaleup_link) return &*gpu.scaleup_link;
+            if (gpu.scaleup_link)
+                return &*gpu.scaleup_link;
             return gpu.pcie ? &*gpu.pcie : nullptr;
     }
     return nullptr;
@@ -36,9 +39,9 @@ PeaksUsed peaks_for(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions&
         const std::string_view key = peak_key(cost.compute_dtype);
         const Figure* f = gpu.peak(cost.unit, key);
         if (f == nullptr)
-            throw InputError("--gpu", fmt::format("{} has no dense {} {} peak in the catalog; choose another --gpu or --dtype{}",
-                                                  gpu.id, unit_name(cost.unit), key,
-                                                  cost.unit == Unit::vector ? " (or --unit tensor)" : ""));
+            throw InputError("--gpu",
+                             fmt::format("{} has no dense {} {} peak in the catalog; choose another --gpu or --dtype{}", gpu.id,
+                                         unit_name(cost.unit), key, cost.unit == Unit::vector ? " (or --unit tensor)" : ""));
         p.compute_tflops = f->value;
         p.compute_label = fmt::format("{} {} dense", unit_name(cost.unit), key);
     }
@@ -80,7 +83,8 @@ Roof RoofTimes::argmax() const {
     double best = compute;
     const std::pair<double, Roof> rest[] = {{hbm, Roof::hbm}, {link, Roof::link}, {dispatch, Roof::dispatch}};
     for (const auto& [v, roof] : rest)
-        if (v > best) best = v, r = roof;
+        if (v > best)
+            best = v, r = roof;
     return r;
 }
 
@@ -88,7 +92,8 @@ Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& opt
     Verdict v;
     // Explain lines are built only on request; the lambda keeps each formula beside its computation.
     auto explain = [&](auto&& make_term) {
-        if (opt.explain) v.terms.push_back(make_term());
+        if (opt.explain)
+            v.terms.push_back(make_term());
     };
     v.gpu = gpu.id;
     v.peaks = peaks_for(cost, gpu, opt);
@@ -98,25 +103,33 @@ Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& opt
 
     if (p.compute_tflops) {
         v.roofs_us.compute = flops / (*p.compute_tflops * 1e6);
-        explain([&] { return line("compute roof", "flops / peak", fmt::format("{} / {} TFLOP/s ({})", cost.flops,
-                                                                          num(*p.compute_tflops), p.compute_label),
-                               v.roofs_us.compute, "µs"); });
+        explain([&] {
+            return line("compute roof", "flops / peak",
+                        fmt::format("{} / {} TFLOP/s ({})", cost.flops, num(*p.compute_tflops), p.compute_label),
+                        v.roofs_us.compute, "µs");
+        });
     }
     v.roofs_us.hbm = bytes / (p.hbm_GBps * 1e3);
-    explain([&] { return line("hbm roof", "bytes / HBM bandwidth", fmt::format("{} / {} GB/s", cost.bytes(), num(p.hbm_GBps)),
-                           v.roofs_us.hbm, "µs"); });
+    explain([&] {
+        return line("hbm roof", "bytes / HBM bandwidth", fmt::format("{} / {} GB/s", cost.bytes(), num(p.hbm_GBps)),
+                    v.roofs_us.hbm, "µs");
+    });
     if (cost.collective) {
         const CollectiveCost& cc = *cost.collective;
-        v.roofs_us.link = static_cast<double>(cc.steps) * p.alpha_us +
-                          static_cast<double>(cc.wire_bytes_per_rank) / (*p.link_GBps * 1e3);
-        explain([&] { return line("link roof", "steps·α + wire bytes / one-way link bandwidth",
-                               fmt::format("{}·{} µs + {} / {} GB/s ({})", cc.steps, num(p.alpha_us),
-                                           cc.wire_bytes_per_rank, num(*p.link_GBps), p.link_name),
-                               v.roofs_us.link, "µs"); });
+        v.roofs_us.link =
+            static_cast<double>(cc.steps) * p.alpha_us + static_cast<double>(cc.wire_bytes_per_rank) / (*p.link_GBps * 1e3);
+        explain([&] {
+            return line("link roof", "steps·α + wire bytes / one-way link bandwidth",
+                        fmt::format("{}·{} µs + {} / {} GB/s ({})", cc.steps, num(p.alpha_us), cc.wire_bytes_per_rank,
+                                    num(*p.link_GBps), p.link_name),
+                        v.roofs_us.link, "µs");
+        });
     }
     v.roofs_us.dispatch = static_cast<double>(cost.launches) * p.launch_us;
-    explain([&] { return line("dispatch roof", "launches · launch overhead",
-                           fmt::format("{} · {} µs", cost.launches, num(p.launch_us)), v.roofs_us.dispatch, "µs"); });
+    explain([&] {
+        return line("dispatch roof", "launches · launch overhead", fmt::format("{} · {} µs", cost.launches, num(p.launch_us)),
+                    v.roofs_us.dispatch, "µs");
+    });
     v.floor_us = v.roofs_us.max();
     v.sum_us = v.roofs_us.sum();
     v.bound = v.roofs_us.argmax();
@@ -126,11 +139,15 @@ Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& opt
         v.ridge = *p.compute_tflops / p.hbm_GBps * 1e3;
         v.attainable_tflops = std::min(*p.compute_tflops, v.intensity * p.hbm_GBps / 1e3);
         v.attainable_fraction = *v.attainable_tflops / *p.compute_tflops;
-        explain([&] { return line("ridge", "peak / HBM bandwidth", fmt::format("{} TFLOP/s / {} GB/s", num(*p.compute_tflops), num(p.hbm_GBps)),
-                               *v.ridge, "FLOP/B"); });
-        explain([&] { return line("attainable", "min(peak, intensity · HBM bandwidth)",
-                               fmt::format("min({}, {} · {} GB/s)", num(*p.compute_tflops), num(v.intensity), num(p.hbm_GBps)),
-                               *v.attainable_tflops, "TFLOP/s"); });
+        explain([&] {
+            return line("ridge", "peak / HBM bandwidth",
+                        fmt::format("{} TFLOP/s / {} GB/s", num(*p.compute_tflops), num(p.hbm_GBps)), *v.ridge, "FLOP/B");
+        });
+        explain([&] {
+            return line("attainable", "min(peak, intensity · HBM bandwidth)",
+                        fmt::format("min({}, {} · {} GB/s)", num(*p.compute_tflops), num(v.intensity), num(p.hbm_GBps)),
+                        *v.attainable_tflops, "TFLOP/s");
+        });
     }
 
     const double t = opt.time_us.value_or(v.floor_us);
@@ -150,9 +167,10 @@ Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& opt
         } else {
             a.bound = Roof::overhead;
             a.unexplained = 1 - best;
-            v.notes.push_back(fmt::format("no roof explains half of the {} µs: overhead-bound, {:.0f} % of the time is "
-                                          "not explained by compute, HBM, link or dispatch",
-                                          num(t), a.unexplained * 100));
+            v.notes.push_back(
+                fmt::format("no roof explains half of the {} µs: overhead-bound, {:.0f} % of the time is "
+                            "not explained by compute, HBM, link or dispatch",
+                            num(t), a.unexplained * 100));
         }
         if (a.util_hbm > 1) {
             const bool fits_l2 = gpu.l2_bytes && bytes <= gpu.l2_bytes->value;
@@ -165,9 +183,10 @@ Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& opt
                                       num(a.implied_bw_GBps), num(p.hbm_GBps)));
         }
         if (a.util_compute > 1)
-            v.notes.push_back(fmt::format("achieved {} TFLOP/s exceeds the dense peak {} TFLOP/s: FLOPs overcounted, "
-                                          "structured sparsity, or the time is too short",
-                                          num(a.tflops), num(*p.compute_tflops)));
+            v.notes.push_back(
+                fmt::format("achieved {} TFLOP/s exceeds the dense peak {} TFLOP/s: FLOPs overcounted, "
+                            "structured sparsity, or the time is too short",
+                            num(a.tflops), num(*p.compute_tflops)));
         v.timed = a;
     }
     if (cost.collective) {
@@ -175,12 +194,14 @@ Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& opt
         v.algbw_GBps = static_cast<double>(cc.size_bytes) / (t * 1e3);
         v.busbw_GBps = *v.algbw_GBps * cc.bus_factor;
         if (cc.algo == CollectiveAlgo::nvls)
-            v.notes.push_back("under NVLS the switch does the reduction, so busbw (the ring-equivalent figure) can "
-                              "exceed the link's wire rate; wire bytes per rank are the honest link load");
+            v.notes.push_back(
+                "under NVLS the switch does the reduction, so busbw (the ring-equivalent figure) can "
+                "exceed the link's wire rate; wire bytes per rank are the honest link load");
         else if (*v.busbw_GBps > *p.link_GBps)
-            v.notes.push_back(fmt::format("busbw {} GB/s exceeds the {} GB/s one-way link: NVLS or another in-network "
-                                          "reduction was probably used",
-                                          num(*v.busbw_GBps), num(*p.link_GBps)));
+            v.notes.push_back(
+                fmt::format("busbw {} GB/s exceeds the {} GB/s one-way link: NVLS or another in-network "
+                            "reduction was probably used",
+                            num(*v.busbw_GBps), num(*p.link_GBps)));
     }
     return v;
 }

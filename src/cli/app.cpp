@@ -36,13 +36,15 @@ std::string first_line(const std::string& s) { return s.substr(0, s.find('\n'));
 
 int run_app(int argc, char** argv) {
     const std::vector<CommandSpec> commands = all_commands();
-    CLI::App app{"bwacct — GPU bandwidth accounting and roofline analysis.\n"
-                 "Byte and FLOP formulas per op, four roofs (compute, HBM, link, dispatch), catalog peaks with sources."};
+    CLI::App app{
+        "bwacct — GPU bandwidth accounting and roofline analysis.\n"
+        "Byte and FLOP formulas per op, four roofs (compute, HBM, link, dispatch), catalog peaks with sources."};
     app.name("bwacct");
     app.set_version_flag("--version", std::string("bwacct ") + BWACCT_VERSION + " (" + BWACCT_BUILD_NOTE + ")");
     app.require_subcommand(1);
-    app.footer("Every output says whether its time is modelled, given (--time-us), measured or simulated.\n"
-               "Docs: docs/formulas.md (every formula), docs/json.md (output contract), docs/catalog.md (peaks and sources).");
+    app.footer(
+        "Every output says whether its time is modelled, given (--time-us), measured or simulated.\n"
+        "Docs: docs/formulas.md (every formula), docs/json.md (output contract), docs/catalog.md (peaks and sources).");
 
     std::vector<std::unique_ptr<Bound>> bound;
     for (const CommandSpec& spec : commands) {
@@ -57,7 +59,8 @@ int run_app(int argc, char** argv) {
             } else {
                 b->values[o.name] = o.default_value;
                 CLI::Option* opt = b->app->add_option(o.name, b->values[o.name], o.help);
-                if (!o.default_value.empty()) opt->default_str(o.default_value);
+                if (!o.default_value.empty())
+                    opt->default_str(o.default_value);
                 b->options[o.name] = opt;
             }
         }
@@ -75,23 +78,29 @@ int run_app(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         std::string sub;
         for (const auto& b : bound)
-            if (b->app->parsed()) sub = " " + b->spec->name;
+            if (b->app->parsed())
+                sub = " " + b->spec->name;
         fmt::print(stderr, "bwacct{}: {} (see 'bwacct{} --help')\n", sub, first_line(e.what()), sub);
         return 2;
     }
 
     for (const auto& b : bound) {
-        if (!b->app->parsed()) continue;
+        if (!b->app->parsed())
+            continue;
         Args args;
-        for (const auto& [name, value] : b->values) args.set(name, value);
-        for (const auto& [name, value] : b->flags) args.set(name, value ? "true" : "false");
+        for (const auto& [name, value] : b->values)
+            args.set(name, value);
+        for (const auto& [name, value] : b->flags)
+            args.set(name, value ? "true" : "false");
         for (const auto& [name, opt] : b->options)
-            if (opt->count() > 0) args.mark_given(name);
+            if (opt->count() > 0)
+                args.mark_given(name);
         Env env;
         env.tty = ::isatty(STDOUT_FILENO) != 0 && std::getenv("NO_COLOR") == nullptr;
         try {
             for (const OptionSpec& o : b->spec->options)
-                if (o.positional && args.get(o.name).empty()) throw InputError(o.name, "is required (see --help)");
+                if (o.positional && args.get(o.name).empty())
+                    throw InputError(o.name, "is required (see --help)");
             return b->spec->run(args, env);
         } catch (const InputError& e) {
             fmt::print(stderr, "bwacct {}: {}\n", b->spec->name, first_line(e.what()));

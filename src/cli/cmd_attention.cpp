@@ -22,7 +22,8 @@ CommandSpec attention_command() {
         {"--impl", "flash (scores stay on chip) or naive (S_q×S_k scores and probabilities go through HBM)", "flash"},
         {"--dtype", "dtype of Q, K, V, O (and the naive score matrix)", "bf16"},
     };
-    for (OptionSpec& o : common_op_options()) c.options.push_back(std::move(o));
+    for (OptionSpec& o : common_op_options())
+        c.options.push_back(std::move(o));
     c.run = [](const Args& args, const Env& env) {
         AttentionDesc base;
         base.causal = args.flag("--causal");
@@ -36,9 +37,13 @@ CommandSpec attention_command() {
             throw InputError("--impl", "unknown implementation '" + impl + "'; accepted: flash, naive");
         const bool kv_given = !args.get("--kv-heads").empty();
         OpPlan plan;
-        plan.axes = {{"--batch", ValueKind::count}, {"--heads", ValueKind::count}, {"--q-len", ValueKind::count},
-                     {"--kv-len", ValueKind::count}, {"--head-dim", ValueKind::count}};
-        if (kv_given) plan.axes.insert(plan.axes.begin() + 2, Axis{"--kv-heads", ValueKind::count});
+        plan.axes = {{"--batch", ValueKind::count},
+                     {"--heads", ValueKind::count},
+                     {"--q-len", ValueKind::count},
+                     {"--kv-len", ValueKind::count},
+                     {"--head-dim", ValueKind::count}};
+        if (kv_given)
+            plan.axes.insert(plan.axes.begin() + 2, Axis{"--kv-heads", ValueKind::count});
         plan.fixed = {{"causal", base.causal}, {"impl", impl}, {"dtype", std::string(dtype_name(base.dtype))}};
         plan.size_options = "--batch, --heads, --q-len, --kv-len, --head-dim";
         plan.evaluate = [base, kv_given](const Point& p) {

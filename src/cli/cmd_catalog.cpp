@@ -8,7 +8,8 @@ namespace {
 
 Catalog catalog_with_file(const Args& args) {
     Catalog c = Catalog::load_default();
-    if (!args.get("--gpu-file").empty()) c.merge(Catalog::load(args.get("--gpu-file"), "--gpu-file"));
+    if (!args.get("--gpu-file").empty())
+        c.merge(Catalog::load(args.get("--gpu-file"), "--gpu-file"));
     return c;
 }
 

@@ -11,9 +11,12 @@ namespace {
 
 LinkChoice link_option(const Args& args) {
     const std::string& l = args.get("--link");
-    if (l == "auto") return LinkChoice::automatic;
-    if (l == "nvlink" || l == "scaleup") return LinkChoice::scaleup;
-    if (l == "pcie") return LinkChoice::pcie;
+    if (l == "auto")
+        return LinkChoice::automatic;
+    if (l == "nvlink" || l == "scaleup")
+        return LinkChoice::scaleup;
+    if (l == "pcie")
+        return LinkChoice::pcie;
     throw InputError("--link", "unknown link '" + l + "'; accepted: auto, nvlink (scale-up link), pcie");
 }
 
@@ -21,11 +24,17 @@ CommandSpec collective_command(CollectiveKind kind) {
     CommandSpec c;
     c.name = std::string(collective_name(kind));
     c.summary = fmt::format("{}: algbw and busbw as nccl-tests defines them, wire bytes per rank, α–β time", c.name);
-    c.example = fmt::format("bwacct {} --shape 1,2160,5120 --dtype bf16 --ranks 2 --time-us 113\n  bwacct {} --bytes 8:8G:x2 --ranks 8 --format jsonl",
-                            c.name, c.name);
-    const bool total = kind == CollectiveKind::allgather || kind == CollectiveKind::reducescatter || kind == CollectiveKind::alltoall;
+    c.example = fmt::format(
+        "bwacct {} --shape 1,2160,5120 --dtype bf16 --ranks 2 --time-us 113\n  bwacct {} --bytes 8:8G:x2 --ranks 8 --format "
+        "jsonl",
+        c.name, c.name);
+    const bool total =
+        kind == CollectiveKind::allgather || kind == CollectiveKind::reducescatter || kind == CollectiveKind::alltoall;
     c.options = {
-        {"--bytes", total ? "size in bytes, total across ranks as nccl-tests counts it (K, M, G = 1024^n)" : "size in bytes (K, M, G = 1024^n)", ""},
+        {"--bytes",
+         total ? "size in bytes, total across ranks as nccl-tests counts it (K, M, G = 1024^n)"
+               : "size in bytes (K, M, G = 1024^n)",
+         ""},
         {"--shape", "size as a tensor shape (with --dtype) instead of --bytes", ""},
         {"--dtype", "element dtype", "bf16"},
         {"--ranks", "ranks (GPUs) taking part", "8"},
@@ -34,7 +43,8 @@ CommandSpec collective_command(CollectiveKind kind) {
         {"--link-GBps", "per-direction link bandwidth (GB/s) instead of the catalog's", ""},
         {"--alpha-us", "per-step latency (µs) instead of the catalog's", ""},
     };
-    for (OptionSpec& o : common_op_options()) c.options.push_back(std::move(o));
+    for (OptionSpec& o : common_op_options())
+        c.options.push_back(std::move(o));
     c.run = [kind](const Args& args, const Env& env) {
         CollectiveDesc base;
         base.kind = kind;
@@ -85,8 +95,9 @@ CommandSpec collective_command(CollectiveKind kind) {
 
 std::vector<CommandSpec> collective_commands() {
     std::vector<CommandSpec> out;
-    for (CollectiveKind k : {CollectiveKind::allreduce, CollectiveKind::allgather, CollectiveKind::reducescatter,
-                             CollectiveKind::broadcast, CollectiveKind::reduce, CollectiveKind::alltoall, CollectiveKind::sendrecv})
+    for (CollectiveKind k :
+         {CollectiveKind::allreduce, CollectiveKind::allgather, CollectiveKind::reducescatter, CollectiveKind::broadcast,
+          CollectiveKind::reduce, CollectiveKind::alltoall, CollectiveKind::sendrecv})
         out.push_back(collective_command(k));
     return out;
 }

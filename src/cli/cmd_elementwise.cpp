@@ -7,8 +7,10 @@ namespace bwacct::cli {
 
 Unit unit_option(const Args& args) {
     const std::string& u = args.get("--unit");
-    if (u == "vector") return Unit::vector;
-    if (u == "tensor") return Unit::tensor;
+    if (u == "vector")
+        return Unit::vector;
+    if (u == "tensor")
+        return Unit::tensor;
     throw InputError("--unit", "unknown unit '" + u + "'; accepted: vector (CUDA cores), tensor");
 }
 
@@ -28,18 +30,22 @@ CommandSpec elementwise_command() {
         {"--unit", "peak to compare with: vector (CUDA cores) or tensor", "vector"},
         {"--chain", "compare a chain of this many unfused ops with one fused kernel", ""},
     };
-    for (OptionSpec& o : common_op_options()) c.options.push_back(std::move(o));
+    for (OptionSpec& o : common_op_options())
+        c.options.push_back(std::move(o));
     c.run = [](const Args& args, const Env& env) {
         ElementwiseDesc base;
-        if (args.get("--shape").empty()) throw InputError("--shape", "is required (e.g. --shape 32,2048,4096)");
+        if (args.get("--shape").empty())
+            throw InputError("--shape", "is required (e.g. --shape 32,2048,4096)");
         base.shape = parse_shape(args.get("--shape"), "--shape");
         base.dtype = dtype_option(args, "--dtype");
         base.unit = unit_option(args);
         const bool chain = !args.get("--chain").empty();
         OpPlan plan;
         plan.axes = {{"--inputs", ValueKind::count}, {"--outputs", ValueKind::count}, {"--flops-per-elem", ValueKind::whole}};
-        if (chain) plan.axes.push_back({"--chain", ValueKind::count});
-        plan.fixed = {{"shape", args.get("--shape")}, {"dtype", std::string(dtype_name(base.dtype))},
+        if (chain)
+            plan.axes.push_back({"--chain", ValueKind::count});
+        plan.fixed = {{"shape", args.get("--shape")},
+                      {"dtype", std::string(dtype_name(base.dtype))},
                       {"unit", std::string(unit_name(base.unit))}};
         plan.size_options = "--shape, --inputs, --outputs, --flops-per-elem";
         plan.evaluate = [base, chain](const Point& p) {
@@ -47,7 +53,8 @@ CommandSpec elementwise_command() {
             d.inputs = p.count("--inputs");
             d.outputs = p.count("--outputs");
             d.flops_per_elem = p.count("--flops-per-elem");
-            if (!chain) return Evaluated{elementwise_cost(d), std::nullopt};
+            if (!chain)
+                return Evaluated{elementwise_cost(d), std::nullopt};
             FusionCost f = fused_chain_cost(d, p.count("--chain"));
             return Evaluated{std::move(f.unfused), std::move(f.fused)};
         };

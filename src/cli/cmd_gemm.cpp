@@ -7,7 +7,8 @@ CommandSpec gemm_command() {
     CommandSpec c;
     c.name = "gemm";
     c.summary = "GEMM C[M,N] = A[M,K]·B[K,N]: FLOPs 2·M·N·K, minimum HBM bytes, roofs and bound";
-    c.example = "bwacct gemm --m 2160 --k 5120 --n 5120 --time-us 140\n  bwacct gemm --m 1024:16384:x2 --k 5120 --n 5120 --format jsonl";
+    c.example =
+        "bwacct gemm --m 2160 --k 5120 --n 5120 --time-us 140\n  bwacct gemm --m 1024:16384:x2 --k 5120 --n 5120 --format jsonl";
     c.options = {
         {"--m", "rows of A and C", ""},
         {"--n", "columns of B and C", ""},
@@ -22,14 +23,15 @@ CommandSpec gemm_command() {
         {"--trans-b", "B is transposed (layout only)", "", true},
         {"--pass", "fwd, bwd (data + weight), fwd+bwd, bwd-data or bwd-weight (linear layer: M tokens, K in, N out)", "fwd"},
     };
-    for (OptionSpec& o : common_op_options()) c.options.push_back(std::move(o));
+    for (OptionSpec& o : common_op_options())
+        c.options.push_back(std::move(o));
     c.run = [](const Args& args, const Env& env) {
         GemmDesc base;
         const DType all = dtype_option(args, "--dtype");
         base.a = args.get("--dtype-a").empty() ? all : dtype_option(args, "--dtype-a");
         base.b = args.get("--dtype-b").empty() ? base.a : dtype_option(args, "--dtype-b");
         const bool narrow = dtype_bits(base.a) <= 8;
-        base.c = !args.get("--dtype-c").empty() ? dtype_option(args, "--dtype-c")
+        base.c = !args.get("--dtype-c").empty()       ? dtype_option(args, "--dtype-c")
                  : args.given("--dtype-a") || !narrow ? (narrow ? DType::bf16 : base.a)
                                                       : (narrow ? DType::bf16 : all);
         base.bias = args.flag("--bias");
@@ -37,10 +39,14 @@ CommandSpec gemm_command() {
         base.trans_b = args.flag("--trans-b");
         base.pass = parse_gemm_pass(args.get("--pass"));
         OpPlan plan;
-        plan.axes = {{"--m", ValueKind::count}, {"--n", ValueKind::count}, {"--k", ValueKind::count}, {"--batch", ValueKind::count}};
-        plan.fixed = {{"dtype_a", std::string(dtype_name(base.a))}, {"dtype_b", std::string(dtype_name(base.b))},
-                      {"dtype_c", std::string(dtype_name(base.c))}, {"bias", base.bias},
-                      {"trans_a", base.trans_a}, {"trans_b", base.trans_b},
+        plan.axes = {
+            {"--m", ValueKind::count}, {"--n", ValueKind::count}, {"--k", ValueKind::count}, {"--batch", ValueKind::count}};
+        plan.fixed = {{"dtype_a", std::string(dtype_name(base.a))},
+                      {"dtype_b", std::string(dtype_name(base.b))},
+                      {"dtype_c", std::string(dtype_name(base.c))},
+                      {"bias", base.bias},
+                      {"trans_a", base.trans_a},
+                      {"trans_b", base.trans_b},
                       {"pass", std::string(gemm_pass_name(base.pass))}};
         plan.size_options = "--m, --n, --k, --batch";
         plan.evaluate = [base](const Point& p) {

@@ -16,11 +16,13 @@ CommandSpec norm_command(NormKind kind, const char* summary) {
         {"--shape", "tensor shape, comma-separated; the op runs over the last dimension", ""},
         {"--dtype", "element dtype (of x, y and the parameters)", "bf16"},
     };
-    for (OptionSpec& o : common_op_options()) c.options.push_back(std::move(o));
+    for (OptionSpec& o : common_op_options())
+        c.options.push_back(std::move(o));
     c.run = [kind](const Args& args, const Env& env) {
         NormDesc d;
         d.kind = kind;
-        if (args.get("--shape").empty()) throw InputError("--shape", "is required (e.g. --shape 8,2048,4096)");
+        if (args.get("--shape").empty())
+            throw InputError("--shape", "is required (e.g. --shape 8,2048,4096)");
         d.shape = parse_shape(args.get("--shape"), "--shape");
         d.dtype = dtype_option(args, "--dtype");
         OpPlan plan;

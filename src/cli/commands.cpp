@@ -6,7 +6,8 @@ namespace bwacct::cli {
 
 const std::string& Args::get(const std::string& name) const {
     auto it = values_.find(name);
-    if (it == values_.end()) throw std::logic_error("option not declared: " + name);
+    if (it == values_.end())
+        throw std::logic_error("option not declared: " + name);
     return it->second;
 }
 
@@ -24,7 +25,8 @@ std::vector<OptionSpec> common_op_options() {
 std::vector<CommandSpec> all_commands() {
     std::vector<CommandSpec> out{gemm_command(), attention_command(), elementwise_command()};
     for (auto* group : {norm_commands, collective_commands, catalog_commands})
-        for (CommandSpec& c : group()) out.push_back(std::move(c));
+        for (CommandSpec& c : group())
+            out.push_back(std::move(c));
     return out;
 }
 

@@ -13,26 +13,31 @@ const std::string kTimeOption = "--time-us";
 
 std::size_t axis_index(const std::vector<Axis>& axes, const std::string& option) {
     for (std::size_t i = 0; i < axes.size(); ++i)
-        if (axes[i].option == option) return i;
+        if (axes[i].option == option)
+            return i;
     throw std::logic_error("no axis " + option);
 }
 
 std::vector<const GpuSpec*> selected_gpus(const Args& args, Catalog& catalog) {
     const std::string& file = args.get("--gpu-file");
-    if (!file.empty()) catalog.merge(Catalog::load(file, "--gpu-file"));
+    if (!file.empty())
+        catalog.merge(Catalog::load(file, "--gpu-file"));
     std::vector<const GpuSpec*> out;
     const std::string& list = args.get("--gpu");
     if (list == "all") {
-        for (const GpuSpec& g : catalog.gpus()) out.push_back(&g);
+        for (const GpuSpec& g : catalog.gpus())
+            out.push_back(&g);
         return out;
     }
     std::size_t start = 0;
     while (true) {
         const auto comma = list.find(',', start);
         const std::string id = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (id.empty()) throw InputError("--gpu", "expected catalog ids separated by commas (e.g. h200,b200) or 'all'");
+        if (id.empty())
+            throw InputError("--gpu", "expected catalog ids separated by commas (e.g. h200,b200) or 'all'");
         out.push_back(&catalog.get(id, "--gpu"));
-        if (comma == std::string::npos) break;
+        if (comma == std::string::npos)
+            break;
         start = comma + 1;
     }
     return out;
@@ -44,16 +49,20 @@ void for_each_point(const std::vector<Axis>& axes, const std::vector<std::vector
     std::vector<std::size_t> idx(axes.size(), 0);
     std::vector<double> v(axes.size());
     while (true) {
-        for (std::size_t i = 0; i < axes.size(); ++i) v[i] = values[i][idx[i]];
+        for (std::size_t i = 0; i < axes.size(); ++i)
+            v[i] = values[i][idx[i]];
         f(Point(axes, v));
         std::size_t i = axes.size();
         while (i > 0) {
             --i;
-            if (++idx[i] < values[i].size()) break;
+            if (++idx[i] < values[i].size())
+                break;
             idx[i] = 0;
-            if (i == 0) return;
+            if (i == 0)
+                return;
         }
-        if (axes.empty()) return;
+        if (axes.empty())
+            return;
     }
 }
 
@@ -76,9 +85,11 @@ DType dtype_option(const Args& args, const std::string& option) { return parse_d
 
 std::optional<double> single_real(const Args& args, const std::string& option) {
     const std::string& text = args.get(option);
-    if (text.empty()) return std::nullopt;
+    if (text.empty())
+        return std::nullopt;
     const auto v = parse_values(text, option, ValueKind::real);
-    if (v.size() != 1) throw InputError(option, "takes one value, not a range or list");
+    if (v.size() != 1)
+        throw InputError(option, "takes one value, not a range or list");
     return v.front();
 }
 
@@ -90,12 +101,14 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
 
     std::vector<Axis> axes = plan.axes;
     const bool timed = !args.get(kTimeOption).empty();
-    if (timed) axes.push_back({kTimeOption, ValueKind::real});
+    if (timed)
+        axes.push_back({kTimeOption, ValueKind::real});
     std::vector<std::vector<double>> values;
     std::uint64_t points = 1;
     for (const Axis& a : axes) {
         const std::string& text = args.get(a.option);
-        if (text.empty()) throw InputError(a.option, "is required");
+        if (text.empty())
+            throw InputError(a.option, "is required");
         values.push_back(parse_values(text, a.option, a.kind));
         points *= values.back().size();
         if (points > kMaxSweepPoints)
@@ -115,7 +128,8 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
         if (first) {
             for (const GpuSpec* g : gpus) {
                 (void)analyze(e.cost, *g, analysis);
-                if (e.fused) (void)analyze(*e.fused, *g, analysis);
+                if (e.fused)
+                    (void)analyze(*e.fused, *g, analysis);
             }
             first = false;
         }
@@ -133,19 +147,22 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
             else
                 r.params.push_back({a.option.substr(2), static_cast<std::uint64_t>(p.values()[i])});
         }
-        for (const Param& f : plan.fixed) r.params.push_back(f);
+        for (const Param& f : plan.fixed)
+            r.params.push_back(f);
         AnalysisOptions ao = analysis;
         if (timed) {
             ao.time_us = p.real(kTimeOption);
             r.source = TimeSource::given;
         }
         r.cost = std::move(e.cost);
-        for (const GpuSpec* g : gpus) r.verdicts.push_back(analyze(r.cost, *g, ao));
+        for (const GpuSpec* g : gpus)
+            r.verdicts.push_back(analyze(r.cost, *g, ao));
         if (e.fused) {
             FusionResult fr;
             fr.fused = std::move(*e.fused);
             AnalysisOptions modelled = analysis;  // the fused kernel has not run: always modelled
-            for (const GpuSpec* g : gpus) fr.verdicts.push_back(analyze(fr.fused, *g, modelled));
+            for (const GpuSpec* g : gpus)
+                fr.verdicts.push_back(analyze(fr.fused, *g, modelled));
             r.fusion = std::move(fr);
         }
         sink->emit(r);

@@ -38,9 +38,9 @@ struct Evaluated {
 
 struct OpPlan {
     std::vector<Axis> axes;
-    std::vector<Param> fixed;   // non-numeric parameters, reported as given
-    std::string size_options;   // named when a count overflows: "--m, --n, --k, --batch"
-    AnalysisOptions analysis;   // link choice and overrides; time and launch are filled by run_op
+    std::vector<Param> fixed;  // non-numeric parameters, reported as given
+    std::string size_options;  // named when a count overflows: "--m, --n, --k, --batch"
+    AnalysisOptions analysis;  // link choice and overrides; time and launch are filled by run_op
     std::function<Evaluated(const Point&)> evaluate;
 };
 

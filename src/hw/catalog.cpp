@@ -31,15 +31,18 @@ public:
     }
 
     const json& member(const json& obj, const std::string& path, const char* key) const {
-        if (!obj.is_object()) fail(path, "expected an object");
+        if (!obj.is_object())
+            fail(path, "expected an object");
         auto it = obj.find(key);
-        if (it == obj.end()) fail(path, fmt::format("missing '{}'", key));
+        if (it == obj.end())
+            fail(path, fmt::format("missing '{}'", key));
         return *it;
     }
 
     std::string string(const json& obj, const std::string& path, const char* key, bool required = true) const {
         if (!obj.contains(key)) {
-            if (required) fail(path, fmt::format("missing '{}'", key));
+            if (required)
+                fail(path, fmt::format("missing '{}'", key));
             return {};
         }
         const json& v = obj.at(key);
@@ -49,27 +52,32 @@ public:
     }
 
     double positive(const json& v, const std::string& path) const {
-        if (!v.is_number()) fail(path, "expected a number");
+        if (!v.is_number())
+            fail(path, "expected a number");
         double d = v.get<double>();
-        if (!std::isfinite(d) || d <= 0) fail(path, "expected a positive number");
+        if (!std::isfinite(d) || d <= 0)
+            fail(path, "expected a positive number");
         return d;
     }
 
     // A figure: {"value": >0, "source": "...", "note"?, "alternatives"?}, plus a required
     // attribute (e.g. "sparsity": "dense") when `attr` is given.
     Figure figure(const json& v, const std::string& path, const char* attr = nullptr, const char* attr_value = nullptr) const {
-        if (!v.is_object()) fail(path, "expected an object with 'value' and 'source'");
+        if (!v.is_object())
+            fail(path, "expected an object with 'value' and 'source'");
         Figure f;
         f.value = positive(member(v, path, "value"), path + ".value");
         f.source = string(v, path, "source");
         f.note = string(v, path, "note", false);
         if (attr != nullptr) {
             std::string got = string(v, path, attr);
-            if (got != attr_value) fail(path + "." + attr, fmt::format("must be \"{}\" (got \"{}\")", attr_value, got));
+            if (got != attr_value)
+                fail(path + "." + attr, fmt::format("must be \"{}\" (got \"{}\")", attr_value, got));
         }
         if (v.contains("alternatives")) {
             const json& alts = v.at("alternatives");
-            if (!alts.is_array()) fail(path + ".alternatives", "expected an array");
+            if (!alts.is_array())
+                fail(path + ".alternatives", "expected an array");
             for (std::size_t i = 0; i < alts.size(); ++i) {
                 const std::string p = fmt::format("{}.alternatives[{}]", path, i);
                 Figure::Alternative a;
@@ -83,16 +91,19 @@ public:
     }
 
     std::optional<Figure> optional_figure(const json& obj, const std::string& path, const char* key) const {
-        if (!obj.contains(key) || obj.at(key).is_null()) return std::nullopt;
+        if (!obj.contains(key) || obj.at(key).is_null())
+            return std::nullopt;
         return figure(obj.at(key), path + "." + key);
     }
 
     std::map<std::string, Figure> peaks(const json& obj, const std::string& path, const char* key,
                                         std::initializer_list<std::string_view> allowed) const {
         std::map<std::string, Figure> out;
-        if (!obj.contains(key)) return out;
+        if (!obj.contains(key))
+            return out;
         const json& p = obj.at(key);
-        if (!p.is_object()) fail(path + "." + key, "expected an object of dtype → figure");
+        if (!p.is_object())
+            fail(path + "." + key, "expected an object of dtype → figure");
         for (const auto& [name, v] : p.items()) {
             if (std::find(allowed.begin(), allowed.end(), name) == allowed.end())
                 fail(path + "." + key, fmt::format("unknown dtype key '{}'", name));
@@ -102,14 +113,16 @@ public:
     }
 
     std::optional<Link> link(const json& obj, const std::string& path, const char* key) const {
-        if (!obj.contains(key) || obj.at(key).is_null()) return std::nullopt;
+        if (!obj.contains(key) || obj.at(key).is_null())
+            return std::nullopt;
         const json& v = obj.at(key);
         const std::string p = path + "." + key;
         Link l;
         l.name = string(v, p, "name");
         l.bw_GBps = figure(member(v, p, "bw_GBps"), p + ".bw_GBps", "direction", "per-direction");
         if (v.contains("nvls")) {
-            if (!v.at("nvls").is_boolean()) fail(p + ".nvls", "expected true or false");
+            if (!v.at("nvls").is_boolean())
+                fail(p + ".nvls", "expected true or false");
             l.nvls = v.at("nvls").get<bool>();
         }
         l.step_latency_us = optional_figure(v, p, "step_latency_us");
@@ -118,16 +131,19 @@ public:
 
     GpuSpec gpu(const std::string& id, const json& v) const {
         const std::string p = "gpus." + id;
-        if (!v.is_object()) fail(p, "expected an object");
+        if (!v.is_object())
+            fail(p, "expected an object");
         GpuSpec g;
         g.id = id;
         g.name = string(v, p, "name");
         g.vendor = string(v, p, "vendor", false);
         g.arch = string(v, p, "arch", false);
         if (v.contains("match")) {
-            if (!v.at("match").is_array()) fail(p + ".match", "expected an array of strings");
+            if (!v.at("match").is_array())
+                fail(p + ".match", "expected an array of strings");
             for (const auto& m : v.at("match")) {
-                if (!m.is_string()) fail(p + ".match", "expected an array of strings");
+                if (!m.is_string())
+                    fail(p + ".match", "expected an array of strings");
                 g.match.push_back(m.get<std::string>());
             }
         }
@@ -153,10 +169,12 @@ std::string read_file(const std::string& path, const std::string& option) {
     if (std::filesystem::is_directory(path, ec))
         throw InputError(option, fmt::format("'{}' is a directory; expected a JSON catalog file", path));
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(option, fmt::format("cannot open '{}'", path));
+    if (!in)
+        throw InputError(option, fmt::format("cannot open '{}'", path));
     std::ostringstream ss;
     ss << in.rdbuf();
-    if (in.bad()) throw InputError(option, fmt::format("cannot read '{}'", path));
+    if (in.bad())
+        throw InputError(option, fmt::format("cannot read '{}'", path));
     return ss.str();
 }
 
@@ -182,30 +200,33 @@ Catalog Catalog::parse(std::string_view text, const std::string& origin) {
         throw InputError(origin, fmt::format("not valid JSON (at byte {}); expected a bwacct GPU catalog", e.byte));
     }
     Reader r(origin);
-    if (!doc.is_object()) r.fail("top level", "expected an object with \"schema\" and \"gpus\"");
+    if (!doc.is_object())
+        r.fail("top level", "expected an object with \"schema\" and \"gpus\"");
     const std::string schema = r.string(doc, "top level", "schema");
-    if (schema != "bwacct.gpus/1") r.fail("schema", fmt::format("expected \"bwacct.gpus/1\", got \"{}\"", schema));
+    if (schema != "bwacct.gpus/1")
+        r.fail("schema", fmt::format("expected \"bwacct.gpus/1\", got \"{}\"", schema));
     const json& gpus = r.member(doc, "top level", "gpus");
-    if (!gpus.is_object() || gpus.empty()) r.fail("gpus", "expected a non-empty object of id → GPU");
+    if (!gpus.is_object() || gpus.empty())
+        r.fail("gpus", "expected a non-empty object of id → GPU");
     Catalog c;
     for (const auto& [id, v] : gpus.items()) {
-        if (id.empty() || id.find_first_of(", \t") != std::string::npos) r.fail("gpus", fmt::format("bad id '{}'", id));
+        if (id.empty() || id.find_first_of(", \t") != std::string::npos)
+            r.fail("gpus", fmt::format("bad id '{}'", id));
         c.gpus_.push_back(r.gpu(id, v));
     }
     return c;
 }
 
-Catalog Catalog::load(const std::string& path, const std::string& option) {
-    return parse(read_file(path, option), path);
-}
+Catalog Catalog::load(const std::string& path, const std::string& option) { return parse(read_file(path, option), path); }
 
 Catalog Catalog::load_default() {
     if (const char* env = std::getenv("BWACCT_CATALOG"); env != nullptr && *env != '\0')
         return load(env, "BWACCT_CATALOG");
     const std::string dir = exe_dir();
-    for (const std::string& candidate : {dir + "/configs/gpus.json", dir + "/../share/bwacct/gpus.json",
-                                         std::string(BWACCT_SOURCE_CONFIG_DIR) + "/gpus.json"}) {
-        if (::access(candidate.c_str(), R_OK) == 0) return load(candidate, "catalog");
+    for (const std::string& candidate :
+         {dir + "/configs/gpus.json", dir + "/../share/bwacct/gpus.json", std::string(BWACCT_SOURCE_CONFIG_DIR) + "/gpus.json"}) {
+        if (::access(candidate.c_str(), R_OK) == 0)
+            return load(candidate, "catalog");
     }
     throw InputError("catalog", "configs/gpus.json not found beside the binary; set BWACCT_CATALOG to its path");
 }
@@ -222,13 +243,15 @@ void Catalog::merge(const Catalog& other) {
 
 const GpuSpec& Catalog::get(std::string_view id, const std::string& option) const {
     for (const GpuSpec& g : gpus_)
-        if (g.id == id) return g;
+        if (g.id == id)
+            return g;
     throw InputError(option, fmt::format("unknown GPU '{}'; known: {}", id, ids()));
 }
 
 std::string Catalog::ids() const {
     std::string out;
-    for (const GpuSpec& g : gpus_) out += (out.empty() ? "" : ", ") + g.id;
+    for (const GpuSpec& g : gpus_)
+        out += (out.empty() ? "" : ", ") + g.id;
     return out;
 }
 

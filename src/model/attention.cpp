@@ -16,17 +16,19 @@ using detail::term;
 
 Exact attention_pairs(const AttentionDesc& d) {
     const Exact sq(d.q_len), sk(d.kv_len);
-    if (!d.causal) return sq * sk;
+    if (!d.causal)
+        return sq * sk;
     // Query i (0-based) of S_q, aligned to the end of the S_k keys, sees S_k − S_q + 1 + i keys.
     return sq * sk - sq * (sq - Exact(1)) / Exact(2);
 }
 
 Cost attention_cost(const AttentionDesc& d) {
-    const std::pair<std::uint64_t, const char*> positive[] = {{d.batch, "--batch"},   {d.heads, "--heads"},
+    const std::pair<std::uint64_t, const char*> positive[] = {{d.batch, "--batch"},       {d.heads, "--heads"},
                                                               {d.kv_heads, "--kv-heads"}, {d.q_len, "--q-len"},
-                                                              {d.kv_len, "--kv-len"}, {d.head_dim, "--head-dim"}};
+                                                              {d.kv_len, "--kv-len"},     {d.head_dim, "--head-dim"}};
     for (const auto& [v, opt] : positive)
-        if (v == 0) throw InputError(opt, "must be a positive integer");
+        if (v == 0)
+            throw InputError(opt, "must be a positive integer");
     if (d.heads % d.kv_heads != 0)
         throw InputError("--kv-heads", fmt::format("must divide --heads ({} query heads, {} KV heads)", d.heads, d.kv_heads));
     if (d.causal && d.q_len > d.kv_len)
@@ -46,7 +48,8 @@ Cost attention_cost(const AttentionDesc& d) {
                                     : fmt::format("{}·{}", d.q_len, d.kv_len),
                            pairs));
     const Exact flops = Exact(4) * b * hq * pairs * hd;
-    c.terms.push_back(term("flops", "4·B·H_q·pairs·d", fmt::format("4·{}·{}·{}·{}", d.batch, d.heads, pairs.value(), d.head_dim), flops));
+    c.terms.push_back(
+        term("flops", "4·B·H_q·pairs·d", fmt::format("4·{}·{}·{}·{}", d.batch, d.heads, pairs.value(), d.head_dim), flops));
 
     Exact read, written;
     const std::string q_dims = fmt::format("{}·{}·{}·{}", d.batch, d.heads, d.q_len, d.head_dim);

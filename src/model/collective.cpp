@@ -31,7 +31,8 @@ std::string_view collective_name(CollectiveKind k) { return kNames[static_cast<s
 
 CollectiveKind parse_collective(std::string_view s) {
     for (std::size_t i = 0; i < kNames.size(); ++i)
-        if (kNames[i] == s) return static_cast<CollectiveKind>(i);
+        if (kNames[i] == s)
+            return static_cast<CollectiveKind>(i);
     throw InputError("collective", "unknown collective '" + std::string(s) + "'");
 }
 
@@ -40,40 +41,49 @@ std::string_view algo_name(CollectiveAlgo a) {
 }
 
 CollectiveAlgo parse_algo(std::string_view s) {
-    if (s == "ring") return CollectiveAlgo::ring;
-    if (s == "tree") return CollectiveAlgo::tree;
-    if (s == "nvls") return CollectiveAlgo::nvls;
+    if (s == "ring")
+        return CollectiveAlgo::ring;
+    if (s == "tree")
+        return CollectiveAlgo::tree;
+    if (s == "nvls")
+        return CollectiveAlgo::nvls;
     throw InputError("--algo", "unknown algorithm '" + std::string(s) + "'; accepted: ring, tree, nvls");
 }
 
 double bus_factor(CollectiveKind k, std::uint64_t ranks) {
     const double n = static_cast<double>(ranks);
     switch (k) {
-        case CollectiveKind::allreduce: return 2.0 * (n - 1) / n;
+        case CollectiveKind::allreduce:
+            return 2.0 * (n - 1) / n;
         case CollectiveKind::allgather:
         case CollectiveKind::reducescatter:
-        case CollectiveKind::alltoall: return (n - 1) / n;
+        case CollectiveKind::alltoall:
+            return (n - 1) / n;
         case CollectiveKind::broadcast:
         case CollectiveKind::reduce:
-        case CollectiveKind::sendrecv: return 1.0;
+        case CollectiveKind::sendrecv:
+            return 1.0;
     }
     return 1.0;
 }
 
 Cost collective_cost(const CollectiveDesc& d) {
-    if (d.ranks < 2) throw InputError("--ranks", "a collective needs at least 2 ranks");
-    if (d.size_bytes == 0) throw InputError("--bytes", "must be a positive size");
+    if (d.ranks < 2)
+        throw InputError("--ranks", "a collective needs at least 2 ranks");
+    if (d.size_bytes == 0)
+        throw InputError("--bytes", "must be a positive size");
     const std::uint64_t elem_bits = dtype_bits(d.dtype);
     if (elem_bits < 8 || (d.size_bytes * 8) % elem_bits != 0)
-        throw InputError("--bytes", fmt::format("{} bytes is not a whole number of {} elements", d.size_bytes, dtype_name(d.dtype)));
+        throw InputError("--bytes",
+                         fmt::format("{} bytes is not a whole number of {} elements", d.size_bytes, dtype_name(d.dtype)));
     if (divides_by_ranks(d.kind) && d.size_bytes % d.ranks != 0)
         throw InputError("--bytes", fmt::format("{} size is the total across ranks and must divide by --ranks ({} % {} != 0)",
                                                 collective_name(d.kind), d.size_bytes, d.ranks));
     const bool is_allreduce = d.kind == CollectiveKind::allreduce;
     if (d.algo == CollectiveAlgo::tree && !is_allreduce)
         throw InputError("--algo", "tree is an allreduce algorithm; use ring for " + std::string(collective_name(d.kind)));
-    if (d.algo == CollectiveAlgo::nvls && !(is_allreduce || d.kind == CollectiveKind::allgather ||
-                                            d.kind == CollectiveKind::reducescatter))
+    if (d.algo == CollectiveAlgo::nvls &&
+        !(is_allreduce || d.kind == CollectiveKind::allgather || d.kind == CollectiveKind::reducescatter))
         throw InputError("--algo", "nvls applies to allreduce, allgather and reducescatter");
 
     const Exact s(d.size_bytes), n(d.ranks);
@@ -137,14 +147,17 @@ Cost collective_cost(const CollectiveDesc& d) {
     c.terms.push_back(term("size S", "nccl-tests size", fmt::format("{} B", d.size_bytes), s));
     c.terms.push_back(term("wire bytes per rank", wire_formula + std::string(" (") + std::string(algo_name(d.algo)) + ")",
                            fmt::format("n = {}, S = {}", d.ranks, d.size_bytes), wire));
-    c.terms.push_back(term("latency steps", std::string(algo_name(d.algo)) + " steps", fmt::format("n = {}", d.ranks), Exact(cc.steps)));
+    c.terms.push_back(
+        term("latency steps", std::string(algo_name(d.algo)) + " steps", fmt::format("n = {}", d.ranks), Exact(cc.steps)));
 
     // HBM lower bound per rank: the rank's input read once, its output written once.
     const Exact shard = s / n;
     const Exact in = d.kind == CollectiveKind::allgather ? shard : s;
     const Exact out = d.kind == CollectiveKind::reducescatter ? shard : s;
-    c.terms.push_back(term("HBM read per rank", d.kind == CollectiveKind::allgather ? "S/n" : "S", fmt::format("{}", d.size_bytes), in));
-    c.terms.push_back(term("HBM written per rank", d.kind == CollectiveKind::reducescatter ? "S/n" : "S", fmt::format("{}", d.size_bytes), out));
+    c.terms.push_back(
+        term("HBM read per rank", d.kind == CollectiveKind::allgather ? "S/n" : "S", fmt::format("{}", d.size_bytes), in));
+    c.terms.push_back(term("HBM written per rank", d.kind == CollectiveKind::reducescatter ? "S/n" : "S",
+                           fmt::format("{}", d.size_bytes), out));
     c.bytes_read = in.value();
     c.bytes_written = out.value();
     c.collective = cc;

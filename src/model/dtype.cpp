@@ -47,9 +47,11 @@ DType parse_dtype(std::string_view name, const std::string& option) {
                                                     {"double", DType::fp64},
                                                     {"bfloat16", DType::bf16}}};
     for (const auto& t : kTypes)
-        if (t.name == name) return t.type;
+        if (t.name == name)
+            return t.type;
     for (const auto& a : kAliases)
-        if (a.name == name) return a.type;
+        if (a.name == name)
+            return a.type;
     throw InputError(option, "unknown dtype '" + std::string(name) + "'; accepted: " + std::string(dtype_choices()));
 }
 
@@ -64,7 +66,8 @@ std::string_view peak_key(DType t) { return info(t).peak; }
 Exact storage_bytes(DType t, Exact n) {
     const DTypeInfo& i = info(t);
     Exact payload = ceil_div(n * Exact(i.bits), Exact(8));
-    if (i.scale_block == 0) return payload;
+    if (i.scale_block == 0)
+        return payload;
     return payload + ceil_div(n, Exact(i.scale_block));
 }
 

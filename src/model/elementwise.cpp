@@ -12,10 +12,12 @@ using detail::tensor_bytes;
 using detail::term;
 
 Exact element_count(const std::vector<std::uint64_t>& shape) {
-    if (shape.empty()) throw InputError("--shape", "needs at least one dimension, e.g. 32,2048,4096");
+    if (shape.empty())
+        throw InputError("--shape", "needs at least one dimension, e.g. 32,2048,4096");
     Exact n(1);
     for (std::uint64_t dim : shape) {
-        if (dim == 0) throw InputError("--shape", "every dimension must be a positive integer");
+        if (dim == 0)
+            throw InputError("--shape", "every dimension must be a positive integer");
         n = n * Exact(dim);
     }
     return n;
@@ -23,13 +25,13 @@ Exact element_count(const std::vector<std::uint64_t>& shape) {
 
 namespace {
 
-std::string shape_text(const std::vector<std::uint64_t>& shape) {
-    return fmt::format("{}", fmt::join(shape, "·"));
-}
+std::string shape_text(const std::vector<std::uint64_t>& shape) { return fmt::format("{}", fmt::join(shape, "·")); }
 
 void check(const ElementwiseDesc& d) {
-    if (d.inputs == 0) throw InputError("--inputs", "must be a positive integer");
-    if (d.outputs == 0) throw InputError("--outputs", "must be a positive integer");
+    if (d.inputs == 0)
+        throw InputError("--inputs", "must be a positive integer");
+    if (d.outputs == 0)
+        throw InputError("--outputs", "must be a positive integer");
 }
 
 }  // namespace
@@ -56,7 +58,8 @@ Cost elementwise_cost(const ElementwiseDesc& d) {
 }
 
 FusionCost fused_chain_cost(const ElementwiseDesc& d, std::uint64_t ops) {
-    if (ops < 2) throw InputError("--chain", "a chain needs at least 2 ops");
+    if (ops < 2)
+        throw InputError("--chain", "a chain needs at least 2 ops");
     // The fused kernel does every op's arithmetic but reads the chain's inputs once and writes its
     // outputs once: an elementwise op with ops·flops_per_elem FLOPs per element.
     ElementwiseDesc fused = d;
@@ -74,8 +77,8 @@ FusionCost fused_chain_cost(const ElementwiseDesc& d, std::uint64_t ops) {
     f.unfused = f.fused;
     f.unfused.op = "elementwise-chain";
     f.unfused.terms.resize(3);  // elements, flops, one tensor: shared with the fused kernel
-    f.unfused.terms.push_back(term("bytes read", "(inputs + ops − 1) · tensor",
-                                   fmt::format("({} + {} − 1)·{}", d.inputs, ops, one.value()), read));
+    f.unfused.terms.push_back(
+        term("bytes read", "(inputs + ops − 1) · tensor", fmt::format("({} + {} − 1)·{}", d.inputs, ops, one.value()), read));
     f.unfused.terms.push_back(term("bytes written", "(ops − 1 + outputs) · tensor",
                                    fmt::format("({} − 1 + {})·{}", ops, d.outputs, one.value()), written));
     f.unfused.bytes_read = read.value();

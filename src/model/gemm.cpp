@@ -14,7 +14,8 @@ using detail::tensor_bytes;
 using detail::term;
 
 void require_positive(std::uint64_t v, const char* option) {
-    if (v == 0) throw InputError(option, "must be a positive integer");
+    if (v == 0)
+        throw InputError(option, "must be a positive integer");
 }
 
 struct PassSet {
@@ -24,11 +25,16 @@ struct PassSet {
 
 PassSet passes(GemmPass p) {
     switch (p) {
-        case GemmPass::fwd: return {true, false, false};
-        case GemmPass::bwd_data: return {false, true, false};
-        case GemmPass::bwd_weight: return {false, false, true};
-        case GemmPass::bwd: return {false, true, true};
-        case GemmPass::fwd_bwd: return {true, true, true};
+        case GemmPass::fwd:
+            return {true, false, false};
+        case GemmPass::bwd_data:
+            return {false, true, false};
+        case GemmPass::bwd_weight:
+            return {false, false, true};
+        case GemmPass::bwd:
+            return {false, true, true};
+        case GemmPass::fwd_bwd:
+            return {true, true, true};
     }
     return {};
 }
@@ -36,21 +42,31 @@ PassSet passes(GemmPass p) {
 }  // namespace
 
 GemmPass parse_gemm_pass(std::string_view s) {
-    if (s == "fwd") return GemmPass::fwd;
-    if (s == "bwd") return GemmPass::bwd;
-    if (s == "fwd+bwd") return GemmPass::fwd_bwd;
-    if (s == "bwd-data") return GemmPass::bwd_data;
-    if (s == "bwd-weight") return GemmPass::bwd_weight;
+    if (s == "fwd")
+        return GemmPass::fwd;
+    if (s == "bwd")
+        return GemmPass::bwd;
+    if (s == "fwd+bwd")
+        return GemmPass::fwd_bwd;
+    if (s == "bwd-data")
+        return GemmPass::bwd_data;
+    if (s == "bwd-weight")
+        return GemmPass::bwd_weight;
     throw InputError("--pass", "unknown pass '" + std::string(s) + "'; accepted: fwd, bwd, fwd+bwd, bwd-data, bwd-weight");
 }
 
 std::string_view gemm_pass_name(GemmPass p) {
     switch (p) {
-        case GemmPass::fwd: return "fwd";
-        case GemmPass::bwd_data: return "bwd-data";
-        case GemmPass::bwd_weight: return "bwd-weight";
-        case GemmPass::bwd: return "bwd";
-        case GemmPass::fwd_bwd: return "fwd+bwd";
+        case GemmPass::fwd:
+            return "fwd";
+        case GemmPass::bwd_data:
+            return "bwd-data";
+        case GemmPass::bwd_weight:
+            return "bwd-weight";
+        case GemmPass::bwd:
+            return "bwd";
+        case GemmPass::fwd_bwd:
+            return "fwd+bwd";
     }
     return "?";
 }
@@ -76,8 +92,8 @@ Cost gemm_cost(const GemmDesc& d) {
     const PassSet ps = passes(d.pass);
 
     Exact flops = Exact(2) * batch * m * n * k * Exact(ps.count());
-    c.terms.push_back(term("flops", "2·batch·M·N·K · passes",
-                           fmt::format("2·{}·{}·{}·{} · {}", d.batch, d.m, d.n, d.k, ps.count()), flops));
+    c.terms.push_back(
+        term("flops", "2·batch·M·N·K · passes", fmt::format("2·{}·{}·{}·{} · {}", d.batch, d.m, d.n, d.k, ps.count()), flops));
     Exact read, written;
     auto bytes = [&](const char* name, const char* formula, std::uint64_t x, std::uint64_t y, Exact elems, DType t) {
         return tensor_bytes(c.terms, name, formula, fmt::format("{}·{}·{}", d.batch, x, y), elems, t);
@@ -85,7 +101,8 @@ Cost gemm_cost(const GemmDesc& d) {
     if (ps.fwd) {
         read += bytes("fwd read A", "batch·M·K", d.m, d.k, mk, d.a);
         read += bytes("fwd read B", "batch·K·N", d.k, d.n, kn, d.b);
-        if (d.bias) read += bytes("fwd read bias", "batch·1·N", 1, d.n, batch * n, d.c);
+        if (d.bias)
+            read += bytes("fwd read bias", "batch·1·N", 1, d.n, batch * n, d.c);
         written += bytes("fwd write C", "batch·M·N", d.m, d.n, mn, d.c);
     }
     if (ps.bwd_data) {
@@ -97,7 +114,8 @@ Cost gemm_cost(const GemmDesc& d) {
         read += bytes("bwd-weight read A", "batch·M·K", d.m, d.k, mk, d.a);
         read += bytes("bwd-weight read dC", "batch·M·N", d.m, d.n, mn, d.c);
         written += bytes("bwd-weight write dB", "batch·K·N", d.k, d.n, kn, d.b);
-        if (d.bias) written += bytes("bwd-weight write dbias", "batch·1·N", 1, d.n, batch * n, d.c);
+        if (d.bias)
+            written += bytes("bwd-weight write dbias", "batch·1·N", 1, d.n, batch * n, d.c);
     }
     c.flops = flops.value();
     c.bytes_read = read.value();

@@ -15,18 +15,24 @@ using detail::term;
 
 std::uint64_t norm_flops_per_elem(NormKind k) {
     switch (k) {
-        case NormKind::layernorm: return 7;  // sum, sub mean, square, sum, mul rstd, mul γ, add β
-        case NormKind::rmsnorm: return 4;    // square, sum, mul rstd, mul γ
-        case NormKind::softmax: return 5;    // max, sub, exp, sum, div
+        case NormKind::layernorm:
+            return 7;  // sum, sub mean, square, sum, mul rstd, mul γ, add β
+        case NormKind::rmsnorm:
+            return 4;  // square, sum, mul rstd, mul γ
+        case NormKind::softmax:
+            return 5;  // max, sub, exp, sum, div
     }
     return 0;
 }
 
 std::string_view norm_name(NormKind k) {
     switch (k) {
-        case NormKind::layernorm: return "layernorm";
-        case NormKind::rmsnorm: return "rmsnorm";
-        case NormKind::softmax: return "softmax";
+        case NormKind::layernorm:
+            return "layernorm";
+        case NormKind::rmsnorm:
+            return "rmsnorm";
+        case NormKind::softmax:
+            return "softmax";
     }
     return "?";
 }

@@ -16,19 +16,23 @@ using detail::fixed;
 
 json figure_json(const Figure& f) {
     json j{{"value", f.value}, {"source", f.source}};
-    if (!f.note.empty()) j["note"] = f.note;
+    if (!f.note.empty())
+        j["note"] = f.note;
     for (const auto& a : f.alternatives) {
         json aj{{"value", a.value}, {"source", a.source}};
-        if (!a.note.empty()) aj["note"] = a.note;
+        if (!a.note.empty())
+            aj["note"] = a.note;
         j["alternatives"].push_back(aj);
     }
     return j;
 }
 
 json link_json(const std::optional<Link>& l) {
-    if (!l) return nullptr;
+    if (!l)
+        return nullptr;
     json j{{"name", l->name}, {"bw_GBps", figure_json(l->bw_GBps)}, {"direction", "per-direction"}, {"nvls", l->nvls}};
-    if (l->step_latency_us) j["step_latency_us"] = figure_json(*l->step_latency_us);
+    if (l->step_latency_us)
+        j["step_latency_us"] = figure_json(*l->step_latency_us);
     return j;
 }
 
@@ -39,10 +43,13 @@ json gpu_json(const GpuSpec& g) {
                                                                         {"l2_bytes", &g.l2_bytes},
                                                                         {"hbm_capacity_bytes", &g.hbm_capacity_bytes}};
     for (const auto& [k, f] : opt)
-        if (*f) j[k] = figure_json(**f);
+        if (*f)
+            j[k] = figure_json(**f);
     j["hbm_bw_GBps"] = figure_json(g.hbm_bw_GBps);
-    for (const auto& [k, f] : g.tensor_tflops) j["tensor_tflops"][k] = figure_json(f), j["tensor_tflops"][k]["sparsity"] = "dense";
-    for (const auto& [k, f] : g.vector_tflops) j["vector_tflops"][k] = figure_json(f), j["vector_tflops"][k]["sparsity"] = "dense";
+    for (const auto& [k, f] : g.tensor_tflops)
+        j["tensor_tflops"][k] = figure_json(f), j["tensor_tflops"][k]["sparsity"] = "dense";
+    for (const auto& [k, f] : g.vector_tflops)
+        j["vector_tflops"][k] = figure_json(f), j["vector_tflops"][k]["sparsity"] = "dense";
     j["scaleup_link"] = link_json(g.scaleup_link);
     j["pcie"] = link_json(g.pcie);
     j["launch_overhead_us"] = figure_json(g.launch_overhead_us);
@@ -58,7 +65,8 @@ void print_figure(std::FILE* out, const std::string& name, const Figure& f, cons
     fmt::print(out, "  {:<26}{} {}{}\n", name, fmt::format("{:g}", f.value), unit, f.note.empty() ? "" : "  (" + f.note + ")");
     fmt::print(out, "  {:<26}source: {}\n", "", f.source);
     for (const auto& a : f.alternatives)
-        fmt::print(out, "  {:<26}alternative: {:g} {} — {}{}\n", "", a.value, unit, a.source, a.note.empty() ? "" : " (" + a.note + ")");
+        fmt::print(out, "  {:<26}alternative: {:g} {} — {}{}\n", "", a.value, unit, a.source,
+                   a.note.empty() ? "" : " (" + a.note + ")");
 }
 
 }  // namespace
@@ -66,13 +74,15 @@ void print_figure(std::FILE* out, const std::string& name, const Figure& f, cons
 void print_catalog(const Catalog& catalog, Format format, std::FILE* out) {
     if (format == Format::json || format == Format::jsonl) {
         json j{{"schema", "bwacct.gpus/1"}, {"gpus", json::array()}};
-        for (const GpuSpec& g : catalog.gpus()) j["gpus"].push_back(gpu_json(g));
+        for (const GpuSpec& g : catalog.gpus())
+            j["gpus"].push_back(gpu_json(g));
         fmt::print(out, "{}\n", format == Format::json ? j.dump(2) : j.dump());
         return;
     }
     const bool csv = format == Format::csv, md = format == Format::md;
     std::size_t name_width = 4;
-    for (const GpuSpec& g : catalog.gpus()) name_width = std::max(name_width, g.name.size() + 2);
+    for (const GpuSpec& g : catalog.gpus())
+        name_width = std::max(name_width, g.name.size() + 2);
     auto row = [&](const std::vector<std::string>& cells) {
         std::string line;
         for (std::size_t i = 0; i < cells.size(); ++i) {
@@ -81,20 +91,24 @@ void print_catalog(const Catalog& catalog, Format format, std::FILE* out) {
             else if (md)
                 line += fmt::format("| {} ", cells[i]);
             else
-                line += i == 0 ? fmt::format("{:<15}", cells[i]) : i == 1 ? fmt::format("{:<{}}", cells[i], name_width) : fmt::format("{:>12}", cells[i]);
+                line += i == 0   ? fmt::format("{:<15}", cells[i])
+                        : i == 1 ? fmt::format("{:<{}}", cells[i], name_width)
+                                 : fmt::format("{:>12}", cells[i]);
         }
         fmt::print(out, "{}{}\n", line, md ? "|" : "");
     };
     row({"id", "name", "bf16_tflops", "fp8_tflops", "hbm_GBps", "link_GBps", "l2_MiB", "sms"});
-    if (md) row(std::vector<std::string>(8, "---"));
+    if (md)
+        row(std::vector<std::string>(8, "---"));
     for (const GpuSpec& g : catalog.gpus()) {
-        row({g.id, csv ? "\"" + g.name + "\"" : g.name, peak_or_dash(g, "bf16"), peak_or_dash(g, "fp8"), fixed(g.hbm_bw_GBps.value, 0),
-             g.scaleup_link ? fixed(g.scaleup_link->bw_GBps.value, 0) : "-", g.l2_bytes ? fixed(g.l2_bytes->value / 1048576.0, 0) : "-",
-             g.sm_count ? fixed(g.sm_count->value, 0) : "-"});
+        row({g.id, csv ? "\"" + g.name + "\"" : g.name, peak_or_dash(g, "bf16"), peak_or_dash(g, "fp8"),
+             fixed(g.hbm_bw_GBps.value, 0), g.scaleup_link ? fixed(g.scaleup_link->bw_GBps.value, 0) : "-",
+             g.l2_bytes ? fixed(g.l2_bytes->value / 1048576.0, 0) : "-", g.sm_count ? fixed(g.sm_count->value, 0) : "-"});
     }
     if (!csv && !md)
-        fmt::print(out, "\nTensor peaks are dense (no sparsity); link is the scale-up link, per direction. "
-                        "`bwacct gpu ID` lists every figure with its source.\n");
+        fmt::print(out,
+                   "\nTensor peaks are dense (no sparsity); link is the scale-up link, per direction. "
+                   "`bwacct gpu ID` lists every figure with its source.\n");
 }
 
 void print_gpu(const GpuSpec& g, Format format, std::FILE* out) {
@@ -102,20 +116,30 @@ void print_gpu(const GpuSpec& g, Format format, std::FILE* out) {
         fmt::print(out, "{}\n", format == Format::json ? gpu_json(g).dump(2) : gpu_json(g).dump());
         return;
     }
-    if (format != Format::table) throw InputError("--format", "gpu prints table, json or jsonl");
+    if (format != Format::table)
+        throw InputError("--format", "gpu prints table, json or jsonl");
     fmt::print(out, "{} — {} ({}, {})\n", g.id, g.name, g.vendor, g.arch);
-    if (g.sm_count) print_figure(out, "SMs / CUs", *g.sm_count, "");
-    if (g.boost_clock_MHz) print_figure(out, "boost clock", *g.boost_clock_MHz, "MHz");
-    if (g.l2_bytes) print_figure(out, "L2", *g.l2_bytes, "bytes");
-    if (g.hbm_capacity_bytes) print_figure(out, "memory capacity", *g.hbm_capacity_bytes, "bytes");
+    if (g.sm_count)
+        print_figure(out, "SMs / CUs", *g.sm_count, "");
+    if (g.boost_clock_MHz)
+        print_figure(out, "boost clock", *g.boost_clock_MHz, "MHz");
+    if (g.l2_bytes)
+        print_figure(out, "L2", *g.l2_bytes, "bytes");
+    if (g.hbm_capacity_bytes)
+        print_figure(out, "memory capacity", *g.hbm_capacity_bytes, "bytes");
     print_figure(out, "memory bandwidth", g.hbm_bw_GBps, "GB/s");
-    for (const auto& [k, f] : g.tensor_tflops) print_figure(out, "tensor " + k + " (dense)", f, k == "int8" ? "TOPS" : "TFLOP/s");
-    for (const auto& [k, f] : g.vector_tflops) print_figure(out, "vector " + k + " (dense)", f, "TFLOP/s");
+    for (const auto& [k, f] : g.tensor_tflops)
+        print_figure(out, "tensor " + k + " (dense)", f, k == "int8" ? "TOPS" : "TFLOP/s");
+    for (const auto& [k, f] : g.vector_tflops)
+        print_figure(out, "vector " + k + " (dense)", f, "TFLOP/s");
     for (const auto* l : {&g.scaleup_link, &g.pcie}) {
-        if (!*l) continue;
+        if (!*l)
+            continue;
         print_figure(out, (*l)->name + " per direction", (*l)->bw_GBps, "GB/s");
-        if ((*l)->step_latency_us) print_figure(out, "  α per step", *(*l)->step_latency_us, "µs");
-        if ((*l)->nvls) fmt::print(out, "  {:<26}NVLink SHARP (NVLS) available\n", "");
+        if ((*l)->step_latency_us)
+            print_figure(out, "  α per step", *(*l)->step_latency_us, "µs");
+        if ((*l)->nvls)
+            fmt::print(out, "  {:<26}NVLink SHARP (NVLS) available\n", "");
     }
     print_figure(out, "launch overhead", g.launch_overhead_us, "µs");
 }

@@ -45,7 +45,8 @@ std::vector<Row> flatten(const Record& r) {
         const Verdict& v = r.verdicts[i];
         Row row;
         add(row, "op", c.op);
-        for (const Param& p : r.params) add(row, p.name, param_text(p.value));
+        for (const Param& p : r.params)
+            add(row, p.name, param_text(p.value));
         add(row, "source", std::string(time_source_name(r.source)));
         add(row, "flops", c.flops);
         add(row, "bytes", c.bytes());

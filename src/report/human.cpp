@@ -10,7 +10,8 @@ namespace bwacct::detail {
 std::string human_count(std::uint64_t v) {
     std::string digits = fmt::format("{}", v), out;
     for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out += ',';
         out += digits[i];
     }
     return out;
@@ -20,14 +21,16 @@ std::string human_bytes(std::uint64_t bytes) {
     static constexpr std::array<const char*, 6> kUnits{"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     double v = static_cast<double>(bytes);
     std::size_t u = 0;
-    while (v >= 1024 && u + 1 < kUnits.size()) v /= 1024, ++u;
+    while (v >= 1024 && u + 1 < kUnits.size())
+        v /= 1024, ++u;
     return u == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", v, kUnits[u]);
 }
 
 std::string human_si(double v, const char* unit) {
     static constexpr std::array<const char*, 7> kPrefix{"", "K", "M", "G", "T", "P", "E"};
     std::size_t p = 0;
-    while (std::fabs(v) >= 1000 && p + 1 < kPrefix.size()) v /= 1000, ++p;
+    while (std::fabs(v) >= 1000 && p + 1 < kPrefix.size())
+        v /= 1000, ++p;
     return fmt::format("{:.1f} {}{}", v, kPrefix[p], unit);
 }
 

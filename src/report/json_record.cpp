@@ -27,7 +27,13 @@ void terms(JsonWriter& w, const std::vector<Term>& ts) {
 }
 
 void roofs(JsonWriter& w, std::string_view key, const RoofTimes& r) {
-    w.key(key).begin_object().field("compute", r.compute).field("hbm", r.hbm).field("link", r.link).field("dispatch", r.dispatch).end_object();
+    w.key(key)
+        .begin_object()
+        .field("compute", r.compute)
+        .field("hbm", r.hbm)
+        .field("link", r.link)
+        .field("dispatch", r.dispatch)
+        .end_object();
 }
 
 void verdict(JsonWriter& w, const Verdict& v, bool explain) {
@@ -68,9 +74,11 @@ void verdict(JsonWriter& w, const Verdict& v, bool explain) {
         w.field("busbw_GBps", *v.busbw_GBps);
     }
     w.key("notes").begin_array();
-    for (const std::string& n : v.notes) w.value(n);
+    for (const std::string& n : v.notes)
+        w.value(n);
     w.end_array();
-    if (explain) terms(w, v.terms);
+    if (explain)
+        terms(w, v.terms);
     w.end_object();
 }
 
@@ -120,7 +128,8 @@ std::string record_json(const Record& r, bool explain) {
         }
     }
     w.key("gpus").begin_array();
-    for (const Verdict& v : r.verdicts) verdict(w, v, explain);
+    for (const Verdict& v : r.verdicts)
+        verdict(w, v, explain);
     w.end_array();
     if (r.fusion) {
         const Cost& f = r.fusion->fused;
@@ -137,7 +146,8 @@ std::string record_json(const Record& r, bool explain) {
         }
         w.end_array().end_object();
     }
-    if (explain) terms(w, r.cost.terms);
+    if (explain)
+        terms(w, r.cost.terms);
     w.end_object();
     return std::string(w.text());
 }

@@ -21,7 +21,8 @@ void JsonSink::emit(const Record& r) {
 }
 
 void JsonSink::finish() {
-    if (opt_.sweep) fmt::print(out_, "{}]\n", count_ == 0 ? "[" : "\n");
+    if (opt_.sweep)
+        fmt::print(out_, "{}]\n", count_ == 0 ? "[" : "\n");
 }
 
 void JsonlSink::emit(const Record& r) { fmt::print(out_, "{}\n", record_json(r, opt_.explain)); }

@@ -31,7 +31,8 @@ public:
     }
     JsonWriter& value(double v) {
         // A NaN or infinity in output is a bug, never data.
-        if (!std::isfinite(v)) throw std::logic_error("non-finite number in report");
+        if (!std::isfinite(v))
+            throw std::logic_error("non-finite number in report");
         fmt::format_to(fmt::appender(scratch()), "{}", v);
         return *this;
     }
@@ -71,7 +72,8 @@ private:
             return;
         }
         if (!first_.empty()) {
-            if (!first_.back()) out_.push_back(',');
+            if (!first_.back())
+                out_.push_back(',');
             first_.back() = false;
         }
     }
@@ -87,7 +89,8 @@ private:
     void put(std::string_view s) { out_.append(s.data(), s.data() + s.size()); }
     static bool plain(std::string_view s) {
         for (char c : s)
-            if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) return false;
+            if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20)
+                return false;
         return true;
     }
     void string(std::string_view s) {
@@ -99,11 +102,21 @@ private:
         }
         for (char c : s) {
             switch (c) {
-                case '"': put("\\\""); break;
-                case '\\': put("\\\\"); break;
-                case '\n': put("\\n"); break;
-                case '\t': put("\\t"); break;
-                case '\r': put("\\r"); break;
+                case '"':
+                    put("\\\"");
+                    break;
+                case '\\':
+                    put("\\\\");
+                    break;
+                case '\n':
+                    put("\\n");
+                    break;
+                case '\t':
+                    put("\\t");
+                    break;
+                case '\r':
+                    put("\\r");
+                    break;
                 default:
                     if (static_cast<unsigned char>(c) < 0x20)
                         fmt::format_to(fmt::appender(out_), "\\u{:04x}", static_cast<unsigned>(c));

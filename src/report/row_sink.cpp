@@ -6,9 +6,11 @@ namespace bwacct::detail {
 namespace {
 
 std::string csv_quote(const std::string& s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+    if (s.find_first_of(",\"\n\r") == std::string::npos)
+        return s;
     std::string out = "\"";
-    for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    for (char c : s)
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
 }
 
@@ -18,7 +20,8 @@ void RowSink::line(const std::vector<std::string>& cells) {
     std::string out;
     for (std::size_t i = 0; i < cells.size(); ++i) {
         if (style_ == Style::csv) {
-            if (i > 0) out += ',';
+            if (i > 0)
+                out += ',';
             out += csv_quote(cells[i]);
         } else {
             out += fmt::format("| {} ", cells[i]);
@@ -31,13 +34,16 @@ void RowSink::emit(const Record& r) {
     for (const Row& row : flatten(r)) {
         if (!header_done_) {
             std::vector<std::string> names;
-            for (const Cell& c : row) names.push_back(c.name);
+            for (const Cell& c : row)
+                names.push_back(c.name);
             line(names);
-            if (style_ == Style::markdown) line(std::vector<std::string>(names.size(), "---"));
+            if (style_ == Style::markdown)
+                line(std::vector<std::string>(names.size(), "---"));
             header_done_ = true;
         }
         std::vector<std::string> cells;
-        for (const Cell& c : row) cells.push_back(style_ == Style::csv ? c.exact : c.human);
+        for (const Cell& c : row)
+            cells.push_back(style_ == Style::csv ? c.exact : c.human);
         line(cells);
     }
 }

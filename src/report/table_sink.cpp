@@ -24,10 +24,14 @@ std::string opt_fixed(const std::optional<double>& v, int digits) { return v ? f
 
 std::string source_text(TimeSource s) {
     switch (s) {
-        case TimeSource::modelled: return "modelled: each roof from catalog peaks, no measurement";
-        case TimeSource::given: return "given (--time-us): implied rates below use it";
-        case TimeSource::measured: return "measured on this GPU";
-        case TimeSource::simulated: return "simulated (test backend, not a measurement)";
+        case TimeSource::modelled:
+            return "modelled: each roof from catalog peaks, no measurement";
+        case TimeSource::given:
+            return "given (--time-us): implied rates below use it";
+        case TimeSource::measured:
+            return "measured on this GPU";
+        case TimeSource::simulated:
+            return "simulated (test backend, not a measurement)";
     }
     return "";
 }
@@ -41,20 +45,23 @@ void TableSink::detailed(const Record& r) {
     fmt::print(out_, "  {:<14}{} ({}, {} {})\n", "FLOPs", human_count(c.flops), human_si(static_cast<double>(c.flops), "FLOP"),
                unit_name(c.unit), dtype_name(c.compute_dtype));
     fmt::print(out_, "  {:<14}{} ({}: read {}, written {}; lower bound, each input read once, each output written once)\n",
-               "HBM bytes", human_count(c.bytes()), human_bytes(c.bytes()), human_bytes(c.bytes_read), human_bytes(c.bytes_written));
+               "HBM bytes", human_count(c.bytes()), human_bytes(c.bytes()), human_bytes(c.bytes_read),
+               human_bytes(c.bytes_written));
     fmt::print(out_, "  {:<14}{} FLOP/B\n", "intensity", fixed(static_cast<double>(c.flops) / static_cast<double>(c.bytes()), 2));
     fmt::print(out_, "  {:<14}{}\n", "launches", c.launches);
     if (c.collective) {
         const CollectiveCost& cc = *c.collective;
-        fmt::print(out_, "  {:<14}{} ({}), {} ranks, {}; busbw = algbw · {} = algbw · {:.4f}\n", "size", human_count(cc.size_bytes),
-                   human_bytes(cc.size_bytes), cc.ranks, algo_name(cc.algo), cc.bus_factor_formula, cc.bus_factor);
+        fmt::print(out_, "  {:<14}{} ({}), {} ranks, {}; busbw = algbw · {} = algbw · {:.4f}\n", "size",
+                   human_count(cc.size_bytes), human_bytes(cc.size_bytes), cc.ranks, algo_name(cc.algo), cc.bus_factor_formula,
+                   cc.bus_factor);
         fmt::print(out_, "  {:<14}{} ({}) per rank, {} latency steps\n", "wire bytes", human_count(cc.wire_bytes_per_rank),
                    human_bytes(cc.wire_bytes_per_rank), cc.steps);
     }
     fmt::print(out_, "  {:<14}{}\n", "time", source_text(r.source));
     if (opt_.explain) {
         fmt::print(out_, "\n  formulas\n");
-        for (const Term& t : c.terms) fmt::print(out_, "    {:<24}{} = {} = {}\n", t.name, t.formula, t.substituted, t.value);
+        for (const Term& t : c.terms)
+            fmt::print(out_, "    {:<24}{} = {} = {}\n", t.name, t.formula, t.substituted, t.value);
     }
 
     fmt::print(out_, "\n  {:<10}{:<10}{:>11}{:>12}{:>10}{:>10}{:>13}{:>14}{:>20}\n", "gpu", "bound", "floor µs", "compute µs",
@@ -62,19 +69,21 @@ void TableSink::detailed(const Record& r) {
     for (const Verdict& v : r.verdicts) {
         const std::string attainable =
             v.attainable_tflops ? fmt::format("{} ({})", fixed(*v.attainable_tflops, 1), percent(*v.attainable_fraction)) : "-";
-        fmt::print(out_, "  {:<10}{:<10}{:>11}{:>12}{:>10}{:>10}{:>13}{:>14}{:>20}\n", v.gpu, bold(std::string(roof_name(v.bound))),
-                   fixed(v.floor_us, 2), v.peaks.compute_tflops ? fixed(v.roofs_us.compute, 2) : "-", fixed(v.roofs_us.hbm, 2),
-                   c.collective ? fixed(v.roofs_us.link, 2) : "-", fixed(v.roofs_us.dispatch, 2), opt_fixed(v.ridge, 1), attainable);
+        fmt::print(
+            out_, "  {:<10}{:<10}{:>11}{:>12}{:>10}{:>10}{:>13}{:>14}{:>20}\n", v.gpu, bold(std::string(roof_name(v.bound))),
+            fixed(v.floor_us, 2), v.peaks.compute_tflops ? fixed(v.roofs_us.compute, 2) : "-", fixed(v.roofs_us.hbm, 2),
+            c.collective ? fixed(v.roofs_us.link, 2) : "-", fixed(v.roofs_us.dispatch, 2), opt_fixed(v.ridge, 1), attainable);
     }
     if (r.verdicts.front().timed) {
-        fmt::print(out_, "\n  {:<10}{:<10}{:>10}{:>15}{:>10}{:>11}{:>9}{:>9}   {}\n", "gpu", "bound", "time µs", "implied GB/s", "TFLOP/s",
-                   "compute", "hbm", "link", "share of time: compute / hbm / link / dispatch");
+        fmt::print(out_, "\n  {:<10}{:<10}{:>10}{:>15}{:>10}{:>11}{:>9}{:>9}   {}\n", "gpu", "bound", "time µs", "implied GB/s",
+                   "TFLOP/s", "compute", "hbm", "link", "share of time: compute / hbm / link / dispatch");
         for (const Verdict& v : r.verdicts) {
             const TimedAnalysis& t = *v.timed;
             fmt::print(out_, "  {:<10}{:<10}{:>10}{:>15}{:>10}{:>11}{:>9}{:>9}   {} / {} / {} / {}\n", v.gpu,
-                       bold(std::string(roof_name(t.bound))), fixed(t.time_us, 2), fixed(t.implied_bw_GBps, 1), fixed(t.tflops, 1),
-                       percent(t.util_compute), percent(t.util_hbm), t.util_link ? percent(*t.util_link) : "-",
-                       percent(t.shares.compute), percent(t.shares.hbm), percent(t.shares.link), percent(t.shares.dispatch));
+                       bold(std::string(roof_name(t.bound))), fixed(t.time_us, 2), fixed(t.implied_bw_GBps, 1),
+                       fixed(t.tflops, 1), percent(t.util_compute), percent(t.util_hbm),
+                       t.util_link ? percent(*t.util_link) : "-", percent(t.shares.compute), percent(t.shares.hbm),
+                       percent(t.shares.link), percent(t.shares.dispatch));
         }
     }
     if (c.collective) {
@@ -92,19 +101,22 @@ void TableSink::detailed(const Record& r) {
         fmt::print(out_, "  {:<10}{:>18}{:>16}{:>16}\n", "gpu", "unfused floor µs", "fused floor µs", "time saved µs");
         for (std::size_t i = 0; i < r.verdicts.size(); ++i)
             fmt::print(out_, "  {:<10}{:>18}{:>16}{:>16}\n", r.verdicts[i].gpu, fixed(r.verdicts[i].floor_us, 2),
-                       fixed(r.fusion->verdicts[i].floor_us, 2), fixed(r.verdicts[i].floor_us - r.fusion->verdicts[i].floor_us, 2));
+                       fixed(r.fusion->verdicts[i].floor_us, 2),
+                       fixed(r.verdicts[i].floor_us - r.fusion->verdicts[i].floor_us, 2));
     }
     bool any_note = false;
     for (const Verdict& v : r.verdicts)
         for (const std::string& n : v.notes) {
-            if (!any_note) fmt::print(out_, "\n");
+            if (!any_note)
+                fmt::print(out_, "\n");
             any_note = true;
             fmt::print(out_, "  note ({}): {}\n", v.gpu, n);
         }
     if (opt_.explain) {
         for (const Verdict& v : r.verdicts) {
             fmt::print(out_, "\n  {} roofs\n", v.gpu);
-            for (const Term& t : v.terms) fmt::print(out_, "    {:<16}{} = {} = {}\n", t.name, t.formula, t.substituted, t.value);
+            for (const Term& t : v.terms)
+                fmt::print(out_, "    {:<16}{} = {} = {}\n", t.name, t.formula, t.substituted, t.value);
         }
     }
 }
@@ -114,7 +126,8 @@ void TableSink::sweep_row(const Record& r) {
     for (const Row& row : flatten(r)) {
         std::string head, line;
         for (const Cell& c : row) {
-            if (std::find(kSkip.begin(), kSkip.end(), c.name) != kSkip.end()) continue;
+            if (std::find(kSkip.begin(), kSkip.end(), c.name) != kSkip.end())
+                continue;
             // Width from the header and the first row; a leading space keeps later, wider values apart.
             const std::size_t w = std::max({c.name.size(), c.human.size() + 3, std::size_t{8}});
             head += fmt::format(" {:>{}}", c.name, w);

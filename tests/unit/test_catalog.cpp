@@ -25,8 +25,8 @@ std::string replace(std::string s, const std::string& from, const std::string& t
 
 TEST(Catalog, ShipsTheRequiredGpus) {
     const Catalog c = shipped();
-    for (const char* id : {"h100-sxm", "h100-pcie", "h200", "b200", "b300", "gb200", "a100-sxm-80gb", "l40s", "l4", "mi300x",
-                           "mi325x", "mi355x"})
+    for (const char* id :
+         {"h100-sxm", "h100-pcie", "h200", "b200", "b300", "gb200", "a100-sxm-80gb", "l40s", "l4", "mi300x", "mi325x", "mi355x"})
         EXPECT_NO_THROW(c.get(id, "--gpu")) << id;
 }
 
@@ -68,12 +68,12 @@ TEST(Catalog, RefusesDishonestOrBrokenEntries) {
         "{not json",
         "[]",
         replace(m, "bwacct.gpus/1", "other/2"),
-        replace(m, "\"dense\"", "\"sparse\""),                           // sparse filed as a peak
-        replace(m, ", \"source\": \"datasheet p.3\"", ""),               // a figure without a source
-        replace(m, "\"value\": 1000", "\"value\": -1"),                  // non-positive
-        replace(m, "\"value\": 1000", "\"value\": \"fast\""),            // not a number
-        replace(m, "\"bf16\": {", "\"fp7\": {"),                         // unknown dtype key
-        replace(m, "\"launch_overhead_us\"", "\"launch\""),              // missing required figure
+        replace(m, "\"dense\"", "\"sparse\""),                 // sparse filed as a peak
+        replace(m, ", \"source\": \"datasheet p.3\"", ""),     // a figure without a source
+        replace(m, "\"value\": 1000", "\"value\": -1"),        // non-positive
+        replace(m, "\"value\": 1000", "\"value\": \"fast\""),  // not a number
+        replace(m, "\"bf16\": {", "\"fp7\": {"),               // unknown dtype key
+        replace(m, "\"launch_overhead_us\"", "\"launch\""),    // missing required figure
     };
     for (const std::string& text : bad) {
         try {

@@ -48,7 +48,7 @@ TEST(Collective, AllgatherSizeIsTotal) {
     const Cost c = collective_cost(d);
     // (n−1)/n · S = 7 · 1024
     EXPECT_EQ(c.collective->wire_bytes_per_rank, 7168u);
-    EXPECT_EQ(c.bytes_read, 1024u);   // own shard
+    EXPECT_EQ(c.bytes_read, 1024u);     // own shard
     EXPECT_EQ(c.bytes_written, 8192u);  // whole output
     d.size_bytes = 1001;
     EXPECT_THROW(collective_cost(d), InputError);

@@ -24,8 +24,8 @@ TEST(DType, UnknownNameNamesTheOption) {
 }
 
 TEST(DType, StorageBytes) {
-    EXPECT_EQ(storage_bytes(DType::bf16, 1000).value(), 2000u);     // 1000 · 2 B
-    EXPECT_EQ(storage_bytes(DType::tf32, 1000).value(), 4000u);     // tf32 is stored as fp32
+    EXPECT_EQ(storage_bytes(DType::bf16, 1000).value(), 2000u);  // 1000 · 2 B
+    EXPECT_EQ(storage_bytes(DType::tf32, 1000).value(), 4000u);  // tf32 is stored as fp32
     EXPECT_EQ(storage_bytes(DType::fp8_e5m2, 1000).value(), 1000u);
     // NVFP4: 4 bits per element plus one 1-byte scale per 16 elements:
     // 1024 elements → 512 B payload + 64 B scales = 576 B.

@@ -68,43 +68,53 @@ std::vector<std::string_view> split_ws(std::string_view s) {
     std::vector<std::string_view> out;
     std::size_t i = 0;
     while (i < s.size()) {
-        while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) ++i;
+        while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+            ++i;
         const std::size_t start = i;
-        while (i < s.size() && s[i] != ' ' && s[i] != '\t' && s[i] != '\r') ++i;
-        if (i > start) out.push_back(s.substr(start, i - start));
+        while (i < s.size() && s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+            ++i;
+        if (i > start)
+            out.push_back(s.substr(start, i - start));
     }
     return out;
 }
 
 std::string_view trim_left(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+        s.remove_prefix(1);
     return s;
 }
 
 bool is_digits(std::string_view s) {
-    if (s.empty()) return false;
+    if (s.empty())
+        return false;
     for (const char c : s)
-        if (c < '0' || c > '9') return false;
+        if (c < '0' || c > '9')
+            return false;
     return true;
 }
 
 bool parse_u64(std::string_view s, std::uint64_t& out) {
-    if (!is_digits(s)) return false;
+    if (!is_digits(s))
+        return false;
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
     return ec == std::errc() && p == s.data() + s.size();
 }
 
 // A plain decimal number ("-1", "34.27", "17016"); no exponents, no "N/A".
 bool parse_printed(std::string_view s, Printed& out) {
-    if (s.empty()) return false;
+    if (s.empty())
+        return false;
     std::string_view digits = s.front() == '-' ? s.substr(1) : s;
     const std::size_t dot = digits.find('.');
     const std::string_view whole = digits.substr(0, dot);
     const std::string_view frac = dot == std::string_view::npos ? std::string_view{} : digits.substr(dot + 1);
-    if (!is_digits(whole) || (dot != std::string_view::npos && !is_digits(frac))) return false;
+    if (!is_digits(whole) || (dot != std::string_view::npos && !is_digits(frac)))
+        return false;
     double v = 0;
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size()) return false;
+    if (ec != std::errc() || p != s.data() + s.size())
+        return false;
     out.text = std::string(s);
     out.value = v;
     out.decimals = static_cast<int>(frac.size());
@@ -118,16 +128,19 @@ bool is_number(std::string_view s) {
 
 // Strips an mpirun --tag-output prefix such as "[1,0]<stdout>:" or "[1,3]<stderr>:".
 std::string_view strip_mpi_tag(std::string_view s) {
-    if (s.empty() || s.front() != '[') return s;
+    if (s.empty() || s.front() != '[')
+        return s;
     const std::size_t close = s.find(']');
-    if (close == std::string_view::npos) return s;
+    if (close == std::string_view::npos)
+        return s;
     const std::string_view inside = s.substr(1, close - 1);
     const std::size_t comma = inside.find(',');
     if (comma == std::string_view::npos || !is_digits(inside.substr(0, comma)) || !is_digits(inside.substr(comma + 1)))
         return s;
     std::string_view rest = s.substr(close + 1);
     for (const std::string_view tag : {std::string_view("<stdout>:"), std::string_view("<stderr>:")})
-        if (rest.substr(0, tag.size()) == tag) return rest.substr(tag.size());
+        if (rest.substr(0, tag.size()) == tag)
+            return rest.substr(tag.size());
     return s;
 }
 
@@ -142,9 +155,12 @@ bool read_measurement(const std::vector<std::string_view>& tok, std::size_t at, 
 //   old all_gather:        size count type            time algbw busbw error   time algbw busbw error   11
 // Returns the index of the out-of-place time, or 0 when the layout is none of these.
 std::size_t time_column(const std::vector<std::string_view>& tok) {
-    if (tok.size() == 11 && is_number(tok[3])) return 3;
-    if (tok.size() == 12 && !is_number(tok[3]) && is_number(tok[4])) return 4;
-    if (tok.size() == 13 && !is_number(tok[3]) && is_number(tok[4]) && is_number(tok[5])) return 5;
+    if (tok.size() == 11 && is_number(tok[3]))
+        return 3;
+    if (tok.size() == 12 && !is_number(tok[3]) && is_number(tok[4]))
+        return 4;
+    if (tok.size() == 13 && !is_number(tok[3]) && is_number(tok[4]) && is_number(tok[5]))
+        return 5;
     return 0;
 }
 
@@ -156,22 +172,27 @@ Log read_log_text(std::string_view text) {
         std::string_view line = text.substr(0, nl);
         text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
         ++line_no;
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (!line.empty() && line.back() == '\r')
+            line.remove_suffix(1);
 
         // Leading whitespace (markdown indentation), then an MPI tag, then whitespace again.
         line = trim_left(strip_mpi_tag(trim_left(line)));
-        if (line.empty()) continue;
+        if (line.empty())
+            continue;
         if (line.front() == '#') {
             const auto tok = split_ws(line.substr(1));
             std::uint64_t rank = 0;
-            if (tok.size() >= 2 && tok[0] == "Rank" && parse_u64(tok[1], rank)) log.ranks.insert(rank);
+            if (tok.size() >= 2 && tok[0] == "Rank" && parse_u64(tok[1], rank))
+                log.ranks.insert(rank);
             continue;
         }
-        if (line.find("NCCL INFO") != std::string_view::npos) continue;
+        if (line.find("NCCL INFO") != std::string_view::npos)
+            continue;
 
         const auto tok = split_ws(line);
         Row row;
-        if (tok.empty() || !parse_u64(tok[0], row.size)) continue;  // command lines, warnings, ``` fences
+        if (tok.empty() || !parse_u64(tok[0], row.size))
+            continue;  // command lines, warnings, ``` fences
         row.line = line_no;
         const std::size_t t = time_column(tok);
         if (t == 0 || !read_measurement(tok, t, row.out_of_place) || !read_measurement(tok, t + 4, row.in_place)) {
@@ -253,9 +274,8 @@ std::vector<std::string> mismatches(const Log& log, CollectiveKind kind, std::ui
                 why = ss.str();
             }
             if (!ok)
-                bad.push_back("line " + std::to_string(r.line) + " size " + std::to_string(r.size) + " " + where +
-                              ": time " + m.time.text + " algbw " + m.algbw.text + " busbw " + m.busbw.text + " — " +
-                              why);
+                bad.push_back("line " + std::to_string(r.line) + " size " + std::to_string(r.size) + " " + where + ": time " +
+                              m.time.text + " algbw " + m.algbw.text + " busbw " + m.busbw.text + " — " + why);
         }
     }
     return bad;
@@ -263,7 +283,8 @@ std::vector<std::string> mismatches(const Log& log, CollectiveKind kind, std::ui
 
 const Row* find_row(const Log& log, std::uint64_t size) {
     for (const Row& r : log.rows)
-        if (r.size == size) return &r;
+        if (r.size == size)
+            return &r;
     return nullptr;
 }
 
@@ -336,7 +357,8 @@ std::string log_case_name(const ::testing::TestParamInfo<LogCase>& param_info) {
     std::string name = param_info.param.file;
     name = name.substr(0, name.find(".txt"));
     for (char& ch : name)
-        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9'))) ch = '_';
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')))
+            ch = '_';
     return name;
 }
 
@@ -346,8 +368,8 @@ INSTANTIATE_TEST_SUITE_P(Logs, NcclLog, ::testing::ValuesIn(kLogs), log_case_nam
 // Each row is one where rounding the unrounded quotient size/time naively would NOT reproduce the
 // printed value, so the time's rounding interval is what makes it match.
 
-void expect_worked_row(const std::string& file, std::uint64_t size, bool in_place, const char* time,
-                       const char* algbw, const char* busbw, Interval alg, Interval bus) {
+void expect_worked_row(const std::string& file, std::uint64_t size, bool in_place, const char* time, const char* algbw,
+                       const char* busbw, Interval alg, Interval bus) {
     SCOPED_TRACE(file + " size " + std::to_string(size));
     const Log log = read_log_file(file);
     const Row* r = find_row(log, size);
@@ -407,8 +429,8 @@ TEST(NcclLogWorked, OneRowPerFile) {
     // 16777216 / 152.4 / 1e3 = 110.0867 GB/s would print 110.09; printed 110.11 is inside
     // [110.0506, 110.1228] ± 0.005 because the time 152.4 stands for [152.35, 152.45).
     // busbw: 110.0867 × 0.875 = 96.3259 would print 96.33; printed 96.34 is inside [96.2943, 96.3575] ± 0.005.
-    expect_worked_row("nccl_reducescatter_a100sxm4_40gb_8gpu_superbench.txt", 16777216, false, "152.4", "110.11",
-                      "96.34", {110.0506, 110.1228}, {96.2943, 96.3575});
+    expect_worked_row("nccl_reducescatter_a100sxm4_40gb_8gpu_superbench.txt", 16777216, false, "152.4", "110.11", "96.34",
+                      {110.0506, 110.1228}, {96.2943, 96.3575});
 }
 
 // ---- The check can fail -------------------------------------------------------------------------
@@ -418,11 +440,13 @@ std::size_t flagged(const Log& log, CollectiveKind kind, std::uint64_t ranks, st
     const auto bad = mismatches(log, kind, ranks);
     std::size_t big = 0;
     for (const Row& r : log.rows)
-        if (r.size >= min_size) big += 2;
+        if (r.size >= min_size)
+            big += 2;
     std::size_t big_bad = 0;
     for (const std::string& b : bad) {
         const std::size_t at = b.find(" size ") + 6;
-        if (std::stoull(b.substr(at)) >= min_size) ++big_bad;
+        if (std::stoull(b.substr(at)) >= min_size)
+            ++big_bad;
     }
     EXPECT_EQ(big_bad, big) << "every triple of size >= " << min_size << " must be flagged";
     return bad.size();
@@ -449,10 +473,11 @@ TEST(NcclLogCheck, TwoNodeLogWithTheNGpusRankCountFails) {
 
 TEST(NcclLogCheck, OneWrongDigitIsCaught) {
     // The allgather worked row (intervals [41.6308, 41.6722] and [36.4270, 36.4631], each ± 0.005).
-    const char* header = "#   Rank  0 Pid 1 on h device 0 [0x00] A100\n#   Rank  1 Pid 1 on h device 1 [0x00] A100\n"
-                         "#   Rank  2 Pid 1 on h device 2 [0x00] A100\n#   Rank  3 Pid 1 on h device 3 [0x00] A100\n"
-                         "#   Rank  4 Pid 1 on h device 4 [0x00] A100\n#   Rank  5 Pid 1 on h device 5 [0x00] A100\n"
-                         "#   Rank  6 Pid 1 on h device 6 [0x00] A100\n#   Rank  7 Pid 1 on h device 7 [0x00] A100\n";
+    const char* header =
+        "#   Rank  0 Pid 1 on h device 0 [0x00] A100\n#   Rank  1 Pid 1 on h device 1 [0x00] A100\n"
+        "#   Rank  2 Pid 1 on h device 2 [0x00] A100\n#   Rank  3 Pid 1 on h device 3 [0x00] A100\n"
+        "#   Rank  4 Pid 1 on h device 4 [0x00] A100\n#   Rank  5 Pid 1 on h device 5 [0x00] A100\n"
+        "#   Rank  6 Pid 1 on h device 6 [0x00] A100\n#   Rank  7 Pid 1 on h device 7 [0x00] A100\n";
     const auto check = [&](const std::string& row) {
         const Log log = read_log_text(std::string(header) + row + "\n");
         EXPECT_EQ(log.ranks.size(), 8u);
@@ -460,8 +485,7 @@ TEST(NcclLogCheck, OneWrongDigitIsCaught) {
         return mismatches(log, CollectiveKind::allgather, log.ranks.size()).size();
     };
     // The row as the log prints it, then with one number changed.
-    const std::string row =
-        "     4194304        131072   float    100.7   41.64   36.43    N/A    99.56   42.13   36.86    N/A";
+    const std::string row = "     4194304        131072   float    100.7   41.64   36.43    N/A    99.56   42.13   36.86    N/A";
     const auto with = [&](const std::string& from, const std::string& to) {
         std::string changed = row;
         changed.replace(changed.find(from), from.size(), to);

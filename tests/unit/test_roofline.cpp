@@ -95,7 +95,8 @@ TEST(Roofline, ImpliedBandwidthAboveHbmPeakIsExplained) {
     const Verdict v = analyze(cost(1000, 5'000'000, 5'000'000), toy_gpu(), o);
     EXPECT_DOUBLE_EQ(v.timed->util_hbm, 10.0);
     bool mentions_l2 = false;
-    for (const auto& n : v.notes) mentions_l2 |= n.find("L2") != std::string::npos;
+    for (const auto& n : v.notes)
+        mentions_l2 |= n.find("L2") != std::string::npos;
     EXPECT_TRUE(mentions_l2);
 }
 

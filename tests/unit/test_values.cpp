@@ -48,8 +48,8 @@ TEST(Values, BadInputNamesTheOption) {
 }
 
 TEST(Values, RefusesHugeSweepsAndInexactIntegers) {
-    EXPECT_THROW(v("1:100000000:+1"), InputError);       // more than 10^7 values
-    EXPECT_THROW(v("9007199254740993"), InputError);     // above 2^53: not exact in a double
+    EXPECT_THROW(v("1:100000000:+1"), InputError);    // more than 10^7 values
+    EXPECT_THROW(v("9007199254740993"), InputError);  // above 2^53: not exact in a double
 }
 
 TEST(Values, Shapes) {
