@@ -1,4 +1,6 @@
-#include "bwacct/error.h"
+#include <array>
+
+#include "bwacct/choice.h"
 #include "bwacct/ops.h"
 #include "op_runner.h"
 
@@ -29,12 +31,9 @@ CommandSpec attention_command() {
         base.causal = args.flag("--causal");
         base.dtype = dtype_option(args, "--dtype");
         const std::string& impl = args.get("--impl");
-        if (impl == "flash")
-            base.impl = AttentionImpl::flash;
-        else if (impl == "naive")
-            base.impl = AttentionImpl::naive;
-        else
-            throw InputError("--impl", "unknown implementation '" + impl + "'; accepted: flash, naive");
+        static constexpr std::array<Choice<AttentionImpl>, 2> kImpls{
+            {{"flash", AttentionImpl::flash}, {"naive", AttentionImpl::naive}}};
+        base.impl = parse_choice(impl, "--impl", "implementation", kImpls);
         const bool kv_given = !args.get("--kv-heads").empty();
         OpPlan plan;
         plan.axes = {{"--batch", ValueKind::count},

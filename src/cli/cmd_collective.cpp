@@ -1,5 +1,8 @@
 #include <fmt/format.h>
 
+#include <array>
+
+#include "bwacct/choice.h"
 #include "bwacct/error.h"
 #include "bwacct/ops.h"
 #include "bwacct/values.h"
@@ -10,14 +13,9 @@ namespace bwacct::cli {
 namespace {
 
 LinkChoice link_option(const Args& args) {
-    const std::string& l = args.get("--link");
-    if (l == "auto")
-        return LinkChoice::automatic;
-    if (l == "nvlink" || l == "scaleup")
-        return LinkChoice::scaleup;
-    if (l == "pcie")
-        return LinkChoice::pcie;
-    throw InputError("--link", "unknown link '" + l + "'; accepted: auto, nvlink (scale-up link), pcie");
+    static constexpr std::array<Choice<LinkChoice>, 3> kLinks{
+        {{"auto", LinkChoice::automatic}, {"nvlink", LinkChoice::scaleup}, {"pcie", LinkChoice::pcie}}};
+    return parse_choice(args.get("--link"), "--link", "link", kLinks);
 }
 
 CommandSpec collective_command(CollectiveKind kind) {

@@ -1,3 +1,6 @@
+#include <array>
+
+#include "bwacct/choice.h"
 #include "bwacct/error.h"
 #include "bwacct/ops.h"
 #include "bwacct/values.h"
@@ -5,14 +8,14 @@
 
 namespace bwacct::cli {
 
+namespace {
+
 Unit unit_option(const Args& args) {
-    const std::string& u = args.get("--unit");
-    if (u == "vector")
-        return Unit::vector;
-    if (u == "tensor")
-        return Unit::tensor;
-    throw InputError("--unit", "unknown unit '" + u + "'; accepted: vector (CUDA cores), tensor");
+    static constexpr std::array<Choice<Unit>, 2> kUnits{{{"vector", Unit::vector}, {"tensor", Unit::tensor}}};
+    return parse_choice(args.get("--unit"), "--unit", "unit", kUnits);
 }
+
+}  // namespace
 
 CommandSpec elementwise_command() {
     CommandSpec c;

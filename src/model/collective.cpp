@@ -6,6 +6,7 @@
 #include <array>
 #include <bit>
 
+#include "bwacct/choice.h"
 #include "bwacct/error.h"
 #include "bwacct/ops.h"
 #include "term.h"
@@ -16,8 +17,15 @@ using detail::term;
 
 namespace {
 
-constexpr std::array<std::string_view, 7> kNames{"allreduce", "allgather", "reducescatter", "broadcast",
-                                                 "reduce",    "alltoall",  "sendrecv"};
+constexpr std::array<Choice<CollectiveKind>, 7> kKinds{{{"allreduce", CollectiveKind::allreduce},
+                                                        {"allgather", CollectiveKind::allgather},
+                                                        {"reducescatter", CollectiveKind::reducescatter},
+                                                        {"broadcast", CollectiveKind::broadcast},
+                                                        {"reduce", CollectiveKind::reduce},
+                                                        {"alltoall", CollectiveKind::alltoall},
+                                                        {"sendrecv", CollectiveKind::sendrecv}}};
+constexpr std::array<Choice<CollectiveAlgo>, 3> kAlgos{
+    {{"ring", CollectiveAlgo::ring}, {"tree", CollectiveAlgo::tree}, {"nvls", CollectiveAlgo::nvls}}};
 
 bool divides_by_ranks(CollectiveKind k) {
     return k == CollectiveKind::allgather || k == CollectiveKind::reducescatter || k == CollectiveKind::alltoall;
@@ -27,28 +35,10 @@ std::uint64_t ceil_log2(std::uint64_t n) { return std::bit_width(n - 1); }
 
 }  // namespace
 
-std::string_view collective_name(CollectiveKind k) { return kNames[static_cast<std::size_t>(k)]; }
-
-CollectiveKind parse_collective(std::string_view s) {
-    for (std::size_t i = 0; i < kNames.size(); ++i)
-        if (kNames[i] == s)
-            return static_cast<CollectiveKind>(i);
-    throw InputError("collective", "unknown collective '" + std::string(s) + "'");
-}
-
-std::string_view algo_name(CollectiveAlgo a) {
-    return a == CollectiveAlgo::ring ? "ring" : a == CollectiveAlgo::tree ? "tree" : "nvls";
-}
-
-CollectiveAlgo parse_algo(std::string_view s) {
-    if (s == "ring")
-        return CollectiveAlgo::ring;
-    if (s == "tree")
-        return CollectiveAlgo::tree;
-    if (s == "nvls")
-        return CollectiveAlgo::nvls;
-    throw InputError("--algo", "unknown algorithm '" + std::string(s) + "'; accepted: ring, tree, nvls");
-}
+std::string_view collective_name(CollectiveKind k) { return choice_name(k, kKinds); }
+CollectiveKind parse_collective(std::string_view s) { return parse_choice(s, "collective", "collective", kKinds); }
+std::string_view algo_name(CollectiveAlgo a) { return choice_name(a, kAlgos); }
+CollectiveAlgo parse_algo(std::string_view s) { return parse_choice(s, "--algo", "algorithm", kAlgos); }
 
 double bus_factor(CollectiveKind k, std::uint64_t ranks) {
     const double n = static_cast<double>(ranks);

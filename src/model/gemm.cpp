@@ -2,6 +2,9 @@
 // Backward passes follow seed 004 section 2 (linear layer with M = tokens, K = D_in, N = D_out).
 #include <fmt/format.h>
 
+#include <array>
+
+#include "bwacct/choice.h"
 #include "bwacct/error.h"
 #include "bwacct/ops.h"
 #include "tensor_bytes.h"
@@ -41,35 +44,16 @@ PassSet passes(GemmPass p) {
 
 }  // namespace
 
-GemmPass parse_gemm_pass(std::string_view s) {
-    if (s == "fwd")
-        return GemmPass::fwd;
-    if (s == "bwd")
-        return GemmPass::bwd;
-    if (s == "fwd+bwd")
-        return GemmPass::fwd_bwd;
-    if (s == "bwd-data")
-        return GemmPass::bwd_data;
-    if (s == "bwd-weight")
-        return GemmPass::bwd_weight;
-    throw InputError("--pass", "unknown pass '" + std::string(s) + "'; accepted: fwd, bwd, fwd+bwd, bwd-data, bwd-weight");
-}
+namespace {
+constexpr std::array<Choice<GemmPass>, 5> kPasses{{{"fwd", GemmPass::fwd},
+                                                   {"bwd", GemmPass::bwd},
+                                                   {"fwd+bwd", GemmPass::fwd_bwd},
+                                                   {"bwd-data", GemmPass::bwd_data},
+                                                   {"bwd-weight", GemmPass::bwd_weight}}};
+}  // namespace
 
-std::string_view gemm_pass_name(GemmPass p) {
-    switch (p) {
-        case GemmPass::fwd:
-            return "fwd";
-        case GemmPass::bwd_data:
-            return "bwd-data";
-        case GemmPass::bwd_weight:
-            return "bwd-weight";
-        case GemmPass::bwd:
-            return "bwd";
-        case GemmPass::fwd_bwd:
-            return "fwd+bwd";
-    }
-    return "?";
-}
+GemmPass parse_gemm_pass(std::string_view s) { return parse_choice(s, "--pass", "pass", kPasses); }
+std::string_view gemm_pass_name(GemmPass p) { return choice_name(p, kPasses); }
 
 Cost gemm_cost(const GemmDesc& d) {
     require_positive(d.m, "--m");

@@ -1,20 +1,14 @@
-#include "bwacct/error.h"
+#include <array>
+
+#include "bwacct/choice.h"
 #include "sinks.h"
 
 namespace bwacct {
 
 Format parse_format(std::string_view s) {
-    if (s == "table")
-        return Format::table;
-    if (s == "json")
-        return Format::json;
-    if (s == "jsonl")
-        return Format::jsonl;
-    if (s == "csv")
-        return Format::csv;
-    if (s == "md")
-        return Format::md;
-    throw InputError("--format", "unknown format '" + std::string(s) + "'; accepted: table, json, jsonl, csv, md");
+    static constexpr std::array<Choice<Format>, 5> kFormats{
+        {{"table", Format::table}, {"json", Format::json}, {"jsonl", Format::jsonl}, {"csv", Format::csv}, {"md", Format::md}}};
+    return parse_choice(s, "--format", "format", kFormats);
 }
 
 std::unique_ptr<Sink> make_sink(Format f, std::FILE* out, const SinkOptions& opt) {
