@@ -39,6 +39,7 @@ struct PeaksUsed {
     std::optional<double> link_GBps;  // per direction; collectives only
     std::string link_name;
     double alpha_us = 0;
+    bool alpha_missing = false;  // no step latency known for this link: α = 0
     double launch_us = 0;
 };
 

@@ -63,8 +63,10 @@ PeaksUsed peaks_for(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions&
             throw InputError("--algo", fmt::format("{} has no NVLink SHARP (NVLS) in the catalog; use ring or tree", gpu.id));
         if (opt.alpha_us)
             p.alpha_us = *opt.alpha_us;
-        else if (link != nullptr && link->step_latency_us)
+        else if (link != nullptr && link->step_latency_us && !opt.link_GBps)
             p.alpha_us = link->step_latency_us->value;
+        else
+            p.alpha_missing = true;
     }
     return p;
 }
@@ -193,6 +195,17 @@ Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& opt
         const CollectiveCost& cc = *cost.collective;
         v.algbw_GBps = static_cast<double>(cc.size_bytes) / (t * 1e3);
         v.busbw_GBps = *v.algbw_GBps * cc.bus_factor;
+        if (p.alpha_missing)
+            v.notes.push_back(opt.link_GBps ? std::string("with --link-GBps the catalog's per-step latency is not used: the link "
+                                                          "roof has no latency term (give --alpha-us)")
+                                            : fmt::format("no per-step latency for {} in the catalog: the link roof has no "
+                                                          "latency term (give --alpha-us)",
+                                                          p.link_name));
+        if (v.timed && v.timed->util_link && *v.timed->util_link > 1)
+            v.notes.push_back(
+                fmt::format("the link carried {:.0f} % of its per-direction peak: the time is too short, or "
+                            "this algorithm moves fewer wire bytes than modelled",
+                            *v.timed->util_link * 100));
         if (cc.algo == CollectiveAlgo::nvls)
             v.notes.push_back(
                 "under NVLS the switch does the reduction, so busbw (the ring-equivalent figure) can "

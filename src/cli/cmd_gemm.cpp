@@ -17,7 +17,7 @@ CommandSpec gemm_command() {
         {"--dtype", "dtype of A, B and C unless --dtype-a/-b/-c say otherwise", "bf16"},
         {"--dtype-a", "dtype of A (default: --dtype)", ""},
         {"--dtype-b", "dtype of B (default: --dtype-a)", ""},
-        {"--dtype-c", "dtype of C (default: --dtype, or bf16 when A is fp8/fp4/int8)", ""},
+        {"--dtype-c", "dtype of C (default: A's dtype; bf16 when A is fp8 or fp4)", ""},
         {"--bias", "add a bias vector of N elements (read once, in C's dtype)", "", true},
         {"--trans-a", "A is transposed (layout only: minimum bytes do not change)", "", true},
         {"--trans-b", "B is transposed (layout only)", "", true},
@@ -30,10 +30,9 @@ CommandSpec gemm_command() {
         const DType all = dtype_option(args, "--dtype");
         base.a = args.get("--dtype-a").empty() ? all : dtype_option(args, "--dtype-a");
         base.b = args.get("--dtype-b").empty() ? base.a : dtype_option(args, "--dtype-b");
-        const bool narrow = dtype_bits(base.a) <= 8;
-        base.c = !args.get("--dtype-c").empty()       ? dtype_option(args, "--dtype-c")
-                 : args.given("--dtype-a") || !narrow ? (narrow ? DType::bf16 : base.a)
-                                                      : (narrow ? DType::bf16 : all);
+        // fp8 and fp4 GEMMs write bf16 unless told otherwise; every other type writes its own type.
+        const bool low_precision_float = peak_key(base.a) == "fp8" || peak_key(base.a) == "fp4";
+        base.c = !args.get("--dtype-c").empty() ? dtype_option(args, "--dtype-c") : low_precision_float ? DType::bf16 : base.a;
         base.bias = args.flag("--bias");
         base.trans_a = args.flag("--trans-a");
         base.trans_b = args.flag("--trans-b");
