@@ -61,11 +61,17 @@ std::string peak_or_dash(const GpuSpec& g, const char* key) {
     return f ? fixed(f->value, 1) : "-";
 }
 
+std::string figure_value(double v, const char* unit) {
+    if (std::string_view(unit) == "bytes")
+        return fmt::format("{:.0f} bytes ({})", v, detail::human_bytes(static_cast<std::uint64_t>(v)));
+    return fmt::format("{:g} {}", v, unit);
+}
+
 void print_figure(std::FILE* out, const std::string& name, const Figure& f, const char* unit) {
-    fmt::print(out, "  {:<26}{} {}{}\n", name, fmt::format("{:g}", f.value), unit, f.note.empty() ? "" : "  (" + f.note + ")");
-    fmt::print(out, "  {:<26}source: {}\n", "", f.source);
+    fmt::print(out, "  {:<30} {}{}\n", name, figure_value(f.value, unit), f.note.empty() ? "" : "  (" + f.note + ")");
+    fmt::print(out, "  {:<30} source: {}\n", "", f.source);
     for (const auto& a : f.alternatives)
-        fmt::print(out, "  {:<26}alternative: {:g} {} — {}{}\n", "", a.value, unit, a.source,
+        fmt::print(out, "  {:<30} alternative: {} — {}{}\n", "", figure_value(a.value, unit), a.source,
                    a.note.empty() ? "" : " (" + a.note + ")");
 }
 
@@ -139,7 +145,7 @@ void print_gpu(const GpuSpec& g, Format format, std::FILE* out) {
         if ((*l)->step_latency_us)
             print_figure(out, "  α per step", *(*l)->step_latency_us, "µs");
         if ((*l)->nvls)
-            fmt::print(out, "  {:<26}NVLink SHARP (NVLS) available\n", "");
+            fmt::print(out, "  {:<30} NVLink SHARP (NVLS) available\n", "");
     }
     print_figure(out, "launch overhead", g.launch_overhead_us, "µs");
 }
