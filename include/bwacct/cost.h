@@ -12,6 +12,9 @@ namespace bwacct {
 // Which arithmetic units do the FLOPs: tensor cores or the CUDA-core ("vector") pipes.
 enum class Unit { tensor, vector };
 std::string_view unit_name(Unit u);
+// Where a matrix product in `t` runs: fp32 (SGEMM) on the CUDA cores, every other type on tensor
+// cores (tf32, fp64 and the 16/8/4-bit types).
+Unit matmul_unit(DType t);
 
 // One line of --explain: a named quantity, its formula, the formula with numbers, and the result.
 struct Term {

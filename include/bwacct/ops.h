@@ -14,7 +14,7 @@ enum class GemmPass { fwd, bwd_data, bwd_weight, bwd, fwd_bwd };
 struct GemmDesc {
     std::uint64_t m = 0, n = 0, k = 0, batch = 1;
     DType a = DType::bf16, b = DType::bf16, c = DType::bf16;
-    bool bias = false;                      // C += bias[N] (read once, in C's dtype)
+    bool bias = false;                      // C += bias[N]: one bias vector per batch problem, read once, in C's dtype
     bool trans_a = false, trans_b = false;  // layout only: the minimum bytes do not change
     GemmPass pass = GemmPass::fwd;
 };
@@ -65,8 +65,9 @@ Cost norm_cost(const NormDesc& d);
 std::uint64_t norm_flops_per_elem(NormKind k);
 std::string_view norm_name(NormKind k);
 
-// ---- Collectives, as nccl-tests defines them. size_bytes is nccl-tests' "size": for allgather,
-// reducescatter and alltoall the total across ranks.
+// ---- Collectives, as nccl-tests defines them. size_bytes is nccl-tests' "size": for allgather the
+// gathered output and for reducescatter the input (both the total across ranks); for alltoall each
+// rank's send buffer (n chunks of size/n, one per peer).
 struct CollectiveDesc {
     CollectiveKind kind = CollectiveKind::allreduce;
     CollectiveAlgo algo = CollectiveAlgo::ring;

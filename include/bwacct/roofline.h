@@ -35,6 +35,7 @@ struct RoofTimes {
 struct PeaksUsed {
     std::optional<double> compute_tflops;  // dense; absent for ops without FLOPs
     std::string compute_label;             // "tensor bf16 dense"
+    bool compute_fallback = false;         // the dtype's vector peak is missing: the fp32 one is used
     double hbm_GBps = 0;
     std::optional<double> link_GBps;  // per direction; collectives only
     std::string link_name;

@@ -38,12 +38,17 @@ PeaksUsed peaks_for(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions&
     if (cost.flops > 0) {
         const std::string_view key = peak_key(cost.compute_dtype);
         const Figure* f = gpu.peak(cost.unit, key);
-        if (f == nullptr)
-            throw InputError("--gpu",
-                             fmt::format("{} has no dense {} {} peak in the catalog; choose another --gpu or --dtype{}", gpu.id,
-                                         unit_name(cost.unit), key, cost.unit == Unit::vector ? " (or --unit tensor)" : ""));
-        p.compute_tflops = f->value;
         p.compute_label = fmt::format("{} {} dense", unit_name(cost.unit), key);
+        if (f == nullptr && cost.unit == Unit::vector && (f = gpu.peak(Unit::vector, "fp32")) != nullptr) {
+            // Elementwise kernels commonly do 16- and 8-bit math in fp32 (PyTorch's opmath type):
+            // without a vector peak for the dtype, its fp32 vector peak is the honest stand-in.
+            p.compute_label = fmt::format("vector fp32 dense (no vector {} peak in the catalog)", key);
+            p.compute_fallback = true;
+        }
+        if (f == nullptr)
+            throw InputError("--gpu", fmt::format("{} has no dense {} {} peak in the catalog; choose another --gpu or --dtype",
+                                                  gpu.id, unit_name(cost.unit), key));
+        p.compute_tflops = f->value;
     }
     p.hbm_GBps = gpu.hbm_bw_GBps.value;
     p.launch_us = opt.launch_us.value_or(gpu.launch_overhead_us.value);
@@ -152,6 +157,8 @@ Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& opt
         });
     }
 
+    if (p.compute_fallback)
+        v.notes.push_back("compute roof uses the " + p.compute_label);
     const double t = opt.time_us.value_or(v.floor_us);
     if (opt.time_us) {
         TimedAnalysis a;
@@ -184,6 +191,12 @@ Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& opt
                                       "(or the time is too short)",
                                       num(a.implied_bw_GBps), num(p.hbm_GBps)));
         }
+        if (a.shares.dispatch > 1)
+            v.notes.push_back(
+                fmt::format("the given time is shorter than the dispatch roof ({} launches × {} µs): fewer "
+                            "launches than modelled (a CUDA graph, fusion) or a smaller launch overhead "
+                            "(--launch-us)",
+                            cost.launches, num(p.launch_us)));
         if (a.util_compute > 1)
             v.notes.push_back(
                 fmt::format("achieved {} TFLOP/s exceeds the dense peak {} TFLOP/s: FLOPs overcounted, "

@@ -30,7 +30,8 @@ CommandSpec collective_command(CollectiveKind kind) {
         kind == CollectiveKind::allgather || kind == CollectiveKind::reducescatter || kind == CollectiveKind::alltoall;
     c.options = {
         {"--bytes",
-         total ? "size in bytes, total across ranks as nccl-tests counts it (K, M, G = 1024^n)"
+         total ? "size in bytes as nccl-tests counts it: the total across ranks (alltoall: each rank's send buffer); K, M, G = "
+                 "1024^n"
                : "size in bytes (K, M, G = 1024^n)",
          ""},
         {"--shape", "size as a tensor shape (with --dtype) instead of --bytes", ""},
@@ -66,7 +67,7 @@ CommandSpec collective_command(CollectiveKind kind) {
             }
             plan.fixed.push_back({"shape", args.get("--shape")});
         } else {
-            plan.axes.insert(plan.axes.begin(), Axis{"--bytes", ValueKind::size});
+            plan.axes.insert(plan.axes.begin(), Axis{"--bytes", ValueKind::size, "size_bytes"});
         }
         plan.fixed.push_back({"dtype", std::string(dtype_name(base.dtype))});
         plan.fixed.push_back({"algo", std::string(algo_name(base.algo))});

@@ -76,6 +76,16 @@ Evaluated evaluate_checked(const OpPlan& plan, const Point& p) {
 
 }  // namespace
 
+std::string Axis::param_name() const {
+    if (!param.empty())
+        return param;
+    std::string name = option.substr(2);
+    for (char& c : name)
+        if (c == '-')
+            c = '_';
+    return name;
+}
+
 std::uint64_t Point::count(const std::string& option) const {
     return static_cast<std::uint64_t>(values_[axis_index(*axes_, option)]);
 }
@@ -143,9 +153,9 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
         for (std::size_t i = 0; i < plan.axes.size(); ++i) {
             const Axis& a = plan.axes[i];
             if (a.kind == ValueKind::real)
-                r.params.push_back({a.option.substr(2), p.values()[i]});
+                r.params.push_back({a.param_name(), p.values()[i]});
             else
-                r.params.push_back({a.option.substr(2), static_cast<std::uint64_t>(p.values()[i])});
+                r.params.push_back({a.param_name(), static_cast<std::uint64_t>(p.values()[i])});
         }
         for (const Param& f : plan.fixed)
             r.params.push_back(f);

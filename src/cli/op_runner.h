@@ -14,8 +14,12 @@
 namespace bwacct::cli {
 
 struct Axis {
+    Axis(std::string option_, ValueKind kind_, std::string param_ = {})
+        : option(std::move(option_)), kind(kind_), param(std::move(param_)) {}
     std::string option;  // "--m"
     ValueKind kind;
+    std::string param;  // name in output; default: the option without dashes, '-' → '_' ("kv_heads")
+    std::string param_name() const;
 };
 
 // One combination of axis values.

@@ -217,7 +217,10 @@ Catalog Catalog::parse(std::string_view text, const std::string& origin) {
     return c;
 }
 
-Catalog Catalog::load(const std::string& path, const std::string& option) { return parse(read_file(path, option), path); }
+Catalog Catalog::load(const std::string& path, const std::string& option) {
+    // Errors inside the file name both the option and the file: "--gpu-file my.json: ...".
+    return parse(read_file(path, option), option + " " + path);
+}
 
 Catalog Catalog::load_default() {
     if (const char* env = std::getenv("BWACCT_CATALOG"); env != nullptr && *env != '\0')

@@ -38,7 +38,7 @@ Cost attention_cost(const AttentionDesc& d) {
 
     Cost c;
     c.op = "attention";
-    c.unit = Unit::tensor;
+    c.unit = matmul_unit(d.dtype);
     c.compute_dtype = d.dtype;
     const Exact b(d.batch), hq(d.heads), hkv(d.kv_heads), sq(d.q_len), sk(d.kv_len), hd(d.head_dim);
 

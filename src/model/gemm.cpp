@@ -68,8 +68,7 @@ Cost gemm_cost(const GemmDesc& d) {
     Cost c;
     c.op = "gemm";
     c.compute_dtype = d.a;
-    // fp32 GEMM (SGEMM) runs on the CUDA cores; tf32, fp64 and narrower types use tensor cores.
-    c.unit = d.a == DType::fp32 ? Unit::vector : Unit::tensor;
+    c.unit = matmul_unit(d.a);
 
     const Exact m(d.m), n(d.n), k(d.k), batch(d.batch);
     const Exact mk = batch * m * k, kn = batch * k * n, mn = batch * m * n;

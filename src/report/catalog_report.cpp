@@ -14,6 +14,8 @@ namespace {
 using json = nlohmann::ordered_json;
 using detail::fixed;
 
+// The loader's own format (configs/gpus.json), so `bwacct gpus --format json` can be edited and
+// given back with --gpu-file.
 json figure_json(const Figure& f) {
     json j{{"value", f.value}, {"source", f.source}};
     if (!f.note.empty())
@@ -30,14 +32,16 @@ json figure_json(const Figure& f) {
 json link_json(const std::optional<Link>& l) {
     if (!l)
         return nullptr;
-    json j{{"name", l->name}, {"bw_GBps", figure_json(l->bw_GBps)}, {"direction", "per-direction"}, {"nvls", l->nvls}};
+    json bw = figure_json(l->bw_GBps);
+    bw["direction"] = "per-direction";
+    json j{{"name", l->name}, {"bw_GBps", bw}, {"nvls", l->nvls}};
     if (l->step_latency_us)
         j["step_latency_us"] = figure_json(*l->step_latency_us);
     return j;
 }
 
 json gpu_json(const GpuSpec& g) {
-    json j{{"id", g.id}, {"name", g.name}, {"vendor", g.vendor}, {"arch", g.arch}};
+    json j{{"name", g.name}, {"vendor", g.vendor}, {"arch", g.arch}, {"match", g.match}};
     const std::pair<const char*, const std::optional<Figure>*> opt[] = {{"sm_count", &g.sm_count},
                                                                         {"boost_clock_MHz", &g.boost_clock_MHz},
                                                                         {"l2_bytes", &g.l2_bytes},
@@ -79,9 +83,9 @@ void print_figure(std::FILE* out, const std::string& name, const Figure& f, cons
 
 void print_catalog(const Catalog& catalog, Format format, std::FILE* out) {
     if (format == Format::json || format == Format::jsonl) {
-        json j{{"schema", "bwacct.gpus/1"}, {"gpus", json::array()}};
+        json j{{"schema", "bwacct.gpus/1"}, {"gpus", json::object()}};
         for (const GpuSpec& g : catalog.gpus())
-            j["gpus"].push_back(gpu_json(g));
+            j["gpus"][g.id] = gpu_json(g);
         fmt::print(out, "{}\n", format == Format::json ? j.dump(2) : j.dump());
         return;
     }
@@ -119,12 +123,16 @@ void print_catalog(const Catalog& catalog, Format format, std::FILE* out) {
 
 void print_gpu(const GpuSpec& g, Format format, std::FILE* out) {
     if (format == Format::json || format == Format::jsonl) {
-        fmt::print(out, "{}\n", format == Format::json ? gpu_json(g).dump(2) : gpu_json(g).dump());
+        const json j{{"schema", "bwacct.gpus/1"}, {"gpus", {{g.id, gpu_json(g)}}}};
+        fmt::print(out, "{}\n", format == Format::json ? j.dump(2) : j.dump());
         return;
     }
     if (format != Format::table)
         throw InputError("--format", "gpu prints table, json or jsonl");
-    fmt::print(out, "{} — {} ({}, {})\n", g.id, g.name, g.vendor, g.arch);
+    std::string about = g.vendor;
+    if (!g.arch.empty())
+        about += (about.empty() ? "" : ", ") + g.arch;
+    fmt::print(out, "{} — {}{}\n", g.id, g.name, about.empty() ? "" : " (" + about + ")");
     if (g.sm_count)
         print_figure(out, "SMs / CUs", *g.sm_count, "");
     if (g.boost_clock_MHz)
