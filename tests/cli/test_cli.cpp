@@ -971,17 +971,28 @@ TEST(Hygiene, TableHasNoEscapesWhenStdoutIsNotATerminal) {
     }
 }
 
-// On a terminal, NO_COLOR turns colour off.
-TEST(Hygiene, NoColorOnATerminal) {
+// The seed GEMM with stdout on a pseudo-terminal, NO_COLOR set or unset. Returns false (and the test
+// is skipped) where no pseudo-terminal can be had.
+bool run_on_terminal(bool no_color, RunResult& r) {
     RunOptions opt;
     opt.stdout_tty = true;
-    opt.env["NO_COLOR"] = "1";
-    RunResult r;
+    if (no_color)
+        opt.env["NO_COLOR"] = "1";
+    else
+        opt.env["NO_COLOR"] = std::nullopt;
     try {
         r = run_bwacct(kGemmSeed, opt);
-    } catch (const std::exception& e) {
-        GTEST_SKIP() << "no pseudo-terminal: " << e.what();
+    } catch (const std::exception&) {
+        return false;
     }
+    return true;
+}
+
+// On a terminal, NO_COLOR turns colour off.
+TEST(Hygiene, NoColorOnATerminal) {
+    RunResult r;
+    if (!run_on_terminal(true, r))
+        GTEST_SKIP() << "no pseudo-terminal";
     ASSERT_EQ(r.status, 0) << report(r);
     EXPECT_NE(r.out.find("gemm"), std::string::npos) << report(r);
     EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << "NO_COLOR set, yet ANSI escapes on the terminal";
@@ -990,15 +1001,9 @@ TEST(Hygiene, NoColorOnATerminal) {
 // Control for the test above: without NO_COLOR the same run on a terminal is coloured, so the
 // absence of escapes with NO_COLOR is due to NO_COLOR.
 TEST(Hygiene, ColourOnATerminalWithoutNoColor) {
-    RunOptions opt;
-    opt.stdout_tty = true;
-    opt.env["NO_COLOR"] = std::nullopt;
     RunResult r;
-    try {
-        r = run_bwacct(kGemmSeed, opt);
-    } catch (const std::exception& e) {
-        GTEST_SKIP() << "no pseudo-terminal: " << e.what();
-    }
+    if (!run_on_terminal(false, r))
+        GTEST_SKIP() << "no pseudo-terminal";
     ASSERT_EQ(r.status, 0) << report(r);
     EXPECT_NE(r.out.find('\x1b'), std::string::npos) << report(r);
 }

@@ -17,6 +17,16 @@ AttentionDesc prefill() {
     d.causal = true;
     return d;
 }
+// One query token against an 8192-token KV cache, 32 query heads sharing 8 KV heads.
+AttentionDesc decode() {
+    AttentionDesc d;
+    d.heads = 32;
+    d.kv_heads = 8;
+    d.q_len = 1;
+    d.kv_len = 8192;
+    d.head_dim = 128;
+    return d;
+}
 }  // namespace
 
 TEST(Attention, CausalPairsCountExactlyTheUnmaskedOnes) {
@@ -66,12 +76,7 @@ TEST(Attention, RegressionGqaReadsKvWithKvHeads) {
 
 // Peer-tool bug: decode FLOPs that drop the context length.
 TEST(Attention, RegressionDecodeFlopsScaleWithContext) {
-    AttentionDesc d;
-    d.heads = 32;
-    d.kv_heads = 8;
-    d.q_len = 1;
-    d.kv_len = 8192;
-    d.head_dim = 128;
+    AttentionDesc d = decode();
     d.causal = true;
     const Cost c = attention_cost(d);
     // One query sees all 8192 keys: 4·32·8192·128 = 134,217,728
@@ -82,12 +87,7 @@ TEST(Attention, RegressionDecodeFlopsScaleWithContext) {
 
 // Peer-tool bug: KV cache charged twice. Each of K and V is read once.
 TEST(Attention, RegressionKvCacheReadOnce) {
-    AttentionDesc d;
-    d.heads = 32;
-    d.kv_heads = 8;
-    d.q_len = 1;
-    d.kv_len = 8192;
-    d.head_dim = 128;
+    const AttentionDesc d = decode();
     const Cost c = attention_cost(d);
     // K cache 8·8192·128·2 = 16,777,216 B, V the same; Q 32·128·2 = 8,192 B
     EXPECT_EQ(c.bytes_read, 2 * 16777216ull + 8192ull);
