@@ -1,8 +1,12 @@
-// The measurement seam (issue 3 builds the backends). One abstract Backend, one implementation per
-// folder: cuda/ (CUDA events, cuBLASLt, NCCL, CUPTI) and sim/ (deterministic, for tests only, never
-// the default), the way BabelStream puts one programming model behind its Stream<T>.
-// Nothing implements this interface yet: every time bwacct prints today is modelled or given.
+// The measurement seam. One abstract Backend; one implementation per folder: cuda/ (CUDA events,
+// cuBLASLt, NCCL, CUPTI; compiled only with the CUDA toolkit) and sim/ (a hardware model with noise,
+// for tests only: selected solely by BWACCT_SIMULATE, and every output it feeds says "simulated").
+// BabelStream's Stream<T> is the model: the CLI and the statistics never know which backend runs.
 #pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -11,22 +15,100 @@
 
 namespace bwacct::measure {
 
-// Times of one measured op: per-sample kernel times and how they were taken.
+// A measurement could not be made (no GPU, a library missing, a CUDA/NCCL error, a failed
+// verification). The CLI prints it on one line and exits 1; never a number.
+class MeasureError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// How to sample (nvbench-style): warm up, then sample until the coefficient of variation is below
+// target_cv (after min_samples) or the budget is spent (max_samples or budget_ms).
+struct SamplePolicy {
+    int warmup = 3;
+    int min_samples = 10;
+    int max_samples = 200;
+    double target_cv = 0.01;
+    double budget_ms = 1000;
+    bool cold = true;  // flush L2 (or rotate buffers) before each sample when the working set fits in L2
+};
+
+struct Stats {
+    std::size_t n = 0;
+    double median_us = 0, min_us = 0, max_us = 0, mean_us = 0, cv = 0;
+};
+
+// SM and memory clocks (MHz) as the driver reports them; 0 = unknown.
+struct Clocks {
+    double sm_MHz = 0, mem_MHz = 0;
+};
+
+// One kernel seen by CUPTI during the measurement.
+struct KernelRecord {
+    std::string name;
+    std::uint64_t count = 0;
+    double total_us = 0;
+};
+
 struct Timing {
     std::vector<double> samples_us;
-    double median_us = 0, min_us = 0, max_us = 0, cv = 0;
-    bool cold = true;       // L2 flushed (or buffers rotated) before each sample
-    bool verified = false;  // the result was checked; a failed check is an error, never a time
+    Stats stats;
     TimeSource source = TimeSource::measured;
+    std::string cache;         // "cold: L2 flushed before each sample", "hot: working set left in L2", ...
+    std::string timer;         // "CUDA events around a batch gated by a spin kernel"
+    std::string verification;  // what was checked ("every element against the host", ...)
+    std::string detail;        // e.g. "cuBLASLt heuristic candidate 2 of 8 (fastest)"
+    std::vector<KernelRecord> kernels;             // from CUPTI, when available
+    std::optional<std::uint64_t> dram_bytes_read;  // from CUPTI range profiling, when permitted
+    std::optional<std::uint64_t> dram_bytes_written;
+    Clocks clocks_before, clocks_after;
+    std::vector<std::string> notes;  // e.g. "CUPTI range profiling not permitted: no DRAM byte counters"
+};
+
+struct DeviceInfo {
+    int index = 0;
+    std::string name;  // cudaDeviceProp::name
+    std::string uuid;  // "GPU-xxxxxxxx-..."
+    int cc_major = 0, cc_minor = 0;
+    int sm_count = 0;
+    std::uint64_t l2_bytes = 0;
+    std::uint64_t memory_bytes = 0;
+    int memory_bus_bits = 0;
+    double memory_clock_MHz = 0;    // cudaDevAttrMemoryClockRate
+    double sm_clock_MHz = 0;        // cudaDevAttrClockRate
+    double derived_hbm_GBps = 0;    // bus bits / 8 × memory clock × 2 (DDR)
+};
+
+enum class HbmKernel { copy, read, write, triad };
+std::string_view hbm_kernel_name(HbmKernel k);
+// Bytes one pass of the kernel moves over n_bytes-sized arrays: copy 2×, read 1×, write 1×, triad 3×.
+std::uint64_t hbm_bytes_moved(HbmKernel k, std::uint64_t array_bytes);
+
+struct LaunchTimes {
+    Timing host_launch;      // host cost of one launch (no sync), per kernel
+    Timing stream_kernel;    // per kernel, dependent empty kernels on one stream
+    Timing graph_kernel;     // per kernel, the same inside a CUDA graph
+    Timing sync_round_trip;  // launch + cudaStreamSynchronize of one empty kernel
 };
 
 class Backend {
 public:
     virtual ~Backend() = default;
-    virtual std::string name() const = 0;
-    virtual Timing gemm(const GemmDesc& d) = 0;
-    virtual Timing elementwise(const ElementwiseDesc& d) = 0;
-    virtual Timing collective(const CollectiveDesc& d) = 0;
+    virtual std::string name() const = 0;     // "cuda" or "simulated"
+    virtual TimeSource source() const = 0;    // measured or simulated
+    virtual DeviceInfo device() = 0;
+    virtual Clocks clocks() = 0;
+    virtual Timing gemm(const GemmDesc& d, const SamplePolicy& p) = 0;
+    virtual Timing elementwise(const ElementwiseDesc& d, const SamplePolicy& p) = 0;
+    // One of the HBM kernels over arrays of array_bytes each.
+    virtual Timing hbm(HbmKernel k, std::uint64_t array_bytes, const SamplePolicy& p) = 0;
+    virtual LaunchTimes launch(const SamplePolicy& p) = 0;
+    // A collective across this process's GPUs or, under MPI, across ranks (one GPU per rank).
+    virtual Timing collective(const CollectiveDesc& d, const SamplePolicy& p) = 0;
 };
+
+// The backend for this run: the simulated one when BWACCT_SIMULATE=<catalog gpu id> is set (tests),
+// else CUDA when compiled in and a GPU is present. Throws MeasureError saying why there is none.
+std::unique_ptr<Backend> open_backend();
 
 }  // namespace bwacct::measure

@@ -1,0 +1,30 @@
+// CUPTI Activity API (cupti_activity.cpp; CUPTI loaded with dlopen): kernel names, counts and
+// kernel-only durations during a measurement.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../backend.h"
+
+namespace bwacct::measure::cuda {
+
+class KernelActivity {
+public:
+    // Starts recording concurrent-kernel activity. When CUPTI cannot be loaded or subscribed, the
+    // session is inert and note() says why in one line; measurements go on without it.
+    KernelActivity();
+    ~KernelActivity();
+    KernelActivity(const KernelActivity&) = delete;
+    KernelActivity& operator=(const KernelActivity&) = delete;
+
+    // Flushes and returns the kernels seen since construction, grouped by name.
+    std::vector<KernelRecord> stop();
+    const std::string& note() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace bwacct::measure::cuda

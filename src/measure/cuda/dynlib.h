@@ -1,0 +1,51 @@
+// Run-time loading of the GPU libraries (cuBLASLt, NCCL, CUPTI, NVML): one bwacct binary starts on
+// any machine, and a measurement that needs a missing library says which one and how to get it.
+#pragma once
+#include <dlfcn.h>
+
+#include <initializer_list>
+#include <string>
+
+#include "../backend.h"
+
+namespace bwacct::measure::cuda {
+
+class DynLib {
+public:
+    // Tries each file name in turn (e.g. "libcublasLt.so.13", "libcublasLt.so"); `hint` says how to
+    // install the library when none loads.
+    DynLib(std::initializer_list<const char*> names, std::string hint) {
+        std::string tried;
+        for (const char* n : names) {
+            handle_ = ::dlopen(n, RTLD_NOW | RTLD_LOCAL);
+            if (handle_ != nullptr) {
+                name_ = n;
+                return;
+            }
+            tried += (tried.empty() ? "" : ", ") + std::string(n);
+        }
+        throw MeasureError("cannot load " + tried + ": " + hint);
+    }
+    DynLib(const DynLib&) = delete;
+    DynLib& operator=(const DynLib&) = delete;
+    ~DynLib() {
+        if (handle_ != nullptr)
+            ::dlclose(handle_);
+    }
+
+    // The symbol as a function pointer of type F; throws MeasureError when the library lacks it.
+    template <typename F>
+    F sym(const char* symbol) const {
+        void* p = ::dlsym(handle_, symbol);
+        if (p == nullptr)
+            throw MeasureError(name_ + " has no symbol " + symbol + " (library too old?)");
+        return reinterpret_cast<F>(p);
+    }
+    const std::string& name() const { return name_; }
+
+private:
+    void* handle_ = nullptr;
+    std::string name_;
+};
+
+}  // namespace bwacct::measure::cuda

@@ -1,0 +1,46 @@
+// Multi-process runs (mpirun, srun): one rank per GPU, results reduced across ranks the way
+// nccl-tests does (average by default, with min and max). Without MPI (not compiled in, or not
+// launched by an MPI launcher) this is a single-rank context and every call is local.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bwacct::measure {
+
+class MpiContext {
+public:
+    // Initializes MPI only when the process was started by an MPI launcher (OMPI_COMM_WORLD_SIZE,
+    // PMI_SIZE or PMIX_RANK in the environment) and MPI support is compiled in.
+    static MpiContext& instance();
+
+    int rank() const { return rank_; }
+    int size() const { return size_; }
+    bool active() const { return size_ > 1; }
+    int local_rank() const { return local_rank_; }  // rank within the node: picks the GPU
+    // Started by an MPI launcher with several ranks, but MPI is not compiled in: each process would
+    // believe it is alone, so multi-rank measurements must be refused.
+    bool launched_without_mpi() const { return launched_without_mpi_; }
+
+    double allreduce_sum(double v) const;
+    double allreduce_min(double v) const;
+    double allreduce_max(double v) const;
+    // Rank 0's bytes to everyone (NCCL's unique id).
+    void broadcast(std::vector<char>& bytes) const;
+    // Every rank learns whether any rank failed, so none is left waiting in a collective.
+    bool any(bool failed) const;
+    void barrier() const;
+    [[noreturn]] void abort(int code) const;
+    // "MPI (Open MPI 4.1)" or "not compiled in".
+    static std::string build_info();
+
+    ~MpiContext();
+
+private:
+    MpiContext();
+    int rank_ = 0, size_ = 1, local_rank_ = 0;
+    bool initialized_ = false;
+    bool launched_without_mpi_ = false;
+};
+
+}  // namespace bwacct::measure
