@@ -24,6 +24,10 @@ public:
     // The entry for `id`; throws InputError naming `option` and listing the ids.
     const GpuSpec& get(std::string_view id, const std::string& option) const;
     std::string ids() const;
+    // The entry whose name or one of whose `match` strings equals the device name, else the one
+    // with the longest `match` string found in it as whole words ("NVIDIA L4" does not claim
+    // "NVIDIA L40S"); nullptr when none matches.
+    const GpuSpec* match(std::string_view device_name) const;
 
 private:
     std::vector<GpuSpec> gpus_;

@@ -6,13 +6,12 @@
 #include <vector>
 
 #include "bwacct/cost.h"
+#include "bwacct/measurement.h"
+#include "bwacct/record_source.h"
 #include "bwacct/roofline.h"
 
 namespace bwacct {
 
-// Where a time comes from. Every output carries this label.
-enum class TimeSource { modelled, given, measured, simulated };
-std::string_view time_source_name(TimeSource s);
 
 using ParamValue = std::variant<std::uint64_t, double, std::string, bool>;
 struct Param {
@@ -32,6 +31,7 @@ struct Record {
     TimeSource source = TimeSource::modelled;
     std::vector<Verdict> verdicts;
     std::optional<FusionResult> fusion;
+    std::optional<Measurement> measurement;  // when the time was measured (or simulated)
 };
 
 }  // namespace bwacct

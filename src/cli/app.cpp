@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <memory>
 
+#include "backend.h"
+#include "mpi_context.h"
 #include "bwacct/error.h"
 #include "command.h"
 
@@ -96,7 +98,7 @@ int run_app(int argc, char** argv) {
             if (opt->count() > 0)
                 args.mark_given(name);
         Env env;
-        env.tty = ::isatty(STDOUT_FILENO) != 0 && std::getenv("NO_COLOR") == nullptr;
+        env.tty = ::isatty(STDOUT_FILENO) != 0 && std::getenv("NO_COLOR") == nullptr && !measure::MpiContext::under_launcher();
         try {
             for (const OptionSpec& o : b->spec->options)
                 if (o.positional && args.get(o.name).empty())
@@ -105,6 +107,9 @@ int run_app(int argc, char** argv) {
         } catch (const InputError& e) {
             fmt::print(stderr, "bwacct {}: {}\n", b->spec->name, first_line(e.what()));
             return 2;
+        } catch (const measure::MeasureError& e) {
+            fmt::print(stderr, "bwacct {}: {}\n", b->spec->name, first_line(e.what()));
+            return 1;
         } catch (const std::exception& e) {
             fmt::print(stderr, "bwacct {}: internal error: {}\n", b->spec->name, first_line(e.what()));
             return 1;

@@ -6,6 +6,7 @@
 #include "bwacct/error.h"
 #include "bwacct/ops.h"
 #include "bwacct/values.h"
+#include "mpi_context.h"
 #include "op_runner.h"
 
 namespace bwacct::cli {
@@ -36,14 +37,15 @@ CommandSpec collective_command(CollectiveKind kind) {
          ""},
         {"--shape", "size as a tensor shape (with --dtype) instead of --bytes", ""},
         {"--dtype", "element dtype", "bf16"},
-        {"--ranks", "ranks (GPUs) taking part", "8"},
+        {"--ranks", "ranks (GPUs) taking part (default: the MPI size under mpirun, else 8)", ""},
         {"--algo", "ring, tree (allreduce) or nvls (NVLink SHARP: allreduce, allgather, reducescatter)", "ring"},
         {"--link", "auto (scale-up link if the GPU has one, else PCIe), nvlink or pcie", "auto"},
         {"--link-GBps", "per-direction link bandwidth (GB/s) instead of the catalog's", ""},
         {"--alpha-us", "per-step latency (µs) instead of the catalog's", ""},
     };
-    for (OptionSpec& o : common_op_options())
-        c.options.push_back(std::move(o));
+    for (auto* group : {common_op_options, measure_options})
+        for (OptionSpec& o : group())
+            c.options.push_back(std::move(o));
     c.run = [kind](const Args& args, const Env& env) {
         CollectiveDesc base;
         base.kind = kind;
@@ -72,10 +74,20 @@ CommandSpec collective_command(CollectiveKind kind) {
         plan.fixed.push_back({"dtype", std::string(dtype_name(base.dtype))});
         plan.fixed.push_back({"algo", std::string(algo_name(base.algo))});
         plan.size_options = from_shape ? "--shape" : "--bytes";
-        plan.evaluate = [base, from_shape, shape_bytes](const Point& p) {
+        auto desc = [base, from_shape, shape_bytes](const Point& p) {
             CollectiveDesc d = base;
             d.size_bytes = from_shape ? shape_bytes : p.count("--bytes");
             d.ranks = p.count("--ranks");
+            return d;
+        };
+        plan.measure = [desc](measure::Backend& b, const Point& p, const measure::SamplePolicy& sp) {
+            return b.collective(desc(p), sp);
+        };
+        // Under mpirun the ranks are the MPI processes; otherwise 8 (one HGX node) unless given.
+        const auto& mpi = measure::MpiContext::instance();
+        plan.defaults["--ranks"] = std::to_string(mpi.active() ? mpi.size() : 8);
+        plan.evaluate = [desc, from_shape](const Point& p) {
+            const CollectiveDesc d = desc(p);
             try {
                 return Evaluated{collective_cost(d), std::nullopt};
             } catch (const InputError& e) {

@@ -33,8 +33,9 @@ CommandSpec elementwise_command() {
         {"--unit", "peak to compare with: vector (CUDA cores) or tensor", "vector"},
         {"--chain", "compare a chain of this many unfused ops with one fused kernel", ""},
     };
-    for (OptionSpec& o : common_op_options())
-        c.options.push_back(std::move(o));
+    for (auto* group : {common_op_options, measure_options})
+        for (OptionSpec& o : group())
+            c.options.push_back(std::move(o));
     c.run = [](const Args& args, const Env& env) {
         ElementwiseDesc base;
         if (args.get("--shape").empty())
@@ -51,15 +52,23 @@ CommandSpec elementwise_command() {
                       {"dtype", std::string(dtype_name(base.dtype))},
                       {"unit", std::string(unit_name(base.unit))}};
         plan.size_options = "--shape, --inputs, --outputs, --flops-per-elem";
-        plan.evaluate = [base, chain](const Point& p) {
+        auto desc = [base](const Point& p) {
             ElementwiseDesc d = base;
             d.inputs = p.count("--inputs");
             d.outputs = p.count("--outputs");
             d.flops_per_elem = p.count("--flops-per-elem");
+            return d;
+        };
+        plan.evaluate = [desc, chain](const Point& p) {
             if (!chain)
-                return Evaluated{elementwise_cost(d), std::nullopt};
-            FusionCost f = fused_chain_cost(d, p.count("--chain"));
+                return Evaluated{elementwise_cost(desc(p)), std::nullopt};
+            FusionCost f = fused_chain_cost(desc(p), p.count("--chain"));
             return Evaluated{std::move(f.unfused), std::move(f.fused)};
+        };
+        plan.measure = [desc, chain](measure::Backend& b, const Point& p, const measure::SamplePolicy& sp) {
+            if (chain)
+                throw measure::MeasureError("--measure runs one elementwise kernel; drop --chain to measure it");
+            return b.elementwise(desc(p), sp);
         };
         return run_op(plan, args, env);
     };

@@ -23,8 +23,9 @@ CommandSpec gemm_command() {
         {"--trans-b", "B is transposed (layout only)", "", true},
         {"--pass", "fwd, bwd (data + weight), fwd+bwd, bwd-data or bwd-weight (linear layer: M tokens, K in, N out)", "fwd"},
     };
-    for (OptionSpec& o : common_op_options())
-        c.options.push_back(std::move(o));
+    for (auto* group : {common_op_options, measure_options})
+        for (OptionSpec& o : group())
+            c.options.push_back(std::move(o));
     c.run = [](const Args& args, const Env& env) {
         GemmDesc base;
         const DType all = dtype_option(args, "--dtype");
@@ -48,13 +49,19 @@ CommandSpec gemm_command() {
                       {"trans_b", base.trans_b},
                       {"pass", std::string(gemm_pass_name(base.pass))}};
         plan.size_options = "--m, --n, --k, --batch";
-        plan.evaluate = [base](const Point& p) {
+        auto desc = [base](const Point& p) {
             GemmDesc d = base;
             d.m = p.count("--m");
             d.n = p.count("--n");
             d.k = p.count("--k");
             d.batch = p.count("--batch");
-            return Evaluated{gemm_cost(d), std::nullopt};
+            return d;
+        };
+        plan.evaluate = [desc](const Point& p) { return Evaluated{gemm_cost(desc(p)), std::nullopt}; };
+        plan.measure = [desc](measure::Backend& b, const Point& p, const measure::SamplePolicy& sp) {
+            if (desc(p).pass != GemmPass::fwd)
+                throw measure::MeasureError("--measure times the forward GEMM only; drop --pass or time the backward elsewhere");
+            return b.gemm(desc(p), sp);
         };
         return run_op(plan, args, env);
     };

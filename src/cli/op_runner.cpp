@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <memory>
+
 #include "bwacct/catalog.h"
 #include "bwacct/error.h"
 #include "bwacct/report.h"
+#include "mpi_context.h"
 
 namespace bwacct::cli {
 namespace {
@@ -103,6 +107,81 @@ std::optional<double> single_real(const Args& args, const std::string& option) {
     return v.front();
 }
 
+std::vector<OptionSpec> measure_options() {
+    return {
+        {"--measure", "run the op on this machine's GPU and analyze the measured time", "", true},
+        {"--hot", "with --measure: leave L2 warm between samples (default: flush L2 when the data would fit)", "", true},
+        {"--max-samples", "with --measure: most timed samples (sampling stops earlier once the spread is below 1 %)", "200"},
+    };
+}
+
+measure::SamplePolicy sample_policy(const Args& args) {
+    measure::SamplePolicy p;
+    p.cold = !args.flag("--hot");
+    p.max_samples = static_cast<int>(parse_values(args.get("--max-samples"), "--max-samples", ValueKind::count).front());
+    p.min_samples = std::min(p.min_samples, p.max_samples);
+    return p;
+}
+
+namespace {
+
+// The measurement side of run_op: the backend, its device and the catalog entry that matches it.
+struct Measuring {
+    std::unique_ptr<measure::Backend> backend;
+    Measurement base;  // backend, device, catalog match
+    measure::SamplePolicy policy;
+};
+
+std::optional<Measuring> open_measuring(const OpPlan& plan, const Args& args, const Catalog& catalog) {
+    const bool wanted = args.given("--measure") && args.flag("--measure");
+    if (!wanted)
+        return std::nullopt;
+    if (!plan.measure)
+        throw measure::MeasureError("this op cannot be measured by bwacct yet; time it elsewhere and pass --time-us");
+    if (!args.get(kTimeOption).empty())
+        throw InputError("--time-us", "give either --measure or --time-us, not both");
+    Measuring m;
+    m.policy = sample_policy(args);
+    m.backend = measure::open_backend();
+    m.base.backend = m.backend->name();
+    m.base.device = m.backend->device();
+    if (const GpuSpec* g = catalog.match(m.base.device.name))
+        m.base.catalog_match = g->id;
+    m.base.ranks = measure::MpiContext::instance().size();
+    return m;
+}
+
+// Under MPI every rank measured; report the average of the ranks' medians (nccl-tests' default),
+// with the spread across ranks in a note.
+void reduce_across_ranks(Timing& t) {
+    const auto& mpi = measure::MpiContext::instance();
+    if (!mpi.active())
+        return;
+    const double median = t.stats.median_us;
+    const double lo = mpi.allreduce_min(median), hi = mpi.allreduce_max(median);
+    t.stats.median_us = mpi.allreduce_sum(median) / mpi.size();
+    t.notes.push_back(fmt::format("median over {} ranks: average {:.3f} µs (reported), min {:.3f}, max {:.3f}", mpi.size(),
+                                  t.stats.median_us, lo, hi));
+}
+
+// Measures on this rank; when any rank fails, every rank fails with a message (none is left waiting
+// in a collective or a reduction).
+Timing measure_on_every_rank(const OpPlan& plan, Measuring& m, const Point& p) {
+    const auto& mpi = measure::MpiContext::instance();
+    std::optional<Timing> t;
+    std::string error;
+    try {
+        t = plan.measure(*m.backend, p, m.policy);
+    } catch (const measure::MeasureError& e) {
+        error = e.what();
+    }
+    if (mpi.any(!t.has_value()))
+        throw measure::MeasureError(!error.empty() ? error : "another MPI rank failed to measure; see its message");
+    return *t;
+}
+
+}  // namespace
+
 int run_op(const OpPlan& plan, const Args& args, const Env& env) {
     const Format format = parse_format(args.get("--format"));
     SinkOptions sink_opt;
@@ -116,7 +195,9 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
     std::vector<std::vector<double>> values;
     std::uint64_t points = 1;
     for (const Axis& a : axes) {
-        const std::string& text = args.get(a.option);
+        std::string text = args.get(a.option);
+        if (text.empty() && plan.defaults.count(a.option) > 0)
+            text = plan.defaults.at(a.option);
         if (text.empty())
             throw InputError(a.option, "is required");
         values.push_back(parse_values(text, a.option, a.kind));
@@ -129,7 +210,21 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
     analysis.explain = sink_opt.explain;
 
     Catalog catalog = Catalog::load_default();
-    const std::vector<const GpuSpec*> gpus = selected_gpus(args, catalog);
+    std::vector<const GpuSpec*> gpus = selected_gpus(args, catalog);
+    std::optional<Measuring> measuring = open_measuring(plan, args, catalog);
+    if (measuring && !measuring->base.catalog_match.empty()) {
+        // Utilization against this GPU's own catalog entry too, not only the selected ones.
+        const GpuSpec* self = &catalog.get(measuring->base.catalog_match, "--gpu");
+        if (std::find(gpus.begin(), gpus.end(), self) == gpus.end())
+            gpus.push_back(self);
+    }
+    // Under MPI only rank 0 prints; the other ranks measure and take part in the reductions.
+    std::FILE* out = env.out;
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> devnull(nullptr, &std::fclose);
+    if (measure::MpiContext::instance().rank() != 0) {
+        devnull.reset(std::fopen("/dev/null", "w"));
+        out = devnull.get();
+    }
 
     // Validate every point before printing anything, so bad input never leaves partial output.
     bool first = true;
@@ -146,7 +241,7 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
     });
 
     sink_opt.sweep = points > 1;
-    auto sink = make_sink(format, env.out, sink_opt);
+    auto sink = make_sink(format, out, sink_opt);
     for_each_point(axes, values, [&](const Point& p) {
         Evaluated e = evaluate_checked(plan, p);
         Record r;
@@ -163,6 +258,14 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
         if (timed) {
             ao.time_us = p.real(kTimeOption);
             r.source = TimeSource::given;
+        }
+        if (measuring) {
+            Measurement m = measuring->base;
+            m.timing = measure_on_every_rank(plan, *measuring, p);
+            reduce_across_ranks(m.timing);
+            ao.time_us = m.timing.stats.median_us;
+            r.source = m.timing.source;
+            r.measurement = std::move(m);
         }
         r.cost = std::move(e.cost);
         for (const GpuSpec* g : gpus)

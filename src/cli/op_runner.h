@@ -2,12 +2,14 @@
 // combination (a sweep), analyzes each on every selected GPU and streams the records to the sink.
 #pragma once
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "bwacct/record.h"
 #include "bwacct/roofline.h"
+#include "backend.h"
 #include "bwacct/values.h"
 #include "command.h"
 
@@ -46,9 +48,16 @@ struct OpPlan {
     std::string size_options;  // named when a count overflows: "--m, --n, --k, --batch"
     AnalysisOptions analysis;  // link choice and overrides; time and launch are filled by run_op
     std::function<Evaluated(const Point&)> evaluate;
+    std::map<std::string, std::string> defaults;  // values for axes whose option was left empty
+    // Measures the point on a backend (--measure); empty for ops bwacct cannot run yet.
+    std::function<Timing(measure::Backend&, const Point&, const measure::SamplePolicy&)> measure;
 };
 
 int run_op(const OpPlan& plan, const Args& args, const Env& env);
+
+// --measure and its sampling options, for the op commands that can run on a GPU.
+std::vector<OptionSpec> measure_options();
+measure::SamplePolicy sample_policy(const Args& args);
 
 // Helpers shared by the op commands.
 DType dtype_option(const Args& args, const std::string& option);

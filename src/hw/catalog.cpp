@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -178,6 +179,18 @@ std::string read_file(const std::string& path, const std::string& option) {
     return ss.str();
 }
 
+// `part` occurs in `text` with no letter or digit right before or after it: "NVIDIA L4" is in
+// "NVIDIA L4" but not in "NVIDIA L40S".
+bool contains_word(std::string_view text, std::string_view part) {
+    auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+    for (std::size_t at = text.find(part); at != std::string_view::npos; at = text.find(part, at + 1)) {
+        const std::size_t end = at + part.size();
+        if ((at == 0 || !alnum(text[at - 1])) && (end == text.size() || !alnum(text[end])))
+            return true;
+    }
+    return false;
+}
+
 std::string exe_dir() {
     std::error_code ec;
     auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -249,6 +262,22 @@ const GpuSpec& Catalog::get(std::string_view id, const std::string& option) cons
         if (g.id == id)
             return g;
     throw InputError(option, fmt::format("unknown GPU '{}'; known: {}", id, ids()));
+}
+
+const GpuSpec* Catalog::match(std::string_view device_name) const {
+    const GpuSpec* best = nullptr;
+    std::size_t best_len = 0;
+    for (const GpuSpec& g : gpus_) {
+        if (g.name == device_name)
+            return &g;
+        for (const std::string& m : g.match) {
+            if (m == device_name)
+                return &g;
+            if (m.size() > best_len && contains_word(device_name, m))
+                best = &g, best_len = m.size();
+        }
+    }
+    return best;
 }
 
 std::string Catalog::ids() const {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "bwacct/measurement.h"
 #include "bwacct/ops.h"
-#include "bwacct/record.h"
 
 namespace bwacct::measure {
 
@@ -31,52 +31,6 @@ struct SamplePolicy {
     double target_cv = 0.01;
     double budget_ms = 1000;
     bool cold = true;  // flush L2 (or rotate buffers) before each sample when the working set fits in L2
-};
-
-struct Stats {
-    std::size_t n = 0;
-    double median_us = 0, min_us = 0, max_us = 0, mean_us = 0, cv = 0;
-};
-
-// SM and memory clocks (MHz) as the driver reports them; 0 = unknown.
-struct Clocks {
-    double sm_MHz = 0, mem_MHz = 0;
-};
-
-// One kernel seen by CUPTI during the measurement.
-struct KernelRecord {
-    std::string name;
-    std::uint64_t count = 0;
-    double total_us = 0;
-};
-
-struct Timing {
-    std::vector<double> samples_us;
-    Stats stats;
-    TimeSource source = TimeSource::measured;
-    std::string cache;         // "cold: L2 flushed before each sample", "hot: working set left in L2", ...
-    std::string timer;         // "CUDA events around a batch gated by a spin kernel"
-    std::string verification;  // what was checked ("every element against the host", ...)
-    std::string detail;        // e.g. "cuBLASLt heuristic candidate 2 of 8 (fastest)"
-    std::vector<KernelRecord> kernels;             // from CUPTI, when available
-    std::optional<std::uint64_t> dram_bytes_read;  // from CUPTI range profiling, when permitted
-    std::optional<std::uint64_t> dram_bytes_written;
-    Clocks clocks_before, clocks_after;
-    std::vector<std::string> notes;  // e.g. "CUPTI range profiling not permitted: no DRAM byte counters"
-};
-
-struct DeviceInfo {
-    int index = 0;
-    std::string name;  // cudaDeviceProp::name
-    std::string uuid;  // "GPU-xxxxxxxx-..."
-    int cc_major = 0, cc_minor = 0;
-    int sm_count = 0;
-    std::uint64_t l2_bytes = 0;
-    std::uint64_t memory_bytes = 0;
-    int memory_bus_bits = 0;
-    double memory_clock_MHz = 0;    // cudaDevAttrMemoryClockRate
-    double sm_clock_MHz = 0;        // cudaDevAttrClockRate
-    double derived_hbm_GBps = 0;    // bus bits / 8 × memory clock × 2 (DDR)
 };
 
 enum class HbmKernel { copy, read, write, triad };

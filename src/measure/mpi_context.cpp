@@ -10,7 +10,7 @@
 namespace bwacct::measure {
 namespace {
 
-bool launched_by_mpi() {
+bool launched_by_mpi_env() {
     for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
         if (std::getenv(v) != nullptr)
             return true;
@@ -24,6 +24,8 @@ bool launched_by_mpi() {
 
 }  // namespace
 
+bool MpiContext::under_launcher() { return launched_by_mpi_env(); }
+
 MpiContext& MpiContext::instance() {
     static MpiContext ctx;
     return ctx;
@@ -31,7 +33,7 @@ MpiContext& MpiContext::instance() {
 
 MpiContext::MpiContext() {
 #ifdef BWACCT_HAVE_MPI
-    if (!launched_by_mpi())
+    if (!launched_by_mpi_env())
         return;
     int already = 0;
     MPI_Initialized(&already);
@@ -49,7 +51,7 @@ MpiContext::MpiContext() {
     // Launched by mpirun but built without MPI: every process would act alone. Say so via size 1;
     // the CLI refuses multi-rank measurements in that case (see build_info()).
     local_rank_ = env_int("OMPI_COMM_WORLD_LOCAL_RANK", 0);
-    launched_without_mpi_ = launched_by_mpi() && env_int("OMPI_COMM_WORLD_SIZE", env_int("PMI_SIZE", 1)) > 1;
+    launched_without_mpi_ = launched_by_mpi_env() && env_int("OMPI_COMM_WORLD_SIZE", env_int("PMI_SIZE", 1)) > 1;
 #endif
 }
 

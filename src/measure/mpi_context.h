@@ -13,6 +13,9 @@ public:
     // Initializes MPI only when the process was started by an MPI launcher (OMPI_COMM_WORLD_SIZE,
     // PMI_SIZE or PMIX_RANK in the environment) and MPI support is compiled in.
     static MpiContext& instance();
+    // Started by mpirun/srun (environment only; initializes nothing). Their stdout is often a pty
+    // forwarded to the launcher, so "is a terminal" says nothing about the user's terminal.
+    static bool under_launcher();
 
     int rank() const { return rank_; }
     int size() const { return size_; }

@@ -1,5 +1,7 @@
 #include "json_record.h"
 
+#include <fmt/format.h>
+
 #include "bwacct/ops.h"
 #include "json_writer.h"
 
@@ -82,6 +84,49 @@ void verdict(JsonWriter& w, const Verdict& v, bool explain) {
     w.end_object();
 }
 
+void clocks(JsonWriter& w, std::string_view key, const Clocks& c) {
+    w.key(key).begin_object().field("sm_MHz", c.sm_MHz).field("mem_MHz", c.mem_MHz).end_object();
+}
+
+void measurement(JsonWriter& w, const Measurement& m) {
+    const Timing& t = m.timing;
+    const DeviceInfo& d = m.device;
+    w.key("measurement").begin_object();
+    w.field("backend", m.backend);
+    w.field("source", time_source_name(t.source));
+    w.key("device").begin_object();
+    w.field("index", static_cast<std::uint64_t>(d.index)).field("name", d.name).field("uuid", d.uuid);
+    w.field("catalog_match", m.catalog_match);
+    w.field("compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor));
+    w.field("sm_count", static_cast<std::uint64_t>(d.sm_count)).field("l2_bytes", d.l2_bytes).field("memory_bytes", d.memory_bytes);
+    w.field("derived_hbm_GBps", d.derived_hbm_GBps);
+    w.end_object();
+    w.field("ranks", static_cast<std::uint64_t>(m.ranks));
+    w.field("n", static_cast<std::uint64_t>(t.stats.n));
+    w.field("median_us", t.stats.median_us).field("min_us", t.stats.min_us).field("max_us", t.stats.max_us);
+    w.field("mean_us", t.stats.mean_us).field("cv", t.stats.cv);
+    w.key("samples_us").begin_array();
+    for (double s : t.samples_us)
+        w.value(s);
+    w.end_array();
+    w.field("timer", t.timer).field("cache", t.cache).field("verification", t.verification).field("detail", t.detail);
+    w.key("kernels").begin_array();
+    for (const KernelRecord& k : t.kernels)
+        w.begin_object().field("name", k.name).field("count", k.count).field("total_us", k.total_us).end_object();
+    w.end_array();
+    if (t.dram_bytes_read)
+        w.field("dram_bytes_read", *t.dram_bytes_read);
+    if (t.dram_bytes_written)
+        w.field("dram_bytes_written", *t.dram_bytes_written);
+    clocks(w, "clocks_before", t.clocks_before);
+    clocks(w, "clocks_after", t.clocks_after);
+    w.key("notes").begin_array();
+    for (const std::string& n : t.notes)
+        w.value(n);
+    w.end_array();
+    w.end_object();
+}
+
 void cost_fields(JsonWriter& w, const Cost& c) {
     w.field("flops", c.flops);
     w.field("bytes", c.bytes());
@@ -146,6 +191,8 @@ std::string record_json(const Record& r, bool explain) {
         }
         w.end_array().end_object();
     }
+    if (r.measurement)
+        measurement(w, *r.measurement);
     if (explain)
         terms(w, r.cost.terms);
     w.end_object();

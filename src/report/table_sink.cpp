@@ -58,6 +58,25 @@ void TableSink::detailed(const Record& r) {
                    human_bytes(cc.wire_bytes_per_rank), cc.steps);
     }
     fmt::print(out_, "  {:<14}{}\n", "time", source_text(r.source));
+    if (r.measurement) {
+        const Measurement& m = *r.measurement;
+        const Timing& t = m.timing;
+        fmt::print(out_, "  {:<14}{} (GPU {}{}, {}){}\n", "device", m.device.name, m.device.index,
+                   m.catalog_match.empty() ? "" : ", catalog " + m.catalog_match, m.backend,
+                   m.ranks > 1 ? fmt::format(", {} ranks", m.ranks) : "");
+        fmt::print(out_, "  {:<14}median {} µs, min {}, max {}, cv {} over {} samples\n", "samples", fixed(t.stats.median_us, 2),
+                   fixed(t.stats.min_us, 2), fixed(t.stats.max_us, 2), percent(t.stats.cv), t.stats.n);
+        for (const auto& [label, text] : {std::pair<const char*, const std::string*>{"timer", &t.timer},
+                                          {"cache", &t.cache},
+                                          {"verified", &t.verification},
+                                          {"detail", &t.detail}})
+            if (!text->empty())
+                fmt::print(out_, "  {:<14}{}\n", label, *text);
+        for (const KernelRecord& k : t.kernels)
+            fmt::print(out_, "  {:<14}{} × {} ({} µs in all)\n", "kernel", k.count, k.name, fixed(k.total_us, 2));
+        for (const std::string& n : t.notes)
+            fmt::print(out_, "  {:<14}{}\n", "note", n);
+    }
     if (opt_.explain) {
         fmt::print(out_, "\n  formulas\n");
         for (const Term& t : c.terms)
@@ -88,7 +107,7 @@ void TableSink::detailed(const Record& r) {
     }
     if (c.collective) {
         fmt::print(out_, "\n  {:<10}{:>12}{:>12}   ({})\n", "gpu", "algbw GB/s", "busbw GB/s",
-                   r.verdicts.front().timed ? "at the given time" : "at the modelled floor");
+                   r.verdicts.front().timed ? fmt::format("at the {} time", time_source_name(r.source)) : "at the modelled floor");
         for (const Verdict& v : r.verdicts)
             fmt::print(out_, "  {:<10}{:>12}{:>12}   link {} GB/s per direction ({})\n", v.gpu, opt_fixed(v.algbw_GBps, 2),
                        opt_fixed(v.busbw_GBps, 2), fixed(*v.peaks.link_GBps, 0), v.peaks.link_name);

@@ -51,6 +51,24 @@ TEST(Catalog, HeadlineFiguresAndConventions) {
     }
 }
 
+TEST(Catalog, MatchesDeviceNamesByWholeWords) {
+    const Catalog c = shipped();
+    auto id = [&](const char* device) {
+        const GpuSpec* g = c.match(device);
+        return g != nullptr ? g->id : std::string("none");
+    };
+    // cudaGetDeviceProperties names as the drivers print them.
+    EXPECT_EQ(id("NVIDIA H100 80GB HBM3"), "h100-sxm");
+    EXPECT_EQ(id("NVIDIA H100 PCIe"), "h100-pcie");
+    EXPECT_EQ(id("NVIDIA H200"), "h200");
+    EXPECT_EQ(id("NVIDIA B200"), "b200");
+    EXPECT_EQ(id("NVIDIA A100-SXM4-80GB"), "a100-sxm-80gb");
+    EXPECT_EQ(id("NVIDIA L4"), "l4");
+    EXPECT_EQ(id("NVIDIA L40S"), "l40s");
+    EXPECT_EQ(id("NVIDIA L40"), "none");  // not in the catalog: neither L4 nor L40S may claim it
+    EXPECT_EQ(id("NVIDIA GeForce RTX 5090"), "none");
+}
+
 TEST(Catalog, MergeAddsAndOverrides) {
     Catalog c = shipped();
     const std::size_t n = c.gpus().size();

@@ -1,0 +1,68 @@
+// What a measurement produced: samples, statistics and how they were taken. Plain data, shared by
+// the backends (src/measure/) and the renderers (src/report/).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bwacct/record_source.h"
+
+namespace bwacct {
+
+struct Stats {
+    std::size_t n = 0;
+    double median_us = 0, min_us = 0, max_us = 0, mean_us = 0, cv = 0;
+};
+
+// SM and memory clocks (MHz) as the driver reports them; 0 = unknown.
+struct Clocks {
+    double sm_MHz = 0, mem_MHz = 0;
+};
+
+// One kernel seen by CUPTI during the measurement.
+struct KernelRecord {
+    std::string name;
+    std::uint64_t count = 0;
+    double total_us = 0;
+};
+
+struct Timing {
+    std::vector<double> samples_us;
+    Stats stats;
+    TimeSource source = TimeSource::measured;
+    std::string cache;         // "cold: L2 flushed before each sample", "hot: ...", ...
+    std::string timer;         // "CUDA events around a batch gated by a spin kernel"
+    std::string verification;  // what was checked ("every element against the host", ...)
+    std::string detail;        // e.g. "cuBLASLt heuristic candidate 2 of 8 (fastest)"
+    std::vector<KernelRecord> kernels;             // from CUPTI, when available
+    std::optional<std::uint64_t> dram_bytes_read;  // from CUPTI range profiling, when permitted
+    std::optional<std::uint64_t> dram_bytes_written;
+    Clocks clocks_before, clocks_after;
+    std::vector<std::string> notes;  // e.g. "CUPTI not available: no kernel list"
+};
+
+struct DeviceInfo {
+    int index = 0;
+    std::string name;  // cudaDeviceProp::name
+    std::string uuid;  // "GPU-xxxxxxxx-..."
+    int cc_major = 0, cc_minor = 0;
+    int sm_count = 0;
+    std::uint64_t l2_bytes = 0;
+    std::uint64_t memory_bytes = 0;
+    int memory_bus_bits = 0;
+    double memory_clock_MHz = 0;  // cudaDevAttrMemoryClockRate
+    double sm_clock_MHz = 0;      // cudaDevAttrClockRate
+    double derived_hbm_GBps = 0;  // bus bits / 8 × memory clock × 2 (DDR)
+};
+
+// A measurement attached to a record: the backend, the device and the timing.
+struct Measurement {
+    std::string backend;  // "cuda" or "simulated"
+    DeviceInfo device;
+    std::string catalog_match;  // catalog id of this device, or empty
+    Timing timing;
+    int ranks = 1;  // MPI ranks whose times were reduced (average; min and max in notes)
+};
+
+}  // namespace bwacct
