@@ -31,10 +31,10 @@ struct Timing {
     std::vector<double> samples_us;
     Stats stats;
     TimeSource source = TimeSource::measured;
-    std::string cache;         // "cold: L2 flushed before each sample", "hot: ...", ...
-    std::string timer;         // "CUDA events around a batch gated by a spin kernel"
-    std::string verification;  // what was checked ("every element against the host", ...)
-    std::string detail;        // e.g. "cuBLASLt heuristic candidate 2 of 8 (fastest)"
+    std::string cache;                             // "cold: L2 flushed before each sample", "hot: ...", ...
+    std::string timer;                             // "CUDA events around a batch gated by a spin kernel"
+    std::string verification;                      // what was checked ("every element against the host", ...)
+    std::string detail;                            // e.g. "cuBLASLt heuristic candidate 2 of 8 (fastest)"
     std::vector<KernelRecord> kernels;             // from CUPTI, when available
     std::optional<std::uint64_t> dram_bytes_read;  // from CUPTI range profiling, when permitted
     std::optional<std::uint64_t> dram_bytes_written;
@@ -56,13 +56,22 @@ struct DeviceInfo {
     double derived_hbm_GBps = 0;  // bus bits / 8 × memory clock × 2 (DDR)
 };
 
+// Roofs measured on one device by `bwacct calibrate`: what this GPU really reaches.
+struct Calibration {
+    std::string uuid, name, backend, measured_at;  // measured_at: ISO 8601 UTC
+    double hbm_GBps = 0;                           // best of the copy and triad kernels (bytes = reads + writes)
+    double bf16_tflops = 0;                        // cuBLASLt bf16 GEMM 8192³
+    double launch_us = 0;                          // per dependent empty kernel on a stream
+};
+
 // A measurement attached to a record: the backend, the device and the timing.
 struct Measurement {
     std::string backend;  // "cuda" or "simulated"
     DeviceInfo device;
     std::string catalog_match;  // catalog id of this device, or empty
     Timing timing;
-    int ranks = 1;  // MPI ranks whose times were reduced (average; min and max in notes)
+    int ranks = 1;                          // MPI ranks whose times were reduced (average; min and max in notes)
+    std::optional<Calibration> achievable;  // this device's calibrated roofs, when cached
 };
 
 }  // namespace bwacct

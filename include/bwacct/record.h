@@ -12,7 +12,6 @@
 
 namespace bwacct {
 
-
 using ParamValue = std::variant<std::uint64_t, double, std::string, bool>;
 struct Param {
     std::string name;

@@ -6,6 +6,7 @@
 
 #include "bwacct/cost.h"
 #include "bwacct/gpu.h"
+#include "bwacct/measurement.h"
 
 namespace bwacct {
 
@@ -72,6 +73,13 @@ struct Verdict {
     std::vector<Term> terms;                       // --explain lines for this GPU
     std::vector<std::string> notes;
 };
+
+// A measured op against the roofs this very GPU reached in `bwacct calibrate`.
+struct AchievableUtil {
+    double util_hbm = 0;                 // (HBM bytes / time) / calibrated HBM bandwidth
+    std::optional<double> util_compute;  // (FLOPs / time) / calibrated bf16 TFLOP/s, for bf16 tensor ops
+};
+AchievableUtil achievable_util(const Cost& cost, double time_us, const Calibration& c);
 
 // Throws InputError when the GPU lacks what the op needs (a peak for its dtype, a link, NVLS).
 Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& options);

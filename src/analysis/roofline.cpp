@@ -95,6 +95,14 @@ Roof RoofTimes::argmax() const {
     return r;
 }
 
+AchievableUtil achievable_util(const Cost& cost, double time_us, const Calibration& c) {
+    AchievableUtil u;
+    u.util_hbm = static_cast<double>(cost.bytes()) / (time_us * 1e3) / c.hbm_GBps;
+    if (cost.unit == Unit::tensor && cost.compute_dtype == DType::bf16 && cost.flops > 0)
+        u.util_compute = static_cast<double>(cost.flops) / (time_us * 1e6) / c.bf16_tflops;
+    return u;
+}
+
 Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& opt) {
     Verdict v;
     // Explain lines are built only on request; the lambda keeps each formula beside its computation.

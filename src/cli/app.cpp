@@ -10,9 +10,9 @@
 #include <memory>
 
 #include "backend.h"
-#include "mpi_context.h"
 #include "bwacct/error.h"
 #include "command.h"
+#include "mpi_context.h"
 
 #ifndef BWACCT_VERSION
 #define BWACCT_VERSION "0.0.0"

@@ -24,6 +24,7 @@ public:
     void mark_given(const std::string& name) { given_.insert(name); }
     const std::string& get(const std::string& name) const;
     bool given(const std::string& name) const { return given_.count(name) > 0; }
+    bool declared(const std::string& name) const { return values_.count(name) > 0; }
     bool flag(const std::string& name) const { return get(name) == "true"; }
 
 private:
@@ -54,5 +55,6 @@ CommandSpec elementwise_command();
 std::vector<CommandSpec> norm_commands();
 std::vector<CommandSpec> collective_commands();
 std::vector<CommandSpec> catalog_commands();
+std::vector<CommandSpec> measure_commands();
 
 }  // namespace bwacct::cli

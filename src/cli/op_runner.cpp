@@ -8,6 +8,7 @@
 #include "bwacct/catalog.h"
 #include "bwacct/error.h"
 #include "bwacct/report.h"
+#include "calibration.h"
 #include "mpi_context.h"
 
 namespace bwacct::cli {
@@ -117,7 +118,7 @@ std::vector<OptionSpec> measure_options() {
 
 measure::SamplePolicy sample_policy(const Args& args) {
     measure::SamplePolicy p;
-    p.cold = !args.flag("--hot");
+    p.cold = !(args.declared("--hot") && args.flag("--hot"));
     p.max_samples = static_cast<int>(parse_values(args.get("--max-samples"), "--max-samples", ValueKind::count).front());
     p.min_samples = std::min(p.min_samples, p.max_samples);
     return p;
@@ -148,6 +149,10 @@ std::optional<Measuring> open_measuring(const OpPlan& plan, const Args& args, co
     if (const GpuSpec* g = catalog.match(m.base.device.name))
         m.base.catalog_match = g->id;
     m.base.ranks = measure::MpiContext::instance().size();
+    std::string warning;
+    m.base.achievable = measure::load_calibration(measure::calibration_path(""), m.base.device.uuid, warning);
+    if (!warning.empty())
+        fmt::print(stderr, "bwacct: {}\n", warning);
     return m;
 }
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "backend.h"
 #include "bwacct/record.h"
 #include "bwacct/roofline.h"
-#include "backend.h"
 #include "bwacct/values.h"
 #include "command.h"
 

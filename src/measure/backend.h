@@ -48,8 +48,8 @@ struct LaunchTimes {
 class Backend {
 public:
     virtual ~Backend() = default;
-    virtual std::string name() const = 0;     // "cuda" or "simulated"
-    virtual TimeSource source() const = 0;    // measured or simulated
+    virtual std::string name() const = 0;   // "cuda" or "simulated"
+    virtual TimeSource source() const = 0;  // measured or simulated
     virtual DeviceInfo device() = 0;
     virtual Clocks clocks() = 0;
     virtual Timing gemm(const GemmDesc& d, const SamplePolicy& p) = 0;

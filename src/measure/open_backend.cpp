@@ -15,8 +15,9 @@ namespace bwacct::measure {
 std::unique_ptr<Backend> open_backend() {
     const MpiContext& mpi = MpiContext::instance();
     if (mpi.launched_without_mpi())
-        throw MeasureError("started by an MPI launcher with several ranks, but this bwacct was built without MPI: "
-                           "install Open MPI (libopenmpi-dev) and rebuild");
+        throw MeasureError(
+            "started by an MPI launcher with several ranks, but this bwacct was built without MPI: "
+            "install Open MPI (libopenmpi-dev) and rebuild");
     if (const char* sim = std::getenv("BWACCT_SIMULATE"); sim != nullptr && *sim != '\0') {
         const Catalog catalog = Catalog::load_default();
         const char* fail = std::getenv("BWACCT_SIMULATE_FAIL");
@@ -26,8 +27,9 @@ std::unique_ptr<Backend> open_backend() {
 #ifdef BWACCT_HAVE_CUDA
     return cuda::open(mpi.local_rank());
 #else
-    throw MeasureError("this bwacct was built without the CUDA toolkit: measurement is not compiled in "
-                       "(install the CUDA toolkit and rebuild to measure)");
+    throw MeasureError(
+        "this bwacct was built without the CUDA toolkit: measurement is not compiled in "
+        "(install the CUDA toolkit and rebuild to measure)");
 #endif
 }
 

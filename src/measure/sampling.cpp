@@ -61,7 +61,7 @@ std::uint64_t hbm_bytes_moved(HbmKernel k, std::uint64_t array_bytes) {
     switch (k) {
         case HbmKernel::copy:  // b = a: read a, write b
             return 2 * array_bytes;
-        case HbmKernel::read:  // sum of a: read a
+        case HbmKernel::read:   // sum of a: read a
         case HbmKernel::write:  // a = x: write a
             return array_bytes;
         case HbmKernel::triad:  // a = b + s·c: read b, c, write a

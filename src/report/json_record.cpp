@@ -88,7 +88,7 @@ void clocks(JsonWriter& w, std::string_view key, const Clocks& c) {
     w.key(key).begin_object().field("sm_MHz", c.sm_MHz).field("mem_MHz", c.mem_MHz).end_object();
 }
 
-void measurement(JsonWriter& w, const Measurement& m) {
+void measurement(JsonWriter& w, const Measurement& m, const Cost& cost) {
     const Timing& t = m.timing;
     const DeviceInfo& d = m.device;
     w.key("measurement").begin_object();
@@ -98,7 +98,9 @@ void measurement(JsonWriter& w, const Measurement& m) {
     w.field("index", static_cast<std::uint64_t>(d.index)).field("name", d.name).field("uuid", d.uuid);
     w.field("catalog_match", m.catalog_match);
     w.field("compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor));
-    w.field("sm_count", static_cast<std::uint64_t>(d.sm_count)).field("l2_bytes", d.l2_bytes).field("memory_bytes", d.memory_bytes);
+    w.field("sm_count", static_cast<std::uint64_t>(d.sm_count))
+        .field("l2_bytes", d.l2_bytes)
+        .field("memory_bytes", d.memory_bytes);
     w.field("derived_hbm_GBps", d.derived_hbm_GBps);
     w.end_object();
     w.field("ranks", static_cast<std::uint64_t>(m.ranks));
@@ -118,6 +120,16 @@ void measurement(JsonWriter& w, const Measurement& m) {
         w.field("dram_bytes_read", *t.dram_bytes_read);
     if (t.dram_bytes_written)
         w.field("dram_bytes_written", *t.dram_bytes_written);
+    if (m.achievable) {
+        const Calibration& c = *m.achievable;
+        const AchievableUtil u = achievable_util(cost, t.stats.median_us, c);
+        w.key("achievable").begin_object().field("measured_at", c.measured_at).field("backend", c.backend);
+        w.field("hbm_GBps", c.hbm_GBps).field("bf16_tflops", c.bf16_tflops).field("launch_us", c.launch_us);
+        w.field("util_hbm", u.util_hbm);
+        w.key("util_compute");
+        u.util_compute ? (void)w.value(*u.util_compute) : (void)w.null();
+        w.end_object();
+    }
     clocks(w, "clocks_before", t.clocks_before);
     clocks(w, "clocks_after", t.clocks_after);
     w.key("notes").begin_array();
@@ -192,7 +204,7 @@ std::string record_json(const Record& r, bool explain) {
         w.end_array().end_object();
     }
     if (r.measurement)
-        measurement(w, *r.measurement);
+        measurement(w, *r.measurement, r.cost);
     if (explain)
         terms(w, r.cost.terms);
     w.end_object();

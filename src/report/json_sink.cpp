@@ -4,8 +4,7 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-
+#include "json_pretty.h"
 #include "json_record.h"
 
 namespace bwacct::detail {
@@ -14,7 +13,7 @@ void JsonSink::emit(const Record& r) {
     const std::string j = record_json(r, opt_.explain);
     if (!opt_.sweep) {
         // One record is for reading: re-indent (ordered_json keeps the contract's key order).
-        fmt::print(out_, "{}\n", nlohmann::ordered_json::parse(j).dump(2));
+        fmt::print(out_, "{}\n", pretty_json(j));
         return;
     }
     fmt::print(out_, "{}{}", count_++ == 0 ? "[\n" : ",\n", j);

@@ -72,6 +72,14 @@ void TableSink::detailed(const Record& r) {
                                           {"detail", &t.detail}})
             if (!text->empty())
                 fmt::print(out_, "  {:<14}{}\n", label, *text);
+        if (m.achievable) {
+            const AchievableUtil u = achievable_util(c, t.stats.median_us, *m.achievable);
+            fmt::print(out_, "  {:<14}HBM {} GB/s{} (calibrated {}): this op reaches {} of that bandwidth{}\n", "achievable",
+                       fixed(m.achievable->hbm_GBps, 0),
+                       u.util_compute ? fmt::format(", bf16 {} TFLOP/s", fixed(m.achievable->bf16_tflops, 0)) : "",
+                       m.achievable->measured_at, percent(u.util_hbm),
+                       u.util_compute ? fmt::format(" and {} of that compute", percent(*u.util_compute)) : "");
+        }
         for (const KernelRecord& k : t.kernels)
             fmt::print(out_, "  {:<14}{} × {} ({} µs in all)\n", "kernel", k.count, k.name, fixed(k.total_us, 2));
         for (const std::string& n : t.notes)
@@ -106,8 +114,9 @@ void TableSink::detailed(const Record& r) {
         }
     }
     if (c.collective) {
-        fmt::print(out_, "\n  {:<10}{:>12}{:>12}   ({})\n", "gpu", "algbw GB/s", "busbw GB/s",
-                   r.verdicts.front().timed ? fmt::format("at the {} time", time_source_name(r.source)) : "at the modelled floor");
+        fmt::print(
+            out_, "\n  {:<10}{:>12}{:>12}   ({})\n", "gpu", "algbw GB/s", "busbw GB/s",
+            r.verdicts.front().timed ? fmt::format("at the {} time", time_source_name(r.source)) : "at the modelled floor");
         for (const Verdict& v : r.verdicts)
             fmt::print(out_, "  {:<10}{:>12}{:>12}   link {} GB/s per direction ({})\n", v.gpu, opt_fixed(v.algbw_GBps, 2),
                        opt_fixed(v.busbw_GBps, 2), fixed(*v.peaks.link_GBps, 0), v.peaks.link_name);

@@ -26,7 +26,8 @@ double efficiency(Roof r) {
 
 class SimBackend : public Backend {
 public:
-    SimBackend(GpuSpec gpu, std::string fail, std::uint64_t seed) : gpu_(std::move(gpu)), fail_(std::move(fail)), state_(seed | 1) {}
+    SimBackend(GpuSpec gpu, std::string fail, std::uint64_t seed)
+        : gpu_(std::move(gpu)), fail_(std::move(fail)), state_(seed | 1) {}
 
     std::string name() const override { return "simulated"; }
     TimeSource source() const override { return TimeSource::simulated; }
@@ -44,9 +45,7 @@ public:
     }
     Clocks clocks() override { return {gpu_.boost_clock_MHz ? gpu_.boost_clock_MHz->value : 0, 0}; }
 
-    Timing gemm(const GemmDesc& d, const SamplePolicy& p) override {
-        return simulate(gemm_cost(d), p, "none: simulated");
-    }
+    Timing gemm(const GemmDesc& d, const SamplePolicy& p) override { return simulate(gemm_cost(d), p, "none: simulated"); }
     Timing elementwise(const ElementwiseDesc& d, const SamplePolicy& p) override {
         return simulate(elementwise_cost(d), p, "none: simulated");
     }

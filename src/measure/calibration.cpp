@@ -1,0 +1,120 @@
+#include "calibration.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "backend.h"
+
+namespace bwacct::measure {
+namespace {
+
+using json = nlohmann::ordered_json;
+constexpr const char* kSchema = "bwacct.calibration/1";
+
+std::string env(const char* name) {
+    const char* v = std::getenv(name);
+    return v != nullptr ? v : "";
+}
+
+// The whole cache, or an empty one when the file is missing; nullopt when it is unreadable.
+std::optional<json> read_cache(const std::string& path, std::string& warning) {
+    std::ifstream in(path);
+    if (!in)
+        return json{{"schema", kSchema}, {"devices", json::object()}};
+    std::stringstream ss;
+    ss << in.rdbuf();
+    try {
+        json j = json::parse(ss.str());
+        if (!j.is_object() || j.value("schema", "") != kSchema || !j.contains("devices") || !j.at("devices").is_object())
+            throw std::runtime_error("not a bwacct calibration cache");
+        return j;
+    } catch (const std::exception& e) {
+        warning = "ignoring the calibration cache " + path + " (" + std::string(e.what()).substr(0, 80) +
+                  "); `bwacct calibrate` rewrites it";
+        return std::nullopt;
+    }
+}
+
+}  // namespace
+
+std::string calibration_path(const std::string& option_value) {
+    if (!option_value.empty())
+        return option_value;
+    if (std::string v = env("BWACCT_CACHE"); !v.empty())
+        return v;
+    if (std::string v = env("XDG_CACHE_HOME"); !v.empty())
+        return v + "/bwacct/calibration.json";
+    return env("HOME") + "/.cache/bwacct/calibration.json";
+}
+
+std::optional<Calibration> load_calibration(const std::string& path, const std::string& uuid, std::string& warning) {
+    const std::optional<json> cache = read_cache(path, warning);
+    if (!cache || !cache->at("devices").contains(uuid))
+        return std::nullopt;
+    try {
+        const json& e = cache->at("devices").at(uuid);
+        Calibration c;
+        c.uuid = uuid;
+        c.name = e.at("name").get<std::string>();
+        c.backend = e.at("backend").get<std::string>();
+        c.measured_at = e.at("measured_at").get<std::string>();
+        c.hbm_GBps = e.at("hbm_GBps").get<double>();
+        c.bf16_tflops = e.at("bf16_tflops").get<double>();
+        c.launch_us = e.at("launch_us").get<double>();
+        return c;
+    } catch (const std::exception&) {
+        warning = "ignoring the malformed entry for " + uuid + " in " + path;
+        return std::nullopt;
+    }
+}
+
+Calibration run_calibration(Backend& b, std::uint64_t array_bytes, const SamplePolicy& p, const std::string& measured_at) {
+    const DeviceInfo d = b.device();
+    Calibration c;
+    c.uuid = d.uuid;
+    c.name = d.name;
+    c.backend = b.name();
+    c.measured_at = measured_at;
+    for (HbmKernel k : {HbmKernel::copy, HbmKernel::triad}) {
+        const Timing t = b.hbm(k, array_bytes, p);
+        c.hbm_GBps = std::max(c.hbm_GBps, static_cast<double>(hbm_bytes_moved(k, array_bytes)) / (t.stats.median_us * 1e3));
+    }
+    GemmDesc g;
+    g.m = g.n = g.k = 8192;
+    c.bf16_tflops = static_cast<double>(gemm_cost(g).flops) / (b.gemm(g, p).stats.median_us * 1e6);
+    c.launch_us = b.launch(p).stream_kernel.stats.median_us;
+    return c;
+}
+
+void store_calibration(const std::string& path, const Calibration& c) {
+    std::string warning;
+    json cache = read_cache(path, warning).value_or(json{{"schema", kSchema}, {"devices", json::object()}});
+    cache["devices"][c.uuid] = {{"name", c.name},         {"backend", c.backend},         {"measured_at", c.measured_at},
+                                {"hbm_GBps", c.hbm_GBps}, {"bf16_tflops", c.bf16_tflops}, {"launch_us", c.launch_us}};
+    std::error_code ec;
+    const std::filesystem::path target(path);
+    if (target.has_parent_path())
+        std::filesystem::create_directories(target.parent_path(), ec);
+    // Write beside the target and rename: readers see the old file or the new one, never a mix.
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        out << cache.dump(2) << "\n";
+        out.close();
+        if (!out)
+            throw MeasureError("cannot write the calibration cache " + tmp);
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw MeasureError("cannot replace the calibration cache " + path);
+    }
+}
+
+}  // namespace bwacct::measure

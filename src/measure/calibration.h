@@ -1,0 +1,29 @@
+// The calibration cache: measured roofs per GPU UUID in one JSON file, written atomically (temp file
+// + rename) so concurrent writers never leave a torn file; an unreadable file is ignored with a
+// warning and rewritten by the next `bwacct calibrate`.
+#pragma once
+#include <optional>
+#include <string>
+
+#include "backend.h"
+#include "bwacct/measurement.h"
+
+namespace bwacct::measure {
+
+// --cache, else $BWACCT_CACHE, else $XDG_CACHE_HOME/bwacct/calibration.json, else
+// $HOME/.cache/bwacct/calibration.json.
+std::string calibration_path(const std::string& option_value);
+
+// The entry for `uuid`, or nullopt (no file, no entry, or an unreadable file: then `warning` says so).
+std::optional<Calibration> load_calibration(const std::string& path, const std::string& uuid, std::string& warning);
+
+// Measures the roofs on `b`: HBM copy and triad over arrays of array_bytes (the better bandwidth,
+// bytes = reads + writes), a bf16 GEMM 8192³ (TFLOP/s at the median) and dependent empty kernels on a
+// stream (µs per kernel at the median). measured_at is stamped by the caller (ISO 8601 UTC).
+Calibration run_calibration(Backend& b, std::uint64_t array_bytes, const SamplePolicy& p, const std::string& measured_at);
+
+// Adds or replaces the entry for c.uuid, keeping the others. Throws MeasureError when the file
+// cannot be written.
+void store_calibration(const std::string& path, const Calibration& c);
+
+}  // namespace bwacct::measure
