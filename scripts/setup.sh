@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Installs what a fresh Debian machine lacks (compiler, CMake, CLI11, fmt, nlohmann_json, GoogleTest),
+# Installs what a fresh Debian machine lacks (compiler, CMake, CLI11, fmt, nlohmann_json, GoogleTest,
+# Open MPI for multi-process runs),
 # builds bwacct in build/, and runs the first example. The CUDA toolkit is optional: when CMake finds it
 # (nvcc on the PATH) it is used; without it bwacct builds model-only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(g++ cmake make libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev)
+packages=(g++ cmake make libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BWACCT_BUILD_DIR:-build}
 
-for p in g++ cmake make libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev; do
+for p in g++ cmake make libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev libopenmpi-dev openmpi-bin; do
   if ! dpkg -s "$p" >/dev/null 2>&1; then
     echo "test: $p is missing; running scripts/setup.sh first" >&2
     scripts/setup.sh >/dev/null
