@@ -1,0 +1,649 @@
+// The CUDA backend for one GPU: HBM streams, elementwise ops and launch costs through kernels/,
+// GEMMs through cuBLASLt (gemm_lt), collectives through NCCL (nccl_collective). Every number comes
+// from time_region (timing.h) and is reported only after its result has been verified.
+#include "cuda_backend.h"
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "../sampling.h"
+#include "bwacct/dtype.h"
+#include "bwacct/exact.h"
+#include "bwacct/ops.h"
+#include "cupti_activity.h"
+#include "device.h"
+#include "gemm_lt.h"
+#include "kernels.h"
+#include "nccl_collective.h"
+#include "timing.h"
+
+namespace bwacct::measure::cuda {
+namespace {
+
+namespace k = bwacct::kernels;
+
+// Launches per sample for the launch-cost measurements.
+constexpr int kLaunches = 100;
+// Elements checked on the host (besides the whole-array check on the GPU).
+constexpr std::size_t kHostSamples = 256;
+// A working set this many times the L2 cannot stay in it between iterations: no flush needed.
+constexpr std::uint64_t kNoFlushFactor = 4;
+
+std::string iec(std::uint64_t bytes) {
+    const double b = static_cast<double>(bytes);
+    if (b >= 1024.0 * 1024 * 1024)
+        return fmt::format("{:.2f} GiB", b / (1024.0 * 1024 * 1024));
+    return fmt::format("{:.1f} MiB", b / (1024.0 * 1024));
+}
+
+// A cudaMalloc'd buffer, freed on scope exit (cudaFree errors ignored: a destructor must not throw).
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    DeviceBuffer(std::uint64_t bytes, const char* what) {
+        if (bytes > 0)
+            check(cudaMalloc(&p_, static_cast<std::size_t>(bytes)), what);
+    }
+    ~DeviceBuffer() {
+        if (p_ != nullptr)
+            (void)cudaFree(p_);
+    }
+    DeviceBuffer(DeviceBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
+    DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+        std::swap(p_, o.p_);
+        return *this;
+    }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    void* get() const { return p_; }
+    template <class T>
+    T* as() const {
+        return static_cast<T*>(p_);
+    }
+
+private:
+    void* p_ = nullptr;
+};
+
+class GraphExec {
+public:
+    GraphExec() = default;
+    ~GraphExec() {
+        if (exec != nullptr)
+            (void)cudaGraphExecDestroy(exec);
+        if (graph != nullptr)
+            (void)cudaGraphDestroy(graph);
+    }
+    GraphExec(const GraphExec&) = delete;
+    GraphExec& operator=(const GraphExec&) = delete;
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+};
+
+std::string no_gpu_reason(cudaError_t e) {
+    if (e == cudaErrorInsufficientDriver)
+        return "no CUDA GPU: no NVIDIA driver is installed, or it is older than this CUDA 13 build needs "
+               "(cudaGetDeviceCount: cudaErrorInsufficientDriver)";
+    if (e == cudaErrorNoDevice)
+        return "no CUDA GPU: the NVIDIA driver is loaded but reports no GPU (check nvidia-smi and CUDA_VISIBLE_DEVICES; "
+               "cudaGetDeviceCount: cudaErrorNoDevice)";
+    return fmt::format("no CUDA GPU: cudaGetDeviceCount failed: {} ({})", cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+// Indices to check on the host: both ends, the vector tail, and pseudo-random ones in between.
+std::vector<std::size_t> sample_indices(std::size_t n, std::size_t count, std::uint64_t seed) {
+    std::vector<std::size_t> idx;
+    for (std::size_t i = 0; i < std::min<std::size_t>(n, 8); ++i) {
+        idx.push_back(i);
+        idx.push_back(n - 1 - i);
+    }
+    for (std::size_t i = 0; idx.size() < count && i < count; ++i)
+        idx.push_back(static_cast<std::size_t>(k::mix64(seed + i) % n));
+    std::sort(idx.begin(), idx.end());
+    idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
+    return idx;
+}
+
+// Σ random_k(seed, i, bits) for i < n, exactly (integers), on every host core.
+std::uint64_t sum_random_k(std::uint64_t seed, std::uint64_t n, int bits) {
+    unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 32u);
+    if (n < (1u << 20))
+        threads = 1;
+    std::vector<std::uint64_t> part(threads, 0);
+    std::vector<std::thread> pool;
+    const std::uint64_t chunk = n / threads;
+    for (unsigned t = 0; t < threads; ++t) {
+        const std::uint64_t lo = chunk * t, hi = t + 1 == threads ? n : lo + chunk;
+        pool.emplace_back([&part, t, lo, hi, seed, bits] {
+            std::uint64_t s = 0;
+            for (std::uint64_t i = lo; i < hi; ++i)
+                s += k::random_k(seed, i, bits);
+            part[t] = s;
+        });
+    }
+    for (std::thread& th : pool)
+        th.join();
+    std::uint64_t s = 0;
+    for (std::uint64_t x : part)
+        s += x;
+    return s;
+}
+
+const void* out_ptr(const void* base, std::size_t i, std::size_t esize) { return static_cast<const char*>(base) + i * esize; }
+
+Timing per_kernel(Timing t, int kernels) {
+    for (double& x : t.samples_us)
+        x /= kernels;
+    t.stats = summarize(t.samples_us);
+    return t;
+}
+
+class CudaBackend final : public Backend {
+public:
+    explicit CudaBackend(int device) : device_(device) {
+        check(cudaSetDevice(device), "cudaSetDevice");
+        info_ = query_device(device);
+        const cudaError_t img = k::probe_kernel_image();
+        if (img == cudaErrorNoKernelImageForDevice || img == cudaErrorInvalidDeviceFunction)
+            throw MeasureError(fmt::format(
+                "GPU {} ({}) has compute capability {}.{}, and this bwacct holds no GPU code it can run: rebuild with "
+                "-DCMAKE_CUDA_ARCHITECTURES={}{}",
+                device, info_.name, info_.cc_major, info_.cc_minor, info_.cc_major, info_.cc_minor));
+        check(img, "loading bwacct's kernels");
+        check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    }
+    ~CudaBackend() override {
+        if (stream_ != nullptr)
+            (void)cudaStreamDestroy(stream_);
+    }
+    CudaBackend(const CudaBackend&) = delete;
+    CudaBackend& operator=(const CudaBackend&) = delete;
+
+    std::string name() const override { return "cuda"; }
+    TimeSource source() const override { return TimeSource::measured; }
+    DeviceInfo device() override { return info_; }
+    Clocks clocks() override { return read_clocks(device_); }
+
+    Timing gemm(const GemmDesc& d, const SamplePolicy& p) override {
+        DeviceGuard guard(device_);
+        const Clocks before = read_clocks(device_);
+        KernelActivity activity;
+        Timing t = measure_gemm(d, p, device_);
+        t.kernels = activity.stop();
+        if (!activity.note().empty())
+            t.notes.push_back(activity.note());
+        finish(t, before, read_clocks(device_));
+        return t;
+    }
+
+    Timing collective(const CollectiveDesc& d, const SamplePolicy& p) override {
+        DeviceGuard guard(device_);
+        const Clocks before = read_clocks(device_);
+        Timing t = measure_collective(d, p, device_);
+        finish(t, before, read_clocks(device_));
+        return t;
+    }
+
+    Timing hbm(HbmKernel kind, std::uint64_t array_bytes, const SamplePolicy& p) override;
+    Timing elementwise(const ElementwiseDesc& d, const SamplePolicy& p) override;
+    LaunchTimes launch(const SamplePolicy& p) override;
+
+private:
+    std::uint64_t next_seed() { return k::mix64(0xB5AD4ECEDA1CE2A9ull + ++draws_); }
+
+    void sync(const char* what) { check(cudaStreamSynchronize(stream_), what); }
+
+    void read_back(void* dst, const void* src, std::size_t bytes) {
+        check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync (read-back)");
+        sync("the read-back (cudaStreamSynchronize)");
+    }
+
+    void check_fits(std::uint64_t need, const std::string& what) {
+        std::size_t free = 0, total = 0;
+        check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+        if (static_cast<double>(need) > 0.9 * static_cast<double>(free))
+            throw MeasureError(fmt::format("{} need {}, but GPU {} has {} free (of {}): choose a smaller size", what, iec(need),
+                                           device_, iec(free), iec(total)));
+    }
+
+    // flush_l2 for a working set: only a cold policy with data the L2 could hold.
+    bool wants_flush(const SamplePolicy& p, std::uint64_t working_set) const {
+        return p.cold && info_.l2_bytes > 0 && working_set < kNoFlushFactor * info_.l2_bytes;
+    }
+
+    std::string cache_text(const Timing& t, const SamplePolicy& p, std::uint64_t working_set) const {
+        const double ratio = info_.l2_bytes > 0 ? static_cast<double>(working_set) / static_cast<double>(info_.l2_bytes) : 0;
+        if (info_.l2_bytes > 0 && working_set >= kNoFlushFactor * info_.l2_bytes)
+            return fmt::format("hot: arrays {:.1f}× L2 ({} of {}), the cache cannot hold them; no flush needed", ratio,
+                               iec(working_set), iec(info_.l2_bytes));
+        if (!p.cold)
+            return fmt::format("{} (working set {:.2f}× L2)", t.cache, ratio);
+        return t.cache;
+    }
+
+    // Clocks around the measurement, and a note when the SM clock fell by more than 10 %.
+    static void finish(Timing& t, const Clocks& before, const Clocks& after) {
+        t.clocks_before = before;
+        t.clocks_after = after;
+        if (before.sm_MHz > 0 && after.sm_MHz > 0 && after.sm_MHz < 0.9 * before.sm_MHz)
+            t.notes.push_back(
+                fmt::format("clock dropped from {:.0f} to {:.0f} MHz during the measurement: thermal or power throttling",
+                            before.sm_MHz, after.sm_MHz));
+        if (before.sm_MHz <= 0 && after.sm_MHz <= 0)
+            t.notes.push_back("clocks not recorded: NVML (libnvidia-ml.so.1, part of the driver) is not available");
+    }
+
+    // Whole-array check on the GPU: throws when any element is off.
+    void require_no_mismatch(unsigned long long* counters, std::size_t n, const std::string& what) {
+        unsigned long long h[2] = {0, 0};
+        read_back(h, counters, sizeof h);
+        if (h[0] != 0)
+            throw MeasureError(
+                fmt::format("verification failed: {} of {} elements of {} are wrong (first at index {}); "
+                            "no time reported",
+                            h[0], n, what, h[1]));
+    }
+
+    int device_;
+    DeviceInfo info_;
+    cudaStream_t stream_ = nullptr;
+    std::uint64_t draws_ = 0;
+};
+
+// ---- HBM: copy, read, write, triad
+
+Timing CudaBackend::hbm(HbmKernel kind, std::uint64_t array_bytes, const SamplePolicy& p) {
+    DeviceGuard guard(device_);
+    if (array_bytes == 0)
+        throw MeasureError("the HBM arrays must not be empty");
+    const k::Elem e = array_bytes % 8 == 0 ? k::Elem::f64 : k::Elem::f32;
+    if (array_bytes % 4 != 0)
+        throw MeasureError(
+            fmt::format("HBM arrays of {} bytes: the size must be a multiple of 4 bytes (f32 elements)", array_bytes));
+    const std::size_t esize = k::elem_bytes(e);
+    const std::size_t n = static_cast<std::size_t>(array_bytes / esize);
+    const char* type = e == k::Elem::f64 ? "f64" : "f32";
+
+    k::HbmOp op = k::HbmOp::copy;
+    int arrays = 2;
+    switch (kind) {
+        case HbmKernel::copy:
+            break;
+        case HbmKernel::read:
+            op = k::HbmOp::read;
+            arrays = 1;
+            break;
+        case HbmKernel::write:
+            op = k::HbmOp::write;
+            arrays = 1;
+            break;
+        case HbmKernel::triad:
+            op = k::HbmOp::triad;
+            arrays = 3;
+            break;
+    }
+    const std::uint64_t working = (Exact(static_cast<std::uint64_t>(arrays)) * Exact(array_bytes)).value();
+    check_fits(working, fmt::format("{} array(s) of {}", arrays, iec(array_bytes)));
+
+    int grid = 0;
+    check(k::hbm_grid(op, e, &grid), "the occupancy query (HBM kernel)");
+    DeviceBuffer a(array_bytes, "cudaMalloc (array a)");
+    DeviceBuffer b(arrays >= 2 ? array_bytes : 0, "cudaMalloc (array b)");
+    DeviceBuffer c(arrays >= 3 ? array_bytes : 0, "cudaMalloc (array c)");
+    DeviceBuffer partial(op == k::HbmOp::read ? static_cast<std::uint64_t>(grid) * sizeof(double) : 0, "cudaMalloc (partials)");
+    DeviceBuffer counters(2 * sizeof(unsigned long long), "cudaMalloc (verification counters)");
+
+    // Random inputs (never zeros); outputs poisoned with all-one bits (NaN) so an unwritten element fails.
+    const std::uint64_t seed_a = next_seed(), seed_b = next_seed(), seed_c = next_seed();
+    k::HbmArgs args;
+    args.a = a.get();
+    args.b = b.get();
+    args.c = c.get();
+    args.partial = partial.as<double>();
+    args.n = n;
+    switch (op) {
+        case k::HbmOp::copy:
+            check(k::fill_random(a.get(), n, e, seed_a, stream_), "the random fill");
+            check(cudaMemsetAsync(b.get(), 0xFF, array_bytes, stream_), "cudaMemsetAsync (poison)");
+            break;
+        case k::HbmOp::read:
+            check(k::fill_random(a.get(), n, e, seed_a, stream_), "the random fill");
+            break;
+        case k::HbmOp::write:
+            check(cudaMemsetAsync(a.get(), 0xFF, array_bytes, stream_), "cudaMemsetAsync (poison)");
+            break;
+        case k::HbmOp::triad:
+            check(k::fill_random(b.get(), n, e, seed_b, stream_), "the random fill");
+            check(k::fill_random(c.get(), n, e, seed_c, stream_), "the random fill");
+            check(cudaMemsetAsync(a.get(), 0xFF, array_bytes, stream_), "cudaMemsetAsync (poison)");
+            break;
+    }
+    sync("the array initialization (cudaStreamSynchronize)");
+
+    const Region r{stream_, device_, wants_flush(p, working)};
+    const Clocks before = read_clocks(device_);
+    Timing t = time_region(r, p, [&](cudaStream_t s) { check(k::launch_hbm(op, e, args, grid, s), "the HBM kernel launch"); });
+    const Clocks after = read_clocks(device_);
+
+    // Verification (the kernels are idempotent: every iteration leaves the same result).
+    const std::vector<std::size_t> idx = sample_indices(n, kHostSamples, next_seed());
+    k::HbmExpect x;
+    const void* out = a.get();
+    std::string what = "a";
+    switch (op) {
+        case k::HbmOp::copy:
+            x.kind = k::HbmExpect::Kind::random;
+            x.seed = seed_a;
+            out = b.get();
+            what = "b (copy of a)";
+            break;
+        case k::HbmOp::write:
+            x.kind = k::HbmExpect::Kind::constant;
+            x.value = args.value;
+            break;
+        case k::HbmOp::triad:
+            x.kind = k::HbmExpect::Kind::triad;
+            x.seed_b = seed_b;
+            x.seed_c = seed_c;
+            x.scalar = args.scalar;
+            what = "a (triad)";
+            break;
+        case k::HbmOp::read:
+            break;
+    }
+    if (op == k::HbmOp::read) {
+        std::vector<double> parts(static_cast<std::size_t>(grid));
+        read_back(parts.data(), partial.get(), parts.size() * sizeof(double));
+        double got = 0;
+        for (double v : parts)
+            got += v;
+        const int bits = k::random_bits(e);
+        const double expected =
+            static_cast<double>(n) * 0.5 + static_cast<double>(sum_random_k(seed_a, n, bits)) / static_cast<double>(1ull << bits);
+        // Every partial sum is a multiple of 2^-bits below 2^(53-bits) while n < 2^32: exact in double.
+        const bool exact = n < (1ull << 32);
+        if (exact ? got != expected : std::fabs(got - expected) > 1e-12 * expected)
+            throw MeasureError(
+                fmt::format("verification failed: the read kernel's sum is {:.17g}, the host's {:.17g}; "
+                            "no time reported",
+                            got, expected));
+        t.verification = fmt::format(
+            "the kernel's sum of all {} elements (per-block partials, added on the host) equals "
+            "the host's sum of the random values{}",
+            n, exact ? " exactly (both exact in double)" : " within 1e-12");
+    } else {
+        check(k::check_hbm_result(out, n, e, x, counters.as<unsigned long long>(), stream_), "the verification kernel");
+        require_no_mismatch(counters.as<unsigned long long>(), n, what);
+        for (std::size_t i : idx) {
+            bool ok = false;
+            if (e == k::Elem::f64) {
+                double g = 0;
+                read_back(&g, out_ptr(out, i, esize), esize);
+                double want = x.value;
+                if (x.kind == k::HbmExpect::Kind::random)
+                    want = k::random_value(x.seed, i, e);
+                else if (x.kind == k::HbmExpect::Kind::triad)
+                    want = k::triad_f64(x.scalar, k::random_value(x.seed_c, i, e), k::random_value(x.seed_b, i, e));
+                ok = std::bit_cast<std::uint64_t>(g) == std::bit_cast<std::uint64_t>(want);
+            } else {
+                float g = 0;
+                read_back(&g, out_ptr(out, i, esize), esize);
+                float want = static_cast<float>(x.value);
+                if (x.kind == k::HbmExpect::Kind::random)
+                    want = static_cast<float>(k::random_value(x.seed, i, e));
+                else if (x.kind == k::HbmExpect::Kind::triad)
+                    want = k::triad_f32(static_cast<float>(x.scalar), static_cast<float>(k::random_value(x.seed_c, i, e)),
+                                        static_cast<float>(k::random_value(x.seed_b, i, e)));
+                ok = std::bit_cast<std::uint32_t>(g) == std::bit_cast<std::uint32_t>(want);
+            }
+            if (!ok)
+                throw MeasureError(
+                    fmt::format("verification failed: element {} of {} is wrong on the host check; no time reported", i, what));
+        }
+        t.verification = fmt::format(
+            "every element of {} checked on the GPU, bit for bit, against its value recomputed "
+            "from the random inputs; {} sampled elements checked again on the host",
+            what, idx.size());
+    }
+
+    static constexpr const char* formula[] = {"b = a", "Σ a", "a = x", "a = b + s·c"};
+    t.detail = fmt::format(
+        "BabelStream-style {} ({}) over {} {} elements per array ({}), 16-byte accesses, "
+        "grid {} × {} threads (SMs × resident blocks); {} moved per pass",
+        hbm_kernel_name(kind), formula[static_cast<int>(op)], n, type, iec(array_bytes), grid, k::kBlock,
+        iec(hbm_bytes_moved(kind, array_bytes)));
+    t.cache = cache_text(t, p, working);
+    finish(t, before, after);
+    return t;
+}
+
+// ---- elementwise
+
+Timing CudaBackend::elementwise(const ElementwiseDesc& d, const SamplePolicy& p) {
+    DeviceGuard guard(device_);
+    k::Elem e = k::Elem::f32;
+    double unit_roundoff = 0x1p-24;
+    switch (d.dtype) {
+        case DType::fp32:
+            break;
+        case DType::fp16:
+            e = k::Elem::f16;
+            unit_roundoff = 0x1p-11;
+            break;
+        case DType::bf16:
+            e = k::Elem::bf16;
+            unit_roundoff = 0x1p-8;
+            break;
+        default:
+            throw MeasureError(
+                fmt::format("elementwise in {} is not measurable yet: the CUDA backend measures bf16, fp16 "
+                            "and fp32",
+                            dtype_name(d.dtype)));
+    }
+    if (d.inputs < 1 || d.inputs > static_cast<std::uint64_t>(k::kMaxEwArrays) || d.outputs < 1 ||
+        d.outputs > static_cast<std::uint64_t>(k::kMaxEwArrays))
+        throw MeasureError(fmt::format("elementwise with {} inputs and {} outputs is not measurable yet: at most {} of each",
+                                       d.inputs, d.outputs, k::kMaxEwArrays));
+    const int inputs = static_cast<int>(d.inputs), outputs = static_cast<int>(d.outputs);
+    const std::uint64_t n64 = element_count(d.shape).value();
+    const std::size_t n = static_cast<std::size_t>(n64);
+    const std::size_t esize = k::elem_bytes(e);
+    const std::uint64_t tensor_bytes = (Exact(n64) * Exact(esize)).value();
+    const std::uint64_t working = (Exact(d.inputs + d.outputs) * Exact(tensor_bytes)).value();
+    check_fits(working, fmt::format("{} input(s) and {} output(s) of {}", inputs, outputs, iec(tensor_bytes)));
+
+    // FLOPs per element: inputs − 1 adds combine the inputs; the rest is a dependent chain.
+    const std::uint64_t combine = d.inputs - 1;
+    const std::uint64_t chain = d.flops_per_elem > combine ? d.flops_per_elem - combine : 0;
+    if (chain / 4 > static_cast<std::uint64_t>(INT_MAX))
+        throw MeasureError(fmt::format("{} FLOPs per element is not measurable: too many for one kernel", d.flops_per_elem));
+    const int pairs = static_cast<int>(chain / 4), rem = static_cast<int>(chain % 4);
+    const std::uint64_t done = combine + chain;
+
+    std::vector<DeviceBuffer> in, out;
+    k::EwArgs args;
+    args.inputs = inputs;
+    args.outputs = outputs;
+    args.n = n;
+    args.pairs = pairs;
+    args.rem = rem;
+    const std::uint64_t seed0 = next_seed();
+    for (int j = 0; j < inputs; ++j) {
+        in.emplace_back(tensor_bytes, "cudaMalloc (elementwise input)");
+        check(k::fill_random(in.back().get(), n, e, seed0 + static_cast<std::uint64_t>(j), stream_), "the random fill");
+        args.in[j] = in.back().get();
+    }
+    for (int j = 0; j < outputs; ++j) {
+        out.emplace_back(tensor_bytes, "cudaMalloc (elementwise output)");
+        check(cudaMemsetAsync(out.back().get(), 0xFF, tensor_bytes, stream_), "cudaMemsetAsync (poison)");
+        args.out[j] = out.back().get();
+    }
+    int grid = 0;
+    check(k::ew_grid(e, &grid), "the occupancy query (elementwise kernel)");
+    sync("the array initialization (cudaStreamSynchronize)");
+
+    const Region r{stream_, device_, wants_flush(p, working)};
+    const Clocks before = read_clocks(device_);
+    Timing t = time_region(
+        r, p, [&](cudaStream_t s) { check(k::launch_elementwise(e, args, grid, s), "the elementwise kernel launch"); });
+    const Clocks after = read_clocks(device_);
+
+    // Verification: |out − Σ inputs| ≤ inputs · u · Σ inputs (u: the type's unit roundoff). The sum
+    // is rounded inputs − 1 times; the FMA chain is exact for these values.
+    const double tol = static_cast<double>(inputs) * unit_roundoff;
+    const std::vector<std::size_t> idx = sample_indices(n, kHostSamples / 4, next_seed());
+    DeviceBuffer counters(2 * sizeof(unsigned long long), "cudaMalloc (verification counters)");
+    for (int o = 0; o < outputs; ++o) {
+        const std::string what = fmt::format("output {}", o);
+        check(k::check_elementwise_result(out[static_cast<std::size_t>(o)].get(), n, e, inputs, seed0, tol,
+                                          counters.as<unsigned long long>(), stream_),
+              "the verification kernel");
+        require_no_mismatch(counters.as<unsigned long long>(), n, what);
+        for (std::size_t i : idx) {
+            double g = 0;
+            const void* src = out_ptr(out[static_cast<std::size_t>(o)].get(), i, esize);
+            if (e == k::Elem::f32) {
+                float f = 0;
+                read_back(&f, src, sizeof f);
+                g = f;
+            } else {
+                std::uint16_t h = 0;
+                read_back(&h, src, sizeof h);
+                g = e == k::Elem::f16 ? k::f16_bits_to_double(h) : k::bf16_bits_to_double(h);
+            }
+            double s = 0;
+            for (int j = 0; j < inputs; ++j)
+                s += k::random_value(seed0 + static_cast<std::uint64_t>(j), i, e);
+            if (!(std::fabs(g - s) <= tol * s))
+                throw MeasureError(
+                    fmt::format("verification failed: element {} of {} is {:.9g}, expected {:.9g} (± {:.2g}); "
+                                "no time reported",
+                                i, what, g, s, tol * s));
+        }
+    }
+    t.verification = fmt::format(
+        "every element of the {} output(s) checked on the GPU against the sum of its random "
+        "inputs (relative tolerance {:.2g}: {} × the {} unit roundoff); {} sampled elements per "
+        "output checked again on the host",
+        outputs, tol, inputs, dtype_name(d.dtype), idx.size());
+    const bool packed = e != k::Elem::f32;
+    t.detail = fmt::format(
+        "per element: {} add(s) combining the inputs, {} pair(s) of dependent FMAs and {} more FLOP(s), "
+        "in {}{}: {} FLOPs; {} input(s) read, {} output(s) written, {} elements, 16-byte accesses, "
+        "grid {} × {} threads",
+        combine, pairs, rem, dtype_name(d.dtype), packed ? " (packed, 2 elements per instruction)" : "", done, inputs, outputs, n,
+        grid, k::kBlock);
+    if (done != d.flops_per_elem)
+        t.notes.push_back(fmt::format("the kernel does {} FLOPs per element, not the {} asked: combining {} inputs takes {} adds",
+                                      done, d.flops_per_elem, inputs, combine));
+    if (d.unit == Unit::tensor && done > 0)
+        t.notes.push_back("the kernel's arithmetic runs on the CUDA cores (vector FMAs), not the tensor cores");
+    t.cache = cache_text(t, p, working);
+    finish(t, before, after);
+    return t;
+}
+
+// ---- launch costs
+
+LaunchTimes CudaBackend::launch(const SamplePolicy& p) {
+    DeviceGuard guard(device_);
+    const Clocks before = read_clocks(device_);
+    check(k::launch_empty(stream_), "cudaLaunchKernel (empty kernel)");
+    sync("the first empty kernel (cudaStreamSynchronize)");
+    using clock = std::chrono::steady_clock;
+    const std::string none = "none needed: the empty kernel computes nothing; every launch's return code checked";
+    LaunchTimes lt;
+
+    // Host cost of cudaLaunchKernel: the queue is drained before each sample, so no launch waits for room.
+    lt.host_launch = sample(p, [&] {
+        sync("cudaStreamSynchronize");
+        const auto t0 = clock::now();
+        for (int i = 0; i < kLaunches; ++i)
+            if (const cudaError_t e = k::launch_empty(stream_); e != cudaSuccess)
+                check(e, "cudaLaunchKernel (empty kernel)");
+        const auto t1 = clock::now();
+        sync("cudaStreamSynchronize");
+        return std::chrono::duration<double, std::micro>(t1 - t0).count() / kLaunches;
+    });
+    lt.host_launch.timer = fmt::format(
+        "host steady_clock around {} cudaLaunchKernel calls with no synchronization between "
+        "them, per call",
+        kLaunches);
+
+    // Device time per kernel: kLaunches dependent empty kernels queued behind the spin gate.
+    const Region r{stream_, device_, false};
+    lt.stream_kernel = per_kernel(time_region(r, p,
+                                              [&](cudaStream_t s) {
+                                                  for (int i = 0; i < kLaunches; ++i)
+                                                      check(k::launch_empty(s), "cudaLaunchKernel (empty kernel)");
+                                              }),
+                                  kLaunches);
+    lt.stream_kernel.timer += fmt::format("; each iteration {} empty kernels on one stream, time per kernel", kLaunches);
+
+    // The same kLaunches kernels as one CUDA graph, instantiated and uploaded before any timing.
+    GraphExec g;
+    check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+    cudaError_t captured = cudaSuccess;
+    for (int i = 0; i < kLaunches && captured == cudaSuccess; ++i)
+        captured = k::launch_empty(stream_);
+    const cudaError_t ended = cudaStreamEndCapture(stream_, &g.graph);
+    check(captured, "cudaLaunchKernel (graph capture)");
+    check(ended, "cudaStreamEndCapture");
+    check(cudaGraphInstantiate(&g.exec, g.graph, 0), "cudaGraphInstantiate");
+    check(cudaGraphUpload(g.exec, stream_), "cudaGraphUpload");
+    sync("cudaGraphUpload (cudaStreamSynchronize)");
+    lt.graph_kernel =
+        per_kernel(time_region(r, p, [&](cudaStream_t s) { check(cudaGraphLaunch(g.exec, s), "cudaGraphLaunch"); }), kLaunches);
+    lt.graph_kernel.timer += fmt::format("; each iteration one graph of {} dependent empty kernels, time per kernel", kLaunches);
+
+    // Launch + synchronize of one kernel, host clock (the device's default scheduling flags, unchanged).
+    lt.sync_round_trip = sample(p, [&] {
+        const auto t0 = clock::now();
+        check(k::launch_empty(stream_), "cudaLaunchKernel (empty kernel)");
+        sync("cudaStreamSynchronize");
+        const auto t1 = clock::now();
+        return std::chrono::duration<double, std::micro>(t1 - t0).count();
+    });
+    lt.sync_round_trip.timer = "host steady_clock around cudaLaunchKernel + cudaStreamSynchronize of one empty kernel";
+
+    const Clocks after = read_clocks(device_);
+    for (Timing* t : {&lt.host_launch, &lt.stream_kernel, &lt.graph_kernel, &lt.sync_round_trip}) {
+        t->source = TimeSource::measured;
+        t->verification = none;
+        t->detail = "empty kernel, 1 block of 1 thread";
+        t->cache = "not applicable: the empty kernel touches no data";
+        finish(*t, before, after);
+    }
+    return lt;
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> open(int device) {
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        throw MeasureError(no_gpu_reason(e));
+    }
+    if (count <= 0)
+        throw MeasureError(no_gpu_reason(cudaErrorNoDevice));
+    if (device < 0 || device >= count)
+        throw MeasureError(
+            fmt::format("no CUDA GPU with index {}: {} visible (CUDA_VISIBLE_DEVICES applies; under MPI "
+                        "the rank's local index picks the GPU)",
+                        device, count));
+    return std::make_unique<CudaBackend>(device);
+}
+
+}  // namespace bwacct::measure::cuda
