@@ -4,9 +4,17 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace bwacct::measure::cuda::checks {
+
+// Launch shape of the fill and check kernels: 256 threads, grid-stride loops over at most 16384 blocks.
+constexpr unsigned kThreads = 256;
+inline unsigned grid_for(std::uint64_t n) {
+    const std::uint64_t blocks = (n + kThreads - 1) / kThreads;
+    return static_cast<unsigned>(std::min<std::uint64_t>(std::max<std::uint64_t>(blocks, 1), 16384));
+}
 
 // Storage formats the kernels read and write (tf32 is stored as fp32).
 enum class Elem : int { bf16, fp16, fp32, fp64, e4m3, e5m2, int8 };

@@ -8,28 +8,15 @@
 #include <algorithm>
 
 #include "check_kernels.h"
+#include "kernels.h"
 
 namespace bwacct::measure::cuda::checks {
 namespace {
 
-constexpr unsigned kThreads = 256;
-
-unsigned grid_for(std::uint64_t n) {
-    const std::uint64_t blocks = (n + kThreads - 1) / kThreads;
-    return static_cast<unsigned>(std::min<std::uint64_t>(std::max<std::uint64_t>(blocks, 1), 16384));
-}
-
-__host__ __device__ inline std::uint64_t mix64(std::uint64_t x) {
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
 __host__ __device__ inline long long coll_value(const CollValues& v, std::uint32_t q, std::uint64_t j) {
     if ((q + j % v.nranks) % v.nranks >= v.active)
         return 0;
-    const std::uint64_t h = mix64(v.seed ^ mix64((static_cast<std::uint64_t>(q) << 40) ^ mix64(j)));
+    const std::uint64_t h = kernels::mix64(v.seed ^ kernels::mix64((static_cast<std::uint64_t>(q) << 40) ^ kernels::mix64(j)));
     const long long m = 1 + static_cast<long long>(h % v.magnitude);
     return (h >> 63) != 0 ? -m : m;
 }

@@ -8,28 +8,15 @@
 #include <algorithm>
 
 #include "check_kernels.h"
+#include "kernels.h"
 
 namespace bwacct::measure::cuda::checks {
 namespace {
 
-constexpr unsigned kThreads = 256;
-
-unsigned grid_for(std::uint64_t n) {
-    const std::uint64_t blocks = (n + kThreads - 1) / kThreads;
-    return static_cast<unsigned>(std::min<std::uint64_t>(std::max<std::uint64_t>(blocks, 1), 16384));
-}
-
-__device__ __forceinline__ std::uint64_t splitmix64(std::uint64_t x) {
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
 // Uniform in [-1, 1], |x| >= 1/64: 1/64 = 2^-6 is e4m3's smallest normal, so no format here gets a
 // zero or a subnormal.
 __device__ __forceinline__ float uniform_value(std::uint64_t seed, std::uint64_t i) {
-    const std::uint64_t h = splitmix64(seed ^ splitmix64(i));
+    const std::uint64_t h = kernels::mix64(seed ^ kernels::mix64(i));
     const double u = static_cast<double>(h >> 11) * 0x1.0p-53;  // [0, 1)
     float x = static_cast<float>(2.0 * u - 1.0);
     if (fabsf(x) < 0.015625f)
