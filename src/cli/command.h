@@ -56,5 +56,10 @@ std::vector<CommandSpec> norm_commands();
 std::vector<CommandSpec> collective_commands();
 std::vector<CommandSpec> catalog_commands();
 std::vector<CommandSpec> measure_commands();
+// Workload accounting (issue 4): one group per file.
+std::vector<CommandSpec> layer_commands();     // cmd_layer.cpp: layer, model
+std::vector<CommandSpec> train_commands();     // cmd_train.cpp: train (seed 002)
+std::vector<CommandSpec> step_commands();      // cmd_step.cpp: step (seed 003), zero (seed 004 §4/§8)
+std::vector<CommandSpec> projection_commands();  // cmd_project.cpp: project (seed 000), fit
 
 }  // namespace bwacct::cli

@@ -24,7 +24,8 @@ std::vector<OptionSpec> common_op_options() {
 
 std::vector<CommandSpec> all_commands() {
     std::vector<CommandSpec> out{gemm_command(), attention_command(), elementwise_command()};
-    for (auto* group : {norm_commands, collective_commands, measure_commands, catalog_commands})
+    for (auto* group : {norm_commands, collective_commands, layer_commands, train_commands, step_commands,
+                        projection_commands, measure_commands, catalog_commands})
         for (CommandSpec& c : group())
             out.push_back(std::move(c));
     return out;
