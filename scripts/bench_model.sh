@@ -26,7 +26,7 @@ for ((i = 0; i < runs; i++)); do
   t1=$(now_ns)
   times+=($(((t1 - t0) / 1000)))
 done
-median_us=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
+median_us=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%d\n", (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
 min_us=$(printf '%s\n' "${times[@]}" | sort -n | head -1)
 echo "model-only gemm (json): median $(awk -v u="$median_us" 'BEGIN{printf "%.2f", u/1000}') ms, min $(awk -v u="$min_us" 'BEGIN{printf "%.2f", u/1000}') ms over $runs runs (an empty process, /bin/true: $(awk -v u="$base_us" 'BEGIN{printf "%.2f", u/1000}') ms)"
 
