@@ -1,0 +1,60 @@
+// `bwacct layer` and `bwacct model`: every op of a transformer block analyzed on every selected GPU,
+// then totals (floor per layer and per model, tokens/s, share of time per roof) and memory.
+// Schema "bwacct.layer/1"; every number is modelled (catalog peaks, no measurement).
+#pragma once
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bwacct/gpu.h"
+#include "bwacct/report.h"
+#include "bwacct/roofline.h"
+#include "bwacct/transformer.h"
+
+namespace bwacct {
+
+struct OpResult {
+    LayerOp op;
+    std::vector<Verdict> verdicts;  // one per GPU, in the report's GPU order
+};
+
+// Sums over ops that run one after another: each op takes its floor (its largest roof).
+struct SpanTotals {
+    double floor_us = 0;      // Σ per-op floors
+    RoofTimes roof_sums_us;   // Σ of each roof over the ops (the time if that roof alone bound every op)
+    RoofTimes bound_us;       // Σ of the floors of the ops bound by each roof
+    RoofTimes share;          // bound_us / floor_us
+    Roof bound = Roof::hbm;   // the roof with the largest share
+    double tokens_per_s = 0;  // tokens of one step / floor
+};
+
+struct GpuTotals {
+    std::string gpu;
+    SpanTotals layer;
+    std::optional<SpanTotals> model;  // layers × layer (+ embedding, final norm, LM head for `model`)
+};
+
+struct LayerReport {
+    std::string command;  // "layer" or "model"
+    std::string preset;   // the --preset id, empty when none
+    TransformerConfig config;
+    LayerRun run;
+    std::vector<OpResult> layer_ops;
+    std::vector<OpResult> edge_ops;  // `model` only
+    std::vector<GpuTotals> totals;
+    LayerMemory memory;
+    std::optional<ParamCount> params;  // when the config has a vocabulary
+    std::vector<std::string> notes;
+};
+
+// Analyzes every op on every GPU. `whole_model` adds the embedding, final norm and LM head and needs
+// config.layers and config.vocab. Throws InputError (bad config, a GPU without a needed peak or link).
+LayerReport build_layer_report(const std::string& command, const std::string& preset, const TransformerConfig& config,
+                               const LayerRun& run, bool whole_model, const std::vector<const GpuSpec*>& gpus,
+                               const AnalysisOptions& options);
+
+// Table (for people) or JSON (schema "bwacct.layer/1"); other formats throw InputError naming --format.
+void print_layer_report(const LayerReport& report, Format format, std::FILE* out);
+
+}  // namespace bwacct

@@ -1,0 +1,364 @@
+// Analyzes a transformer block's ops on each GPU and renders the per-op table, the totals and the
+// memory (schema "bwacct.layer/1"). Totals: ops run one after another, so a span's floor is the sum
+// of its ops' floors; the share of a roof is the part of that floor spent in ops bound by it.
+#include "bwacct/layer_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "bwacct/error.h"
+#include "human.h"
+
+namespace bwacct {
+namespace {
+
+using json = nlohmann::ordered_json;
+using detail::fixed;
+using detail::human_bytes;
+using detail::human_count;
+using detail::percent;
+
+double& roof_slot(RoofTimes& r, Roof roof) {
+    switch (roof) {
+        case Roof::compute:
+            return r.compute;
+        case Roof::hbm:
+            return r.hbm;
+        case Roof::link:
+            return r.link;
+        case Roof::dispatch:
+        case Roof::overhead:
+            return r.dispatch;
+    }
+    return r.dispatch;
+}
+
+void accumulate(SpanTotals& s, const Verdict& v, double times) {
+    s.floor_us += times * v.floor_us;
+    s.roof_sums_us.compute += times * v.roofs_us.compute;
+    s.roof_sums_us.hbm += times * v.roofs_us.hbm;
+    s.roof_sums_us.link += times * v.roofs_us.link;
+    s.roof_sums_us.dispatch += times * v.roofs_us.dispatch;
+    roof_slot(s.bound_us, v.bound) += times * v.floor_us;
+}
+
+void finish(SpanTotals& s, std::uint64_t tokens) {
+    const double f = s.floor_us > 0 ? s.floor_us : 1;
+    s.share = {s.bound_us.compute / f, s.bound_us.hbm / f, s.bound_us.link / f, s.bound_us.dispatch / f};
+    s.bound = s.bound_us.argmax();
+    s.tokens_per_s = s.floor_us > 0 ? static_cast<double>(tokens) / (s.floor_us * 1e-6) : 0;
+}
+
+std::vector<OpResult> analyze_ops(const std::vector<LayerOp>& ops, const std::vector<const GpuSpec*>& gpus,
+                                  const AnalysisOptions& options) {
+    std::vector<OpResult> out;
+    for (const LayerOp& op : ops) {
+        OpResult r{op, {}};
+        for (const GpuSpec* g : gpus)
+            r.verdicts.push_back(analyze(op.cost, *g, options));
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+// ---- JSON
+
+json roofs_json(const RoofTimes& r) {
+    return json{{"compute_us", r.compute}, {"hbm_us", r.hbm}, {"link_us", r.link}, {"dispatch_us", r.dispatch}};
+}
+
+json share_json(const RoofTimes& r) {
+    return json{{"compute", r.compute}, {"hbm", r.hbm}, {"link", r.link}, {"dispatch", r.dispatch}};
+}
+
+json span_json(const SpanTotals& s) {
+    return json{{"floor_us", s.floor_us},
+                {"bound", roof_name(s.bound)},
+                {"share", share_json(s.share)},
+                {"bound_us", roofs_json(s.bound_us)},
+                {"roof_sums_us", roofs_json(s.roof_sums_us)},
+                {"tokens_per_s", s.tokens_per_s}};
+}
+
+json op_json(const OpResult& r, const char* scope) {
+    const Cost& c = r.op.cost;
+    json j{{"name", r.op.name},
+           {"scope", scope},
+           {"part", op_part_name(r.op.part)},
+           {"detail", r.op.detail},
+           {"flops", c.flops},
+           {"unit", unit_name(c.unit)},
+           {"bytes_read", c.bytes_read},
+           {"bytes_written", c.bytes_written},
+           {"bytes", c.bytes()},
+           {"launches", c.launches}};
+    if (c.collective) {
+        const CollectiveCost& cc = *c.collective;
+        j["collective"] = json{{"kind", collective_name(cc.kind)},
+                               {"algo", algo_name(cc.algo)},
+                               {"ranks", cc.ranks},
+                               {"size_bytes", cc.size_bytes},
+                               {"wire_bytes_per_rank", cc.wire_bytes_per_rank},
+                               {"steps", cc.steps}};
+    }
+    json gpus = json::array();
+    for (const Verdict& v : r.verdicts) {
+        json g{{"gpu", v.gpu}, {"bound", roof_name(v.bound)}, {"floor_us", v.floor_us}};
+        g["compute_us"] = v.roofs_us.compute;
+        g["hbm_us"] = v.roofs_us.hbm;
+        g["link_us"] = v.roofs_us.link;
+        g["dispatch_us"] = v.roofs_us.dispatch;
+        if (!v.notes.empty())
+            g["notes"] = v.notes;
+        gpus.push_back(g);
+    }
+    j["gpus"] = gpus;
+    return j;
+}
+
+json report_json(const LayerReport& r) {
+    const TransformerConfig& c = r.config;
+    const LayerRun& run = r.run;
+    json j;
+    j["schema"] = "bwacct.layer/1";
+    j["command"] = r.command;
+    j["source"] = "modelled";
+    json model{{"preset", r.preset.empty() ? json(nullptr) : json(r.preset)},
+               {"name", c.name.empty() ? json(nullptr) : json(c.name)},
+               {"source", c.source.empty() ? json("given on the command line") : json(c.source)},
+               {"hidden", c.hidden},
+               {"layers", c.layers == 0 ? json(nullptr) : json(c.layers)},
+               {"heads", c.heads},
+               {"kv_heads", c.kv_heads},
+               {"head_dim", head_dim(c)},
+               {"ffn", c.ffn},
+               {"vocab", c.vocab == 0 ? json(nullptr) : json(c.vocab)},
+               {"mlp", mlp_name(c.mlp)},
+               {"norm", norm_name(c.norm)},
+               {"tied_embeddings", c.tied_embeddings}};
+    j["model"] = model;
+    j["run"] = json{{"phase", phase_name(run.phase)},
+                    {"batch", run.batch},
+                    {"seq", run.phase == Phase::decode ? json(nullptr) : json(run.seq)},
+                    {"q_len", run.q_len()},
+                    {"context", run.context},
+                    {"tokens", run.tokens()},
+                    {"tp", run.tp},
+                    {"sequence_parallel", run.sequence_parallel},
+                    {"recompute", run.recompute},
+                    {"dtype", dtype_name(run.dtype)},
+                    {"attention", run.attention == AttentionImpl::flash ? "flash" : "naive"}};
+    if (r.params) {
+        const ParamCount& p = *r.params;
+        j["params"] = json{{"embedding", p.embedding.value()},
+                           {"attention_per_layer", p.attention.value()},
+                           {"mlp_per_layer", p.mlp.value()},
+                           {"norms_per_layer", p.norms.value()},
+                           {"per_layer", p.per_layer.value()},
+                           {"final_norm", p.final_norm.value()},
+                           {"lm_head", p.lm_head.value()},
+                           {"total", p.total.value()},
+                           {"bytes", storage_bytes(run.dtype, p.total).value()}};
+    }
+    const LayerMemory& m = r.memory;
+    json mem{{"per_rank", true},
+             {"kv_cache_bytes", m.kv_cache.value()},
+             {"activations_bytes", m.activations.value()},
+             {"activations_checkpointed_bytes", m.activations_checkpointed.value()},
+             {"attention_scores_bytes", m.attention_scores.value()}};
+    if (c.layers != 0)
+        mem["model"] =
+            json{{"kv_cache_bytes", (Exact(c.layers) * m.kv_cache).value()},
+                 {"activations_bytes", (Exact(c.layers) * m.activations).value()},
+                 {"activations_checkpointed_bytes", (Exact(c.layers) * m.activations_checkpointed + m.activations).value()}};
+    j["memory"] = mem;
+    json ops = json::array();
+    for (const OpResult& o : r.layer_ops)
+        ops.push_back(op_json(o, "layer"));
+    for (const OpResult& o : r.edge_ops)
+        ops.push_back(op_json(o, "model"));
+    j["ops"] = ops;
+    json totals = json::array();
+    for (const GpuTotals& t : r.totals) {
+        json g{{"gpu", t.gpu}, {"layer", span_json(t.layer)}};
+        g["model"] = t.model ? span_json(*t.model) : json(nullptr);
+        totals.push_back(g);
+    }
+    j["totals"] = totals;
+    j["notes"] = r.notes;
+    return j;
+}
+
+// ---- Table
+
+std::string roof_or_dash(double v, bool present) { return present ? fixed(v, 2) : "-"; }
+
+void print_ops_for_gpu(std::FILE* out, const std::vector<OpResult>& ops, std::size_t gi, double times) {
+    for (const OpResult& o : ops) {
+        const Verdict& v = o.verdicts[gi];
+        const Cost& c = o.op.cost;
+        fmt::print(out, "  {:<34}{:>18}{:>18}{:>9}{:>12}{:>11}{:>10}{:>12}{:>11}  {:<9} {}\n", o.op.name, human_count(c.flops),
+                   human_count(c.bytes()), c.launches, roof_or_dash(v.roofs_us.compute, v.peaks.compute_tflops.has_value()),
+                   fixed(v.roofs_us.hbm, 2), roof_or_dash(v.roofs_us.link, c.collective.has_value()),
+                   fixed(v.roofs_us.dispatch, 2), fixed(v.floor_us * times, 2), roof_name(v.bound), o.op.detail);
+    }
+}
+
+std::string share_text(const SpanTotals& s) {
+    return fmt::format("hbm {} · compute {} · link {} · dispatch {}", percent(s.share.hbm), percent(s.share.compute),
+                       percent(s.share.link), percent(s.share.dispatch));
+}
+
+void print_table(const LayerReport& r, std::FILE* out) {
+    const TransformerConfig& c = r.config;
+    const LayerRun& run = r.run;
+    const std::string who = !c.name.empty() ? fmt::format("{} (preset {})", c.name, r.preset) : "given architecture";
+    fmt::print(out, "{}  {}: hidden {}, heads {}/{} KV, head_dim {}, ffn {} ({}), {}{}\n", r.command, who, c.hidden, c.heads,
+               c.kv_heads, head_dim(c), c.ffn, mlp_name(c.mlp), norm_name(c.norm),
+               c.layers ? fmt::format(", {} layers", c.layers) : "");
+    fmt::print(out,
+               "  {:<12}{}: batch {}, {} tokens per sequence, context {} → {} tokens per step; tp {}{}{}; {}; {} attention\n",
+               "run", phase_name(run.phase), run.batch, run.q_len(), run.context, human_count(run.tokens()), run.tp,
+               run.sequence_parallel ? " + sequence parallel" : "", run.recompute ? ", activation recompute" : "",
+               dtype_name(run.dtype), run.attention == AttentionImpl::flash ? "flash" : "naive");
+    fmt::print(out, "  {:<12}modelled: each op's roofs from catalog peaks, no measurement; FLOPs and bytes per rank\n", "time");
+    if (!c.source.empty())
+        fmt::print(out, "  {:<12}{}\n", "source", c.source);
+    if (r.params) {
+        const ParamCount& p = *r.params;
+        fmt::print(out,
+                   "  {:<12}{} = embedding {} + {} layers × {} (attention {} + mlp {} + norms {}) + final norm {} + LM head {}; "
+                   "{} in {}\n",
+                   "parameters", human_count(p.total.value()), human_count(p.embedding.value()), c.layers,
+                   human_count(p.per_layer.value()), human_count(p.attention.value()), human_count(p.mlp.value()),
+                   human_count(p.norms.value()), human_count(p.final_norm.value()), human_count(p.lm_head.value()),
+                   human_bytes(storage_bytes(run.dtype, p.total).value()), dtype_name(run.dtype));
+    }
+
+    for (std::size_t gi = 0; gi < r.totals.size(); ++gi) {
+        const Verdict& any = r.layer_ops.front().verdicts[gi];
+        fmt::print(out, "\n{}: HBM {} GB/s, launch {} µs{}\n", r.totals[gi].gpu, fixed(any.peaks.hbm_GBps, 0),
+                   fixed(any.peaks.launch_us, 2), "");
+        fmt::print(out, "  {:<34}{:>18}{:>18}{:>9}{:>12}{:>11}{:>10}{:>12}{:>11}  {}\n", "op (one layer)", "FLOPs", "HBM bytes",
+                   "launches", "compute µs", "hbm µs", "link µs", "dispatch µs", "floor µs", "bound");
+        print_ops_for_gpu(out, r.layer_ops, gi, 1);
+        const GpuTotals& t = r.totals[gi];
+        fmt::print(out, "  {:<34}{:>103}  {}\n", "layer floor (Σ op floors)", fixed(t.layer.floor_us, 2),
+                   roof_name(t.layer.bound));
+        if (!r.edge_ops.empty()) {
+            fmt::print(out, "  {:<34}\n", "outside the layers (once per model)");
+            print_ops_for_gpu(out, r.edge_ops, gi, 1);
+        }
+    }
+
+    fmt::print(out, "\ntotals (ops run one after another: a floor is the sum of the ops' floors)\n");
+    for (const GpuTotals& t : r.totals) {
+        fmt::print(out, "  {:<10}layer  floor {} µs, {} tokens/s through one layer; bound {}; share of time: {}\n", t.gpu,
+                   fixed(t.layer.floor_us, 2), fixed(t.layer.tokens_per_s, 0), roof_name(t.layer.bound), share_text(t.layer));
+        fmt::print(out, "  {:<10}       each roof alone: compute {} µs, hbm {} µs, link {} µs, dispatch {} µs\n", "",
+                   fixed(t.layer.roof_sums_us.compute, 2), fixed(t.layer.roof_sums_us.hbm, 2),
+                   fixed(t.layer.roof_sums_us.link, 2), fixed(t.layer.roof_sums_us.dispatch, 2));
+        if (t.model) {
+            const SpanTotals& m = *t.model;
+            fmt::print(out, "  {:<10}{}  floor {} ms per step{}, {} tokens/s; bound {}; share of time: {}\n", "",
+                       r.edge_ops.empty() ? "layers" : "model ", fixed(m.floor_us / 1000, 3),
+                       run.phase == Phase::decode ? " (one token per sequence)" : "", fixed(m.tokens_per_s, 0),
+                       roof_name(m.bound), share_text(m));
+            fmt::print(out, "  {:<10}       each roof alone: compute {} ms, hbm {} ms, link {} ms, dispatch {} ms\n", "",
+                       fixed(m.roof_sums_us.compute / 1000, 3), fixed(m.roof_sums_us.hbm / 1000, 3),
+                       fixed(m.roof_sums_us.link / 1000, 3), fixed(m.roof_sums_us.dispatch / 1000, 3));
+        }
+    }
+
+    const LayerMemory& m = r.memory;
+    fmt::print(out, "\nmemory per layer, per rank\n");
+    fmt::print(out, "  {:<34}{} ({})\n", "KV cache", human_count(m.kv_cache.value()), human_bytes(m.kv_cache.value()));
+    fmt::print(
+        out, "  {:<34}{} ({}){}\n", "activations kept for backward", human_count(m.activations.value()),
+        human_bytes(m.activations.value()),
+        m.attention_scores.value() ? fmt::format(", of which attention scores {}", human_bytes(m.attention_scores.value())) : "");
+    fmt::print(out, "  {:<34}{} ({}): the layer input only; the rest is recomputed\n", "  with checkpointing",
+               human_count(m.activations_checkpointed.value()), human_bytes(m.activations_checkpointed.value()));
+    if (c.layers != 0)
+        fmt::print(out, "  {:<34}KV {}, activations {} without checkpointing, {} with (L inputs + one layer's working set)\n",
+                   fmt::format("× {} layers", c.layers), human_bytes((Exact(c.layers) * m.kv_cache).value()),
+                   human_bytes((Exact(c.layers) * m.activations).value()),
+                   human_bytes((Exact(c.layers) * m.activations_checkpointed + m.activations).value()));
+    for (const std::string& n : r.notes)
+        fmt::print(out, "  note: {}\n", n);
+}
+
+}  // namespace
+
+LayerReport build_layer_report(const std::string& command, const std::string& preset, const TransformerConfig& config,
+                               const LayerRun& run, bool whole_model, const std::vector<const GpuSpec*>& gpus,
+                               const AnalysisOptions& options) {
+    LayerReport r;
+    r.command = command;
+    r.preset = preset;
+    r.config = config;
+    r.run = run;
+    if (whole_model && config.layers == 0)
+        throw InputError("--layers", "must be a positive integer (or give --preset)");
+    r.layer_ops = analyze_ops(transformer_layer_ops(config, run), gpus, options);
+    if (whole_model)
+        r.edge_ops = analyze_ops(model_edge_ops(config, run), gpus, options);
+    r.memory = layer_memory(config, run);
+    if (config.vocab != 0 && config.layers != 0)
+        r.params = param_count(config);
+    const std::uint64_t tokens = run.tokens();
+    for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
+        GpuTotals t;
+        t.gpu = gpus[gi]->id;
+        for (const OpResult& o : r.layer_ops)
+            accumulate(t.layer, o.verdicts[gi], 1);
+        finish(t.layer, tokens);
+        if (config.layers != 0) {
+            SpanTotals m;
+            for (const OpResult& o : r.layer_ops)
+                accumulate(m, o.verdicts[gi], static_cast<double>(config.layers));
+            for (const OpResult& o : r.edge_ops)
+                accumulate(m, o.verdicts[gi], 1);
+            finish(m, tokens);
+            t.model = m;
+        }
+        r.totals.push_back(std::move(t));
+    }
+    r.notes.push_back(
+        "the QKV projection's output holds this step's K and V: that is the KV-cache write, counted once there; attention "
+        "reads the cache of --context tokens");
+    if (run.phase == Phase::training)
+        r.notes.push_back(
+            "training: each compute op is forward + backward (GEMMs: data and weight gradients; attention backward 2.5× the "
+            "forward FLOPs, reading Q, K, V, O, dO and writing dQ, dK, dV); collectives are listed per pass");
+    if (whole_model)
+        r.notes.push_back(
+            "model: the embedding lookup reads only the rows of this step's tokens, not the whole table; inference computes "
+            "logits for the last position of each sequence only");
+    else if (config.layers != 0)
+        r.notes.push_back("layers × layer: the embedding, final norm and LM head are left out (see `bwacct model`)");
+    if (!gpus.empty())
+        for (const OpResult& o : r.layer_ops)
+            for (const Verdict& v : o.verdicts)
+                for (const std::string& n : v.notes)
+                    if (std::find(r.notes.begin(), r.notes.end(), v.gpu + ": " + n) == r.notes.end())
+                        r.notes.push_back(v.gpu + ": " + n);
+    return r;
+}
+
+void print_layer_report(const LayerReport& report, Format format, std::FILE* out) {
+    switch (format) {
+        case Format::table:
+            print_table(report, out);
+            return;
+        case Format::json:
+            fmt::print(out, "{}\n", report_json(report).dump(2));
+            return;
+        default:
+            throw InputError("--format", "layer and model print table or json");
+    }
+}
+
+}  // namespace bwacct
