@@ -24,6 +24,8 @@ public:
     // The entry for `id`; throws InputError naming `option` and listing the ids.
     const GpuSpec& get(std::string_view id, const std::string& option) const;
     std::string ids() const;
+    // The entries named by `list`: comma-separated ids, or "all". Throws InputError naming `option`.
+    std::vector<const GpuSpec*> select(std::string_view list, const std::string& option) const;
     // The entry whose name or one of whose `match` strings equals the device name, else the one
     // with the longest `match` string found in it as whole words ("NVIDIA L4" does not claim
     // "NVIDIA L40S"); nullptr when none matches.

@@ -74,6 +74,7 @@ struct CollectiveDesc {
     std::uint64_t size_bytes = 0;
     std::uint64_t ranks = 2;
     DType dtype = DType::bf16;
+    bool in_place = false;  // measurement only (send buffer inside the receive buffer, as NCCL defines); the model ignores it
 };
 Cost collective_cost(const CollectiveDesc& d);
 // nccl-tests' busbw factor for a collective over n ranks (its *GetBw functions).

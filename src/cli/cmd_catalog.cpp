@@ -4,17 +4,6 @@
 
 namespace bwacct::cli {
 
-namespace {
-
-Catalog catalog_with_file(const Args& args) {
-    Catalog c = Catalog::load_default();
-    if (!args.get("--gpu-file").empty())
-        c.merge(Catalog::load(args.get("--gpu-file"), "--gpu-file"));
-    return c;
-}
-
-}  // namespace
-
 std::vector<CommandSpec> catalog_commands() {
     CommandSpec list;
     list.name = "gpus";
@@ -24,7 +13,7 @@ std::vector<CommandSpec> catalog_commands() {
                     {"--gpu-file", "extra catalog JSON that adds or overrides entries", ""}};
     list.run = [](const Args& args, const Env& env) {
         const Format f = parse_format(args.get("--format"));
-        print_catalog(catalog_with_file(args), f, env.out);
+        print_catalog(catalog_for(args), f, env.out);
         return 0;
     };
 
@@ -37,7 +26,7 @@ std::vector<CommandSpec> catalog_commands() {
                    {"--gpu-file", "extra catalog JSON that adds or overrides entries", ""}};
     one.run = [](const Args& args, const Env& env) {
         const Format f = parse_format(args.get("--format"));
-        const Catalog c = catalog_with_file(args);
+        const Catalog c = catalog_for(args);
         print_gpu(c.get(args.get("id"), "id"), f, env.out);
         return 0;
     };

@@ -42,6 +42,10 @@ CommandSpec collective_command(CollectiveKind kind) {
         {"--link", "auto (scale-up link if the GPU has one, else PCIe), nvlink or pcie", "auto"},
         {"--link-GBps", "per-direction link bandwidth (GB/s) instead of the catalog's", ""},
         {"--alpha-us", "per-step latency (µs) instead of the catalog's", ""},
+        {"--in-place",
+         "measure in place: the send buffer lies inside the receive buffer as NCCL defines it (not for alltoall, sendrecv); "
+         "the model is the same",
+         "", true},
     };
     for (auto* group : {common_op_options, measure_options})
         for (OptionSpec& o : group())
@@ -51,6 +55,7 @@ CommandSpec collective_command(CollectiveKind kind) {
         base.kind = kind;
         base.dtype = dtype_option(args, "--dtype");
         base.algo = parse_algo(args.get("--algo"));
+        base.in_place = args.flag("--in-place");
         const bool from_shape = !args.get("--shape").empty();
         if (from_shape == !args.get("--bytes").empty())
             throw InputError("--bytes", "give exactly one of --bytes or --shape (with --dtype)");
@@ -73,6 +78,7 @@ CommandSpec collective_command(CollectiveKind kind) {
         }
         plan.fixed.push_back({"dtype", std::string(dtype_name(base.dtype))});
         plan.fixed.push_back({"algo", std::string(algo_name(base.algo))});
+        plan.fixed.push_back({"in_place", base.in_place});
         plan.size_options = from_shape ? "--shape" : "--bytes";
         auto desc = [base, from_shape, shape_bytes](const Point& p) {
             CollectiveDesc d = base;

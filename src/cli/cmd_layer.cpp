@@ -27,29 +27,6 @@ std::optional<std::uint64_t> count_option(const Args& args, const std::string& o
     return static_cast<std::uint64_t>(v.front());
 }
 
-std::vector<const GpuSpec*> gpu_list(const Args& args, Catalog& catalog) {
-    if (!args.get("--gpu-file").empty())
-        catalog.merge(Catalog::load(args.get("--gpu-file"), "--gpu-file"));
-    std::vector<const GpuSpec*> out;
-    const std::string& list = args.get("--gpu");
-    if (list == "all") {
-        for (const GpuSpec& g : catalog.gpus())
-            out.push_back(&g);
-        return out;
-    }
-    std::size_t start = 0;
-    while (true) {
-        const auto comma = list.find(',', start);
-        const std::string id = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (id.empty())
-            throw InputError("--gpu", "expected catalog ids separated by commas (e.g. h200,b200) or 'all'");
-        out.push_back(&catalog.get(id, "--gpu"));
-        if (comma == std::string::npos)
-            return out;
-        start = comma + 1;
-    }
-}
-
 TransformerConfig config_from(const Args& args) {
     TransformerConfig c;
     if (!args.get("--preset").empty())
@@ -176,8 +153,8 @@ CommandSpec make_command(bool whole_model) {
         analysis.launch_us = single_real(args, "--launch-us");
         analysis.link_GBps = single_real(args, "--link-GBps");
         analysis.alpha_us = single_real(args, "--alpha-us");
-        Catalog catalog = Catalog::load_default();
-        const std::vector<const GpuSpec*> gpus = gpu_list(args, catalog);
+        const Catalog catalog = catalog_for(args);
+        const std::vector<const GpuSpec*> gpus = catalog.select(args.get("--gpu"), "--gpu");
         LayerReport report;
         try {
             report = build_layer_report(whole_model ? "model" : "layer", args.get("--preset"), config, run, whole_model, gpus,

@@ -32,9 +32,7 @@ struct Opened {
 };
 
 Opened open_device(const Args& args) {
-    Opened o{nullptr, {}, Catalog::load_default(), nullptr};
-    if (!args.get("--gpu-file").empty())
-        o.catalog.merge(Catalog::load(args.get("--gpu-file"), "--gpu-file"));
+    Opened o{nullptr, {}, catalog_for(args), nullptr};
     o.backend = measure::open_backend();
     o.base.backend = o.backend->name();
     o.base.device = o.backend->device();

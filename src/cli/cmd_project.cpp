@@ -24,34 +24,6 @@ constexpr std::array<Choice<Unit>, 2> kUnits{{{"tensor", Unit::tensor}, {"vector
 constexpr std::array<Choice<LinkChoice>, 3> kLinks{
     {{"auto", LinkChoice::automatic}, {"nvlink", LinkChoice::scaleup}, {"pcie", LinkChoice::pcie}}};
 
-Catalog catalog_with_file(const Args& args) {
-    Catalog c = Catalog::load_default();
-    if (!args.get("--gpu-file").empty())
-        c.merge(Catalog::load(args.get("--gpu-file"), "--gpu-file"));
-    return c;
-}
-
-std::vector<const GpuSpec*> gpu_list(const Catalog& catalog, const std::string& list, const std::string& option) {
-    std::vector<const GpuSpec*> out;
-    if (list == "all") {
-        for (const GpuSpec& g : catalog.gpus())
-            out.push_back(&g);
-        return out;
-    }
-    std::size_t start = 0;
-    while (true) {
-        const auto comma = list.find(',', start);
-        const std::string id = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (id.empty())
-            throw InputError(option, "expected catalog ids separated by commas (e.g. b200,b300) or 'all'");
-        out.push_back(&catalog.get(id, option));
-        if (comma == std::string::npos)
-            break;
-        start = comma + 1;
-    }
-    return out;
-}
-
 // "20fps", "1500 tokens/s", "3.5": a positive number and an optional unit (default "/s").
 std::pair<double, std::string> parse_rate(const std::string& text) {
     const char* s = text.c_str();
@@ -107,9 +79,9 @@ int run_project(const Args& args, const Env& env) {
         throw InputError("--from", "is required: the catalog id of the GPU the value was measured on (e.g. h200)");
     if (args.get("--to").empty())
         throw InputError("--to", "is required: catalog ids to project to (e.g. b200 or b200,b300, or 'all')");
-    const Catalog catalog = catalog_with_file(args);
+    const Catalog catalog = catalog_for(args);
     const GpuSpec& from = catalog.get(args.get("--from"), "--from");
-    const std::vector<const GpuSpec*> to = gpu_list(catalog, args.get("--to"), "--to");
+    const std::vector<const GpuSpec*> to = catalog.select(args.get("--to"), "--to");
 
     std::vector<Projection> out;  // every projection is made before anything is printed
     for (const GpuSpec* g : to)
@@ -126,7 +98,7 @@ int run_fit(const Args& args, const Env& env) {
     require_table_or_json(format);
     std::optional<FitPeak> peak;
     if (!args.get("--gpu").empty()) {
-        const Catalog catalog = catalog_with_file(args);
+        const Catalog catalog = catalog_for(args);
         const GpuSpec& g = catalog.get(args.get("--gpu"), "--gpu");
         peak = FitPeak{g.id, g.hbm_bw_GBps.value};
     }

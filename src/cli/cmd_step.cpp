@@ -28,24 +28,6 @@ std::uint64_t one_int(const Args& a, const std::string& option, ValueKind kind) 
     return static_cast<std::uint64_t>(one_value(a, option, kind));
 }
 
-std::vector<const GpuSpec*> gpus_of(const Args& a, Catalog& catalog) {
-    if (!a.get("--gpu-file").empty())
-        catalog.merge(Catalog::load(a.get("--gpu-file"), "--gpu-file"));
-    std::vector<const GpuSpec*> out;
-    const std::string& list = a.get("--gpu");
-    std::size_t start = 0;
-    while (true) {
-        const auto comma = list.find(',', start);
-        const std::string id = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (id.empty())
-            throw InputError("--gpu", "expected catalog ids separated by commas (e.g. a100-sxm-80gb,h100-sxm)");
-        out.push_back(&catalog.get(id, "--gpu"));
-        if (comma == std::string::npos)
-            return out;
-        start = comma + 1;
-    }
-}
-
 int run_step(const Args& a, const Env& env) {
     const Format format = parse_format(a.get("--format"));
     StepReport r;
@@ -55,8 +37,8 @@ int run_step(const Args& a, const Env& env) {
     r.desc.activation_bytes = one_int(a, "--activations-bytes", ValueKind::size);
     r.step_ms = one_value(a, "--step-ms", ValueKind::real);
     r.traffic = step_traffic(r.desc);
-    Catalog catalog = Catalog::load_default();
-    for (const GpuSpec* g : gpus_of(a, catalog)) {
+    const Catalog catalog = catalog_for(a);
+    for (const GpuSpec* g : catalog.select(a.get("--gpu"), "--gpu")) {
         StepHardware hw;
         hw.id = g->id;
         hw.hbm_GBps = g->hbm_bw_GBps.value;
@@ -111,8 +93,8 @@ int run_zero(const Args& a, const Env& env) {
         const std::string& t = a.get("--alpha-us");
         opt.alpha_us = t == "0" ? 0.0 : one_value(a, "--alpha-us", ValueKind::real);
     }
-    Catalog catalog = Catalog::load_default();
-    for (const GpuSpec* g : gpus_of(a, catalog)) {
+    const Catalog catalog = catalog_for(a);
+    for (const GpuSpec* g : catalog.select(a.get("--gpu"), "--gpu")) {
         ZeroGpu zg;
         zg.gpu = g->id;
         for (const ZeroPlan& p : r.plans) {

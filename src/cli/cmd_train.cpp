@@ -170,9 +170,7 @@ int run_train(const Args& a, const Env& env) {
     const double target = one_real(a, "--target-tokens-per-s");
     const DType dtype = parse_dtype(a.get("--dtype"), "--dtype");
 
-    Catalog catalog = Catalog::load_default();
-    if (!a.get("--gpu-file").empty())
-        catalog.merge(Catalog::load(a.get("--gpu-file"), "--gpu-file"));
+    const Catalog catalog = catalog_for(a);
     std::vector<TrainHardware> hws;
     if (!a.get("--gpu").empty()) {
         const std::vector<std::string> ids = split(a.get("--gpu"), ',');

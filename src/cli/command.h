@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "bwacct/catalog.h"
+
 namespace bwacct::cli {
 
 struct OptionSpec {
@@ -47,6 +49,8 @@ struct CommandSpec {
 
 // Options every op subcommand takes (--gpu, --gpu-file, --format, --time-us, --explain, --launch-us).
 std::vector<OptionSpec> common_op_options();
+// The shipped catalog with the command's --gpu-file merged in (when it has one and it is set).
+Catalog catalog_for(const Args& args);
 std::vector<CommandSpec> all_commands();
 
 CommandSpec gemm_command();
@@ -57,9 +61,9 @@ std::vector<CommandSpec> collective_commands();
 std::vector<CommandSpec> catalog_commands();
 std::vector<CommandSpec> measure_commands();
 // Workload accounting (issue 4): one group per file.
-std::vector<CommandSpec> layer_commands();     // cmd_layer.cpp: layer, model
-std::vector<CommandSpec> train_commands();     // cmd_train.cpp: train (seed 002)
-std::vector<CommandSpec> step_commands();      // cmd_step.cpp: step (seed 003), zero (seed 004 §4/§8)
+std::vector<CommandSpec> layer_commands();       // cmd_layer.cpp: layer, model
+std::vector<CommandSpec> train_commands();       // cmd_train.cpp: train (seed 002)
+std::vector<CommandSpec> step_commands();        // cmd_step.cpp: step (seed 003), zero (seed 004 §4/§8)
 std::vector<CommandSpec> projection_commands();  // cmd_project.cpp: project (seed 000), fit
 
 }  // namespace bwacct::cli

@@ -11,6 +11,13 @@ const std::string& Args::get(const std::string& name) const {
     return it->second;
 }
 
+Catalog catalog_for(const Args& args) {
+    Catalog c = Catalog::load_default();
+    if (args.declared("--gpu-file") && !args.get("--gpu-file").empty())
+        c.merge(Catalog::load(args.get("--gpu-file"), "--gpu-file"));
+    return c;
+}
+
 std::vector<OptionSpec> common_op_options() {
     return {
         {"--gpu", "GPUs to compare, comma-separated catalog ids, or 'all'", "h200,b200"},
@@ -24,8 +31,8 @@ std::vector<OptionSpec> common_op_options() {
 
 std::vector<CommandSpec> all_commands() {
     std::vector<CommandSpec> out{gemm_command(), attention_command(), elementwise_command()};
-    for (auto* group : {norm_commands, collective_commands, layer_commands, train_commands, step_commands,
-                        projection_commands, measure_commands, catalog_commands})
+    for (auto* group : {norm_commands, collective_commands, layer_commands, train_commands, step_commands, projection_commands,
+                        measure_commands, catalog_commands})
         for (CommandSpec& c : group())
             out.push_back(std::move(c));
     return out;

@@ -23,31 +23,6 @@ std::size_t axis_index(const std::vector<Axis>& axes, const std::string& option)
     throw std::logic_error("no axis " + option);
 }
 
-std::vector<const GpuSpec*> selected_gpus(const Args& args, Catalog& catalog) {
-    const std::string& file = args.get("--gpu-file");
-    if (!file.empty())
-        catalog.merge(Catalog::load(file, "--gpu-file"));
-    std::vector<const GpuSpec*> out;
-    const std::string& list = args.get("--gpu");
-    if (list == "all") {
-        for (const GpuSpec& g : catalog.gpus())
-            out.push_back(&g);
-        return out;
-    }
-    std::size_t start = 0;
-    while (true) {
-        const auto comma = list.find(',', start);
-        const std::string id = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (id.empty())
-            throw InputError("--gpu", "expected catalog ids separated by commas (e.g. h200,b200) or 'all'");
-        out.push_back(&catalog.get(id, "--gpu"));
-        if (comma == std::string::npos)
-            break;
-        start = comma + 1;
-    }
-    return out;
-}
-
 // Visits every combination of axis values, the last axis fastest.
 template <typename F>
 void for_each_point(const std::vector<Axis>& axes, const std::vector<std::vector<double>>& values, F&& f) {
@@ -214,8 +189,8 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
     analysis.launch_us = single_real(args, "--launch-us");
     analysis.explain = sink_opt.explain;
 
-    Catalog catalog = Catalog::load_default();
-    std::vector<const GpuSpec*> gpus = selected_gpus(args, catalog);
+    const Catalog catalog = catalog_for(args);
+    std::vector<const GpuSpec*> gpus = catalog.select(args.get("--gpu"), "--gpu");
     std::optional<Measuring> measuring = open_measuring(plan, args, catalog);
     if (measuring && !measuring->base.catalog_match.empty()) {
         // Utilization against this GPU's own catalog entry too, not only the selected ones.

@@ -280,6 +280,25 @@ const GpuSpec* Catalog::match(std::string_view device_name) const {
     return best;
 }
 
+std::vector<const GpuSpec*> Catalog::select(std::string_view list, const std::string& option) const {
+    std::vector<const GpuSpec*> out;
+    if (list == "all") {
+        for (const GpuSpec& g : gpus_)
+            out.push_back(&g);
+        return out;
+    }
+    for (std::size_t start = 0;;) {
+        const auto comma = list.find(',', start);
+        const std::string_view id = list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+        if (id.empty())
+            throw InputError(option, "expected catalog ids separated by commas (e.g. h200,b200) or 'all'");
+        out.push_back(&get(id, option));
+        if (comma == std::string_view::npos)
+            return out;
+        start = comma + 1;
+    }
+}
+
 std::string Catalog::ids() const {
     std::string out;
     for (const GpuSpec& g : gpus_)

@@ -22,6 +22,7 @@
 #include "bwacct/ops.h"
 #include "cupti_activity.h"
 #include "device.h"
+#include "dram_counters.h"
 #include "gemm_lt.h"
 #include "kernels.h"
 #include "nccl_collective.h"
@@ -335,6 +336,15 @@ Timing CudaBackend::hbm(HbmKernel kind, std::uint64_t array_bytes, const SampleP
     Timing t = time_region(r, p, [&](cudaStream_t s) { check(k::launch_hbm(op, e, args, grid, s), "the HBM kernel launch"); });
     const Clocks after = read_clocks(device_);
 
+    // DRAM bytes of one more (untimed) run; the kernels are idempotent, so the check below covers it too.
+    // Lower bounds: every input array read once, every output array written once.
+    const std::uint64_t reads = op == k::HbmOp::write ? 0 : op == k::HbmOp::triad ? 2 * array_bytes : array_bytes;
+    const std::uint64_t writes = op == k::HbmOp::read ? 0 : array_bytes;
+    add_dram_bytes(t, device_, reads, writes, [&] {
+        check(k::launch_hbm(op, e, args, grid, stream_), "the HBM kernel launch (profiled run)");
+        sync("the profiled HBM run (cudaStreamSynchronize)");
+    });
+
     // Verification (the kernels are idempotent: every iteration leaves the same result).
     const std::vector<std::size_t> idx = sample_indices(n, kHostSamples, next_seed());
     k::HbmExpect x;
@@ -497,6 +507,13 @@ Timing CudaBackend::elementwise(const ElementwiseDesc& d, const SamplePolicy& p)
     Timing t = time_region(
         r, p, [&](cudaStream_t s) { check(k::launch_elementwise(e, args, grid, s), "the elementwise kernel launch"); });
     const Clocks after = read_clocks(device_);
+
+    // DRAM bytes of one more (untimed) run; it rewrites the same outputs, which the check below covers.
+    const Cost lower = elementwise_cost(d);
+    add_dram_bytes(t, device_, lower.bytes_read, lower.bytes_written, [&] {
+        check(k::launch_elementwise(e, args, grid, stream_), "the elementwise kernel launch (profiled run)");
+        sync("the profiled elementwise run (cudaStreamSynchronize)");
+    });
 
     // Verification: |out − Σ inputs| ≤ inputs · u · Σ inputs (u: the type's unit roundoff). The sum
     // is rounded inputs − 1 times; the FMA chain is exact for these values.

@@ -1,7 +1,7 @@
 // NCCL collective measurement, following nccl-tests (src/common.cu and the per-collective files):
-// its buffer sizes for a given "size", out-of-place operation, warm-up, back-to-back iterations per
-// timed batch, and a data check after timing that counts wrong elements. Two differences: CUDA
-// events on each GPU's stream instead of a host clock, and stop-on-noise sampling (sampling.h).
+// its buffer sizes for a given "size", out-of-place or in-place operation (its buffer offsets), warm-up, back-to-back iterations
+// per timed batch, and a data check after timing that counts wrong elements. Two differences: CUDA events on each GPU's stream
+// instead of a host clock, and stop-on-noise sampling (sampling.h).
 #include "nccl_collective.h"
 
 #include <nccl.h>
@@ -169,8 +169,8 @@ struct Local {
     ncclComm_t comm = nullptr;
     cudaStream_t stream = nullptr;
     cudaEvent_t start = nullptr, stop = nullptr;
-    void* send = nullptr;
-    void* recv = nullptr;
+    void* send = nullptr;                  // null in place: the input lies inside `recv`
+    void* recv = nullptr;                  // in place: one buffer of max(send, receive) bytes
     unsigned long long* result = nullptr;  // verification counters
 };
 
@@ -247,50 +247,69 @@ struct Plan {
     TypeInfo type;
     unsigned elem = 0;
     Shape shape;
+    bool in_place = false;
 };
 
-// Enqueues one out-of-place collective for one rank on its stream.
+// In place, as NCCL defines it and nccl-tests runs it: allgather's input is rank r's block of the
+// output (send = recv + r·sendcount); reducescatter's output is rank r's block of the input
+// (recv = send + r·recvcount); allreduce, broadcast and reduce use one buffer for both.
+std::uint64_t send_offset(const Plan& p, std::uint64_t r) {
+    return p.in_place && p.kind == CollectiveKind::allgather ? r * p.shape.send_count * p.elem : 0;
+}
+std::uint64_t recv_offset(const Plan& p, std::uint64_t r) {
+    return p.in_place && p.kind == CollectiveKind::reducescatter ? r * p.shape.recv_count * p.elem : 0;
+}
+void* send_ptr(const Plan& p, const Local& l) {
+    return p.in_place ? static_cast<char*>(l.recv) + send_offset(p, static_cast<std::uint64_t>(l.rank)) : l.send;
+}
+void* recv_ptr(const Plan& p, const Local& l) {
+    return static_cast<char*>(l.recv) + recv_offset(p, static_cast<std::uint64_t>(l.rank));
+}
+
+// Enqueues one collective for one rank on its stream (out of place, or in place per send_ptr/recv_ptr).
 void issue(const NcclApi& api, const Plan& p, const Local& l) {
+    void* const send = send_ptr(p, l);
+    void* const recv = recv_ptr(p, l);
     const ncclDataType_t dt = p.type.nccl;
     const std::size_t c = p.shape.count_arg;
     const std::uint32_t n = p.n;
     const auto r = static_cast<std::uint32_t>(l.rank);
     switch (p.kind) {
         case CollectiveKind::allreduce:
-            nccl_check(api, api.ncclAllReduce(l.send, l.recv, c, dt, ncclSum, l.comm, l.stream), "ncclAllReduce", l.comm);
+            nccl_check(api, api.ncclAllReduce(send, recv, c, dt, ncclSum, l.comm, l.stream), "ncclAllReduce", l.comm);
             return;
         case CollectiveKind::allgather:
-            nccl_check(api, api.ncclAllGather(l.send, l.recv, c, dt, l.comm, l.stream), "ncclAllGather", l.comm);
+            nccl_check(api, api.ncclAllGather(send, recv, c, dt, l.comm, l.stream), "ncclAllGather", l.comm);
             return;
         case CollectiveKind::reducescatter:
-            nccl_check(api, api.ncclReduceScatter(l.send, l.recv, c, dt, ncclSum, l.comm, l.stream), "ncclReduceScatter", l.comm);
+            nccl_check(api, api.ncclReduceScatter(send, recv, c, dt, ncclSum, l.comm, l.stream), "ncclReduceScatter", l.comm);
             return;
         case CollectiveKind::broadcast:
-            nccl_check(api, api.ncclBroadcast(l.send, l.recv, c, dt, 0, l.comm, l.stream), "ncclBroadcast", l.comm);
+            nccl_check(api, api.ncclBroadcast(send, recv, c, dt, 0, l.comm, l.stream), "ncclBroadcast", l.comm);
             return;
         case CollectiveKind::reduce:
-            nccl_check(api, api.ncclReduce(l.send, l.recv, c, dt, ncclSum, 0, l.comm, l.stream), "ncclReduce", l.comm);
+            nccl_check(api, api.ncclReduce(send, recv, c, dt, ncclSum, 0, l.comm, l.stream), "ncclReduce", l.comm);
             return;
         case CollectiveKind::alltoall: {  // as nccl-tests: one send and one receive per peer, in a group
             Group g(api, true);
             const std::size_t chunk_bytes = c * p.elem;
             for (std::uint32_t peer = 0; peer < n; ++peer) {
                 nccl_check(api,
-                           api.ncclSend(static_cast<const char*>(l.send) + peer * chunk_bytes, c, dt, static_cast<int>(peer),
+                           api.ncclSend(static_cast<const char*>(send) + peer * chunk_bytes, c, dt, static_cast<int>(peer),
                                         l.comm, l.stream),
                            "ncclSend", l.comm);
-                nccl_check(api,
-                           api.ncclRecv(static_cast<char*>(l.recv) + peer * chunk_bytes, c, dt, static_cast<int>(peer), l.comm,
-                                        l.stream),
-                           "ncclRecv", l.comm);
+                nccl_check(
+                    api,
+                    api.ncclRecv(static_cast<char*>(recv) + peer * chunk_bytes, c, dt, static_cast<int>(peer), l.comm, l.stream),
+                    "ncclRecv", l.comm);
             }
             g.end();
             return;
         }
         case CollectiveKind::sendrecv: {  // ring neighbours: send to r+1, receive from r-1
             Group g(api, true);
-            nccl_check(api, api.ncclSend(l.send, c, dt, static_cast<int>((r + 1) % n), l.comm, l.stream), "ncclSend", l.comm);
-            nccl_check(api, api.ncclRecv(l.recv, c, dt, static_cast<int>((r + n - 1) % n), l.comm, l.stream), "ncclRecv", l.comm);
+            nccl_check(api, api.ncclSend(send, c, dt, static_cast<int>((r + 1) % n), l.comm, l.stream), "ncclSend", l.comm);
+            nccl_check(api, api.ncclRecv(recv, c, dt, static_cast<int>((r + n - 1) % n), l.comm, l.stream), "ncclRecv", l.comm);
             g.end();
             return;
         }
@@ -433,6 +452,9 @@ Timing measure_collective(const CollectiveDesc& d, const SamplePolicy& p, int de
             (divides ? " per rank (" + std::string(collective_name(d.kind)) + " splits it " + std::to_string(n) + " ways)"
                      : std::string()));
     plan.shape = shape_for(d.kind, d.size_bytes, n, plan.elem);
+    plan.in_place = d.in_place;
+    if (d.in_place && (d.kind == CollectiveKind::alltoall || d.kind == CollectiveKind::sendrecv))
+        throw MeasureError("in-place is not defined for alltoall/sendrecv");
     const checks::CollValues values = values_for(plan.n, plan.type.max_exact);
 
     // From here on a failure on one rank must reach every rank before the next collective call.
@@ -507,19 +529,25 @@ Timing measure_collective(const CollectiveDesc& d, const SamplePolicy& p, int de
     }
 
     const std::uint64_t send_bytes = plan.shape.send_count * plan.elem, recv_bytes = plan.shape.recv_count * plan.elem;
+    // In place there is one buffer per rank, large enough for the input and the output.
+    const std::uint64_t buffer_bytes = plan.in_place ? std::max(send_bytes, recv_bytes) : recv_bytes;
+    auto fill_input = [&](const Local& l) {
+        check(checks::coll_fill(send_ptr(plan, l), plan.type.elem, plan.shape.send_count, static_cast<std::uint32_t>(l.rank),
+                                values, l.stream),
+              "fill send buffer");
+    };
     phase([&] {
         for (Local& l : locals) {
             check(cudaSetDevice(l.device), "cudaSetDevice");
             check(cudaStreamCreateWithFlags(&l.stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
             check(cudaEventCreate(&l.start), "cudaEventCreate");
             check(cudaEventCreate(&l.stop), "cudaEventCreate");
-            check(cudaMalloc(&l.send, send_bytes), "cudaMalloc(send buffer)");
-            check(cudaMalloc(&l.recv, recv_bytes), "cudaMalloc(receive buffer)");
+            if (!plan.in_place)
+                check(cudaMalloc(&l.send, send_bytes), "cudaMalloc(send buffer)");
+            check(cudaMalloc(&l.recv, buffer_bytes), "cudaMalloc(receive buffer)");
             check(cudaMalloc(reinterpret_cast<void**>(&l.result), 2 * sizeof(unsigned long long)), "cudaMalloc(counters)");
-            check(checks::coll_fill(l.send, plan.type.elem, plan.shape.send_count, static_cast<std::uint32_t>(l.rank), values,
-                                    l.stream),
-                  "fill send buffer");
-            check(cudaMemsetAsync(l.recv, 0, recv_bytes, l.stream), "cudaMemset(receive buffer)");
+            check(cudaMemsetAsync(l.recv, 0, buffer_bytes, l.stream), "cudaMemset(receive buffer)");
+            fill_input(l);  // after the memset: in place, the input lies inside the receive buffer
         }
         for (Local& l : locals)
             check(cudaStreamSynchronize(l.stream), "fill collective inputs");
@@ -569,6 +597,8 @@ Timing measure_collective(const CollectiveDesc& d, const SamplePolicy& p, int de
     t.clocks_after = after;
 
     // ---- Verification: poison the outputs, one run, compare every output element with its exact value.
+    // In place the timed runs overwrote the inputs: poison the whole buffer, then write the input
+    // again into its part of it (allgather's own block, reducescatter's whole buffer, the rest all of it).
     const bool poison_int8 = plan.type.elem == Elem::int8;  // 0x80 = -128, never an expected int8 value here
     unsigned long long wrong = 0, checked_elements = 0;
     std::uint64_t step = 1;
@@ -576,7 +606,9 @@ Timing measure_collective(const CollectiveDesc& d, const SamplePolicy& p, int de
     phase([&] {
         for (Local& l : locals) {
             check(cudaSetDevice(l.device), "cudaSetDevice");
-            check(cudaMemsetAsync(l.recv, poison_int8 ? 0x80 : 0xFF, recv_bytes, l.stream), "cudaMemset(poison)");
+            check(cudaMemsetAsync(l.recv, poison_int8 ? 0x80 : 0xFF, buffer_bytes, l.stream), "cudaMemset(poison)");
+            if (plan.in_place)
+                fill_input(l);
             const unsigned long long init[2] = {0, ~0ull};
             check(cudaMemcpyAsync(l.result, init, sizeof init, cudaMemcpyHostToDevice, l.stream), "cudaMemcpy(counters)");
             check(cudaStreamSynchronize(l.stream), "poison receive buffer");
@@ -592,7 +624,8 @@ Timing measure_collective(const CollectiveDesc& d, const SamplePolicy& p, int de
             step = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(ops / kMaxCheckOps)));
             x.step = step;
             check(cudaSetDevice(l.device), "cudaSetDevice");
-            check(checks::coll_count_wrong(l.recv, plan.type.elem, out, values, x, l.result, l.stream), "check output");
+            check(checks::coll_count_wrong(recv_ptr(plan, l), plan.type.elem, out, values, x, l.result, l.stream),
+                  "check output");
             unsigned long long res[2] = {0, 0};
             check(cudaMemcpyAsync(res, l.result, sizeof res, cudaMemcpyDeviceToHost, l.stream), "cudaMemcpy(counters)");
             check(cudaStreamSynchronize(l.stream), "check output");
@@ -609,7 +642,8 @@ Timing measure_collective(const CollectiveDesc& d, const SamplePolicy& p, int de
 
     // ---- Description.
     const std::string name(collective_name(d.kind));
-    t.timer = "CUDA events on each GPU's stream around " + std::to_string(iters) + " back-to-back out-of-place " + name +
+    const std::string mode = plan.in_place ? "in-place" : "out-of-place";
+    t.timer = "CUDA events on each GPU's stream around " + std::to_string(iters) + " back-to-back " + mode + " " + name +
               " calls" + (locals.size() > 1 ? " (grouped across this process's GPUs)" : "") + "; sample = slowest GPU's time / " +
               std::to_string(iters) +
               "; no spin-kernel gate, so host launch time counts where it exceeds the collective's (as in nccl-tests)" +
@@ -618,14 +652,23 @@ Timing measure_collective(const CollectiveDesc& d, const SamplePolicy& p, int de
                              : "");
     t.cache = "hot: the same buffers every iteration, L2 not flushed (as nccl-tests)";
     const std::string scope = d.kind == CollectiveKind::reduce ? "the root's" : "every rank's";
-    t.verification = "after timing, one run with NaN-poisoned outputs: " + scope + " output elements" +
+    const std::string poisoned =
+        !plan.in_place ? "NaN-poisoned outputs"
+        : d.kind == CollectiveKind::allgather
+            ? "the shared buffer NaN-poisoned except each rank's own input block, rewritten before the run"
+            : "each rank's input rewritten into the shared buffer before the run (the output overwrites it"
+              " in place, so only a changed value shows the collective ran)";
+    t.verification = "after timing, one run with " + poisoned + ": " + scope + " output elements" +
                      (step > 1 ? " (every " + std::to_string(step) + "th, and the last)" : "") +
                      " compared with exact expected values (inputs are integers within ±" + std::to_string(values.magnitude) +
                      " on " + std::to_string(values.active) + " of " + std::to_string(n) +
                      " ranks per index, so every partial sum is exact in " + std::string(dtype_name(d.dtype)) + "): 0 wrong of " +
                      std::to_string(checked_elements) + (multi_process ? " on this rank" : "");
     t.detail =
-        "NCCL " + version_text(version) + " (" + nccl.lib.name() + "); " +
+        mode +
+        (plan.in_place ? " (send buffer inside the receive buffer, as nccl-tests' in-place column)"
+                       : " (separate send and receive buffers)") +
+        "; NCCL " + version_text(version) + " (" + nccl.lib.name() + "); " +
         (multi_process ? "MPI rank " + std::to_string(mpi.rank()) + " of " + std::to_string(mpi.size()) + ", GPU " +
                              std::to_string(device) + " (ncclCommInitRank)"
                        : std::to_string(n) + " ranks in one process on GPUs " + device_list(locals) + " (ncclCommInitAll)");
