@@ -81,6 +81,10 @@ struct AchievableUtil {
 };
 AchievableUtil achievable_util(const Cost& cost, double time_us, const Calibration& c);
 
+// The link a collective runs over: the scale-up link, PCIe, or (automatic) the scale-up link when the
+// GPU has one, else PCIe; nullptr when the GPU has no such link.
+const Link* choose_link(const GpuSpec& gpu, LinkChoice choice);
+
 // Throws InputError when the GPU lacks what the op needs (a peak for its dtype, a link, NVLS).
 Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& options);
 

@@ -26,20 +26,6 @@ RoofFigure from_figure(const GpuSpec& gpu, std::string what, std::string key, st
     return r;
 }
 
-const Link* chosen_link(const GpuSpec& gpu, LinkChoice choice) {
-    switch (choice) {
-        case LinkChoice::scaleup:
-            return gpu.scaleup_link ? &*gpu.scaleup_link : nullptr;
-        case LinkChoice::pcie:
-            return gpu.pcie ? &*gpu.pcie : nullptr;
-        case LinkChoice::automatic:
-            break;
-    }
-    if (gpu.scaleup_link)
-        return &*gpu.scaleup_link;
-    return gpu.pcie ? &*gpu.pcie : nullptr;
-}
-
 double apply(Quantity q, double value, double ratio) { return q == Quantity::rate ? value * ratio : value / ratio; }
 
 }  // namespace
@@ -67,7 +53,7 @@ RoofFigure binding_figure(const GpuSpec& gpu, const ProjectionRequest& req, cons
                                key == "int8" ? "TOPS" : "TFLOP/s", *f);
         }
         case Roof::link: {
-            const Link* l = chosen_link(gpu, req.link);
+            const Link* l = choose_link(gpu, req.link);
             if (l == nullptr || !(l->bw_GBps.value > 0))
                 throw InputError(option, fmt::format("{} has no {} link in the catalog", gpu.id,
                                                      req.link == LinkChoice::pcie ? "PCIe" : "scale-up or PCIe"));

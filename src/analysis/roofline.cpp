@@ -19,20 +19,6 @@ Term line(std::string name, std::string formula, std::string substituted, double
     return Term{std::move(name), std::move(formula), std::move(substituted), fmt::format("{} {}", num(value), unit)};
 }
 
-const Link* choose_link(const GpuSpec& gpu, LinkChoice choice) {
-    switch (choice) {
-        case LinkChoice::scaleup:
-            return gpu.scaleup_link ? &*gpu.scaleup_link : nullptr;
-        case LinkChoice::pcie:
-            return gpu.pcie ? &*gpu.pcie : nullptr;
-        case LinkChoice::automatic:
-            if (gpu.scaleup_link)
-                return &*gpu.scaleup_link;
-            return gpu.pcie ? &*gpu.pcie : nullptr;
-    }
-    return nullptr;
-}
-
 PeaksUsed peaks_for(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& opt) {
     PeaksUsed p;
     if (cost.flops > 0) {
@@ -77,6 +63,20 @@ PeaksUsed peaks_for(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions&
 }
 
 }  // namespace
+
+const Link* choose_link(const GpuSpec& gpu, LinkChoice choice) {
+    switch (choice) {
+        case LinkChoice::scaleup:
+            return gpu.scaleup_link ? &*gpu.scaleup_link : nullptr;
+        case LinkChoice::pcie:
+            return gpu.pcie ? &*gpu.pcie : nullptr;
+        case LinkChoice::automatic:
+            if (gpu.scaleup_link)
+                return &*gpu.scaleup_link;
+            return gpu.pcie ? &*gpu.pcie : nullptr;
+    }
+    return nullptr;
+}
 
 std::string_view roof_name(Roof r) {
     static constexpr std::array<std::string_view, 5> kNames{"compute", "hbm", "link", "dispatch", "overhead"};

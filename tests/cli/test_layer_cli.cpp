@@ -82,7 +82,7 @@ TEST(LayerCli, BadInputIsOneLineOnStderrAndExit2) {
 
 TEST(LayerCli, Seed004ExampleReproducesTheSeedsNumbers) {
     const std::string bin_dir = fs::path(bwacct_bin()).parent_path().string();
-    const std::string script = std::string(BWACCT_SOURCE_DIR) + "/examples/seed004-byte-movement.sh";
+    const std::string script = std::string(BWACCT_EXAMPLES) + "/seed004-byte-movement.sh";
     RunOptions opt;
     opt.env["PATH"] = bin_dir + ":" + std::string(std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin");
     opt.timeout = std::chrono::seconds(30);

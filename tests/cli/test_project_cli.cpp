@@ -30,7 +30,7 @@ RunResult run_example(const std::string& script) {
     RunOptions opt;
     opt.env["PATH"] = dir + ":" + (path ? path : "/usr/bin:/bin");
     opt.env["NO_COLOR"] = "1";
-    return run_program({"bash", std::string(BWACCT_EXAMPLES_DIR) + "/" + script}, opt);
+    return run_program({"bash", std::string(BWACCT_EXAMPLES) + "/" + script}, opt);
 }
 
 void expect_has(const std::string& text, const std::string& needle) {
