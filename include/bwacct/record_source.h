@@ -4,7 +4,9 @@
 
 namespace bwacct {
 
-enum class TimeSource { modelled, given, measured, simulated };
+// ingested: measured by another tool (nccl-tests, PyTorch profiler, Nsight, BabelStream) and read
+// from its output file by `bwacct ingest`.
+enum class TimeSource { modelled, given, measured, simulated, ingested };
 std::string_view time_source_name(TimeSource s);
 
 }  // namespace bwacct

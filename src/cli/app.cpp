@@ -27,6 +27,7 @@ namespace {
 struct Bound {
     CLI::App* app;
     const CommandSpec* spec;
+    std::string full_name;  // "gemm", "ingest nccl-tests"
     std::map<std::string, std::string> values;
     std::map<std::string, bool> flags;
     std::map<std::string, CLI::Option*> options;
@@ -45,14 +46,27 @@ int run_app(int argc, char** argv) {
     app.set_version_flag("--version", std::string("bwacct ") + BWACCT_VERSION + " (" + BWACCT_BUILD_NOTE + ")");
     app.require_subcommand(1);
     app.footer(
-        "Every output says whether its time is modelled, given (--time-us), measured or simulated.\n"
+        "Every output says whether its time is modelled, given (--time-us), measured, simulated or ingested.\n"
         "Docs: docs/formulas.md (every formula), docs/json.md (output contract), docs/catalog.md (peaks and sources).");
 
     std::vector<std::unique_ptr<Bound>> bound;
+    std::map<std::string, CLI::App*> parents;  // command groups: `bwacct ingest TOOL`
     for (const CommandSpec& spec : commands) {
         auto b = std::make_unique<Bound>();
         b->spec = &spec;
-        b->app = app.add_subcommand(spec.name, spec.summary);
+        CLI::App* parent = &app;
+        if (!spec.parent.empty()) {
+            auto [it, added] = parents.try_emplace(spec.parent, nullptr);
+            if (added) {
+                it->second = app.add_subcommand(
+                    spec.parent,
+                    "read another tool's measurements (nccl-tests, torch-trace, nsys, ncu, babelstream) and account for them");
+                it->second->require_subcommand(1);
+            }
+            parent = it->second;
+        }
+        b->full_name = spec.parent.empty() ? spec.name : spec.parent + " " + spec.name;
+        b->app = parent->add_subcommand(spec.name, spec.summary);
         b->app->footer("Example:\n  " + spec.example);
         for (const OptionSpec& o : spec.options) {
             if (o.flag) {
@@ -79,9 +93,12 @@ int run_app(int argc, char** argv) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         std::string sub;
+        for (const auto& [name, p] : parents)
+            if (p->parsed())
+                sub = " " + name;
         for (const auto& b : bound)
             if (b->app->parsed())
-                sub = " " + b->spec->name;
+                sub = " " + b->full_name;
         fmt::print(stderr, "bwacct{}: {} (see 'bwacct{} --help')\n", sub, first_line(e.what()), sub);
         return 2;
     }
@@ -105,13 +122,13 @@ int run_app(int argc, char** argv) {
                     throw InputError(o.name, "is required (see --help)");
             return b->spec->run(args, env);
         } catch (const InputError& e) {
-            fmt::print(stderr, "bwacct {}: {}\n", b->spec->name, first_line(e.what()));
+            fmt::print(stderr, "bwacct {}: {}\n", b->full_name, first_line(e.what()));
             return 2;
         } catch (const measure::MeasureError& e) {
-            fmt::print(stderr, "bwacct {}: {}\n", b->spec->name, first_line(e.what()));
+            fmt::print(stderr, "bwacct {}: {}\n", b->full_name, first_line(e.what()));
             return 1;
         } catch (const std::exception& e) {
-            fmt::print(stderr, "bwacct {}: internal error: {}\n", b->spec->name, first_line(e.what()));
+            fmt::print(stderr, "bwacct {}: internal error: {}\n", b->full_name, first_line(e.what()));
             return 1;
         }
     }

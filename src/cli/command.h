@@ -41,6 +41,7 @@ struct Env {
 
 struct CommandSpec {
     std::string name;
+    std::string parent;  // "ingest" for `bwacct ingest nccl-tests ...`; empty for a top-level command
     std::string summary;
     std::string example;
     std::vector<OptionSpec> options;
@@ -65,5 +66,11 @@ std::vector<CommandSpec> layer_commands();       // cmd_layer.cpp: layer, model
 std::vector<CommandSpec> train_commands();       // cmd_train.cpp: train (seed 002)
 std::vector<CommandSpec> step_commands();        // cmd_step.cpp: step (seed 003), zero (seed 004 §4/§8)
 std::vector<CommandSpec> projection_commands();  // cmd_project.cpp: project (seed 000), fit
+// Other tools' measurements (issue 5), each `bwacct ingest TOOL FILE`: one file per tool.
+std::vector<CommandSpec> ingest_commands();         // cmd_ingest.cpp: collects the ones below
+CommandSpec ingest_nccl_command();                  // cmd_ingest_nccl.cpp: nccl-tests text and -J JSON
+CommandSpec ingest_torch_command();                 // cmd_ingest_torch.cpp: PyTorch profiler (Kineto) traces
+std::vector<CommandSpec> ingest_nsight_commands();  // cmd_ingest_nsight.cpp: nsys, ncu
+CommandSpec ingest_babelstream_command();           // cmd_ingest_babelstream.cpp: BabelStream text and CSV
 
 }  // namespace bwacct::cli

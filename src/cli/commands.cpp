@@ -1,6 +1,7 @@
 #include <stdexcept>
 
 #include "command.h"
+#include "plot_option.h"
 
 namespace bwacct::cli {
 
@@ -26,13 +27,14 @@ std::vector<OptionSpec> common_op_options() {
         {"--time-us", "a time you measured elsewhere (µs): gives implied bandwidth, TFLOP/s and utilization", ""},
         {"--launch-us", "kernel launch overhead for the dispatch roof (µs); default: the catalog's", ""},
         {"--explain", "print every formula with its numbers", "", true},
+        plot_option(),
     };
 }
 
 std::vector<CommandSpec> all_commands() {
     std::vector<CommandSpec> out{gemm_command(), attention_command(), elementwise_command()};
     for (auto* group : {norm_commands, collective_commands, layer_commands, train_commands, step_commands, projection_commands,
-                        measure_commands, catalog_commands})
+                        ingest_commands, measure_commands, catalog_commands})
         for (CommandSpec& c : group())
             out.push_back(std::move(c));
     return out;

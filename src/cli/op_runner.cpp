@@ -10,6 +10,7 @@
 #include "bwacct/report.h"
 #include "calibration.h"
 #include "mpi_context.h"
+#include "plot_option.h"
 
 namespace bwacct::cli {
 namespace {
@@ -160,6 +161,23 @@ Timing measure_on_every_rank(const OpPlan& plan, Measuring& m, const Point& p) {
     return *t;
 }
 
+// "gemm: k=5120, n=5120, dtype=bf16": the op and what every record shares.
+std::string plot_title(const OpPlan& plan, const std::vector<Axis>& axes, const std::vector<std::vector<double>>& values,
+                       const std::vector<Record>& records) {
+    std::string title = records.empty() ? std::string("bwacct") : records.front().cost.op;
+    std::string shared;
+    for (std::size_t i = 0; i < axes.size(); ++i)
+        if (values[i].size() == 1)
+            shared += fmt::format("{}{}={:g}", shared.empty() ? "" : ", ", axes[i].param_name(), values[i].front());
+    for (const Param& p : plan.fixed) {
+        if (const auto* s = std::get_if<std::string>(&p.value))
+            shared += fmt::format("{}{}={}", shared.empty() ? "" : ", ", p.name, *s);
+        else if (const auto* b = std::get_if<bool>(&p.value); b && *b)
+            shared += fmt::format("{}{}", shared.empty() ? "" : ", ", p.name);
+    }
+    return shared.empty() ? title : fmt::format("{}: {}", title, shared);
+}
+
 }  // namespace
 
 int run_op(const OpPlan& plan, const Args& args, const Env& env) {
@@ -185,6 +203,11 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
         if (points > kMaxSweepPoints)
             throw InputError(a.option, fmt::format("the sweep has more than {} points; narrow a range", kMaxSweepPoints));
     }
+    // --plot keeps every record until the sink is done: bounded, and checked before anything is printed.
+    const std::string plot_path = checked_plot_path(args);
+    if (!plot_path.empty() && points > kMaxPlotRecords)
+        throw InputError("--plot", fmt::format("draws at most {} points and this sweep has {}; narrow a range or drop --plot",
+                                               kMaxPlotRecords, points));
     AnalysisOptions analysis = plan.analysis;
     analysis.launch_us = single_real(args, "--launch-us");
     analysis.explain = sink_opt.explain;
@@ -222,6 +245,7 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
 
     sink_opt.sweep = points > 1;
     auto sink = make_sink(format, out, sink_opt);
+    std::vector<Record> kept;
     for_each_point(axes, values, [&](const Point& p) {
         Evaluated e = evaluate_checked(plan, p);
         Record r;
@@ -259,8 +283,17 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
             r.fusion = std::move(fr);
         }
         sink->emit(r);
+        if (!plot_path.empty())
+            kept.push_back(std::move(r));
     });
     sink->finish();
+    if (!plot_path.empty() && measure::MpiContext::instance().rank() == 0) {
+        PlotOptions po;
+        po.title = plot_title(plan, axes, values, kept);
+        if (measuring && measuring->base.achievable)
+            po.achievable.push_back(*measuring->base.achievable);
+        write_plot_if_asked(args, kept, gpus, po);
+    }
     return 0;
 }
 

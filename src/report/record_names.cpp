@@ -12,6 +12,8 @@ std::string_view time_source_name(TimeSource s) {
             return "measured";
         case TimeSource::simulated:
             return "simulated";
+        case TimeSource::ingested:
+            return "ingested";
     }
     return "?";
 }

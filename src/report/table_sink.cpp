@@ -32,6 +32,8 @@ std::string source_text(TimeSource s) {
             return "measured on this GPU";
         case TimeSource::simulated:
             return "simulated (test backend, not a measurement)";
+        case TimeSource::ingested:
+            return "ingested: measured by another tool, read from its file";
     }
     return "";
 }

@@ -244,10 +244,10 @@ TEST(Acceptance, GemmSweepJsonArray) {
     }
 }
 
-const std::vector<std::string> kAllGpuIds{"h100-sxm",      "h100-pcie", "h200", "b200",   "b300",   "gb200",
-                                          "a100-sxm-80gb", "l40s",      "l4",   "mi300x", "mi325x", "mi355x"};
+const std::vector<std::string> kAllGpuIds{"h100-sxm",      "h100-pcie", "h200", "b200",   "b300",   "gb200", "a100-sxm-80gb",
+                                          "a100-sxm-40gb", "l40s",      "l4",   "mi300x", "mi325x", "mi355x"};
 
-TEST(Acceptance, GpusListsAllTwelve) {
+TEST(Acceptance, GpusListsAllThirteen) {
     const RunResult r = run_bwacct({"gpus"});
     ASSERT_TRUE(succeeded(r));
     std::set<std::string> first_tokens;
@@ -264,7 +264,7 @@ TEST(Acceptance, GpusListsAllTwelve) {
     for (const auto& [id, g] : j.at("gpus").items())
         ids.insert(id);
     EXPECT_EQ(ids, std::set<std::string>(kAllGpuIds.begin(), kAllGpuIds.end()));
-    EXPECT_EQ(j.at("gpus").size(), 12u);
+    EXPECT_EQ(j.at("gpus").size(), 13u);
 }
 
 TEST(Acceptance, GpusJsonRoundTripsThroughGpuFile) {

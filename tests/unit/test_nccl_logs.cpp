@@ -11,8 +11,8 @@
 // by its own rounding, 0.005. busbw: the same interval scaled by the factor, widened by 0.005.
 // Rows of size 0 must print 0.00 for both.
 //
-// The reader below is a test-local helper that only pulls the data rows out of the logs; it is not
-// the product's log parser (there is none yet).
+// The rows come from the product's parser (parse_nccl_tests); the interval check below is the
+// test's own, independent of the product's re-derivation (src/analysis/nccl_accounting.cpp).
 #include <gtest/gtest.h>
 
 #include <charconv>
@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "bwacct/ingest_nccl.h"
 #include "bwacct/ops.h"
 
 namespace {
@@ -38,7 +39,7 @@ using bwacct::CollectiveKind;
 
 const std::string kNcclDir = std::string(BWACCT_TEST_DATA) + "/nccl/";
 
-// ---- Test-local reader ----------------------------------------------------------------------
+// ---- The product's parser (src/ingest/nccl_tests_text.cpp), seen through the test's types ----
 
 // A number as the log printed it: its value and how many decimals it was printed with.
 struct Printed {
@@ -61,146 +62,23 @@ struct Row {
 struct Log {
     std::set<std::uint64_t> ranks;    // distinct ranks of the "#  Rank  N ..." lines
     std::vector<Row> rows;            // data rows, in file order
-    std::vector<std::string> errors;  // lines that start with a size but could not be read
+    std::vector<std::string> errors;  // parser warnings (lines that looked like rows but were not read)
 };
 
-std::vector<std::string_view> split_ws(std::string_view s) {
-    std::vector<std::string_view> out;
-    std::size_t i = 0;
-    while (i < s.size()) {
-        while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
-            ++i;
-        const std::size_t start = i;
-        while (i < s.size() && s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
-            ++i;
-        if (i > start)
-            out.push_back(s.substr(start, i - start));
-    }
-    return out;
+Printed printed(const bwacct::PrintedNumber& p) { return {p.text, p.value, p.decimals}; }
+Measurement measurement(const std::optional<bwacct::NcclResult>& r) {
+    if (!r)
+        return {};
+    return {printed(r->time_us), printed(r->algbw_GBps), printed(r->busbw_GBps)};
 }
 
-std::string_view trim_left(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-        s.remove_prefix(1);
-    return s;
-}
-
-bool is_digits(std::string_view s) {
-    if (s.empty())
-        return false;
-    for (const char c : s)
-        if (c < '0' || c > '9')
-            return false;
-    return true;
-}
-
-bool parse_u64(std::string_view s, std::uint64_t& out) {
-    if (!is_digits(s))
-        return false;
-    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-    return ec == std::errc() && p == s.data() + s.size();
-}
-
-// A plain decimal number ("-1", "34.27", "17016"); no exponents, no "N/A".
-bool parse_printed(std::string_view s, Printed& out) {
-    if (s.empty())
-        return false;
-    std::string_view digits = s.front() == '-' ? s.substr(1) : s;
-    const std::size_t dot = digits.find('.');
-    const std::string_view whole = digits.substr(0, dot);
-    const std::string_view frac = dot == std::string_view::npos ? std::string_view{} : digits.substr(dot + 1);
-    if (!is_digits(whole) || (dot != std::string_view::npos && !is_digits(frac)))
-        return false;
-    double v = 0;
-    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size())
-        return false;
-    out.text = std::string(s);
-    out.value = v;
-    out.decimals = static_cast<int>(frac.size());
-    return true;
-}
-
-bool is_number(std::string_view s) {
-    Printed ignored;
-    return parse_printed(s, ignored);
-}
-
-// Strips an mpirun --tag-output prefix such as "[1,0]<stdout>:" or "[1,3]<stderr>:".
-std::string_view strip_mpi_tag(std::string_view s) {
-    if (s.empty() || s.front() != '[')
-        return s;
-    const std::size_t close = s.find(']');
-    if (close == std::string_view::npos)
-        return s;
-    const std::string_view inside = s.substr(1, close - 1);
-    const std::size_t comma = inside.find(',');
-    if (comma == std::string_view::npos || !is_digits(inside.substr(0, comma)) || !is_digits(inside.substr(comma + 1)))
-        return s;
-    std::string_view rest = s.substr(close + 1);
-    for (const std::string_view tag : {std::string_view("<stdout>:"), std::string_view("<stderr>:")})
-        if (rest.substr(0, tag.size()) == tag)
-            return rest.substr(tag.size());
-    return s;
-}
-
-bool read_measurement(const std::vector<std::string_view>& tok, std::size_t at, Measurement& m) {
-    return at + 2 < tok.size() && parse_printed(tok[at], m.time) && parse_printed(tok[at + 1], m.algbw) &&
-           parse_printed(tok[at + 2], m.busbw);
-}
-
-// Column layouts (the size is always token 0, count 1, type 2):
-//   new (2.x, 2020+):      size count type redop root time algbw busbw #wrong  time algbw busbw #wrong  13
-//   old all_reduce etc.:   size count type redop      time algbw busbw error   time algbw busbw error   12
-//   old all_gather:        size count type            time algbw busbw error   time algbw busbw error   11
-// Returns the index of the out-of-place time, or 0 when the layout is none of these.
-std::size_t time_column(const std::vector<std::string_view>& tok) {
-    if (tok.size() == 11 && is_number(tok[3]))
-        return 3;
-    if (tok.size() == 12 && !is_number(tok[3]) && is_number(tok[4]))
-        return 4;
-    if (tok.size() == 13 && !is_number(tok[3]) && is_number(tok[4]) && is_number(tok[5]))
-        return 5;
-    return 0;
-}
-
-Log read_log_text(std::string_view text) {
+Log read_log_text(const std::string& text) {
     Log log;
-    int line_no = 0;
-    while (!text.empty()) {
-        const std::size_t nl = text.find('\n');
-        std::string_view line = text.substr(0, nl);
-        text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-        ++line_no;
-        if (!line.empty() && line.back() == '\r')
-            line.remove_suffix(1);
-
-        // Leading whitespace (markdown indentation), then an MPI tag, then whitespace again.
-        line = trim_left(strip_mpi_tag(trim_left(line)));
-        if (line.empty())
-            continue;
-        if (line.front() == '#') {
-            const auto tok = split_ws(line.substr(1));
-            std::uint64_t rank = 0;
-            if (tok.size() >= 2 && tok[0] == "Rank" && parse_u64(tok[1], rank))
-                log.ranks.insert(rank);
-            continue;
-        }
-        if (line.find("NCCL INFO") != std::string_view::npos)
-            continue;
-
-        const auto tok = split_ws(line);
-        Row row;
-        if (tok.empty() || !parse_u64(tok[0], row.size))
-            continue;  // command lines, warnings, ``` fences
-        row.line = line_no;
-        const std::size_t t = time_column(tok);
-        if (t == 0 || !read_measurement(tok, t, row.out_of_place) || !read_measurement(tok, t + 4, row.in_place)) {
-            log.errors.push_back("line " + std::to_string(line_no) + ": " + std::string(line));
-            continue;
-        }
-        log.rows.push_back(row);
-    }
+    const bwacct::NcclLog parsed = bwacct::parse_nccl_tests(text, "test.log");
+    log.ranks = parsed.ranks;
+    log.errors = parsed.warnings;
+    for (const bwacct::NcclRow& r : parsed.rows)
+        log.rows.push_back({r.size, r.line, measurement(r.out_of_place), measurement(r.in_place)});
     return log;
 }
 

@@ -1,0 +1,60 @@
+// What `bwacct ingest` makes of another tool's measurements: every row, kernel or op it could
+// attach a byte/FLOP formula to becomes a Record (source `ingested`, analysed on the selected GPUs
+// with the file's time as the time), and the tool-specific summaries are tables (Section) of plain
+// cells. One renderer (src/report/ingest_report.cpp) prints any IngestReport as a table, JSON
+// (schema bwacct.ingest/1), JSONL, CSV or Markdown. Parsers live in src/ingest/, one per tool.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "bwacct/gpu.h"
+#include "bwacct/record.h"
+#include "bwacct/report.h"
+
+namespace bwacct {
+
+// A table cell: empty (n/a, null in JSON), an integer, a real or a text.
+using Cell = std::variant<std::monostate, std::uint64_t, double, std::string>;
+
+struct Column {
+    std::string key;     // JSON key and CSV header: "busbw_GBps"
+    std::string header;  // table header: "busbw GB/s"
+    int decimals = 2;    // for reals in the table and Markdown views (JSON keeps full precision)
+};
+
+struct Section {
+    std::string key;    // JSON key: "rows", "by_category"
+    std::string title;  // table view heading
+    std::vector<Column> columns;
+    std::vector<std::vector<Cell>> rows;  // each row has one cell per column
+    std::vector<std::string> notes;       // printed under the table; a JSON array
+};
+
+struct IngestReport {
+    std::string tool;                   // "nccl-tests", "torch-trace", "nsys", "ncu", "babelstream"
+    std::string file;                   // the path as given
+    std::string format;                 // what was recognised: "nccl-tests text (2.x, in-place columns)", ...
+    std::vector<std::string> gpus;      // catalog ids the records were analysed on
+    std::vector<Record> records;        // per row / kernel / op; may be empty (BabelStream: sections only)
+    std::vector<Section> sections;      // summaries
+    std::vector<std::string> notes;     // one-line findings for the whole file
+    std::vector<std::string> warnings;  // lines skipped or distrusted, printed on stderr in table view
+};
+
+// A record for a time another tool measured: `cost` analysed on every GPU with `time_us` as the
+// time (source `ingested`). Throws InputError when a GPU lacks a peak the op needs.
+Record ingested_record(std::vector<Param> params, Cost cost, double time_us, const std::vector<const GpuSpec*>& gpus);
+
+// Table: a compact row per record (at most `top` of them when top > 0), then each section, then
+// the notes. JSON: {"schema":"bwacct.ingest/1","tool","file","format","gpus","records":[bwacct.op/1
+// objects],"sections":{key:{"title","rows":[{column key: cell}],"notes"}},"notes","warnings"}.
+// JSONL and CSV: the records only (as `bwacct gemm --format jsonl|csv` would print them; CSV one
+// block with its own header per op, blocks separated by a blank line), so they stay machine-readable; a report without records
+// (BabelStream, nsys, ncu) prints its sections instead: JSONL one object per row with a "section" key, CSV one block per section
+// whose header starts with "section". Markdown: each part as a pipe table.
+void print_ingest(const IngestReport& r, Format format, std::FILE* out, std::size_t top = 0);
+
+}  // namespace bwacct

@@ -1,0 +1,85 @@
+// BabelStream output (text and --csv) and SuperBench's gpu-stream output, read for
+// `bwacct ingest babelstream`. Pure parser (text in, rows out; `origin` names the file in errors) and
+// a report builder (tables only: BabelStream already times its own kernels).
+//
+// BabelStream (UoB-HPC/BabelStream src/main.cpp) counts bytes per kernel as Copy 2N, Mul 2N, Add 3N,
+// Triad 3N, Dot 2N, Nstream 4N elements x sizeof(T), and prints bandwidth = bytes / min time in
+// MBytes/sec (10^6) or, with --mibibytes, MiBytes/sec (2^20). SuperBench gpu-stream
+// (microsoft/superbenchmark gpu_stream.cu) prints GB/s (10^9) = factor x buffer x loops / time with
+// factor 2 for COPY and SCALE, 3 for ADD and TRIAD, and the % of a peak it derives from the memory clock.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bwacct/gpu.h"
+#include "bwacct/ingest.h"
+
+namespace bwacct {
+
+struct BabelStreamRow {
+    int run = 1;            // 1-based: a file may hold several runs (tables)
+    std::string function;   // Copy, Mul, Add, Triad, Dot, Nstream
+    double bw_printed = 0;  // as printed, in MB/s or MiB/s (see BabelStreamRun::mebibytes)
+    std::string bw_text;    // the printed token (its decimals give its precision)
+    double min_s = 0, max_s = 0, avg_s = 0;
+    std::string min_text;                  // the printed min time token
+    std::optional<std::uint64_t> n_times;  // CSV: num_times
+};
+
+struct BabelStreamRun {
+    int run = 1;
+    std::string version, implementation, device;  // "5.0", "CUDA", "NVIDIA A100-SXM4-40GB" (when printed)
+    std::optional<int> sizeof_t;                  // 8 for "Precision: double", 4 for float; CSV: sizeof
+    bool mebibytes = false;                       // MiBytes/sec (2^20) instead of MBytes/sec (10^6)
+    // Array size: exact from CSV n_elements x sizeof; from the text's "Array size: 268.4 MB" line
+    // only to its printed precision (half a unit of its last digit).
+    std::optional<std::uint64_t> n_elements;
+    std::optional<double> array_bytes;  // best value
+    double array_bytes_halfwidth = 0;   // 0 when exact
+};
+
+struct GpuStreamRow {
+    int device = 0;      // "Device N" / _gpu_N
+    std::string kernel;  // COPY, SCALE, ADD, TRIAD
+    std::string dtype;   // float, double
+    std::uint64_t buffer_bytes = 0;
+    std::uint64_t block = 0;
+    double bw_GBps = 0;
+    std::optional<double> pct_printed;  // "-1" when the tool had no peak: nullopt
+};
+
+struct GpuStreamDevice {
+    int device = 0;
+    std::string name;                 // "NVIDIA Graphics Device"
+    std::optional<double> peak_GBps;  // the peak the tool printed (from the memory clock)
+};
+
+struct BabelStreamFile {
+    std::string format;  // "BabelStream text", "BabelStream CSV", "SuperBench gpu-stream"
+    std::vector<BabelStreamRun> runs;
+    std::vector<BabelStreamRow> rows;
+    std::vector<GpuStreamDevice> gs_devices;
+    std::vector<GpuStreamRow> gs_rows;
+};
+
+// Bytes BabelStream counts for one call of `function`, in elements (Copy 2, Mul 2, Add 3, Triad 3,
+// Dot 2, Nstream 4); 0 for an unknown name. SuperBench: COPY 2, SCALE 2, ADD 3, TRIAD 3.
+int babelstream_arrays(const std::string& function);
+int gpu_stream_arrays(const std::string& kernel);
+
+// Throws InputError(origin, ...) when the text holds no BabelStream result table, no gpu-stream rows,
+// or a row is malformed (truncated, not a number, negative or zero time), or it is BabelStream's
+// triad-only output (not supported).
+BabelStreamFile parse_babelstream(const std::string& text, const std::string& origin);
+
+// The device name the file prints (first run / device), or empty.
+std::string babelstream_device_name(const BabelStreamFile& f);
+
+// Sections: "kernels" (BabelStream: per run, kernel and GPU: printed bandwidth in GB/s, % of HBM
+// peak, min/max/avg time, bytes per call and the bandwidth re-derived from bytes and the printed min
+// time, with a check that the two agree to the printed precision) or "gpu_stream" (SuperBench).
+IngestReport babelstream_report(const BabelStreamFile& f, const std::string& file, const std::vector<const GpuSpec*>& gpus);
+
+}  // namespace bwacct

@@ -1,0 +1,150 @@
+// PyTorch profiler (Kineto) Chrome traces: `bwacct ingest torch-trace TRACE.json[.gz]`.
+//
+// Reading (src/ingest/kineto_reader.cpp, kineto_gzip.cpp): one SAX pass over the JSON (never a DOM of
+// the whole file), keeping per event only what the accounting needs: CPU ops with their shapes, the
+// CUDA runtime launches and the GPU activities (kernels, memcpy, memset, with NCCL metadata).
+// Linking (kineto_link.cpp): each GPU activity to the CPU op that launched it. Costing
+// (kineto_cost*.cpp): the engine's formulas (ops.h) for the ops it knows. Summary (kineto_summary.cpp):
+// groups per (op, shape, dtype), kernel table, time by category, busy and idle time.
+#pragma once
+#include <cstdint>
+#include <istream>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bwacct/cost.h"
+#include "bwacct/record.h"
+
+namespace bwacct::kineto {
+
+enum class Activity { kernel, memcpy, memset };
+
+// NCCL kernel arguments (PyTorch >= 2.1 records them on the kernel event).
+struct CollectiveArgs {
+    std::string name;  // "Collective name": allreduce, allgather, reduce_scatter, broadcast, ...
+    std::uint64_t in_nelems = 0, out_nelems = 0, group_size = 0;
+    std::string dtype;  // "Float", "BFloat16", "Half", "Long", ...
+};
+
+struct CpuOp {
+    std::uint32_t name = 0;    // index into Trace::names
+    std::uint32_t thread = 0;  // index into Trace::threads
+    double ts = 0, dur = 0;    // µs
+    std::int64_t external_id = -1;
+    std::vector<std::vector<std::int64_t>> dims;  // "Input Dims" (a non-tensor input: empty)
+    std::vector<std::string> types;               // "Input type"
+    std::vector<std::string> concrete;            // "Concrete Inputs"
+};
+
+struct Launch {  // cuda_runtime / cuda_driver event (cudaLaunchKernel, cudaMemcpyAsync, ...)
+    std::uint32_t thread = 0;
+    double ts = 0, dur = 0;
+    std::int64_t external_id = -1, correlation = -1;
+};
+
+struct GpuActivity {
+    std::uint32_t name = 0;
+    Activity kind = Activity::kernel;
+    double ts = 0, dur = 0;
+    std::int64_t device = 0, stream = 0;
+    std::int64_t external_id = -1, correlation = -1;
+    std::optional<CollectiveArgs> collective;
+};
+
+struct Trace {
+    std::vector<std::string> names;    // interned op and kernel names
+    std::vector<std::string> threads;  // "pid/tid"
+    std::vector<CpuOp> ops;
+    std::vector<Launch> launches;
+    std::vector<GpuActivity> activities;
+    std::vector<std::string> device_names;  // top-level "deviceProperties"[].name
+    std::uint64_t events = 0;               // every element of traceEvents
+};
+
+// The pure entry point (fuzzers): JSON text in, trace out. Throws InputError(origin, one line) when
+// the text is not JSON, has no "traceEvents" array, or holds no GPU activity.
+Trace parse_kineto(const std::string& text, const std::string& origin);
+// The same over a stream (read_kineto feeds it decompressed bytes).
+Trace parse_kineto_stream(std::istream& in, const std::string& origin);
+// Reads a trace file, plain JSON or gzip (streamed: memory grows with the events kept, not the file).
+Trace read_kineto(const std::string& path);
+
+// ---- Linking.
+enum class LinkHow { external_id, correlation, containment, none };
+std::string_view link_how_name(LinkHow h);
+struct Links {
+    std::vector<std::int64_t> op;      // per activity: the innermost CPU op that launched it, or -1
+    std::vector<LinkHow> how;          // per activity
+    std::vector<std::int64_t> parent;  // per CPU op: the op enclosing it on its thread, or -1
+};
+// External id (op ↔ activity), else the launch with the activity's correlation id (its External id,
+// else the innermost op on its thread containing it), else none.
+Links link_activities(const Trace& t);
+
+// ---- Costing.
+enum class Category { gemm, attention, norm, elementwise, collective, memcpy, memset, other };
+std::string_view category_name(Category c);
+
+struct OpCost {
+    std::string op;     // "aten::addmm", or the NCCL collective ("nccl:allreduce")
+    std::string shape;  // "M=141 N=512 K=512 bias", the grouping key with op and dtype
+    std::string dtype;
+    std::vector<Param> params;
+    Cost cost;
+    Category category = Category::other;
+};
+// "float" → fp32, "c10::BFloat16" → bf16, "c10::Half" → fp16, "double" → fp64, fp8 types; else nullopt.
+std::optional<DType> torch_dtype(std::string_view input_type);
+// Input `i`'s dims as a tensor shape (every dim positive), or nullopt (absent, a scalar, a zero dim).
+std::optional<std::vector<std::uint64_t>> input_shape(const CpuOp& op, std::size_t i);
+// Input `i`'s dtype (torch_dtype of its "Input type"), or nullopt.
+std::optional<DType> input_dtype(const CpuOp& op, std::size_t i);
+std::string shape_text(const std::vector<std::uint64_t>& shape);  // "1x141x512"
+// The engine's cost of one call of `op`; nullopt when the engine has no formula for it or its
+// shapes are not recorded (record_shapes off).
+std::optional<OpCost> cost_cpu_op(const std::string& name, const CpuOp& op);
+std::optional<OpCost> cost_gemm_op(const std::string& name, const CpuOp& op);
+std::optional<OpCost> cost_attention_op(const std::string& name, const CpuOp& op);
+std::optional<OpCost> cost_pointwise_op(const std::string& name, const CpuOp& op);  // norms, elementwise
+// An NCCL kernel's own collective, from its metadata; nullopt without it.
+std::optional<OpCost> cost_collective_kernel(const GpuActivity& a);
+// Category of an activity no formula covered, from its kind and kernel name.
+Category activity_category(Activity kind, std::string_view kernel_name);
+
+// ---- Summary. Times in µs.
+struct Group {
+    OpCost what;  // the cost of ONE call
+    std::uint64_t calls = 0, kernels = 0;
+    double kernel_us = 0;  // sum of the kernels' durations
+    double busy_us = 0;    // their share of the GPU busy time (overlaps counted once)
+};
+struct KernelRow {
+    std::string name, op;
+    Category category = Category::other;
+    std::uint64_t count = 0;
+    double total_us = 0;
+};
+struct CategoryTime {
+    Category category = Category::other;
+    std::uint64_t kernels = 0, costed = 0;
+    double kernel_us = 0, busy_us = 0, uncosted_busy_us = 0;
+};
+struct Summary {
+    std::vector<Group> groups;                               // by kernel_us, largest first
+    std::vector<KernelRow> kernels;                          // by total_us, largest first
+    std::vector<CategoryTime> categories;                    // every category, in enum order
+    std::uint64_t activities = 0, linked[4] = {0, 0, 0, 0};  // by LinkHow
+    std::uint64_t uncosted_kernels = 0;
+    double busy_us = 0;      // union of activity intervals, per device, summed over devices
+    double span_us = 0;      // first start to last end, per device, summed
+    double idle_us = 0;      // span − busy: the GPU waits between kernels (dispatch share)
+    double kernel_us = 0;    // sum of durations (≥ busy when streams overlap)
+    double uncosted_us = 0;  // durations of activities no formula covered
+    double uncosted_busy_us = 0;
+    std::vector<std::string> warnings;
+};
+Summary summarize(const Trace& t);
+
+}  // namespace bwacct::kineto

@@ -1,0 +1,80 @@
+// Nsight Systems and Nsight Compute exports, read for `bwacct ingest nsys` and `bwacct ingest ncu`.
+// Parsers are pure (text in, rows out; `origin` names the file in errors); the report builders turn
+// rows into an IngestReport (tables only: nsys gives times without bytes, ncu gives measured DRAM
+// bytes that are not a formula's lower bound, so neither becomes an op Record).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bwacct/gpu.h"
+#include "bwacct/ingest.h"
+#include "bwacct/kernel_category.h"
+
+namespace bwacct {
+
+// ---- nsys stats --report cuda_gpu_kern_sum (CSV from --format csv, or the console text table) ----
+
+struct NsysKernel {
+    std::string name;  // as printed (demangled, may hold commas)
+    KernelCategory category = KernelCategory::other;
+    std::optional<double> time_pct;  // the file's "Time (%)"
+    double total_us = 0;             // "Total Time"
+    std::uint64_t instances = 0;     // "Instances"
+    std::optional<double> avg_us, med_us, min_us, max_us, stddev_us;
+};
+
+struct NsysKernSum {
+    std::string format;               // "nsys stats cuda_gpu_kern_sum CSV" or "... console table"
+    std::vector<NsysKernel> kernels;  // in file order
+};
+
+// Finds the kernel-summary table (the header with "Total Time", "Instances" and "Name") in CSV or in
+// nsys's console column format (thousands separators, a dashed rule under the header, a blank line
+// after the last row), anywhere in the text (e.g. inside `nsys profile --stats=true` output). Times
+// may be in ns, us, ms or s (the header's unit). Throws InputError(origin, ...) when there is no
+// such table, a row is short or malformed, or the table has no rows.
+NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& origin);
+
+// Sections "kernels" (per kernel: category, time %, total/avg/med/min/max µs, instances) and
+// "by_category" (time per category, share of the summed kernel time), with notes saying that nsys
+// records no bytes.
+IngestReport nsys_report(const NsysKernSum& sum, const std::string& file);
+
+// ---- ncu --csv (long "--page details" layout or wide "--page raw" layout) ----
+
+struct NcuKernel {
+    std::string id;           // the "ID" column
+    std::string name;         // "Kernel Name"
+    std::string device_name;  // device__attribute_display_name when exported; else empty
+    std::string cc;           // "CC" (compute capability) when present
+    std::optional<double> dram_read_bytes, dram_write_bytes, dram_bytes;  // dram__bytes_{read,write,}.sum
+    std::optional<double> time_us;                                        // gpu__time_duration.sum, else "Duration"
+    std::optional<double> dram_pct, sm_pct;                               // ncu's own % of peak (dram__/sm__throughput)
+    bool rounded_bytes = false;  // a byte count came in a scaled unit (Kbyte, Mbyte, ...): 3 significant digits
+};
+
+struct NcuProfile {
+    std::string format;  // "ncu --csv --page details (one row per metric)" / "ncu --csv --page raw (one row per kernel)"
+    std::vector<NcuKernel> kernels;  // in order of first appearance
+};
+
+// Multiplier from an ncu unit to bytes ("byte" 1, "Kbyte" 1e3, "Mbyte" 1e6, "Gbyte" 1e9, "Tbyte" 1e12:
+// SI, decimal) or microseconds ("ns"/"nsecond" 1e-3, "us"/"usecond" 1, "ms"/"msecond" 1e3,
+// "s"/"second" 1e6); nullopt for a unit that is neither.
+std::optional<double> ncu_byte_scale(const std::string& unit);
+std::optional<double> ncu_time_scale_us(const std::string& unit);
+
+// Throws InputError(origin, ...) when there is no ncu CSV header ("ID", "Kernel Name", ...), a value
+// is not a number, a byte or time metric has an unknown unit, or no kernel has DRAM bytes or a duration.
+NcuProfile parse_ncu_csv(const std::string& text, const std::string& origin);
+
+// The first device name any kernel carries (for Catalog::match), or empty.
+std::string ncu_device_name(const NcuProfile& p);
+
+// Section "kernels": per kernel and GPU, DRAM read/write bytes, time, bandwidth = bytes / time and its
+// share of the GPU's HBM peak, beside ncu's own dram/sm throughput %.
+IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std::vector<const GpuSpec*>& gpus);
+
+}  // namespace bwacct

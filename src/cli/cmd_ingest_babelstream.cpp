@@ -1,0 +1,31 @@
+// `bwacct ingest babelstream FILE`: BabelStream text or --csv output, or SuperBench gpu-stream output
+// (parser in src/ingest/babelstream_*.cpp).
+#include "bwacct/error.h"
+#include "bwacct/ingest_babelstream.h"
+#include "bwacct/text_file.h"
+#include "command.h"
+#include "ingest_common.h"
+
+namespace bwacct::cli {
+
+CommandSpec ingest_babelstream_command() {
+    CommandSpec c;
+    c.name = "babelstream";
+    c.summary = "BabelStream (text or --csv) or SuperBench gpu-stream output: bandwidth per kernel vs the HBM peak";
+    c.example = "./cuda-stream > out.txt && bwacct ingest babelstream out.txt --gpu h100-sxm";
+    c.options = ingest_options("BabelStream output (text or --csv), or SuperBench gpu-stream output", "");
+    c.run = [](const Args& args, const Env& env) {
+        constexpr const char* kExpected = "expected BabelStream output (text or --csv) or SuperBench gpu-stream output";
+        const std::string path = args.get("file");
+        const std::string text = read_input_file(path, "", kExpected);
+        if (looks_binary(text))
+            throw InputError(path, std::string("binary file; ") + kExpected);
+        const BabelStreamFile parsed = parse_babelstream(text, path);
+        const Catalog catalog = catalog_for(args);
+        const std::vector<const GpuSpec*> gpus = ingest_gpus(args, catalog, babelstream_device_name(parsed), "");
+        return emit_ingest(babelstream_report(parsed, path, gpus), gpus, args, env);
+    };
+    return c;
+}
+
+}  // namespace bwacct::cli

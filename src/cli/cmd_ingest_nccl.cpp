@@ -1,0 +1,65 @@
+// bwacct ingest nccl-tests LOG: an nccl-tests log (text or -J JSON) re-derived and accounted for.
+#include "bwacct/error.h"
+#include "bwacct/ingest_nccl.h"
+#include "bwacct/ops.h"
+#include "bwacct/text_file.h"
+#include "bwacct/values.h"
+#include "ingest_common.h"
+
+namespace bwacct::cli {
+
+CommandSpec ingest_nccl_command() {
+    CommandSpec c;
+    c.name = "nccl-tests";
+    c.summary = "nccl-tests log (text or -J JSON): algbw/busbw re-derived, % of link, α–β fit, latency vs bandwidth regime";
+    c.example =
+        "bwacct ingest nccl-tests all_reduce.log --gpu h100-sxm\n"
+        "  mpirun -np 16 ./all_reduce_perf -b 8 -e 8G -f 2 -g 1 | tee ar.log; bwacct ingest nccl-tests ar.log --format json";
+    c.options = ingest_options("the nccl-tests output (stdout saved to a file, or the -J JSON file)", "");
+    c.options.push_back(
+        {"--op",
+         "the collective when the log does not say (allreduce, allgather, reducescatter, broadcast, reduce, alltoall, "
+         "sendrecv)",
+         ""});
+    c.options.push_back({"--ranks", "the rank count when the log's \"# Rank\" lines are missing or incomplete", ""});
+    c.run = [](const Args& args, const Env& env) {
+        const std::string& path = args.get("file");
+        const std::string text =
+            read_input_file(path, "", "expected nccl-tests output (all_reduce_perf ... > log) or its -J JSON");
+        const NcclLog log = parse_nccl_tests(text, path);
+
+        NcclAccountingInput in;
+        if (!args.get("--op").empty()) {
+            const auto k = collective_from_name(args.get("--op"));
+            if (!k)
+                throw InputError("--op",
+                                 "unknown collective '" + args.get("--op") +
+                                     "'; accepted: allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv");
+            in.kind = *k;
+            in.kind_from = "--op";
+        } else if (auto k = collective_from_name(log.program)) {
+            in.kind = *k;
+            in.kind_from = "the log's test name " + log.program;
+        } else if (auto kf = collective_from_name(path)) {
+            in.kind = *kf;
+            in.kind_from = "the file name";
+        } else {
+            throw InputError("--op",
+                             "the log does not name its collective; give --op allreduce|allgather|reducescatter|"
+                             "broadcast|reduce|alltoall|sendrecv");
+        }
+        if (!args.get("--ranks").empty()) {
+            const auto v = parse_values(args.get("--ranks"), "--ranks", ValueKind::count);
+            if (v.size() != 1)
+                throw InputError("--ranks", "takes one positive integer, not a range or list");
+            in.ranks = static_cast<std::uint64_t>(v.front());
+        }
+        const Catalog catalog = catalog_for(args);
+        const auto gpus = ingest_gpus(args, catalog, log.device_name, "");
+        const IngestReport report = account_nccl(log, path, in, gpus);
+        return emit_ingest(report, gpus, args, env);
+    };
+    return c;
+}
+
+}  // namespace bwacct::cli

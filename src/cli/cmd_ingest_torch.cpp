@@ -1,0 +1,190 @@
+// `bwacct ingest torch-trace TRACE.json[.gz]`: a PyTorch profiler (Kineto) trace accounted kernel by
+// kernel (src/ingest/kineto*.cpp); one record per (op, shape, dtype) with the mean kernel time per call.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "bwacct/error.h"
+#include "bwacct/ingest_kineto.h"
+#include "bwacct/values.h"
+#include "command.h"
+#include "ingest_common.h"
+
+namespace bwacct::cli {
+namespace {
+
+using namespace bwacct::kineto;
+
+std::size_t top_of(const Args& args) {
+    const std::vector<double> v = parse_values(args.get("--top"), "--top", ValueKind::whole);
+    return v.size() == 1 ? static_cast<std::size_t>(v.front()) : 0;
+}
+
+double share(double part, double whole) { return whole > 0 ? part / whole : 0; }
+
+// Kernel times are printed in ns by the profiler: keep 3 decimals (no binary-fraction noise).
+double round_ns(double us) { return std::round(us * 1000) / 1000; }
+
+// A demangled kernel name without "void " and its parameter list, at most 96 characters: the full
+// names of templated kernels run to hundreds of characters.
+std::string short_kernel_name(std::string n) {
+    if (n.rfind("void ", 0) == 0)
+        n.erase(0, 5);
+    if (!n.empty() && n.back() == ')') {
+        int depth = 0;
+        for (std::size_t i = n.size(); i-- > 0;) {
+            depth += n[i] == ')' ? 1 : n[i] == '(' ? -1 : 0;
+            if (depth == 0) {
+                if (i > 0)
+                    n.erase(i);
+                break;
+            }
+        }
+    }
+    if (n.size() > 96)
+        n = n.substr(0, 93) + "...";
+    return n;
+}
+
+Section kernel_section(const Summary& s, std::size_t top) {
+    Section sec{"kernels", "GPU kernels by total time", {}, {}, {}};
+    sec.columns = {{"kernel", "kernel", 0},   {"count", "count", 0},  {"total_us", "total µs", 2},
+                   {"mean_us", "mean µs", 3}, {"op", "linked op", 0}, {"category", "category", 0}};
+    for (const KernelRow& k : s.kernels) {
+        if (top > 0 && sec.rows.size() == top) {
+            sec.notes.push_back(fmt::format("{} more kernel names not shown (--top {})", s.kernels.size() - top, top));
+            break;
+        }
+        sec.rows.push_back({short_kernel_name(k.name), k.count, k.total_us, k.total_us / static_cast<double>(k.count),
+                            k.op.empty() ? Cell{} : Cell{k.op}, std::string(category_name(k.category))});
+    }
+    return sec;
+}
+
+Section category_section(const Summary& s) {
+    Section sec{"by_category", "GPU time by category", {}, {}, {}};
+    sec.columns = {{"category", "category", 0},
+                   {"kernels", "kernels", 0},
+                   {"costed", "costed", 0},
+                   {"kernel_us", "kernel µs", 2},
+                   {"busy_us", "busy µs", 2},
+                   {"busy_share", "% busy", 1},
+                   {"uncosted_busy_us", "unaccounted µs", 2}};
+    for (const CategoryTime& c : s.categories)
+        if (c.kernels > 0)
+            sec.rows.push_back({std::string(category_name(c.category)), c.kernels, c.costed, c.kernel_us, c.busy_us,
+                                100 * share(c.busy_us, s.busy_us), c.uncosted_busy_us});
+    sec.notes.push_back(
+        "busy µs: each kernel's share of the GPU busy time (overlapping kernels counted once); "
+        "the rows add up to the busy time");
+    return sec;
+}
+
+Section roof_section(const Summary& s, const std::vector<Record>& records, const std::vector<double>& busy,
+                     double unanalysed_us) {
+    std::map<std::string, double> by_roof;
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        const auto& v = records[i].verdicts;
+        by_roof[!v.empty() && v.front().timed ? std::string(roof_name(v.front().timed->bound)) : "no verdict"] += busy[i];
+    }
+    Section sec{"by_roof", "GPU busy time by binding roof", {}, {}, {}};
+    sec.columns = {{"roof", "binding roof", 0}, {"busy_us", "busy µs", 2}, {"busy_share", "% busy", 1}};
+    for (const auto& [roof, us] : by_roof)
+        sec.rows.push_back({roof, us, 100 * share(us, s.busy_us)});
+    if (unanalysed_us > 0)
+        sec.rows.push_back({std::string("not analysed"), unanalysed_us, 100 * share(unanalysed_us, s.busy_us)});
+    sec.rows.push_back({std::string("unaccounted (no formula)"), s.uncosted_busy_us, 100 * share(s.uncosted_busy_us, s.busy_us)});
+    sec.notes.push_back("roof of each (op, shape, dtype) group on the first GPU, at its mean kernel time per call");
+    return sec;
+}
+
+Section time_section(const Summary& s) {
+    Section sec{"gpu_time", "GPU time", {}, {}, {}};
+    sec.columns = {{"what", "what", 0}, {"us", "µs", 2}, {"span_share", "% of span", 1}, {"meaning", "meaning", 0}};
+    auto row = [&](const char* what, double us, const char* meaning) {
+        sec.rows.push_back({std::string(what), us, 100 * share(us, s.span_us), std::string(meaning)});
+    };
+    row("span", s.span_us, "first kernel start to last kernel end");
+    row("busy", s.busy_us, "union of the kernel intervals");
+    row("idle", s.idle_us, "span - busy: the GPU waits between kernels (dispatch share)");
+    row("busy_costed", s.busy_us - s.uncosted_busy_us, "busy time of kernels a formula covers");
+    row("busy_unaccounted", s.uncosted_busy_us, "busy time of kernels no formula covers");
+    row("kernel_sum", s.kernel_us, "sum of kernel durations (exceeds busy when streams overlap)");
+    sec.notes.push_back("per device, summed over devices");
+    return sec;
+}
+
+int run(const Args& args, const Env& env) {
+    const std::string& path = args.get("file");
+    const std::size_t top = top_of(args);
+    const Trace trace = read_kineto(path);
+    const Catalog catalog = catalog_for(args);
+    const std::string device = trace.device_names.empty() ? "" : trace.device_names.front();
+    const std::vector<const GpuSpec*> gpus = ingest_gpus(args, catalog, device, "");
+    const Summary s = summarize(trace);
+
+    IngestReport r;
+    r.tool = "torch-trace";
+    r.file = path;
+    r.format = fmt::format("PyTorch profiler (Kineto) Chrome trace: {} events, {} CPU ops, {} GPU activities{}", trace.events,
+                           trace.ops.size(), trace.activities.size(), device.empty() ? "" : fmt::format(", GPU '{}'", device));
+    for (const GpuSpec* g : gpus)
+        r.gpus.push_back(g->id);
+    std::vector<double> busy;
+    double unanalysed_us = 0;
+    for (const Group& g : s.groups) {
+        if (g.calls == 0 || !(g.kernel_us > 0)) {
+            unanalysed_us += g.busy_us;
+            continue;
+        }
+        std::vector<Param> params{{"torch_op", g.what.op}};
+        params.insert(params.end(), g.what.params.begin(), g.what.params.end());
+        params.push_back({"dtype", g.what.dtype});
+        params.push_back({"calls", g.calls});
+        params.push_back({"kernels", g.kernels});
+        params.push_back({"kernel_us_total", round_ns(g.kernel_us)});
+        try {
+            r.records.push_back(
+                ingested_record(std::move(params), g.what.cost, g.kernel_us / static_cast<double>(g.calls), gpus));
+            busy.push_back(g.busy_us);
+        } catch (const InputError& e) {
+            unanalysed_us += g.busy_us;
+            r.warnings.push_back(fmt::format("{} {} {}: not analysed: {}", g.what.op, g.what.shape, g.what.dtype, e.what()));
+        }
+    }
+    r.sections = {kernel_section(s, top), category_section(s), roof_section(s, r.records, busy, unanalysed_us), time_section(s)};
+    r.notes.push_back(
+        "records: one per (op, shape, dtype); bytes and FLOPs of ONE call, time = kernel time per call "
+        "(sum of the op's kernels / calls)");
+    r.notes.push_back(
+        fmt::format("kernels linked to their CPU op: {} by External id, {} via the launch's correlation id, "
+                    "{} by time containment, {} not linked",
+                    s.linked[0], s.linked[1], s.linked[2], s.linked[3]));
+    r.notes.push_back(
+        fmt::format("{} of {} GPU activities costed by a formula; busy {:.2f} µs, idle {:.2f} µs, "
+                    "unaccounted {:.2f} µs",
+                    s.activities - s.uncosted_kernels, s.activities, s.busy_us, s.idle_us, s.uncosted_busy_us));
+    const bool shapes = std::any_of(trace.ops.begin(), trace.ops.end(), [](const CpuOp& o) { return !o.dims.empty(); });
+    if (!trace.ops.empty() && !shapes)
+        r.notes.push_back(
+            "the CPU ops carry no \"Input Dims\" (profiled without record_shapes=True): only kernels "
+            "with their own metadata (NCCL) can be costed");
+    r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
+    return emit_ingest(r, gpus, args, env);
+}
+
+}  // namespace
+
+CommandSpec ingest_torch_command() {
+    CommandSpec c;
+    c.name = "torch-trace";
+    c.summary = "PyTorch profiler (Kineto) trace: kernels linked to their ops, costed, per-shape bandwidth and roofs";
+    c.example = "bwacct ingest torch-trace trace.json.gz --gpu h100-sxm --top 20";
+    c.options = ingest_options("PyTorch profiler (Kineto) Chrome trace, .json or .json.gz", "");
+    c.run = run;
+    return c;
+}
+
+}  // namespace bwacct::cli

@@ -1,0 +1,47 @@
+#include "ingest_common.h"
+
+#include "bwacct/error.h"
+#include "bwacct/values.h"
+#include "plot_option.h"
+
+namespace bwacct::cli {
+
+std::vector<OptionSpec> ingest_options(const std::string& file_help, const std::string& default_gpu) {
+    return {
+        {"file", file_help, "", false, true},
+        {"--gpu", "GPUs to analyse on, comma-separated catalog ids or 'all' (default: the file's GPU when it names one)",
+         default_gpu},
+        {"--gpu-file", "extra catalog JSON (same schema as configs/gpus.json); adds or overrides entries", ""},
+        {"--format", "output: table, json, jsonl, csv or md", "table"},
+        {"--top", "show at most this many records (0: all)", "0"},
+        plot_option(),
+    };
+}
+
+std::vector<const GpuSpec*> ingest_gpus(const Args& args, const Catalog& catalog, const std::string& device_name,
+                                        const std::string& fallback) {
+    if (args.given("--gpu") || (!args.get("--gpu").empty() && device_name.empty()))
+        return catalog.select(args.get("--gpu"), "--gpu");
+    if (!device_name.empty())
+        if (const GpuSpec* g = catalog.match(device_name))
+            return {g};
+    if (!fallback.empty())
+        return catalog.select(fallback, "--gpu");
+    throw InputError("--gpu", device_name.empty() ? "the file does not say which GPU it ran on; give --gpu ID (see 'bwacct gpus')"
+                                                  : "the file's GPU '" + device_name +
+                                                        "' is not in the catalog; give --gpu ID (see 'bwacct gpus')");
+}
+
+int emit_ingest(const IngestReport& report, const std::vector<const GpuSpec*>& gpus, const Args& args, const Env& env) {
+    const Format format = parse_format(args.get("--format"));
+    const std::vector<double> top_values = parse_values(args.get("--top"), "--top", ValueKind::whole);
+    if (top_values.size() != 1)
+        throw InputError("--top", "takes one whole number (0: all), not a range or list");
+    const auto top = static_cast<std::size_t>(top_values.front());
+    (void)checked_plot_path(args);  // a bad --plot path fails before anything is printed
+    print_ingest(report, format, env.out, top);
+    write_plot_if_asked(args, report.records, gpus, report.tool + ": " + report.file);
+    return 0;
+}
+
+}  // namespace bwacct::cli

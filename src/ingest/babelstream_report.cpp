@@ -1,0 +1,171 @@
+// The IngestReport of BabelStream / gpu-stream output: bandwidth per kernel against the HBM peak, and
+// a re-derivation of BabelStream's bandwidth from its bytes and printed min time.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "bwacct/ingest_babelstream.h"
+
+namespace bwacct {
+namespace {
+
+// Half a unit of the last printed digit of a number token ("0.00038" -> 5e-6, "1.40026e+06" -> 5).
+double half_unit(const std::string& token) {
+    const std::size_t e = token.find_first_of("eE");
+    const std::string mantissa = token.substr(0, e);
+    int exponent = 0;  // the token already parsed as a finite number: its exponent is small
+    if (e != std::string::npos) {
+        const char* first = token.data() + e + 1;
+        if (*first == '+')
+            ++first;
+        std::from_chars(first, token.data() + token.size(), exponent);
+    }
+    const std::size_t dot = mantissa.find('.');
+    const int decimals = dot == std::string::npos ? 0 : static_cast<int>(mantissa.size() - dot - 1);
+    return 0.5 * std::pow(10.0, exponent - decimals);
+}
+
+const BabelStreamRun* run_of(const BabelStreamFile& f, int run) {
+    for (const BabelStreamRun& r : f.runs)
+        if (r.run == run)
+            return &r;
+    return nullptr;
+}
+
+void babelstream_section(const BabelStreamFile& f, const std::vector<const GpuSpec*>& gpus, IngestReport& r) {
+    Section s;
+    s.key = "kernels";
+    s.title = "BabelStream kernels";
+    s.columns = {{"run", "run", 0},
+                 {"function", "function", 0},
+                 {"gpu", "gpu", 0},
+                 {"bw_GBps", "GB/s", 1},
+                 {"hbm_peak_GBps", "peak GB/s", 0},
+                 {"pct_of_hbm_peak", "% of peak", 1},
+                 {"min_us", "min us", 1},
+                 {"max_us", "max us", 1},
+                 {"avg_us", "avg us", 1},
+                 {"bytes", "bytes/call", 0},
+                 {"bw_from_min_time_GBps", "bytes/min GB/s", 1},
+                 {"check", "check", 0}};
+    for (const BabelStreamRow& row : f.rows) {
+        const BabelStreamRun* run = run_of(f, row.run);
+        const double unit = run && run->mebibytes ? 1048576.0 : 1e6;  // bytes per printed M(i)B
+        const double bw_GBps = row.bw_printed * unit / 1e9;
+        const int arrays = babelstream_arrays(row.function);
+        Cell bytes_cell, derived_cell, check_cell = std::string("no array size");
+        if (run && run->array_bytes) {
+            const double bytes = arrays * *run->array_bytes;
+            const double half_bytes = arrays * run->array_bytes_halfwidth;
+            bytes_cell = static_cast<std::uint64_t>(std::llround(bytes));
+            derived_cell = bytes / row.min_s / 1e9;
+            // Agreement to the printed precision: the printed bandwidth's interval must meet the interval
+            // of bytes / min time allowed by the rounding of the array size and of the min time.
+            const double dt = half_unit(row.min_text), dbw = half_unit(row.bw_text) * unit;
+            const double printed_lo = row.bw_printed * unit - dbw, printed_hi = row.bw_printed * unit + dbw;
+            const double derived_lo = (bytes - half_bytes) / (row.min_s + dt);
+            const double derived_hi = row.min_s > dt ? (bytes + half_bytes) / (row.min_s - dt) : HUGE_VAL;
+            const bool ok = printed_lo <= derived_hi && derived_lo <= printed_hi;
+            check_cell = std::string(ok ? "ok" : "disagrees");
+            if (!ok)
+                r.warnings.push_back(fmt::format(
+                    "run {} {}: printed {:.3f} GB/s but {} x {:.0f} bytes / min time {} s gives {:.3f}..{:.3f} GB/s", row.run,
+                    row.function, bw_GBps, arrays, *run->array_bytes, row.min_text, derived_lo / 1e9, derived_hi / 1e9));
+        }
+        const auto base = [&](const std::string& gpu, Cell peak, Cell pct) {
+            s.rows.push_back({static_cast<std::uint64_t>(row.run), row.function, gpu, bw_GBps, std::move(peak), std::move(pct),
+                              row.min_s * 1e6, row.max_s * 1e6, row.avg_s * 1e6, bytes_cell, derived_cell, check_cell});
+        };
+        if (gpus.empty())
+            base("-", Cell(), Cell());
+        for (const GpuSpec* g : gpus)
+            base(g->id, g->hbm_bw_GBps.value, 100.0 * bw_GBps / g->hbm_bw_GBps.value);
+    }
+    s.notes.push_back(
+        "GB/s = the printed MBytes/sec x 10^6 / 10^9 (MiBytes/sec x 2^20 / 10^9), from BabelStream's "
+        "min time; bytes per call = arrays x array size (Copy, Mul, Dot 2; Add, Triad 3; Nstream 4)");
+    s.notes.push_back(
+        "check: the printed bandwidth agrees with bytes / printed min time within the rounding of both "
+        "(and of a text file's 'Array size' line, printed to 0.1 MB)");
+    r.sections.push_back(std::move(s));
+    for (const BabelStreamRun& run : f.runs) {
+        std::string size = "array size not printed";
+        if (run.n_elements && run.sizeof_t)
+            size = fmt::format("{} elements x {} bytes", *run.n_elements, *run.sizeof_t);
+        else if (run.array_bytes)
+            size =
+                fmt::format("array {:.0f} +- {:.0f} bytes (from the printed size)", *run.array_bytes, run.array_bytes_halfwidth);
+        r.notes.push_back(fmt::format("run {}: {}{}{}, {}{}", run.run,
+                                      run.implementation.empty() ? "BabelStream" : run.implementation,
+                                      run.version.empty() ? "" : " " + run.version, run.device.empty() ? "" : " on " + run.device,
+                                      size, run.mebibytes ? ", MiBytes/sec" : ", MBytes/sec"));
+    }
+}
+
+void gpu_stream_section(const BabelStreamFile& f, const std::vector<const GpuSpec*>& gpus, IngestReport& r) {
+    Section s;
+    s.key = "gpu_stream";
+    s.title = "SuperBench gpu-stream kernels";
+    s.columns = {{"device", "dev", 0},
+                 {"kernel", "kernel", 0},
+                 {"dtype", "type", 0},
+                 {"block", "block", 0},
+                 {"bytes", "bytes/iter", 0},
+                 {"bw_GBps", "GB/s", 1},
+                 {"time_us", "us/iter", 1},
+                 {"file_peak_GBps", "file peak", 0},
+                 {"file_pct", "file %", 2},
+                 {"gpu", "gpu", 0},
+                 {"hbm_peak_GBps", "peak GB/s", 0},
+                 {"pct_of_hbm_peak", "% of peak", 1}};
+    for (const GpuStreamRow& row : f.gs_rows) {
+        std::optional<double> file_peak;
+        for (const GpuStreamDevice& d : f.gs_devices)
+            if (d.device == row.device)
+                file_peak = d.peak_GBps;
+        const double bytes = static_cast<double>(gpu_stream_arrays(row.kernel)) * static_cast<double>(row.buffer_bytes);
+        const double time_us = bytes / (row.bw_GBps * 1e3);  // bytes / (GB/s x 1e9) in s, x 1e6
+        if (file_peak && row.pct_printed) {
+            const double want = 100.0 * row.bw_GBps / *file_peak;
+            if (std::fabs(want - *row.pct_printed) > 0.01 + 1e-4 * want)
+                r.warnings.push_back(fmt::format("device {} {} block {}: printed {:.2f} % of peak, {} / {} GB/s = {:.2f} %",
+                                                 row.device, row.kernel, row.block, *row.pct_printed, row.bw_GBps, *file_peak,
+                                                 want));
+        }
+        const auto add = [&](const std::string& gpu, Cell peak, Cell pct) {
+            s.rows.push_back({static_cast<std::uint64_t>(row.device), row.kernel, row.dtype, row.block,
+                              static_cast<std::uint64_t>(std::llround(bytes)), row.bw_GBps, time_us,
+                              file_peak ? Cell(*file_peak) : Cell(), row.pct_printed ? Cell(*row.pct_printed) : Cell(), gpu,
+                              std::move(peak), std::move(pct)});
+        };
+        if (gpus.empty())
+            add("-", Cell(), Cell());
+        for (const GpuSpec* g : gpus)
+            add(g->id, g->hbm_bw_GBps.value, 100.0 * row.bw_GBps / g->hbm_bw_GBps.value);
+    }
+    s.notes.push_back(
+        "bytes per iteration = 2 x buffer (COPY, SCALE) or 3 x buffer (ADD, TRIAD), as gpu_stream.cu "
+        "counts them; us/iter = bytes / bandwidth is derived (the tool prints no times)");
+    s.notes.push_back("file peak = the tool's memory clock x bus width x 2 figure; % of peak uses the catalog's HBM figure");
+    r.sections.push_back(std::move(s));
+}
+
+}  // namespace
+
+IngestReport babelstream_report(const BabelStreamFile& f, const std::string& file, const std::vector<const GpuSpec*>& gpus) {
+    IngestReport r;
+    r.tool = "babelstream";
+    r.file = file;
+    r.format = f.format;
+    for (const GpuSpec* g : gpus)
+        r.gpus.push_back(g->id);
+    if (!f.rows.empty())
+        babelstream_section(f, gpus, r);
+    if (!f.gs_rows.empty())
+        gpu_stream_section(f, gpus, r);
+    return r;
+}
+
+}  // namespace bwacct

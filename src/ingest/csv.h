@@ -1,0 +1,27 @@
+// An RFC 4180 CSV reader: comma-separated fields, double-quoted fields that may hold commas, quotes
+// ("" inside quotes is one ") and line breaks; LF or CRLF line ends; a UTF-8 byte-order mark is
+// skipped. Pure: text in, records out. Shared by the ingest parsers (nsys, ncu, BabelStream).
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bwacct::ingest {
+
+struct CsvRecord {
+    std::size_t line = 0;  // 1-based line of the text where the record starts (for messages)
+    std::vector<std::string> fields;
+};
+
+// All records of `text`; empty lines are skipped. Throws InputError naming `origin` on an unterminated
+// quoted field or text after a closing quote ("a"b), with the line number.
+std::vector<CsvRecord> parse_csv(std::string_view text, const std::string& origin, char separator = ',');
+
+// A number as the profilers print it: optional sign, digits with optional thousands separators
+// ("1,234,567.8"), optional fraction and exponent, surrounding blanks ignored. nullopt when the text
+// is not such a number (empty, "n/a", "1.2.3", "12abc", NaN or infinity).
+std::optional<double> parse_number_text(std::string_view text);
+
+}  // namespace bwacct::ingest

@@ -1,0 +1,92 @@
+// NCCL kernels with PyTorch's collective metadata ("Collective name", "In msg nelems", "Out msg
+// nelems", "Group size", "dtype") as the engine's CollectiveDesc, in nccl-tests' size convention:
+// allreduce, broadcast, reduce, alltoall, sendrecv: the input message; allgather: the gathered output;
+// reducescatter: the input (both totals across ranks). The dtype gives the element size only
+// (collectives count no FLOPs): integer types stand in as the float type of the same width.
+#include <fmt/format.h>
+
+#include <array>
+
+#include "bwacct/ingest_kineto.h"
+#include "bwacct/ops.h"
+
+namespace bwacct::kineto {
+namespace {
+
+std::optional<CollectiveKind> collective_kind(std::string_view n) {
+    struct Name {
+        std::string_view name;
+        CollectiveKind kind;
+    };
+    static constexpr std::array<Name, 16> kNames{{{"allreduce", CollectiveKind::allreduce},
+                                                  {"all_reduce", CollectiveKind::allreduce},
+                                                  {"allgather", CollectiveKind::allgather},
+                                                  {"all_gather", CollectiveKind::allgather},
+                                                  {"_allgather_base", CollectiveKind::allgather},
+                                                  {"all_gather_into_tensor", CollectiveKind::allgather},
+                                                  {"reduce_scatter", CollectiveKind::reducescatter},
+                                                  {"reducescatter", CollectiveKind::reducescatter},
+                                                  {"_reduce_scatter_base", CollectiveKind::reducescatter},
+                                                  {"reduce_scatter_tensor", CollectiveKind::reducescatter},
+                                                  {"broadcast", CollectiveKind::broadcast},
+                                                  {"reduce", CollectiveKind::reduce},
+                                                  {"all_to_all", CollectiveKind::alltoall},
+                                                  {"alltoall", CollectiveKind::alltoall},
+                                                  {"alltoall_base", CollectiveKind::alltoall},
+                                                  {"sendrecv", CollectiveKind::sendrecv}}};
+    for (const Name& x : kNames)
+        if (x.name == n)
+            return x.kind;
+    if (n == "send" || n == "recv")
+        return CollectiveKind::sendrecv;
+    return std::nullopt;
+}
+
+// torch's dtype name in the NCCL metadata → an engine dtype of the same element size.
+std::optional<DType> element_type(std::string_view t) {
+    if (t == "Float" || t == "Int")
+        return DType::fp32;
+    if (t == "BFloat16")
+        return DType::bf16;
+    if (t == "Half" || t == "Short")
+        return DType::fp16;
+    if (t == "Double" || t == "Long")
+        return DType::fp64;
+    if (t == "Byte" || t == "Char" || t == "Bool")
+        return DType::int8;
+    if (t == "Float8_e4m3fn")
+        return DType::fp8_e4m3;
+    if (t == "Float8_e5m2")
+        return DType::fp8_e5m2;
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<OpCost> cost_collective_kernel(const GpuActivity& a) {
+    if (!a.collective)
+        return std::nullopt;
+    const CollectiveArgs& m = *a.collective;
+    const auto kind = collective_kind(m.name);
+    const auto dtype = element_type(m.dtype);
+    if (!kind || !dtype || m.group_size < 2)
+        return std::nullopt;
+    const std::uint64_t nelems = *kind == CollectiveKind::allgather ? m.out_nelems : m.in_nelems;
+    if (nelems == 0)
+        return std::nullopt;
+    CollectiveDesc d;
+    d.kind = *kind;
+    d.ranks = m.group_size;
+    d.dtype = *dtype;
+    d.size_bytes = storage_bytes(*dtype, Exact(nelems)).value();
+    OpCost r;
+    r.op = fmt::format("nccl:{}", collective_name(d.kind));
+    r.shape = fmt::format("in={} out={} ranks={}", m.in_nelems, m.out_nelems, m.group_size);
+    r.dtype = m.dtype;
+    r.category = Category::collective;
+    r.cost = collective_cost(d);
+    r.params = {{"in_nelems", m.in_nelems}, {"out_nelems", m.out_nelems}, {"ranks", m.group_size}, {"size_bytes", d.size_bytes}};
+    return r;
+}
+
+}  // namespace bwacct::kineto

@@ -1,0 +1,127 @@
+// Matrix products from a Kineto op's "Input Dims": aten::mm, addmm, bmm, baddbmm, matmul, linear.
+// M, N, K (and the batch) from the operand shapes; transposes are layout only (the minimum bytes do
+// not change). addmm's `self` of N elements is the engine's bias (read once, C's dtype); a full
+// M×N (or B×M×N) addend is read in full: its bytes are added to the reads.
+#include <fmt/format.h>
+
+#include "bwacct/error.h"
+#include "bwacct/ingest_kineto.h"
+#include "bwacct/ops.h"
+
+namespace bwacct::kineto {
+namespace {
+
+using Shape = std::vector<std::uint64_t>;
+
+std::uint64_t product(const Shape& s, std::size_t from, std::size_t to) {
+    std::uint64_t p = 1;
+    for (std::size_t i = from; i < to; ++i)
+        if (__builtin_mul_overflow(p, s[i], &p))
+            throw OverflowError("a product of the input dims does not fit in 64 bits");
+    return p;
+}
+
+struct Mnk {
+    std::uint64_t m = 0, n = 0, k = 0, batch = 1;
+};
+
+// a[..., M, K] · b[..., K, N]; a 1-D operand is a row (a) or a column (b).
+std::optional<Mnk> matmul_dims(Shape a, Shape b, bool fold_batch_into_m) {
+    if (a.size() == 1)
+        a.insert(a.begin(), 1);
+    if (b.size() == 1)
+        b.push_back(1);
+    const std::uint64_t k = a.back();
+    if (b[b.size() - 2] != k)
+        return std::nullopt;
+    Mnk r;
+    r.k = k;
+    r.n = b.back();
+    if (b.size() == 2 || fold_batch_into_m) {
+        r.m = product(a, 0, a.size() - 1);  // every leading dim of a is a row of one product
+    } else {
+        r.m = a[a.size() - 2];
+        r.batch = product(a, 0, a.size() - 2);
+        if (product(b, 0, b.size() - 2) != r.batch && product(b, 0, b.size() - 2) != 1)
+            return std::nullopt;
+    }
+    return r;
+}
+
+}  // namespace
+
+std::optional<OpCost> cost_gemm_op(const std::string& name, const CpuOp& op) {
+    // (a, b, addend) input positions; addend -1: none.
+    int a = 0, b = 1, addend = -1;
+    bool linear = false;
+    if (name == "aten::mm" || name == "aten::bmm" || name == "aten::matmul") {
+    } else if (name == "aten::addmm" || name == "aten::baddbmm") {
+        a = 1;
+        b = 2;
+        addend = 0;
+    } else if (name == "aten::linear") {
+        linear = true;
+        addend = 2;
+    } else {
+        return std::nullopt;
+    }
+    const auto sa = input_shape(op, static_cast<std::size_t>(a));
+    auto sb = input_shape(op, static_cast<std::size_t>(b));
+    const auto dtype = input_dtype(op, static_cast<std::size_t>(a));
+    if (!sa || !sb || !dtype || input_dtype(op, static_cast<std::size_t>(b)) != dtype)
+        return std::nullopt;
+    if (linear) {  // weight [N, K]: the product is x · Wᵀ
+        if (sb->size() != 2)
+            return std::nullopt;
+        std::swap((*sb)[0], (*sb)[1]);
+    }
+    if ((name == "aten::mm" || name == "aten::addmm") && (sa->size() != 2 || sb->size() != 2))
+        return std::nullopt;
+    if ((name == "aten::bmm" || name == "aten::baddbmm") && (sa->size() != 3 || sb->size() != 3))
+        return std::nullopt;
+    const auto mnk = matmul_dims(*sa, *sb, linear);
+    if (!mnk)
+        return std::nullopt;
+
+    GemmDesc d;
+    d.m = mnk->m;
+    d.n = mnk->n;
+    d.k = mnk->k;
+    d.batch = mnk->batch;
+    d.a = d.b = d.c = *dtype;
+    std::uint64_t addend_elems = 0;
+    std::string shape = fmt::format("M={} N={} K={}", d.m, d.n, d.k);
+    if (d.batch > 1)
+        shape = fmt::format("B={} {}", d.batch, shape);
+    if (addend >= 0) {
+        if (const auto s = input_shape(op, static_cast<std::size_t>(addend))) {
+            const std::uint64_t elems = product(*s, 0, s->size());
+            if (elems == d.n) {
+                d.bias = true;
+                shape += " bias";
+            } else {
+                addend_elems = elems;  // a full addend (beta·C): read in full
+                shape += fmt::format(" +C[{}]", shape_text(*s));
+            }
+        }
+    }
+    OpCost r;
+    r.op = name;
+    r.shape = shape;
+    r.dtype = std::string(dtype_name(*dtype));
+    r.category = Category::gemm;
+    r.cost = gemm_cost(d);
+    if (addend_elems > 0) {
+        const std::uint64_t bytes = storage_bytes(*dtype, Exact(addend_elems)).value();
+        r.cost.bytes_read += bytes;
+        r.cost.terms.push_back({"read addend C", "elements · bytes per element",
+                                fmt::format("{}·{}", addend_elems, dtype_bits(*dtype) / 8), fmt::format("{} B", bytes)});
+    }
+    r.params = {{"m", d.m}, {"n", d.n}, {"k", d.k}};
+    if (d.batch > 1)
+        r.params.push_back({"batch", d.batch});
+    r.params.push_back({"bias", d.bias});
+    return r;
+}
+
+}  // namespace bwacct::kineto

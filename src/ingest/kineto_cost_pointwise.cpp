@@ -1,0 +1,193 @@
+// Row-wise norms (layer_norm, rms_norm, softmax: NormDesc) and elementwise ops (activations,
+// arithmetic, copies: ElementwiseDesc) from a Kineto op's input shapes and types.
+//
+// FLOPs per element of the activations count each arithmetic step and each exp/erf/tanh as 1:
+// relu 1; sigmoid 4 (neg, exp, +1, reciprocal); silu 4 (x/(1+exp(−x)): neg, exp, +1, div);
+// gelu 5 (x/√2, erf, +1, ·x, ·½); tanh, exp 1. Binary arithmetic 1; copies 0.
+// Broadcast operands smaller than the output are read once at their own size (added to the reads).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "bwacct/error.h"
+#include "bwacct/ingest_kineto.h"
+#include "bwacct/ops.h"
+
+namespace bwacct::kineto {
+namespace {
+
+using Shape = std::vector<std::uint64_t>;
+
+struct NormOp {
+    std::string_view name;
+    NormKind kind;
+};
+constexpr std::array<NormOp, 8> kNorms{{{"aten::native_layer_norm", NormKind::layernorm},
+                                        {"aten::layer_norm", NormKind::layernorm},
+                                        {"aten::rms_norm", NormKind::rmsnorm},
+                                        {"aten::_fused_rms_norm", NormKind::rmsnorm},
+                                        {"aten::softmax", NormKind::softmax},
+                                        {"aten::_softmax", NormKind::softmax},
+                                        {"aten::_safe_softmax", NormKind::softmax},
+                                        {"aten::_log_softmax", NormKind::softmax}}};
+
+struct PointwiseOp {
+    std::string_view name;  // without the aten:: prefix; a trailing '_' (in place) is accepted too
+    std::uint64_t flops;
+};
+constexpr std::array<PointwiseOp, 15> kPointwise{{{"relu", 1},
+                                                  {"gelu", 5},
+                                                  {"silu", 4},
+                                                  {"sigmoid", 4},
+                                                  {"tanh", 1},
+                                                  {"exp", 1},
+                                                  {"neg", 1},
+                                                  {"add", 1},
+                                                  {"sub", 1},
+                                                  {"mul", 1},
+                                                  {"div", 1},
+                                                  {"maximum", 1},
+                                                  {"minimum", 1},
+                                                  {"copy", 0},
+                                                  {"clone", 0}}};
+
+std::uint64_t elems(const Shape& s) {
+    std::uint64_t n = 1;
+    for (std::uint64_t d : s)
+        if (__builtin_mul_overflow(n, d, &n))
+            throw OverflowError("a product of the input dims does not fit in 64 bits");
+    return n;
+}
+
+// The broadcast of two shapes (right-aligned), or nullopt when they do not broadcast.
+std::optional<Shape> broadcast(const Shape& a, const Shape& b) {
+    Shape out(std::max(a.size(), b.size()));
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const std::uint64_t x = i < a.size() ? a[a.size() - 1 - i] : 1, y = i < b.size() ? b[b.size() - 1 - i] : 1;
+        if (x != y && x != 1 && y != 1)
+            return std::nullopt;
+        out[out.size() - 1 - i] = std::max(x, y);
+    }
+    return out;
+}
+
+std::optional<OpCost> cost_norm(const NormOp& n, const CpuOp& op) {
+    const auto x = input_shape(op, 0);
+    const auto dtype = input_dtype(op, 0);
+    if (!x || !dtype)
+        return std::nullopt;
+    NormDesc d;
+    d.kind = n.kind;
+    d.shape = *x;
+    d.dtype = *dtype;
+    OpCost r;
+    r.op = std::string(n.name);
+    r.shape = shape_text(d.shape);
+    r.dtype = std::string(dtype_name(d.dtype));
+    r.category = Category::norm;
+    r.cost = norm_cost(d);
+    r.params = {{"shape", r.shape}};
+    return r;
+}
+
+// copy_(self, src): read src (its dtype), write self (its dtype).
+std::optional<OpCost> cost_copy(const std::string& name, const CpuOp& op) {
+    const auto dst = input_shape(op, 0), src = input_shape(op, 1);
+    const auto dst_t = input_dtype(op, 0), src_t = input_dtype(op, 1);
+    if (!dst || !src || !dst_t || !src_t || elems(*dst) != elems(*src))
+        return std::nullopt;
+    ElementwiseDesc d;
+    d.shape = *dst;
+    d.dtype = *dst_t;
+    d.inputs = 1;
+    d.outputs = 1;
+    d.flops_per_elem = 0;
+    OpCost r;
+    r.op = name;
+    r.shape = shape_text(d.shape);
+    r.dtype = *src_t == *dst_t ? std::string(dtype_name(*dst_t)) : fmt::format("{}->{}", dtype_name(*src_t), dtype_name(*dst_t));
+    r.category = Category::elementwise;
+    r.cost = elementwise_cost(d);
+    if (*src_t != *dst_t) {
+        r.cost.bytes_read = storage_bytes(*src_t, Exact(elems(*src))).value();
+        r.cost.terms.push_back({"read src", "elements · src bytes per element",
+                                fmt::format("{}·{}/8", elems(*src), dtype_bits(*src_t)), fmt::format("{} B", r.cost.bytes_read)});
+    }
+    r.params = {{"shape", r.shape}};
+    return r;
+}
+
+}  // namespace
+
+std::optional<OpCost> cost_pointwise_op(const std::string& name, const CpuOp& op) {
+    for (const NormOp& n : kNorms)
+        if (n.name == name)
+            return cost_norm(n, op);
+    if (name.rfind("aten::", 0) != 0)
+        return std::nullopt;
+    std::string_view base = std::string_view(name).substr(6);
+    if (base.size() > 1 && base.back() == '_')
+        base.remove_suffix(1);
+    const PointwiseOp* p = nullptr;
+    for (const PointwiseOp& c : kPointwise)
+        if (c.name == base)
+            p = &c;
+    if (p == nullptr)
+        return std::nullopt;
+    if (base == "copy")
+        return cost_copy(name, op);
+
+    // Tensor inputs: the inputs with a shape and a known dtype, all of one dtype.
+    std::vector<Shape> tensors;
+    std::optional<DType> dtype;
+    for (std::size_t i = 0; i < op.dims.size(); ++i) {
+        const auto s = input_shape(op, i);
+        if (!s)
+            continue;
+        const auto t = input_dtype(op, i);
+        if (!t || (dtype && *t != *dtype))
+            return std::nullopt;
+        dtype = t;
+        tensors.push_back(*s);
+    }
+    if (tensors.empty())
+        return std::nullopt;
+    Shape out = tensors.front();
+    for (const Shape& s : tensors)
+        if (auto b = broadcast(out, s))
+            out = *b;
+        else
+            return std::nullopt;
+    std::uint64_t full = 0, small_elems = 0;
+    for (const Shape& s : tensors)
+        if (elems(s) == elems(out))
+            ++full;
+        else if (__builtin_add_overflow(small_elems, elems(s), &small_elems))
+            throw OverflowError("the broadcast operands' elements do not fit in 64 bits");
+    if (full == 0)
+        return std::nullopt;  // an outer broadcast: the output is larger than every input
+    ElementwiseDesc d;
+    d.shape = out;
+    d.dtype = *dtype;
+    d.inputs = full;
+    d.outputs = 1;
+    d.flops_per_elem = p->flops;
+    OpCost r;
+    r.op = name;
+    r.shape = shape_text(out);
+    r.dtype = std::string(dtype_name(d.dtype));
+    r.category = Category::elementwise;
+    r.cost = elementwise_cost(d);
+    if (small_elems > 0) {
+        const std::uint64_t bytes = storage_bytes(d.dtype, Exact(small_elems)).value();
+        r.cost.bytes_read += bytes;
+        r.shape += fmt::format(" +{} broadcast", small_elems);
+        r.cost.terms.push_back({"read broadcast operands", "their elements · bytes per element",
+                                fmt::format("{}·{}/8", small_elems, dtype_bits(d.dtype)), fmt::format("{} B", bytes)});
+    }
+    r.params = {{"shape", shape_text(out)}, {"inputs", full}};
+    return r;
+}
+
+}  // namespace bwacct::kineto

@@ -1,0 +1,124 @@
+// Which CPU op launched each GPU activity: the activity's External id names the op (Kineto gives the
+// innermost op on the launching thread); else the CUDA runtime launch with the same correlation id
+// names it by its External id, or lies inside it in time on the same thread.
+#include <algorithm>
+#include <unordered_map>
+
+#include "bwacct/ingest_kineto.h"
+
+namespace bwacct::kineto {
+
+std::string_view link_how_name(LinkHow h) {
+    switch (h) {
+        case LinkHow::external_id:
+            return "external id";
+        case LinkHow::correlation:
+            return "correlation id";
+        case LinkHow::containment:
+            return "time containment";
+        case LinkHow::none:
+            return "none";
+    }
+    return "none";
+}
+
+namespace {
+
+// Ops of one thread sorted by start (outer before inner on ties).
+struct ThreadOps {
+    std::vector<std::size_t> order;  // op indices by start
+};
+
+bool contains(const CpuOp& o, double t) { return o.ts <= t && t <= o.ts + o.dur; }
+
+}  // namespace
+
+Links link_activities(const Trace& t) {
+    Links links;
+    links.parent.assign(t.ops.size(), -1);
+    links.op.assign(t.activities.size(), -1);
+    links.how.assign(t.activities.size(), LinkHow::none);
+
+    // Nesting per thread: a stack of open ops while walking them by start time.
+    std::unordered_map<std::uint32_t, ThreadOps> threads;
+    for (std::size_t i = 0; i < t.ops.size(); ++i)
+        threads[t.ops[i].thread].order.push_back(i);
+    for (auto& [tid, to] : threads) {
+        std::sort(to.order.begin(), to.order.end(), [&](std::size_t a, std::size_t b) {
+            const CpuOp &x = t.ops[a], &y = t.ops[b];
+            return x.ts != y.ts ? x.ts < y.ts : x.dur > y.dur;
+        });
+        std::vector<std::size_t> stack;
+        for (std::size_t i : to.order) {
+            const CpuOp& o = t.ops[i];
+            while (!stack.empty() && !(o.ts + o.dur <= t.ops[stack.back()].ts + t.ops[stack.back()].dur))
+                stack.pop_back();
+            if (!stack.empty())
+                links.parent[i] = static_cast<std::int64_t>(stack.back());
+            stack.push_back(i);
+        }
+    }
+    // The innermost op on `thread` whose interval holds `time`, or -1.
+    auto innermost = [&](std::uint32_t thread, double time) -> std::int64_t {
+        const auto it = threads.find(thread);
+        if (it == threads.end())
+            return -1;
+        const auto& order = it->second.order;
+        auto pos = std::upper_bound(order.begin(), order.end(), time, [&](double v, std::size_t i) { return v < t.ops[i].ts; });
+        if (pos == order.begin())
+            return -1;
+        auto cur = static_cast<std::int64_t>(*(pos - 1));
+        while (cur >= 0 && !contains(t.ops[static_cast<std::size_t>(cur)], time))
+            cur = links.parent[static_cast<std::size_t>(cur)];
+        return cur;
+    };
+
+    // External id → op. Several ops sharing one id: the innermost (latest start) wins.
+    std::unordered_map<std::int64_t, std::size_t> by_external;
+    for (std::size_t i = 0; i < t.ops.size(); ++i) {
+        const CpuOp& o = t.ops[i];
+        if (o.external_id < 0)
+            continue;
+        const auto [it, fresh] = by_external.emplace(o.external_id, i);
+        if (!fresh && t.ops[it->second].ts <= o.ts)
+            it->second = i;
+    }
+    std::unordered_map<std::int64_t, std::size_t> by_correlation;
+    for (std::size_t i = 0; i < t.launches.size(); ++i)
+        if (t.launches[i].correlation >= 0)
+            by_correlation.emplace(t.launches[i].correlation, i);
+
+    for (std::size_t a = 0; a < t.activities.size(); ++a) {
+        const GpuActivity& g = t.activities[a];
+        if (g.external_id >= 0) {
+            const auto it = by_external.find(g.external_id);
+            if (it != by_external.end()) {
+                links.op[a] = static_cast<std::int64_t>(it->second);
+                links.how[a] = LinkHow::external_id;
+                continue;
+            }
+        }
+        if (g.correlation < 0)
+            continue;
+        const auto lit = by_correlation.find(g.correlation);
+        if (lit == by_correlation.end())
+            continue;
+        const Launch& l = t.launches[lit->second];
+        if (l.external_id >= 0) {
+            const auto it = by_external.find(l.external_id);
+            if (it != by_external.end()) {
+                links.op[a] = static_cast<std::int64_t>(it->second);
+                links.how[a] = LinkHow::correlation;
+                continue;
+            }
+        }
+        const std::int64_t op = innermost(l.thread, l.ts);
+        if (op >= 0) {
+            links.op[a] = op;
+            links.how[a] = LinkHow::containment;
+        }
+    }
+    return links;
+}
+
+}  // namespace bwacct::kineto

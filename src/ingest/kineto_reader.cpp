@@ -1,0 +1,353 @@
+// One SAX pass over a Kineto Chrome trace: keeps per event only the fields the accounting needs
+// (include/bwacct/ingest_kineto.h). No DOM: memory grows with the events kept, not with the file.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <unordered_map>
+
+#include "bwacct/error.h"
+#include "bwacct/ingest_kineto.h"
+
+namespace bwacct::kineto {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr const char* kExpected = "expected a PyTorch profiler (Kineto) Chrome trace (.json or .json.gz)";
+
+// `s` with control characters as '?': error messages stay on one line.
+std::string printable(std::string s) {
+    for (char& c : s)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+            c = '?';
+    return s;
+}
+
+enum class TopKey { other, events, devices };
+enum class EventKey { other, name, cat, ph, ts, dur, pid, tid, args };
+enum class ArgKey {
+    other,
+    external_id,
+    correlation,
+    device,
+    stream,
+    dims,
+    types,
+    concrete,
+    coll_name,
+    in_nelems,
+    out_nelems,
+    group_size,
+    dtype
+};
+
+struct RawEvent {
+    std::string name, cat, ph, pid, tid;
+    double ts = 0, dur = 0;
+    bool has_ts = false, has_dur = false;
+    std::int64_t external_id = -1, correlation = -1, device = 0, stream = 0;
+    std::vector<std::vector<std::int64_t>> dims;
+    std::vector<std::string> types, concrete;
+    CollectiveArgs coll;
+    bool has_coll = false;
+    void clear() { *this = RawEvent{}; }
+};
+
+ArgKey arg_key(const std::string& k) {
+    static const std::unordered_map<std::string, ArgKey> keys{{"External id", ArgKey::external_id},
+                                                              {"correlation", ArgKey::correlation},
+                                                              {"device", ArgKey::device},
+                                                              {"stream", ArgKey::stream},
+                                                              {"Input Dims", ArgKey::dims},
+                                                              {"Input type", ArgKey::types},
+                                                              {"Concrete Inputs", ArgKey::concrete},
+                                                              {"Collective name", ArgKey::coll_name},
+                                                              {"In msg nelems", ArgKey::in_nelems},
+                                                              {"Out msg nelems", ArgKey::out_nelems},
+                                                              {"Group size", ArgKey::group_size},
+                                                              {"dtype", ArgKey::dtype}};
+    const auto it = keys.find(k);
+    return it == keys.end() ? ArgKey::other : it->second;
+}
+
+EventKey event_key(const std::string& k) {
+    static const std::unordered_map<std::string, EventKey> keys{
+        {"name", EventKey::name}, {"cat", EventKey::cat}, {"ph", EventKey::ph},   {"ts", EventKey::ts},
+        {"dur", EventKey::dur},   {"pid", EventKey::pid}, {"tid", EventKey::tid}, {"args", EventKey::args}};
+    const auto it = keys.find(k);
+    return it == keys.end() ? EventKey::other : it->second;
+}
+
+class Handler : public nlohmann::json_sax<json> {
+public:
+    Handler(Trace& t, const std::string& origin) : t_(t), origin_(origin) {}
+    bool saw_events = false;
+    std::size_t error_pos = 0;
+    std::string error_token;
+    bool failed = false;
+    bool binary_input = false;  // the offending token holds control bytes: a binary file
+
+    bool start_object(std::size_t) override {
+        ++depth_;
+        if (event_depth_ > 0 && depth_ == event_depth_) {
+            ev_.clear();
+            in_event_ = true;
+        } else if (in_event_ && depth_ == event_depth_ + 1 && ev_key_ == EventKey::args) {
+            in_args_ = true;
+        }
+        return true;
+    }
+    bool end_object() override {
+        if (in_args_ && depth_ == event_depth_ + 1)
+            in_args_ = false;
+        else if (in_event_ && depth_ == event_depth_) {
+            in_event_ = false;
+            finish_event();
+        }
+        --depth_;
+        return true;
+    }
+    bool start_array(std::size_t) override {
+        ++depth_;
+        if (depth_ == 1 || (depth_ == 2 && top_key_ == TopKey::events)) {
+            event_depth_ = depth_ + 1;  // a bare array of events (Chrome's JSON Array Format) or traceEvents
+            saw_events = true;
+        } else if (in_args_ && depth_ == event_depth_ + 3 && arg_key_ == ArgKey::dims) {
+            ev_.dims.emplace_back();
+        }
+        return true;
+    }
+    bool end_array() override {
+        if (depth_ + 1 == event_depth_)
+            event_depth_ = -1;
+        --depth_;
+        return true;
+    }
+    bool key(std::string& k) override {
+        if (depth_ == 1)
+            top_key_ = k == "traceEvents" ? TopKey::events : k == "deviceProperties" ? TopKey::devices : TopKey::other;
+        else if (in_args_ && depth_ == event_depth_ + 1)
+            arg_key_ = arg_key(k);
+        else if (in_event_ && depth_ == event_depth_)
+            ev_key_ = event_key(k);
+        else if (depth_ == 3 && top_key_ == TopKey::devices)
+            device_name_key_ = k == "name";
+        return true;
+    }
+    bool string(std::string& s) override {
+        if (in_args_ && depth_ == event_depth_ + 1) {
+            if (arg_key_ == ArgKey::coll_name) {
+                ev_.coll.name = s;
+                ev_.has_coll = true;
+            } else if (arg_key_ == ArgKey::dtype) {
+                ev_.coll.dtype = s;
+            }
+        } else if (in_args_ && depth_ == event_depth_ + 2) {
+            if (arg_key_ == ArgKey::types)
+                ev_.types.push_back(std::move(s));
+            else if (arg_key_ == ArgKey::concrete)
+                ev_.concrete.push_back(std::move(s));
+        } else if (in_event_ && depth_ == event_depth_) {
+            switch (ev_key_) {
+                case EventKey::name:
+                    ev_.name = std::move(s);
+                    break;
+                case EventKey::cat:
+                    ev_.cat = std::move(s);
+                    break;
+                case EventKey::ph:
+                    ev_.ph = std::move(s);
+                    break;
+                case EventKey::pid:
+                    ev_.pid = std::move(s);
+                    break;
+                case EventKey::tid:
+                    ev_.tid = std::move(s);
+                    break;
+                default:
+                    break;
+            }
+        } else if (depth_ == 3 && top_key_ == TopKey::devices && device_name_key_) {
+            t_.device_names.push_back(s);
+        }
+        return true;
+    }
+    bool number_integer(json::number_integer_t v) override { return number(static_cast<double>(v), v); }
+    bool number_unsigned(json::number_unsigned_t v) override {
+        return number(static_cast<double>(v), v > static_cast<std::uint64_t>(INT64_MAX) ? -1 : static_cast<std::int64_t>(v));
+    }
+    bool number_float(json::number_float_t v, const json::string_t&) override {
+        return number(v, v >= 0 && v < 9.2e18 && v == static_cast<double>(static_cast<std::int64_t>(v))
+                             ? static_cast<std::int64_t>(v)
+                             : -1);
+    }
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool binary(json::binary_t&) override { return true; }
+    bool parse_error(std::size_t pos, const std::string& token, const nlohmann::detail::exception&) override {
+        failed = true;
+        error_pos = pos;
+        binary_input = false;
+        for (const char c : token.substr(0, 20)) {
+            const auto u = static_cast<unsigned char>(c);
+            binary_input = binary_input || u < 0x20 || u == 0x7f;
+            error_token += (u < 0x20 || u >= 0x7f) ? '?' : c;
+        }
+        return false;
+    }
+
+private:
+    bool number(double d, std::int64_t i) {
+        if (in_args_ && depth_ == event_depth_ + 1) {
+            switch (arg_key_) {
+                case ArgKey::external_id:
+                    ev_.external_id = i;
+                    break;
+                case ArgKey::correlation:
+                    ev_.correlation = i;
+                    break;
+                case ArgKey::device:
+                    ev_.device = i;
+                    break;
+                case ArgKey::stream:
+                    ev_.stream = i;
+                    break;
+                case ArgKey::in_nelems:
+                    ev_.coll.in_nelems = i < 0 ? 0 : static_cast<std::uint64_t>(i);
+                    break;
+                case ArgKey::out_nelems:
+                    ev_.coll.out_nelems = i < 0 ? 0 : static_cast<std::uint64_t>(i);
+                    break;
+                case ArgKey::group_size:
+                    ev_.coll.group_size = i < 0 ? 0 : static_cast<std::uint64_t>(i);
+                    break;
+                default:
+                    break;
+            }
+        } else if (in_args_ && depth_ == event_depth_ + 3 && arg_key_ == ArgKey::dims && !ev_.dims.empty()) {
+            ev_.dims.back().push_back(i);
+        } else if (in_event_ && depth_ == event_depth_) {
+            switch (ev_key_) {
+                case EventKey::ts:
+                    ev_.ts = d;
+                    ev_.has_ts = true;
+                    break;
+                case EventKey::dur:
+                    ev_.dur = d;
+                    ev_.has_dur = true;
+                    break;
+                case EventKey::pid:
+                    ev_.pid = fmt::format("{}", i);
+                    break;
+                case EventKey::tid:
+                    ev_.tid = fmt::format("{}", i);
+                    break;
+                default:
+                    break;
+            }
+        }
+        return true;
+    }
+
+    std::uint32_t intern(std::unordered_map<std::string, std::uint32_t>& map, std::vector<std::string>& list, std::string&& s) {
+        const auto it = map.find(s);
+        if (it != map.end())
+            return it->second;
+        const auto id = static_cast<std::uint32_t>(list.size());
+        list.push_back(s);
+        map.emplace(std::move(s), id);
+        return id;
+    }
+    std::uint32_t thread_id() { return intern(thread_ids_, t_.threads, ev_.pid + "/" + ev_.tid); }
+
+    void finish_event() {
+        ++t_.events;
+        if (ev_.ph != "X" || !ev_.has_ts || !ev_.has_dur)
+            return;
+        // Timestamps are µs since some epoch (~1e12 today); a duration beyond 1e12 µs (11 days) or a
+        // timestamp beyond 1e17 µs is not a profile: refuse it rather than sum infinities.
+        if (!(ev_.dur >= 0 && ev_.dur <= 1e12 && std::abs(ev_.ts) <= 1e17))
+            throw InputError(origin_, fmt::format("traceEvents[{}] ('{}') has ts {} and dur {} µs, out of range: {}",
+                                                  t_.events - 1, printable(ev_.name.substr(0, 60)), ev_.ts, ev_.dur, kExpected));
+        const std::string& c = ev_.cat;
+        if (c == "kernel" || c == "gpu_memcpy" || c == "gpu_memset" || c == "Kernel" || c == "Memcpy" || c == "Memset") {
+            GpuActivity a;
+            a.kind = (c == "kernel" || c == "Kernel")       ? Activity::kernel
+                     : (c == "gpu_memcpy" || c == "Memcpy") ? Activity::memcpy
+                                                            : Activity::memset;
+            a.name = intern(name_ids_, t_.names, std::move(ev_.name));
+            a.ts = ev_.ts;
+            a.dur = ev_.dur;
+            a.device = ev_.device;
+            a.stream = ev_.stream;
+            a.external_id = ev_.external_id;
+            a.correlation = ev_.correlation;
+            if (ev_.has_coll)
+                a.collective = std::move(ev_.coll);
+            t_.activities.push_back(std::move(a));
+        } else if (c == "cpu_op" || c == "Operator") {
+            CpuOp o;
+            o.name = intern(name_ids_, t_.names, std::move(ev_.name));
+            o.thread = thread_id();
+            o.ts = ev_.ts;
+            o.dur = ev_.dur;
+            o.external_id = ev_.external_id;
+            o.dims = std::move(ev_.dims);
+            o.types = std::move(ev_.types);
+            o.concrete = std::move(ev_.concrete);
+            t_.ops.push_back(std::move(o));
+        } else if (c == "cuda_runtime" || c == "cuda_driver" || c == "Runtime") {
+            Launch l;
+            l.thread = thread_id();
+            l.ts = ev_.ts;
+            l.dur = ev_.dur;
+            l.external_id = ev_.external_id;
+            l.correlation = ev_.correlation;
+            t_.launches.push_back(l);
+        }
+    }
+
+    Trace& t_;
+    const std::string& origin_;
+    int depth_ = 0;
+    int event_depth_ = -1;  // depth of the event objects while inside the events array
+    TopKey top_key_ = TopKey::other;
+    EventKey ev_key_ = EventKey::other;
+    ArgKey arg_key_ = ArgKey::other;
+    bool in_event_ = false, in_args_ = false, device_name_key_ = false;
+    RawEvent ev_;
+    std::unordered_map<std::string, std::uint32_t> name_ids_, thread_ids_;
+};
+
+Trace finish(Handler& h, Trace t, const std::string& origin) {
+    if (h.failed)
+        throw InputError(
+            origin, fmt::format("{} (at byte {}{}): {}", h.binary_input ? "binary data, not JSON" : "not valid JSON", h.error_pos,
+                                h.error_token.empty() ? "" : ", near '" + h.error_token + "'", kExpected));
+    if (!h.saw_events)
+        throw InputError(origin, fmt::format("no \"traceEvents\" array: {}", kExpected));
+    if (t.activities.empty())
+        throw InputError(origin, fmt::format("{} trace events but no GPU kernel, memcpy or memset (cat \"kernel\", "
+                                             "\"gpu_memcpy\", \"gpu_memset\"): expected a trace of a CUDA run",
+                                             t.events));
+    return t;
+}
+
+}  // namespace
+
+Trace parse_kineto(const std::string& text, const std::string& origin) {
+    Trace t;
+    Handler h(t, origin);
+    json::sax_parse(text.begin(), text.end(), &h);
+    return finish(h, std::move(t), origin);
+}
+
+Trace parse_kineto_stream(std::istream& in, const std::string& origin) {
+    Trace t;
+    Handler h(t, origin);
+    json::sax_parse(in, &h);
+    return finish(h, std::move(t), origin);
+}
+
+}  // namespace bwacct::kineto

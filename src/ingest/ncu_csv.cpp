@@ -1,0 +1,218 @@
+// `ncu --csv` exports, long (--page details) or wide (--page raw) layout (include/bwacct/ingest_nsight.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "bwacct/error.h"
+#include "bwacct/ingest_nsight.h"
+#include "csv.h"
+
+namespace bwacct {
+namespace {
+
+using ingest::parse_number_text;
+
+constexpr const char* kExpected =
+    "expected an `ncu --csv` export (header \"ID\",\"Kernel Name\",... with Metric Name/Unit/Value columns, or "
+    "--page raw with one column per metric) holding dram__bytes_read.sum, dram__bytes_write.sum and "
+    "gpu__time_duration.sum";
+
+enum class Metric { read, write, total, time, duration, dram_pct, sm_pct, dram_pct_sol, sm_pct_sol, device, none };
+
+Metric metric_of(const std::string& name) {
+    if (name == "dram__bytes_read.sum")
+        return Metric::read;
+    if (name == "dram__bytes_write.sum")
+        return Metric::write;
+    if (name == "dram__bytes.sum")
+        return Metric::total;
+    if (name == "gpu__time_duration.sum")
+        return Metric::time;
+    if (name == "Duration")
+        return Metric::duration;
+    if (name.rfind("dram__throughput.avg.pct_of_peak_sustained", 0) == 0)
+        return Metric::dram_pct;
+    if (name.rfind("sm__throughput.avg.pct_of_peak_sustained", 0) == 0)
+        return Metric::sm_pct;
+    if (name == "DRAM Throughput")  // Speed Of Light section: the same figure, used when the raw metric is absent
+        return Metric::dram_pct_sol;
+    if (name == "Compute (SM) Throughput")
+        return Metric::sm_pct_sol;
+    if (name == "device__attribute_display_name")
+        return Metric::device;
+    return Metric::none;
+}
+
+// Stores one metric value (text as printed, with its unit) into the kernel.
+void store(NcuKernel& k, Metric m, const std::string& metric, const std::string& unit, const std::string& value, std::size_t line,
+           const std::string& origin) {
+    if (m == Metric::none)
+        return;
+    if (m == Metric::device) {
+        if (!value.empty() && value != "n/a")
+            k.device_name = value;
+        return;
+    }
+    if (value.empty() || value == "n/a")
+        return;
+    const std::optional<double> v = parse_number_text(value);
+    if (!v || *v < 0)
+        throw InputError(origin,
+                         fmt::format("line {}: {} value '{}' is not a non-negative number; {}", line, metric, value, kExpected));
+    switch (m) {
+        case Metric::read:
+        case Metric::write:
+        case Metric::total: {
+            const std::optional<double> s = ncu_byte_scale(unit);
+            if (!s)
+                throw InputError(origin, fmt::format("line {}: {} has unit '{}'; expected byte, Kbyte, Mbyte, Gbyte or "
+                                                     "Tbyte",
+                                                     line, metric, unit));
+            if (*s != 1)
+                k.rounded_bytes = true;
+            (m == Metric::read ? k.dram_read_bytes : m == Metric::write ? k.dram_write_bytes : k.dram_bytes) = *v * *s;
+            break;
+        }
+        case Metric::time:
+        case Metric::duration: {
+            const std::optional<double> s = ncu_time_scale_us(unit);
+            if (!s)
+                throw InputError(origin, fmt::format("line {}: {} has unit '{}'; expected ns/nsecond, us/usecond, "
+                                                     "ms/msecond or s/second",
+                                                     line, metric, unit));
+            if (m == Metric::time || !k.time_us)  // gpu__time_duration.sum wins over the section's Duration
+                k.time_us = *v * *s;
+            break;
+        }
+        case Metric::dram_pct:
+            k.dram_pct = *v;
+            break;  // the raw metric replaces a Speed Of Light copy
+        case Metric::sm_pct:
+            k.sm_pct = *v;
+            break;
+        case Metric::dram_pct_sol:
+            if (!k.dram_pct)
+                k.dram_pct = *v;
+            break;
+        case Metric::sm_pct_sol:
+            if (!k.sm_pct)
+                k.sm_pct = *v;
+            break;
+        default:
+            break;
+    }
+}
+
+int index_of(const std::vector<std::string>& header, const char* name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    return it == header.end() ? -1 : static_cast<int>(it - header.begin());
+}
+
+}  // namespace
+
+std::optional<double> ncu_byte_scale(const std::string& unit) {
+    static const std::map<std::string, double> k{{"byte", 1},    {"bytes", 1},   {"Kbyte", 1e3},
+                                                 {"Mbyte", 1e6}, {"Gbyte", 1e9}, {"Tbyte", 1e12}};
+    const auto it = k.find(unit);
+    return it == k.end() ? std::nullopt : std::optional<double>(it->second);
+}
+
+std::optional<double> ncu_time_scale_us(const std::string& unit) {
+    static const std::map<std::string, double> k{{"ns", 1e-3}, {"nsecond", 1e-3}, {"us", 1},  {"usecond", 1},
+                                                 {"ms", 1e3},  {"msecond", 1e3},  {"s", 1e6}, {"second", 1e6}};
+    const auto it = k.find(unit);
+    return it == k.end() ? std::nullopt : std::optional<double>(it->second);
+}
+
+NcuProfile parse_ncu_csv(const std::string& text, const std::string& origin) {
+    // ncu may print ==PROF== lines (or the application's output) before the table: start at the header.
+    std::size_t start = std::string::npos;
+    for (std::size_t pos = 0; pos < text.size();) {
+        const std::size_t eol = std::min(text.find('\n', pos), text.size());
+        const std::string_view line(text.data() + pos, eol - pos);
+        if (line.rfind("\"ID\",", 0) == 0 && line.find("\"Kernel Name\"") != std::string_view::npos) {
+            start = pos;
+            break;
+        }
+        pos = eol + 1;
+    }
+    if (start == std::string::npos)
+        throw InputError(origin, fmt::format("no ncu CSV header (\"ID\",...,\"Kernel Name\",...) found; {}", kExpected));
+    const std::size_t skipped_lines =
+        static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(start), '\n'));
+    const std::vector<ingest::CsvRecord> records = ingest::parse_csv(std::string_view(text).substr(start), origin);
+    const std::vector<std::string>& header = records.front().fields;
+    const int id_col = index_of(header, "ID"), name_col = index_of(header, "Kernel Name");
+    if (id_col < 0 || name_col < 0)
+        throw InputError(origin, fmt::format("the header lacks \"ID\" or \"Kernel Name\"; {}", kExpected));
+    const int cc_col = index_of(header, "CC");
+    const int metric_col = index_of(header, "Metric Name"), unit_col = index_of(header, "Metric Unit"),
+              value_col = index_of(header, "Metric Value");
+
+    NcuProfile out;
+    std::map<std::string, std::size_t> by_id;
+    const auto kernel_for = [&](const std::vector<std::string>& f) -> NcuKernel& {
+        const std::string& id = f[static_cast<std::size_t>(id_col)];
+        const auto it = by_id.find(id);
+        if (it != by_id.end())
+            return out.kernels[it->second];
+        NcuKernel k;
+        k.id = id;
+        k.name = f[static_cast<std::size_t>(name_col)];
+        if (cc_col >= 0)
+            k.cc = f[static_cast<std::size_t>(cc_col)];
+        by_id.emplace(id, out.kernels.size());
+        out.kernels.push_back(std::move(k));
+        return out.kernels.back();
+    };
+    const auto line_of = [&](const ingest::CsvRecord& r) { return skipped_lines + r.line; };
+
+    if (metric_col >= 0 && unit_col >= 0 && value_col >= 0) {
+        out.format = "ncu --csv --page details (one row per metric)";
+        const int needed = std::max({id_col, name_col, cc_col, metric_col, unit_col, value_col});
+        for (std::size_t r = 1; r < records.size(); ++r) {
+            // ncu ends metric rows early (a trailing comma, no rule columns): only the columns read must be there.
+            const auto& f = records[r].fields;
+            if (f.size() <= static_cast<std::size_t>(needed))
+                throw InputError(origin, fmt::format("line {}: {} fields, too few to reach the Metric Value column "
+                                                     "(file truncated?); {}",
+                                                     line_of(records[r]), f.size(), kExpected));
+            const std::string& metric = f[static_cast<std::size_t>(metric_col)];
+            store(kernel_for(f), metric_of(metric), metric, f[static_cast<std::size_t>(unit_col)],
+                  f[static_cast<std::size_t>(value_col)], line_of(records[r]), origin);
+        }
+    } else {
+        out.format = "ncu --csv --page raw (one row per kernel)";
+        // The second record holds the units (its ID cell is empty).
+        if (records.size() < 2 || !records[1].fields[static_cast<std::size_t>(id_col)].empty())
+            throw InputError(origin, fmt::format("line {}: expected the row of metric units under the header; {}",
+                                                 line_of(records.front()) + 1, kExpected));
+        const std::vector<std::string>& units = records[1].fields;
+        for (std::size_t r = 2; r < records.size(); ++r) {
+            const auto& f = records[r].fields;
+            if (f.size() < header.size() || units.size() < header.size())
+                throw InputError(origin, fmt::format("line {}: {} fields where the header has {} (file truncated?); {}",
+                                                     line_of(records[r]), f.size(), header.size(), kExpected));
+            NcuKernel& k = kernel_for(f);
+            for (std::size_t c = 0; c < header.size(); ++c)  // cells past the header (a trailing comma) are ignored
+                store(k, metric_of(header[c]), header[c], units[c], f[c], line_of(records[r]), origin);
+        }
+    }
+    const bool useful = std::any_of(out.kernels.begin(), out.kernels.end(), [](const NcuKernel& k) {
+        return k.time_us || k.dram_read_bytes || k.dram_write_bytes || k.dram_bytes;
+    });
+    if (!useful)
+        throw InputError(origin, fmt::format("no kernel has DRAM bytes or a duration; {}", kExpected));
+    return out;
+}
+
+std::string ncu_device_name(const NcuProfile& p) {
+    for (const NcuKernel& k : p.kernels)
+        if (!k.device_name.empty())
+            return k.device_name;
+    return "";
+}
+
+}  // namespace bwacct

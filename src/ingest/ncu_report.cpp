@@ -1,0 +1,83 @@
+// The IngestReport of an ncu export: measured DRAM bytes and bandwidth per kernel against the HBM peak.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "bwacct/ingest_nsight.h"
+
+namespace bwacct {
+namespace {
+
+Cell opt(const std::optional<double>& v) { return v ? Cell(*v) : Cell(); }
+Cell bytes_cell(const std::optional<double>& v) { return v ? Cell(static_cast<std::uint64_t>(std::llround(*v))) : Cell(); }
+
+}  // namespace
+
+IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std::vector<const GpuSpec*>& gpus) {
+    IngestReport r;
+    r.tool = "ncu";
+    r.file = file;
+    r.format = p.format;
+    for (const GpuSpec* g : gpus)
+        r.gpus.push_back(g->id);
+
+    Section s;
+    s.key = "kernels";
+    s.title = "Kernels (ncu DRAM counters)";
+    s.columns = {{"id", "id", 0},
+                 {"kernel", "kernel", 0},
+                 {"gpu", "gpu", 0},
+                 {"dram_read_bytes", "read B", 0},
+                 {"dram_write_bytes", "write B", 0},
+                 {"dram_bytes", "DRAM B", 0},
+                 {"time_us", "time us", 3},
+                 {"bw_GBps", "GB/s", 1},
+                 {"hbm_peak_GBps", "peak GB/s", 0},
+                 {"pct_of_hbm_peak", "% of peak", 1},
+                 {"ncu_dram_pct", "ncu dram %", 2},
+                 {"ncu_sm_pct", "ncu sm %", 2}};
+    Section names;
+    names.key = "kernel_names";
+    names.title = "Kernel names in full";
+    names.columns = {{"name", "name", 0}, {"id", "id", 0}};
+    bool rounded = false;
+    for (const NcuKernel& k : p.kernels) {
+        rounded = rounded || k.rounded_bytes;
+        std::optional<double> bytes = k.dram_bytes;
+        if (k.dram_read_bytes && k.dram_write_bytes)
+            bytes = *k.dram_read_bytes + *k.dram_write_bytes;
+        std::optional<double> bw;
+        if (bytes && k.time_us && *k.time_us > 0)
+            bw = *bytes / (*k.time_us * 1e3);  // bytes / (us * 1e-6) / 1e9
+        else
+            r.warnings.push_back(fmt::format("kernel {} ({}): no {}; bandwidth not computed", k.id, short_kernel_name(k.name),
+                                             !bytes ? "DRAM byte counts (dram__bytes_read.sum + dram__bytes_write.sum)"
+                                                    : "positive duration (gpu__time_duration.sum)"));
+        for (const GpuSpec* g : gpus) {
+            const double peak = g->hbm_bw_GBps.value;
+            s.rows.push_back({k.id, short_kernel_name(k.name), g->id, bytes_cell(k.dram_read_bytes),
+                              bytes_cell(k.dram_write_bytes), bytes_cell(bytes), opt(k.time_us), opt(bw), peak,
+                              bw ? Cell(100.0 * *bw / peak) : Cell(), opt(k.dram_pct), opt(k.sm_pct)});
+        }
+        names.rows.push_back({k.name, k.id});
+    }
+    s.notes.push_back(
+        "GB/s = (dram__bytes_read.sum + dram__bytes_write.sum) / gpu__time_duration.sum, 10^9 bytes/s; "
+        "% of peak uses the catalog's HBM figure; ncu dram % is ncu's own share of its sustained peak");
+    r.sections.push_back(std::move(s));
+    r.sections.push_back(std::move(names));
+    r.notes.push_back(
+        "bytes are measured DRAM traffic (hardware counters), not a formula's minimum: L2 hits are not "
+        "counted, re-reads and partial sectors are");
+    r.notes.push_back(
+        "ncu replays each kernel with caches flushed (--cache-control all) and clocks locked to base "
+        "(--clock-control base) by default: its times are cold-cache, base-clock times");
+    if (rounded)
+        r.notes.push_back(
+            "byte counts came in ncu's scaled units (Kbyte, Mbyte, Gbyte = 10^3, 10^6, 10^9 bytes) "
+            "with about 3 significant digits (2.33 Mbyte = 2,330,000 +- 5,000 bytes); export with "
+            "--print-units base for exact counts");
+    return r;
+}
+
+}  // namespace bwacct

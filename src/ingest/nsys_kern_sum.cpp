@@ -1,0 +1,255 @@
+// `nsys stats --report cuda_gpu_kern_sum` output, CSV or console table (include/bwacct/ingest_nsight.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <sstream>
+
+#include "bwacct/error.h"
+#include "bwacct/ingest_nsight.h"
+#include "csv.h"
+
+namespace bwacct {
+namespace {
+
+using ingest::parse_csv;
+using ingest::parse_number_text;
+
+constexpr const char* kExpected =
+    "expected `nsys stats --report cuda_gpu_kern_sum` output (CSV or text) with columns Time (%), Total Time, "
+    "Instances, ..., Name";
+
+enum class Col { pct, total, instances, avg, med, min, max, stddev, name, unknown };
+
+struct HeaderColumn {
+    Col col = Col::unknown;
+    double to_us = 1e-3;  // unit of the header, ns unless it says otherwise
+};
+
+std::string squeeze_lower(const std::string& s) {
+    std::string out;
+    for (const char c : s)
+        if (!std::isspace(static_cast<unsigned char>(c)))
+            out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+// "Total Time (ns)" -> {total, 1e-3}; "Avg (us)" -> {avg, 1}; "Name" -> {name}.
+HeaderColumn classify_header(const std::string& header, const std::string& origin) {
+    const std::string h = squeeze_lower(header);
+    HeaderColumn c;
+    const std::size_t open = h.find('(');
+    const std::string base = h.substr(0, open);
+    std::string unit;
+    if (open != std::string::npos) {
+        const std::size_t close = h.find(')', open);
+        unit = h.substr(open + 1, close == std::string::npos ? std::string::npos : close - open - 1);
+    }
+    bool known_unit = true;
+    if (unit.empty() || unit == "ns")
+        c.to_us = 1e-3;
+    else if (unit == "us" || unit == "\xc2\xb5s" || unit == "usec")
+        c.to_us = 1;
+    else if (unit == "ms" || unit == "msec")
+        c.to_us = 1e3;
+    else if (unit == "s" || unit == "sec")
+        c.to_us = 1e6;
+    else
+        known_unit = unit == "%";
+    if (base == "time" && h.find("(%)") != std::string::npos)
+        c.col = Col::pct;
+    else if (base == "totaltime")
+        c.col = Col::total;
+    else if (base == "instances")
+        c.col = Col::instances;
+    else if (base == "avg" || base == "average")
+        c.col = Col::avg;
+    else if (base == "med" || base == "median")
+        c.col = Col::med;
+    else if (base == "min" || base == "minimum")
+        c.col = Col::min;
+    else if (base == "max" || base == "maximum")
+        c.col = Col::max;
+    else if (base == "stddev")
+        c.col = Col::stddev;
+    else if (base == "name")
+        c.col = Col::name;
+    const bool timed = c.col == Col::total || c.col == Col::avg || c.col == Col::med || c.col == Col::min || c.col == Col::max ||
+                       c.col == Col::stddev;
+    if (timed && !known_unit)
+        throw InputError(origin, fmt::format("column '{}' has unknown time unit '{}'; expected ns, us, ms or s", header, unit));
+    return c;
+}
+
+bool is_kern_sum_header(const std::string& line) {
+    return line.find("Total Time") != std::string::npos && line.find("Instances") != std::string::npos &&
+           line.find("Name") != std::string::npos;
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        lines.push_back(line);
+    }
+    return lines;
+}
+
+bool blank(const std::string& s) {
+    return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); });
+}
+
+// One row from its cells (one per column), checked.
+NsysKernel make_row(const std::vector<HeaderColumn>& cols, const std::vector<std::string>& cells, std::size_t line,
+                    const std::string& origin) {
+    NsysKernel k;
+    bool have_total = false, have_instances = false;
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+        const HeaderColumn& c = cols[i];
+        if (c.col == Col::unknown)
+            continue;
+        if (c.col == Col::name) {
+            k.name = cells[i];
+            continue;
+        }
+        const std::optional<double> v = parse_number_text(cells[i]);
+        if (!v || *v < 0)
+            throw InputError(origin, fmt::format("line {}: '{}' is not a non-negative number; {}", line, cells[i], kExpected));
+        switch (c.col) {
+            case Col::pct:
+                k.time_pct = *v;
+                break;
+            case Col::total:
+                k.total_us = *v * c.to_us;
+                have_total = true;
+                break;
+            case Col::instances:
+                if (*v < 1 || *v != std::floor(*v) || *v > 1e18)
+                    throw InputError(
+                        origin, fmt::format("line {}: Instances '{}' is not a whole number >= 1; {}", line, cells[i], kExpected));
+                k.instances = static_cast<std::uint64_t>(*v);
+                have_instances = true;
+                break;
+            case Col::avg:
+                k.avg_us = *v * c.to_us;
+                break;
+            case Col::med:
+                k.med_us = *v * c.to_us;
+                break;
+            case Col::min:
+                k.min_us = *v * c.to_us;
+                break;
+            case Col::max:
+                k.max_us = *v * c.to_us;
+                break;
+            case Col::stddev:
+                k.stddev_us = *v * c.to_us;
+                break;
+            default:
+                break;
+        }
+    }
+    if (!have_total || !have_instances || k.name.empty())
+        throw InputError(origin, fmt::format("line {}: row without a total time, instance count or name; {}", line, kExpected));
+    k.category = classify_kernel(k.name);
+    return k;
+}
+
+std::vector<HeaderColumn> columns_of(const std::vector<std::string>& headers, const std::string& origin) {
+    std::vector<HeaderColumn> cols;
+    for (const std::string& h : headers)
+        cols.push_back(classify_header(h, origin));
+    const auto has = [&](Col c) {
+        return std::any_of(cols.begin(), cols.end(), [c](const HeaderColumn& x) { return x.col == c; });
+    };
+    if (!has(Col::total) || !has(Col::instances) || !has(Col::name))
+        throw InputError(origin, fmt::format("the kernel table lacks a Total Time, Instances or Name column; {}", kExpected));
+    return cols;
+}
+
+}  // namespace
+
+NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& origin) {
+    const std::vector<std::string> lines = split_lines(text);
+    std::size_t h = 0;
+    while (h < lines.size() && !is_kern_sum_header(lines[h]))
+        ++h;
+    if (h == lines.size())
+        throw InputError(origin, fmt::format("no kernel summary table found; {}", kExpected));
+
+    NsysKernSum out;
+    const bool csv = lines[h].find(',') != std::string::npos;
+    if (csv) {
+        // The table runs from the header to the first blank line (nsys separates reports by one).
+        std::string table;
+        std::size_t end = h;
+        for (; end < lines.size() && !blank(lines[end]); ++end)
+            table += lines[end] + "\n";
+        const std::vector<ingest::CsvRecord> records = parse_csv(table, origin);
+        const std::vector<HeaderColumn> cols = columns_of(records.front().fields, origin);
+        for (std::size_t r = 1; r < records.size(); ++r) {
+            const std::size_t line = h + records[r].line;
+            if (records[r].fields.size() != cols.size())
+                throw InputError(origin, fmt::format("line {}: {} fields where the header has {} (file truncated?); {}", line,
+                                                     records[r].fields.size(), cols.size(), kExpected));
+            out.kernels.push_back(make_row(cols, records[r].fields, line, origin));
+        }
+        out.format = "nsys stats cuda_gpu_kern_sum CSV";
+    } else {
+        // Console table: header, a rule of dashes, rows of blank-separated numbers ending with the name.
+        std::vector<std::string> headers;
+        // HeaderColumn titles hold blanks ("Total Time (ns)"): take them from the dashed rule's extents.
+        if (h + 1 >= lines.size() || lines[h + 1].find("---") == std::string::npos)
+            throw InputError(origin,
+                             fmt::format("line {}: kernel table header without the dashed rule under it; {}", h + 2, kExpected));
+        const std::string& rule = lines[h + 1];
+        std::vector<std::pair<std::size_t, std::size_t>> spans;
+        for (std::size_t i = 0; i < rule.size();) {
+            if (rule[i] != '-') {
+                ++i;
+                continue;
+            }
+            const std::size_t start = i;
+            while (i < rule.size() && rule[i] == '-')
+                ++i;
+            spans.emplace_back(start, i);
+        }
+        for (const auto& [a, b] : spans) {
+            std::string title = a < lines[h].size() ? lines[h].substr(a, b - a) : std::string();
+            while (!title.empty() && title.back() == ' ')
+                title.pop_back();
+            title.erase(0, title.find_first_not_of(' '));
+            headers.push_back(title);
+        }
+        const std::vector<HeaderColumn> cols = columns_of(headers, origin);
+        if (cols.back().col != Col::name)
+            throw InputError(origin, fmt::format("line {}: the Name column is not the last one; {}", h + 1, kExpected));
+        for (std::size_t i = h + 2; i < lines.size() && !blank(lines[i]); ++i) {
+            std::istringstream in(lines[i]);
+            std::vector<std::string> cells;
+            std::string token;
+            for (std::size_t c = 0; c + 1 < cols.size() && in >> token; ++c)
+                cells.push_back(token);
+            std::string name;
+            std::getline(in, name);
+            name.erase(0, name.find_first_not_of(' '));
+            while (!name.empty() && name.back() == ' ')
+                name.pop_back();
+            if (cells.size() + 1 != cols.size() || name.empty())
+                throw InputError(origin, fmt::format("line {}: {} columns where the header has {} (file truncated?); {}", i + 1,
+                                                     cells.size() + (name.empty() ? 0 : 1), cols.size(), kExpected));
+            cells.push_back(name);
+            out.kernels.push_back(make_row(cols, cells, i + 1, origin));
+        }
+        out.format = "nsys stats cuda_gpu_kern_sum console table";
+    }
+    if (out.kernels.empty())
+        throw InputError(origin, fmt::format("the kernel table has no rows; {}", kExpected));
+    return out;
+}
+
+}  // namespace bwacct

@@ -1,0 +1,80 @@
+// The IngestReport of an nsys kernel summary: per-kernel times and time per category.
+#include <fmt/format.h>
+
+#include <array>
+
+#include "bwacct/ingest_nsight.h"
+
+namespace bwacct {
+namespace {
+
+Cell opt(const std::optional<double>& v) { return v ? Cell(*v) : Cell(); }
+
+}  // namespace
+
+IngestReport nsys_report(const NsysKernSum& sum, const std::string& file) {
+    IngestReport r;
+    r.tool = "nsys";
+    r.file = file;
+    r.format = sum.format;
+
+    double total_us = 0;
+    for (const NsysKernel& k : sum.kernels)
+        total_us += k.total_us;
+
+    Section kernels;
+    kernels.key = "kernels";
+    kernels.title = "Kernels (nsys cuda_gpu_kern_sum; times only)";
+    kernels.columns = {{"index", "#", 0},         {"kernel", "kernel", 0},     {"category", "category", 0},
+                       {"time_pct", "time %", 1}, {"total_us", "total us", 1}, {"instances", "instances", 0},
+                       {"avg_us", "avg us", 3},   {"med_us", "med us", 3},     {"min_us", "min us", 3},
+                       {"max_us", "max us", 3}};
+    Section names;
+    names.key = "kernel_names";
+    names.title = "Kernel names in full";
+    names.columns = {{"name", "name", 0}, {"index", "#", 0}};
+    for (std::size_t i = 0; i < sum.kernels.size(); ++i) {
+        const NsysKernel& k = sum.kernels[i];
+        kernels.rows.push_back({static_cast<std::uint64_t>(i + 1), short_kernel_name(k.name),
+                                std::string(category_name(k.category)), opt(k.time_pct), k.total_us, k.instances, opt(k.avg_us),
+                                opt(k.med_us), opt(k.min_us), opt(k.max_us)});
+        names.rows.push_back({k.name, static_cast<std::uint64_t>(i + 1)});
+    }
+    kernels.notes.push_back("time % is the file's own column; category is a guess from the kernel name");
+
+    constexpr std::array kOrder{KernelCategory::gemm,        KernelCategory::attention, KernelCategory::norm,
+                                KernelCategory::elementwise, KernelCategory::reduce,    KernelCategory::memcpy,
+                                KernelCategory::nccl,        KernelCategory::other};
+    Section cats;
+    cats.key = "by_category";
+    cats.title = "Kernel time by category";
+    cats.columns = {{"category", "category", 0},
+                    {"kernels", "kernels", 0},
+                    {"instances", "instances", 0},
+                    {"total_us", "total us", 1},
+                    {"share_pct", "share %", 1}};
+    for (const KernelCategory c : kOrder) {
+        std::uint64_t n = 0, instances = 0;
+        double us = 0;
+        for (const NsysKernel& k : sum.kernels)
+            if (k.category == c) {
+                ++n;
+                instances += k.instances;
+                us += k.total_us;
+            }
+        if (n == 0)
+            continue;
+        cats.rows.push_back(
+            {std::string(category_name(c)), n, instances, us, total_us > 0 ? Cell(100.0 * us / total_us) : Cell()});
+    }
+    cats.notes.push_back(fmt::format("share % = category total / sum of all kernel totals ({:.1f} us over {} kernels)", total_us,
+                                     sum.kernels.size()));
+    r.sections = {std::move(kernels), std::move(cats), std::move(names)};
+    r.notes.push_back(
+        "nsys kernel summaries carry times only, no bytes or FLOPs: no bandwidth or roofline per kernel here; "
+        "profile the kernels that matter with `ncu --metrics dram__bytes_read.sum,dram__bytes_write.sum,"
+        "gpu__time_duration.sum --csv` and read that with `bwacct ingest ncu`");
+    return r;
+}
+
+}  // namespace bwacct

@@ -1,0 +1,311 @@
+// The roofline chart: log-log, arithmetic intensity (FLOP per HBM byte) against TFLOP/s.
+//   HBM roof of a GPU:      y = x · BW / 1000   (x FLOP/B · BW GB/s = x·BW GFLOP/s = x·BW/1000 TFLOP/s),
+//                           drawn from the left edge to the GPU's highest ridge;
+//   compute roof per dtype: y = peak (dense TFLOP/s), drawn from its ridge x = peak · 1000 / BW to the right edge;
+//   a record:               x = its intensity, y = FLOPs / time when it has a time, else its attainable
+//                           min(peak, x · BW / 1000) on each GPU (hollow, "modelled").
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "plot_charts.h"
+
+namespace bwacct::plot {
+
+namespace {
+
+// Layout (pixels).
+constexpr double kLeft = 90, kTop = 64, kPlotW = 600, kPlotH = 440;
+constexpr double kLegendX = kLeft + kPlotW + 24, kLegendW = 340;
+constexpr double kWidth = kLegendX + kLegendW;
+
+struct ComputeRoof {
+    std::string gpu, label;
+    double tflops = 0;
+    double hbm_GBps = 0;
+    double ridge() const { return tflops * 1e3 / hbm_GBps; }
+};
+
+struct HbmRoof {
+    std::string gpu;
+    double GBps = 0;
+    double ridge_max = 0;  // the highest ridge among this GPU's compute roofs (0: none)
+};
+
+struct Dot {
+    double x = 0, y = 0;
+    std::size_t slot = 0;  // GPU colour (modelled points)
+    bool timed = false;
+    TimeSource source = TimeSource::modelled;
+    std::string label;       // empty: no label
+    std::size_t record = 0;  // which drawn record (one label per record, on the first of its dots with room)
+};
+
+struct Box {
+    double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    bool overlaps(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+};
+
+struct RoofLabel {
+    double x = 0, y = 0;
+    std::string text;
+    std::string color;
+};
+
+// Pushes labels apart vertically (at least 13 px), keeping their order.
+void spread(std::vector<RoofLabel>& labels, double top) {
+    std::sort(labels.begin(), labels.end(), [](const RoofLabel& a, const RoofLabel& b) { return a.y < b.y; });
+    double prev = top;
+    for (RoofLabel& l : labels) {
+        l.y = std::max(l.y, prev + 13);
+        prev = l.y;
+    }
+}
+
+}  // namespace
+
+std::string roofline_chart(const std::vector<Record>& records, const std::vector<const GpuSpec*>& gpus, const PlotOptions& opt) {
+    std::vector<std::string> notes;
+    std::vector<std::string> seen;
+
+    // The roofs: one HBM roof per GPU, one compute roof per (GPU, peak label) among records with FLOPs.
+    std::vector<HbmRoof> hbm;
+    std::vector<ComputeRoof> compute;
+    auto hbm_of = [&](const std::string& gpu, double bw) -> HbmRoof& {
+        for (HbmRoof& h : hbm)
+            if (h.gpu == gpu)
+                return h;
+        hbm.push_back({gpu, bw, 0});
+        return hbm.back();
+    };
+    for (const GpuSpec* g : gpus)
+        hbm_of(g->id, g->hbm_bw_GBps.value);
+    std::vector<const Record*> on_roofline;
+    std::map<std::string, std::size_t> off_roofline;  // op → records without FLOPs or bytes
+    for (const Record& r : records) {
+        if (r.cost.flops == 0 || r.cost.bytes() == 0 || r.verdicts.empty()) {
+            ++off_roofline[r.cost.op.empty() ? "?" : r.cost.op];
+            continue;
+        }
+        on_roofline.push_back(&r);
+        for (const Verdict& v : r.verdicts) {
+            HbmRoof& h = hbm_of(v.gpu, v.peaks.hbm_GBps);
+            h.GBps = v.peaks.hbm_GBps;  // the figure the analysis used (overrides included)
+            if (!v.peaks.compute_tflops || *v.peaks.compute_tflops <= 0 || h.GBps <= 0)
+                continue;
+            const bool known = std::any_of(compute.begin(), compute.end(), [&](const ComputeRoof& c) {
+                return c.gpu == v.gpu && c.label == v.peaks.compute_label;
+            });
+            if (!known)
+                compute.push_back({v.gpu, v.peaks.compute_label, *v.peaks.compute_tflops, h.GBps});
+        }
+    }
+    for (const ComputeRoof& c : compute) {
+        HbmRoof& h = hbm_of(c.gpu, c.hbm_GBps);
+        h.ridge_max = std::max(h.ridge_max, c.ridge());
+    }
+    for (const Calibration& c : opt.achievable)
+        if (c.hbm_GBps <= 0)
+            notes.push_back(fmt::format("calibration of {} has no HBM bandwidth: not drawn", c.name));
+
+    // The points, thinned when there are many.
+    std::size_t stride = 1;
+    const std::vector<std::size_t> keep = thin(on_roofline.size(), kMaxDrawnPoints, stride);
+    std::vector<const Record*> drawn;
+    for (std::size_t i : keep)
+        drawn.push_back(on_roofline[i]);
+    std::size_t label_stride = 1;
+    const std::vector<std::size_t> labelled = thin(drawn.size(), kMaxLabels, label_stride);
+    const std::vector<std::string> labels = point_labels(drawn);
+    std::vector<Dot> dots;
+    std::set<TimeSource> sources;
+    bool any_modelled = false;
+    for (std::size_t i = 0; i < drawn.size(); ++i) {
+        const Record& r = *drawn[i];
+        const bool label = std::binary_search(labelled.begin(), labelled.end(), i);
+        const Verdict& v0 = r.verdicts.front();
+        if (v0.timed && v0.timed->tflops > 0) {
+            dots.push_back({v0.intensity, v0.timed->tflops, 0, true, r.source, label ? labels[i] : "", i});
+            sources.insert(r.source);
+            continue;
+        }
+        for (const Verdict& v : r.verdicts) {
+            if (!v.attainable_tflops || *v.attainable_tflops <= 0)
+                continue;
+            dots.push_back({v.intensity, *v.attainable_tflops, gpu_slot(gpus, seen, v.gpu), false, TimeSource::modelled,
+                            label ? labels[i] : "", i});
+            any_modelled = true;
+        }
+    }
+
+    // Axis ranges: the points, every ridge (with a decade of HBM slope to its left) and every peak.
+    double xmin = 1e300, xmax = 0, ymin = 1e300, ymax = 0;
+    auto take_x = [&](double x) { xmin = std::min(xmin, x), xmax = std::max(xmax, x); };
+    auto take_y = [&](double y) { ymin = std::min(ymin, y), ymax = std::max(ymax, y); };
+    for (const Dot& d : dots)
+        take_x(d.x), take_y(d.y);
+    for (const ComputeRoof& c : compute) {
+        take_x(c.ridge() / 10), take_x(c.ridge() * 2);
+        take_y(c.tflops), take_y(c.tflops / 20);
+    }
+    for (const Calibration& c : opt.achievable)
+        if (c.hbm_GBps > 0 && c.bf16_tflops > 0) {
+            take_x(c.bf16_tflops * 1e3 / c.hbm_GBps);
+            take_y(c.bf16_tflops);
+        }
+    if (xmax <= 0)
+        xmin = 0.1, xmax = 1000;
+    if (ymax <= 0)
+        ymin = 1, ymax = 1000;
+
+    Frame f;
+    f.x0 = kLeft, f.y0 = kTop, f.x1 = kLeft + kPlotW, f.y1 = kTop + kPlotH;
+    f.x = decade_axis(xmin, xmax, f.x0, f.x1, 2);
+    f.y = decade_axis(ymin, ymax, f.y1, f.y0, 2);
+    f.x_ticks = decade_ticks(f.x);
+    f.y_ticks = decade_ticks(f.y);
+    f.x_label = "Arithmetic intensity (FLOP per HBM byte)";
+    f.y_label = "Performance (TFLOP/s)";
+
+    // Notes (they set the height).
+    if (records.empty())
+        notes.push_back("Nothing to draw: the command produced no records (only the roofs are shown)");
+    if (!off_roofline.empty()) {
+        std::string list;
+        for (const auto& [op, n] : off_roofline)
+            list += fmt::format("{}{} ×{}", list.empty() ? "" : ", ", op, n);
+        notes.push_back(cut(fmt::format("Not on the roofline (no FLOPs or no HBM bytes): {}", list), 130));
+    }
+    if (stride > 1)
+        notes.push_back(fmt::format("{} points: 1 in every {} is drawn ({} drawn; at most {})", on_roofline.size(), stride,
+                                    keep.size(), kMaxDrawnPoints));
+    if (label_stride > 1)
+        notes.push_back(fmt::format("Labels on 1 in every {} drawn points; the others are plain markers", label_stride));
+
+    // Legend entries.
+    std::vector<LegendEntry> legend;
+    for (const HbmRoof& h : hbm) {
+        LegendEntry e;
+        e.text = gpu_title(gpus, h.gpu);
+        e.line = {palette(gpu_slot(gpus, seen, h.gpu)), 2, ""};
+        e.has_line = true;
+        legend.push_back(e);
+    }
+    for (const Calibration& c : opt.achievable) {
+        LegendEntry e;
+        e.text = fmt::format("achievable, calibrated on {}", c.name.empty() ? c.uuid : c.name);
+        e.line = {"#555", 1.6, "6 4"};
+        e.has_line = true;
+        legend.push_back(e);
+    }
+    for (TimeSource s : sources)
+        legend.push_back({source_legend(s), {}, source_marker(s), "#222", "#222", false});
+    if (any_modelled)
+        legend.push_back({"modelled: attainable, no time (GPU colour)", {}, "circle", "none", "#555", false});
+
+    const double notes_top = f.y1 + 72;
+    // One line more than the notes: room for the note on crowded labels, known only when drawing.
+    const double height =
+        std::max(notes_top + static_cast<double>(notes.size() + 1) * kNoteLine + 8, kTop + legend_height(legend) + 40);
+    Svg svg(kWidth, height);
+    svg.comment("bwacct roofline");
+    svg.text(f.x0, 34, cut(opt.title.empty() ? "Roofline" : opt.title, 110), {16, "start", "#111", true, 0});
+    draw_frame(svg, f);
+
+    // Roofs.
+    std::vector<RoofLabel> roof_labels;
+    for (const HbmRoof& h : hbm) {
+        if (h.GBps <= 0)
+            continue;
+        const std::string& color = palette(gpu_slot(gpus, seen, h.gpu));
+        // Visible from where it enters the box (left edge, or the bottom edge) to its ridge (or the right edge).
+        const double xa = std::max(f.x.min(), f.y.min() * 1e3 / h.GBps);
+        const double xb = std::min(f.x.max(), h.ridge_max > 0 ? h.ridge_max : f.x.max());
+        if (xa >= xb)
+            continue;
+        svg.line(f.x.pos(xa), f.y.pos(xa * h.GBps / 1e3), f.x.pos(xb), f.y.pos(std::min(xb * h.GBps / 1e3, f.y.max())),
+                 {color, 2, ""});
+        // Label along the slope, a little to the right of where the line enters.
+        const double angle =
+            std::atan2(f.y.pos(10 * h.GBps / 1e3) - f.y.pos(h.GBps / 1e3), f.x.pos(10) - f.x.pos(1)) * 180 / 3.14159265358979;
+        const double lx = f.x.pos(xa) + 14;
+        const double ly = f.y.pos(f.x.value_at(lx) * h.GBps / 1e3) - 6;
+        svg.text(lx, ly, fmt::format("{} HBM {} GB/s", h.gpu, short_number(h.GBps)), {11, "start", color, false, angle});
+    }
+    for (const ComputeRoof& c : compute) {
+        const std::string& color = palette(gpu_slot(gpus, seen, c.gpu));
+        const double xa = std::max(f.x.min(), c.ridge());
+        svg.line(f.x.pos(xa), f.y.pos(c.tflops), f.x1, f.y.pos(c.tflops), {color, 2, ""});
+        roof_labels.push_back(
+            {f.x1 - 4, f.y.pos(c.tflops) - 5, fmt::format("{} {} {} TFLOP/s", c.gpu, c.label, short_number(c.tflops)), color});
+    }
+    for (const Calibration& c : opt.achievable) {
+        if (c.hbm_GBps <= 0)
+            continue;
+        const Stroke dashed{"#555", 1.6, "6 4"};
+        const double ridge = c.bf16_tflops > 0 ? c.bf16_tflops * 1e3 / c.hbm_GBps : f.x.max();
+        const double xa = std::max(f.x.min(), f.y.min() * 1e3 / c.hbm_GBps);
+        const double xb = std::min(f.x.max(), ridge);
+        if (xa < xb)
+            svg.line(f.x.pos(xa), f.y.pos(xa * c.hbm_GBps / 1e3), f.x.pos(xb), f.y.pos(xb * c.hbm_GBps / 1e3), dashed);
+        if (c.bf16_tflops > 0) {
+            svg.line(f.x.pos(std::max(f.x.min(), ridge)), f.y.pos(c.bf16_tflops), f.x1, f.y.pos(c.bf16_tflops), dashed);
+            roof_labels.push_back(
+                {f.x1 - 4, f.y.pos(c.bf16_tflops) + 14,
+                 fmt::format("calibrated bf16 {} TFLOP/s, HBM {} GB/s", short_number(c.bf16_tflops), short_number(c.hbm_GBps)),
+                 "#555"});
+        }
+    }
+    spread(roof_labels, f.y0);
+    std::vector<Box> placed;  // text already on the chart, for the point labels to avoid
+    for (const RoofLabel& l : roof_labels) {
+        svg.text(l.x, l.y, l.text, {11, "end", l.color, false, 0});
+        placed.push_back({l.x - 6.8 * static_cast<double>(l.text.size()), l.y - 10, l.x, l.y + 2});
+    }
+
+    // Points: modelled first, timed on top; then their labels.
+    for (const Dot& d : dots)
+        if (!d.timed)
+            svg.marker("circle", f.x.pos(d.x), f.y.pos(d.y), 3.5, "#ffffff", palette(d.slot));
+    for (const Dot& d : dots)
+        if (d.timed)
+            svg.marker(source_marker(d.source), f.x.pos(d.x), f.y.pos(d.y), 3.5, "#222", "#222");
+    // Labels, one per labelled record: below-right of its point, else above-right, below-left, above-left,
+    // below, above; on a record's next GPU's point when the first has no room. A label that would overlap
+    // other text (or leave the box) everywhere is left out, and a note says how many.
+    std::set<std::size_t> wanted, done;
+    for (const Dot& d : dots) {
+        if (d.label.empty() || done.count(d.record) > 0)
+            continue;
+        wanted.insert(d.record);
+        const double px = f.x.pos(d.x), py = f.y.pos(d.y);
+        const double w = 6.5 * static_cast<double>(d.label.size()) + 4, h = 11;
+        for (const auto& [dx, dy] : {std::pair{6.0, 13.0}, {6.0, -6.0}, {-6.0, 13.0}, {-6.0, -6.0}, {0.0, 17.0}, {0.0, -9.0}}) {
+            const double left = dx > 0 ? px + dx : dx < 0 ? px + dx - w : px - w / 2;
+            const Box b{left, py + dy - h + 2, left + w, py + dy + 2};
+            if (b.x0 < f.x0 || b.x1 > f.x1 || b.y0 < f.y0 || b.y1 > f.y1)
+                continue;
+            if (std::any_of(placed.begin(), placed.end(), [&](const Box& o) { return o.overlaps(b); }))
+                continue;
+            placed.push_back(b);
+            const char* anchor = dx > 0 ? "start" : dx < 0 ? "end" : "middle";
+            svg.text(px + dx, py + dy, d.label, {10, anchor, "#333", false, 0});
+            done.insert(d.record);
+            break;
+        }
+    }
+    const std::size_t crowded = wanted.size() - done.size();
+    if (crowded > 0)
+        draw_notes(svg, f.x0 - 60, notes_top + static_cast<double>(notes.size()) * kNoteLine,
+                   {fmt::format("{} point label{} left out where {} would overlap other text", crowded, crowded == 1 ? "" : "s",
+                                crowded == 1 ? "it" : "they")});
+
+    draw_legend(svg, kLegendX, kTop, legend, 46);
+    draw_notes(svg, f.x0 - 60, notes_top, notes);
+    return svg.finish();
+}
+
+}  // namespace bwacct::plot

@@ -1,0 +1,159 @@
+// `bwacct ingest nccl-tests`, run as a user runs it, on every real log in tests/data/nccl/ and on
+// bad input. Counts in the comments are read off the logs by hand.
+#include <sys/stat.h>
+
+#include "harness.h"
+
+namespace {
+
+using namespace bwacct_test;
+
+const std::string kNccl = std::string(BWACCT_TEST_DATA) + "/nccl/";
+
+struct LogCase {
+    const char* file;
+    const char* gpu;  // the catalog entry the log's device name matches
+    u64 records;      // results with size > 0, out-of-place and in-place
+    u64 results;      // every printed result (rows × 2)
+};
+
+// H100 NVLS: 31 sizes 8 B .. 8 GiB → 62 results, none of size 0.
+// A100 allgather / reducescatter: 34 rows, the first 5 of size 0 → 29 × 2 = 58 records of 68.
+// A100 allreduce: 34 rows, 2 of size 0 → 32 × 2 = 64 of 68. Bitdeer: 4 rows → 8. H200: 32 rows → 64.
+const LogCase kLogs[] = {
+    {"nccl_all_reduce_h100_1node8gpu_nvls_together.txt", "h100-sxm", 62, 62},
+    {"nccl_allgather_a100sxm4_40gb_8gpu_superbench.txt", "a100-sxm-40gb", 58, 68},
+    {"nccl_allreduce_a100sxm4_40gb_8gpu_superbench.txt", "a100-sxm-40gb", 64, 68},
+    {"nccl_allreduce_h100_1node8gpu_bitdeer.txt", "h100-sxm", 8, 8},
+    {"nccl_allreduce_h200_2node16gpu_tcp_schmaustech.txt", "h200", 64, 64},
+    {"nccl_reducescatter_a100sxm4_40gb_8gpu_superbench.txt", "a100-sxm-40gb", 58, 68},
+    {"nccl_allreduce_h100_json_synthetic.json", "h100-sxm", 8, 8},
+};
+
+TEST(IngestNccl, EveryLogParsesAndEveryResultMatches) {
+    for (const LogCase& c : kLogs) {
+        SCOPED_TRACE(c.file);
+        const json j = run_json({"ingest", "nccl-tests", kNccl + c.file, "--format", "json"});
+        EXPECT_EQ(str_of(j, "schema"), "bwacct.ingest/1");
+        EXPECT_EQ(str_of(j, "tool"), "nccl-tests");
+        ASSERT_EQ(j.at("gpus").size(), 1u);
+        EXPECT_EQ(j.at("gpus")[0], c.gpu);  // matched from the log's "# Rank" device name
+        EXPECT_EQ(num_u(j, "records_total"), c.records);
+        const json& rows = j.at("sections").at("rows").at("rows");
+        EXPECT_EQ(rows.size(), c.results);
+        for (const json& r : rows)
+            EXPECT_EQ(r.at("matches_log"), "yes") << r.dump();
+        for (const json& rec : j.at("records")) {
+            EXPECT_EQ(str_of(rec, "source"), "ingested");
+            expect_finite_numbers(rec, c.file);
+        }
+        EXPECT_EQ(j.at("sections").at("alpha_beta").at("rows").size(), 1u);
+    }
+}
+
+TEST(IngestNccl, TwoNodeLogCountsSixteenRanks) {
+    const json j =
+        run_json({"ingest", "nccl-tests", kNccl + "nccl_allreduce_h200_2node16gpu_tcp_schmaustech.txt", "--format", "json"});
+    const std::string notes = j.at("notes").dump();
+    EXPECT_NE(notes.find("ranks: 16"), std::string::npos) << notes;
+    EXPECT_NE(notes.find("2 hosts"), std::string::npos) << notes;
+    // 16 ranks: allreduce busbw factor 2·15/16 = 1.875. Last row 17179869184 B out-of-place at
+    // 348875 µs: algbw = 17179869184 / 348875 / 1e3 = 49.2436 GB/s, busbw = 92.3317 GB/s.
+    const json& last_oop = j.at("records")[62];
+    const json* g = gpu_entry(last_oop, "h200");
+    ASSERT_NE(g, nullptr);
+    expect_rel(num_d(*g, "busbw_GBps"), 17179869184.0 / 348875 / 1e3 * 1.875, 1e-9, "busbw");
+}
+
+TEST(IngestNccl, NvlsBusbwAboveTheWireIsCalledOut) {
+    const RunResult r = run_bwacct({"ingest", "nccl-tests", kNccl + "nccl_all_reduce_h100_1node8gpu_nvls_together.txt"});
+    ASSERT_TRUE(succeeded(r)) << report(r);
+    // Best busbw 479.85 GB/s (8 GiB in-place) > 450 GB/s one way: 106.6 %.
+    EXPECT_NE(r.out.find("479.85"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("NVLS"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("106.6"), std::string::npos) << r.out;
+}
+
+TEST(IngestNccl, WrongCollectiveIsFlagged) {
+    // The allgather log read as an all-reduce: busbw factor 1.75 instead of 0.875, so every
+    // non-zero busbw disagrees with the log.
+    const json j = run_json({"ingest", "nccl-tests", kNccl + "nccl_allgather_a100sxm4_40gb_8gpu_superbench.txt", "--op",
+                             "allreduce", "--format", "json"});
+    u64 no = 0;
+    for (const json& r : j.at("sections").at("rows").at("rows"))
+        no += r.at("matches_log") == "NO";
+    EXPECT_GT(no, 40u);
+    EXPECT_NE(j.at("sections").at("rows").at("notes").dump().find("do NOT match"), std::string::npos);
+}
+
+TEST(IngestNccl, JsonlAndCsvCarryTheRecords) {
+    const RunResult r =
+        run_bwacct({"ingest", "nccl-tests", kNccl + "nccl_allreduce_h100_1node8gpu_bitdeer.txt", "--format", "jsonl"});
+    ASSERT_TRUE(succeeded(r)) << report(r);
+    EXPECT_EQ(lines_of(r.out).size(), 8u);
+    const RunResult c = run_bwacct(
+        {"ingest", "nccl-tests", kNccl + "nccl_allreduce_h100_1node8gpu_bitdeer.txt", "--format", "csv", "--top", "2"});
+    ASSERT_TRUE(succeeded(c)) << report(c);
+    EXPECT_EQ(lines_of(c.out).size(), 3u);  // header + 2 records
+}
+
+// Bad input: exit 2, one line on stderr naming the file or option, nothing on stdout.
+void expect_bad(const std::vector<std::string>& args, const std::string& names) {
+    const RunResult r = run_bwacct(args);
+    EXPECT_EQ(r.status, 2) << report(r);
+    EXPECT_TRUE(r.out.empty()) << report(r);
+    EXPECT_EQ(lines_of(r.err).size(), 1u) << report(r);
+    EXPECT_NE(r.err.find(names), std::string::npos) << report(r);
+}
+
+TEST(IngestNccl, BadInput) {
+    TempDir d;
+    write_text(d.file("empty.log"), "");
+    write_text(d.file("blank.log"), "\n  \n");
+    write_text(d.file("binary.log"), std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10) + std::string(100, '\0'));
+    write_text(d.file("table.csv"), "name,time\nk,1\n");
+    write_text(d.file("cut.json"), "{\"version\":1,\"results\":[{\"size\":8,");
+    write_text(d.file("trace.json"), "{\"traceEvents\":[]}");
+    // A valid log whose name and text do not say which collective it is.
+    const std::string bitdeer = read_text(kNccl + "nccl_allreduce_h100_1node8gpu_bitdeer.txt");
+    write_text(d.file("results.txt"), bitdeer);
+    // No device name and no "# Rank" lines: the GPU must be given.
+    write_text(d.file("allreduce_bare.log"),
+               "# nThread 1 nGpus 8\n        1024           256     float     sum      -1"
+               "    35.39    0.03    0.05      0    33.82    0.03    0.06      0\n");
+
+    expect_bad({"ingest", "nccl-tests", d.file("missing.log")}, "missing.log");
+    expect_bad({"ingest", "nccl-tests", d.path()}, d.path());
+    expect_bad({"ingest", "nccl-tests", d.file("empty.log")}, "empty.log");
+    expect_bad({"ingest", "nccl-tests", d.file("blank.log")}, "blank.log");
+    expect_bad({"ingest", "nccl-tests", d.file("binary.log")}, "binary.log");
+    expect_bad({"ingest", "nccl-tests", d.file("table.csv")}, "table.csv");
+    expect_bad({"ingest", "nccl-tests", d.file("cut.json")}, "cut.json");
+    expect_bad({"ingest", "nccl-tests", d.file("trace.json")}, "trace.json");
+    expect_bad({"ingest", "nccl-tests", d.file("results.txt")}, "--op");
+    expect_bad({"ingest", "nccl-tests", d.file("results.txt"), "--op", "allsum"}, "--op");
+    expect_bad({"ingest", "nccl-tests", d.file("allreduce_bare.log")}, "--gpu");
+    expect_bad({"ingest", "nccl-tests", kNccl + "nccl_allreduce_h100_1node8gpu_bitdeer.txt", "--gpu", "nosuch"}, "--gpu");
+    expect_bad({"ingest", "nccl-tests", kNccl + "nccl_allreduce_h100_1node8gpu_bitdeer.txt", "--ranks", "0"}, "--ranks");
+    expect_bad({"ingest", "nccl-tests", kNccl + "nccl_allreduce_h100_1node8gpu_bitdeer.txt", "--top", "-1"}, "--top");
+    expect_bad({"ingest", "nccl-tests"}, "file");
+}
+
+TEST(IngestNccl, GivenGpuAndRanks) {
+    TempDir d;
+    write_text(d.file("allreduce_bare.log"),
+               "        1024           256     float     sum      -1"
+               "    35.39    0.03    0.05      0    33.82    0.03    0.05      0\n"
+               "        2048           512     float     sum      -1"
+               "    35.42    0.06    0.10      0    35.89    0.06    0.10      0\n");
+    // 8 ranks given: factor 1.75. 1024 / 35.39 / 1e3 = 0.0289 → 0.03, × 1.75 = 0.0506 → 0.05;
+    // 1024 / 33.82 = 0.0303 → 0.03, × 1.75 = 0.0530 → 0.05; 2048 / 35.42 = 0.0578 → 0.06,
+    // × 1.75 = 0.1012 → 0.10; 2048 / 35.89 = 0.0571 → 0.06, × 1.75 = 0.0999 → 0.10.
+    const json j =
+        run_json({"ingest", "nccl-tests", d.file("allreduce_bare.log"), "--gpu", "b200", "--ranks", "8", "--format", "json"});
+    EXPECT_EQ(j.at("gpus")[0], "b200");
+    for (const json& r : j.at("sections").at("rows").at("rows"))
+        EXPECT_EQ(r.at("matches_log"), "yes") << r.dump();
+}
+
+}  // namespace

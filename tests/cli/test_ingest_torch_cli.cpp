@@ -1,0 +1,124 @@
+// End-to-end: `bwacct ingest torch-trace` on the real traces in tests/data/kineto/ and on files that
+// are not traces (exit 2, one line on stderr naming the file, nothing on stdout).
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <string>
+
+#include "harness.h"
+
+namespace {
+
+using namespace bwacct_test;
+
+std::string data(const std::string& name) { return std::string(BWACCT_TEST_DATA) + "/kineto/" + name; }
+const std::string kBert = "kineto_h100_gaunernst_bert-small-uncased__1016001.redacted.json";
+const std::string kDdp = "kineto_a100_ddp2gpu_nccl_collectives_hta.json.gz";
+
+void expect_bad_input(const std::vector<std::string>& args, const std::string& what) {
+    const RunResult r = run_bwacct(args);
+    EXPECT_EQ(r.status, 2) << report(r);
+    EXPECT_TRUE(r.out.empty()) << report(r);
+    EXPECT_EQ(lines_of(r.err).size(), 1u) << report(r);
+    EXPECT_NE(r.err.find(what), std::string::npos) << "want '" << what << "'\n" << report(r);
+}
+
+double section_us(const json& doc, const std::string& section, const std::string& key_col, const std::string& key,
+                  const std::string& col) {
+    for (const json& row : doc["sections"][section]["rows"])
+        if (row[key_col] == key)
+            return row[col].get<double>();
+    ADD_FAILURE() << section << " has no row " << key;
+    return 0;
+}
+
+TEST(IngestTorchCli, BertOnTheTracesOwnGpu) {
+    // No --gpu: deviceProperties "NVIDIA H100 80GB HBM3" matches h100-sxm's "H100 80GB HBM3".
+    const json doc = run_json({"ingest", "torch-trace", data(kBert), "--format", "json"});
+    ASSERT_TRUE(doc.is_object());
+    EXPECT_EQ(doc["tool"], "torch-trace");
+    EXPECT_EQ(doc["gpus"], json::array({"h100-sxm"}));
+    ASSERT_FALSE(doc["records"].empty());
+    // The largest group by total kernel time: addmm M=141 N=512 K=512 with bias, 17 calls, 98.718 µs
+    // (TraceLens's Kernel Time sum for that row); 814080 B per call (test_kineto_fixtures.cpp),
+    // time per call 98.718 / 17 = 5.80694 µs, implied bandwidth 814080 / 5.80694e-6 / 1e9 = 140.19 GB/s.
+    const json& top = doc["records"][0];
+    EXPECT_EQ(top["source"], "ingested");
+    EXPECT_EQ(top["params"]["torch_op"], "aten::addmm");
+    EXPECT_EQ(top["params"]["m"], 141);
+    EXPECT_EQ(top["params"]["calls"], 17);
+    EXPECT_EQ(num_u(top, "bytes"), 814080u);
+    expect_rel(num_d(top, "time_us"), 98.718 / 17, 1e-6, "time per call");
+    const json* h100 = gpu_entry(top, "h100-sxm");
+    ASSERT_NE(h100, nullptr);
+    expect_rel(num_d(*h100, "implied_bw_GBps"), 814080 / (98.718 / 17) / 1e3, 1e-6, "implied bandwidth");
+    // The parts add up to the busy time: categories, roofs (costed + unaccounted), busy + idle = span.
+    const double busy = section_us(doc, "gpu_time", "what", "busy", "us");
+    double by_category = 0, by_roof = 0;
+    for (const json& row : doc["sections"]["by_category"]["rows"])
+        by_category += row["busy_us"].get<double>();
+    for (const json& row : doc["sections"]["by_roof"]["rows"])
+        by_roof += row["busy_us"].get<double>();
+    EXPECT_NEAR(by_category, busy, 1e-9 * busy);
+    EXPECT_NEAR(by_roof, busy, 1e-9 * busy);
+    EXPECT_NEAR(busy + section_us(doc, "gpu_time", "what", "idle", "us"), section_us(doc, "gpu_time", "what", "span", "us"),
+                1e-6);
+    expect_finite_json_text(run_bwacct({"ingest", "torch-trace", data(kBert), "--format", "json"}).out, "json");
+}
+
+TEST(IngestTorchCli, TopLimitsRecordsAndKernels) {
+    const json doc = run_json({"ingest", "torch-trace", data(kBert), "--gpu", "h100-sxm", "--top", "3", "--format", "json"});
+    EXPECT_EQ(doc["records"].size(), 3u);
+    EXPECT_EQ(doc["sections"]["kernels"]["rows"].size(), 3u);
+    const RunResult table = run_bwacct({"ingest", "torch-trace", data(kBert), "--gpu", "h100-sxm", "--top", "5"});
+    EXPECT_TRUE(succeeded(table)) << report(table);
+    EXPECT_NE(table.out.find("GPU time by category"), std::string::npos);
+}
+
+TEST(IngestTorchCli, DdpTraceNeedsAGpuThenCostsTheAllReduces) {
+    // 'NVIDIA A100-PG509-200' is not in the catalog: ask for --gpu.
+    expect_bad_input({"ingest", "torch-trace", data(kDdp)}, "--gpu");
+    const json doc = run_json({"ingest", "torch-trace", data(kDdp), "--gpu", "a100-sxm-80gb", "--format", "json"});
+    int allreduce = 0;
+    for (const json& r : doc["records"]) {
+        if (r["params"]["torch_op"] != "nccl:allreduce")
+            continue;
+        ++allreduce;
+        EXPECT_EQ(r["params"]["ranks"], 2);
+        EXPECT_EQ(r["params"]["calls"], 3);
+        // size = In msg nelems · 4 B (Float)
+        EXPECT_EQ(r["params"]["size_bytes"].get<u64>(), r["params"]["in_nelems"].get<u64>() * 4);
+    }
+    EXPECT_EQ(allreduce, 5);
+}
+
+TEST(IngestTorchCli, FilesThatAreNotTracesExitTwoNamingTheFile) {
+    TempDir dir;
+    const std::string csv = data("kineto_h100_gaunernst_bert-small-uncased__1016001_TraceLens_GEMM.csv");
+    expect_bad_input({"ingest", "torch-trace", csv, "--gpu", "h100-sxm"}, csv + ": not valid JSON");
+
+    const std::string empty = dir.file("empty.json");
+    write_text(empty, "");
+    expect_bad_input({"ingest", "torch-trace", empty, "--gpu", "h100-sxm"}, empty + ": is empty");
+
+    const std::string binary = dir.file("blob.bin");
+    write_text(binary, std::string("\x7f"
+                                   "ELF\x02\x01\x01\x00\x00\x00\xff\xfe",
+                                   12));
+    expect_bad_input({"ingest", "torch-trace", binary, "--gpu", "h100-sxm"}, binary + ": binary data, not JSON");
+
+    const std::string no_events = dir.file("no_events.json");
+    write_text(no_events, R"({"schemaVersion": 1, "deviceProperties": []})");
+    expect_bad_input({"ingest", "torch-trace", no_events, "--gpu", "h100-sxm"}, "no \"traceEvents\" array");
+
+    // The first half of the real gzip file: a truncated stream.
+    const std::string whole = read_text(data(kDdp));
+    const std::string half = dir.file("half.json.gz");
+    write_text(half, whole.substr(0, whole.size() / 2));
+    expect_bad_input({"ingest", "torch-trace", half, "--gpu", "a100-sxm-80gb"}, half + ": truncated or corrupt gzip");
+
+    expect_bad_input({"ingest", "torch-trace", dir.file("missing.json"), "--gpu", "h100-sxm"}, "no such file");
+}
+
+}  // namespace

@@ -1,0 +1,228 @@
+// The BabelStream / gpu-stream reader as a pure function, and its report: values read from the
+// fixtures by eye, arithmetic in the comments.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "bwacct/error.h"
+#include "bwacct/ingest_babelstream.h"
+
+namespace {
+
+using namespace bwacct;
+
+std::string fixture(const std::string& rel) {
+    std::ifstream in(std::string(BWACCT_TEST_DATA) + "/" + rel, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+const Section& section(const IngestReport& r, const std::string& key) {
+    for (const Section& s : r.sections)
+        if (s.key == key)
+            return s;
+    throw std::runtime_error("no section " + key);
+}
+
+std::size_t column(const Section& s, const std::string& key) {
+    for (std::size_t i = 0; i < s.columns.size(); ++i)
+        if (s.columns[i].key == key)
+            return i;
+    throw std::runtime_error("no column " + key);
+}
+
+double real(const Cell& c) { return std::get<double>(c); }
+std::string text(const Cell& c) { return std::get<std::string>(c); }
+
+GpuSpec gpu(const std::string& id, double hbm) {
+    GpuSpec g;
+    g.id = id;
+    g.hbm_bw_GBps.value = hbm;
+    return g;
+}
+
+TEST(BabelStream, BytesPerKernel) {
+    // BabelStream src/main.cpp sizes: Copy, Mul, Dot 2 arrays; Add, Triad 3; Nstream 4.
+    EXPECT_EQ(babelstream_arrays("Copy"), 2);
+    EXPECT_EQ(babelstream_arrays("Mul"), 2);
+    EXPECT_EQ(babelstream_arrays("Add"), 3);
+    EXPECT_EQ(babelstream_arrays("Triad"), 3);
+    EXPECT_EQ(babelstream_arrays("Dot"), 2);
+    EXPECT_EQ(babelstream_arrays("Nstream"), 4);
+    EXPECT_EQ(babelstream_arrays("Scale"), 0);
+    EXPECT_EQ(gpu_stream_arrays("COPY"), 2);
+    EXPECT_EQ(gpu_stream_arrays("SCALE"), 2);
+    EXPECT_EQ(gpu_stream_arrays("ADD"), 3);
+    EXPECT_EQ(gpu_stream_arrays("TRIAD"), 3);
+}
+
+TEST(BabelStream, PolarisTextTwoRuns) {
+    // tests/data/babelstream/babelstream_and_nsys_stats_a100sxm4_40gb_polaris_alcf.txt: two runs of
+    // BabelStream 5.0 CUDA, double, "Array size: 268.4 MB", device NVIDIA A100-SXM4-40GB; run 1:
+    //   Copy        1400256.415 0.00038     0.00039     0.00039
+    //   Add         1369584.958 0.00059     0.00060     0.00059
+    const BabelStreamFile f =
+        parse_babelstream(fixture("babelstream/babelstream_and_nsys_stats_a100sxm4_40gb_polaris_alcf.txt"), "p");
+    EXPECT_EQ(f.format, "BabelStream text");
+    ASSERT_EQ(f.runs.size(), 2u);
+    ASSERT_EQ(f.rows.size(), 10u);
+    EXPECT_EQ(f.runs[0].version, "5.0");
+    EXPECT_EQ(f.runs[0].implementation, "CUDA");
+    EXPECT_EQ(f.runs[0].device, "NVIDIA A100-SXM4-40GB");
+    EXPECT_EQ(*f.runs[0].sizeof_t, 8);
+    EXPECT_FALSE(f.runs[0].mebibytes);
+    EXPECT_DOUBLE_EQ(*f.runs[0].array_bytes, 268.4e6);
+    EXPECT_DOUBLE_EQ(f.runs[0].array_bytes_halfwidth, 0.05e6);  // printed to 0.1 MB
+    EXPECT_EQ(babelstream_device_name(f), "NVIDIA A100-SXM4-40GB");
+    EXPECT_EQ(f.rows[0].function, "Copy");
+    EXPECT_EQ(f.rows[0].run, 1);
+    EXPECT_DOUBLE_EQ(f.rows[0].bw_printed, 1400256.415);
+    EXPECT_DOUBLE_EQ(f.rows[0].min_s, 0.00038);
+    EXPECT_DOUBLE_EQ(f.rows[0].max_s, 0.00039);
+    // Run 2, Dot: 1334752.718 0.00040 0.00041 0.00041
+    EXPECT_EQ(f.rows[9].function, "Dot");
+    EXPECT_EQ(f.rows[9].run, 2);
+    EXPECT_DOUBLE_EQ(f.rows[9].bw_printed, 1334752.718);
+
+    // On a 1555 GB/s A100 40GB: Copy 1400256.415 MB/s = 1400.256415 GB/s = 90.048 % of 1555.
+    // Bytes per Copy = 2 x 268.4e6 = 536,800,000; / 0.00038 s = 1412.63 GB/s. Within the rounding:
+    //   [2 x 268.35e6 / 0.000385, 2 x 268.45e6 / 0.000375] = [1394.03, 1431.73] GB/s holds 1400.256: ok.
+    // Add: 3 x 268.4e6 = 805,200,000 B / 0.00059 s = 1364.75 GB/s (printed 1369.585): ok.
+    const GpuSpec a100 = gpu("a100-sxm-40gb", 1555);
+    const IngestReport r = babelstream_report(f, "p", {&a100});
+    const Section& s = section(r, "kernels");
+    ASSERT_EQ(s.rows.size(), 10u);
+    EXPECT_NEAR(real(s.rows[0][column(s, "bw_GBps")]), 1400.256415, 1e-9);
+    EXPECT_NEAR(real(s.rows[0][column(s, "pct_of_hbm_peak")]), 100.0 * 1400.256415 / 1555.0, 1e-9);
+    EXPECT_EQ(std::get<std::uint64_t>(s.rows[0][column(s, "bytes")]), 536800000u);
+    EXPECT_NEAR(real(s.rows[0][column(s, "bw_from_min_time_GBps")]), 536.8e6 / 0.00038 / 1e9, 1e-6);
+    EXPECT_NEAR(real(s.rows[0][column(s, "min_us")]), 380.0, 1e-9);
+    EXPECT_EQ(std::get<std::uint64_t>(s.rows[2][column(s, "bytes")]), 805200000u);
+    for (const auto& row : s.rows)
+        EXPECT_EQ(text(row[column(s, "check")]), "ok");
+    EXPECT_TRUE(r.warnings.empty());
+    EXPECT_TRUE(r.records.empty());
+}
+
+TEST(BabelStream, DisagreeingRowIsFlagged) {
+    // Copy printed at 2,000,000 MB/s = 2000 GB/s, but 2 x 268.45e6 B / (0.00038 - 0.000005) s is at
+    // most 1431.7 GB/s: the row disagrees.
+    const std::string text_in =
+        "BabelStream\nVersion: 5.0\nPrecision: double\nArray size: 268.4 MB (=0.3 GB)\n"
+        "Function    MBytes/sec  Min (sec)   Max         Average     \n"
+        "Copy        2000000.000 0.00038     0.00039     0.00039     \n";
+    const BabelStreamFile f = parse_babelstream(text_in, "t");
+    const IngestReport r = babelstream_report(f, "t", {});
+    const Section& s = section(r, "kernels");
+    EXPECT_EQ(text(s.rows[0][column(s, "check")]), "disagrees");
+    EXPECT_EQ(r.warnings.size(), 1u);
+}
+
+TEST(BabelStream, CsvOutputWithExactSize) {
+    // BabelStream --csv: n_elements 33554432 (2^25) x sizeof 8 -> Copy moves 2 x 268,435,456 = 536,870,912 B.
+    // 536,870,912 / 0.000383 s = 1401.75 GB/s; rounding of the 6-digit min time (+-5e-7 s) allows
+    // [536870912/0.0003835, 536870912/0.0003825] = [1399.92, 1403.58] GB/s; printed 1.40026e+06 MB/s = 1400.26: ok.
+    const std::string text_in =
+        "phase,n_elements,sizeof,max_mbytes_per_sec,runtime\n"
+        "Init,33554432,8,12341.9,0.06525\n"
+        "Read,33554432,8,1.07703e+06,0.000748\n"
+        "function,num_times,n_elements,sizeof,max_mbytes_per_sec,min_runtime,max_runtime,avg_runtime\n"
+        "Copy,100,33554432,8,1.40026e+06,0.000383,0.000391,0.000387\n"
+        "Triad,100,33554432,8,1.37752e+06,0.000584,0.000597,0.000589\n";
+    const BabelStreamFile f = parse_babelstream(text_in, "c");
+    EXPECT_EQ(f.format, "BabelStream CSV");
+    ASSERT_EQ(f.rows.size(), 2u);
+    EXPECT_EQ(*f.runs[0].n_elements, 33554432u);
+    EXPECT_EQ(*f.rows[0].n_times, 100u);
+    const IngestReport r = babelstream_report(f, "c", {});
+    const Section& s = section(r, "kernels");
+    EXPECT_EQ(std::get<std::uint64_t>(s.rows[0][column(s, "bytes")]), 536870912u);
+    EXPECT_EQ(text(s.rows[0][column(s, "gpu")]), "-");
+    EXPECT_NEAR(real(s.rows[0][column(s, "bw_GBps")]), 1400.26, 1e-9);
+    EXPECT_EQ(text(s.rows[0][column(s, "check")]), "ok");
+    // Triad: 3 x 268,435,456 = 805,306,368 B / 0.000584 s = 1378.95 GB/s; allowed
+    // [805306368/0.0005845, 805306368/0.0005835] = [1377.76, 1380.13]; printed 1377.52 +- 0.005 is below: disagrees.
+    EXPECT_EQ(std::get<std::uint64_t>(s.rows[1][column(s, "bytes")]), 805306368u);
+    EXPECT_EQ(text(s.rows[1][column(s, "check")]), "disagrees");
+}
+
+TEST(BabelStream, MebibytesText) {
+    // --mibibytes: "Array size: 256.0 MiB" = 256 x 2^20 = 268,435,456 B; 1335416.8 MiB/s x 2^20 / 1e9 = 1400.288 GB/s.
+    const BabelStreamFile f = parse_babelstream(
+        "Precision: double\nArray size: 256.0 MiB (=0.2 GiB)\n"
+        "Function    MiBytes/sec Min (sec)   Max         Average     \n"
+        "Copy        1335416.800 0.00038     0.00039     0.00039     \n",
+        "m");
+    EXPECT_TRUE(f.runs[0].mebibytes);
+    EXPECT_DOUBLE_EQ(*f.runs[0].array_bytes, 268435456.0);
+    const IngestReport r = babelstream_report(f, "m", {});
+    const Section& s = section(r, "kernels");
+    EXPECT_NEAR(real(s.rows[0][column(s, "bw_GBps")]), 1335416.8 * 1048576.0 / 1e9, 1e-9);
+    EXPECT_EQ(std::get<std::uint64_t>(s.rows[0][column(s, "bytes")]), 536870912u);
+}
+
+TEST(GpuStream, SuperBenchFixture) {
+    // tests/data/babelstream/gpu_stream_sm100_superbench.txt: 2 devices x 16 rows; device 0 line
+    // "Memory: 4000MHz x 8192-bit = 8192 GB/s PEAK"; first row
+    //   STREAM_COPY_double_gpu_0_buffer_4294967296_block_128    6711.67 81.93
+    const BabelStreamFile f = parse_babelstream(fixture("babelstream/gpu_stream_sm100_superbench.txt"), "g");
+    EXPECT_EQ(f.format, "SuperBench gpu-stream");
+    ASSERT_EQ(f.gs_devices.size(), 2u);
+    EXPECT_EQ(f.gs_devices[0].name, "NVIDIA Graphics Device");
+    EXPECT_DOUBLE_EQ(*f.gs_devices[0].peak_GBps, 8192.0);
+    EXPECT_DOUBLE_EQ(*f.gs_devices[1].peak_GBps, 8192.0);  // "8192.00 GB/s PEAK"
+    ASSERT_EQ(f.gs_rows.size(), 32u);
+    const GpuStreamRow& r0 = f.gs_rows[0];
+    EXPECT_EQ(r0.kernel, "COPY");
+    EXPECT_EQ(r0.dtype, "double");
+    EXPECT_EQ(r0.device, 0);
+    EXPECT_EQ(r0.buffer_bytes, 4294967296u);
+    EXPECT_EQ(r0.block, 128u);
+    EXPECT_DOUBLE_EQ(r0.bw_GBps, 6711.67);
+    EXPECT_DOUBLE_EQ(*r0.pct_printed, 81.93);
+    EXPECT_EQ(f.gs_rows[16].device, 1);
+    EXPECT_EQ(babelstream_device_name(f), "NVIDIA Graphics Device");
+
+    // Against an 8000 GB/s B200: bytes per COPY iteration = 2 x 4,294,967,296 = 8,589,934,592;
+    // time = 8,589,934,592 B / 6711.67e9 B/s = 1279.85 us; 6711.67 / 8000 = 83.896 %.
+    // The printed % checks: 6711.67 / 8192 = 81.929 % (printed 81.93).
+    const GpuSpec b200 = gpu("b200", 8000);
+    const IngestReport r = babelstream_report(f, "g", {&b200});
+    const Section& s = section(r, "gpu_stream");
+    EXPECT_EQ(std::get<std::uint64_t>(s.rows[0][column(s, "bytes")]), 8589934592u);
+    EXPECT_NEAR(real(s.rows[0][column(s, "time_us")]), 8589934592.0 / 6711.67e3, 1e-9);
+    EXPECT_NEAR(real(s.rows[0][column(s, "pct_of_hbm_peak")]), 6711.67 / 80.0, 1e-9);
+    // ADD (row 9): 3 x 4 GiB = 12,884,901,888 B per iteration.
+    EXPECT_EQ(f.gs_rows[8].kernel, "ADD");
+    EXPECT_EQ(std::get<std::uint64_t>(s.rows[8][column(s, "bytes")]), 12884901888u);
+    EXPECT_TRUE(r.warnings.empty());  // every printed % agrees with bw / 8192
+}
+
+TEST(BabelStream, BadInput) {
+    // Nothing recognisable; a truncated row; a table without rows; a zero time; triad-only output;
+    // min above max; a malformed gpu-stream row.
+    EXPECT_THROW(parse_babelstream("#  size  count  type  redop  root  time  algbw  busbw\n", "n"), InputError);
+    const std::string head = "Function    MBytes/sec  Min (sec)   Max         Average     \n";
+    EXPECT_THROW(parse_babelstream(head + "Copy        1400256.415 0.00038\n", "t"), InputError);
+    EXPECT_THROW(parse_babelstream(head, "t"), InputError);
+    EXPECT_THROW(parse_babelstream(head + "Copy        1400256.415 0.00000 0.00039 0.00039\n", "z"), InputError);
+    EXPECT_THROW(parse_babelstream(head + "Copy        1400256.415 0.00040 0.00039 0.00039\n", "m"), InputError);
+    EXPECT_THROW(parse_babelstream("Running triad 100 times\nNumber of elements: 33554432\nPrecision: double\n"
+                                   "--------------------------------\nRuntime (seconds): 0.05800\n"
+                                   "Bandwidth (GB/s):  1388.2\n",
+                                   "tri"),
+                 InputError);
+    EXPECT_THROW(parse_babelstream("STREAM_COPY_double_gpu_0_buffer_4294967296_block_128    6711.67\n", "g"), InputError);
+    try {
+        parse_babelstream(head + "Copy        1400256.415 0.00038\n", "cut.txt");
+        FAIL() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.option(), "cut.txt");
+        EXPECT_NE(std::string(e.what()).find("line 2"), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace

@@ -1,0 +1,164 @@
+// The Kineto trace reader (src/ingest/kineto_reader.cpp, kineto_gzip.cpp) and the linking of GPU
+// activities to CPU ops (kineto_link.cpp), on small hand-written traces.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "bwacct/error.h"
+#include "bwacct/ingest_kineto.h"
+
+namespace {
+
+using namespace bwacct::kineto;
+
+// A cpu_op aten::addmm (External id 7) on thread 1/1 with its launch (correlation 100) and kernel.
+const std::string kSmall = R"({
+  "schemaVersion": 1,
+  "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "numSms": 132}],
+  "metadata": {"nested": [[{"traceEvents": 1}]]},
+  "traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 100.0, "dur": 20,
+     "args": {"External id": 7, "Input Dims": [[512], [141, 512], [512, 512], [], []],
+              "Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar"],
+              "Concrete Inputs": ["", "", "", "1", "1"]}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 105, "dur": 4,
+     "args": {"External id": 7, "correlation": 100}},
+    {"ph": "X", "cat": "kernel", "name": "gemm_kernel", "pid": 0, "tid": 7, "ts": 110.5, "dur": 5.5,
+     "args": {"External id": 7, "device": 0, "stream": 7, "correlation": 100}},
+    {"ph": "i", "cat": "cpu_instant_event", "name": "x", "pid": 1, "tid": 1, "ts": 1},
+    {"ph": "M", "name": "process_name", "pid": "Spans", "tid": 0, "args": {"name": "x"}}
+  ]
+})";
+
+std::string temp_path(const std::string& name) {
+    return (std::filesystem::temp_directory_path() / ("bwacct_kineto_" + name)).string();
+}
+
+void write_gz(const std::string& path, const std::string& text) {
+    gzFile f = gzopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(gzwrite(f, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
+    gzclose(f);
+}
+
+std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const bwacct::InputError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+TEST(KinetoReader, KeepsWhatTheAccountingNeeds) {
+    const Trace t = parse_kineto(kSmall, "small.json");
+    EXPECT_EQ(t.events, 5u);
+    ASSERT_EQ(t.device_names.size(), 1u);
+    EXPECT_EQ(t.device_names[0], "NVIDIA H100 80GB HBM3");
+    ASSERT_EQ(t.ops.size(), 1u);
+    const CpuOp& op = t.ops[0];
+    EXPECT_EQ(t.names[op.name], "aten::addmm");
+    EXPECT_EQ(op.external_id, 7);
+    EXPECT_DOUBLE_EQ(op.ts, 100.0);
+    EXPECT_DOUBLE_EQ(op.dur, 20.0);
+    ASSERT_EQ(op.dims.size(), 5u);
+    EXPECT_EQ(op.dims[1], (std::vector<std::int64_t>{141, 512}));
+    EXPECT_TRUE(op.dims[3].empty());
+    ASSERT_EQ(op.types.size(), 5u);
+    EXPECT_EQ(op.types[0], "c10::BFloat16");
+    EXPECT_EQ(op.concrete[3], "1");
+    ASSERT_EQ(t.launches.size(), 1u);
+    EXPECT_EQ(t.launches[0].correlation, 100);
+    ASSERT_EQ(t.activities.size(), 1u);
+    const GpuActivity& k = t.activities[0];
+    EXPECT_EQ(t.names[k.name], "gemm_kernel");
+    EXPECT_EQ(k.kind, Activity::kernel);
+    EXPECT_DOUBLE_EQ(k.dur, 5.5);
+    EXPECT_EQ(k.stream, 7);
+    EXPECT_FALSE(k.collective.has_value());
+}
+
+TEST(KinetoReader, AcceptsTheBareArrayFormat) {
+    const Trace t = parse_kineto(R"([{"ph":"X","cat":"gpu_memset","name":"Memset","ts":1,"dur":2,"args":{}}])", "a.json");
+    ASSERT_EQ(t.activities.size(), 1u);
+    EXPECT_EQ(t.activities[0].kind, Activity::memset);
+}
+
+TEST(KinetoReader, RejectsWhatIsNotATrace) {
+    EXPECT_NE(error_of([] { parse_kineto("name,count\na,1\n", "x.csv"); }).find("x.csv: not valid JSON"), std::string::npos);
+    EXPECT_NE(error_of([] { parse_kineto(R"({"traceEvents": [)", "t.json"); }).find("not valid JSON"), std::string::npos);
+    EXPECT_NE(error_of([] { parse_kineto(R"({"events": []})", "t.json"); }).find("no \"traceEvents\" array"), std::string::npos);
+    EXPECT_NE(error_of([] { parse_kineto(R"({"traceEvents": []})", "t.json"); }).find("no GPU kernel"), std::string::npos);
+    EXPECT_NE(error_of([] { parse_kineto("", "e.json"); }).find("e.json"), std::string::npos);
+    // A duration of 1e300 µs would make the busy time infinite: refused, naming the event.
+    EXPECT_NE(error_of([] {
+                  parse_kineto(R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k\nx","ts":1,"dur":1e300}]})", "t.json");
+              }).find("traceEvents[0] ('k?x') has ts 1 and dur 1e+300 µs, out of range"),
+              std::string::npos);
+}
+
+TEST(KinetoReader, ReadsGzipAndPlainFilesAlike) {
+    const std::string gz = temp_path("small.json.gz"), plain = temp_path("small.json");
+    write_gz(gz, kSmall);
+    std::ofstream(plain) << kSmall;
+    const Trace a = read_kineto(gz), b = read_kineto(plain);
+    EXPECT_EQ(a.events, 5u);
+    EXPECT_EQ(b.events, 5u);
+    EXPECT_EQ(a.ops.size(), 1u);
+    EXPECT_EQ(a.activities.size(), 1u);
+    std::filesystem::remove(gz);
+    std::filesystem::remove(plain);
+}
+
+TEST(KinetoReader, NamesTruncatedGzipEmptyAndMissingFiles) {
+    const std::string gz = temp_path("trunc.json.gz");
+    std::string big = kSmall;
+    for (int i = 0; i < 2000; ++i)  // enough compressed bytes that half a file is a truncated stream
+        big.insert(big.size() - 3, R"(,{"ph":"X","cat":"kernel","name":"k)" + std::to_string(i) + R"(","ts":1,"dur":1})");
+    write_gz(gz, big);
+    const auto full = std::filesystem::file_size(gz);
+    std::filesystem::resize_file(gz, full / 2);
+    const std::string err = error_of([&] { read_kineto(gz); });
+    EXPECT_NE(err.find(gz), std::string::npos) << err;
+    EXPECT_NE(err.find("truncated"), std::string::npos) << err;
+    std::filesystem::resize_file(gz, 0);
+    EXPECT_NE(error_of([&] { read_kineto(gz); }).find("is empty"), std::string::npos);
+    std::filesystem::remove(gz);
+    EXPECT_NE(error_of([&] { read_kineto(gz); }).find("no such file"), std::string::npos);
+}
+
+// Three kernels, one per linking path: External id; correlation → launch with an External id;
+// correlation → launch without one, inside an op on the same thread (the innermost one wins).
+TEST(KinetoLink, ExternalIdThenCorrelationThenContainment) {
+    const std::string text = R"({"traceEvents": [
+      {"ph":"X","cat":"cpu_op","name":"outer","pid":1,"tid":1,"ts":0,"dur":100,"args":{"External id":1}},
+      {"ph":"X","cat":"cpu_op","name":"inner","pid":1,"tid":1,"ts":10,"dur":30,"args":{"External id":2}},
+      {"ph":"X","cat":"cpu_op","name":"other_thread","pid":1,"tid":2,"ts":0,"dur":100,"args":{"External id":3}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":50,"dur":1,"args":{"External id":1,"correlation":11}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":1,"args":{"correlation":12}},
+      {"ph":"X","cat":"kernel","name":"k_ext","ts":200,"dur":1,"args":{"External id":2}},
+      {"ph":"X","cat":"kernel","name":"k_corr","ts":210,"dur":1,"args":{"correlation":11}},
+      {"ph":"X","cat":"kernel","name":"k_contained","ts":220,"dur":1,"args":{"correlation":12}},
+      {"ph":"X","cat":"kernel","name":"k_orphan","ts":230,"dur":1,"args":{"correlation":99}}
+    ]})";
+    const Trace t = parse_kineto(text, "link.json");
+    const Links l = link_activities(t);
+    ASSERT_EQ(l.op.size(), 4u);
+    EXPECT_EQ(l.op[0], 1);  // inner
+    EXPECT_EQ(l.how[0], LinkHow::external_id);
+    EXPECT_EQ(l.op[1], 0);  // outer, named by the launch's External id
+    EXPECT_EQ(l.how[1], LinkHow::correlation);
+    EXPECT_EQ(l.op[2], 1);  // the launch at ts 20 lies in outer [0,100] and inner [10,40]: inner
+    EXPECT_EQ(l.how[2], LinkHow::containment);
+    EXPECT_EQ(l.op[3], -1);
+    EXPECT_EQ(l.how[3], LinkHow::none);
+    EXPECT_EQ(l.parent[1], 0);   // inner inside outer
+    EXPECT_EQ(l.parent[2], -1);  // another thread
+}
+
+}  // namespace

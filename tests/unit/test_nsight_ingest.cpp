@@ -1,0 +1,342 @@
+// The Nsight readers as pure functions: the RFC 4180 CSV reader, kernel-name categories, the nsys
+// kernel summary (CSV and console table) and the ncu CSV export (long and wide layouts). Expected
+// values are read from the fixtures by eye and the arithmetic is in the comments.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "../../src/ingest/csv.h"
+#include "bwacct/error.h"
+#include "bwacct/ingest_nsight.h"
+#include "bwacct/kernel_category.h"
+
+namespace {
+
+using namespace bwacct;
+using ingest::parse_csv;
+using ingest::parse_number_text;
+
+std::string fixture(const std::string& rel) {
+    std::ifstream in(std::string(BWACCT_TEST_DATA) + "/" + rel, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+const Section& section(const IngestReport& r, const std::string& key) {
+    for (const Section& s : r.sections)
+        if (s.key == key)
+            return s;
+    throw std::runtime_error("no section " + key);
+}
+
+std::size_t column(const Section& s, const std::string& key) {
+    for (std::size_t i = 0; i < s.columns.size(); ++i)
+        if (s.columns[i].key == key)
+            return i;
+    throw std::runtime_error("no column " + key);
+}
+
+double real(const Cell& c) { return std::get<double>(c); }
+
+// ---- CSV ----------------------------------------------------------------------------------------
+
+TEST(Csv, QuotedFieldsCommasQuotesNewlinesAndCrlf) {
+    const auto rows = parse_csv("a,\"b,c\",\"say \"\"hi\"\"\"\r\n\"two\nlines\",,x\r\n\r\nlast", "t.csv");
+    ASSERT_EQ(rows.size(), 3u);
+    EXPECT_EQ(rows[0].fields, (std::vector<std::string>{"a", "b,c", "say \"hi\""}));
+    EXPECT_EQ(rows[0].line, 1u);
+    EXPECT_EQ(rows[1].fields, (std::vector<std::string>{"two\nlines", "", "x"}));
+    EXPECT_EQ(rows[1].line, 2u);
+    EXPECT_EQ(rows[2].fields, (std::vector<std::string>{"last"}));
+    EXPECT_EQ(rows[2].line, 5u);  // line 4 is empty (skipped); the quoted newline made row 2 span lines 2-3
+}
+
+TEST(Csv, BomTrailingEmptyFieldAndOtherSeparator) {
+    auto rows = parse_csv("\xEF\xBB\xBFx,y,\n", "t.csv");
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].fields, (std::vector<std::string>{"x", "y", ""}));
+    rows = parse_csv("a;\"b;c\"\n", "t.csv", ';');
+    EXPECT_EQ(rows[0].fields, (std::vector<std::string>{"a", "b;c"}));
+}
+
+TEST(Csv, UnterminatedQuoteAndTextAfterQuoteAreErrors) {
+    try {
+        parse_csv("a,b\n1,\"open", "cut.csv");
+        FAIL() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.option(), "cut.csv");
+        EXPECT_NE(std::string(e.what()).find("line 2"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(parse_csv("\"a\"b,c\n", "t.csv"), InputError);
+}
+
+TEST(Csv, NumbersWithThousandsSeparators) {
+    EXPECT_DOUBLE_EQ(*parse_number_text("1,234"), 1234.0);
+    EXPECT_DOUBLE_EQ(*parse_number_text(" 58,234,880 "), 58234880.0);
+    EXPECT_DOUBLE_EQ(*parse_number_text("582,348.8"), 582348.8);
+    EXPECT_DOUBLE_EQ(*parse_number_text("-1.5e3"), -1500.0);
+    EXPECT_DOUBLE_EQ(*parse_number_text("+7"), 7.0);
+    EXPECT_FALSE(parse_number_text("n/a"));
+    EXPECT_FALSE(parse_number_text(""));
+    EXPECT_FALSE(parse_number_text("1,23"));      // a group of two
+    EXPECT_FALSE(parse_number_text("1234,567"));  // four digits before the comma
+    EXPECT_FALSE(parse_number_text("1.2.3"));
+    EXPECT_FALSE(parse_number_text("12abc"));
+    EXPECT_FALSE(parse_number_text("nan"));
+    EXPECT_FALSE(parse_number_text("inf"));
+}
+
+// ---- kernel categories --------------------------------------------------------------------------
+
+TEST(KernelCategory, NamesFromTheFixtures) {
+    EXPECT_EQ(classify_kernel("std::enable_if<!T7, void>::type internal::gemvx::kernel<int, int, __nv_bfloat16>(T13)"),
+              KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel(
+                  "void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_16x16_128x1_tn_align8>(T1::Params)"),
+              KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<(int)128>>(Flash_fwd_params)"),
+              KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096>)"), KernelCategory::nccl);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16>(int)"),
+              KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("void at::native::<unnamed>::CatArrayBatchedCopy_vectorized<OpaqueType<2>>(char *)"),
+              KernelCategory::memcpy);
+    EXPECT_EQ(classify_kernel("void at::native::reduce_kernel<(int)512, (int)1, at::native::ReduceOp<float>>(T3)"),
+              KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void <unnamed>::softmax_warp_forward<float, float, float, (int)6>(T2 *)"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel(
+                  "void at::native::vectorized_elementwise_kernel<(int)4, at::native::CUDAFunctor_add<c10::BFloat16>>(int)"),
+              KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void at::native::bitonicSortKVInPlace<(int)-2, long>(T5)"), KernelCategory::other);
+    EXPECT_STREQ(category_name(KernelCategory::attention), "attention");
+}
+
+TEST(KernelCategory, ShortNames) {
+    EXPECT_EQ(short_kernel_name("std::enable_if<!T7, void>::type internal::gemvx::kernel<int, (bool)0>(T13)"), "gemvx::kernel");
+    EXPECT_EQ(short_kernel_name("void at::native::<unnamed>::CatArrayBatchedCopy_vectorized<OpaqueType<2>>(char *, int)"),
+              "native::CatArrayBatchedCopy_vectorized");
+    EXPECT_EQ(short_kernel_name("void add_kernel<double>(const T1 *, const T1 *, T1 *)"), "add_kernel");
+    EXPECT_EQ(short_kernel_name("ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_tn"),
+              "ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_tn");
+}
+
+// ---- nsys ---------------------------------------------------------------------------------------
+
+// Hand-made: names with commas and an embedded quote, as nsys quotes them.
+constexpr const char* kSmallKernSum =
+    "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+    "50.0,5000,10,500.0,500.0,400,600,10.0,\"void gemv_kernel<int, float>(T1)\"\n"
+    "30.0,3000,3,1000.0,1000.0,900,1100,5.0,\"void at::native::vectorized_elementwise_kernel<(int)4, add>(int)\"\n"
+    "15.0,1500,5,300.0,300.0,300,300,0.0,\"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(Args)\"\n"
+    "5.0,500,1,500.0,500.0,500,500,0.0,\"void cutlass_gemm \"\"quoted\"\", x\"\n";
+
+TEST(NsysKernSum, SmallCsvRowsAndCategories) {
+    const NsysKernSum s = parse_nsys_kern_sum(kSmallKernSum, "small.csv");
+    EXPECT_EQ(s.format, "nsys stats cuda_gpu_kern_sum CSV");
+    ASSERT_EQ(s.kernels.size(), 4u);
+    EXPECT_EQ(s.kernels[0].name, "void gemv_kernel<int, float>(T1)");
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 5.0);  // 5000 ns
+    EXPECT_EQ(s.kernels[0].instances, 10u);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].avg_us, 0.5);  // 500.0 ns
+    EXPECT_DOUBLE_EQ(*s.kernels[0].min_us, 0.4);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].max_us, 0.6);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].time_pct, 50.0);
+    EXPECT_EQ(s.kernels[3].name, "void cutlass_gemm \"quoted\", x");
+    EXPECT_EQ(s.kernels[3].category, KernelCategory::gemm);
+    EXPECT_EQ(s.kernels[2].category, KernelCategory::nccl);
+
+    // by category: gemm 5000 + 500 ns = 5.5 us of 10000 ns = 55 %; elementwise 3 us, 30 %; nccl 1.5 us, 15 %.
+    const IngestReport r = nsys_report(s, "small.csv");
+    const Section& cats = section(r, "by_category");
+    ASSERT_EQ(cats.rows.size(), 3u);
+    const std::size_t us = column(cats, "total_us"), share = column(cats, "share_pct"), n = column(cats, "kernels");
+    EXPECT_EQ(std::get<std::string>(cats.rows[0][0]), "gemm");
+    EXPECT_DOUBLE_EQ(real(cats.rows[0][us]), 5.5);
+    EXPECT_DOUBLE_EQ(real(cats.rows[0][share]), 55.0);
+    EXPECT_EQ(std::get<std::uint64_t>(cats.rows[0][n]), 2u);
+    EXPECT_EQ(std::get<std::string>(cats.rows[1][0]), "elementwise");
+    EXPECT_DOUBLE_EQ(real(cats.rows[1][share]), 30.0);
+    EXPECT_EQ(std::get<std::string>(cats.rows[2][0]), "nccl");
+    EXPECT_DOUBLE_EQ(real(cats.rows[2][us]), 1.5);
+    EXPECT_TRUE(r.records.empty());  // nsys gives no bytes: nothing to cost
+}
+
+TEST(NsysKernSum, OtherTimeUnitInHeader) {
+    const NsysKernSum s =
+        parse_nsys_kern_sum("Time (%),Total Time (us),Instances,Avg (us),Name\n100.0,\"1,250.5\",2,625.25,k\n", "us.csv");
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 1250.5);  // already in us, thousands separator inside quotes
+    EXPECT_DOUBLE_EQ(*s.kernels[0].avg_us, 625.25);
+}
+
+TEST(NsysKernSum, RealCsvFixture) {
+    // tests/data/nsight/nsys_cuda_gpu_kern_sum_rtx5090_deepseekocr_decode.csv: 46 kernel rows.
+    const NsysKernSum s = parse_nsys_kern_sum(fixture("nsight/nsys_cuda_gpu_kern_sum_rtx5090_deepseekocr_decode.csv"), "f");
+    ASSERT_EQ(s.kernels.size(), 46u);
+    // Row 1: 34.4,61602133,16448,3745.3,3744.0,2080,5728,417.2,"std::enable_if<!T7, void>::type internal::gemvx::kernel<..."
+    EXPECT_DOUBLE_EQ(*s.kernels[0].time_pct, 34.4);
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 61602.133);
+    EXPECT_EQ(s.kernels[0].instances, 16448u);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].med_us, 3.744);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].stddev_us, 0.4172);
+    EXPECT_EQ(s.kernels[0].category, KernelCategory::gemm);
+    EXPECT_EQ(s.kernels[0].name.substr(0, 40), "std::enable_if<!T7, void>::type internal");
+    // Row 9 (2.4 %, 4254167 ns, 768 instances): flash::flash_fwd_splitkv_kernel -> attention.
+    EXPECT_EQ(s.kernels[8].instances, 768u);
+    EXPECT_EQ(s.kernels[8].category, KernelCategory::attention);
+    // Last row: 0.0,47649,64,...,cub::DeviceScanInitKernel -> reduce ("cub::").
+    EXPECT_DOUBLE_EQ(s.kernels[45].total_us, 47.649);
+    EXPECT_EQ(s.kernels[45].category, KernelCategory::reduce);
+}
+
+TEST(NsysKernSum, ConsoleTableInsideNsysProfileOutput) {
+    // The cuda_gpu_kern_sum table of `nsys profile --stats=true` (tests/data/babelstream/...polaris...txt):
+    //  25.0  58,234,880  100  582,348.8  582,333.0  581,341  583,741  505.9  void add_kernel<double>(const T1 *, const T1 *, T1
+    //  *)
+    const NsysKernSum s =
+        parse_nsys_kern_sum(fixture("babelstream/babelstream_and_nsys_stats_a100sxm4_40gb_polaris_alcf.txt"), "p");
+    EXPECT_EQ(s.format, "nsys stats cuda_gpu_kern_sum console table");
+    ASSERT_EQ(s.kernels.size(), 6u);  // add, triad, mul, dot, copy, init (osrt/api/mem tables are skipped)
+    EXPECT_EQ(s.kernels[0].name, "void add_kernel<double>(const T1 *, const T1 *, T1 *)");
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 58234.880);
+    EXPECT_EQ(s.kernels[0].instances, 100u);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].avg_us, 582.3488);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].min_us, 581.341);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].max_us, 583.741);
+    EXPECT_EQ(s.kernels[3].name, "void dot_kernel<double>(const T1 *, const T1 *, T1 *, int)");
+    EXPECT_EQ(s.kernels[3].category, KernelCategory::reduce);
+    EXPECT_EQ(s.kernels[4].category, KernelCategory::memcpy);  // copy_kernel
+    EXPECT_EQ(s.kernels[5].category, KernelCategory::other);   // init_kernel
+    // Elementwise (add, triad, mul): 58,234,880 + 57,859,042 + 39,251,815 = 155,345,737 ns of the sum
+    // 155,345,737 + 38,722,376 + 38,259,881 + 521,885 = 232,849,879 ns -> 66.7150... %.
+    const IngestReport report = nsys_report(s, "p");
+    const Section& cats = section(report, "by_category");
+    EXPECT_EQ(std::get<std::string>(cats.rows[0][0]), "elementwise");
+    EXPECT_DOUBLE_EQ(real(cats.rows[0][column(cats, "total_us")]), 155345.737);
+    EXPECT_NEAR(real(cats.rows[0][column(cats, "share_pct")]), 100.0 * 155345737.0 / 232849879.0, 1e-9);
+}
+
+TEST(NsysKernSum, BadInput) {
+    // No table at all (an nccl-tests line), a truncated CSV row, a truncated console row, a non-number.
+    EXPECT_THROW(parse_nsys_kern_sum("#  size  count  type  redop  root  time  algbw  busbw\n", "n"), InputError);
+    EXPECT_THROW(parse_nsys_kern_sum("Time (%),Total Time (ns),Instances,Name\n50.0,5000,10\n", "t"), InputError);
+    EXPECT_THROW(parse_nsys_kern_sum("Time (%),Total Time (ns),Instances,Name\n50.0,5000,10,\"void k(int", "t"), InputError);
+    EXPECT_THROW(parse_nsys_kern_sum(" Time (%)  Total Time (ns)  Instances  Name\n --------  ---------------  "
+                                     "---------  ----\n     25.0       58,234,880\n",
+                                     "t"),
+                 InputError);
+    EXPECT_THROW(parse_nsys_kern_sum("Time (%),Total Time (ns),Instances,Name\n50.0,abc,10,k\n", "t"), InputError);
+    EXPECT_THROW(parse_nsys_kern_sum("Time (%),Total Time (ns),Instances,Name\n50.0,5000,0.5,k\n", "t"), InputError);
+    EXPECT_THROW(parse_nsys_kern_sum("Time (%),Total Time (ns),Instances,Name\n", "t"), InputError);  // no rows
+    EXPECT_THROW(parse_nsys_kern_sum("Time (%),Total Time (cycles),Instances,Name\n1,2,3,k\n", "t"), InputError);
+    try {
+        parse_nsys_kern_sum("Time (%),Total Time (ns),Instances,Name\n50.0,5000,10,k\n40.0,4000,-1,k2\n", "bad.csv");
+        FAIL() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.option(), "bad.csv");
+        EXPECT_NE(std::string(e.what()).find("line 3"), std::string::npos) << e.what();
+    }
+}
+
+// ---- ncu ----------------------------------------------------------------------------------------
+
+TEST(Ncu, UnitsAreSiDecimal) {
+    EXPECT_EQ(*ncu_byte_scale("byte"), 1.0);
+    EXPECT_EQ(*ncu_byte_scale("Kbyte"), 1e3);
+    EXPECT_EQ(*ncu_byte_scale("Mbyte"), 1e6);
+    EXPECT_EQ(*ncu_byte_scale("Gbyte"), 1e9);
+    EXPECT_FALSE(ncu_byte_scale("KiB"));
+    EXPECT_EQ(*ncu_time_scale_us("ns"), 1e-3);
+    EXPECT_EQ(*ncu_time_scale_us("nsecond"), 1e-3);
+    EXPECT_EQ(*ncu_time_scale_us("us"), 1.0);
+    EXPECT_EQ(*ncu_time_scale_us("usecond"), 1.0);
+    EXPECT_EQ(*ncu_time_scale_us("msecond"), 1e3);
+    EXPECT_EQ(*ncu_time_scale_us("s"), 1e6);
+    EXPECT_FALSE(ncu_time_scale_us("cycle"));
+}
+
+TEST(Ncu, LongLayoutFixture) {
+    // tests/data/nsight/ncu_metrics_rtx5090_cublas_gemv_bf16_kernel0001.csv (one kernel, ID 0, CC 12.0):
+    //   dram__bytes_read.sum Mbyte 2.33; dram__bytes_write.sum byte 0; gpu__time_duration.sum us 6.46;
+    //   dram__throughput...pct 20.52; sm__throughput...pct 9.61.
+    const NcuProfile p = parse_ncu_csv(fixture("nsight/ncu_metrics_rtx5090_cublas_gemv_bf16_kernel0001.csv"), "f");
+    EXPECT_EQ(p.format, "ncu --csv --page details (one row per metric)");
+    ASSERT_EQ(p.kernels.size(), 1u);
+    const NcuKernel& k = p.kernels[0];
+    EXPECT_EQ(k.id, "0");
+    EXPECT_EQ(k.cc, "12.0");
+    EXPECT_EQ(k.name.substr(0, 27), "enable_if<!T7, void>::type ");
+    EXPECT_DOUBLE_EQ(*k.dram_read_bytes, 2330000.0);  // 2.33 x 10^6
+    EXPECT_DOUBLE_EQ(*k.dram_write_bytes, 0.0);
+    EXPECT_DOUBLE_EQ(*k.time_us, 6.46);
+    EXPECT_DOUBLE_EQ(*k.dram_pct, 20.52);
+    EXPECT_DOUBLE_EQ(*k.sm_pct, 9.61);
+    EXPECT_TRUE(k.rounded_bytes);
+    EXPECT_EQ(ncu_device_name(p), "");  // the long layout names no device: --gpu needed
+
+    // Against a 1792 GB/s peak: 2,330,000 B / 6.46 us = 2,330,000 / 6460 GB/s = 360.681... GB/s,
+    // 360.681 / 1792 = 20.127 %.
+    GpuSpec g;
+    g.id = "rtx5090";
+    g.hbm_bw_GBps.value = 1792;
+    const IngestReport r = ncu_report(p, "f", {&g});
+    const Section& s = section(r, "kernels");
+    ASSERT_EQ(s.rows.size(), 1u);
+    EXPECT_EQ(std::get<std::uint64_t>(s.rows[0][column(s, "dram_bytes")]), 2330000u);
+    EXPECT_NEAR(real(s.rows[0][column(s, "bw_GBps")]), 2330000.0 / 6460.0, 1e-9);
+    EXPECT_NEAR(real(s.rows[0][column(s, "pct_of_hbm_peak")]), 100.0 * 2330000.0 / 6460.0 / 1792.0, 1e-9);
+    EXPECT_TRUE(r.records.empty());
+}
+
+// Wide (--page raw) layout: a units row under the header, one row per kernel, Kbyte and usecond units,
+// thousands separators, an n/a duration.
+constexpr const char* kRawCsv =
+    "==PROF== Connected to process 1 (/app)\n"
+    "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\","
+    "\"Grid Size\",\"Device\",\"CC\",\"device__attribute_display_name\",\"dram__bytes_read.sum\","
+    "\"dram__bytes_write.sum\",\"gpu__time_duration.sum\"\n"
+    "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"Kbyte\",\"byte\",\"usecond\"\n"
+    "\"0\",\"1\",\"app\",\"h\",\"copy_kernel(float *, const float *)\",\"1\",\"7\",\"(256, 1, 1)\",\"(1024, 1, 1)\","
+    "\"0\",\"9.0\",\"NVIDIA H100 80GB HBM3\",\"1,048.58\",\"1,048,576\",\"1.25\"\n"
+    "\"1\",\"1\",\"app\",\"h\",\"other_kernel(int)\",\"1\",\"7\",\"(32, 1, 1)\",\"(1, 1, 1)\","
+    "\"0\",\"9.0\",\"NVIDIA H100 80GB HBM3\",\"2.5\",\"0\",\"n/a\"\n";
+
+TEST(Ncu, RawLayout) {
+    const NcuProfile p = parse_ncu_csv(kRawCsv, "raw.csv");
+    EXPECT_EQ(p.format, "ncu --csv --page raw (one row per kernel)");
+    ASSERT_EQ(p.kernels.size(), 2u);
+    EXPECT_EQ(ncu_device_name(p), "NVIDIA H100 80GB HBM3");
+    // read 1,048.58 Kbyte = 1,048,580 B; write 1,048,576 B; 1.25 us.
+    EXPECT_DOUBLE_EQ(*p.kernels[0].dram_read_bytes, 1048580.0);
+    EXPECT_DOUBLE_EQ(*p.kernels[0].dram_write_bytes, 1048576.0);
+    EXPECT_DOUBLE_EQ(*p.kernels[0].time_us, 1.25);
+    EXPECT_FALSE(p.kernels[1].time_us);
+    GpuSpec g;
+    g.id = "h100-sxm";
+    g.hbm_bw_GBps.value = 3350;
+    const IngestReport r = ncu_report(p, "raw.csv", {&g});
+    const Section& s = section(r, "kernels");
+    // (1,048,580 + 1,048,576) B / 1.25 us = 2,097,156 / 1250 GB/s = 1677.7248 GB/s = 50.0813 % of 3350.
+    EXPECT_NEAR(real(s.rows[0][column(s, "bw_GBps")]), 1677.7248, 1e-9);
+    EXPECT_NEAR(real(s.rows[0][column(s, "pct_of_hbm_peak")]), 1677.7248 / 33.5, 1e-9);
+    EXPECT_TRUE(std::holds_alternative<std::monostate>(s.rows[1][column(s, "bw_GBps")]));
+    ASSERT_EQ(r.warnings.size(), 1u);  // kernel 1 has no duration
+}
+
+TEST(Ncu, BadInput) {
+    // An nccl-tests log, a header only, an unknown unit, a non-number, a truncated row.
+    EXPECT_THROW(parse_ncu_csv("# nThread 1 nGpus 8 minBytes 8 maxBytes 134217728\n", "n.log"), InputError);
+    const std::string head = "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
+    EXPECT_THROW(parse_ncu_csv(head, "h"), InputError);
+    EXPECT_THROW(parse_ncu_csv(head + "\"0\",\"k\",\"dram__bytes_read.sum\",\"KiB\",\"1\"\n", "u"), InputError);
+    EXPECT_THROW(parse_ncu_csv(head + "\"0\",\"k\",\"gpu__time_duration.sum\",\"us\",\"fast\"\n", "v"), InputError);
+    EXPECT_THROW(parse_ncu_csv(head + "\"0\",\"k\",\"gpu__time_duration.sum\"\n", "t"), InputError);
+    EXPECT_THROW(parse_ncu_csv(head + "\"0\",\"k\",\"gpu__time_duration.sum\",\"us\",\"1.2", "t"), InputError);
+    // Only metrics bwacct does not read: no bytes, no duration.
+    EXPECT_THROW(parse_ncu_csv(head + "\"0\",\"k\",\"sm__cycles_elapsed.avg\",\"cycle\",\"100\"\n", "m"), InputError);
+}
+
+}  // namespace
