@@ -62,6 +62,7 @@ struct Calibration {
     double hbm_GBps = 0;                           // best of the copy and triad kernels (bytes = reads + writes)
     double bf16_tflops = 0;                        // cuBLASLt bf16 GEMM 8192³
     double launch_us = 0;                          // per dependent empty kernel on a stream
+    std::vector<std::string> notes;                // e.g. HBM arrays reduced after running out of memory (not cached)
 };
 
 // A measurement attached to a record: the backend, the device and the timing.

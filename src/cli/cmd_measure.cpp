@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 
 #include "backend.h"
 #include "bwacct/catalog.h"
@@ -13,6 +14,7 @@
 #include "bwacct/measure_report.h"
 #include "calibration.h"
 #include "mpi_context.h"
+#include "oom_retry.h"
 #include "op_runner.h"
 
 #ifndef BWACCT_BUILD_NOTE
@@ -68,13 +70,16 @@ std::string traffic(measure::HbmKernel k) {
     return "";
 }
 
+// Out of GPU memory, the arrays are halved (down to 2 × L2) and a note says so; the row carries the
+// size actually measured, so bytes and bandwidth stay true.
 HbmRow hbm_row(measure::Backend& b, measure::HbmKernel k, std::uint64_t array_bytes, const measure::SamplePolicy& p) {
+    measure::HbmRun run = measure::hbm_fitting(b, k, array_bytes, measure::hbm_floor_bytes(b.device()), p);
     HbmRow row;
     row.kernel = std::string(measure::hbm_kernel_name(k));
-    row.array_bytes = array_bytes;
-    row.bytes_moved = measure::hbm_bytes_moved(k, array_bytes);
+    row.array_bytes = run.array_bytes;
+    row.bytes_moved = measure::hbm_bytes_moved(k, run.array_bytes);
     row.traffic = traffic(k);
-    row.timing = b.hbm(k, array_bytes, p);
+    row.timing = std::move(run.timing);
     return row;
 }
 
@@ -194,11 +199,15 @@ CommandSpec calibrate_command() {
     c.run = [](const Args& args, const Env& env) {
         const Format f = parse_format(args.get("--format"));
         const measure::SamplePolicy policy = sample_policy(args);
+        // A directory as --cache is bad input: say so before measuring, not after (exit 2, not 1).
+        const std::string path = measure::calibration_path(args.get("--cache"));
+        if (std::error_code ec; std::filesystem::is_directory(path, ec))
+            throw InputError("--cache", fmt::format("'{}' is a directory; expected the path of a cache file", path));
         Opened o = open_device(args);
         const Calibration cal = measure::run_calibration(*o.backend, default_array_bytes(o.base.device), policy, now_utc());
-        const std::string path = measure::calibration_path(args.get("--cache"));
         if (measure::MpiContext::instance().rank() == 0)
-            measure::store_calibration(path, cal);
+            if (const std::string warning = measure::store_calibration(path, cal); !warning.empty())
+                fmt::print(stderr, "bwacct calibrate: {}\n", warning);
         if (std::FILE* out = rank_output(env))
             print_calibration(cal, o.match, path, f, out);
         return 0;

@@ -282,10 +282,19 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
                 fr.verdicts.push_back(analyze(fr.fused, *g, modelled));
             r.fusion = std::move(fr);
         }
+        // Measured sweeps hold every record until the last point has run: a point that fails later
+        // (out of memory, a CUDA error) then leaves no partial output. Model sweeps stream.
+        if (measuring) {
+            kept.push_back(std::move(r));
+            return;
+        }
         sink->emit(r);
         if (!plot_path.empty())
             kept.push_back(std::move(r));
     });
+    if (measuring)
+        for (const Record& r : kept)
+            sink->emit(r);
     sink->finish();
     if (!plot_path.empty() && measure::MpiContext::instance().rank() == 0) {
         PlotOptions po;

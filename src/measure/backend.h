@@ -22,6 +22,16 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// The GPU ran out of memory (cudaErrorMemoryAllocation, or a working set larger than the free
+// memory). A MeasureError, so uncaught it fails the command; hbm_fitting (oom_retry.h) catches it
+// and retries at half the size, since a smaller HBM array still measures the same bandwidth. A
+// fixed-shape op (GEMM, elementwise, collective) cannot shrink without measuring something else,
+// so the backends turn it into a plain MeasureError naming the shape.
+class OutOfMemory : public MeasureError {
+public:
+    using MeasureError::MeasureError;
+};
+
 // How to sample (nvbench-style): warm up, then sample until the coefficient of variation is below
 // target_cv (after min_samples) or the budget is spent (max_samples or budget_ms).
 struct SamplePolicy {

@@ -1,8 +1,14 @@
 #include "calibration.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -11,6 +17,7 @@
 #include <sstream>
 
 #include "backend.h"
+#include "oom_retry.h"
 
 namespace bwacct::measure {
 namespace {
@@ -83,8 +90,11 @@ Calibration run_calibration(Backend& b, std::uint64_t array_bytes, const SampleP
     c.backend = b.name();
     c.measured_at = measured_at;
     for (HbmKernel k : {HbmKernel::copy, HbmKernel::triad}) {
-        const Timing t = b.hbm(k, array_bytes, p);
-        c.hbm_GBps = std::max(c.hbm_GBps, static_cast<double>(hbm_bytes_moved(k, array_bytes)) / (t.stats.median_us * 1e3));
+        const HbmRun run = hbm_fitting(b, k, array_bytes, hbm_floor_bytes(d), p);
+        c.hbm_GBps =
+            std::max(c.hbm_GBps, static_cast<double>(hbm_bytes_moved(k, run.array_bytes)) / (run.timing.stats.median_us * 1e3));
+        for (const std::string& n : run.timing.notes)
+            c.notes.push_back(std::string(hbm_kernel_name(k)) + ": " + n);
     }
     GemmDesc g;
     g.m = g.n = g.k = 8192;
@@ -93,28 +103,75 @@ Calibration run_calibration(Backend& b, std::uint64_t array_bytes, const SampleP
     return c;
 }
 
-void store_calibration(const std::string& path, const Calibration& c) {
-    std::string warning;
-    json cache = read_cache(path, warning).value_or(json{{"schema", kSchema}, {"devices", json::object()}});
-    cache["devices"][c.uuid] = {{"name", c.name},         {"backend", c.backend},         {"measured_at", c.measured_at},
-                                {"hbm_GBps", c.hbm_GBps}, {"bf16_tflops", c.bf16_tflops}, {"launch_us", c.launch_us}};
+namespace {
+
+// An exclusive flock on a file, released (and closed) on scope exit; a no-op where locking is not
+// possible (the rename below still keeps the file whole).
+class FileLock {
+public:
+    explicit FileLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+        if (fd_ >= 0)
+            while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+            }
+    }
+    ~FileLock() {
+        if (fd_ >= 0)
+            ::close(fd_);  // releases the lock
+    }
+    FileLock(const FileLock&) = delete;
+    FileLock& operator=(const FileLock&) = delete;
+
+private:
+    int fd_;
+};
+
+// Writes `text` to a new file and flushes it to disk; false on any error.
+bool write_synced(const std::string& path, const std::string& text) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return false;
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            ::close(fd);
+            return false;
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    const bool synced = ::fsync(fd) == 0;
+    return ::close(fd) == 0 && synced;
+}
+
+}  // namespace
+
+std::string store_calibration(const std::string& path, const Calibration& c) {
     std::error_code ec;
     const std::filesystem::path target(path);
     if (target.has_parent_path())
         std::filesystem::create_directories(target.parent_path(), ec);
+    // Read-modify-write under the lock, so two calibrations of different GPUs both keep their entry.
+    const FileLock lock(path + ".lock");
+    std::string warning;
+    json cache = read_cache(path, warning).value_or(json{{"schema", kSchema}, {"devices", json::object()}});
+    if (!warning.empty())
+        warning = warning.substr(0, warning.find("; `bwacct")) + "; rewritten with this GPU's entry only";
+    cache["devices"][c.uuid] = {{"name", c.name},         {"backend", c.backend},         {"measured_at", c.measured_at},
+                                {"hbm_GBps", c.hbm_GBps}, {"bf16_tflops", c.bf16_tflops}, {"launch_us", c.launch_us}};
     // Write beside the target and rename: readers see the old file or the new one, never a mix.
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::trunc);
-        out << cache.dump(2) << "\n";
-        out.close();
-        if (!out)
-            throw MeasureError("cannot write the calibration cache " + tmp);
+    static std::atomic<unsigned> serial{0};  // threads of one process get names of their own too
+    const std::string tmp = fmt::format("{}.tmp.{}.{}", path, ::getpid(), serial++);
+    if (!write_synced(tmp, cache.dump(2) + "\n")) {
+        std::remove(tmp.c_str());
+        throw MeasureError("cannot write the calibration cache " + tmp);
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0) {
         std::remove(tmp.c_str());
         throw MeasureError("cannot replace the calibration cache " + path);
     }
+    return warning;
 }
 
 }  // namespace bwacct::measure

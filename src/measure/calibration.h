@@ -17,13 +17,17 @@ std::string calibration_path(const std::string& option_value);
 // The entry for `uuid`, or nullopt (no file, no entry, or an unreadable file: then `warning` says so).
 std::optional<Calibration> load_calibration(const std::string& path, const std::string& uuid, std::string& warning);
 
-// Measures the roofs on `b`: HBM copy and triad over arrays of array_bytes (the better bandwidth,
-// bytes = reads + writes), a bf16 GEMM 8192³ (TFLOP/s at the median) and dependent empty kernels on a
-// stream (µs per kernel at the median). measured_at is stamped by the caller (ISO 8601 UTC).
+// Measures the roofs on `b`: HBM copy and triad over arrays of array_bytes, or smaller when the GPU
+// runs out of memory (hbm_fitting; a note says so) (the better bandwidth, bytes = reads + writes), a bf16 GEMM 8192³ (TFLOP/s at
+// the median) and dependent empty kernels on a stream (µs per kernel at the median). measured_at is stamped by the caller (ISO
+// 8601 UTC).
 Calibration run_calibration(Backend& b, std::uint64_t array_bytes, const SamplePolicy& p, const std::string& measured_at);
 
-// Adds or replaces the entry for c.uuid, keeping the others. Throws MeasureError when the file
-// cannot be written.
-void store_calibration(const std::string& path, const Calibration& c);
+// Adds or replaces the entry for c.uuid, keeping the others, under an exclusive lock on
+// "<path>.lock" (concurrent calibrations lose no entry), written to a temporary file, flushed to
+// disk and renamed over the cache (readers never see a torn file). Returns a warning when the old
+// file was unreadable (it is then replaced by one holding only this entry), else "". Throws
+// MeasureError when the file cannot be written.
+std::string store_calibration(const std::string& path, const Calibration& c);
 
 }  // namespace bwacct::measure

@@ -1,7 +1,18 @@
 #include "mpi_context.h"
 
+#include <fmt/format.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #ifdef BWACCT_HAVE_MPI
 #include <mpi.h>
@@ -22,6 +33,43 @@ bool launched_by_mpi_env() {
     return v != nullptr ? std::atoi(v) : fallback;
 }
 
+// $BWACCT_MPI_TIMEOUT_S when it is a positive number of seconds, else the default.
+double timeout_from_env(double fallback) {
+    const char* v = std::getenv("BWACCT_MPI_TIMEOUT_S");
+    if (v == nullptr || *v == '\0')
+        return fallback;
+    char* end = nullptr;
+    const double s = std::strtod(v, &end);
+    if (end == v || *end != '\0' || !std::isfinite(s) || s <= 0) {
+        fmt::print(stderr, "bwacct: ignoring BWACCT_MPI_TIMEOUT_S={} (expected a positive number of seconds); using {} s\n", v,
+                   fallback);
+        return fallback;
+    }
+    return s;
+}
+
+// The line a rank prints when the launcher stops it (another rank aborted or crashed): written from a
+// signal handler, so prepared beforehand and written with write(2).
+char g_stopped_line[160];
+std::size_t g_stopped_len = 0;
+
+extern "C" void on_stopped_by_launcher(int sig) {
+    if (g_stopped_len > 0)
+        (void)!::write(STDERR_FILENO, g_stopped_line, g_stopped_len);
+    ::_exit(128 + sig);
+}
+
+[[maybe_unused]] void say_so_when_stopped(int rank) {
+    const std::string line =
+        fmt::format("bwacct: MPI rank {}: stopped by the MPI launcher (another rank failed, crashed or aborted the job)\n", rank);
+    g_stopped_len = std::min(line.size(), sizeof g_stopped_line);
+    std::copy_n(line.data(), g_stopped_len, g_stopped_line);
+    struct sigaction sa {};
+    sa.sa_handler = on_stopped_by_launcher;
+    sigemptyset(&sa.sa_mask);
+    (void)sigaction(SIGTERM, &sa, nullptr);
+}
+
 }  // namespace
 
 bool MpiContext::under_launcher() { return launched_by_mpi_env(); }
@@ -31,7 +79,50 @@ MpiContext& MpiContext::instance() {
     return ctx;
 }
 
+void MpiContext::reduction_fault() const {
+    if (reduction_fault_.empty())
+        return;
+    fmt::print(stderr, "bwacct: MPI rank {}: simulated {} at the reduction (BWACCT_SIMULATE_FAIL={}@reduce)\n", rank_,
+               reduction_fault_, reduction_fault_);
+    std::fflush(stderr);
+    if (reduction_fault_ == "crash")
+        std::abort();
+    // "hang": stop answering (bounded, so a test that forgot its own limit still ends).
+    std::this_thread::sleep_for(std::chrono::hours(1));
+    std::_Exit(1);
+}
+
+#ifdef BWACCT_HAVE_MPI
+namespace {
+
+// Completes `req`, or after timeout_s says which call got no answer and aborts every rank.
+void wait_or_abort(MPI_Request& req, const char* call, int rank, double timeout_s) {
+    using clock = std::chrono::steady_clock;
+    const auto deadline = clock::now() + std::chrono::duration<double>(timeout_s);
+    for (long spins = 0;; ++spins) {
+        int done = 0;
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done != 0)
+            return;
+        if (clock::now() > deadline) {
+            fmt::print(stderr,
+                       "bwacct: MPI rank {}: no answer from the other ranks within {:g} s in {} (a rank failed, crashed or "
+                       "hangs; BWACCT_MPI_TIMEOUT_S sets the limit); aborting every rank\n",
+                       rank, timeout_s, call);
+            std::fflush(stderr);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+            std::_Exit(1);
+        }
+        if (spins > 10000)  // answer fast calls at once; then stop burning a core
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+}
+
+}  // namespace
+#endif
+
 MpiContext::MpiContext() {
+    timeout_s_ = timeout_from_env(timeout_s_);
 #ifdef BWACCT_HAVE_MPI
     if (!launched_by_mpi_env())
         return;
@@ -47,6 +138,8 @@ MpiContext::MpiContext() {
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &local_rank_);
     MPI_Comm_free(&node);
+    if (size_ > 1)
+        say_so_when_stopped(rank_);
 #else
     // Launched by mpirun but built without MPI: every process would act alone. Say so via size 1;
     // the CLI refuses multi-rank measurements in that case (see build_info()).
@@ -60,39 +153,70 @@ MpiContext::~MpiContext() {
     if (initialized_) {
         int finalized = 0;
         MPI_Finalized(&finalized);
-        if (finalized == 0)
+        if (finalized == 0) {
+            // MPI_Finalize waits for every rank: a rank still stuck elsewhere would hold this one forever.
+            if (active()) {
+                MPI_Request req;
+                MPI_Ibarrier(MPI_COMM_WORLD, &req);
+                wait_or_abort(req, "the final barrier (every rank finishing)", rank_, timeout_s_);
+            }
             MPI_Finalize();
+        }
     }
 #endif
 }
 
 #ifdef BWACCT_HAVE_MPI
 namespace {
-double reduce(double v, MPI_Op op, bool active) {
-    if (!active)
-        return v;
+double reduce(double v, MPI_Op op, const char* call, int rank, double timeout_s) {
     double out = v;
-    MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, op, MPI_COMM_WORLD);
+    MPI_Request req;
+    MPI_Iallreduce(&v, &out, 1, MPI_DOUBLE, op, MPI_COMM_WORLD, &req);
+    wait_or_abort(req, call, rank, timeout_s);
     return out;
 }
 }  // namespace
-double MpiContext::allreduce_sum(double v) const { return reduce(v, MPI_SUM, active()); }
-double MpiContext::allreduce_min(double v) const { return reduce(v, MPI_MIN, active()); }
-double MpiContext::allreduce_max(double v) const { return reduce(v, MPI_MAX, active()); }
-void MpiContext::broadcast(std::vector<char>& bytes) const {
-    if (active())
-        MPI_Bcast(bytes.data(), static_cast<int>(bytes.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
-}
-bool MpiContext::any(bool failed) const {
+double MpiContext::allreduce_sum(double v) const {
     if (!active())
-        return failed;
-    int local = failed ? 1 : 0, global = 0;
-    MPI_Allreduce(&local, &global, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return global != 0;
+        return v;
+    reduction_fault();
+    return reduce(v, MPI_SUM, "the reduction of the results (sum)", rank_, timeout_s_);
+}
+double MpiContext::allreduce_min(double v) const {
+    if (!active())
+        return v;
+    reduction_fault();
+    return reduce(v, MPI_MIN, "the reduction of the results (min)", rank_, timeout_s_);
+}
+double MpiContext::allreduce_max(double v) const {
+    if (!active())
+        return v;
+    reduction_fault();
+    return reduce(v, MPI_MAX, "the reduction of the results (max)", rank_, timeout_s_);
+}
+void MpiContext::broadcast(std::vector<char>& bytes) const {
+    if (!active())
+        return;
+    MPI_Request req;
+    MPI_Ibcast(bytes.data(), static_cast<int>(bytes.size()), MPI_CHAR, 0, MPI_COMM_WORLD, &req);
+    wait_or_abort(req, "the broadcast from rank 0", rank_, timeout_s_);
+}
+bool MpiContext::any(bool failed) const { return first_failed(failed) >= 0; }
+int MpiContext::first_failed(bool failed) const {
+    if (!active())
+        return failed ? rank_ : -1;
+    int local = failed ? rank_ : INT_MAX, global = INT_MAX;
+    MPI_Request req;
+    MPI_Iallreduce(&local, &global, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req);
+    wait_or_abort(req, "the exchange of failures", rank_, timeout_s_);
+    return global == INT_MAX ? -1 : global;
 }
 void MpiContext::barrier() const {
-    if (active())
-        MPI_Barrier(MPI_COMM_WORLD);
+    if (!active())
+        return;
+    MPI_Request req;
+    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+    wait_or_abort(req, "a barrier", rank_, timeout_s_);
 }
 void MpiContext::abort(int code) const {
     if (initialized_)
@@ -112,6 +236,7 @@ double MpiContext::allreduce_min(double v) const { return v; }
 double MpiContext::allreduce_max(double v) const { return v; }
 void MpiContext::broadcast(std::vector<char>&) const {}
 bool MpiContext::any(bool failed) const { return failed; }
+int MpiContext::first_failed(bool failed) const { return failed ? 0 : -1; }
 void MpiContext::barrier() const {}
 void MpiContext::abort(int code) const { std::exit(code); }
 std::string MpiContext::build_info() { return "MPI: not compiled in"; }

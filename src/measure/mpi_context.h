@@ -1,6 +1,12 @@
 // Multi-process runs (mpirun, srun): one rank per GPU, results reduced across ranks the way
 // nccl-tests does (average by default, with min and max). Without MPI (not compiled in, or not
 // launched by an MPI launcher) this is a single-rank context and every call is local.
+//
+// No rank waits forever: every collective call here (and the barrier before MPI_Finalize) waits at
+// most timeout_s() seconds ($BWACCT_MPI_TIMEOUT_S, default 600: longer than NCCL's own 300 s stall
+// limit, so NCCL's more precise message comes first). Past it the rank prints one line naming the
+// call and aborts the whole job (MPI_Abort), so a rank that crashed, hangs or failed outside a
+// coordinated path makes every rank exit, non-zero, in bounded time.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -32,11 +38,18 @@ public:
     void broadcast(std::vector<char>& bytes) const;
     // Every rank learns whether any rank failed, so none is left waiting in a collective.
     bool any(bool failed) const;
+    // The lowest rank that failed, or -1 when none did (a collective call, like any()).
+    int first_failed(bool failed) const;
     void barrier() const;
     [[noreturn]] void abort(int code) const;
     // "MPI (Open MPI 4.1)" or "not compiled in".
     static std::string build_info();
+    double timeout_s() const { return timeout_s_; }
 
+    // Failure injection for the simulated backend's tests (set only by open_backend under
+    // BWACCT_SIMULATE): "crash" aborts this process, "hang" stops it answering, on entering the
+    // first allreduce_sum/min/max (the reduction of the ranks' results).
+    void inject_at_reduction(std::string fault) { reduction_fault_ = std::move(fault); }
     ~MpiContext();
 
 private:
@@ -44,6 +57,9 @@ private:
     int rank_ = 0, size_ = 1, local_rank_ = 0;
     bool initialized_ = false;
     bool launched_without_mpi_ = false;
+    double timeout_s_ = 600;
+    std::string reduction_fault_;
+    void reduction_fault() const;
 };
 
 }  // namespace bwacct::measure

@@ -158,6 +158,10 @@ void print_calibration(const Calibration& c, const GpuSpec* match, const std::st
         w.field("catalog_match", match != nullptr ? match->id : "");
         w.key("achievable").begin_object().field("hbm_GBps", c.hbm_GBps).field("bf16_tflops", c.bf16_tflops);
         w.field("launch_us", c.launch_us).end_object();
+        w.key("notes").begin_array();
+        for (const std::string& n : c.notes)
+            w.value(n);
+        w.end_array();
         w.key("catalog").begin_object();
         if (match != nullptr) {
             w.field("hbm_GBps", match->hbm_bw_GBps.value).field("launch_us", match->launch_overhead_us.value);
@@ -177,6 +181,8 @@ void print_calibration(const Calibration& c, const GpuSpec* match, const std::st
     line("HBM GB/s (copy, triad)", c.hbm_GBps, match ? std::optional<double>(match->hbm_bw_GBps.value) : std::nullopt, 1);
     line("bf16 TFLOP/s (8192³)", c.bf16_tflops, bf16 ? std::optional<double>(bf16->value) : std::nullopt, 1);
     line("launch µs per kernel", c.launch_us, match ? std::optional<double>(match->launch_overhead_us.value) : std::nullopt, 2);
+    for (const std::string& n : c.notes)
+        fmt::print(out, "  note: {}\n", n);
 }
 
 void print_device(const Measurement& m, const GpuSpec* match, const Clocks& now, const std::string& build, Format f,

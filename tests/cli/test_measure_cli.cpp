@@ -463,11 +463,13 @@ TEST(Calibration, WritesTheCacheWithTheSimulatedRoofs) {
     expect_rel(num_d(e, "hbm_GBps"), kEffHbm * kH200HbmGBps, 0.015, "hbm_GBps ≈ 4320");
     expect_rel(num_d(e, "bf16_tflops"), kEffCompute * kH200Bf16Tflops, 0.015, "bf16_tflops ≈ 791.5");
     expect_rel(num_d(e, "launch_us"), kH200LaunchUs / kEffDispatch, 0.015, "launch_us ≈ 2.5");
-    // written atomically: nothing left beside it but the cache itself
+    // written atomically: nothing left beside it but the cache itself and its lock file (the lock
+    // serializes concurrent calibrations; no temporary file remains)
     std::vector<std::string> names;
     for (const auto& f : fs::directory_iterator(dir.path()))
         names.push_back(f.path().filename().string());
-    EXPECT_EQ(names, std::vector<std::string>{"cal.json"});
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, (std::vector<std::string>{"cal.json", "cal.json.lock"}));
 }
 
 TEST(Calibration, JsonResultMatchesTheCache) {
@@ -548,9 +550,13 @@ TEST(Calibration, TruncatedCacheIsIgnoredThenRewritten) {
     EXPECT_FALSE(j.at("measurement").contains("achievable"));
     EXPECT_EQ(read_text(cache), whole.substr(0, whole.size() / 2)) << "a measurement never writes the cache";
 
-    // calibrate rewrites it as valid JSON; the next measurement uses it again, without a warning
+    // calibrate rewrites it as valid JSON, saying so in one line; the next measurement uses it again,
+    // without a warning
     const RunResult again = run_bwacct({"calibrate", "--cache", cache}, sim(dir));
-    EXPECT_TRUE(succeeded(again));
+    EXPECT_EQ(again.status, 0) << report(again);
+    EXPECT_FALSE(again.out.empty());
+    EXPECT_EQ(std::count(again.err.begin(), again.err.end(), '\n'), 1) << report(again);
+    EXPECT_NE(again.err.find("ignoring the calibration cache " + cache), std::string::npos) << again.err;
     const json e = expect_valid_cache(cache);
     EXPECT_TRUE(e.is_object());
     const RunResult after = run_bwacct(kGemm8192, sim(dir, "", cache));

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "../failure_text.h"
 #include "../sampling.h"
 #include "bwacct/dtype.h"
 #include "bwacct/exact.h"
@@ -179,7 +180,14 @@ public:
         DeviceGuard guard(device_);
         const Clocks before = read_clocks(device_);
         KernelActivity activity;
-        Timing t = measure_gemm(d, p, device_);
+        Timing t;
+        try {
+            t = measure_gemm(d, p, device_);
+        } catch (const OutOfMemory& e) {
+            throw MeasureError(fixed_size_oom_message(
+                fmt::format("the GEMM M={} N={} K={}{}", d.m, d.n, d.k, d.batch > 1 ? fmt::format(" batch={}", d.batch) : ""),
+                e.what()));
+        }
         t.kernels = activity.stop();
         if (!activity.note().empty())
             t.notes.push_back(activity.note());
@@ -190,16 +198,30 @@ public:
     Timing collective(const CollectiveDesc& d, const SamplePolicy& p) override {
         DeviceGuard guard(device_);
         const Clocks before = read_clocks(device_);
-        Timing t = measure_collective(d, p, device_);
+        Timing t;
+        try {
+            t = measure_collective(d, p, device_);
+        } catch (const OutOfMemory& e) {
+            throw MeasureError(
+                fixed_size_oom_message(fmt::format("{} of {}", collective_name(d.kind), iec(d.size_bytes)), e.what()));
+        }
         finish(t, before, read_clocks(device_));
         return t;
     }
 
     Timing hbm(HbmKernel kind, std::uint64_t array_bytes, const SamplePolicy& p) override;
-    Timing elementwise(const ElementwiseDesc& d, const SamplePolicy& p) override;
+    Timing elementwise(const ElementwiseDesc& d, const SamplePolicy& p) override {
+        try {
+            return measure_elementwise(d, p);
+        } catch (const OutOfMemory& e) {
+            throw MeasureError(fixed_size_oom_message(
+                fmt::format("the elementwise op over {} elements", element_count(d.shape).value()), e.what()));
+        }
+    }
     LaunchTimes launch(const SamplePolicy& p) override;
 
 private:
+    Timing measure_elementwise(const ElementwiseDesc& d, const SamplePolicy& p);
     std::uint64_t next_seed() { return k::mix64(0xB5AD4ECEDA1CE2A9ull + ++draws_); }
 
     void sync(const char* what) { check(cudaStreamSynchronize(stream_), what); }
@@ -213,8 +235,8 @@ private:
         std::size_t free = 0, total = 0;
         check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
         if (static_cast<double>(need) > 0.9 * static_cast<double>(free))
-            throw MeasureError(fmt::format("{} need {}, but GPU {} has {} free (of {}): choose a smaller size", what, iec(need),
-                                           device_, iec(free), iec(total)));
+            throw OutOfMemory(fmt::format("out of GPU memory: {} need {}, but GPU {} has {} free (of {})", what, iec(need),
+                                          device_, iec(free), iec(total)));
     }
 
     // flush_l2 for a working set: only a cold policy with data the L2 could hold.
@@ -439,7 +461,7 @@ Timing CudaBackend::hbm(HbmKernel kind, std::uint64_t array_bytes, const SampleP
 
 // ---- elementwise
 
-Timing CudaBackend::elementwise(const ElementwiseDesc& d, const SamplePolicy& p) {
+Timing CudaBackend::measure_elementwise(const ElementwiseDesc& d, const SamplePolicy& p) {
     DeviceGuard guard(device_);
     k::Elem e = k::Elem::f32;
     double unit_roundoff = 0x1p-24;

@@ -59,6 +59,8 @@ const LtApi& lt_api() {
 void lt_check(const LtApi& api, cublasStatus_t s, const char* what) {
     if (s != CUBLAS_STATUS_SUCCESS) {
         const char* name = api.cublasLtGetStatusName(s);
+        if (s == CUBLAS_STATUS_ALLOC_FAILED)
+            throw OutOfMemory(std::string("out of GPU memory in ") + what + ": CUBLAS_STATUS_ALLOC_FAILED");
         throw MeasureError(std::string("cuBLASLt error in ") + what + ": " +
                            (name != nullptr ? name : ("status " + std::to_string(static_cast<int>(s))).c_str()));
     }

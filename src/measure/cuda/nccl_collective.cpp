@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "../failure_text.h"
 #include "../mpi_context.h"
 #include "../sampling.h"
 #include "check_kernels.h"
@@ -77,13 +78,9 @@ const NcclApi& nccl_api() {
 void nccl_check(const NcclApi& api, ncclResult_t r, const std::string& what, ncclComm_t comm = nullptr) {
     if (r == ncclSuccess)
         return;
-    std::string msg = "NCCL error in " + what + ": " + api.ncclGetErrorString(r);
-    if (api.last_error != nullptr) {
-        const char* detail = api.last_error(comm);
-        if (detail != nullptr && *detail != '\0')
-            msg += std::string(" (") + detail + ")";
-    }
-    throw MeasureError(msg);
+    // ncclGetErrorString of the result, and ncclGetLastError's text where this NCCL has it (2.13+).
+    const char* detail = api.last_error != nullptr ? api.last_error(comm) : nullptr;
+    throw MeasureError(nccl_error_message(what, api.ncclGetErrorString(r), detail != nullptr ? detail : ""));
 }
 
 std::string version_text(int v) {
@@ -459,18 +456,26 @@ Timing measure_collective(const CollectiveDesc& d, const SamplePolicy& p, int de
 
     // From here on a failure on one rank must reach every rank before the next collective call.
     std::string error;
+    bool out_of_memory = false;  // kept apart: the backend words it as "out of GPU memory measuring ..."
     auto phase = [&](const auto& fn) {
         if (error.empty()) {
             try {
                 fn();
+            } catch (const OutOfMemory& e) {
+                error = e.what();
+                out_of_memory = true;
             } catch (const std::exception& e) {
                 error = e.what();
                 if (error.empty())
                     error = "unknown error";
             }
         }
-        if (mpi.any(!error.empty()))
-            throw MeasureError(!error.empty() ? error : "the collective failed on another MPI rank; see its message");
+        const int failed = mpi.first_failed(!error.empty());
+        if (out_of_memory)
+            throw OutOfMemory(error);
+        if (failed >= 0)
+            throw MeasureError(
+                !error.empty() ? error : "the collective failed on MPI rank " + std::to_string(failed) + "; see its message");
     };
 
     const NcclApi* api = nullptr;

@@ -20,8 +20,15 @@
 namespace bwacct::measure::cuda {
 
 void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess)
-        throw MeasureError(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
+    if (e == cudaSuccess)
+        return;
+    if (e == cudaErrorMemoryAllocation) {
+        // Not sticky: clear it, so that a retry at a smaller size (oom_retry.h) starts clean.
+        (void)cudaGetLastError();
+        throw OutOfMemory(std::string("out of GPU memory in ") + what + ": " + cudaGetErrorString(e) +
+                          " (cudaErrorMemoryAllocation)");
+    }
+    throw MeasureError(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
 }
 
 namespace {

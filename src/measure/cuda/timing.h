@@ -8,7 +8,8 @@
 
 namespace bwacct::measure::cuda {
 
-// Throws MeasureError("CUDA error in <what>: <cudaGetErrorString>") unless e == cudaSuccess.
+// Throws MeasureError("CUDA error in <what>: <cudaGetErrorString>") unless e == cudaSuccess;
+// OutOfMemory("out of GPU memory in <what>: ...") for cudaErrorMemoryAllocation (cleared first).
 void check(cudaError_t e, const char* what);
 
 struct Region {
