@@ -17,9 +17,7 @@ CommandSpec ingest_babelstream_command() {
     c.run = [](const Args& args, const Env& env) {
         constexpr const char* kExpected = "expected BabelStream output (text or --csv) or SuperBench gpu-stream output";
         const std::string path = args.get("file");
-        const std::string text = read_input_file(path, "", kExpected);
-        if (looks_binary(text))
-            throw InputError(path, std::string("binary file; ") + kExpected);
+        const std::string text = read_text_input(path, kExpected);
         const BabelStreamFile parsed = parse_babelstream(text, path);
         const Catalog catalog = catalog_for(args);
         const std::vector<const GpuSpec*> gpus = ingest_gpus(args, catalog, babelstream_device_name(parsed), "");

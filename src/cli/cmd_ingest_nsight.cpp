@@ -12,13 +12,6 @@ namespace {
 constexpr const char* kNsysExpected = "expected `nsys stats --report cuda_gpu_kern_sum` output (CSV or text)";
 constexpr const char* kNcuExpected = "expected an `ncu --csv` export (--page details or --page raw)";
 
-std::string read_text_input(const std::string& path, const char* expected) {
-    std::string text = read_input_file(path, "", expected);
-    if (looks_binary(text))
-        throw InputError(path, std::string("binary file; ") + expected);
-    return text;
-}
-
 CommandSpec nsys_command() {
     CommandSpec c;
     c.name = "nsys";

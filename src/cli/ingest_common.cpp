@@ -1,6 +1,7 @@
 #include "ingest_common.h"
 
 #include "bwacct/error.h"
+#include "bwacct/text_file.h"
 #include "bwacct/values.h"
 #include "plot_option.h"
 
@@ -16,6 +17,13 @@ std::vector<OptionSpec> ingest_options(const std::string& file_help, const std::
         {"--top", "show at most this many records (0: all)", "0"},
         plot_option(),
     };
+}
+
+std::string read_text_input(const std::string& path, const std::string& expected) {
+    std::string text = read_input_file(path, "", expected);
+    if (looks_binary(text))
+        throw InputError(path, "binary file; " + expected);
+    return text;
 }
 
 std::vector<const GpuSpec*> ingest_gpus(const Args& args, const Catalog& catalog, const std::string& device_name,

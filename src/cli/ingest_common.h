@@ -13,6 +13,9 @@ namespace bwacct::cli {
 // FILE (positional), --gpu, --gpu-file, --format, --top, --plot.
 std::vector<OptionSpec> ingest_options(const std::string& file_help, const std::string& default_gpu);
 
+// The file as text: read_input_file's errors, and a binary file refused with `expected` (exit 2).
+std::string read_text_input(const std::string& path, const std::string& expected);
+
 // The GPUs to analyse on: --gpu when given; else the catalog entry matching `device_name` (from the
 // file, may be empty); else `fallback` (a comma list, may be empty: then InputError asking for --gpu).
 std::vector<const GpuSpec*> ingest_gpus(const Args& args, const Catalog& catalog, const std::string& device_name,

@@ -14,22 +14,11 @@ namespace bwacct {
 namespace {
 
 using ingest::parse_number_text;
+using ingest::split_lines;
 
 constexpr const char* kExpected =
     "expected BabelStream output (the 'Function MBytes/sec Min (sec) Max Average' table, or --csv) or SuperBench "
     "gpu-stream output (STREAM_<KERNEL>_<type>_buffer_<bytes>_block_<n> <GB/s> <% of peak>)";
-
-std::vector<std::string> split_lines(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line)) {
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
-        lines.push_back(line);
-    }
-    return lines;
-}
 
 std::string trim(const std::string& s) {
     const std::size_t a = s.find_first_not_of(" \t");

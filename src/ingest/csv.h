@@ -19,6 +19,9 @@ struct CsvRecord {
 // quoted field or text after a closing quote ("a"b), with the line number.
 std::vector<CsvRecord> parse_csv(std::string_view text, const std::string& origin, char separator = ',');
 
+// The lines of `text`, without their line ends (LF or CRLF).
+std::vector<std::string> split_lines(const std::string& text);
+
 // A number as the profilers print it: optional sign, digits with optional thousands separators
 // ("1,234,567.8"), optional fraction and exponent, surrounding blanks ignored. nullopt when the text
 // is not such a number (empty, "n/a", "1.2.3", "12abc", NaN or infinity).

@@ -15,6 +15,7 @@ namespace {
 
 using ingest::parse_csv;
 using ingest::parse_number_text;
+using ingest::split_lines;
 
 constexpr const char* kExpected =
     "expected `nsys stats --report cuda_gpu_kern_sum` output (CSV or text) with columns Time (%), Total Time, "
@@ -85,18 +86,6 @@ HeaderColumn classify_header(const std::string& header, const std::string& origi
 bool is_kern_sum_header(const std::string& line) {
     return line.find("Total Time") != std::string::npos && line.find("Instances") != std::string::npos &&
            line.find("Name") != std::string::npos;
-}
-
-std::vector<std::string> split_lines(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line)) {
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
-        lines.push_back(line);
-    }
-    return lines;
 }
 
 bool blank(const std::string& s) {

@@ -2,6 +2,8 @@
 // fixtures by eye, arithmetic in the comments.
 #include <gtest/gtest.h>
 
+#include "ingest_test_util.h"
+
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -12,27 +14,9 @@
 namespace {
 
 using namespace bwacct;
-
-std::string fixture(const std::string& rel) {
-    std::ifstream in(std::string(BWACCT_TEST_DATA) + "/" + rel, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-const Section& section(const IngestReport& r, const std::string& key) {
-    for (const Section& s : r.sections)
-        if (s.key == key)
-            return s;
-    throw std::runtime_error("no section " + key);
-}
-
-std::size_t column(const Section& s, const std::string& key) {
-    for (std::size_t i = 0; i < s.columns.size(); ++i)
-        if (s.columns[i].key == key)
-            return i;
-    throw std::runtime_error("no column " + key);
-}
+using bwacct_test::column;
+using bwacct_test::fixture;
+using bwacct_test::section;
 
 double real(const Cell& c) { return std::get<double>(c); }
 std::string text(const Cell& c) { return std::get<std::string>(c); }

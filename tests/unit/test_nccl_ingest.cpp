@@ -2,6 +2,8 @@
 // -J JSON), the α–β fit, and the accounting of a small log whose numbers are worked by hand.
 #include <gtest/gtest.h>
 
+#include "ingest_test_util.h"
+
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -15,13 +17,9 @@
 namespace {
 
 using namespace bwacct;
-
-std::string fixture(const std::string& name) {
-    std::ifstream in(std::string(BWACCT_TEST_DATA) + "/nccl/" + name, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using bwacct_test::column;
+using bwacct_test::fixture;
+using bwacct_test::section;
 
 TEST(AlphaBeta, ExactLineIsRecovered) {
     // t = 10 µs + 0.001 µs/B · S: 1000 B → 11, 4000 B → 14, 1e6 B → 1010.
@@ -94,7 +92,7 @@ TEST(NcclParse, TagsInfoLinesNotApplicableAndInPlaceOnlyRows) {
 
 TEST(NcclParse, JsonOutput) {
     // The synthetic -J file (see its .src.txt): 4 sizes, 8 ranks, the bitdeer log's times.
-    const NcclLog log = parse_nccl_tests(fixture("nccl_allreduce_h100_json_synthetic.json"), "j.json");
+    const NcclLog log = parse_nccl_tests(fixture("nccl/nccl_allreduce_h100_json_synthetic.json"), "j.json");
     EXPECT_EQ(log.format, "nccl-tests -J JSON (version 1)");
     EXPECT_EQ(log.program, "./build/all_reduce_perf");
     EXPECT_EQ(collective_from_name(log.program), CollectiveKind::allreduce);
@@ -149,20 +147,6 @@ const char* kWorkedLog =
     "      100000         25000     float     sum      -1   110.00    0.91    1.36      0   110.00    0.91    1.36      0\n"
     "    10000000       2500000     float     sum      -1    10010    1.00    1.50      0    10010    1.00    1.50      0\n";
 
-const Section& section(const IngestReport& r, const std::string& key) {
-    for (const Section& s : r.sections)
-        if (s.key == key)
-            return s;
-    throw std::logic_error("no section " + key);
-}
-
-std::size_t column(const Section& s, const std::string& key) {
-    for (std::size_t i = 0; i < s.columns.size(); ++i)
-        if (s.columns[i].key == key)
-            return i;
-    throw std::logic_error("no column " + key);
-}
-
 TEST(NcclAccounting, WorkedLog) {
     const Catalog catalog = Catalog::load(std::string(BWACCT_CONFIG_DIR) + "/gpus.json", "test");
     const NcclLog log = parse_nccl_tests(kWorkedLog, "w.log");
@@ -203,7 +187,7 @@ TEST(NcclAccounting, WorkedLog) {
 
 TEST(NcclAccounting, RanksFromTheRankLinesNotTheHeader) {
     // The 2-node H200 log: header "nGpus 8" (one process), 16 "# Rank" lines.
-    const NcclLog log = parse_nccl_tests(fixture("nccl_allreduce_h200_2node16gpu_tcp_schmaustech.txt"), "h200.log");
+    const NcclLog log = parse_nccl_tests(fixture("nccl/nccl_allreduce_h200_2node16gpu_tcp_schmaustech.txt"), "h200.log");
     EXPECT_EQ(*log.header_gpus, 8u);
     EXPECT_EQ(log.ranks.size(), 16u);
     const Catalog catalog = Catalog::load(std::string(BWACCT_CONFIG_DIR) + "/gpus.json", "test");

@@ -3,6 +3,8 @@
 // values are read from the fixtures by eye and the arithmetic is in the comments.
 #include <gtest/gtest.h>
 
+#include "ingest_test_util.h"
+
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -16,29 +18,11 @@
 namespace {
 
 using namespace bwacct;
+using bwacct_test::column;
+using bwacct_test::fixture;
+using bwacct_test::section;
 using ingest::parse_csv;
 using ingest::parse_number_text;
-
-std::string fixture(const std::string& rel) {
-    std::ifstream in(std::string(BWACCT_TEST_DATA) + "/" + rel, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-const Section& section(const IngestReport& r, const std::string& key) {
-    for (const Section& s : r.sections)
-        if (s.key == key)
-            return s;
-    throw std::runtime_error("no section " + key);
-}
-
-std::size_t column(const Section& s, const std::string& key) {
-    for (std::size_t i = 0; i < s.columns.size(); ++i)
-        if (s.columns[i].key == key)
-            return i;
-    throw std::runtime_error("no column " + key);
-}
 
 double real(const Cell& c) { return std::get<double>(c); }
 
