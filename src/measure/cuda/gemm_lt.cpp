@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "bwacct/ops.h"
 #include "check_kernels.h"
+#include "dram_counters.h"
 #include "dynlib.h"
 #include "timing.h"
 
@@ -645,6 +647,14 @@ Timing measure_gemm(const GemmDesc& d, const SamplePolicy& p, int device) {
     notes.push_back("cuBLASLt " + std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." +
                     std::to_string(v % 100) + " (" + api.lib.name() + "); algorithm workspace " +
                     std::to_string(chosen.workspace) + " bytes" + (tp.fp8 ? "; fp8 scales 1.0, fast accumulation off" : ""));
+
+    // DRAM bytes of one more (untimed) run of the chosen algorithm, against the GEMM's lower bound
+    // (A, B, bias read once, C written once); the verification below rewrites C anyway.
+    const Cost lower = gemm_cost(d);
+    add_dram_bytes(t, device, lower.bytes_read, lower.bytes_written, [&] {
+        lt_check(api, matmul(chosen, stream.s), "cublasLtMatmul (profiled run)");
+        check(cudaStreamSynchronize(stream.s), "the profiled GEMM run (cudaStreamSynchronize)");
+    });
 
     // ---- Verification: poison C, run once, every element written, sampled entries against float64.
     check(cudaMemsetAsync(C.ptr, 0xFF, bytes_c, stream.s), "cudaMemset(C poison)");
