@@ -64,4 +64,8 @@ struct FitData {
 // period_us, period_ms, time, y). Throws InputError naming the file, --x or --y.
 FitData read_fit_input(const std::string& path, const std::string& x, const std::string& y);
 
+// The pure part of read_fit_input (no I/O; the fuzz target calls it): parses `text` as read from
+// `origin` (the path: a .json/.jsonl name selects the records format, and errors name it).
+FitData parse_fit_input(const std::string& text, const std::string& origin, const std::string& x, const std::string& y);
+
 }  // namespace bwacct

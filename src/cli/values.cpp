@@ -98,6 +98,10 @@ std::vector<double> parse_range(std::string_view text, const std::string& option
             bad(text, option, kind, "a geometric factor must be greater than 1");
         if (lo <= 0)
             bad(text, option, kind, "a geometric range must start above 0");
+        // Bounds the loop below: with a factor just above 1, rounding to integers could repeat a value
+        // for billions of steps without adding one (1:1e15:x1.000000000001 never ended).
+        if ((std::log(hi) - std::log(lo)) / std::log(s) >= static_cast<double>(kMaxSweepPoints))
+            throw InputError(option, fmt::format("range takes more than {} steps; use a larger factor", kMaxSweepPoints));
         for (double i = 0;; ++i) {
             double v = lo * std::pow(s, i);
             if (integral)

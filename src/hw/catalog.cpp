@@ -211,6 +211,8 @@ Catalog Catalog::parse(std::string_view text, const std::string& origin) {
         doc = json::parse(text);
     } catch (const json::parse_error& e) {
         throw InputError(origin, fmt::format("not valid JSON (at byte {}); expected a bwacct GPU catalog", e.byte));
+    } catch (const json::out_of_range&) {  // a number beyond a double's range (1e999)
+        throw InputError(origin, "a number is too large for a double; expected a bwacct GPU catalog");
     }
     Reader r(origin);
     if (!doc.is_object())

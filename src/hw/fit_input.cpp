@@ -77,10 +77,7 @@ std::string read_file(const std::string& path) {
         throw InputError(path, "cannot be read");
     std::ostringstream ss;
     ss << in.rdbuf();
-    std::string text = ss.str();
-    if (trim(text).empty())
-        throw InputError(path, "is empty; expected a CSV with a header row, or a bwacct sweep's JSONL");
-    return text;
+    return ss.str();
 }
 
 std::vector<std::string> split_csv(const std::string& line) {
@@ -182,6 +179,8 @@ FitData read_records(const std::string& path, const std::string& text, const std
             arr = json::parse(text);
         } catch (const json::parse_error& e) {
             throw InputError(path, fmt::format("not valid JSON (at byte {})", e.byte));
+        } catch (const json::out_of_range&) {  // a number beyond a double's range (1e999)
+            throw InputError(path, "a number is too large for a double");
         }
         std::size_t i = 0;
         for (auto& r : arr)
@@ -198,6 +197,8 @@ FitData read_records(const std::string& path, const std::string& text, const std
                 records.emplace_back(lineno, json::parse(line));
             } catch (const json::parse_error&) {
                 throw InputError(path, fmt::format("line {} is not a JSON object (expected one bwacct record per line)", lineno));
+            } catch (const json::out_of_range&) {  // a number beyond a double's range (1e999)
+                throw InputError(path, fmt::format("line {}: a number is too large for a double", lineno));
             }
         }
     }
@@ -230,8 +231,14 @@ FitData read_records(const std::string& path, const std::string& text, const std
 }  // namespace
 
 FitData read_fit_input(const std::string& path, const std::string& x, const std::string& y) {
-    const std::string text = read_file(path);
+    return parse_fit_input(read_file(path), path, x, y);
+}
+
+FitData parse_fit_input(const std::string& text, const std::string& origin, const std::string& x, const std::string& y) {
+    const std::string& path = origin;
     const std::string t = trim(text);
+    if (t.empty())
+        throw InputError(path, "is empty; expected a CSV with a header row, or a bwacct sweep's JSONL");
     const bool records = t[0] == '{' || t[0] == '[' || ends_with(lower(path), ".jsonl") || ends_with(lower(path), ".json");
     FitData d = records ? read_records(path, text, x, y) : read_csv(path, text, x, y);
     if (d.points.size() < 2)

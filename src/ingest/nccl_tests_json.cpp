@@ -5,6 +5,7 @@
 // Doubles are printf("%lf"): 6 decimals.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "bwacct/error.h"
@@ -57,6 +58,8 @@ NcclLog parse_nccl_json(const std::string& text, const std::string& origin) {
         doc = json::parse(text);
     } catch (const json::parse_error& e) {
         throw InputError(origin, fmt::format("is not valid JSON (byte {}); expected nccl-tests -J JSON", e.byte));
+    } catch (const json::exception&) {  // out_of_range: a number too large for a double (1e999)
+        throw InputError(origin, "holds a number too large for a double; expected nccl-tests -J JSON");
     }
     if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array())
         throw InputError(origin, "is JSON without a \"results\" array; expected nccl-tests -J JSON");
@@ -100,7 +103,7 @@ NcclLog parse_nccl_json(const std::string& text, const std::string& origin) {
             PrintedNumber root;
             std::string s = r["root"].get<std::string>();
             s.erase(0, s.find_first_not_of(' '));
-            if (parse_printed_number(s, root) && root.decimals == 0)
+            if (parse_printed_number(s, root) && root.decimals == 0 && std::abs(root.value) < 1e18)
                 row.root = static_cast<long long>(root.value);
         }
         if (r.contains("out_of_place"))

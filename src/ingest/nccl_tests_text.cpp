@@ -243,7 +243,7 @@ NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
             row.redop = std::string(tok[layout->redop]);
         if (layout->root) {
             PrintedNumber root;
-            if (parse_printed_number(tok[layout->root], root) && root.decimals == 0)
+            if (parse_printed_number(tok[layout->root], root) && root.decimals == 0 && std::abs(root.value) < 1e18)
                 row.root = static_cast<long long>(root.value);
         }
         if (full) {

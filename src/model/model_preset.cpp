@@ -38,6 +38,8 @@ TransformerConfig parse_model_preset(std::string_view json_text, const std::stri
         doc = json::parse(json_text);
     } catch (const json::parse_error& e) {
         throw InputError(origin, fmt::format("not valid JSON (at byte {}); expected a bwacct model preset", e.byte));
+    } catch (const json::out_of_range&) {  // a number beyond a double's range (1e999)
+        throw InputError(origin, "a number is too large for a double; expected a bwacct model preset");
     }
     if (!doc.is_object())
         throw InputError(origin, "expected an object with \"schema\": \"bwacct.model/1\"");

@@ -105,6 +105,9 @@ TEST(Catalog, RefusesDishonestOrBrokenEntries) {
       "hbm_bw_GBps": {"value": 1, "source": "s"}, "launch_overhead_us": {"value": 1, "source": "s"},
       "scaleup_link": {"name": "L", "bw_GBps": {"value": 900, "direction": "bidirectional", "source": "s"}}}}})";
     EXPECT_THROW(Catalog::parse(bidirectional, "bad.json"), InputError);
+    // Fuzzer finding: a number beyond a double (1e999) is bad input, not an internal error.
+    EXPECT_THROW(Catalog::parse(R"({"schema": "bwacct.gpus/1", "gpus": {"x": {"hbm_bw_GBps": {"value": 1e999}}}})", "bad.json"),
+                 InputError);
 }
 
 TEST(Catalog, FileErrorsNameTheOption) {

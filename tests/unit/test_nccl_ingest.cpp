@@ -113,6 +113,16 @@ TEST(NcclParse, RejectsWhatIsNotALog) {
     EXPECT_THROW(parse_nccl_tests("{\"results\": [", "t.json"), InputError);
     EXPECT_THROW(parse_nccl_tests("{\"traceEvents\": []}", "t.json"), InputError);
     EXPECT_THROW(parse_nccl_tests("{\"results\": [{\"size\": 8}]}", "t.json"), InputError);
+    // Fuzzer findings (fuzz/regressions/nccl_tests/): a number beyond a double is bad input, and a
+    // root beyond 64 bits is dropped (root is informational), never converted with undefined behaviour.
+    EXPECT_THROW(parse_nccl_tests("{\"results\": [{\"size\": 1e999, \"count\": 1}]}", "t.json"), InputError);
+    const NcclLog big_root = parse_nccl_tests(
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+        "           8             2     float     sum 99999999999999999999    36.22    0.00    0.00       0    35.03    0.00    "
+        "0.00       0\n",
+        "t.log");
+    ASSERT_EQ(big_root.rows.size(), 1u);
+    EXPECT_FALSE(big_root.rows[0].root);
     try {
         parse_nccl_tests("hello\n", "x.log");
         FAIL() << "no throw";

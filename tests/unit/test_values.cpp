@@ -50,6 +50,9 @@ TEST(Values, BadInputNamesTheOption) {
 TEST(Values, RefusesHugeSweepsAndInexactIntegers) {
     EXPECT_THROW(v("1:100000000:+1"), InputError);    // more than 10^7 values
     EXPECT_THROW(v("9007199254740993"), InputError);  // above 2^53: not exact in a double
+    // Fuzzer finding: a factor this close to 1 rounds to the same integer for ~4·10^11 steps; it is
+    // refused (more than 10^7 steps) instead of running for hours.
+    EXPECT_THROW(v("1:1e15:x1.000000000001"), InputError);
 }
 
 TEST(Values, Shapes) {

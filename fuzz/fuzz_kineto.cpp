@@ -1,0 +1,24 @@
+// PyTorch profiler (Kineto) Chrome traces: parse_kineto (the SAX reader), then what
+// `bwacct ingest torch-trace` does with the trace: link activities to ops and summarize (costing
+// every op the engine has a formula for).
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "bwacct/ingest_kineto.h"
+#include "fuzz_common.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    using bwacct::fuzz::check;
+    const std::string text = bwacct::fuzz::as_text(data, size);
+    bwacct::fuzz::accept_rejection([&] {
+        const bwacct::kineto::Trace trace = bwacct::kineto::parse_kineto(text, "fuzz.json");
+        check(!trace.activities.empty(), "a trace without GPU activity was accepted");
+        const bwacct::kineto::Links links = bwacct::kineto::link_activities(trace);
+        check(links.op.size() == trace.activities.size(), "one link per activity");
+        const bwacct::kineto::Summary s = bwacct::kineto::summarize(trace);
+        check(!std::isnan(s.busy_us) && !std::isnan(s.span_us) && !std::isnan(s.idle_us) && !std::isnan(s.kernel_us),
+              "a summary time is NaN");
+    });
+    return 0;
+}
