@@ -160,7 +160,13 @@ CommandSpec make_command(bool whole_model) {
             report = build_layer_report(whole_model ? "model" : "layer", args.get("--preset"), config, run, whole_model, gpus,
                                         analysis);
         } catch (const OverflowError&) {
-            throw InputError("--batch", "the FLOP or byte count overflows 64 bits; use smaller sizes");
+            // Name the sizes the user gave (the preset's when none), not one option that may be absent.
+            std::string given;
+            for (const char* o : {"--preset", "--batch", "--seq", "--tokens", "--context", "--hidden", "--heads", "--kv-heads",
+                                  "--head-dim", "--ffn", "--vocab", "--layers"})
+                if (args.given(o))
+                    given += given.empty() ? std::string(o) : fmt::format(", {}", o);
+            throw InputError(given.empty() ? "--batch" : given, "the FLOP or byte count overflows 64 bits; use smaller sizes");
         }
         print_layer_report(report, format, env.out);
         return 0;
