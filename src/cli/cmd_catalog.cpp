@@ -9,7 +9,7 @@ std::vector<CommandSpec> catalog_commands() {
     list.name = "gpus";
     list.summary = "the GPU catalog: dense peaks, memory bandwidth, per-direction link bandwidth";
     list.example = "bwacct gpus\n  bwacct gpus --format json";
-    list.options = {{"--format", "table, json, csv or md", "table"},
+    list.options = {{"--format", "table, json, jsonl (same as json), csv or md", "table"},
                     {"--gpu-file", "extra catalog JSON that adds or overrides entries", ""}};
     list.run = [](const Args& args, const Env& env) {
         const Format f = parse_format(args.get("--format"));

@@ -41,6 +41,9 @@ double parse_one(std::string_view token, const std::string& option, ValueKind ki
         bad(full, option, kind, kind == ValueKind::whole ? "must not be negative" : "must be positive");
     if (s[0] == '+' || std::isspace(static_cast<unsigned char>(s[0])))
         bad(full, option, kind);
+    // strtod also reads hexadecimal ("0x10" = 16) and "infinity"/"nan": only decimal numbers are accepted.
+    if (s.size() > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        bad(full, option, kind);
     errno = 0;
     char* end = nullptr;
     double v = std::strtod(s.c_str(), &end);

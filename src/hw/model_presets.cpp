@@ -6,11 +6,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "bwacct/error.h"
 #include "bwacct/model_preset.h"
+#include "bwacct/text_file.h"
 
 namespace bwacct {
 namespace {
@@ -21,15 +20,6 @@ std::string exe_dir() {
     std::error_code ec;
     auto p = fs::read_symlink("/proc/self/exe", ec);
     return ec ? std::string() : p.parent_path().string();
-}
-
-std::string read_all(const std::string& path, const std::string& option) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError(option, fmt::format("cannot read model preset '{}'", path));
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
 }
 
 }  // namespace
@@ -63,7 +53,8 @@ TransformerConfig load_model_preset(const std::string& id_or_path, const std::st
     const bool is_path = id_or_path.find('/') != std::string::npos ||
                          (id_or_path.size() > 5 && id_or_path.substr(id_or_path.size() - 5) == ".json");
     if (is_path)
-        return parse_model_preset(read_all(id_or_path, option), option + " " + id_or_path);
+        return parse_model_preset(read_input_file(id_or_path, option, "expected a model preset JSON file"),
+                                  option + " " + id_or_path);
     const std::string path = model_preset_dir() + "/" + id_or_path + ".json";
     if (::access(path.c_str(), R_OK) != 0) {
         std::string known;
@@ -72,7 +63,7 @@ TransformerConfig load_model_preset(const std::string& id_or_path, const std::st
         throw InputError(option, fmt::format("unknown preset '{}'; known: {} (or give a preset file path)", id_or_path,
                                              known.empty() ? "none found" : known));
     }
-    return parse_model_preset(read_all(path, option), option + " " + path);
+    return parse_model_preset(read_input_file(path, option, "expected a model preset JSON file"), option + " " + path);
 }
 
 }  // namespace bwacct

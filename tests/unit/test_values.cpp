@@ -53,6 +53,7 @@ TEST(Values, RefusesHugeSweepsAndInexactIntegers) {
     // Fuzzer finding: a factor this close to 1 rounds to the same integer for ~4·10^11 steps; it is
     // refused (more than 10^7 steps) instead of running for hours.
     EXPECT_THROW(v("1:1e15:x1.000000000001"), InputError);
+    EXPECT_THROW(v("0x10"), InputError);  // strtod would read hexadecimal: decimal only
 }
 
 TEST(Values, Shapes) {
