@@ -118,6 +118,28 @@ struct EwArgs {
 cudaError_t ew_grid(Elem e, int* grid);
 cudaError_t launch_elementwise(Elem e, const EwArgs& a, int grid, cudaStream_t s);
 
+// ---- norm.cu: layernorm, rmsnorm and softmax over the last dimension (f32, f16, bf16 in and out).
+// One block of kBlock threads per row; statistics in fp32 (warp shuffles, then shared memory across
+// the block's warps). Two passes over the row: the statistics, then the output (the second read of
+// the row normally hits L1/L2). 16-byte accesses when a row is a whole number of 16-byte vectors.
+//   layernorm  y = (x − mean) · rsqrt(var + eps) · γ + β   (shifted sums: Σ(x − x₀), Σ(x − x₀)²)
+//   rmsnorm    y = x · rsqrt(mean(x²) + eps) · γ
+//   softmax    y = exp(x − max) / Σ exp(x − max)            (online max and sum, one pass)
+
+enum class NormOp { layernorm, rmsnorm, softmax };
+
+struct NormArgs {
+    const void* x = nullptr;
+    const void* gamma = nullptr;  // layernorm, rmsnorm: D elements
+    const void* beta = nullptr;   // layernorm: D elements
+    void* y = nullptr;
+    std::size_t rows = 0;  // one block each: at most INT_MAX
+    std::size_t dim = 0;   // D, the last dimension
+    float eps = 1e-5f;
+};
+
+cudaError_t launch_norm(NormOp op, Elem e, const NormArgs& a, cudaStream_t s);
+
 // ---- Values shared by the kernels and the host.
 
 // splitmix64's finalizer (Steele, Lea, Flood 2014): a bijection with good avalanche.

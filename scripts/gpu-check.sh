@@ -35,6 +35,9 @@ run gemm_seed gemm --m 2160 --k 5120 --n 5120 --measure
 run gemm_8192 gemm --m 8192 --k 8192 --n 8192 --measure
 run gemm_fp8 gemm --m 8192 --k 8192 --n 8192 --dtype fp8 --measure
 run elementwise elementwise --shape 32,2048,4096 --dtype bf16 --flops-per-elem 10 --measure
+run rmsnorm rmsnorm --shape 8,2048,4096 --dtype bf16 --measure
+run layernorm layernorm --shape 8,2048,4096 --dtype bf16 --measure
+run softmax softmax --shape 8,2048,4096 --dtype bf16 --measure
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
 if ((ngpu >= 2)); then
   run allreduce allreduce --bytes 1G --ranks "$ngpu" --measure
@@ -90,6 +93,15 @@ for name in ["gemm_seed", "gemm_8192", "gemm_fp8"]:
                 peak = g["peaks"]["compute_tflops"]
                 check(name + " at or below the catalog peak", g["tflops"] <= peak,
                       "%.1f TFLOP/s vs %.1f dense peak" % (g["tflops"], peak))
+        check(name + " verified", bool(doc["measurement"]["verification"]), doc["measurement"]["verification"])
+for name in ["elementwise", "rmsnorm", "layernorm", "softmax"]:
+    doc = report["results"].get(name)
+    if doc:
+        for g in doc["gpus"]:
+            if g["gpu"] == doc["measurement"]["device"]["catalog_match"]:
+                peak = g["peaks"]["hbm_GBps"]
+                check(name + " implied bandwidth at or below the catalog HBM peak", g["implied_bw_GBps"] <= peak,
+                      "%.1f GB/s vs %.1f GB/s" % (g["implied_bw_GBps"], peak))
         check(name + " verified", bool(doc["measurement"]["verification"]), doc["measurement"]["verification"])
 name = report["results"].get("device", {}).get("device", {}).get("name", "gpu").replace(" ", "-")
 out = target or os.path.join("docs", "measurements", datetime.date.today().isoformat() + "-" + name + ".json")

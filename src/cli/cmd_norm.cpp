@@ -16,8 +16,9 @@ CommandSpec norm_command(NormKind kind, const char* summary) {
         {"--shape", "tensor shape, comma-separated; the op runs over the last dimension", ""},
         {"--dtype", "element dtype (of x, y and the parameters)", "bf16"},
     };
-    for (OptionSpec& o : common_op_options())
-        c.options.push_back(std::move(o));
+    for (auto* group : {common_op_options, measure_options})
+        for (OptionSpec& o : group())
+            c.options.push_back(std::move(o));
     c.run = [kind](const Args& args, const Env& env) {
         NormDesc d;
         d.kind = kind;
@@ -29,6 +30,7 @@ CommandSpec norm_command(NormKind kind, const char* summary) {
         plan.fixed = {{"shape", args.get("--shape")}, {"dtype", std::string(dtype_name(d.dtype))}};
         plan.size_options = "--shape";
         plan.evaluate = [d](const Point&) { return Evaluated{norm_cost(d), std::nullopt}; };
+        plan.measure = [d](measure::Backend& b, const Point&, const measure::SamplePolicy& sp) { return b.norm(d, sp); };
         return run_op(plan, args, env);
     };
     return c;

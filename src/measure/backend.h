@@ -64,12 +64,23 @@ public:
     virtual Clocks clocks() = 0;
     virtual Timing gemm(const GemmDesc& d, const SamplePolicy& p) = 0;
     virtual Timing elementwise(const ElementwiseDesc& d, const SamplePolicy& p) = 0;
+    // layernorm, rmsnorm or softmax over the last dimension of d.shape. Not pure, so a test's stub
+    // backend need not define it: by default the backend cannot measure it (a MeasureError).
+    virtual Timing norm(const NormDesc& d, const SamplePolicy& p);
     // One of the HBM kernels over arrays of array_bytes each.
     virtual Timing hbm(HbmKernel k, std::uint64_t array_bytes, const SamplePolicy& p) = 0;
     virtual LaunchTimes launch(const SamplePolicy& p) = 0;
     // A collective across this process's GPUs or, under MPI, across ranks (one GPU per rank).
     virtual Timing collective(const CollectiveDesc& d, const SamplePolicy& p) = 0;
 };
+
+inline Timing Backend::norm(const NormDesc& d, const SamplePolicy&) {
+    std::string what(norm_name(d.kind));
+    what += " is not measurable with the ";
+    what += name();
+    what += " backend";
+    throw MeasureError(what);
+}
 
 // The backend for this run: the simulated one when BWACCT_SIMULATE=<catalog gpu id> is set (tests),
 // else CUDA when compiled in and a GPU is present. Throws MeasureError saying why there is none.

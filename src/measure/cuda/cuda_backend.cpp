@@ -1,4 +1,4 @@
-// The CUDA backend for one GPU: HBM streams, elementwise ops and launch costs through kernels/,
+// The CUDA backend for one GPU: HBM streams, elementwise ops, normalizations and launch costs through kernels/,
 // GEMMs through cuBLASLt (gemm_lt), collectives through NCCL (nccl_collective). Every number comes
 // from time_region (timing.h) and is reported only after its result has been verified.
 #include "cuda_backend.h"
@@ -218,10 +218,19 @@ public:
                 fmt::format("the elementwise op over {} elements", element_count(d.shape).value()), e.what()));
         }
     }
+    Timing norm(const NormDesc& d, const SamplePolicy& p) override {
+        try {
+            return measure_norm(d, p);
+        } catch (const OutOfMemory& e) {
+            throw MeasureError(fixed_size_oom_message(
+                fmt::format("the {} over {} elements", norm_name(d.kind), element_count(d.shape).value()), e.what()));
+        }
+    }
     LaunchTimes launch(const SamplePolicy& p) override;
 
 private:
     Timing measure_elementwise(const ElementwiseDesc& d, const SamplePolicy& p);
+    Timing measure_norm(const NormDesc& d, const SamplePolicy& p);
     std::uint64_t next_seed() { return k::mix64(0xB5AD4ECEDA1CE2A9ull + ++draws_); }
 
     void sync(const char* what) { check(cudaStreamSynchronize(stream_), what); }
@@ -587,6 +596,189 @@ Timing CudaBackend::measure_elementwise(const ElementwiseDesc& d, const SamplePo
                                       done, d.flops_per_elem, inputs, combine));
     if (d.unit == Unit::tensor && done > 0)
         t.notes.push_back("the kernel's arithmetic runs on the CUDA cores (vector FMAs), not the tensor cores");
+    t.cache = cache_text(t, p, working);
+    finish(t, before, after);
+    return t;
+}
+
+// ---- layernorm, rmsnorm, softmax
+
+// ε of layernorm and rmsnorm (PyTorch's LayerNorm default).
+constexpr float kNormEps = 1e-5f;
+// Rows checked on the host against a float64 computation.
+constexpr std::size_t kNormRows = 16;
+
+// y of one row in float64 from the exact inputs.
+std::vector<double> norm_reference(NormKind kind, const std::vector<double>& x, const std::vector<double>& g,
+                                   const std::vector<double>& b, double eps) {
+    const double dim = static_cast<double>(x.size());
+    std::vector<double> y(x.size());
+    if (kind == NormKind::softmax) {
+        const double m = *std::max_element(x.begin(), x.end());
+        double s = 0;
+        for (double v : x)
+            s += std::exp(v - m);
+        for (std::size_t j = 0; j < x.size(); ++j)
+            y[j] = std::exp(x[j] - m) / s;
+        return y;
+    }
+    double mean = 0, ms = 0;
+    for (double v : x)
+        mean += v;
+    mean /= dim;
+    for (double v : x)
+        ms += kind == NormKind::layernorm ? (v - mean) * (v - mean) : v * v;
+    const double rstd = 1.0 / std::sqrt(ms / dim + eps);
+    for (std::size_t j = 0; j < x.size(); ++j)
+        y[j] = kind == NormKind::layernorm ? (x[j] - mean) * rstd * g[j] + b[j] : x[j] * rstd * g[j];
+    return y;
+}
+
+Timing CudaBackend::measure_norm(const NormDesc& d, const SamplePolicy& p) {
+    DeviceGuard guard(device_);
+    k::Elem e = k::Elem::f32;
+    double unit_roundoff = 0x1p-24;
+    switch (d.dtype) {
+        case DType::fp32:
+            break;
+        case DType::fp16:
+            e = k::Elem::f16;
+            unit_roundoff = 0x1p-11;
+            break;
+        case DType::bf16:
+            e = k::Elem::bf16;
+            unit_roundoff = 0x1p-8;
+            break;
+        default:
+            throw MeasureError(fmt::format("{} in {} is not measurable yet: the CUDA backend measures bf16, fp16 and fp32",
+                                           norm_name(d.kind), dtype_name(d.dtype)));
+    }
+    k::NormOp op = k::NormOp::layernorm;
+    if (d.kind == NormKind::rmsnorm)
+        op = k::NormOp::rmsnorm;
+    else if (d.kind == NormKind::softmax)
+        op = k::NormOp::softmax;
+    const int params = d.kind == NormKind::layernorm ? 2 : d.kind == NormKind::rmsnorm ? 1 : 0;
+
+    const std::uint64_t n64 = element_count(d.shape).value();
+    const std::uint64_t dim64 = d.shape.empty() ? 0 : d.shape.back();
+    if (n64 == 0 || dim64 == 0)
+        throw MeasureError(fmt::format("{} of an empty tensor is not measurable", norm_name(d.kind)));
+    const std::uint64_t rows64 = n64 / dim64;
+    if (rows64 > static_cast<std::uint64_t>(INT_MAX))
+        throw MeasureError(fmt::format("{} over {} rows is not measurable: the kernel runs one block per row, at most {}",
+                                       norm_name(d.kind), rows64, INT_MAX));
+    const std::size_t n = static_cast<std::size_t>(n64), dim = static_cast<std::size_t>(dim64),
+                      rows = static_cast<std::size_t>(rows64);
+    const std::size_t esize = k::elem_bytes(e);
+    const std::uint64_t tensor_bytes = (Exact(n64) * Exact(esize)).value();
+    const std::uint64_t param_bytes = (Exact(dim64) * Exact(esize)).value();
+    const std::uint64_t working =
+        (Exact(2) * Exact(tensor_bytes) + Exact(static_cast<std::uint64_t>(params)) * Exact(param_bytes)).value();
+    check_fits(working, fmt::format("x and y of {} and {} parameter vector(s)", iec(tensor_bytes), params));
+
+    // Random inputs in [0.5, 1.5), exact in the type (kernels.h); y poisoned with NaN so an
+    // unwritten element fails the check.
+    const std::uint64_t seed_x = next_seed(), seed_g = next_seed(), seed_b = next_seed();
+    DeviceBuffer x(tensor_bytes, "cudaMalloc (x)");
+    DeviceBuffer y(tensor_bytes, "cudaMalloc (y)");
+    DeviceBuffer gamma(params >= 1 ? param_bytes : 0, "cudaMalloc (γ)");
+    DeviceBuffer beta(params >= 2 ? param_bytes : 0, "cudaMalloc (β)");
+    check(k::fill_random(x.get(), n, e, seed_x, stream_), "the random fill");
+    if (params >= 1)
+        check(k::fill_random(gamma.get(), dim, e, seed_g, stream_), "the random fill");
+    if (params >= 2)
+        check(k::fill_random(beta.get(), dim, e, seed_b, stream_), "the random fill");
+    check(cudaMemsetAsync(y.get(), 0xFF, tensor_bytes, stream_), "cudaMemsetAsync (poison)");
+    sync("the array initialization (cudaStreamSynchronize)");
+
+    k::NormArgs args;
+    args.x = x.get();
+    args.gamma = gamma.get();
+    args.beta = beta.get();
+    args.y = y.get();
+    args.rows = rows;
+    args.dim = dim;
+    args.eps = kNormEps;
+
+    const Region r{stream_, device_, wants_flush(p, working)};
+    const Clocks before = read_clocks(device_);
+    Timing t = time_region(r, p, [&](cudaStream_t s) { check(k::launch_norm(op, e, args, s), "the norm kernel launch"); });
+    const Clocks after = read_clocks(device_);
+
+    // DRAM bytes of one more (untimed) run, against the model's lower bound (x and the parameters
+    // read once, y written once); the run rewrites the same y, which the check below covers.
+    const Cost lower = norm_cost(d);
+    add_dram_bytes(t, device_, lower.bytes_read, lower.bytes_written, [&] {
+        check(k::launch_norm(op, e, args, stream_), "the norm kernel launch (profiled run)");
+        sync("the profiled norm run (cudaStreamSynchronize)");
+    });
+
+    // Verification of sampled rows against float64 from the same (exact) inputs. Per element
+    // |y − ref| ≤ 2u·|ref| + ε·scale: u the type's unit roundoff (y is rounded once to the type),
+    // ε = 2^-24 · 64 · (D/kBlock + 16) the fp32 arithmetic's error (each thread's D/kBlock-term sum,
+    // the shuffle and shared-memory tree, rsqrt, exp), scale the magnitude of the terms y is made of.
+    const double eps_f32 = 0x1p-24 * 64.0 * (static_cast<double>(dim) / k::kBlock + 16.0);
+    std::vector<double> g(dim, 1.0), b(dim, 0.0);
+    for (std::size_t j = 0; j < dim && params >= 1; ++j)
+        g[j] = k::random_value(seed_g, j, e);
+    for (std::size_t j = 0; j < dim && params >= 2; ++j)
+        b[j] = k::random_value(seed_b, j, e);
+    const std::vector<std::size_t> sampled = sample_indices(rows, kNormRows, next_seed());
+    std::vector<unsigned char> raw(dim * esize);
+    std::vector<double> xr(dim);
+    for (std::size_t row : sampled) {
+        read_back(raw.data(), out_ptr(y.get(), row * dim, esize), raw.size());
+        for (std::size_t j = 0; j < dim; ++j)
+            xr[j] = k::random_value(seed_x, row * dim + j, e);
+        const std::vector<double> ref = norm_reference(d.kind, xr, g, b, static_cast<double>(kNormEps));
+        double mean = 0, ms = 0, mx = xr[0];
+        for (double v : xr) {
+            mean += v;
+            mx = std::max(mx, v);
+        }
+        mean /= static_cast<double>(dim);
+        for (double v : xr)
+            ms += d.kind == NormKind::layernorm ? (v - mean) * (v - mean) : v * v;
+        const double rstd = 1.0 / std::sqrt(ms / static_cast<double>(dim) + static_cast<double>(kNormEps));
+        for (std::size_t j = 0; j < dim; ++j) {
+            double got = 0;
+            if (e == k::Elem::f32) {
+                float f = 0;
+                std::memcpy(&f, raw.data() + j * esize, sizeof f);
+                got = f;
+            } else {
+                std::uint16_t h = 0;
+                std::memcpy(&h, raw.data() + j * esize, sizeof h);
+                got = e == k::Elem::f16 ? k::f16_bits_to_double(h) : k::bf16_bits_to_double(h);
+            }
+            double scale = std::fabs(ref[j]);
+            if (d.kind == NormKind::layernorm)
+                scale = (std::fabs(xr[j]) + std::fabs(mean)) * rstd * std::fabs(g[j]) + std::fabs(b[j]);
+            else if (d.kind == NormKind::softmax)
+                scale = std::fabs(ref[j]) * (2.0 + std::fabs(xr[j] - mx));
+            const double tol = 2.0 * unit_roundoff * std::fabs(ref[j]) + eps_f32 * scale;
+            if (!(std::fabs(got - ref[j]) <= tol))
+                throw MeasureError(
+                    fmt::format("verification failed: {} row {} element {} is {:.9g}, the float64 computation {:.9g} "
+                                "(± {:.2g}); no time reported",
+                                norm_name(d.kind), row, j, got, ref[j], tol));
+        }
+    }
+    t.verification = fmt::format(
+        "{} sampled rows (of {}), every element, checked against a float64 computation from the same random inputs "
+        "(per element 2 × the {} unit roundoff × |y| plus {:.2g} × the magnitude of its terms for the fp32 arithmetic)",
+        sampled.size(), rows, dtype_name(d.dtype), eps_f32);
+    const bool vec = dim % (16 / esize) == 0;
+    t.detail = fmt::format(
+        "{} over {} rows of {} {} elements, one block of {} threads per row, fp32 statistics (warp shuffles, shared "
+        "memory){}; two passes over each row (statistics, then y), {} accesses; inputs random in [0.5, 1.5){}",
+        norm_name(d.kind), rows, dim, dtype_name(d.dtype), k::kBlock,
+        d.kind == NormKind::softmax ? ", online max and sum" : fmt::format(", ε = {:g}", kNormEps),
+        vec ? "16-byte" : "element-wise (D is not a whole number of 16-byte vectors)",
+        params == 2   ? ", γ and β too"
+        : params == 1 ? ", γ too"
+                      : "");
     t.cache = cache_text(t, p, working);
     finish(t, before, after);
     return t;

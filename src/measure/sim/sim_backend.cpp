@@ -120,6 +120,13 @@ public:
                               fmt::format("the elementwise op over {} elements", element_count(d.shape).value()));
         return simulate(c, p, "none: simulated");
     }
+    // The norm's bytes (x, the parameters, y) and FLOPs through the roofline, as elementwise.
+    Timing norm(const NormDesc& d, const SamplePolicy& p) override {
+        const Cost c = norm_cost(d);
+        fixed_size_allocation(c.bytes_read + c.bytes_written,
+                              fmt::format("the {} over {} elements", norm_name(d.kind), element_count(d.shape).value()));
+        return simulate(c, p, "none: simulated");
+    }
     Timing hbm(HbmKernel k, std::uint64_t array_bytes, const SamplePolicy& p) override {
         const std::uint64_t need = static_cast<std::uint64_t>(hbm_arrays(k)) * array_bytes;
         if (fail_.kind == SimFailure::Kind::oom && need > fail_.free_bytes)
