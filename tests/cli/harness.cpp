@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -415,6 +416,44 @@ const json* gpu_entry(const json& record, const std::string& id) {
 std::vector<std::string> with(std::vector<std::string> base, std::initializer_list<std::string> more) {
     base.insert(base.end(), more.begin(), more.end());
     return base;
+}
+
+RunOptions no_sim(const TempDir& dir) {
+    RunOptions o;
+    o.env["BWACCT_SIMULATE"] = std::nullopt;
+    o.env["BWACCT_SIMULATE_FAIL"] = std::nullopt;
+    o.env["BWACCT_CACHE"] = dir.file("no-such-cache.json");
+    o.env["XDG_CACHE_HOME"] = std::nullopt;
+    o.env["BWACCT_MPI_TIMEOUT_S"] = std::nullopt;
+    return o;
+}
+
+RunOptions sim(const TempDir& dir, const std::string& fail, const std::string& cache) {
+    RunOptions o = no_sim(dir);
+    o.env["BWACCT_SIMULATE"] = std::string("h200");
+    if (!fail.empty())
+        o.env["BWACCT_SIMULATE_FAIL"] = fail;
+    if (!cache.empty())
+        o.env["BWACCT_CACHE"] = cache;
+    return o;
+}
+
+bool gpu_present() {
+    for (const char* dev : {"/dev/nvidia0", "/dev/nvidiactl", "/dev/kfd"})
+        if (::access(dev, F_OK) == 0)
+            return true;
+    return false;
+}
+
+::testing::AssertionResult failed_cleanly(const RunResult& r, int status, const std::string& must_contain) {
+    const auto newlines = std::count(r.err.begin(), r.err.end(), '\n');
+    if (r.timed_out || r.status != status || !r.out.empty() || newlines != 1 || r.err.empty() || r.err.back() != '\n' ||
+        r.err.find(must_contain) == std::string::npos)
+        return ::testing::AssertionFailure()
+               << fmt::format("expected exit {}, nothing on stdout, exactly one line on stderr containing '{}'\n", status,
+                              must_contain)
+               << report(r);
+    return ::testing::AssertionSuccess();
 }
 
 }  // namespace bwacct_test

@@ -122,6 +122,21 @@ double tensor_tflops(const std::string& gpu, const std::string& key);
 double hbm_GBps(const std::string& gpu);
 double launch_us(const std::string& gpu);
 
+// ---------------------------------------------------------------------------------------------
+// The measurement suites: which backend a run gets, and the failure contract.
+
+// No GPU simulation: BWACCT_SIMULATE, BWACCT_SIMULATE_FAIL, XDG_CACHE_HOME and BWACCT_MPI_TIMEOUT_S
+// unset; the calibration cache a file in `dir` that does not exist.
+RunOptions no_sim(const TempDir& dir);
+// The simulated H200 (BWACCT_SIMULATE=h200), with `fail` injected (BWACCT_SIMULATE_FAIL) when not
+// empty and the calibration cache at `cache` when given.
+RunOptions sim(const TempDir& dir, const std::string& fail = "", const std::string& cache = "");
+// A GPU device node exists on this machine (then "no GPU" tests do not apply).
+bool gpu_present();
+// A run that failed as the contract says: exit `status`, nothing on stdout, exactly one line on
+// stderr, containing `must_contain`.
+::testing::AssertionResult failed_cleanly(const RunResult& r, int status, const std::string& must_contain = "");
+
 // The entry for `id` in a record's "gpus" array, or nullptr.
 const json* gpu_entry(const json& record, const std::string& id);
 

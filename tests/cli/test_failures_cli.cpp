@@ -29,29 +29,6 @@ using namespace bwacct_test;
 constexpr u64 kMiB = 1024 * 1024, kGiB = 1024 * kMiB;
 constexpr double kSimHbmGBps = 0.90 * 4800;  // 4320 GB/s: the simulated H200's HBM kernels
 
-// The simulated H200, with a failure injected when `fail` is not empty; the calibration cache a file
-// in `dir` unless given.
-RunOptions sim(const TempDir& dir, const std::string& fail = "") {
-    RunOptions o;
-    o.env["BWACCT_SIMULATE"] = std::string("h200");
-    o.env["BWACCT_SIMULATE_FAIL"] = fail.empty() ? std::nullopt : std::optional<std::string>(fail);
-    o.env["BWACCT_CACHE"] = dir.file("no-such-cache.json");
-    o.env["XDG_CACHE_HOME"] = std::nullopt;
-    o.env["BWACCT_MPI_TIMEOUT_S"] = std::nullopt;
-    return o;
-}
-
-// Exit `status`, nothing on stdout, exactly one line on stderr containing `must_contain`.
-::testing::AssertionResult failed_cleanly(const RunResult& r, int status, const std::string& must_contain) {
-    const auto newlines = std::count(r.err.begin(), r.err.end(), '\n');
-    if (r.timed_out || r.status != status || !r.out.empty() || newlines != 1 || r.err.back() != '\n' ||
-        r.err.find(must_contain) == std::string::npos)
-        return ::testing::AssertionFailure()
-               << fmt::format("expected exit {}, nothing on stdout, one line on stderr containing '{}'\n", status, must_contain)
-               << report(r);
-    return ::testing::AssertionSuccess();
-}
-
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 // Every command that measures on the GPU, in table and JSON form.

@@ -53,47 +53,6 @@ void expect_within_noise(double got, double model, const std::string& what) {
 // Environments. Every run controls the variables the measurement reads, so the caller's shell (a
 // BWACCT_SIMULATE left set, a real ~/.cache/bwacct) cannot change the result.
 
-// No GPU and no simulation: the variables unset; the calibration cache a file that does not exist.
-RunOptions no_sim(const TempDir& dir) {
-    RunOptions o;
-    o.env["BWACCT_SIMULATE"] = std::nullopt;
-    o.env["BWACCT_SIMULATE_FAIL"] = std::nullopt;
-    o.env["BWACCT_CACHE"] = dir.file("no-such-cache.json");
-    o.env["XDG_CACHE_HOME"] = std::nullopt;
-    return o;
-}
-
-// The simulated H200, optionally failing every measurement ("verify" or "cuda").
-RunOptions sim(const TempDir& dir, const std::string& fail = "", const std::string& cache = "") {
-    RunOptions o = no_sim(dir);
-    o.env["BWACCT_SIMULATE"] = std::string("h200");
-    if (!fail.empty())
-        o.env["BWACCT_SIMULATE_FAIL"] = fail;
-    if (!cache.empty())
-        o.env["BWACCT_CACHE"] = cache;
-    return o;
-}
-
-bool gpu_present() {
-    for (const char* dev : {"/dev/nvidia0", "/dev/nvidiactl", "/dev/kfd"})
-        if (::access(dev, F_OK) == 0)
-            return true;
-    return false;
-}
-
-// A run that failed as the contract says: exit `status`, exactly one line on stderr (containing
-// `must_contain`), nothing on stdout.
-::testing::AssertionResult failed_cleanly(const RunResult& r, int status, const std::string& must_contain = "") {
-    const auto newlines = std::count(r.err.begin(), r.err.end(), '\n');
-    if (r.timed_out || r.status != status || !r.out.empty() || newlines != 1 || r.err.empty() || r.err.back() != '\n' ||
-        r.err.find(must_contain) == std::string::npos)
-        return ::testing::AssertionFailure()
-               << fmt::format("expected exit {}, nothing on stdout, exactly one line on stderr containing '{}'\n", status,
-                              must_contain)
-               << report(r);
-    return ::testing::AssertionSuccess();
-}
-
 std::size_t count_of(const std::string& text, const std::string& what) {
     std::size_t n = 0;
     for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + what.size()))

@@ -24,41 +24,6 @@ constexpr double kH200HbmGBps = 4800.0;  // HBM3e GB/s (catalog)
 constexpr double kH200LaunchUs = 2.5;    // the dispatch roof, µs (catalog)
 constexpr double kEffHbm = 0.90, kEffDispatch = 1.0;
 
-RunOptions no_sim(const TempDir& dir) {
-    RunOptions o;
-    o.env["BWACCT_SIMULATE"] = std::nullopt;
-    o.env["BWACCT_SIMULATE_FAIL"] = std::nullopt;
-    o.env["BWACCT_CACHE"] = dir.file("no-such-cache.json");
-    o.env["XDG_CACHE_HOME"] = std::nullopt;
-    return o;
-}
-
-RunOptions sim(const TempDir& dir, const std::string& fail = "") {
-    RunOptions o = no_sim(dir);
-    o.env["BWACCT_SIMULATE"] = std::string("h200");
-    if (!fail.empty())
-        o.env["BWACCT_SIMULATE_FAIL"] = fail;
-    return o;
-}
-
-bool gpu_present() {
-    for (const char* dev : {"/dev/nvidia0", "/dev/nvidiactl", "/dev/kfd"})
-        if (::access(dev, F_OK) == 0)
-            return true;
-    return false;
-}
-
-// Exit `status`, nothing on stdout, exactly one line on stderr containing `must_contain`.
-::testing::AssertionResult failed_cleanly(const RunResult& r, int status, const std::string& must_contain) {
-    const auto newlines = std::count(r.err.begin(), r.err.end(), '\n');
-    if (r.timed_out || r.status != status || !r.out.empty() || newlines != 1 || r.err.back() != '\n' ||
-        r.err.find(must_contain) == std::string::npos)
-        return ::testing::AssertionFailure()
-               << fmt::format("expected exit {}, nothing on stdout, one line on stderr containing '{}'\n", status, must_contain)
-               << report(r);
-    return ::testing::AssertionSuccess();
-}
-
 void expect_within_noise(double got, double model, const std::string& what) {
     EXPECT_GE(got, model * 0.99 * (1 - 1e-9)) << what << " (model " << model << " µs)";
     EXPECT_LE(got, model * 1.01 * (1 + 1e-9)) << what << " (model " << model << " µs)";

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <thread>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -468,29 +469,29 @@ Timing CudaBackend::hbm(HbmKernel kind, std::uint64_t array_bytes, const SampleP
     return t;
 }
 
+// The kernels' element type for a dtype, with its unit roundoff (the verification tolerances):
+// bf16 2^-8, fp16 2^-11, fp32 2^-24. Other dtypes are not measurable by these kernels yet.
+std::pair<k::Elem, double> stored_type(DType t, std::string_view op) {
+    switch (t) {
+        case DType::fp32:
+            return {k::Elem::f32, 0x1p-24};
+        case DType::fp16:
+            return {k::Elem::f16, 0x1p-11};
+        case DType::bf16:
+            return {k::Elem::bf16, 0x1p-8};
+        default:
+            throw MeasureError(
+                fmt::format("{} in {} is not measurable yet: the CUDA backend measures bf16, fp16 and fp32", op, dtype_name(t)));
+    }
+}
+
 // ---- elementwise
 
 Timing CudaBackend::measure_elementwise(const ElementwiseDesc& d, const SamplePolicy& p) {
     DeviceGuard guard(device_);
-    k::Elem e = k::Elem::f32;
-    double unit_roundoff = 0x1p-24;
-    switch (d.dtype) {
-        case DType::fp32:
-            break;
-        case DType::fp16:
-            e = k::Elem::f16;
-            unit_roundoff = 0x1p-11;
-            break;
-        case DType::bf16:
-            e = k::Elem::bf16;
-            unit_roundoff = 0x1p-8;
-            break;
-        default:
-            throw MeasureError(
-                fmt::format("elementwise in {} is not measurable yet: the CUDA backend measures bf16, fp16 "
-                            "and fp32",
-                            dtype_name(d.dtype)));
-    }
+    const std::pair<k::Elem, double> stored = stored_type(d.dtype, "elementwise");
+    const k::Elem e = stored.first;
+    const double unit_roundoff = stored.second;
     if (d.inputs < 1 || d.inputs > static_cast<std::uint64_t>(k::kMaxEwArrays) || d.outputs < 1 ||
         d.outputs > static_cast<std::uint64_t>(k::kMaxEwArrays))
         throw MeasureError(fmt::format("elementwise with {} inputs and {} outputs is not measurable yet: at most {} of each",
@@ -636,23 +637,9 @@ std::vector<double> norm_reference(NormKind kind, const std::vector<double>& x, 
 
 Timing CudaBackend::measure_norm(const NormDesc& d, const SamplePolicy& p) {
     DeviceGuard guard(device_);
-    k::Elem e = k::Elem::f32;
-    double unit_roundoff = 0x1p-24;
-    switch (d.dtype) {
-        case DType::fp32:
-            break;
-        case DType::fp16:
-            e = k::Elem::f16;
-            unit_roundoff = 0x1p-11;
-            break;
-        case DType::bf16:
-            e = k::Elem::bf16;
-            unit_roundoff = 0x1p-8;
-            break;
-        default:
-            throw MeasureError(fmt::format("{} in {} is not measurable yet: the CUDA backend measures bf16, fp16 and fp32",
-                                           norm_name(d.kind), dtype_name(d.dtype)));
-    }
+    const std::pair<k::Elem, double> stored = stored_type(d.dtype, norm_name(d.kind));
+    const k::Elem e = stored.first;
+    const double unit_roundoff = stored.second;
     k::NormOp op = k::NormOp::layernorm;
     if (d.kind == NormKind::rmsnorm)
         op = k::NormOp::rmsnorm;
