@@ -12,8 +12,8 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
-#include <thread>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
