@@ -8,11 +8,10 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "bwacct/error.h"
+#include "bwacct/text_file.h"
 
 #ifndef BWACCT_SOURCE_CONFIG_DIR
 #define BWACCT_SOURCE_CONFIG_DIR ""
@@ -165,20 +164,6 @@ private:
     std::string origin_;
 };
 
-std::string read_file(const std::string& path, const std::string& option) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw InputError(option, fmt::format("'{}' is a directory; expected a JSON catalog file", path));
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError(option, fmt::format("cannot open '{}'", path));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad())
-        throw InputError(option, fmt::format("cannot read '{}'", path));
-    return ss.str();
-}
-
 // `part` occurs in `text` with no letter or digit right before or after it: "NVIDIA L4" is in
 // "NVIDIA L4" but not in "NVIDIA L40S".
 bool contains_word(std::string_view text, std::string_view part) {
@@ -234,7 +219,7 @@ Catalog Catalog::parse(std::string_view text, const std::string& origin) {
 
 Catalog Catalog::load(const std::string& path, const std::string& option) {
     // Errors inside the file name both the option and the file: "--gpu-file my.json: ...".
-    return parse(read_file(path, option), option + " " + path);
+    return parse(read_input_file(path, option, "expected a JSON catalog file (schema bwacct.gpus/1)"), option + " " + path);
 }
 
 Catalog Catalog::load_default() {

@@ -5,13 +5,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "bwacct/error.h"
 #include "bwacct/fit.h"
+#include "bwacct/text_file.h"
 
 namespace bwacct {
 namespace {
@@ -63,21 +62,6 @@ std::string join(const std::vector<std::string>& v) {
     for (const auto& s : v)
         out += (out.empty() ? "" : ", ") + s;
     return out;
-}
-
-std::string read_file(const std::string& path) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (!fs::exists(path, ec))
-        throw InputError(path, "no such file");
-    if (fs::is_directory(path, ec))
-        throw InputError(path, "is a directory; expected a CSV or JSONL file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError(path, "cannot be read");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 std::vector<std::string> split_csv(const std::string& line) {
@@ -231,7 +215,7 @@ FitData read_records(const std::string& path, const std::string& text, const std
 }  // namespace
 
 FitData read_fit_input(const std::string& path, const std::string& x, const std::string& y) {
-    return parse_fit_input(read_file(path), path, x, y);
+    return parse_fit_input(read_input_file(path, "", "expected a CSV with a header row, or a bwacct sweep's JSONL"), path, x, y);
 }
 
 FitData parse_fit_input(const std::string& text, const std::string& origin, const std::string& x, const std::string& y) {
