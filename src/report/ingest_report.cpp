@@ -8,11 +8,13 @@
 
 #include "human.h"
 #include "json_record.h"
+#include "sinks.h"
 
 namespace bwacct {
 namespace {
 
 using json = nlohmann::ordered_json;
+using detail::csv_quote;
 using detail::fixed;
 using detail::percent;
 
@@ -192,18 +194,6 @@ void print_json(const IngestReport& r, std::FILE* out, std::size_t top) {
     doc["notes"] = r.notes;
     doc["warnings"] = r.warnings;
     fmt::print(out, "{}\n", doc.dump(2));
-}
-
-std::string csv_quote(const std::string& s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos)
-        return s;
-    std::string q;
-    for (const char c : s) {
-        if (c == '"')
-            q.push_back('"');
-        q.push_back(c);
-    }
-    return fmt::format("\"{}\"", q);
 }
 
 // Sections-only reports (BabelStream, nsys, ncu) in the machine views: JSONL, one object per section

@@ -3,7 +3,6 @@
 #include "sinks.h"
 
 namespace bwacct::detail {
-namespace {
 
 std::string csv_quote(const std::string& s) {
     if (s.find_first_of(",\"\n\r") == std::string::npos)
@@ -13,8 +12,6 @@ std::string csv_quote(const std::string& s) {
         out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
 }
-
-}  // namespace
 
 void RowSink::line(const std::vector<std::string>& cells) {
     std::string out;

@@ -9,6 +9,9 @@
 
 namespace bwacct::detail {
 
+// A CSV field as RFC 4180 wants it: quoted ("" for a quote) when it holds a comma, quote or line break.
+std::string csv_quote(const std::string& s);
+
 class JsonSink : public Sink {
 public:
     JsonSink(std::FILE* out, SinkOptions opt) : out_(out), opt_(opt) {}
