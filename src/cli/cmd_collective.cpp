@@ -42,11 +42,13 @@ CommandSpec collective_command(CollectiveKind kind) {
         {"--link", "auto (scale-up link if the GPU has one, else PCIe), nvlink or pcie", "auto"},
         {"--link-GBps", "per-direction link bandwidth (GB/s) instead of the catalog's", ""},
         {"--alpha-us", "per-step latency (µs) instead of the catalog's", ""},
-        {"--in-place",
-         "measure in place: the send buffer lies inside the receive buffer as NCCL defines it (not for alltoall, sendrecv); "
-         "the model is the same",
-         "", true},
     };
+    // NCCL defines in-place for these five only; alltoall and sendrecv do not offer the option.
+    if (kind != CollectiveKind::alltoall && kind != CollectiveKind::sendrecv)
+        c.options.push_back({"--in-place",
+                             "measure in place: the send buffer lies inside the receive buffer as NCCL defines it; the "
+                             "model is the same",
+                             "", true});
     for (auto* group : {common_op_options, measure_options})
         for (OptionSpec& o : group())
             c.options.push_back(std::move(o));
@@ -55,7 +57,7 @@ CommandSpec collective_command(CollectiveKind kind) {
         base.kind = kind;
         base.dtype = dtype_option(args, "--dtype");
         base.algo = parse_algo(args.get("--algo"));
-        base.in_place = args.flag("--in-place");
+        base.in_place = args.declared("--in-place") && args.flag("--in-place");
         const bool from_shape = !args.get("--shape").empty();
         if (from_shape == !args.get("--bytes").empty())
             throw InputError("--bytes", "give exactly one of --bytes or --shape (with --dtype)");

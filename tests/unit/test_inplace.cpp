@@ -50,3 +50,24 @@ TEST(InPlace, CommandReportsTheParameter) {
     const std::string out = run({"allgather", "--bytes", "1M", "--ranks", "2", "--format", "jsonl"});
     EXPECT_NE(out.find("\"in_place\":false"), std::string::npos) << out;
 }
+
+// alltoall and sendrecv have no in-place form in NCCL: the option does not exist there (exit 2, one
+// line naming it), while the same command without it runs.
+TEST(InPlace, AlltoallAndSendrecvDoNotOfferIt) {
+    for (const char* op : {"alltoall", "sendrecv"}) {
+        std::vector<std::string> args = {"bwacct", op, "--bytes", "1M", "--ranks", "2", "--in-place"};
+        std::vector<char*> argv;
+        for (std::string& a : args)
+            argv.push_back(a.data());
+        testing::internal::CaptureStdout();
+        testing::internal::CaptureStderr();
+        const int rc = cli::run_app(static_cast<int>(argv.size()), argv.data());
+        const std::string out = testing::internal::GetCapturedStdout();
+        const std::string err = testing::internal::GetCapturedStderr();
+        EXPECT_EQ(rc, 2) << op;
+        EXPECT_TRUE(out.empty()) << out;
+        EXPECT_NE(err.find("--in-place"), std::string::npos) << err;
+        args.pop_back();
+        EXPECT_NE(run(std::vector<std::string>(args.begin() + 1, args.end())).find(op), std::string::npos) << op;
+    }
+}
