@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attention_limits.h"
+
 #if defined(__CUDACC__)
 #define BWACCT_HD __host__ __device__
 #else
@@ -139,6 +141,49 @@ struct NormArgs {
 };
 
 cudaError_t launch_norm(NormOp op, Elem e, const NormArgs& a, cudaStream_t s);
+
+// ---- attention.cu: fused attention in the decode regime (flash-decoding), fp32 arithmetic on the
+// CUDA cores over f32, f16 or bf16 storage. Layouts, row-major: Q and O [B, H_q, S_q, d], K and V
+// [B, H_kv, S_k, d]; query head h reads KV head h / (H_q / H_kv), so the R = (H_q / H_kv)·S_q query
+// rows of one KV head ("a group", B·H_kv of them) are contiguous in Q and O.
+// Kernel 1, grid (splits, groups), kAttnThreads threads: the block's split of the keys; each warp
+// takes 32-key tiles (one key per lane: the 16-byte loads of its K row, R dot products against Q in
+// shared memory, scaled by scale_log2), updates R online-softmax states (max, sum) and, each lane
+// owning d/32 contiguous output columns, the R accumulators (V rows read coalesced, one vector per
+// lane); the warps' states are merged and written as the split's partial (fp32 O·sum, max, sum).
+// Kernel 2, grid (R, groups): merges the splits and writes O. Causal: query i sees keys
+// j ≤ S_k − S_q + i. Returns cudaLaunchKernel's status.
+
+constexpr int kAttnThreads = 128;
+using measure::kAttnDimMultiple;  // the limits the CLI and the backends check (attention_limits.h)
+using measure::kAttnMaxDim;
+using measure::kAttnMaxGroups;
+using measure::kAttnMaxRows;
+
+struct AttnArgs {
+    const void* q = nullptr;
+    const void* k = nullptr;
+    const void* v = nullptr;
+    void* o = nullptr;
+    float* part_o = nullptr;   // [groups][splits][R][d]
+    float* part_ml = nullptr;  // [groups][splits][R][2]: max (log2 units), sum
+    int groups = 0;            // B·H_kv
+    int rows = 0;              // R = (H_q / H_kv)·S_q, at most kAttnMaxRows
+    int q_len = 0;             // S_q
+    int dim = 0;               // d: a multiple of 8, at most kAttnMaxDim
+    long long kv_len = 0;      // S_k
+    bool causal = false;
+    float scale_log2 = 0;          // the score scale in log2 units: log2(e)/√d for softmax(q·kᵀ/√d)
+    int splits = 0;                // set by attention_plan
+    long long keys_per_split = 0;  // set by attention_plan: a multiple of 32·warps
+    std::size_t smem_bytes = 0;    // set by attention_plan
+};
+
+// Fills splits, keys_per_split and smem_bytes for this GPU (enough blocks to fill every SM,
+// splits of at least 128 keys) and raises the kernel's dynamic shared-memory limit when needed.
+cudaError_t attention_plan(Elem e, AttnArgs& a);
+// Both kernels, on `s`.
+cudaError_t launch_attention(Elem e, const AttnArgs& a, cudaStream_t s);
 
 // ---- Values shared by the kernels and the host.
 

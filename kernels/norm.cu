@@ -9,31 +9,13 @@
 #include <climits>
 #include <cstring>
 
+#include "elem_convert.cuh"
 #include "kernels.h"
 
 namespace bwacct::kernels {
 namespace {
 
 constexpr int kWarps = kBlock / 32;
-
-// Storage type ↔ fp32.
-__device__ __forceinline__ float to_f32(float v) { return v; }
-__device__ __forceinline__ float to_f32(__half v) { return __half2float(v); }
-__device__ __forceinline__ float to_f32(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <class S>
-__device__ __forceinline__ S from_f32(float v);
-template <>
-__device__ __forceinline__ float from_f32<float>(float v) {
-    return v;
-}
-template <>
-__device__ __forceinline__ __half from_f32<__half>(float v) {
-    return __float2half_rn(v);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) {
-    return __float2bfloat16_rn(v);
-}
 
 // kW consecutive elements starting at element v·kW of p, as floats (one 16-byte access when kW
 // elements fill 16 bytes).

@@ -4,7 +4,7 @@
 # Checks: HBM copy and triad between 70 % and 100 % of the peak derived from bus width × memory clock;
 # GEMM TFLOP/s at or below the catalog's dense peak; every result verified (a failed verification is an
 # error, so a run that reaches the report passed it); no CUDA error under compute-sanitizer (memcheck)
-# for the HBM, launch and GEMM kernels when compute-sanitizer is installed. Needs python3 for the checks.
+# for the HBM, launch, GEMM, softmax and attention kernels when compute-sanitizer is installed. Needs python3 for the checks.
 # Never changes clocks or any GPU setting.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +38,12 @@ run elementwise elementwise --shape 32,2048,4096 --dtype bf16 --flops-per-elem 1
 run rmsnorm rmsnorm --shape 8,2048,4096 --dtype bf16 --measure
 run layernorm layernorm --shape 8,2048,4096 --dtype bf16 --measure
 run softmax softmax --shape 8,2048,4096 --dtype bf16 --measure
+# Attention decode (memory-bound): a 1 GiB bf16 KV cache; then the kernel's edge cases (a ragged last
+# tile, causal with 16 rows per KV head, fp32 at d = 64, fp16 at d = 256).
+run attention_decode attention --batch 8 --heads 32 --kv-heads 8 --q-len 1 --kv-len 32768 --head-dim 128 --measure
+run attention_causal attention --heads 32 --kv-heads 8 --q-len 4 --kv-len 1000 --head-dim 128 --causal --measure
+run attention_fp32 attention --heads 8 --kv-heads 1 --q-len 2 --kv-len 777 --head-dim 64 --dtype fp32 --causal --measure
+run attention_fp16 attention --heads 4 --q-len 1 --kv-len 4100 --head-dim 256 --dtype fp16 --measure
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
 if ((ngpu >= 2)); then
   run allreduce allreduce --bytes 1G --ranks "$ngpu" --measure
@@ -47,7 +53,9 @@ run calibrate calibrate --cache "$work/calibration.json"
 sanitizer=skipped
 if command -v compute-sanitizer >/dev/null 2>&1; then
   sanitizer=clean
-  for args in "hbm --size 64M --max-samples 3" "launch --max-samples 3" "gemm --m 512 --n 512 --k 512 --measure --max-samples 3"; do
+  for args in "hbm --size 64M --max-samples 3" "launch --max-samples 3" "gemm --m 512 --n 512 --k 512 --measure --max-samples 3" \
+    "softmax --shape 64,1000 --measure --max-samples 3" \
+    "attention --heads 32 --kv-heads 8 --q-len 4 --kv-len 1000 --head-dim 128 --causal --measure --max-samples 3"; do
     # shellcheck disable=SC2086
     if ! compute-sanitizer --tool memcheck --error-exitcode 3 "$bw" $args >/dev/null 2>"$work/sanitizer.err"; then
       echo "FAIL  compute-sanitizer: $args: $(grep -m1 -E 'ERROR|error' "$work/sanitizer.err")"
@@ -73,7 +81,9 @@ def check(name, passed, detail):
     ok &= bool(passed)
     report["checks"].append({"check": name, "passed": bool(passed), "detail": detail})
     print(("ok    " if passed else "FAIL  ") + name + ": " + detail)
-for name in ["device", "hbm", "launch", "gemm_seed", "gemm_8192", "gemm_fp8", "elementwise", "allreduce", "calibrate"]:
+bandwidth_bound = ["elementwise", "rmsnorm", "layernorm", "softmax", "attention_decode", "attention_causal",
+                   "attention_fp32", "attention_fp16"]
+for name in ["device", "hbm", "launch", "gemm_seed", "gemm_8192", "gemm_fp8", "allreduce", "calibrate"] + bandwidth_bound:
     doc = load(name)
     if doc is not None:
         report["results"][name] = doc
@@ -94,7 +104,7 @@ for name in ["gemm_seed", "gemm_8192", "gemm_fp8"]:
                 check(name + " at or below the catalog peak", g["tflops"] <= peak,
                       "%.1f TFLOP/s vs %.1f dense peak" % (g["tflops"], peak))
         check(name + " verified", bool(doc["measurement"]["verification"]), doc["measurement"]["verification"])
-for name in ["elementwise", "rmsnorm", "layernorm", "softmax"]:
+for name in bandwidth_bound:
     doc = report["results"].get(name)
     if doc:
         for g in doc["gpus"]:

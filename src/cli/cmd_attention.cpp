@@ -12,7 +12,9 @@ CommandSpec attention_command() {
     c.summary = "attention (prefill or decode, GQA/MQA, causal, flash or naive): FLOPs, bytes, roofs";
     c.example =
         "bwacct attention --batch 1 --heads 40 --kv-heads 8 --q-len 2160 --kv-len 2160 --head-dim 128 --causal --impl flash\n"
-        "  bwacct attention --heads 32 --kv-heads 8 --q-len 1 --kv-len 8192 --head-dim 128   # decode against a KV cache";
+        "  bwacct attention --heads 32 --kv-heads 8 --q-len 1 --kv-len 8192 --head-dim 128   # decode against a KV cache\n"
+        "  bwacct attention --heads 32 --kv-heads 8 --q-len 1 --kv-len 8192 --head-dim 128 --measure   # on this GPU: "
+        "flash-decoding, at most 16 query rows per KV head";
     c.options = {
         {"--batch", "sequences", "1"},
         {"--heads", "query heads", ""},
@@ -24,8 +26,9 @@ CommandSpec attention_command() {
         {"--impl", "flash (scores stay on chip) or naive (S_q×S_k scores and probabilities go through HBM)", "flash"},
         {"--dtype", "dtype of Q, K, V, O (and the naive score matrix)", "bf16"},
     };
-    for (OptionSpec& o : common_op_options())
-        c.options.push_back(std::move(o));
+    for (auto* group : {common_op_options, measure_options})
+        for (OptionSpec& o : group())
+            c.options.push_back(std::move(o));
     c.run = [](const Args& args, const Env& env) {
         AttentionDesc base;
         base.causal = args.flag("--causal");
@@ -45,7 +48,7 @@ CommandSpec attention_command() {
             plan.axes.insert(plan.axes.begin() + 2, Axis{"--kv-heads", ValueKind::count});
         plan.fixed = {{"causal", base.causal}, {"impl", impl}, {"dtype", std::string(dtype_name(base.dtype))}};
         plan.size_options = "--batch, --heads, --q-len, --kv-len, --head-dim";
-        plan.evaluate = [base, kv_given](const Point& p) {
+        auto describe = [base, kv_given](const Point& p) {
             AttentionDesc d = base;
             d.batch = p.count("--batch");
             d.heads = p.count("--heads");
@@ -53,7 +56,11 @@ CommandSpec attention_command() {
             d.q_len = p.count("--q-len");
             d.kv_len = p.count("--kv-len");
             d.head_dim = p.count("--head-dim");
-            return Evaluated{attention_cost(d), std::nullopt};
+            return d;
+        };
+        plan.evaluate = [describe](const Point& p) { return Evaluated{attention_cost(describe(p)), std::nullopt}; };
+        plan.measure = [describe](measure::Backend& b, const Point& p, const measure::SamplePolicy& sp) {
+            return b.attention(describe(p), sp);
         };
         return run_op(plan, args, env);
     };

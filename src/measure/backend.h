@@ -67,6 +67,8 @@ public:
     // layernorm, rmsnorm or softmax over the last dimension of d.shape. Not pure, so a test's stub
     // backend need not define it: by default the backend cannot measure it (a MeasureError).
     virtual Timing norm(const NormDesc& d, const SamplePolicy& p);
+    // Fused attention in the decode regime (attention_limits.h says which shapes). Not pure either.
+    virtual Timing attention(const AttentionDesc& d, const SamplePolicy& p);
     // One of the HBM kernels over arrays of array_bytes each.
     virtual Timing hbm(HbmKernel k, std::uint64_t array_bytes, const SamplePolicy& p) = 0;
     virtual LaunchTimes launch(const SamplePolicy& p) = 0;
@@ -80,6 +82,10 @@ inline Timing Backend::norm(const NormDesc& d, const SamplePolicy&) {
     what += name();
     what += " backend";
     throw MeasureError(what);
+}
+
+inline Timing Backend::attention(const AttentionDesc&, const SamplePolicy&) {
+    throw MeasureError("attention is not measurable with the " + name() + " backend");
 }
 
 // The backend for this run: the simulated one when BWACCT_SIMULATE=<catalog gpu id> is set (tests),

@@ -126,11 +126,10 @@ TEST_F(NoGpu, GemmWithoutMeasureIsTheModel) {
 // =============================================================================================
 // C. Commands that have no --measure: CLI11 rejects the unknown option (exit 2, one line naming it).
 
-const std::vector<std::string> kAttention{"attention", "--heads",  "40",   "--kv-heads", "8",  "--q-len",
-                                          "2160",      "--kv-len", "2160", "--head-dim", "128"};
-TEST(NoMeasureOption, AttentionRejectsIt) {
+const std::vector<std::string> kLayer{"layer", "--hidden", "4096", "--heads", "32", "--ffn", "14336", "--tokens", "2048"};
+TEST(NoMeasureOption, LayerRejectsIt) {
     TempDir dir;
-    for (const std::vector<std::string>& base : {kAttention}) {
+    for (const std::vector<std::string>& base : {kLayer}) {
         // control: the command itself is valid
         EXPECT_TRUE(succeeded(run_bwacct(base, no_sim(dir))));
         // with --measure, with and without the simulated backend: the option does not exist

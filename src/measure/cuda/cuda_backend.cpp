@@ -17,11 +17,13 @@
 #include <utility>
 #include <vector>
 
+#include "../attention_limits.h"
 #include "../failure_text.h"
 #include "../sampling.h"
 #include "bwacct/dtype.h"
 #include "bwacct/exact.h"
 #include "bwacct/ops.h"
+#include "check_kernels.h"
 #include "cupti_activity.h"
 #include "device.h"
 #include "dram_counters.h"
@@ -227,11 +229,28 @@ public:
                 fmt::format("the {} over {} elements", norm_name(d.kind), element_count(d.shape).value()), e.what()));
         }
     }
+    Timing attention(const AttentionDesc& d, const SamplePolicy& p) override {
+        if (const auto why = attention_unmeasurable(d))
+            throw MeasureError(*why);
+        KernelActivity activity;
+        Timing t;
+        try {
+            t = measure_attention(d, p);
+        } catch (const OutOfMemory& e) {
+            throw MeasureError(fixed_size_oom_message(
+                fmt::format("the attention over {} KV head(s) of {} keys", d.batch * d.kv_heads, d.kv_len), e.what()));
+        }
+        t.kernels = activity.stop();
+        if (!activity.note().empty())
+            t.notes.push_back(activity.note());
+        return t;
+    }
     LaunchTimes launch(const SamplePolicy& p) override;
 
 private:
     Timing measure_elementwise(const ElementwiseDesc& d, const SamplePolicy& p);
     Timing measure_norm(const NormDesc& d, const SamplePolicy& p);
+    Timing measure_attention(const AttentionDesc& d, const SamplePolicy& p);
     std::uint64_t next_seed() { return k::mix64(0xB5AD4ECEDA1CE2A9ull + ++draws_); }
 
     void sync(const char* what) { check(cudaStreamSynchronize(stream_), what); }
@@ -766,6 +785,218 @@ Timing CudaBackend::measure_norm(const NormDesc& d, const SamplePolicy& p) {
         params == 2   ? ", γ and β too"
         : params == 1 ? ", γ too"
                       : "");
+    t.cache = cache_text(t, p, working);
+    finish(t, before, after);
+    return t;
+}
+
+// ---- attention (decode regime, kernels/attention.cu)
+
+// Host work budget of the attention check: K and V elements regenerated per sampled row, summed.
+constexpr std::uint64_t kAttnCheckBudget = 1ull << 27;
+constexpr std::uint64_t kAttnCheckRows = 8;
+
+// The verification run multiplies the scores by this: inputs in [0.5, 1.5) give scores q·k/√d with
+// a spread of about 0.4, so at long contexts softmax weights are nearly uniform and any weighting
+// averages V to about 1; ×8 makes the weights peaked, so a wrong scale, head or merge shows.
+constexpr double kAttnCheckSharpen = 8;
+
+// One query row of attention in float64 from the exact random inputs (kernels.h's layouts), with
+// the scores scaled by `sharpen`/√d, streamed (online softmax: no S_k-sized buffer), and the largest
+// score magnitude in log2 units, Σ_c |q_c·k_c| · sharpen·log2(e)/√d, for the tolerance.
+struct AttnReference {
+    std::vector<double> out;
+    double score_abs_log2 = 0;
+};
+
+AttnReference attention_reference(k::Elem e, const std::uint64_t (&seeds)[3], std::uint64_t group, std::uint64_t row,
+                                  std::uint64_t R, std::uint64_t D, std::uint64_t Sk, std::uint64_t Sq, bool causal,
+                                  double sharpen) {
+    std::vector<double> q(D), acc(D, 0.0);
+    for (std::uint64_t c = 0; c < D; ++c)
+        q[c] = k::random_value(seeds[0], (group * R + row) * D + c, e);
+    const std::uint64_t last = causal ? Sk - Sq + row % Sq : Sk - 1;  // keys 0..last are seen
+    const double scale = sharpen / std::sqrt(static_cast<double>(D));
+    AttnReference ref;
+    double mx = -HUGE_VAL, den = 0;
+    for (std::uint64_t j = 0; j <= last; ++j) {
+        double dot = 0, magnitude = 0;
+        for (std::uint64_t c = 0; c < D; ++c) {
+            const double prod = q[c] * k::random_value(seeds[1], (group * Sk + j) * D + c, e);
+            dot += prod;
+            magnitude += std::fabs(prod);
+        }
+        ref.score_abs_log2 = std::max(ref.score_abs_log2, magnitude * scale * 1.4426950408889634);
+        const double s = dot * scale;
+        if (s > mx) {  // rescale what was summed so far to the new maximum
+            const double f = std::exp(mx - s);
+            den *= f;
+            for (double& x : acc)
+                x *= f;
+            mx = s;
+        }
+        const double w = std::exp(s - mx);
+        den += w;
+        for (std::uint64_t c = 0; c < D; ++c)
+            acc[c] += w * k::random_value(seeds[2], (group * Sk + j) * D + c, e);
+    }
+    ref.out.resize(D);
+    for (std::uint64_t c = 0; c < D; ++c)
+        ref.out[c] = acc[c] / den;
+    return ref;
+}
+
+Timing CudaBackend::measure_attention(const AttentionDesc& d, const SamplePolicy& p) {
+    static_assert(k::kAttnThreads % 32 == 0);
+    DeviceGuard guard(device_);
+    const std::pair<k::Elem, double> stored = stored_type(d.dtype, "attention");
+    const k::Elem e = stored.first;
+    const double unit_roundoff = stored.second;
+    const std::uint64_t groups = d.batch * d.kv_heads, R = d.heads / d.kv_heads * d.q_len, D = d.head_dim, Sk = d.kv_len,
+                        Sq = d.q_len;
+    const std::size_t esize = k::elem_bytes(e);
+    const std::uint64_t q_elems = (Exact(groups) * Exact(R) * Exact(D)).value();
+    const std::uint64_t kv_elems = (Exact(groups) * Exact(Sk) * Exact(D)).value();
+    const std::uint64_t q_bytes = (Exact(q_elems) * Exact(esize)).value();
+    const std::uint64_t kv_bytes = (Exact(kv_elems) * Exact(esize)).value();
+
+    k::AttnArgs a;
+    a.groups = static_cast<int>(groups);
+    a.rows = static_cast<int>(R);
+    a.q_len = static_cast<int>(Sq);
+    a.dim = static_cast<int>(D);
+    a.kv_len = static_cast<long long>(Sk);
+    a.causal = d.causal;
+    a.scale_log2 = static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(D)));  // log2(e)/√d
+    check(k::attention_plan(e, a), "planning the attention kernel (cudaFuncSetAttribute, occupancy)");
+    const std::uint64_t splits = static_cast<std::uint64_t>(a.splits);
+    const std::uint64_t part_o_bytes = (Exact(groups) * Exact(splits) * Exact(R) * Exact(D) * Exact(4)).value();
+    const std::uint64_t part_ml_bytes = (Exact(groups) * Exact(splits) * Exact(R) * Exact(8)).value();
+    const std::uint64_t working =
+        (Exact(2) * Exact(q_bytes) + Exact(2) * Exact(kv_bytes) + Exact(part_o_bytes) + Exact(part_ml_bytes)).value();
+    check_fits(working,
+               fmt::format("Q and O of {} each, K and V of {} each, and the split partials", iec(q_bytes), iec(kv_bytes)));
+
+    // Random inputs in [0.5, 1.5), exact in the type (kernels.h); O poisoned with NaN so an
+    // unwritten element fails the check.
+    const std::uint64_t seeds[3] = {next_seed(), next_seed(), next_seed()};
+    DeviceBuffer q(q_bytes, "cudaMalloc (Q)"), kk(kv_bytes, "cudaMalloc (K)"), v(kv_bytes, "cudaMalloc (V)"),
+        o(q_bytes, "cudaMalloc (O)"), part_o(part_o_bytes, "cudaMalloc (split partials)"),
+        part_ml(part_ml_bytes, "cudaMalloc (split partials)"), counter(sizeof(unsigned long long), "cudaMalloc (counter)");
+    check(k::fill_random(q.get(), q_elems, e, seeds[0], stream_), "the random fill");
+    check(k::fill_random(kk.get(), kv_elems, e, seeds[1], stream_), "the random fill");
+    check(k::fill_random(v.get(), kv_elems, e, seeds[2], stream_), "the random fill");
+    check(cudaMemsetAsync(o.get(), 0xFF, q_bytes, stream_), "cudaMemsetAsync (poison)");
+    sync("the array initialization (cudaStreamSynchronize)");
+    a.q = q.get();
+    a.k = kk.get();
+    a.v = v.get();
+    a.o = o.get();
+    a.part_o = part_o.as<float>();
+    a.part_ml = part_ml.as<float>();
+
+    const Region r{stream_, device_, wants_flush(p, working)};
+    const Clocks before = read_clocks(device_);
+    Timing t = time_region(r, p, [&](cudaStream_t s) { check(k::launch_attention(e, a, s), "the attention kernels' launch"); });
+    const Clocks after = read_clocks(device_);
+
+    // DRAM bytes of one more (untimed) run, against the model's flash lower bound (Q, K, V read
+    // once, O written once); the partials are extra traffic the model does not count.
+    const Cost lower = attention_cost(d);
+    add_dram_bytes(t, device_, lower.bytes_read, lower.bytes_written, [&] {
+        check(k::launch_attention(e, a, stream_), "the attention kernels' launch (profiled run)");
+        sync("the profiled attention run (cudaStreamSynchronize)");
+    });
+
+    // Every element of O finite after the timed runs, then one more run with the scores sharpened
+    // (kAttnCheckSharpen), O poisoned with NaN first: all finite again, and sampled rows against float64.
+    const checks::Elem ce = e == k::Elem::f32 ? checks::Elem::fp32 : e == k::Elem::f16 ? checks::Elem::fp16 : checks::Elem::bf16;
+    auto require_finite = [&](const char* when) {
+        check(cudaMemsetAsync(counter.get(), 0, sizeof(unsigned long long), stream_), "cudaMemsetAsync (counter)");
+        check(checks::count_nonfinite(o.get(), ce, q_elems, counter.as<unsigned long long>(), stream_), "count non-finite O");
+        unsigned long long nonfinite = 0;
+        read_back(&nonfinite, counter.get(), sizeof nonfinite);
+        if (nonfinite != 0)
+            throw MeasureError(
+                fmt::format("verification failed: {} of {} elements of O are NaN or infinite {} (unwritten or "
+                            "overflowed); no time reported",
+                            nonfinite, q_elems, when));
+    };
+    require_finite("after the timed runs");
+    k::AttnArgs sharp = a;
+    sharp.scale_log2 = static_cast<float>(kAttnCheckSharpen * 1.4426950408889634 / std::sqrt(static_cast<double>(D)));
+    check(cudaMemsetAsync(o.get(), 0xFF, q_bytes, stream_), "cudaMemsetAsync (poison)");
+    check(k::launch_attention(e, sharp, stream_), "the attention kernels' launch (verification run)");
+    sync("the verification run (cudaStreamSynchronize)");
+    require_finite("after the verification run");
+
+    // Rows: the first of the first group, the last of the last, then pseudo-random ones, as many as
+    // the host budget allows (each regenerates its group's K and V: 2·S_k·d values).
+    const std::uint64_t per_row = 2 * Sk * D;
+    const std::uint64_t rows_total = groups * R;
+    const std::uint64_t n_rows = std::min({rows_total, kAttnCheckRows, std::max<std::uint64_t>(1, kAttnCheckBudget / per_row)});
+    std::vector<std::uint64_t> rows = {0};
+    auto add_row = [&](std::uint64_t row) {
+        if (rows.size() < n_rows && std::find(rows.begin(), rows.end(), row) == rows.end())
+            rows.push_back(row);
+    };
+    add_row(rows_total - 1);
+    for (std::uint64_t i = 0; rows.size() < n_rows && i < 4 * kAttnCheckRows; ++i)
+        add_row(k::mix64(seeds[0] + i) % rows_total);
+
+    // Tolerance per element: 2u·|ref| for rounding O to the type, plus 1.5 (the largest |v|) times the
+    // fp32 arithmetic's relative error: scores (d FMAs and two scalings, relative to their magnitude
+    // in log2 units) → 2·ln2·error per probability, plus 2 ulp for exp2f, doubled for the ratio; and
+    // the accumulations (a lane's keys, the per-tile rescales, the warps, the splits, the division).
+    const double u32 = 0x1p-24;
+    const double kps = static_cast<double>(a.keys_per_split);
+    std::vector<unsigned char> raw(D * esize);
+    double worst = 0;
+    for (std::uint64_t row : rows) {
+        const std::uint64_t g = row / R, rr = row % R;
+        const AttnReference ref = attention_reference(e, seeds, g, rr, R, D, Sk, Sq, d.causal, kAttnCheckSharpen);
+        const double score_err = (static_cast<double>(D) + 2.0) * u32 * ref.score_abs_log2;
+        const double prob_rel = 2.0 * 0.6931471805599453 * score_err + 4.0 * u32;
+        const double rel32 =
+            2.0 * prob_rel + (kps / k::kAttnThreads * 32.0 + kps / 128.0 + static_cast<double>(splits) + 16.0) * u32;
+        read_back(raw.data(), out_ptr(o.get(), row * D, esize), raw.size());
+        for (std::uint64_t c = 0; c < D; ++c) {
+            double got = 0;
+            if (e == k::Elem::f32) {
+                float f = 0;
+                std::memcpy(&f, raw.data() + c * esize, sizeof f);
+                got = f;
+            } else {
+                std::uint16_t h = 0;
+                std::memcpy(&h, raw.data() + c * esize, sizeof h);
+                got = e == k::Elem::f16 ? k::f16_bits_to_double(h) : k::bf16_bits_to_double(h);
+            }
+            const double tol = 2.0 * unit_roundoff * std::fabs(ref.out[c]) + 1.5 * rel32;
+            const double err = std::fabs(got - ref.out[c]);
+            if (!(err <= tol))
+                throw MeasureError(fmt::format(
+                    "verification failed: attention output group {} row {} column {} is {:.9g}, the float64 computation "
+                    "{:.9g} (± {:.2g}); no time reported",
+                    g, rr, c, got, ref.out[c], tol));
+            worst = std::max(worst, err / tol);
+        }
+    }
+    t.verification = fmt::format(
+        "all {} elements of O finite after the timed runs; then one run with the scores ×{:g} (peaked softmax weights, so "
+        "a wrong scale, head or merge cannot average out), O NaN-poisoned first: all finite, and {} sampled query rows "
+        "(of {}), every column, against a float64 softmax({:g}·QKᵀ/√d)·V from the same random inputs (per element 2 × "
+        "the {} unit roundoff × |o| plus 1.5 × the fp32 arithmetic's bound), worst {:.2g} of the tolerance",
+        q_elems, kAttnCheckSharpen, rows.size(), rows_total, kAttnCheckSharpen, dtype_name(d.dtype), worst);
+    t.detail = fmt::format(
+        "bwacct's flash-decoding kernel: {} group(s) (batch × KV heads) of {} query row(s) × {} split(s) of up to {} keys, "
+        "{} threads per block, one key per lane for the scores and one column per lane for the output, fp32 arithmetic on "
+        "the CUDA cores (no tensor cores), then a combine kernel; {} of fp32 split partials written and read besides Q, K, "
+        "V and O; {}; inputs random in [0.5, 1.5)",
+        groups, R, a.splits, a.keys_per_split, k::kAttnThreads, iec(part_o_bytes + part_ml_bytes),
+        d.causal ? "causal: query i sees keys j ≤ S_k − S_q + i" : "no mask");
+    t.notes.push_back(
+        "a reference kernel for the memory-bound decode regime: production kernels (FlashAttention, FlashInfer, cuDNN) "
+        "may reach more of the HBM roof");
     t.cache = cache_text(t, p, working);
     finish(t, before, after);
     return t;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "../attention_limits.h"
 #include "../failure_text.h"
 #include "../mpi_context.h"
 #include "../sampling.h"
@@ -125,6 +126,15 @@ public:
         const Cost c = norm_cost(d);
         fixed_size_allocation(c.bytes_read + c.bytes_written,
                               fmt::format("the {} over {} elements", norm_name(d.kind), element_count(d.shape).value()));
+        return simulate(c, p, "none: simulated");
+    }
+    // The same shapes the CUDA kernel takes (attention_limits.h); Q, K, V, O through the roofline.
+    Timing attention(const AttentionDesc& d, const SamplePolicy& p) override {
+        if (const auto why = attention_unmeasurable(d))
+            throw MeasureError(*why);
+        const Cost c = attention_cost(d);
+        fixed_size_allocation(c.bytes_read + c.bytes_written,
+                              fmt::format("the attention over {} KV head(s) of {} keys", d.batch * d.kv_heads, d.kv_len));
         return simulate(c, p, "none: simulated");
     }
     Timing hbm(HbmKernel k, std::uint64_t array_bytes, const SamplePolicy& p) override {
