@@ -146,6 +146,18 @@ std::uint64_t sum_random_k(std::uint64_t seed, std::uint64_t n, int bits) {
 
 const void* out_ptr(const void* base, std::size_t i, std::size_t esize) { return static_cast<const char*>(base) + i * esize; }
 
+// The value of one stored f32, f16 or bf16 element (exact).
+double stored_value(k::Elem e, const void* p) {
+    if (e == k::Elem::f32) {
+        float f = 0;
+        std::memcpy(&f, p, sizeof f);
+        return f;
+    }
+    std::uint16_t h = 0;
+    std::memcpy(&h, p, sizeof h);
+    return e == k::Elem::f16 ? k::f16_bits_to_double(h) : k::bf16_bits_to_double(h);
+}
+
 Timing per_kernel(Timing t, int kernels) {
     for (double& x : t.samples_us)
         x /= kernels;
@@ -578,17 +590,9 @@ Timing CudaBackend::measure_elementwise(const ElementwiseDesc& d, const SamplePo
               "the verification kernel");
         require_no_mismatch(counters.as<unsigned long long>(), n, what);
         for (std::size_t i : idx) {
-            double g = 0;
-            const void* src = out_ptr(out[static_cast<std::size_t>(o)].get(), i, esize);
-            if (e == k::Elem::f32) {
-                float f = 0;
-                read_back(&f, src, sizeof f);
-                g = f;
-            } else {
-                std::uint16_t h = 0;
-                read_back(&h, src, sizeof h);
-                g = e == k::Elem::f16 ? k::f16_bits_to_double(h) : k::bf16_bits_to_double(h);
-            }
+            unsigned char bytes[4] = {};
+            read_back(bytes, out_ptr(out[static_cast<std::size_t>(o)].get(), i, esize), esize);
+            const double g = stored_value(e, bytes);
             double s = 0;
             for (int j = 0; j < inputs; ++j)
                 s += k::random_value(seed0 + static_cast<std::uint64_t>(j), i, e);
@@ -748,16 +752,7 @@ Timing CudaBackend::measure_norm(const NormDesc& d, const SamplePolicy& p) {
             ms += d.kind == NormKind::layernorm ? (v - mean) * (v - mean) : v * v;
         const double rstd = 1.0 / std::sqrt(ms / static_cast<double>(dim) + static_cast<double>(kNormEps));
         for (std::size_t j = 0; j < dim; ++j) {
-            double got = 0;
-            if (e == k::Elem::f32) {
-                float f = 0;
-                std::memcpy(&f, raw.data() + j * esize, sizeof f);
-                got = f;
-            } else {
-                std::uint16_t h = 0;
-                std::memcpy(&h, raw.data() + j * esize, sizeof h);
-                got = e == k::Elem::f16 ? k::f16_bits_to_double(h) : k::bf16_bits_to_double(h);
-            }
+            const double got = stored_value(e, raw.data() + j * esize);
             double scale = std::fabs(ref[j]);
             if (d.kind == NormKind::layernorm)
                 scale = (std::fabs(xr[j]) + std::fabs(mean)) * rstd * std::fabs(g[j]) + std::fabs(b[j]);
@@ -961,16 +956,7 @@ Timing CudaBackend::measure_attention(const AttentionDesc& d, const SamplePolicy
             2.0 * prob_rel + (kps / k::kAttnThreads * 32.0 + kps / 128.0 + static_cast<double>(splits) + 16.0) * u32;
         read_back(raw.data(), out_ptr(o.get(), row * D, esize), raw.size());
         for (std::uint64_t c = 0; c < D; ++c) {
-            double got = 0;
-            if (e == k::Elem::f32) {
-                float f = 0;
-                std::memcpy(&f, raw.data() + c * esize, sizeof f);
-                got = f;
-            } else {
-                std::uint16_t h = 0;
-                std::memcpy(&h, raw.data() + c * esize, sizeof h);
-                got = e == k::Elem::f16 ? k::f16_bits_to_double(h) : k::bf16_bits_to_double(h);
-            }
+            const double got = stored_value(e, raw.data() + c * esize);
             const double tol = 2.0 * unit_roundoff * std::fabs(ref.out[c]) + 1.5 * rel32;
             const double err = std::fabs(got - ref.out[c]);
             if (!(err <= tol))
