@@ -53,15 +53,24 @@ struct GpuActivity {
     std::optional<CollectiveArgs> collective;
 };
 
+struct TraceDevice {  // one "deviceProperties" entry
+    std::int64_t id = -1;
+    std::string name;
+};
+
 struct Trace {
     std::vector<std::string> names;    // interned op and kernel names
     std::vector<std::string> threads;  // "pid/tid"
     std::vector<CpuOp> ops;
     std::vector<Launch> launches;
     std::vector<GpuActivity> activities;
-    std::vector<std::string> device_names;  // top-level "deviceProperties"[].name
-    std::uint64_t events = 0;               // every element of traceEvents
+    std::vector<TraceDevice> devices;  // top-level "deviceProperties", in order
+    std::uint64_t events = 0;          // every element of traceEvents
 };
+
+// The name of the GPU the trace's activities ran on: the "deviceProperties" entry whose id is the
+// device most GPU activities name (the first entry when none matches); "" without entries.
+std::string trace_gpu_name(const Trace& t);
 
 // The pure entry point (fuzzers): JSON text in, trace out. Throws InputError(origin, one line) when
 // the text is not JSON, has no "traceEvents" array, or holds no GPU activity.

@@ -121,7 +121,7 @@ int run(const Args& args, const Env& env) {
     const std::size_t top = top_of(args);
     const Trace trace = read_kineto(path);
     const Catalog catalog = catalog_for(args);
-    const std::string device = trace.device_names.empty() ? "" : trace.device_names.front();
+    const std::string device = trace_gpu_name(trace);
     const std::vector<const GpuSpec*> gpus = ingest_gpus(args, catalog, device, "");
     const Summary s = summarize(trace);
 

@@ -25,6 +25,7 @@ std::string printable(std::string s) {
 }
 
 enum class TopKey { other, events, devices };
+enum class DeviceKey { other, name, id };  // keys of a deviceProperties entry
 enum class EventKey { other, name, cat, ph, ts, dur, pid, tid, args };
 enum class ArgKey {
     other,
@@ -90,7 +91,9 @@ public:
 
     bool start_object(std::size_t) override {
         ++depth_;
-        if (event_depth_ > 0 && depth_ == event_depth_) {
+        if (depth_ == 3 && top_key_ == TopKey::devices)
+            t_.devices.emplace_back();
+        else if (event_depth_ > 0 && depth_ == event_depth_) {
             ev_.clear();
             in_event_ = true;
         } else if (in_event_ && depth_ == event_depth_ + 1 && ev_key_ == EventKey::args) {
@@ -132,7 +135,7 @@ public:
         else if (in_event_ && depth_ == event_depth_)
             ev_key_ = event_key(k);
         else if (depth_ == 3 && top_key_ == TopKey::devices)
-            device_name_key_ = k == "name";
+            device_key_ = k == "name" ? DeviceKey::name : k == "id" ? DeviceKey::id : DeviceKey::other;
         return true;
     }
     bool string(std::string& s) override {
@@ -168,8 +171,8 @@ public:
                 default:
                     break;
             }
-        } else if (depth_ == 3 && top_key_ == TopKey::devices && device_name_key_) {
-            t_.device_names.push_back(s);
+        } else if (depth_ == 3 && top_key_ == TopKey::devices && device_key_ == DeviceKey::name && !t_.devices.empty()) {
+            t_.devices.back().name = s;
         }
         return true;
     }
@@ -199,7 +202,9 @@ public:
 
 private:
     bool number(double d, std::int64_t i) {
-        if (in_args_ && depth_ == event_depth_ + 1) {
+        if (depth_ == 3 && top_key_ == TopKey::devices && device_key_ == DeviceKey::id && !t_.devices.empty())
+            t_.devices.back().id = i;
+        else if (in_args_ && depth_ == event_depth_ + 1) {
             switch (arg_key_) {
                 case ArgKey::external_id:
                     ev_.external_id = i;
@@ -315,7 +320,8 @@ private:
     TopKey top_key_ = TopKey::other;
     EventKey ev_key_ = EventKey::other;
     ArgKey arg_key_ = ArgKey::other;
-    bool in_event_ = false, in_args_ = false, device_name_key_ = false;
+    bool in_event_ = false, in_args_ = false;
+    DeviceKey device_key_ = DeviceKey::other;
     RawEvent ev_;
     std::unordered_map<std::string, std::uint32_t> name_ids_, thread_ids_;
 };
@@ -348,6 +354,25 @@ Trace parse_kineto_stream(std::istream& in, const std::string& origin) {
     Handler h(t, origin);
     json::sax_parse(in, &h);
     return finish(h, std::move(t), origin);
+}
+
+std::string trace_gpu_name(const Trace& t) {
+    if (t.devices.empty())
+        return "";
+    std::map<std::int64_t, std::uint64_t> activities;
+    for (const GpuActivity& a : t.activities)
+        ++activities[a.device];
+    std::int64_t busiest = -1;
+    std::uint64_t most = 0;
+    for (const auto& [device, n] : activities)
+        if (n > most) {
+            busiest = device;
+            most = n;
+        }
+    for (const TraceDevice& d : t.devices)
+        if (d.id == busiest && busiest >= 0)
+            return d.name;
+    return t.devices.front().name;
 }
 
 }  // namespace bwacct::kineto

@@ -142,8 +142,12 @@ TEST(KinetoBert, SummaryTimesAddUpToTheBusyTime) {
 
 TEST(KinetoA100, NcclKernelsWithTheirMessageSizesAndGroupSize) {
     const Trace t = read_kineto(data("kineto_a100_ddp2gpu_nccl_collectives_hta.json.gz"));
-    ASSERT_EQ(t.device_names.size(), 8u);
-    EXPECT_EQ(t.device_names[0], "NVIDIA A100-PG509-200");
+    ASSERT_EQ(t.devices.size(), 8u);  // ids 0..7, all the same board
+    for (std::size_t i = 0; i < t.devices.size(); ++i) {
+        EXPECT_EQ(t.devices[i].id, static_cast<std::int64_t>(i));
+        EXPECT_EQ(t.devices[i].name, "NVIDIA A100-PG509-200");
+    }
+    EXPECT_EQ(trace_gpu_name(t), "NVIDIA A100-PG509-200");
     const Summary s = summarize(t);
     using Key = std::tuple<std::string, std::uint64_t, std::uint64_t, std::string>;  // op, in, size_bytes, dtype
     std::map<Key, std::uint64_t> calls;

@@ -55,11 +55,38 @@ std::string error_of(const std::function<void()>& f) {
     return "(no error)";
 }
 
+// A trace whose deviceProperties list several GPUs: the GPU is the one the activities ran on
+// (device 1 here: two kernels, against one on device 0), not the first entry.
+TEST(KinetoReader, GpuIsTheOneTheKernelsRanOn) {
+    const std::string text = R"({
+  "deviceProperties": [{"id": 0, "name": "GPU zero", "numSms": 1, "nested": {"id": 5, "name": "not a device"}},
+                       {"name": "GPU one", "id": 1}],
+  "traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1, "args": {"device": 1, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 3, "dur": 1, "args": {"device": 1, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 8, "ts": 5, "dur": 1, "args": {"device": 0, "stream": 8}}
+  ]
+})";
+    const Trace t = parse_kineto(text, "two.json");
+    ASSERT_EQ(t.devices.size(), 2u);
+    EXPECT_EQ(t.devices[0].id, 0);
+    EXPECT_EQ(t.devices[0].name, "GPU zero");
+    EXPECT_EQ(t.devices[1].id, 1);
+    EXPECT_EQ(t.devices[1].name, "GPU one");
+    EXPECT_EQ(trace_gpu_name(t), "GPU one");
+    // No entry with the kernels' device id: the first entry.
+    std::string other = text;
+    other.replace(other.find("\"id\": 1"), 7, "\"id\": 9");
+    EXPECT_EQ(trace_gpu_name(parse_kineto(other, "two.json")), "GPU zero");
+}
+
 TEST(KinetoReader, KeepsWhatTheAccountingNeeds) {
     const Trace t = parse_kineto(kSmall, "small.json");
     EXPECT_EQ(t.events, 5u);
-    ASSERT_EQ(t.device_names.size(), 1u);
-    EXPECT_EQ(t.device_names[0], "NVIDIA H100 80GB HBM3");
+    ASSERT_EQ(t.devices.size(), 1u);
+    EXPECT_EQ(t.devices[0].id, 0);
+    EXPECT_EQ(t.devices[0].name, "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(trace_gpu_name(t), "NVIDIA H100 80GB HBM3");
     ASSERT_EQ(t.ops.size(), 1u);
     const CpuOp& op = t.ops[0];
     EXPECT_EQ(t.names[op.name], "aten::addmm");
