@@ -17,7 +17,8 @@ namespace bwacct::measure {
 class MpiContext {
 public:
     // Initializes MPI only when the process was started by an MPI launcher (OMPI_COMM_WORLD_SIZE,
-    // PMI_SIZE or PMIX_RANK in the environment) and MPI support is compiled in.
+    // PMI_SIZE or PMIX_RANK in the environment) and MPI support is compiled in; Open MPI's library is
+    // loaded then (dlopen), never for a run outside a launcher.
     static MpiContext& instance();
     // Started by mpirun/srun (environment only; initializes nothing). Their stdout is often a pty
     // forwarded to the launcher, so "is a terminal" says nothing about the user's terminal.
@@ -30,6 +31,9 @@ public:
     // Started by an MPI launcher with several ranks, but MPI is not compiled in: each process would
     // believe it is alone, so multi-rank measurements must be refused.
     bool launched_without_mpi() const { return launched_without_mpi_; }
+    // Why MPI is not usable when a launcher started this process: built without it, or the library
+    // does not load (set only then; empty otherwise).
+    const std::string& unavailable() const { return unavailable_; }
 
     double allreduce_sum(double v) const;
     double allreduce_min(double v) const;
@@ -57,6 +61,7 @@ private:
     int rank_ = 0, size_ = 1, local_rank_ = 0;
     bool initialized_ = false;
     bool launched_without_mpi_ = false;
+    std::string unavailable_;
     double timeout_s_ = 600;
     std::string reduction_fault_;
     void reduction_fault() const;

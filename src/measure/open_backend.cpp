@@ -40,9 +40,7 @@ std::unique_ptr<Backend> open_this_rank(MpiContext& mpi) {
 std::unique_ptr<Backend> open_backend() {
     MpiContext& mpi = MpiContext::instance();
     if (mpi.launched_without_mpi())
-        throw MeasureError(
-            "started by an MPI launcher with several ranks, but this bwacct was built without MPI: "
-            "install Open MPI (libopenmpi-dev) and rebuild");
+        throw MeasureError("started by an MPI launcher with several ranks, but MPI is not usable: " + mpi.unavailable());
     // Under MPI every rank opens its GPU, then all learn whether one failed: a rank that cannot open
     // its GPU must not leave the others waiting in the first collective.
     std::unique_ptr<Backend> b;

@@ -672,4 +672,42 @@ TEST_F(Mpi, OneFailingRankFailsEveryRankWithoutHanging) {
     }
 }
 
+// Open MPI is loaded at run time, only when a launcher started bwacct: when it does not load, a
+// multi-rank measurement is refused with one line naming the library (exit 1, nothing on stdout),
+// under a real mpirun and with only a launcher's environment; the model still answers.
+TEST_F(Mpi, UnloadableLibraryIsAOneLineFailure) {
+    const std::string bin = bwacct_bin();
+    const std::string missing = fmt::format("{}/no/libmpi.so.40", dir_.path());
+    const std::string said = fmt::format("MPI is not usable: cannot load {}", missing);
+    const RunResult r =
+        run_program(mpirun({"-np", "2", "-x", "BWACCT_SIMULATE=h200", "-x", fmt::format("BWACCT_MPI_LIBRARY={}", missing), bin,
+                            "allreduce", "--bytes", "1G", "--measure", "--format", "json"}),
+                    mpi_env());
+    SCOPED_TRACE(report(r));
+    EXPECT_FALSE(r.timed_out);
+    EXPECT_NE(r.status, 0);
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find(said), std::string::npos);
+
+    RunOptions launcher = sim(dir_);
+    const std::string two = fmt::format("{}", 2);  // (a string literal here trips GCC 12's false -Wrestrict)
+    launcher.env["OMPI_COMM_WORLD_SIZE"] = two;
+    launcher.env["BWACCT_MPI_LIBRARY"] = missing;
+    const RunResult alone = run_bwacct({"allreduce", "--bytes", "1G", "--measure"}, launcher);
+    EXPECT_TRUE(failed_cleanly(alone, 1, said));
+    EXPECT_TRUE(succeeded(run_bwacct({"allreduce", "--bytes", "1G"}, launcher))) << "the model needs no MPI";
+}
+
+// One binary for every machine: the CUDA runtime is linked statically and cuBLASLt, NCCL, CUPTI,
+// NVML, the driver and Open MPI are opened with dlopen, so the executable names none of them.
+TEST(OneBinary, LinksNoGpuOrMpiLibrary) {
+    if (find_on_path("ldd").empty())
+        GTEST_SKIP() << "ldd is not on PATH";
+    const RunResult r = run_program({"ldd", bwacct_bin()});
+    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_NE(r.out.find("libc.so"), std::string::npos) << "control: ldd lists the C library\n" << r.out;
+    for (const char* lib : {"libcudart", "libcublas", "libnccl", "libcupti", "libnvidia-ml", "libcuda.so", "libmpi"})
+        EXPECT_EQ(r.out.find(lib), std::string::npos) << lib << " is linked:\n" << r.out;
+}
+
 }  // namespace

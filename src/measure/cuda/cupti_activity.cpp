@@ -13,7 +13,7 @@
 #include <mutex>
 #include <string>
 
-#include "dynlib.h"
+#include "../dynlib.h"
 
 namespace bwacct::measure::cuda {
 namespace {

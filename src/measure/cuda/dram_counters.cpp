@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "dynlib.h"
+#include "../dynlib.h"
 #include "timing.h"
 
 namespace bwacct::measure::cuda {

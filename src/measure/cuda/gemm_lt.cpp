@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "../dynlib.h"
 #include "bwacct/ops.h"
 #include "check_kernels.h"
 #include "dram_counters.h"
-#include "dynlib.h"
 #include "timing.h"
 
 namespace bwacct::measure::cuda {

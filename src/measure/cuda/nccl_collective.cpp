@@ -17,11 +17,11 @@
 #include <thread>
 #include <vector>
 
+#include "../dynlib.h"
 #include "../failure_text.h"
 #include "../mpi_context.h"
 #include "../sampling.h"
 #include "check_kernels.h"
-#include "dynlib.h"
 #include "timing.h"
 
 namespace bwacct::measure::cuda {

@@ -12,9 +12,9 @@
 #include <optional>
 #include <string>
 
+#include "../dynlib.h"
 #include "../sampling.h"
 #include "device.h"
-#include "dynlib.h"
 #include "kernels.h"
 
 namespace bwacct::measure::cuda {

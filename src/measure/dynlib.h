@@ -1,28 +1,34 @@
-// Run-time loading of the GPU libraries (cuBLASLt, NCCL, CUPTI, NVML): one bwacct binary starts on
-// any machine, and a measurement that needs a missing library says which one and how to get it.
+// Run-time loading of the GPU libraries (cuBLASLt, NCCL, CUPTI, NVML) and of Open MPI: one bwacct
+// binary starts on any machine, and a measurement that needs a missing library says which one and
+// how to get it.
 #pragma once
 #include <dlfcn.h>
 
 #include <initializer_list>
 #include <string>
+#include <utility>
+#include <vector>
 
-#include "../backend.h"
+#include "backend.h"
 
-namespace bwacct::measure::cuda {
+namespace bwacct::measure {
 
 class DynLib {
 public:
     // Tries each file name in turn (e.g. "libcublasLt.so.13", "libcublasLt.so"); `hint` says how to
-    // install the library when none loads.
-    DynLib(std::initializer_list<const char*> names, std::string hint) {
+    // install the library when none loads. `global`: RTLD_GLOBAL, for a library whose own plugins
+    // resolve symbols against it (Open MPI's components).
+    DynLib(std::initializer_list<const char*> names, std::string hint, bool global = false)
+        : DynLib(std::vector<std::string>(names.begin(), names.end()), std::move(hint), global) {}
+    DynLib(const std::vector<std::string>& names, const std::string& hint, bool global) {
         std::string tried;
-        for (const char* n : names) {
-            handle_ = ::dlopen(n, RTLD_NOW | RTLD_LOCAL);
+        for (const std::string& n : names) {
+            handle_ = ::dlopen(n.c_str(), RTLD_NOW | (global ? RTLD_GLOBAL : RTLD_LOCAL));
             if (handle_ != nullptr) {
                 name_ = n;
                 return;
             }
-            tried += (tried.empty() ? "" : ", ") + std::string(n);
+            tried += (tried.empty() ? "" : ", ") + n;
         }
         throw MeasureError("cannot load " + tried + ": " + hint);
     }
@@ -48,4 +54,4 @@ private:
     std::string name_;
 };
 
-}  // namespace bwacct::measure::cuda
+}  // namespace bwacct::measure
