@@ -698,17 +698,16 @@ TEST_F(Mpi, UnloadableLibraryIsAOneLineFailure) {
     EXPECT_TRUE(succeeded(run_bwacct({"allreduce", "--bytes", "1G"}, launcher))) << "the model needs no MPI";
 }
 
-// One binary for every machine: the CUDA runtime and zlib are linked statically, fmt is header-only,
-// and cuBLASLt, NCCL, CUPTI, NVML, the driver and Open MPI are opened with dlopen, so the executable
-// names none of them (only the C and C++ runtimes).
+// One binary for every machine: the CUDA runtime and zlib are linked statically, and cuBLASLt, NCCL,
+// CUPTI, NVML, the driver and Open MPI are opened with dlopen, so the executable names none of them
+// (only the C and C++ runtimes and libfmt).
 TEST(OneBinary, LinksNoGpuOrMpiLibrary) {
     if (find_on_path("ldd").empty())
         GTEST_SKIP() << "ldd is not on PATH";
     const RunResult r = run_program({"ldd", bwacct_bin()});
     ASSERT_EQ(r.status, 0) << r.err;
     ASSERT_NE(r.out.find("libc.so"), std::string::npos) << "control: ldd lists the C library\n" << r.out;
-    for (const char* lib :
-         {"libcudart", "libcublas", "libnccl", "libcupti", "libnvidia-ml", "libcuda.so", "libmpi", "libfmt", "libz.so"})
+    for (const char* lib : {"libcudart", "libcublas", "libnccl", "libcupti", "libnvidia-ml", "libcuda.so", "libmpi", "libz.so"})
         EXPECT_EQ(r.out.find(lib), std::string::npos) << lib << " is linked:\n" << r.out;
 }
 
