@@ -321,6 +321,11 @@ json parse_json(const std::string& text, const std::string& what) {
     return j;
 }
 
+void expect_within_noise(double got, double model_us, const std::string& what) {
+    EXPECT_GE(got, model_us * 0.99 * (1 - 1e-9)) << what << " (model " << model_us << " µs)";
+    EXPECT_LE(got, model_us * 1.01 * (1 + 1e-9)) << what << " (model " << model_us << " µs)";
+}
+
 std::vector<std::string> lines_of(const std::string& text) {
     std::vector<std::string> out;
     std::istringstream in(text);

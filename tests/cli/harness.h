@@ -95,6 +95,9 @@ void expect_finite_json_text(const std::string& text, const std::string& what);
 void expect_finite_numbers(const json& j, const std::string& path);
 // Parses one JSON document; fails the test (returns null json) when it is not valid JSON.
 json parse_json(const std::string& text, const std::string& what);
+// A simulated median within the backend's noise of the model: each sample is × (1 ± 1 %), so a
+// median lies in [0.99, 1.01] × the model (a little slack for rounding).
+void expect_within_noise(double got, double model_us, const std::string& what);
 
 std::vector<std::string> lines_of(const std::string& text);
 std::vector<std::string> split(const std::string& s, char sep);

@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,11 +20,6 @@ using namespace bwacct_test;
 
 constexpr double kH200HbmGBps = 4800.0;  // HBM3e GB/s (catalog)
 constexpr double kEffHbm = 0.90;
-
-void expect_within_noise(double got, double model, const std::string& what) {
-    EXPECT_GE(got, model * 0.99 * (1 - 1e-9)) << what << " (model " << model << " µs)";
-    EXPECT_LE(got, model * 1.01 * (1 + 1e-9)) << what << " (model " << model << " µs)";
-}
 
 // Decode: one new token against an 8192-token KV cache, 32 query heads sharing 8 KV heads, d = 128.
 const std::vector<std::string> kDecode{"attention", "--heads", "32",         "--kv-heads", "8",     "--q-len", "1",
@@ -92,10 +86,9 @@ TEST(AttentionMeasureSimulated, SweepMeasuresEveryPoint) {
     args[8] = "1024,8192";  // --kv-len
     const RunResult r = run_bwacct(with(args, {"--measure", "--format", "jsonl"}), sim(dir));
     ASSERT_TRUE(succeeded(r)) << r.err;
-    std::istringstream lines(r.out);
     std::vector<json> records;
-    for (std::string line; std::getline(lines, line);)
-        records.push_back(json::parse(line));
+    for (const std::string& line : lines_of(r.out))
+        records.push_back(parse_json(line, r.command));
     ASSERT_EQ(records.size(), 2u) << r.out;
     EXPECT_EQ(num_u(records[0], "bytes"), 4210688ull);
     EXPECT_EQ(num_u(records[1], "bytes"), kBytes);

@@ -43,12 +43,6 @@ constexpr double kH200AlphaUs = 2.5;       // per-step latency of a collective
 // The simulated backend's efficiencies (src/measure/sim/sim_backend.cpp).
 constexpr double kEffHbm = 0.90, kEffCompute = 0.80, kEffLink = 0.80, kEffDispatch = 1.0;
 
-// A median of samples each × (1 ± 1 %) lies in [0.99, 1.01] × the model; a little slack for rounding.
-void expect_within_noise(double got, double model, const std::string& what) {
-    EXPECT_GE(got, model * 0.99 * (1 - 1e-9)) << what << " (model " << model << " µs)";
-    EXPECT_LE(got, model * 1.01 * (1 + 1e-9)) << what << " (model " << model << " µs)";
-}
-
 // ---------------------------------------------------------------------------------------------
 // Environments. Every run controls the variables the measurement reads, so the caller's shell (a
 // BWACCT_SIMULATE left set, a real ~/.cache/bwacct) cannot change the result.

@@ -24,11 +24,6 @@ constexpr double kH200HbmGBps = 4800.0;  // HBM3e GB/s (catalog)
 constexpr double kH200LaunchUs = 2.5;    // the dispatch roof, µs (catalog)
 constexpr double kEffHbm = 0.90, kEffDispatch = 1.0;
 
-void expect_within_noise(double got, double model, const std::string& what) {
-    EXPECT_GE(got, model * 0.99 * (1 - 1e-9)) << what << " (model " << model << " µs)";
-    EXPECT_LE(got, model * 1.01 * (1 + 1e-9)) << what << " (model " << model << " µs)";
-}
-
 const std::vector<std::string> kRmsnorm{"rmsnorm", "--shape", "8,2048,4096", "--gpu", "h200"};
 
 // rmsnorm --shape 8,2048,4096 in bf16 (2 bytes), by hand:
