@@ -49,7 +49,9 @@ run attention_decode attention --batch 8 --heads 32 --kv-heads 8 --q-len 1 --kv-
 run attention_causal attention --heads 32 --kv-heads 8 --q-len 4 --kv-len 1000 --head-dim 128 --causal --measure
 run attention_fp32 attention --heads 8 --kv-heads 1 --q-len 2 --kv-len 777 --head-dim 64 --dtype fp32 --causal --measure
 run attention_fp16 attention --heads 4 --q-len 1 --kv-len 4100 --head-dim 256 --dtype fp16 --measure
-ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
+# The GPUs CUDA sees (CUDA_VISIBLE_DEVICES applies; MIG instances are not GPUs to NCCL), as bwacct's
+# own device report counts them: not nvidia-smi -L, which lists MIG devices and ignores the variable.
+ngpu=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["device"].get("visible_devices", 1))' "$work/device.json" 2>/dev/null || echo 1)
 if ((ngpu >= 2)); then
   run allreduce allreduce --bytes 1G --ranks "$ngpu" --measure
 fi

@@ -54,6 +54,7 @@ struct DeviceInfo {
     double memory_clock_MHz = 0;  // cudaDevAttrMemoryClockRate
     double sm_clock_MHz = 0;      // cudaDevAttrClockRate
     double derived_hbm_GBps = 0;  // bus bits / 8 × memory clock × 2 (DDR)
+    int visible_devices = 1;      // cudaGetDeviceCount: the GPUs this process sees (CUDA_VISIBLE_DEVICES applies)
 };
 
 // Roofs measured on one device by `bwacct calibrate`: what this GPU really reaches.

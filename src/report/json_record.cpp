@@ -102,6 +102,7 @@ void measurement(JsonWriter& w, const Measurement& m, const Cost& cost) {
         .field("l2_bytes", d.l2_bytes)
         .field("memory_bytes", d.memory_bytes);
     w.field("derived_hbm_GBps", d.derived_hbm_GBps);
+    w.field("visible_devices", static_cast<std::uint64_t>(d.visible_devices));
     w.end_object();
     w.field("ranks", static_cast<std::uint64_t>(m.ranks));
     w.field("n", static_cast<std::uint64_t>(t.stats.n));

@@ -27,6 +27,7 @@ void device_json(JsonWriter& w, const Measurement& m) {
     w.field("memory_bytes", d.memory_bytes).field("memory_bus_bits", static_cast<std::uint64_t>(d.memory_bus_bits));
     w.field("memory_clock_MHz", d.memory_clock_MHz).field("sm_clock_MHz", d.sm_clock_MHz);
     w.field("derived_hbm_GBps", d.derived_hbm_GBps);
+    w.field("visible_devices", static_cast<std::uint64_t>(d.visible_devices));
     w.end_object();
 }
 

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string_view>
 #include <thread>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "../attention_limits.h"
+#include "../device_choice.h"
 #include "../failure_text.h"
 #include "../sampling.h"
 #include "bwacct/dtype.h"
@@ -1064,7 +1066,7 @@ LaunchTimes CudaBackend::launch(const SamplePolicy& p) {
 
 }  // namespace
 
-std::unique_ptr<Backend> open(int device) {
+std::unique_ptr<Backend> open(int local_rank) {
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {
@@ -1073,11 +1075,7 @@ std::unique_ptr<Backend> open(int device) {
     }
     if (count <= 0)
         throw MeasureError(no_gpu_reason(cudaErrorNoDevice));
-    if (device < 0 || device >= count)
-        throw MeasureError(
-            fmt::format("no CUDA GPU with index {}: {} visible (CUDA_VISIBLE_DEVICES applies; under MPI "
-                        "the rank's local index picks the GPU)",
-                        device, count));
+    const int device = choose_device(local_rank, count, std::getenv("BWACCT_DEVICE"));
     return std::make_unique<CudaBackend>(device);
 }
 

@@ -10,6 +10,6 @@ namespace bwacct::measure::cuda {
 
 // Throws MeasureError with the reason when there is no usable GPU (no driver: cudaErrorInsufficientDriver;
 // a driver without a GPU: cudaErrorNoDevice; index out of range).
-std::unique_ptr<Backend> open(int device);
+std::unique_ptr<Backend> open(int local_rank);  // the device: choose_device (device_choice.h)
 
 }  // namespace bwacct::measure::cuda

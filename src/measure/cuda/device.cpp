@@ -47,6 +47,9 @@ DeviceInfo query_device(int index) {
     d.memory_clock_MHz = mem_clock_kHz / 1e3;
     d.sm_clock_MHz = sm_clock_kHz / 1e3;
     d.derived_hbm_GBps = derived_hbm_GBps(bus_bits, mem_clock_kHz);
+    int visible = 0;
+    if (cudaGetDeviceCount(&visible) == cudaSuccess)
+        d.visible_devices = visible;
     return d;
 }
 

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "../attention_limits.h"
+#include "../device_choice.h"
 #include "../failure_text.h"
 #include "../mpi_context.h"
 #include "../sampling.h"
@@ -103,7 +104,8 @@ public:
         d.l2_bytes = gpu_.l2_bytes ? static_cast<std::uint64_t>(gpu_.l2_bytes->value) : 0;
         d.memory_bytes = gpu_.hbm_capacity_bytes ? static_cast<std::uint64_t>(gpu_.hbm_capacity_bytes->value) : 0;
         d.derived_hbm_GBps = gpu_.hbm_bw_GBps.value;
-        d.index = MpiContext::instance().local_rank();
+        d.visible_devices = simulated_visible_devices();
+        d.index = choose_device(MpiContext::instance().local_rank(), d.visible_devices, std::getenv("BWACCT_DEVICE"));
         return d;
     }
     Clocks clocks() override { return {gpu_.boost_clock_MHz ? gpu_.boost_clock_MHz->value : 0, 0}; }
