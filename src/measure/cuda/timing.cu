@@ -1,6 +1,8 @@
 // CUDA event timing behind a spin gate (nvbandwidth, nvbench), the L2 flush, and the clocks (NVML).
 #include "timing.h"
 
+#include "../gate_policy.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -157,11 +159,20 @@ private:
 
 // One gated batch: µs per iteration, or nothing when the gate timed out (the sample is invalid:
 // its start event may have been recorded while the host was still enqueuing).
+// Without the gate (gate_policy.h: BWACCT_NO_GATE, or a profiler attached) the batch is timed as it is
+// enqueued.
 std::optional<double> gated_batch_us(GateState& st, const Region& r, bool flush, int batch, Events& ev,
-                                     const std::function<void(cudaStream_t)>& enqueue) {
+                                     const std::function<void(cudaStream_t)>& enqueue, bool gated) {
     if (flush)
         check(kernels::launch_l2_flush(st.flush_buf, st.flush_bytes, st.flush_sink, r.stream), "the L2 flush");
-    {
+    if (!gated) {
+        check(cudaEventRecord(ev.start, r.stream), "cudaEventRecord (start)");
+        for (int i = 0; i < batch; ++i)
+            enqueue(r.stream);
+        check(cudaEventRecord(ev.stop, r.stream), "cudaEventRecord (stop)");
+        check(cudaStreamSynchronize(r.stream), "the timed batch (cudaStreamSynchronize)");
+        check(cudaGetLastError(), "the timed batch");
+    } else {
         Gate gate(st, r.stream);
         check(cudaEventRecord(ev.start, r.stream), "cudaEventRecord (start)");
         for (int i = 0; i < batch; ++i)
@@ -189,6 +200,7 @@ Timing time_region(const Region& r, const SamplePolicy& p, const std::function<v
     if (flush)
         ensure_flush_buffer(st);
     Events ev;
+    const GatePolicy gate = gate_policy();
 
     // One untimed, ungated run first: modules load lazily at a kernel's first launch and libraries
     // set up on their first call, which may wait for the device; behind a spinning gate that wait
@@ -203,7 +215,7 @@ Timing time_region(const Region& r, const SamplePolicy& p, const std::function<v
     int batch = 1;
     if (!flush) {
         // Each iteration must start cold when flushing, so only a hot region is batched.
-        const std::optional<double> est = gated_batch_us(st, r, false, 1, ev, enqueue);
+        const std::optional<double> est = gated_batch_us(st, r, false, 1, ev, enqueue, gate.gated);
         if (!est)
             throw MeasureError(stuck);
         const double per_iter = std::max(*est, 0.5);
@@ -213,7 +225,7 @@ Timing time_region(const Region& r, const SamplePolicy& p, const std::function<v
     std::string halved;
     Timing t = sample(p, [&]() -> double {
         for (;;) {
-            if (const std::optional<double> us = gated_batch_us(st, r, flush, batch, ev, enqueue))
+            if (const std::optional<double> us = gated_batch_us(st, r, flush, batch, ev, enqueue, gate.gated))
                 return *us;
             if (batch == 1)
                 throw MeasureError(stuck);
@@ -224,7 +236,10 @@ Timing time_region(const Region& r, const SamplePolicy& p, const std::function<v
         }
     });
     t.source = TimeSource::measured;
-    t.timer = "CUDA events around a batch of " + std::to_string(batch) + ", stream gated by a spin kernel";
+    t.timer = "CUDA events around a batch of " + std::to_string(batch) +
+              (gate.gated ? ", stream gated by a spin kernel" : ", not gated");
+    if (!gate.gated)
+        t.notes.push_back(gate.why_not);
     if (flush)
         t.cache = "cold: L2 (" + mib(st.l2_bytes) + ") flushed before each sample (a " + mib(st.flush_bytes) +
                   " buffer written, then read back, outside the timed events)";
