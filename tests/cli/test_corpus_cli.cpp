@@ -55,7 +55,8 @@ std::string trim(const std::string& s) {
     return s.substr(b, e - b + 1);
 }
 
-// EXPECTED.txt: `tool/file | ok|refused | extra args (or -) | reason`, '#' comments, blank lines.
+// EXPECTED.txt: `tool/file | ok|refused | extra args (or -) | reason`, '#' comments, blank lines;
+// "{data}/" in an argument is tests/data/.
 std::vector<Expectation> load_expectations() {
     std::vector<Expectation> out;
     std::ifstream in(kCorpus + "/EXPECTED.txt");
@@ -79,8 +80,12 @@ std::vector<Expectation> load_expectations() {
         if (f.size() > 2 && f[2] != "-") {
             std::stringstream as(f[2]);
             std::string a;
-            while (as >> a)
+            while (as >> a) {
+                // "{data}/" stands for tests/data/ (e.g. a --gpu-file beside the fixtures).
+                if (a.rfind("{data}/", 0) == 0)
+                    a = std::string(BWACCT_TEST_DATA) + a.substr(6);
                 e.args.push_back(a);
+            }
         }
         e.reason = f.size() > 3 ? f[3] : "";
         if (f.size() < 4 || (f[1] != "ok" && f[1] != "refused"))
