@@ -28,11 +28,11 @@ targets=(
   "catalog|131072|fuzz/corpus/catalog configs tests/data/nsight tests/data/babelstream"
   "model_preset|4096|fuzz/corpus/model_preset configs/models"
   "fit_input|16384|fuzz/corpus/fit_input tests/data/fit"
-  "nccl_tests|8192|fuzz/corpus/nccl_tests tests/data/nccl"
-  "kineto|32768|fuzz/corpus/kineto"
-  "nsys|16384|fuzz/corpus/nsys tests/data/nsight tests/data/babelstream"
-  "ncu|16384|fuzz/corpus/ncu tests/data/nsight"
-  "babelstream|16384|fuzz/corpus/babelstream tests/data/babelstream"
+  "nccl_tests|8192|fuzz/corpus/nccl_tests tests/data/nccl tests/data/corpus/nccl-tests"
+  "kineto|32768|fuzz/corpus/kineto tests/data/corpus/torch-trace"
+  "nsys|16384|fuzz/corpus/nsys tests/data/nsight tests/data/babelstream tests/data/corpus/nsys"
+  "ncu|16384|fuzz/corpus/ncu tests/data/nsight tests/data/corpus/ncu"
+  "babelstream|16384|fuzz/corpus/babelstream tests/data/babelstream tests/data/corpus/babelstream"
   "csv|16384|fuzz/corpus/csv tests/data/nsight tests/data/fit"
 )
 
