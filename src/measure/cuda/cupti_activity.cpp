@@ -223,4 +223,12 @@ std::vector<KernelRecord> KernelActivity::stop() {
 
 const std::string& KernelActivity::note() const { return impl_->note; }
 
+void trace_one_run(Timing& t, const std::function<void()>& run_once) {
+    KernelActivity activity;
+    run_once();
+    t.kernels = activity.stop();
+    if (!activity.note().empty())
+        t.notes.push_back(activity.note());
+}
+
 }  // namespace bwacct::measure::cuda

@@ -1,6 +1,7 @@
 // CUPTI Activity API (cupti_activity.cpp; CUPTI loaded with dlopen): kernel names, counts and
 // kernel-only durations during a measurement.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,5 +27,11 @@ private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
+
+// The kernels of one extra, untimed run of the op (`run_once` must synchronize): tracing stays out
+// of the timed samples, whose launches it would slow, and sees only the op's own kernels, never the
+// spin gate, L2 flush, fill or check kernels around them. Stores them in t.kernels (and CUPTI's note,
+// when it could not trace, in t.notes).
+void trace_one_run(Timing& t, const std::function<void()>& run_once);
 
 }  // namespace bwacct::measure::cuda

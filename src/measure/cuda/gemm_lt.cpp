@@ -16,6 +16,7 @@
 #include "../dynlib.h"
 #include "bwacct/ops.h"
 #include "check_kernels.h"
+#include "cupti_activity.h"
 #include "dram_counters.h"
 #include "timing.h"
 
@@ -647,6 +648,12 @@ Timing measure_gemm(const GemmDesc& d, const SamplePolicy& p, int device) {
     notes.push_back("cuBLASLt " + std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." +
                     std::to_string(v % 100) + " (" + api.lib.name() + "); algorithm workspace " +
                     std::to_string(chosen.workspace) + " bytes" + (tp.fp8 ? "; fp8 scales 1.0, fast accumulation off" : ""));
+
+    // The kernels of one more (untimed) run, traced (CUPTI Activity API: before the Range Profiler's run).
+    trace_one_run(t, [&] {
+        lt_check(api, matmul(chosen, stream.s), "cublasLtMatmul (traced run)");
+        check(cudaStreamSynchronize(stream.s), "the traced GEMM run (cudaStreamSynchronize)");
+    });
 
     // DRAM bytes of one more (untimed) run of the chosen algorithm, against the GEMM's lower bound
     // (A, B, bias read once, C written once); the verification below rewrites C anyway.
