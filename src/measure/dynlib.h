@@ -47,6 +47,11 @@ public:
             throw MeasureError(name_ + " has no symbol " + symbol + " (library too old?)");
         return reinterpret_cast<F>(p);
     }
+    // The symbol, or nullptr when the library lacks it (an optional entry point).
+    template <typename F>
+    F try_sym(const char* symbol) const {
+        return reinterpret_cast<F>(::dlsym(handle_, symbol));
+    }
     const std::string& name() const { return name_; }
 
 private:

@@ -1,6 +1,7 @@
 // CUDA event timing behind a spin gate (nvbandwidth, nvbench), the L2 flush, and the clocks (NVML).
 #include "timing.h"
 
+#include "../clock_events.h"
 #include "../gate_policy.h"
 
 #include <algorithm>
@@ -223,10 +224,13 @@ Timing time_region(const Region& r, const SamplePolicy& p, const std::function<v
     }
 
     std::string halved;
+    std::uint64_t clock_events = 0;  // NVML's reasons, read after every sample (outside its events) and ORed
     Timing t = sample(p, [&]() -> double {
         for (;;) {
-            if (const std::optional<double> us = gated_batch_us(st, r, flush, batch, ev, enqueue, gate.gated))
+            if (const std::optional<double> us = gated_batch_us(st, r, flush, batch, ev, enqueue, gate.gated)) {
+                clock_events |= clock_event_reasons(r.device).value_or(0);
                 return *us;
+            }
             if (batch == 1)
                 throw MeasureError(stuck);
             const int before = batch;
@@ -249,6 +253,8 @@ Timing time_region(const Region& r, const SamplePolicy& p, const std::function<v
         t.cache = "hot: working set left in L2 between iterations";
     if (!halved.empty())
         t.notes.push_back(halved);
+    if (const std::string throttled = clock_event_note(clock_events); !throttled.empty())
+        t.notes.push_back(throttled);
     return t;
 }
 
@@ -271,13 +277,39 @@ public:
         init_ = lib_.sym<nvmlReturn_t (*)()>("nvmlInit_v2");
         by_bus_id_ = lib_.sym<nvmlReturn_t (*)(const char*, nvmlDevice_t*)>("nvmlDeviceGetHandleByPciBusId_v2");
         clock_ = lib_.sym<nvmlReturn_t (*)(nvmlDevice_t, int, unsigned*)>("nvmlDeviceGetClockInfo");
+        // Renamed in driver 535 (the old name stays exported); either reads the same bits.
+        for (const char* name : {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"})
+            if (reasons_ == nullptr)
+                reasons_ = lib_.try_sym<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*)>(name);
     }
     bool init() { return init_() == kNvmlSuccess; }
 
-    // NVML numbers GPUs its own way (PCI order, all GPUs), CUDA after CUDA_VISIBLE_DEVICES and
-    // fastest first by default: the same GPU is found through its PCI bus id.
     Clocks clocks(int device) {
         std::lock_guard<std::mutex> lock(m_);
+        const nvmlDevice_t h = handle(device);
+        Clocks c;
+        unsigned sm = 0, mem = 0;
+        if (h != nullptr && clock_(h, kNvmlClockSm, &sm) == kNvmlSuccess && clock_(h, kNvmlClockMem, &mem) == kNvmlSuccess) {
+            c.sm_MHz = sm;
+            c.mem_MHz = mem;
+        }
+        return c;
+    }
+
+    // The clock-event reasons now (clock_events.h), or nothing when NVML cannot say.
+    std::optional<std::uint64_t> reasons(int device) {
+        std::lock_guard<std::mutex> lock(m_);
+        const nvmlDevice_t h = handle(device);
+        unsigned long long bits = 0;
+        if (h == nullptr || reasons_ == nullptr || reasons_(h, &bits) != kNvmlSuccess)
+            return std::nullopt;
+        return static_cast<std::uint64_t>(bits);
+    }
+
+private:
+    // NVML numbers GPUs its own way (PCI order, all GPUs), CUDA after CUDA_VISIBLE_DEVICES and
+    // fastest first by default: the same GPU is found through its PCI bus id. Called under m_.
+    nvmlDevice_t handle(int device) {
         auto it = handles_.find(device);
         if (it == handles_.end()) {
             char bus[64] = {};
@@ -287,21 +319,14 @@ public:
                 h = nullptr;
             it = handles_.emplace(device, h).first;
         }
-        Clocks c;
-        unsigned sm = 0, mem = 0;
-        if (it->second != nullptr && clock_(it->second, kNvmlClockSm, &sm) == kNvmlSuccess &&
-            clock_(it->second, kNvmlClockMem, &mem) == kNvmlSuccess) {
-            c.sm_MHz = sm;
-            c.mem_MHz = mem;
-        }
-        return c;
+        return it->second;
     }
 
-private:
     DynLib lib_;
     nvmlReturn_t (*init_)() = nullptr;
     nvmlReturn_t (*by_bus_id_)(const char*, nvmlDevice_t*) = nullptr;
     nvmlReturn_t (*clock_)(nvmlDevice_t, int, unsigned*) = nullptr;
+    nvmlReturn_t (*reasons_)(nvmlDevice_t, unsigned long long*) = nullptr;
     std::mutex m_;
     std::map<int, nvmlDevice_t> handles_;  // nullptr: this GPU is not known to NVML
 };
@@ -328,6 +353,15 @@ Clocks read_clocks(int device) {
     } catch (...) {
     }
     return {};
+}
+
+std::optional<std::uint64_t> clock_event_reasons(int device) {
+    try {
+        if (Nvml* n = nvml())
+            return n->reasons(device);
+    } catch (...) {
+    }
+    return std::nullopt;
 }
 
 }  // namespace bwacct::measure::cuda

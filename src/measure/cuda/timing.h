@@ -2,7 +2,9 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 
 #include "../backend.h"
 
@@ -28,5 +30,7 @@ Timing time_region(const Region& r, const SamplePolicy& p, const std::function<v
 
 // The SM and memory clocks now (NVML, loaded at run time); zeros when NVML is unavailable.
 Clocks read_clocks(int device);
+// NVML's clock-event (throttle) reasons of the device now (clock_events.h), or nothing.
+std::optional<std::uint64_t> clock_event_reasons(int device);
 
 }  // namespace bwacct::measure::cuda
