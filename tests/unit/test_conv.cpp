@@ -326,3 +326,52 @@ TEST(Conv, OverflowThrowsInsteadOfWrapping) {
     ConvDesc d = conv(1, u64{1} << 21, {u64{1} << 21}, u64{1} << 21, {1});
     EXPECT_THROW((void)conv_cost(d), OverflowError);
 }
+
+TEST(Conv, ResNet18TraceShapes) {
+    // The eleven aten::convolution shapes of kineto_mi300x_resnet_act_checkpoint_tracelens.json.gz
+    // (ResNet-18, batch 10; Input Dims [x, w], Concrete Inputs stride, padding; dilation 1, groups 1,
+    // not transposed, no bias), with how often each runs in the trace. For the ingest cross-check.
+    struct Row {
+        u64 count, cin, size, cout, k, stride, pad, out, flops;
+    };
+    const Row rows[] = {
+        // conv1: ⌊(224 + 6 − 7)/2⌋ + 1 = 112; 2·10·64·12,544·3·49 = 16,056,320·147 = 2,360,279,040
+        {3, 3, 224, 64, 7, 2, 3, 112, 2360279040ull},
+        // 3×3 same, 56: 2·10·64·3136·64·9 = 4,014,080·576 = 2,312,110,080
+        {24, 64, 56, 64, 3, 1, 1, 56, 2312110080ull},
+        // 3×3 stride 2: ⌊(56 + 2 − 3)/2⌋ + 1 = 28; 2·10·128·784·64·9 = 2,007,040·576 = 1,156,055,040
+        {6, 64, 56, 128, 3, 2, 1, 28, 1156055040ull},
+        // 1×1 stride 2 downsample: ⌊(56 − 1)/2⌋ + 1 = 28; 2,007,040·64 = 128,450,560
+        {6, 64, 56, 128, 1, 2, 0, 28, 128450560ull},
+        // 3×3 same, 28: 2·10·128·784·128·9 = 2,007,040·1152 = 2,312,110,080
+        {18, 128, 28, 128, 3, 1, 1, 28, 2312110080ull},
+        // ⌊(28 + 2 − 3)/2⌋ + 1 = 14; 2·10·256·196·128·9 = 1,003,520·1152 = 1,156,055,040
+        {6, 128, 28, 256, 3, 2, 1, 14, 1156055040ull},
+        // ⌊27/2⌋ + 1 = 14; 1,003,520·128 = 128,450,560
+        {6, 128, 28, 256, 1, 2, 0, 14, 128450560ull},
+        // 3×3 same, 14: 1,003,520·2304 = 2,312,110,080
+        {18, 256, 14, 256, 3, 1, 1, 14, 2312110080ull},
+        // ⌊(14 + 2 − 3)/2⌋ + 1 = 7; 2·10·512·49·256·9 = 501,760·2304 = 1,156,055,040
+        {6, 256, 14, 512, 3, 2, 1, 7, 1156055040ull},
+        // ⌊13/2⌋ + 1 = 7; 501,760·256 = 128,450,560
+        {6, 256, 14, 512, 1, 2, 0, 7, 128450560ull},
+        // 3×3 same, 7: 501,760·4608 = 2,312,110,080
+        {18, 512, 7, 512, 3, 1, 1, 7, 2312110080ull},
+    };
+    u64 total = 0;
+    for (const Row& r : rows) {
+        ConvDesc d = conv(10, r.cin, {r.size, r.size}, r.cout, {r.k, r.k});
+        d.stride = {r.stride, r.stride};
+        d.padding = {r.pad, r.pad};
+        SCOPED_TRACE(testing::Message() << r.cin << "→" << r.cout << " k" << r.k << " s" << r.stride << " on " << r.size);
+        EXPECT_EQ(conv_geometry(d).out, (Dims{r.out, r.out}));
+        const u64 flops = conv_cost(d).flops;
+        EXPECT_EQ(flops, r.flops);
+        total += r.count * flops;
+    }
+    // forward FLOPs of the trace's convolutions: 3·2,360,279,040 = 7,080,837,120
+    // + (24 + 18 + 18 + 18)·2,312,110,080 = 78·… = 180,344,586,240
+    // + (6 + 6 + 6)·1,156,055,040 = 20,808,990,720 + (6 + 6 + 6)·128,450,560 = 2,312,110,080
+    // = 210,546,524,160
+    EXPECT_EQ(total, 210546524160ull);
+}
