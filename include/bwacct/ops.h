@@ -84,4 +84,32 @@ CollectiveKind parse_collective(std::string_view s);
 std::string_view algo_name(CollectiveAlgo a);
 CollectiveAlgo parse_algo(std::string_view s);
 
+// ---- Convolution (1D/2D/3D), channels-first description: input N×C_in×spatial (layout does not
+// change the minimum bytes). Per-spatial-dimension parameters hold one value per dimension or one
+// value for all; empty means the default (stride 1, padding 0, dilation 1, output_padding 0).
+// Transposed (deconvolution) follows PyTorch's ConvTranspose*d: weight C_in×(C_out/groups)×kernel.
+// The passes are the layer's, as for GEMM: bwd-data gives dX, bwd-weight dW (and dbias).
+struct ConvDesc {
+    std::uint64_t batch = 1, in_channels = 0, out_channels = 0, groups = 1;
+    std::vector<std::uint64_t> spatial;  // input H[,W[,D]]: 1 to 3 sizes
+    std::vector<std::uint64_t> kernel, stride, padding, dilation, output_padding;
+    bool transposed = false;
+    bool bias = false;  // C_out elements, in the output's dtype
+    DType input_dtype = DType::bf16, weight_dtype = DType::bf16, output_dtype = DType::bf16;
+    GemmPass pass = GemmPass::fwd;
+};
+// One implicit GEMM, per group (`groups` of them): C[M,N] += A[M,K]·B[K,N].
+struct ConvGemm {
+    std::uint64_t m = 0, n = 0, k = 0;
+};
+// The shape a convolution resolves to: parameters broadcast to every spatial dimension, the output
+// size, and the implicit GEMMs of its three passes (docs/formulas.md, "Convolution").
+struct ConvGeometry {
+    std::vector<std::uint64_t> in, kernel, stride, padding, dilation, output_padding, out;
+    std::uint64_t spatial_in = 0, spatial_out = 0, kernel_volume = 0;
+    ConvGemm fwd, bwd_data, bwd_weight;
+};
+ConvGeometry conv_geometry(const ConvDesc& d);  // throws InputError naming the option for impossible shapes
+Cost conv_cost(const ConvDesc& d);
+
 }  // namespace bwacct

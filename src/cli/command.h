@@ -55,6 +55,7 @@ Catalog catalog_for(const Args& args);
 std::vector<CommandSpec> all_commands();
 
 CommandSpec gemm_command();
+CommandSpec conv_command();  // cmd_conv.cpp: convolutions (issue 12)
 CommandSpec attention_command();
 CommandSpec elementwise_command();
 std::vector<CommandSpec> norm_commands();

@@ -258,6 +258,8 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
         }
         for (const Param& f : plan.fixed)
             r.params.push_back(f);
+        for (Param& q : e.params)
+            r.params.push_back(std::move(q));
         AnalysisOptions ao = analysis;
         if (timed) {
             ao.time_us = p.real(kTimeOption);

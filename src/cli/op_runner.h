@@ -39,7 +39,8 @@ private:
 
 struct Evaluated {
     Cost cost;
-    std::optional<Cost> fused;  // elementwise chains: the fused alternative
+    std::optional<Cost> fused;       // elementwise chains: the fused alternative
+    std::vector<Param> params = {};  // parameters derived from the point (conv: output size, implicit GEMM)
 };
 
 struct OpPlan {
