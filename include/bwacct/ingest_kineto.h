@@ -89,8 +89,8 @@ Trace parse_kineto(const std::string& text, const std::string& origin);
 Trace parse_kineto_stream(std::istream& in, const std::string& origin);
 // Reads a trace file ("-": standard input; pipes work), plain JSON or gzip told apart by the gzip
 // magic bytes (streamed: memory grows with the events kept, not the file). Throws InputError when
-// the JSON passes kMaxTraceBytes.
-Trace read_kineto(const std::string& path);
+// the JSON passes `max_bytes` (kMaxTraceBytes; smaller in tests).
+Trace read_kineto(const std::string& path, std::uint64_t max_bytes = kMaxTraceBytes);
 
 // ---- Linking.
 enum class LinkHow { external_id, correlation, containment, none };

@@ -30,7 +30,7 @@ struct Binary {};
 // zlib error (truncated or corrupt data).
 class TraceStreamBuf : public std::streambuf {
 public:
-    explicit TraceStreamBuf(int fd) : fd_(fd), in_(1 << 18), out_(1 << 18) {
+    TraceStreamBuf(int fd, std::uint64_t max_bytes) : fd_(fd), max_bytes_(max_bytes), in_(1 << 18), out_(1 << 18) {
         // The first bytes decide gzip or plain: read until 2 bytes or the end.
         while (have_ < 2 && fill())
             ;
@@ -68,7 +68,7 @@ protected:
         if (bytes == 0 && looks_binary(base, std::min<std::size_t>(n, 4096), true))
             throw Binary{};
         bytes += n;
-        if (bytes > kMaxTraceBytes)
+        if (bytes > max_bytes_)
             throw TooLarge{};
         setg(base, base, base + n);
         return traits_type::to_int_type(*gptr());
@@ -137,6 +137,7 @@ private:
     }
 
     int fd_;
+    std::uint64_t max_bytes_;
     std::vector<char> in_, out_;
     std::size_t have_ = 0;
     bool gzip_ = false, zinit_ = false, first_ = true, ended_ = false, eof_ = false;
@@ -160,10 +161,10 @@ private:
 
 }  // namespace
 
-Trace read_kineto(const std::string& path) {
+Trace read_kineto(const std::string& path, std::uint64_t max_bytes) {
     const int fd = open_input(path, "", kExpected);
     const FdCloser closer(fd, path != "-");
-    TraceStreamBuf buf(fd);
+    TraceStreamBuf buf(fd, max_bytes);
     std::istream in(&buf);
     const auto corrupt = [&] {
         return InputError(path,
@@ -179,8 +180,11 @@ Trace read_kineto(const std::string& path) {
         throw InputError(path,
                          fmt::format("binary data, not JSON{}: {}", buf.gzip() ? " (after gzip decompression)" : "", kExpected));
     } catch (const TooLarge&) {
-        throw InputError(path, fmt::format("{} more than {} GiB of JSON, the limit for a trace; {}",
-                                           buf.gzip() ? "decompresses to" : "holds", kMaxTraceBytes >> 30, kExpected));
+        throw InputError(
+            path,
+            fmt::format("{} more than {} of JSON, the limit for a trace: {}", buf.gzip() ? "decompresses to" : "holds",
+                        max_bytes % (1u << 30) == 0 ? fmt::format("{} GiB", max_bytes >> 30) : fmt::format("{} bytes", max_bytes),
+                        kExpected));
     } catch (const InputError&) {
         if (!buf.error.empty())
             throw corrupt();

@@ -113,9 +113,11 @@ TEST(InputFiles, DashIsStandardInputAndPipesWork) {
         ASSERT_EQ(b.status, 0) << report(b);
         EXPECT_EQ(without_file(parse_json(a.out, "file")), without_file(parse_json(b.out, "stdin"))) << script;
     };
-    same({"ingest", "nccl-tests", kNccl, "--format", "json"}, "\"$B\" ingest nccl-tests - --format json < " + q(kNccl));
-    same({"ingest", "nccl-tests", kNccl, "--format", "json"},
-         "cat " + q(kNccl) + " | \"$B\" ingest nccl-tests /dev/stdin --format json");
+    // Standard input has no file name to tell the collective: --op says it.
+    same({"ingest", "nccl-tests", kNccl, "--op", "allreduce", "--format", "json"},
+         "\"$B\" ingest nccl-tests - --op allreduce --format json < " + q(kNccl));
+    same({"ingest", "nccl-tests", kNccl, "--op", "allreduce", "--format", "json"},
+         "cat " + q(kNccl) + " | \"$B\" ingest nccl-tests /dev/stdin --op allreduce --format json");
     same({"ingest", "torch-trace", kDdp, "--gpu", "a100-sxm-80gb", "--format", "json"},
          "\"$B\" ingest torch-trace - --gpu a100-sxm-80gb --format json < " + q(kDdp));
     same({"ingest", "torch-trace", kDdp, "--gpu", "a100-sxm-80gb", "--format", "json"},
@@ -123,8 +125,8 @@ TEST(InputFiles, DashIsStandardInputAndPipesWork) {
     same({"ingest", "torch-trace", kBert, "--format", "json"},
          "cat " + q(kBert) + " | \"$B\" ingest torch-trace - --format json");
     same({"ingest", "babelstream", kBabel, "--format", "json"}, "\"$B\" ingest babelstream - --format json < " + q(kBabel));
-    same({"ingest", "ncu", kNcu, "--gpu-file", kRtx5090, "--format", "json"},
-         "\"$B\" ingest ncu " + q(kNcu) + " --gpu-file - --format json < " + q(kRtx5090));
+    same({"ingest", "ncu", kNcu, "--gpu-file", kRtx5090, "--gpu", "rtx5090", "--format", "json"},
+         "\"$B\" ingest ncu " + q(kNcu) + " --gpu-file - --gpu rtx5090 --format json < " + q(kRtx5090));
     // fit prints a table: compare the text.
     const RunResult a = run_bwacct({"fit", kFit});
     ASSERT_TRUE(succeeded(a)) << report(a);
@@ -159,11 +161,13 @@ TEST(InputFiles, BomAndCrlfAreAcceptedInEveryTextInput) {
         ASSERT_EQ(b.status, 0) << report(b);
         EXPECT_EQ(without_file(parse_json(a.out, "plain")), without_file(parse_json(b.out, "bom+crlf"))) << converted;
     };
-    same_json({"ingest", "nccl-tests", "", "--format", "json"}, kNccl, bom_crlf(kNccl, "nccl.txt"), 2);
+    same_json({"ingest", "nccl-tests", "", "--format", "json"}, kNccl, bom_crlf(kNccl, "allreduce_bom_crlf.txt"), 2);
     same_json({"ingest", "nsys", "", "--format", "json"}, kNsys, bom_crlf(kNsys, "nsys.csv"), 2);
-    same_json({"ingest", "ncu", "", "--gpu-file", kRtx5090, "--format", "json"}, kNcu, bom_crlf(kNcu, "ncu.csv"), 2);
+    same_json({"ingest", "ncu", "", "--gpu-file", kRtx5090, "--gpu", "rtx5090", "--format", "json"}, kNcu,
+              bom_crlf(kNcu, "ncu.csv"), 2);
     same_json({"ingest", "babelstream", "", "--format", "json"}, kBabel, bom_crlf(kBabel, "babel.txt"), 2);
-    same_json({"ingest", "ncu", kNcu, "--gpu-file", "", "--format", "json"}, kRtx5090, bom_crlf(kRtx5090, "cat.json"), 4);
+    same_json({"ingest", "ncu", kNcu, "--gpu-file", "", "--gpu", "rtx5090", "--format", "json"}, kRtx5090,
+              bom_crlf(kRtx5090, "cat.json"), 4);
     // fit: before, the BOM became part of the first column's name ("no default columns").
     const RunResult a = run_bwacct({"fit", kFit});
     const RunResult b = run_bwacct({"fit", bom_crlf(kFit, "fit.csv")});

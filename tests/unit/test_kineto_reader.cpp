@@ -200,6 +200,14 @@ TEST(KinetoReader, ReadsPipesAndRefusesEndlessBinaryStreams) {
     }
     std::filesystem::remove(gz);
     EXPECT_NE(error_of([] { read_kineto("/dev/zero"); }).find("/dev/zero: binary data, not JSON"), std::string::npos);
+    // The decompressed size is bounded (kMaxTraceBytes = 8 GiB; 1 MiB here): a gzip bomb of blanks stops.
+    EXPECT_EQ(kMaxTraceBytes, 8589934592u);  // 8 x 2^30
+    const std::string bomb = temp_path("bomb.json.gz");
+    write_gz(bomb, "{\"traceEvents\": [" + std::string(4u << 20, ' '));
+    EXPECT_LT(std::filesystem::file_size(bomb), 100000u);
+    EXPECT_NE(error_of([&] { read_kineto(bomb, 1u << 20); }).find("decompresses to more than 1048576 bytes of JSON"),
+              std::string::npos);
+    std::filesystem::remove(bomb);
     const std::string r = error_of([] { read_kineto("/dev/urandom"); });
     EXPECT_TRUE(r.find("binary data, not JSON") != std::string::npos || r.find("gzip") != std::string::npos ||
                 r.find("not valid JSON") != std::string::npos)
