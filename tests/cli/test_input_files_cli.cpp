@@ -133,6 +133,19 @@ TEST(InputFiles, DashIsStandardInputAndPipesWork) {
     const RunResult b = run_sh("\"$B\" fit - < " + q(kFit));
     ASSERT_EQ(b.status, 0) << report(b);
     EXPECT_EQ(b.out.substr(b.out.find('\n')), a.out.substr(a.out.find('\n')));  // the first line names the file
+    // A model preset and the catalog from standard input (the first line of `layer` names the preset).
+    const std::string preset = std::string(BWACCT_TEST_DATA) + "/../../configs/models/llama3-70b.json";
+    const RunResult c = run_bwacct({"layer", "--preset", preset, "--gpu", "h100-sxm", "--tokens", "2048"});
+    ASSERT_TRUE(succeeded(c)) << report(c);
+    const RunResult e = run_sh("\"$B\" layer --preset - --gpu h100-sxm --tokens 2048 < " + q(preset));
+    ASSERT_EQ(e.status, 0) << report(e);
+    EXPECT_EQ(e.out.substr(e.out.find('\n')), c.out.substr(c.out.find('\n')));
+    const RunResult g = run_bwacct({"gpus", "--format", "json"});
+    RunOptions from_stdin;
+    from_stdin.env["BWACCT_CATALOG"] = "-";
+    const RunResult h = run_sh("\"$B\" gpus --format json < " + q(catalog_path()), from_stdin);
+    ASSERT_EQ(h.status, 0) << report(h);
+    EXPECT_EQ(h.out, g.out);
     // An empty pipe is "is empty", naming standard input.
     expect_quick_refusal(run_sh("\"$B\" ingest torch-trace - --gpu h100-sxm < /dev/null"), "is empty");
     expect_quick_refusal(run_sh("\"$B\" fit - < /dev/null"), "standard input");
