@@ -23,6 +23,9 @@ struct Column {
     std::string key;     // JSON key and CSV header: "busbw_GBps"
     std::string header;  // table header: "busbw GB/s"
     int decimals = 2;    // for reals in the table and Markdown views (JSON keeps full precision)
+    // The table view only: shortens a text cell for display (a kernel's demangled name); every other
+    // view (JSON, JSONL, CSV, Markdown) carries the text whole. nullptr: shown as it is.
+    std::string (*shorten)(const std::string&) = nullptr;
 };
 
 struct Section {

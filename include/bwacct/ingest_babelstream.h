@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bwacct/gpu.h"
@@ -20,7 +21,8 @@ namespace bwacct {
 
 struct BabelStreamRow {
     int run = 1;            // 1-based: a file may hold several runs (tables)
-    std::string function;   // Copy, Mul, Add, Triad, Dot, Nstream
+    std::string function;   // Copy, Mul, Add, Triad, Dot, Nstream; another name (GPU-STREAM 1.0's Add4) is
+                            // kept as printed, its bytes per call unknown (babelstream_arrays 0)
     double bw_printed = 0;  // as printed, in MB/s or MiB/s (see BabelStreamRun::mebibytes)
     std::string bw_text;    // the printed token (its decimals give its precision)
     double min_s = 0, max_s = 0, avg_s = 0;
@@ -38,6 +40,10 @@ struct BabelStreamRun {
     std::optional<std::uint64_t> n_elements;
     std::optional<double> array_bytes;  // best value
     double array_bytes_halfwidth = 0;   // 0 when exact
+    // The run printed a validation failure ("Validation failed on a[]. Average error ...", on stderr
+    // when captured with 2>&1): its kernels computed wrong results, so every bandwidth is unverified.
+    std::string validation_failure;   // the first such line, trimmed; empty when none was printed
+    std::size_t validation_line = 0;  // its 1-based line
 };
 
 struct GpuStreamRow {
@@ -62,7 +68,14 @@ struct BabelStreamFile {
     std::vector<BabelStreamRow> rows;
     std::vector<GpuStreamDevice> gs_devices;
     std::vector<GpuStreamRow> gs_rows;
+    std::string gs_validation_failure;  // gpu-stream: a validation failure line anywhere in the file
+    std::size_t gs_validation_line = 0;
 };
+
+// True when `line` reports a failed validation of a benchmark's results: it holds "validation
+// failed", "validation failure" or "failed validation" (any case), as BabelStream ("Validation failed
+// on a[]. Average error ..."), GPU-STREAM and McCalpin's STREAM ("Failed Validation on array a[]") print it.
+bool is_validation_failure(std::string_view line);
 
 // Bytes BabelStream counts for one call of `function`, in elements (Copy 2, Mul 2, Add 3, Triad 3,
 // Dot 2, Nstream 4); 0 for an unknown name. SuperBench: COPY 2, SCALE 2, ADD 3, TRIAD 3.
@@ -71,7 +84,9 @@ int gpu_stream_arrays(const std::string& kernel);
 
 // Throws InputError(origin, ...) when the text holds no BabelStream result table, no gpu-stream rows,
 // or a row is malformed (truncated, not a number, negative or zero time), or it is BabelStream's
-// triad-only output (not supported).
+// triad-only output (not supported). A table runs from its header to the first line that is not a
+// row: a known function's row must have 5 fields; a row of another name with 4 numbers after it is
+// kept (bytes unknown). No regular expression: every line is scanned once, whatever its length.
 BabelStreamFile parse_babelstream(const std::string& text, const std::string& origin);
 
 // The device name the file prints (first run / device), or empty.

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <istream>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -66,7 +67,16 @@ struct Trace {
     std::vector<GpuActivity> activities;
     std::vector<TraceDevice> devices;  // top-level "deviceProperties", in order
     std::uint64_t events = 0;          // every element of traceEvents
+    // Events of a kept category (GPU activity, CPU op, runtime launch) that could not be used, by
+    // reason: "GPU activity without \"ts\"", "CPU op with a non-numeric \"dur\"", ... Never dropped silently.
+    std::map<std::string, std::uint64_t> skipped;
+    // Events kept whose "ts" or "dur" was a string holding a well-formed number ("123.5"): read as that number.
+    std::uint64_t string_times = 0;
 };
+
+// The bound on a trace's JSON (after decompression): far above any real profile (a long training
+// step traces to a few GiB at most); a gzip bomb or an endless stream stops there.
+constexpr std::uint64_t kMaxTraceBytes = 8ull << 30;  // 8 GiB
 
 // The name of the GPU the trace's activities ran on: the "deviceProperties" entry whose id is the
 // device most GPU activities name (the first entry when none matches); "" without entries.
@@ -77,8 +87,10 @@ std::string trace_gpu_name(const Trace& t);
 Trace parse_kineto(const std::string& text, const std::string& origin);
 // The same over a stream (read_kineto feeds it decompressed bytes).
 Trace parse_kineto_stream(std::istream& in, const std::string& origin);
-// Reads a trace file, plain JSON or gzip (streamed: memory grows with the events kept, not the file).
-Trace read_kineto(const std::string& path);
+// Reads a trace file ("-": standard input; pipes work), plain JSON or gzip told apart by the gzip
+// magic bytes (streamed: memory grows with the events kept, not the file). Throws InputError when
+// the JSON passes `max_bytes` (kMaxTraceBytes; smaller in tests).
+Trace read_kineto(const std::string& path, std::uint64_t max_bytes = kMaxTraceBytes);
 
 // ---- Linking.
 enum class LinkHow { external_id, correlation, containment, none };

@@ -28,6 +28,10 @@ struct NsysKernel {
 struct NsysKernSum {
     std::string format;               // "nsys stats cuda_gpu_kern_sum CSV" or "... console table"
     std::vector<NsysKernel> kernels;  // in file order
+    std::size_t table_line = 0;       // 1-based line of the header of the table read
+    // 1-based lines of the headers of further kernel tables (a file holding several runs' output):
+    // not read, and the report says so.
+    std::vector<std::size_t> other_tables;
 };
 
 // Finds the kernel-summary table (the header with "Total Time", "Instances" and "Name") in CSV or in

@@ -27,9 +27,11 @@ double share(double part, double whole) { return whole > 0 ? part / whole : 0; }
 // Kernel times are printed in ns by the profiler: keep 3 decimals (no binary-fraction noise).
 double round_ns(double us) { return std::round(us * 1000) / 1000; }
 
-// A demangled kernel name without "void " and its parameter list, at most 96 characters: the full
-// names of templated kernels run to hundreds of characters.
-std::string short_kernel_name(std::string n) {
+// The table view's form of a demangled kernel name: without "void " and its parameter list, at most
+// 96 characters (templated kernels' names run to hundreds). JSON, JSONL, CSV and Markdown carry the
+// full name, and kernels are grouped by it.
+std::string short_kernel_name(const std::string& full) {
+    std::string n = full;
     if (n.rfind("void ", 0) == 0)
         n.erase(0, 5);
     if (!n.empty() && n.back() == ')') {
@@ -50,14 +52,18 @@ std::string short_kernel_name(std::string n) {
 
 Section kernel_section(const Summary& s, std::size_t top) {
     Section sec{"kernels", "GPU kernels by total time", {}, {}, {}};
-    sec.columns = {{"kernel", "kernel", 0},   {"count", "count", 0},  {"total_us", "total µs", 2},
-                   {"mean_us", "mean µs", 3}, {"op", "linked op", 0}, {"category", "category", 0}};
+    sec.columns = {{"kernel", "kernel", 0, short_kernel_name},
+                   {"count", "count", 0},
+                   {"total_us", "total µs", 2},
+                   {"mean_us", "mean µs", 3},
+                   {"op", "linked op", 0},
+                   {"category", "category", 0}};
     for (const KernelRow& k : s.kernels) {
         if (top > 0 && sec.rows.size() == top) {
             sec.notes.push_back(fmt::format("{} more kernel names not shown (--top {})", s.kernels.size() - top, top));
             break;
         }
-        sec.rows.push_back({short_kernel_name(k.name), k.count, k.total_us, k.total_us / static_cast<double>(k.count),
+        sec.rows.push_back({k.name, k.count, k.total_us, k.total_us / static_cast<double>(k.count),
                             k.op.empty() ? Cell{} : Cell{k.op}, std::string(category_name(k.category))});
     }
     return sec;
@@ -116,6 +122,18 @@ Section time_section(const Summary& s) {
     return sec;
 }
 
+// The events the reader could not use (no or non-numeric "ts"/"dur"), by reason: never dropped silently.
+Section skipped_section(const Trace& t) {
+    Section sec{"skipped_events", "trace events skipped", {}, {}, {}};
+    sec.columns = {{"reason", "reason", 0}, {"count", "count", 0}};
+    for (const auto& [reason, n] : t.skipped)
+        sec.rows.push_back({reason, n});
+    sec.notes.push_back(
+        "events of a kind the accounting uses (GPU activity, CPU op, runtime call) without a usable numeric \"ts\" "
+        "or \"dur\"; a string holding a plain number (\"ts\": \"123.5\") is read as that number");
+    return sec;
+}
+
 int run(const Args& args, const Env& env) {
     const std::string& path = args.get("file");
     const std::size_t top = top_of(args);
@@ -155,6 +173,21 @@ int run(const Args& args, const Env& env) {
         }
     }
     r.sections = {kernel_section(s, top), category_section(s), roof_section(s, r.records, busy, unanalysed_us), time_section(s)};
+    if (!trace.skipped.empty()) {
+        std::uint64_t skipped = 0, gpu = 0;
+        for (const auto& [reason, n] : trace.skipped) {
+            skipped += n;
+            gpu += reason.rfind("GPU activity", 0) == 0 ? n : 0;
+        }
+        r.sections.push_back(skipped_section(trace));
+        r.warnings.push_back(
+            fmt::format("{} trace events skipped ({} of them GPU activities, whose time is not counted): "
+                        "no usable \"ts\" or \"dur\"; see the skipped_events section",
+                        skipped, gpu));
+    }
+    if (trace.string_times > 0)
+        r.notes.push_back(fmt::format("{} events gave \"ts\" or \"dur\" as a string holding a number; read as that number",
+                                      trace.string_times));
     r.notes.push_back(
         "records: one per (op, shape, dtype); bytes and FLOPs of ONE call, time = kernel time per call "
         "(sum of the op's kernels / calls)");

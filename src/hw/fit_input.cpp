@@ -218,8 +218,10 @@ FitData read_fit_input(const std::string& path, const std::string& x, const std:
     return parse_fit_input(read_input_file(path, "", "expected a CSV with a header row, or a bwacct sweep's JSONL"), path, x, y);
 }
 
-FitData parse_fit_input(const std::string& text, const std::string& origin, const std::string& x, const std::string& y) {
+FitData parse_fit_input(const std::string& input, const std::string& origin, const std::string& x, const std::string& y) {
     const std::string& path = origin;
+    // A UTF-8 byte-order mark (Excel's "CSV UTF-8") is not part of the first column's name.
+    const std::string text = input.compare(0, 3, "\xEF\xBB\xBF") == 0 ? input.substr(3) : input;
     const std::string t = trim(text);
     if (t.empty())
         throw InputError(path, "is empty; expected a CSV with a header row, or a bwacct sweep's JSONL");

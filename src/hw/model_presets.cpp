@@ -50,7 +50,7 @@ std::vector<std::string> model_preset_ids() {
 TransformerConfig load_model_preset(const std::string& id_or_path, const std::string& option) {
     if (id_or_path.empty())
         throw InputError(option, "expected a preset id (e.g. llama3-8b) or a preset file path");
-    const bool is_path = id_or_path.find('/') != std::string::npos ||
+    const bool is_path = id_or_path == "-" || id_or_path.find('/') != std::string::npos ||
                          (id_or_path.size() > 5 && id_or_path.substr(id_or_path.size() - 5) == ".json");
     if (is_path)
         return parse_model_preset(read_input_file(id_or_path, option, "expected a model preset JSON file"),

@@ -1,49 +1,152 @@
 #include "bwacct/text_file.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <cerrno>
+#include <cstring>
 
 #include "bwacct/error.h"
 
 namespace bwacct {
+namespace {
 
-std::string read_input_file(const std::string& path, const std::string& who, const std::string& expected) {
-    namespace fs = std::filesystem;
-    const std::string name = who.empty() ? path : who;
-    const std::string quoted = who.empty() ? std::string() : fmt::format("'{}' ", path);
-    std::error_code ec;
-    if (!fs::exists(path, ec))
-        throw InputError(name, fmt::format("{}no such file; {}", quoted, expected));
-    if (fs::is_directory(path, ec))
-        throw InputError(name, fmt::format("{}is a directory; {}", quoted, expected));
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError(name, fmt::format("{}cannot be opened (permissions?); {}", quoted, expected));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad())
-        throw InputError(name, fmt::format("{}cannot be read; {}", quoted, expected));
-    std::string text = ss.str();
-    if (std::all_of(text.begin(), text.end(), [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }))
-        throw InputError(name, fmt::format("{}is empty; {}", quoted, expected));
-    return text;
+constexpr std::size_t kChunk = 64 * 1024;
+
+struct Naming {
+    std::string name, quoted;  // the error's subject, and the path quoted when the subject is an option
+};
+
+Naming naming(const std::string& path, const std::string& who) {
+    const std::string shown = path == "-" ? std::string("standard input (-)") : path;
+    if (who.empty())
+        return {path == "-" ? std::string("-") : path, path == "-" ? std::string("standard input ") : std::string()};
+    return {who, fmt::format("'{}' ", shown)};
 }
 
-bool looks_binary(const std::string& text) {
-    const std::size_t n = std::min<std::size_t>(text.size(), 4096);
+class FdCloser {
+public:
+    FdCloser(int fd, bool owned) : fd_(fd), owned_(owned) {}
+    ~FdCloser() {
+        if (owned_ && fd_ >= 0)
+            ::close(fd_);
+    }
+    FdCloser(const FdCloser&) = delete;
+    FdCloser& operator=(const FdCloser&) = delete;
+
+private:
+    int fd_;
+    bool owned_;
+};
+
+}  // namespace
+
+int open_input(const std::string& path, const std::string& who, const std::string& expected) {
+    const Naming n = naming(path, who);
+    if (path.empty())
+        throw InputError(n.name, fmt::format("no file named; {}", expected));
+    int fd = 0;
+    if (path != "-") {
+        do
+            fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        while (fd < 0 && errno == EINTR);
+        if (fd < 0) {
+            const int e = errno;
+            if (e == ENOENT || e == ENOTDIR)
+                throw InputError(n.name, fmt::format("{}no such file; {}", n.quoted, expected));
+            if (e == EACCES || e == EPERM)
+                throw InputError(n.name, fmt::format("{}cannot be opened (permissions?); {}", n.quoted, expected));
+            throw InputError(n.name, fmt::format("{}cannot be opened ({}); {}", n.quoted, std::strerror(e), expected));
+        }
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (fd != 0)
+            ::close(fd);
+        throw InputError(n.name, fmt::format("{}is a directory; {}", n.quoted, expected));
+    }
+    return fd;
+}
+
+bool looks_binary(const char* data, std::size_t size, bool first) {
     std::size_t odd = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (c == 0)
+    for (std::size_t i = 0; i < size; ++i) {
+        const auto c = static_cast<unsigned char>(data[i]);
+        if (c == 0 && first && i < 4096)
             return true;
-        if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f')
+        // Control characters other than tab, LF, CR, FF and ESC (ANSI colours in a captured log).
+        if ((c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != 0x1b) || c == 0x7f)
             ++odd;
     }
-    return n > 0 && odd * 10 > n;  // more than 10 % control characters
+    return size > 0 && odd * 10 > size;  // more than 10 % control characters
+}
+
+bool looks_binary(const std::string& text) { return looks_binary(text.data(), std::min<std::size_t>(text.size(), 4096), true); }
+
+std::string read_input_file(const std::string& path, const std::string& who, const std::string& expected,
+                            std::uint64_t max_bytes) {
+    const Naming n = naming(path, who);
+    const int fd = open_input(path, who, expected);
+    const FdCloser closer(fd, path != "-");
+    const auto too_large = [&] {
+        return InputError(n.name, fmt::format("{}is larger than {}, the limit for a text input (real logs are far "
+                                              "smaller); {}",
+                                              n.quoted,
+                                              max_bytes % (1u << 20) == 0 ? fmt::format("{} MiB", max_bytes >> 20)
+                                                                          : fmt::format("{} bytes", max_bytes),
+                                              expected));
+    };
+    std::string text;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        if (static_cast<std::uint64_t>(st.st_size) > max_bytes)  // a regular file: refused before reading
+            throw too_large();
+        text.reserve(static_cast<std::size_t>(st.st_size));
+    }
+    std::size_t checked = 0;  // bytes already checked for binary data, in whole chunks
+    std::uint64_t lines = 0;
+    const auto check = [&](std::size_t upto) {
+        while (checked < upto) {
+            const std::size_t len = std::min(kChunk, upto - checked);
+            const char* block = text.data() + checked;
+            if (checked == 0 && len >= 2 &&
+                ((block[0] == '\xFF' && block[1] == '\xFE') || (block[0] == '\xFE' && block[1] == '\xFF')))
+                throw InputError(n.name, fmt::format("{}is UTF-16 text; convert it to UTF-8 (iconv -f UTF-16 -t UTF-8 FILE) "
+                                                     "and give that; {}",
+                                                     n.quoted, expected));
+            if (looks_binary(block, len, checked == 0))
+                throw InputError(n.name, fmt::format("{}is binary data, not text (at byte {}); {}", n.quoted, checked, expected));
+            lines += static_cast<std::uint64_t>(std::count(block, block + len, '\n'));
+            if (lines > kMaxTextLines)
+                throw InputError(n.name, fmt::format("{}has more than {} lines, the limit for a text input; {}", n.quoted,
+                                                     kMaxTextLines, expected));
+            checked += len;
+        }
+    };
+    char buf[kChunk];
+    for (;;) {
+        const ssize_t got = ::read(fd, buf, sizeof buf);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            throw InputError(n.name, fmt::format("{}cannot be read ({}); {}", n.quoted, std::strerror(errno), expected));
+        }
+        if (got == 0)
+            break;
+        if (text.size() + static_cast<std::size_t>(got) > max_bytes)  // a pipe or a growing file
+            throw too_large();
+        text.append(buf, static_cast<std::size_t>(got));
+        check(text.size() - text.size() % kChunk);  // whole chunks as they arrive: a binary stream stops at once
+    }
+    check(text.size());
+    if (text.compare(0, 3, "\xEF\xBB\xBF") == 0)
+        text.erase(0, 3);
+    if (std::all_of(text.begin(), text.end(), [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }))
+        throw InputError(n.name, fmt::format("{}is empty; {}", n.quoted, expected));
+    return text;
 }
 
 }  // namespace bwacct

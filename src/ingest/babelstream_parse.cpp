@@ -2,9 +2,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
-#include <regex>
 #include <sstream>
+#include <string_view>
 
 #include "bwacct/error.h"
 #include "bwacct/ingest_babelstream.h"
@@ -27,6 +28,31 @@ std::string trim(const std::string& s) {
     const std::size_t b = s.find_last_not_of(" \t");
     return s.substr(a, b - a + 1);
 }
+
+// Plain scanning (no regular expression: std::regex recurses per character and overflows the stack
+// on a long line). Each consumes a prefix of `s` when it matches and says whether it did.
+bool eat(std::string_view& s, std::string_view prefix) {
+    if (s.substr(0, prefix.size()) != prefix)
+        return false;
+    s.remove_prefix(prefix.size());
+    return true;
+}
+void eat_blanks(std::string_view& s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+        s.remove_prefix(1);
+}
+// One or more characters for which `pred` holds; empty when none.
+template <class Pred>
+std::string_view eat_while(std::string_view& s, Pred pred) {
+    std::size_t n = 0;
+    while (n < s.size() && pred(static_cast<unsigned char>(s[n])))
+        ++n;
+    const std::string_view out = s.substr(0, n);
+    s.remove_prefix(n);
+    return out;
+}
+bool is_digit(unsigned char c) { return std::isdigit(c) != 0; }
+bool is_word(unsigned char c) { return std::isalnum(c) != 0 || c == '_'; }
 
 std::vector<std::string> tokens(const std::string& line) {
     std::istringstream in(line);
@@ -58,10 +84,8 @@ bool is_function(const std::string& s) { return babelstream_arrays(s) > 0; }
 
 // Context lines of a BabelStream run (they come before its table).
 void read_context(const std::string& line, BabelStreamRun& run) {
-    static const std::regex array_re(R"(^Array size:\s*([0-9]+(?:\.([0-9]+))?)\s*(MB|MiB)\b)");
-    static const std::regex device_re(R"(^Using .*device (.+)$)");
-    std::smatch m;
     const std::string t = trim(line);
+    std::string_view v = t;
     if (t.rfind("Version:", 0) == 0)
         run.version = trim(t.substr(8));
     else if (t.rfind("Implementation:", 0) == 0)
@@ -70,23 +94,59 @@ void read_context(const std::string& line, BabelStreamRun& run) {
         run.sizeof_t = 8;
     else if (t == "Precision: float")
         run.sizeof_t = 4;
-    else if (std::regex_search(t, m, array_re)) {
-        const double unit = m[3] == "MiB" ? 1048576.0 : 1e6;
-        const std::size_t decimals = m[2].matched ? m[2].length() : 0;
-        if (const std::optional<double> v = parse_number_text(m[1].str()); v && decimals < 20) {
-            run.array_bytes = *v * unit;
-            run.array_bytes_halfwidth = 0.5 * std::pow(10.0, -static_cast<double>(decimals)) * unit;
+    else if (eat(v, "Array size:")) {
+        // "Array size: 268.4 MB (=0.3 GB)": digits, an optional fraction, then MB or MiB as a word.
+        eat_blanks(v);
+        const std::string_view whole_part = eat_while(v, is_digit);
+        std::string_view fraction;
+        if (!whole_part.empty() && eat(v, ".")) {
+            fraction = eat_while(v, is_digit);
+            if (fraction.empty())
+                return;
         }
-    } else if (std::regex_match(t, m, device_re))
-        run.device = trim(m[1]);
+        const std::string digits = std::string(whole_part) + (fraction.empty() ? "" : "." + std::string(fraction));
+        eat_blanks(v);
+        const bool mib = eat(v, "MiB");
+        if (whole_part.empty() || (!mib && !eat(v, "MB")) || (!v.empty() && is_word(static_cast<unsigned char>(v.front()))))
+            return;
+        const double unit = mib ? 1048576.0 : 1e6;
+        if (const std::optional<double> n = parse_number_text(digits); n && fraction.size() < 20) {
+            run.array_bytes = *n * unit;
+            run.array_bytes_halfwidth = 0.5 * std::pow(10.0, -static_cast<double>(fraction.size())) * unit;
+        }
+    } else if (eat(v, "Using ")) {
+        // "Using CUDA device NVIDIA A100-SXM4-40GB": the name follows the last "device ".
+        const std::size_t at = v.rfind("device ");
+        if (at != std::string_view::npos && (at == 0 || v[at - 1] == ' ') && at + 7 < v.size())
+            run.device = trim(std::string(v.substr(at + 7)));
+    }
+}
+
+// A row of the text table: the function name and four numbers (bandwidth, min, max, average).
+bool row_shaped(const std::vector<std::string>& t) {
+    if (t.size() != 5 || !is_word(static_cast<unsigned char>(t[0].front())))
+        return false;
+    for (std::size_t k = 1; k < 5; ++k)
+        if (!parse_number_text(t[k]))
+            return false;
+    return true;
 }
 
 void parse_text_table(const std::vector<std::string>& lines, std::size_t& i, const BabelStreamRun& run, BabelStreamFile& out,
                       const std::string& origin) {
     const std::size_t before = out.rows.size();
     for (++i; i < lines.size(); ++i) {
+        if (is_validation_failure(lines[i])) {  // stderr interleaved with the table
+            if (out.runs.back().validation_failure.empty()) {
+                out.runs.back().validation_failure = trim(lines[i]).substr(0, 200);
+                out.runs.back().validation_line = i + 1;
+            }
+            continue;
+        }
         const std::vector<std::string> t = tokens(lines[i]);
-        if (t.empty() || !is_function(t[0]))
+        // The table ends at the first line that is not a row. A known function's row must be whole; a
+        // row of another name (GPU-STREAM 1.0's Add4) is kept, its bytes unknown, and reading goes on.
+        if (t.empty() || (!is_function(t[0]) && !row_shaped(t)))
             break;
         if (t.size() != 5)
             throw InputError(origin, fmt::format("line {}: {} row with {} fields where 5 are expected (function, "
@@ -116,8 +176,20 @@ void parse_csv_table(const std::vector<std::string>& lines, std::size_t& i, Babe
     const char sep = lines[i].size() > 8 ? lines[i][8] : ',';
     std::string table;
     std::size_t end = i;
+    const auto fields = [sep](const std::string& l) { return std::count(l.begin(), l.end(), sep); };
     for (; end < lines.size() && !trim(lines[end]).empty(); ++end) {
-        if (end > i && !is_function(lines[end].substr(0, lines[end].find(sep))))
+        // A row: as many separators as the header and a name first (an unknown function's row is kept).
+        const std::string first = trim(lines[end].substr(0, lines[end].find(sep)));
+        if (end > i && is_validation_failure(lines[end])) {  // stderr interleaved: noted, kept out of the CSV
+            if (run.validation_failure.empty()) {
+                run.validation_failure = trim(lines[end]).substr(0, 200);
+                run.validation_line = end + 1;
+            }
+            table += "\n";
+            continue;
+        }
+        if (end > i && (fields(lines[end]) != fields(lines[i]) || first.empty() ||
+                        !std::all_of(first.begin(), first.end(), [](char c) { return is_word(static_cast<unsigned char>(c)); })))
             break;
         table += lines[end] + "\n";
     }
@@ -182,51 +254,107 @@ void parse_csv_table(const std::vector<std::string>& lines, std::size_t& i, Babe
     i = end - 1;
 }
 
+// "Device 0: "NVIDIA ..." ... = 8192.0 GB/s PEAK": the device id, name and the printed peak.
+std::optional<GpuStreamDevice> gpu_stream_device(const std::string& t, std::size_t line, const std::string& origin) {
+    std::string_view v = t;
+    if (!eat(v, "Device "))
+        return std::nullopt;
+    const std::string_view id = eat_while(v, is_digit);
+    if (id.empty() || !eat(v, ": \""))
+        return std::nullopt;
+    const std::size_t close = v.find('"');
+    if (close == std::string_view::npos)
+        return std::nullopt;
+    GpuStreamDevice d;
+    d.device = static_cast<int>(std::min<std::uint64_t>(whole(std::string(id), "device", line, origin), 1u << 20));
+    d.name = std::string(v.substr(0, close));
+    // "= *([0-9.]+) GB/s PEAK": the first " GB/s PEAK" preceded by a number after '=' and blanks.
+    for (std::size_t at = t.find(" GB/s PEAK"); at != std::string::npos; at = t.find(" GB/s PEAK", at + 1)) {
+        std::size_t start = at;
+        while (start > 0 && (is_digit(static_cast<unsigned char>(t[start - 1])) || t[start - 1] == '.'))
+            --start;
+        std::size_t eq = start;
+        while (eq > 0 && t[eq - 1] == ' ')
+            --eq;
+        if (start < at && eq > 0 && t[eq - 1] == '=') {
+            d.peak_GBps = parse_number_text(t.substr(start, at - start));
+            break;
+        }
+    }
+    return d;
+}
+
+// "STREAM_<KERNEL>_<type>[_gpu_<n>]_buffer_<bytes>_block_<n>": false when the name is not of that form.
+bool gpu_stream_name(std::string_view v, std::string& kernel, std::string& dtype, std::string& gpu, std::string& buffer,
+                     std::string& block) {
+    if (!eat(v, "STREAM_"))
+        return false;
+    kernel = std::string(eat_while(v, [](unsigned char c) { return c >= 'A' && c <= 'Z'; }));
+    if (kernel.empty() || !eat(v, "_"))
+        return false;
+    dtype = std::string(eat_while(v, [](unsigned char c) { return (c >= 'a' && c <= 'z') || is_digit(c); }));
+    if (dtype.empty())
+        return false;
+    if (eat(v, "_gpu_") && (gpu = std::string(eat_while(v, is_digit))).empty())
+        return false;
+    if (!eat(v, "_buffer_") || (buffer = std::string(eat_while(v, is_digit))).empty())
+        return false;
+    if (!eat(v, "_block_") || (block = std::string(eat_while(v, is_digit))).empty())
+        return false;
+    return v.empty();
+}
+
 void parse_gpu_stream(const std::vector<std::string>& lines, BabelStreamFile& out, const std::string& origin) {
-    static const std::regex device_re(R"re(^Device (\d+): "([^"]*)")re");
-    static const std::regex peak_re(R"(= *([0-9.]+) GB/s PEAK)");
-    static const std::regex row_re(R"(^STREAM_([A-Z]+)_([a-z0-9]+)(?:_gpu_(\d+))?_buffer_(\d+)_block_(\d+)\s+(\S+)\s+(\S+)\s*$)");
     int current_device = 0;
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::string t = trim(lines[i]);
-        std::smatch m;
-        if (std::regex_search(t, m, device_re)) {
-            GpuStreamDevice d;
-            d.device = static_cast<int>(std::min<std::uint64_t>(whole(m[1], "device", i + 1, origin), 1u << 20));
-            d.name = m[2];
-            std::smatch p;
-            if (std::regex_search(t, p, peak_re))
-                d.peak_GBps = parse_number_text(p[1].str());
-            current_device = d.device;
-            out.gs_devices.push_back(d);
+        if (is_validation_failure(t) && out.gs_validation_failure.empty()) {
+            out.gs_validation_failure = t.substr(0, 200);
+            out.gs_validation_line = i + 1;
+        }
+        if (const std::optional<GpuStreamDevice> d = gpu_stream_device(t, i + 1, origin)) {
+            current_device = d->device;
+            out.gs_devices.push_back(*d);
             continue;
         }
         if (t.rfind("STREAM_", 0) != 0)
             continue;
-        if (!std::regex_match(t, m, row_re))
+        const std::vector<std::string> tok = tokens(t);
+        std::string kernel, dtype, gpu, buffer, block;
+        if (tok.size() != 3 || !gpu_stream_name(tok[0], kernel, dtype, gpu, buffer, block))
             throw InputError(origin, fmt::format("line {}: gpu-stream row not of the form STREAM_<KERNEL>_<type>_buffer_"
                                                  "<bytes>_block_<n> <GB/s> <%> (file truncated?); {}",
                                                  i + 1, kExpected));
         GpuStreamRow r;
-        r.kernel = m[1];
+        r.kernel = kernel;
         if (gpu_stream_arrays(r.kernel) == 0)
             throw InputError(origin, fmt::format("line {}: unknown gpu-stream kernel '{}'; expected COPY, SCALE, ADD or "
                                                  "TRIAD",
                                                  i + 1, r.kernel));
-        r.dtype = m[2];
-        r.device = m[3].matched ? static_cast<int>(std::min<std::uint64_t>(whole(m[3], "device", i + 1, origin), 1u << 20))
+        r.dtype = dtype;
+        r.device = !gpu.empty() ? static_cast<int>(std::min<std::uint64_t>(whole(gpu, "device", i + 1, origin), 1u << 20))
                                 : current_device;
-        r.buffer_bytes = whole(m[4], "buffer size", i + 1, origin);
-        r.block = whole(m[5], "block size", i + 1, origin);
-        r.bw_GBps = number(m[6], "bandwidth", i + 1, origin, true);
-        const std::optional<double> pct = parse_number_text(m[7].str());
+        r.buffer_bytes = whole(buffer, "buffer size", i + 1, origin);
+        r.block = whole(block, "block size", i + 1, origin);
+        r.bw_GBps = number(tok[1], "bandwidth", i + 1, origin, true);
+        const std::optional<double> pct = parse_number_text(tok[2]);
         if (!pct)
             throw InputError(origin,
-                             fmt::format("line {}: '% of peak' value '{}' is not a number; {}", i + 1, m[7].str(), kExpected));
+                             fmt::format("line {}: '% of peak' value '{}' is not a number; {}", i + 1, tok[2], kExpected));
         if (*pct >= 0)
             r.pct_printed = *pct;
         out.gs_rows.push_back(std::move(r));
     }
+}
+
+// "Function    MBytes/sec  Min (sec)   Max         Average": the text table's header; sets `mib`.
+bool text_table_header(const std::string& t, bool& mib) {
+    const std::vector<std::string> tok = tokens(t);
+    if (tok.size() != 6 || tok[0] != "Function" || (tok[1] != "MBytes/sec" && tok[1] != "MiBytes/sec") || tok[2] != "Min" ||
+        tok[3] != "(sec)" || tok[4] != "Max" || tok[5] != "Average")
+        return false;
+    mib = tok[1] == "MiBytes/sec";
+    return true;
 }
 
 }  // namespace
@@ -249,25 +377,49 @@ int gpu_stream_arrays(const std::string& kernel) {
     return 0;
 }
 
+bool is_validation_failure(std::string_view line) {
+    std::string low(line.substr(0, std::min<std::size_t>(line.size(), 4096)));
+    std::transform(low.begin(), low.end(), low.begin(),
+                   [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+    return low.find("validation failed") != std::string::npos || low.find("validation failure") != std::string::npos ||
+           low.find("failed validation") != std::string::npos;
+}
+
 BabelStreamFile parse_babelstream(const std::string& text, const std::string& origin) {
-    static const std::regex header_re(R"(^Function\s+(MBytes|MiBytes)/sec\s+Min \(sec\)\s+Max\s+Average\s*$)");
     const std::vector<std::string> lines = split_lines(text);
     BabelStreamFile out;
     BabelStreamRun cur;
     bool triad_only = false;
+    // A validation failure is printed on stderr, before its run's table (BabelStream checks the
+    // results, then prints the timings) or, with stdout buffered into a file, anywhere before it: it
+    // belongs to the next table; one after the last table belongs to the last run.
+    std::string failure;
+    std::size_t failure_line = 0;
+    const auto begin_run = [&] {
+        cur.run = static_cast<int>(out.runs.size()) + 1;
+        cur.validation_failure = failure;
+        cur.validation_line = failure_line;
+        failure.clear();
+        failure_line = 0;
+    };
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::string t = trim(lines[i]);
-        std::smatch m;
-        if (t == "BabelStream") {
+        bool mib = false;
+        if (is_validation_failure(t)) {
+            if (failure.empty()) {
+                failure = t.substr(0, 200);
+                failure_line = i + 1;
+            }
+        } else if (t == "BabelStream" || t == "GPU-STREAM") {
             cur = BabelStreamRun{};  // a new run: forget the previous one's context
-        } else if (std::regex_match(t, m, header_re)) {
-            cur.run = static_cast<int>(out.runs.size()) + 1;
-            cur.mebibytes = m[1] == "MiBytes";
+        } else if (text_table_header(t, mib)) {
+            begin_run();
+            cur.mebibytes = mib;
             out.runs.push_back(cur);
             parse_text_table(lines, i, cur, out, origin);
             out.format = "BabelStream text";
         } else if (t.rfind("function", 0) == 0 && t.find("num_times") != std::string::npos) {
-            cur.run = static_cast<int>(out.runs.size()) + 1;
+            begin_run();
             parse_csv_table(lines, i, cur, out, origin);
             out.format = "BabelStream CSV";
         } else if (t.rfind("Running triad", 0) == 0 || t.rfind("Bandwidth (GB/s)", 0) == 0 ||
@@ -277,8 +429,13 @@ BabelStreamFile parse_babelstream(const std::string& text, const std::string& or
             read_context(t, cur);
         }
     }
-    if (!out.rows.empty())
+    if (!out.rows.empty()) {
+        if (!failure.empty() && out.runs.back().validation_failure.empty()) {
+            out.runs.back().validation_failure = failure;
+            out.runs.back().validation_line = failure_line;
+        }
         return out;
+    }
     if (triad_only)
         throw InputError(origin, fmt::format("BabelStream triad-only output (--triad-only) is not supported; {}", kExpected));
     parse_gpu_stream(lines, out, origin);

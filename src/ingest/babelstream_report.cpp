@@ -49,14 +49,20 @@ void babelstream_section(const BabelStreamFile& f, const std::vector<const GpuSp
                  {"avg_us", "avg us", 1},
                  {"bytes", "bytes/call", 0},
                  {"bw_from_min_time_GBps", "bytes/min GB/s", 1},
-                 {"check", "check", 0}};
+                 {"check", "check", 0},
+                 {"validation", "validation", 0}};
     for (const BabelStreamRow& row : f.rows) {
         const BabelStreamRun* run = run_of(f, row.run);
         const double unit = run && run->mebibytes ? 1048576.0 : 1e6;  // bytes per printed M(i)B
         const double bw_GBps = row.bw_printed * unit / 1e9;
         const int arrays = babelstream_arrays(row.function);
         Cell bytes_cell, derived_cell, check_cell = std::string("no array size");
-        if (run && run->array_bytes) {
+        if (arrays == 0) {
+            // A function BabelStream's current versions do not have (GPU-STREAM 1.0's Add4): its
+            // bandwidth as printed, its bytes per call unknown.
+            bytes_cell = derived_cell = std::string("unknown");
+            check_cell = std::string("unknown function");
+        } else if (run && run->array_bytes) {
             const double bytes = arrays * *run->array_bytes;
             const double half_bytes = arrays * run->array_bytes_halfwidth;
             bytes_cell = static_cast<std::uint64_t>(std::llround(bytes));
@@ -74,9 +80,11 @@ void babelstream_section(const BabelStreamFile& f, const std::vector<const GpuSp
                     "run {} {}: printed {:.3f} GB/s but {} x {:.0f} bytes / min time {} s gives {:.3f}..{:.3f} GB/s", row.run,
                     row.function, bw_GBps, arrays, *run->array_bytes, row.min_text, derived_lo / 1e9, derived_hi / 1e9));
         }
+        const std::string validation = run && !run->validation_failure.empty() ? "failed: unverified" : "no failure printed";
         const auto base = [&](const std::string& gpu, Cell peak, Cell pct) {
             s.rows.push_back({static_cast<std::uint64_t>(row.run), row.function, gpu, bw_GBps, std::move(peak), std::move(pct),
-                              row.min_s * 1e6, row.max_s * 1e6, row.avg_s * 1e6, bytes_cell, derived_cell, check_cell});
+                              row.min_s * 1e6, row.max_s * 1e6, row.avg_s * 1e6, bytes_cell, derived_cell, check_cell,
+                              validation});
         };
         if (gpus.empty())
             base("-", Cell(), Cell());
@@ -88,8 +96,18 @@ void babelstream_section(const BabelStreamFile& f, const std::vector<const GpuSp
         "min time; bytes per call = arrays x array size (Copy, Mul, Dot 2; Add, Triad 3; Nstream 4)");
     s.notes.push_back(
         "check: the printed bandwidth agrees with bytes / printed min time within the rounding of both "
-        "(and of a text file's 'Array size' line, printed to 0.1 MB)");
+        "(and of a text file's 'Array size' line, printed to 0.1 MB); a function BabelStream does not "
+        "define (GPU-STREAM 1.0's Add4) is shown as printed, its bytes unknown");
+    s.notes.push_back(
+        "validation: 'failed: unverified' when the run printed a validation failure (its kernels computed wrong "
+        "results; BabelStream prints it on stderr, so capture with 2>&1)");
     r.sections.push_back(std::move(s));
+    for (const BabelStreamRun& run : f.runs)
+        if (!run.validation_failure.empty())
+            r.warnings.push_back(
+                fmt::format("run {}: line {}: '{}': every bandwidth of this run is unverified (the "
+                            "kernels' results failed validation)",
+                            run.run, run.validation_line, run.validation_failure));
     for (const BabelStreamRun& run : f.runs) {
         std::string size = "array size not printed";
         if (run.n_elements && run.sizeof_t)
@@ -97,10 +115,11 @@ void babelstream_section(const BabelStreamFile& f, const std::vector<const GpuSp
         else if (run.array_bytes)
             size =
                 fmt::format("array {:.0f} +- {:.0f} bytes (from the printed size)", *run.array_bytes, run.array_bytes_halfwidth);
-        r.notes.push_back(fmt::format("run {}: {}{}{}, {}{}", run.run,
+        r.notes.push_back(fmt::format("run {}: {}{}{}, {}{}{}", run.run,
                                       run.implementation.empty() ? "BabelStream" : run.implementation,
                                       run.version.empty() ? "" : " " + run.version, run.device.empty() ? "" : " on " + run.device,
-                                      size, run.mebibytes ? ", MiBytes/sec" : ", MBytes/sec"));
+                                      size, run.mebibytes ? ", MiBytes/sec" : ", MBytes/sec",
+                                      run.validation_failure.empty() ? "" : ", validation FAILED: bandwidths unverified"));
     }
 }
 
@@ -119,7 +138,14 @@ void gpu_stream_section(const BabelStreamFile& f, const std::vector<const GpuSpe
                  {"file_pct", "file %", 2},
                  {"gpu", "gpu", 0},
                  {"hbm_peak_GBps", "peak GB/s", 0},
-                 {"pct_of_hbm_peak", "% of peak", 1}};
+                 {"pct_of_hbm_peak", "% of peak", 1},
+                 {"validation", "validation", 0}};
+    const std::string validation = f.gs_validation_failure.empty() ? "no failure printed" : "failed: unverified";
+    if (!f.gs_validation_failure.empty())
+        r.warnings.push_back(
+            fmt::format("line {}: '{}': every bandwidth of this file is unverified (the kernels' results "
+                        "failed validation)",
+                        f.gs_validation_line, f.gs_validation_failure));
     for (const GpuStreamRow& row : f.gs_rows) {
         std::optional<double> file_peak;
         for (const GpuStreamDevice& d : f.gs_devices)
@@ -138,7 +164,7 @@ void gpu_stream_section(const BabelStreamFile& f, const std::vector<const GpuSpe
             s.rows.push_back({static_cast<std::uint64_t>(row.device), row.kernel, row.dtype, row.block,
                               static_cast<std::uint64_t>(std::llround(bytes)), row.bw_GBps, time_us,
                               file_peak ? Cell(*file_peak) : Cell(), row.pct_printed ? Cell(*row.pct_printed) : Cell(), gpu,
-                              std::move(peak), std::move(pct)});
+                              std::move(peak), std::move(pct), validation});
         };
         if (gpus.empty())
             add("-", Cell(), Cell());

@@ -19,7 +19,7 @@ struct CsvRecord {
 // quoted field or text after a closing quote ("a"b), with the line number.
 std::vector<CsvRecord> parse_csv(std::string_view text, const std::string& origin, char separator = ',');
 
-// The lines of `text`, without their line ends (LF or CRLF).
+// The lines of `text`, without their line ends (LF or CRLF) and without a leading UTF-8 byte-order mark.
 std::vector<std::string> split_lines(const std::string& text);
 
 // A number as the profilers print it: optional sign, digits with optional thousands separators

@@ -1,26 +1,59 @@
-// read_kineto: a trace file, plain JSON or gzip, streamed through zlib (gzread reads plain files
-// as they are) into the SAX reader: the file is never held whole in memory.
+// read_kineto: a trace file or pipe ("-": standard input), plain JSON or gzip (told apart by the gzip
+// magic bytes 1f 8b, so nothing seeks and a pipe works), streamed into the SAX reader: the file is
+// never held whole in memory. The decompressed stream is bounded by kMaxTraceBytes.
 #include <fmt/format.h>
-#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <streambuf>
 #include <vector>
 
 #include "bwacct/error.h"
 #include "bwacct/ingest_kineto.h"
+#include "bwacct/text_file.h"
 
 namespace bwacct::kineto {
 namespace {
 
 constexpr const char* kExpected = "expected a PyTorch profiler (Kineto) Chrome trace (.json or .json.gz)";
 
-// A read-only streambuf over a gzFile; remembers a zlib error (truncated or corrupt data).
-class GzStreamBuf : public std::streambuf {
+// Thrown from inside the stream (the SAX parser lets them through): the JSON passes kMaxTraceBytes;
+// the first block is binary data (/dev/urandom, an executable), not text.
+struct TooLarge {};
+struct Binary {};
+
+// A read-only streambuf over a file descriptor: raw bytes, or gzip members inflated one after the
+// other (concatenated members, as gzip and zlib write them, are one stream). Remembers an I/O or
+// zlib error (truncated or corrupt data).
+class TraceStreamBuf : public std::streambuf {
 public:
-    GzStreamBuf(gzFile f, std::string path) : f_(f), path_(std::move(path)), buf_(1 << 18) {}
-    std::string error;
-    std::uint64_t bytes = 0;
+    TraceStreamBuf(int fd, std::uint64_t max_bytes) : fd_(fd), max_bytes_(max_bytes), in_(1 << 18), out_(1 << 18) {
+        // The first bytes decide gzip or plain: read until 2 bytes or the end.
+        while (have_ < 2 && fill())
+            ;
+        gzip_ = have_ >= 2 && static_cast<unsigned char>(in_[0]) == 0x1f && static_cast<unsigned char>(in_[1]) == 0x8b;
+        if (gzip_) {
+            zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
+            zs_.avail_in = static_cast<uInt>(have_);
+            if (inflateInit2(&zs_, 16 + MAX_WBITS) != Z_OK)
+                error = "zlib initialisation failed";
+            zinit_ = error.empty();
+        }
+    }
+    ~TraceStreamBuf() override {
+        if (zinit_)
+            inflateEnd(&zs_);
+    }
+    TraceStreamBuf(const TraceStreamBuf&) = delete;
+    TraceStreamBuf& operator=(const TraceStreamBuf&) = delete;
+
+    std::string error;        // I/O or zlib error
+    std::uint64_t bytes = 0;  // JSON bytes delivered (decompressed)
+    std::uint64_t raw = 0;    // bytes read from the file
+    bool gzip() const { return gzip_; }
 
 protected:
     int_type underflow() override {
@@ -28,62 +61,133 @@ protected:
             return traits_type::to_int_type(*gptr());
         if (!error.empty())
             return traits_type::eof();
-        const int n = gzread(f_, buf_.data(), static_cast<unsigned>(buf_.size()));
-        int code = Z_OK;
-        const char* msg = gzerror(f_, &code);
-        if (n < 0 || (code != Z_OK && code != Z_STREAM_END)) {
-            error = msg != nullptr && *msg != '\0' ? msg : "read error";
-            if (error.rfind(path_ + ": ", 0) == 0)  // zlib prefixes the path
-                error.erase(0, path_.size() + 2);
-            if (n <= 0)
-                return traits_type::eof();
-        }
-        if (n <= 0)
+        const std::size_t n = gzip_ ? inflate_some() : plain_some();
+        if (n == 0)
             return traits_type::eof();
-        bytes += static_cast<std::uint64_t>(n);
-        setg(buf_.data(), buf_.data(), buf_.data() + n);
+        char* base = gzip_ ? out_.data() : in_.data();
+        if (bytes == 0 && looks_binary(base, std::min<std::size_t>(n, 4096), true))
+            throw Binary{};
+        bytes += n;
+        if (bytes > max_bytes_)
+            throw TooLarge{};
+        setg(base, base, base + n);
         return traits_type::to_int_type(*gptr());
     }
 
 private:
-    gzFile f_;
-    std::string path_;
-    std::vector<char> buf_;
+    // Appends what one read() gives to in_[have_..]; false at the end or on an error.
+    bool fill() {
+        for (;;) {
+            const ssize_t got = ::read(fd_, in_.data() + have_, in_.size() - have_);
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got < 0) {
+                error = std::strerror(errno);
+                return false;
+            }
+            raw += static_cast<std::uint64_t>(got);
+            have_ += static_cast<std::size_t>(got);
+            return got > 0;
+        }
+    }
+    std::size_t plain_some() {
+        if (first_) {  // the bytes read to look for the magic number
+            first_ = false;
+            if (have_ > 0)
+                return have_;
+        }
+        have_ = 0;
+        return fill() ? have_ : 0;
+    }
+    std::size_t inflate_some() {
+        for (;;) {
+            if (zs_.avail_in == 0) {
+                if (ended_ && eof_)
+                    return 0;
+                have_ = 0;
+                if (!fill()) {
+                    eof_ = true;
+                    if (!ended_ && error.empty())
+                        error = "unexpected end of file";
+                    return 0;
+                }
+                zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
+                zs_.avail_in = static_cast<uInt>(have_);
+            }
+            if (ended_) {  // another gzip member after the end of one
+                if (inflateReset(&zs_) != Z_OK) {
+                    error = "zlib reset failed";
+                    return 0;
+                }
+                ended_ = false;
+            }
+            zs_.next_out = reinterpret_cast<Bytef*>(out_.data());
+            zs_.avail_out = static_cast<uInt>(out_.size());
+            const int rc = inflate(&zs_, Z_NO_FLUSH);
+            const std::size_t n = out_.size() - zs_.avail_out;
+            if (rc == Z_STREAM_END)
+                ended_ = true;
+            else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+                error = zs_.msg != nullptr ? zs_.msg : "corrupt data";
+                return n;
+            }
+            if (n > 0)
+                return n;
+        }
+    }
+
+    int fd_;
+    std::uint64_t max_bytes_;
+    std::vector<char> in_, out_;
+    std::size_t have_ = 0;
+    bool gzip_ = false, zinit_ = false, first_ = true, ended_ = false, eof_ = false;
+    z_stream zs_{};
 };
 
-struct GzCloser {
-    gzFile f;
-    ~GzCloser() {
-        if (f != nullptr)
-            gzclose(f);
+class FdCloser {
+public:
+    FdCloser(int fd, bool owned) : fd_(fd), owned_(owned) {}
+    ~FdCloser() {
+        if (owned_)
+            ::close(fd_);
     }
+    FdCloser(const FdCloser&) = delete;
+    FdCloser& operator=(const FdCloser&) = delete;
+
+private:
+    int fd_;
+    bool owned_;
 };
 
 }  // namespace
 
-Trace read_kineto(const std::string& path) {
-    struct stat st {};
-    if (stat(path.c_str(), &st) != 0)
-        throw InputError(path, fmt::format("no such file: {}", kExpected));
-    if (S_ISDIR(st.st_mode))
-        throw InputError(path, fmt::format("is a directory: {}", kExpected));
-    if (st.st_size == 0)
-        throw InputError(path, fmt::format("is empty: {}", kExpected));
-    GzCloser file{gzopen(path.c_str(), "rb")};
-    if (file.f == nullptr)
-        throw InputError(path, fmt::format("cannot be opened: {}", kExpected));
-    gzbuffer(file.f, 1 << 18);
-    GzStreamBuf buf(file.f, path);
+Trace read_kineto(const std::string& path, std::uint64_t max_bytes) {
+    const int fd = open_input(path, "", kExpected);
+    const FdCloser closer(fd, path != "-");
+    TraceStreamBuf buf(fd, max_bytes);
     std::istream in(&buf);
+    const auto corrupt = [&] {
+        return InputError(path,
+                          fmt::format("{} ({}) after {} bytes: {}", buf.gzip() ? "truncated or corrupt gzip data" : "read error",
+                                      buf.error, buf.gzip() ? buf.bytes : buf.raw, kExpected));
+    };
     try {
         Trace t = parse_kineto_stream(in, path);
         if (!buf.error.empty())
-            throw InputError(path, fmt::format("truncated or corrupt gzip data ({}): {}", buf.error, kExpected));
+            throw corrupt();
         return t;
+    } catch (const Binary&) {
+        throw InputError(path,
+                         fmt::format("binary data, not JSON{}: {}", buf.gzip() ? " (after gzip decompression)" : "", kExpected));
+    } catch (const TooLarge&) {
+        throw InputError(
+            path,
+            fmt::format("{} more than {} of JSON, the limit for a trace: {}", buf.gzip() ? "decompresses to" : "holds",
+                        max_bytes % (1u << 30) == 0 ? fmt::format("{} GiB", max_bytes >> 30) : fmt::format("{} bytes", max_bytes),
+                        kExpected));
     } catch (const InputError&) {
         if (!buf.error.empty())
-            throw InputError(
-                path, fmt::format("truncated or corrupt gzip data ({}) after {} bytes: {}", buf.error, buf.bytes, kExpected));
+            throw corrupt();
         if (buf.bytes == 0)
             throw InputError(path, fmt::format("is empty: {}", kExpected));
         throw;

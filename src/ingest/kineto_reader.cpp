@@ -2,6 +2,7 @@
 // (include/bwacct/ingest_kineto.h). No DOM: memory grows with the events kept, not with the file.
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
@@ -43,10 +44,13 @@ enum class ArgKey {
     dtype
 };
 
+// How an event's "ts" or "dur" was given.
+enum class TimeField { absent, number, string_number, not_a_number };
+
 struct RawEvent {
     std::string name, cat, ph, pid, tid;
     double ts = 0, dur = 0;
-    bool has_ts = false, has_dur = false;
+    TimeField ts_field = TimeField::absent, dur_field = TimeField::absent;
     std::int64_t external_id = -1, correlation = -1, device = 0, stream = 0;
     std::vector<std::vector<std::int64_t>> dims;
     std::vector<std::string> types, concrete;
@@ -168,6 +172,12 @@ public:
                 case EventKey::tid:
                     ev_.tid = std::move(s);
                     break;
+                case EventKey::ts:
+                    ev_.ts_field = string_time(s, ev_.ts);
+                    break;
+                case EventKey::dur:
+                    ev_.dur_field = string_time(s, ev_.dur);
+                    break;
                 default:
                     break;
             }
@@ -185,8 +195,8 @@ public:
                              ? static_cast<std::int64_t>(v)
                              : -1);
     }
-    bool null() override { return true; }
-    bool boolean(bool) override { return true; }
+    bool null() override { return not_a_time(); }
+    bool boolean(bool) override { return not_a_time(); }
     bool binary(json::binary_t&) override { return true; }
     bool parse_error(std::size_t pos, const std::string& token, const nlohmann::detail::exception&) override {
         failed = true;
@@ -201,6 +211,65 @@ public:
     }
 
 private:
+    // "ts": "123.5": a string holding a plain decimal number (as some exporters write it) is read as
+    // that number; any other string is not a time.
+    static TimeField string_time(const std::string& s, double& out) {
+        const char* first = s.data();
+        const char* last = s.data() + s.size();
+        while (first < last && *first == ' ')
+            ++first;
+        while (last > first && last[-1] == ' ')
+            --last;
+        double v = 0;
+        const auto [ptr, ec] = std::from_chars(first, last, v);
+        if (first == last || ec != std::errc() || ptr != last || !std::isfinite(v))
+            return TimeField::not_a_number;
+        out = v;
+        return TimeField::string_number;
+    }
+    // null, true or false where a time belongs.
+    bool not_a_time() {
+        if (in_event_ && depth_ == event_depth_ && !in_args_) {
+            if (ev_key_ == EventKey::ts)
+                ev_.ts_field = TimeField::not_a_number;
+            else if (ev_key_ == EventKey::dur)
+                ev_.dur_field = TimeField::not_a_number;
+        }
+        return true;
+    }
+
+    // Which of the kept kinds an event's category is ("" for the others).
+    static const char* kept_kind(const std::string& c) {
+        if (c == "kernel" || c == "gpu_memcpy" || c == "gpu_memset" || c == "Kernel" || c == "Memcpy" || c == "Memset")
+            return "GPU activity";
+        if (c == "cpu_op" || c == "Operator")
+            return "CPU op";
+        if (c == "cuda_runtime" || c == "cuda_driver" || c == "Runtime")
+            return "runtime call";
+        return "";
+    }
+
+    // False (and the reason counted in Trace::skipped) when a complete event of a kept kind lacks a
+    // usable "ts" or "dur".
+    bool usable_times() {
+        const char* kind = kept_kind(ev_.cat);
+        if (*kind == '\0')
+            return false;
+        const auto why = [](TimeField f) -> const char* {
+            return f == TimeField::absent ? "without" : f == TimeField::not_a_number ? "with a non-numeric" : "";
+        };
+        const bool ts_ok = ev_.ts_field == TimeField::number || ev_.ts_field == TimeField::string_number;
+        const bool dur_ok = ev_.dur_field == TimeField::number || ev_.dur_field == TimeField::string_number;
+        if (!ts_ok || !dur_ok) {
+            const TimeField bad = !ts_ok ? ev_.ts_field : ev_.dur_field;
+            ++t_.skipped[fmt::format("{} {} \"{}\"", kind, why(bad), !ts_ok ? "ts" : "dur")];
+            return false;
+        }
+        if (ev_.ts_field == TimeField::string_number || ev_.dur_field == TimeField::string_number)
+            ++t_.string_times;
+        return true;
+    }
+
     bool number(double d, std::int64_t i) {
         if (depth_ == 3 && top_key_ == TopKey::devices && device_key_ == DeviceKey::id && !t_.devices.empty())
             t_.devices.back().id = i;
@@ -236,11 +305,11 @@ private:
             switch (ev_key_) {
                 case EventKey::ts:
                     ev_.ts = d;
-                    ev_.has_ts = true;
+                    ev_.ts_field = TimeField::number;
                     break;
                 case EventKey::dur:
                     ev_.dur = d;
-                    ev_.has_dur = true;
+                    ev_.dur_field = TimeField::number;
                     break;
                 case EventKey::pid:
                     ev_.pid = fmt::format("{}", i);
@@ -268,7 +337,14 @@ private:
 
     void finish_event() {
         ++t_.events;
-        if (ev_.ph != "X" || !ev_.has_ts || !ev_.has_dur)
+        if (ev_.ph != "X") {
+            // Kineto writes every GPU activity as a complete event; another phase ("B"/"E" pairs, an
+            // instant) has no duration to account.
+            if (std::string_view(kept_kind(ev_.cat)) == "GPU activity")
+                ++t_.skipped[fmt::format("GPU activity with phase \"{}\" instead of \"X\"", printable(ev_.ph.substr(0, 8)))];
+            return;
+        }
+        if (!usable_times())
             return;
         // Timestamps are µs since some epoch (~1e12 today); a duration beyond 1e12 µs (11 days) or a
         // timestamp beyond 1e17 µs is not a profile: refuse it rather than sum infinities.

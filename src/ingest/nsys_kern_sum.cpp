@@ -171,6 +171,10 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
         throw InputError(origin, fmt::format("no kernel summary table found; {}", kExpected));
 
     NsysKernSum out;
+    out.table_line = h + 1;
+    for (std::size_t k = h + 1; k < lines.size(); ++k)
+        if (is_kern_sum_header(lines[k]))
+            out.other_tables.push_back(k + 1);
     const bool csv = lines[h].find(',') != std::string::npos;
     if (csv) {
         // The table runs from the header to the first blank line (nsys separates reports by one).

@@ -70,6 +70,15 @@ IngestReport nsys_report(const NsysKernSum& sum, const std::string& file) {
     cats.notes.push_back(fmt::format("share % = category total / sum of all kernel totals ({:.1f} us over {} kernels)", total_us,
                                      sum.kernels.size()));
     r.sections = {std::move(kernels), std::move(cats), std::move(names)};
+    if (!sum.other_tables.empty()) {
+        std::string lines;
+        for (const std::size_t l : sum.other_tables)
+            lines += fmt::format("{}{}", lines.empty() ? "" : ", ", l);
+        r.warnings.push_back(
+            fmt::format("the file holds {} kernel summary tables (several runs' output): read the one at line "
+                        "{}; the one(s) at line {} were not read; split the file to ingest each run",
+                        sum.other_tables.size() + 1, sum.table_line, lines));
+    }
     r.notes.push_back(
         "nsys kernel summaries carry times only, no bytes or FLOPs: no bandwidth or roofline per kernel here; "
         "profile the kernels that matter with `ncu --metrics dram__bytes_read.sum,dram__bytes_write.sum,"

@@ -92,12 +92,18 @@ void print_table(std::FILE* out, const std::vector<std::string>& header, const s
         line(row);
 }
 
-std::vector<std::vector<std::string>> section_text_rows(const Section& s) {
+// `table`: the table view, where a column's `shorten` (when set) shortens its texts for display.
+std::vector<std::vector<std::string>> section_text_rows(const Section& s, bool table) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& row : s.rows) {
         std::vector<std::string> cells;
-        for (std::size_t i = 0; i < s.columns.size(); ++i)
-            cells.push_back(i < row.size() ? cell_text(row[i], s.columns[i].decimals) : "-");
+        for (std::size_t i = 0; i < s.columns.size(); ++i) {
+            const bool shorten =
+                table && s.columns[i].shorten != nullptr && i < row.size() && std::holds_alternative<std::string>(row[i]);
+            cells.push_back(shorten          ? s.columns[i].shorten(std::get<std::string>(row[i]))
+                            : i < row.size() ? cell_text(row[i], s.columns[i].decimals)
+                                             : "-");
+        }
         rows.push_back(std::move(cells));
     }
     return rows;
@@ -153,9 +159,9 @@ void print_human(const IngestReport& r, Format format, std::FILE* out, std::size
     for (const Section& s : r.sections) {
         heading(s.title);
         if (md)
-            print_markdown_table(out, section_headers(s), section_text_rows(s));
+            print_markdown_table(out, section_headers(s), section_text_rows(s, false));
         else
-            print_table(out, section_headers(s), section_text_rows(s), 1);
+            print_table(out, section_headers(s), section_text_rows(s, true), 1);
         for (const std::string& n : s.notes)
             fmt::print(out, fmt::runtime(md ? "\n- {}\n" : "  note: {}\n"), n);
     }

@@ -121,4 +121,47 @@ TEST(IngestTorchCli, FilesThatAreNotTracesExitTwoNamingTheFile) {
     expect_bad_input({"ingest", "torch-trace", dir.file("missing.json"), "--gpu", "h100-sxm"}, "no such file");
 }
 
+// Defect 15: kernel names were cut to 96 characters in JSON and two kernels sharing those 96 became two
+// rows with the same name. Machine output carries the full names (one row each); only the table
+// shortens them. Defect 9: the kernel without "ts" is counted in skipped_events and warned about.
+TEST(IngestTorchCli, FullKernelNamesInMachineOutputShortInTheTable) {
+    TempDir dir;
+    const std::string stem =
+        "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<" + std::string(80, 'x');
+    const std::string k1 = stem + "_first>(int, Fn)", k2 = stem + "_second>(int, Fn)";
+    const std::string trace = dir.file("long.json");
+    write_text(trace, R"({"traceEvents": [
+      {"ph": "X", "cat": "kernel", "name": ")" +
+                          k1 + R"(", "ts": 100, "dur": 5, "args": {"device": 0}},
+      {"ph": "X", "cat": "kernel", "name": ")" +
+                          k2 + R"(", "ts": 110, "dur": 7, "args": {"device": 0}},
+      {"ph": "X", "cat": "kernel", "name": ")" +
+                          k2 + R"(", "ts": 120, "dur": 7, "args": {"device": 0}},
+      {"ph": "X", "cat": "kernel", "name": "lost", "dur": 3, "args": {"device": 0}}
+    ]})");
+    const json doc = run_json({"ingest", "torch-trace", trace, "--gpu", "h100-sxm", "--format", "json"});
+    ASSERT_TRUE(doc.is_object());
+    const json& rows = doc["sections"]["kernels"]["rows"];
+    ASSERT_EQ(rows.size(), 2u);
+    // By total time: k2 2 x 7 = 14 µs, then k1 5 µs.
+    EXPECT_EQ(rows[0]["kernel"], k2);
+    EXPECT_EQ(rows[0]["count"], 2);
+    EXPECT_EQ(rows[1]["kernel"], k1);
+    const json& skipped = doc["sections"]["skipped_events"]["rows"];
+    ASSERT_EQ(skipped.size(), 1u);
+    EXPECT_EQ(skipped[0]["reason"], "GPU activity without \"ts\"");
+    EXPECT_EQ(skipped[0]["count"], 1);
+    ASSERT_EQ(doc["warnings"].size(), 1u);
+    EXPECT_NE(doc["warnings"][0].get<std::string>().find("1 trace events skipped"), std::string::npos);
+    // CSV carries them whole too; the table view shows at most 96 characters per name.
+    const RunResult csv = run_bwacct({"ingest", "torch-trace", trace, "--gpu", "h100-sxm", "--format", "csv"});
+    EXPECT_EQ(csv.status, 0) << report(csv);
+    EXPECT_NE(csv.out.find(k1), std::string::npos) << csv.out;
+    const RunResult table = run_bwacct({"ingest", "torch-trace", trace, "--gpu", "h100-sxm"});
+    EXPECT_EQ(table.status, 0) << report(table);
+    EXPECT_EQ(table.out.find(k1), std::string::npos);
+    EXPECT_NE(table.out.find(stem.substr(5, 90)), std::string::npos) << table.out;
+    EXPECT_NE(table.err.find("skipped"), std::string::npos) << table.err;
+}
+
 }  // namespace

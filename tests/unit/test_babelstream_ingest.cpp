@@ -210,3 +210,139 @@ TEST(BabelStream, BadInput) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace bwacct;
+using bwacct_test::column;
+using bwacct_test::section;
+
+std::string cell_text(const Cell& c) { return std::get<std::string>(c); }
+
+// Defect 1: one line of 300 KB starting like a line the parser looks at used to overflow the stack in
+// std::regex's recursion (exit 139). Now each is scanned once: no crash, and the line is either
+// taken for what it is or refused with one InputError.
+TEST(BabelStreamRobust, LongLinesDoNotOverflowTheStack) {
+    const std::string a(300000, 'a');
+    const std::string digits(300000, '7');
+    const std::string table =
+        "Function    MBytes/sec  Min (sec)   Max         Average     \n"
+        "Copy        250000.000  0.00040     0.00041     0.00040     \n";
+    // The device name is the rest of the "Using ... device " line, however long.
+    const BabelStreamFile f = parse_babelstream("Using CUDA device " + a + "\n" + table, "u");
+    EXPECT_EQ(f.runs[0].device, a);
+    // 300,000 digits and no unit: not an array size (the table is still read).
+    const BabelStreamFile g = parse_babelstream("Array size: " + digits + "\n" + table, "s");
+    EXPECT_FALSE(g.runs[0].array_bytes.has_value());
+    ASSERT_EQ(g.rows.size(), 1u);
+    // A long "Function" line is not the header; a long STREAM_ name is not a gpu-stream row; an
+    // unclosed "Device 0: \"" names no device.
+    EXPECT_THROW(parse_babelstream("Function " + a + "\n", "f"), InputError);
+    EXPECT_THROW(parse_babelstream("STREAM_" + std::string(300000, 'A') + "\n", "g"), InputError);
+    EXPECT_THROW(parse_babelstream("Device 0: \"" + a + "\n", "d"), InputError);
+    EXPECT_THROW(parse_babelstream(std::string(300000, ' ') + "Using device " + a + " \n", "w"), InputError);
+}
+
+// Defect 8: GPU-STREAM 1.0 prints a function today's BabelStream does not have (Add4) before Triad.
+// Before, the table ended at Add4 and Triad was dropped silently.
+TEST(BabelStreamRobust, UnknownFunctionRowIsKeptAndTheRowsAfterItRead) {
+    // Array size 50.0 MB = 50e6 B (+- 0.05e6). Copy: 2 x 50e6 B / 0.00040 s = 250 GB/s, printed
+    // 250000.000 MB/s: ok. Triad: 3 x 50e6 B / 0.00060 s = 250 GB/s, printed 250000.000: ok.
+    // Add4: 300000.000 MB/s = 300 GB/s as printed, bytes unknown.
+    const std::string in =
+        "GPU-STREAM\nVersion: 1.0\nImplementation: CUDA\nPrecision: double\n\n"
+        "Array size: 50.0 MB (=0.1 GB)\nUsing CUDA device GeForce GTX TITAN X\n"
+        "Function    MBytes/sec  Min (sec)   Max         Average     \n"
+        "Copy        250000.000  0.00040     0.00041     0.00040     \n"
+        "Add4        300000.000  0.00080     0.00081     0.00080     \n"
+        "Triad       250000.000  0.00060     0.00061     0.00060     \n"
+        "\nsome trailing line\n";
+    const BabelStreamFile f = parse_babelstream(in, "gs1");
+    ASSERT_EQ(f.rows.size(), 3u);
+    EXPECT_EQ(f.rows[1].function, "Add4");
+    EXPECT_EQ(f.rows[2].function, "Triad");
+    EXPECT_EQ(f.runs[0].version, "1.0");
+    const IngestReport r = babelstream_report(f, "gs1", {});
+    const Section& s = section(r, "kernels");
+    EXPECT_NEAR(std::get<double>(s.rows[1][column(s, "bw_GBps")]), 300.0, 1e-9);
+    EXPECT_EQ(cell_text(s.rows[1][column(s, "bytes")]), "unknown");
+    EXPECT_EQ(cell_text(s.rows[1][column(s, "check")]), "unknown function");
+    EXPECT_EQ(std::get<std::uint64_t>(s.rows[2][column(s, "bytes")]), 150000000u);
+    EXPECT_EQ(cell_text(s.rows[2][column(s, "check")]), "ok");
+    EXPECT_EQ(cell_text(s.rows[0][column(s, "check")]), "ok");
+    // A known function's row still has to be whole (a truncated file).
+    EXPECT_THROW(parse_babelstream("Function    MBytes/sec  Min (sec)   Max         Average\n"
+                                   "Add4        300000.000  0.00080     0.00081     0.00080\n"
+                                   "Triad       250000.000  0.00060\n",
+                                   "cut"),
+                 InputError);
+    // The CSV table also keeps an unknown function and reads on.
+    const BabelStreamFile c = parse_babelstream(
+        "function,num_times,n_elements,sizeof,max_mbytes_per_sec,min_runtime,max_runtime,avg_runtime\n"
+        "Copy,100,33554432,8,1.40026e+06,0.000383,0.000391,0.000387\n"
+        "Add4,100,33554432,8,1.5e+06,0.000700,0.000710,0.000705\n"
+        "Triad,100,33554432,8,1.37752e+06,0.000584,0.000597,0.000589\n",
+        "csv");
+    ASSERT_EQ(c.rows.size(), 3u);
+    EXPECT_EQ(c.rows[2].function, "Triad");
+}
+
+// Defect 8: a run that printed "Validation failed" has every bandwidth reported as unverified (a
+// column in every row of that run and a warning), never as a plain result; the other run is not.
+TEST(BabelStreamRobust, ValidationFailureMarksItsRunUnverified) {
+    const std::string table =
+        "Function    MBytes/sec  Min (sec)   Max         Average     \n"
+        "Copy        250000.000  0.00040     0.00041     0.00040     \n"
+        "Triad       250000.000  0.00060     0.00061     0.00060     \n";
+    const std::string in = "BabelStream\nArray size: 50.0 MB (=0.1 GB)\nValidation failed on a[]. Average error 0.5\n" + table +
+                           "BabelStream\nArray size: 50.0 MB (=0.1 GB)\n" + table;
+    const BabelStreamFile f = parse_babelstream(in, "v");
+    ASSERT_EQ(f.runs.size(), 2u);
+    EXPECT_EQ(f.runs[0].validation_failure, "Validation failed on a[]. Average error 0.5");
+    EXPECT_EQ(f.runs[0].validation_line, 3u);
+    EXPECT_TRUE(f.runs[1].validation_failure.empty());
+    const IngestReport r = babelstream_report(f, "v", {});
+    const Section& s = section(r, "kernels");
+    ASSERT_EQ(s.rows.size(), 4u);
+    EXPECT_EQ(cell_text(s.rows[0][column(s, "validation")]), "failed: unverified");
+    EXPECT_EQ(cell_text(s.rows[1][column(s, "validation")]), "failed: unverified");
+    EXPECT_EQ(cell_text(s.rows[2][column(s, "validation")]), "no failure printed");
+    ASSERT_EQ(r.warnings.size(), 1u);
+    EXPECT_NE(r.warnings[0].find("run 1: line 3"), std::string::npos) << r.warnings[0];
+    EXPECT_NE(r.warnings[0].find("unverified"), std::string::npos) << r.warnings[0];
+
+    // stderr interleaved inside the table (2>&1 on a terminal): the rows after it are still read; a
+    // failure printed after the last table (stdout flushed first) belongs to the last run.
+    const BabelStreamFile g = parse_babelstream(
+        "Function    MBytes/sec  Min (sec)   Max         Average\n"
+        "Copy        250000.000  0.00040     0.00041     0.00040\n"
+        "Validation failed on sum. Error 1.0e+00\n"
+        "Triad       250000.000  0.00060     0.00061     0.00060\n",
+        "i");
+    ASSERT_EQ(g.rows.size(), 2u);
+    EXPECT_EQ(g.runs[0].validation_line, 3u);
+    const BabelStreamFile h = parse_babelstream(table + "Failed Validation on array c[]\n", "late");
+    EXPECT_EQ(h.runs[0].validation_failure, "Failed Validation on array c[]");
+    EXPECT_TRUE(is_validation_failure("  VALIDATION FAILED: x"));
+    EXPECT_FALSE(is_validation_failure("Solution Validates: avg error less than 1.000000e-13"));
+}
+
+// Defect 16: a UTF-8 BOM and CRLF line ends read as the plain text does.
+TEST(BabelStreamRobust, BomAndCrlf) {
+    const std::string plain = bwacct_test::fixture("babelstream/babelstream_and_nsys_stats_a100sxm4_40gb_polaris_alcf.txt");
+    std::string crlf = "\xEF\xBB\xBF";
+    for (const char c : plain) {
+        if (c == '\n')
+            crlf += '\r';
+        crlf += c;
+    }
+    const BabelStreamFile a = parse_babelstream(plain, "p"), b = parse_babelstream(crlf, "p");
+    ASSERT_EQ(a.rows.size(), b.rows.size());
+    for (std::size_t i = 0; i < a.rows.size(); ++i) {
+        EXPECT_EQ(a.rows[i].function, b.rows[i].function);
+        EXPECT_EQ(a.rows[i].bw_text, b.rows[i].bw_text);
+    }
+    EXPECT_EQ(b.runs[0].device, "NVIDIA A100-SXM4-40GB");
+}
+
+}  // namespace

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <string>
 
 #include "bwacct/error.h"
@@ -157,6 +158,60 @@ TEST(KinetoReader, NamesTruncatedGzipEmptyAndMissingFiles) {
     EXPECT_NE(error_of([&] { read_kineto(gz); }).find("is empty"), std::string::npos);
     std::filesystem::remove(gz);
     EXPECT_NE(error_of([&] { read_kineto(gz); }).find("no such file"), std::string::npos);
+}
+
+// Defect 9: GPU activities without a usable "ts" or "dur" were dropped silently. Now each is counted by
+// its reason; a string holding a plain number ("ts": "120.5") is read as that number and counted.
+TEST(KinetoReader, EventsWithoutUsableTimesAreCountedByReason) {
+    const Trace t = parse_kineto(R"({"traceEvents": [
+      {"ph": "X", "cat": "kernel", "name": "good", "ts": 100, "dur": 5, "args": {"device": 0}},
+      {"ph": "X", "cat": "kernel", "name": "as_string", "ts": "120.5", "dur": " 4.5 ", "args": {"device": 0}},
+      {"ph": "X", "cat": "kernel", "name": "no_ts", "dur": 5},
+      {"ph": "X", "cat": "kernel", "name": "word_ts", "ts": "soon", "dur": 5},
+      {"ph": "X", "cat": "gpu_memcpy", "name": "null_dur", "ts": 130, "dur": null},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 90},
+      {"ph": "B", "cat": "kernel", "name": "begin_only", "ts": 140},
+      {"ph": "X", "cat": "user_annotation", "name": "ignored_kind", "ts": 1}
+    ]})",
+                                 "s.json");
+    ASSERT_EQ(t.activities.size(), 2u);
+    EXPECT_DOUBLE_EQ(t.activities[1].ts, 120.5);
+    EXPECT_DOUBLE_EQ(t.activities[1].dur, 4.5);
+    EXPECT_EQ(t.string_times, 1u);
+    const std::map<std::string, std::uint64_t> want{{"GPU activity without \"ts\"", 1},
+                                                    {"GPU activity with a non-numeric \"ts\"", 1},
+                                                    {"GPU activity with a non-numeric \"dur\"", 1},
+                                                    {"CPU op without \"dur\"", 1},
+                                                    {"GPU activity with phase \"B\" instead of \"X\"", 1}};
+    EXPECT_EQ(t.skipped, want);
+}
+
+// Defect 2: a pipe and "-" (standard input) are read like files, gzip told apart by its magic bytes;
+// before, a pipe was "is empty" (its size is 0). /dev/zero and /dev/urandom stop at the first bytes.
+TEST(KinetoReader, ReadsPipesAndRefusesEndlessBinaryStreams) {
+    const std::string gz = temp_path("pipe.json.gz");
+    write_gz(gz, kSmall);
+    for (const std::string& file : {gz}) {
+        FILE* p = ::popen(("cat '" + file + "'").c_str(), "r");
+        ASSERT_NE(p, nullptr);
+        const Trace t = read_kineto("/dev/fd/" + std::to_string(::fileno(p)));
+        EXPECT_EQ(t.events, 5u);
+        ::pclose(p);
+    }
+    std::filesystem::remove(gz);
+    EXPECT_NE(error_of([] { read_kineto("/dev/zero"); }).find("/dev/zero: binary data, not JSON"), std::string::npos);
+    // The decompressed size is bounded (kMaxTraceBytes = 8 GiB; 1 MiB here): a gzip bomb of blanks stops.
+    EXPECT_EQ(kMaxTraceBytes, 8589934592u);  // 8 x 2^30
+    const std::string bomb = temp_path("bomb.json.gz");
+    write_gz(bomb, "{\"traceEvents\": [" + std::string(4u << 20, ' '));
+    EXPECT_LT(std::filesystem::file_size(bomb), 100000u);
+    EXPECT_NE(error_of([&] { read_kineto(bomb, 1u << 20); }).find("decompresses to more than 1048576 bytes of JSON"),
+              std::string::npos);
+    std::filesystem::remove(bomb);
+    const std::string r = error_of([] { read_kineto("/dev/urandom"); });
+    EXPECT_TRUE(r.find("binary data, not JSON") != std::string::npos || r.find("gzip") != std::string::npos ||
+                r.find("not valid JSON") != std::string::npos)
+        << r;
 }
 
 // Three kernels, one per linking path: External id; correlation → launch with an External id;

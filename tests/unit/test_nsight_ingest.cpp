@@ -1,6 +1,7 @@
 // The Nsight readers as pure functions: the RFC 4180 CSV reader, kernel-name categories, the nsys
 // kernel summary (CSV and console table) and the ncu CSV export (long and wide layouts). Expected
 // values are read from the fixtures by eye and the arithmetic is in the comments.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "ingest_test_util.h"
@@ -321,6 +322,20 @@ TEST(Ncu, BadInput) {
     EXPECT_THROW(parse_ncu_csv(head + "\"0\",\"k\",\"gpu__time_duration.sum\",\"us\",\"1.2", "t"), InputError);
     // Only metrics bwacct does not read: no bytes, no duration.
     EXPECT_THROW(parse_ncu_csv(head + "\"0\",\"k\",\"sm__cycles_elapsed.avg\",\"cycle\",\"100\"\n", "m"), InputError);
+}
+
+// A file with two runs' `nsys profile --stats=true` output (a README pasting both): the second kernel
+// table was ignored silently; now the report warns, naming both tables' lines.
+TEST(NsysKernSum, FurtherKernelTablesAreNamedNotIgnoredSilently) {
+    const std::string text = std::string(kSmallKernSum) + "\n" + kSmallKernSum;
+    const NsysKernSum s = parse_nsys_kern_sum(text, "two.csv");
+    ASSERT_EQ(s.other_tables.size(), 1u);
+    EXPECT_EQ(s.table_line, 1u);
+    const IngestReport r = nsys_report(s, "two.csv");
+    ASSERT_EQ(r.warnings.size(), 1u);
+    EXPECT_NE(r.warnings[0].find("2 kernel summary tables"), std::string::npos) << r.warnings[0];
+    EXPECT_NE(r.warnings[0].find(fmt::format("line {}", s.other_tables[0])), std::string::npos) << r.warnings[0];
+    EXPECT_TRUE(nsys_report(parse_nsys_kern_sum(kSmallKernSum, "one.csv"), "one.csv").warnings.empty());
 }
 
 }  // namespace
