@@ -107,7 +107,7 @@ TEST(PlotCli, BadPathsAreRefusedBeforeAnyOutput) {
     if (::geteuid() != 0) {  // root writes anywhere
         fs::create_directory(dir.file("ro"));
         fs::permissions(dir.file("ro"), fs::perms::owner_read | fs::perms::owner_exec);
-        expect_bad_plot(with(gemm, {dir.file("ro/x.svg")}), "not writable");
+        expect_bad_plot(with(gemm, {dir.file("ro/x.svg")}), "cannot create");
         fs::permissions(dir.file("ro"), fs::perms::owner_all);
     }
 }
