@@ -259,8 +259,9 @@ TEST(CalibrationCache, NoHomeRefusesToPickAPath) {
     const RunResult r = run_bwacct({"calibrate"}, o);
     EXPECT_TRUE(failed_cleanly(r, 2, "--cache")) << report(r);
     EXPECT_NE(r.err.find("BWACCT_CACHE"), std::string::npos) << report(r);
-    if (!root_cache_existed)
+    if (!root_cache_existed) {
         EXPECT_FALSE(fs::exists("/.cache/bwacct/calibration.json"));
+    }
     // A relative XDG_CACHE_HOME is ignored (XDG base directory rules): still no path.
     o.env["XDG_CACHE_HOME"] = std::string("relative/cache");
     EXPECT_TRUE(failed_cleanly(run_bwacct({"calibrate"}, o), 2, "--cache"));
