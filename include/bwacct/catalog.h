@@ -18,8 +18,9 @@ public:
     // (build tree) or in ../share/bwacct (install), else the source tree's configs/.
     static Catalog load_default();
 
-    // Adds entries; an entry with an existing id replaces it. Returns the ids replaced, in the
-    // order of `other`, so the caller can say which entry wins (the one from `other`).
+    // Adds entries; an entry with an existing id replaces it. Returns the ids whose entry changed
+    // (an identical entry is no change), in the order of `other`, so the caller can say which entry
+    // wins (the one from `other`).
     std::vector<std::string> merge(const Catalog& other);
     const std::vector<GpuSpec>& gpus() const { return gpus_; }
     // The entry for `id`; throws InputError naming `option` and listing the ids.

@@ -241,6 +241,42 @@ json::parser_callback_t unique_keys(const std::string& origin) {
     };
 }
 
+// Entry equality for merge (every field the loader reads).
+bool same(const Figure& a, const Figure& b) {
+    if (a.value != b.value || a.source != b.source || a.note != b.note || a.alternatives.size() != b.alternatives.size())
+        return false;
+    for (std::size_t i = 0; i < a.alternatives.size(); ++i) {
+        const auto &x = a.alternatives[i], &y = b.alternatives[i];
+        if (x.value != y.value || x.source != y.source || x.note != y.note)
+            return false;
+    }
+    return true;
+}
+bool same(const std::optional<Figure>& a, const std::optional<Figure>& b) {
+    return a.has_value() == b.has_value() && (!a || same(*a, *b));
+}
+bool same(const std::map<std::string, Figure>& a, const std::map<std::string, Figure>& b) {
+    if (a.size() != b.size())
+        return false;
+    for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j)
+        if (i->first != j->first || !same(i->second, j->second))
+            return false;
+    return true;
+}
+bool same(const std::optional<Link>& a, const std::optional<Link>& b) {
+    if (a.has_value() != b.has_value())
+        return false;
+    return !a || (a->name == b->name && same(a->bw_GBps, b->bw_GBps) && a->nvls == b->nvls &&
+                  same(a->step_latency_us, b->step_latency_us));
+}
+bool same(const GpuSpec& a, const GpuSpec& b) {
+    return a.id == b.id && a.name == b.name && a.vendor == b.vendor && a.arch == b.arch && a.match == b.match &&
+           same(a.sm_count, b.sm_count) && same(a.boost_clock_MHz, b.boost_clock_MHz) && same(a.l2_bytes, b.l2_bytes) &&
+           same(a.hbm_capacity_bytes, b.hbm_capacity_bytes) && same(a.hbm_bw_GBps, b.hbm_bw_GBps) &&
+           same(a.tensor_tflops, b.tensor_tflops) && same(a.vector_tflops, b.vector_tflops) &&
+           same(a.scaleup_link, b.scaleup_link) && same(a.pcie, b.pcie) && same(a.launch_overhead_us, b.launch_overhead_us);
+}
+
 std::string exe_dir() {
     std::error_code ec;
     auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -304,8 +340,9 @@ std::vector<std::string> Catalog::merge(const Catalog& other) {
     for (const GpuSpec& g : other.gpus_) {
         auto it = std::find_if(gpus_.begin(), gpus_.end(), [&](const GpuSpec& x) { return x.id == g.id; });
         if (it != gpus_.end()) {
+            if (!same(*it, g))  // the same entry again changes nothing and is not reported
+                replaced.push_back(g.id);
             *it = g;
-            replaced.push_back(g.id);
         } else {
             gpus_.push_back(g);
         }

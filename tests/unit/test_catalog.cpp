@@ -140,7 +140,9 @@ TEST(Catalog, MergeAddsAndOverrides) {
     EXPECT_TRUE(c.merge(Catalog::parse(kMinimal, "mine.json")).empty());  // added, nothing replaced
     EXPECT_EQ(c.gpus().size(), n + 1);
     EXPECT_DOUBLE_EQ(c.get("mine", "t").hbm_bw_GBps.value, 1000);
-    EXPECT_TRUE(c.merge(Catalog::parse(kMinimal, "mine.json")) == std::vector<std::string>{"mine"});  // replaced itself
+    EXPECT_TRUE(c.merge(Catalog::parse(kMinimal, "mine.json")).empty());  // the same entry again: no change
+    EXPECT_TRUE(c.merge(Catalog::parse(replace(kMinimal, "My GPU", "Your GPU"), "mine.json")) ==
+                std::vector<std::string>{"mine"});
     const std::vector<std::string> replaced = c.merge(Catalog::parse(replace(kMinimal, "\"mine\"", "\"h200\""), "override.json"));
     EXPECT_EQ(replaced, std::vector<std::string>{"h200"});  // the caller warns: the file's entry wins
     EXPECT_DOUBLE_EQ(c.get("h200", "t").hbm_bw_GBps.value, 1000);
