@@ -18,17 +18,21 @@ public:
     // (build tree) or in ../share/bwacct (install), else the source tree's configs/.
     static Catalog load_default();
 
-    // Adds entries; an entry with an existing id replaces it.
-    void merge(const Catalog& other);
+    // Adds entries; an entry with an existing id replaces it. Returns the ids whose entry changed
+    // (an identical entry is no change), in the order of `other`, so the caller can say which entry
+    // wins (the one from `other`).
+    std::vector<std::string> merge(const Catalog& other);
     const std::vector<GpuSpec>& gpus() const { return gpus_; }
     // The entry for `id`; throws InputError naming `option` and listing the ids.
     const GpuSpec& get(std::string_view id, const std::string& option) const;
     std::string ids() const;
     // The entries named by `list`: comma-separated ids, or "all". Throws InputError naming `option`.
     std::vector<const GpuSpec*> select(std::string_view list, const std::string& option) const;
-    // The entry whose name or one of whose `match` strings equals the device name, else the one
-    // with the longest `match` string found in it as whole words ("NVIDIA L4" does not claim
-    // "NVIDIA L40S"); nullptr when none matches.
+    // The entry whose name or one of whose `match` strings equals the device name (exact, first),
+    // else the one whose name or `match` string is the longest found in it as whole words with no
+    // further word after it, only punctuation or a parenthesised remark ("NVIDIA L4" does not
+    // claim "NVIDIA L40S", "NVIDIA H200" does not claim "NVIDIA H200 NVL", but "NVIDIA H100 SXM5
+    // 80GB" claims "NVIDIA H100 SXM5 80GB (simulated)"); nullptr when none matches.
     const GpuSpec* match(std::string_view device_name) const;
 
 private:

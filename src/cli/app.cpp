@@ -8,11 +8,13 @@
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <memory>
+#include <system_error>
 
 #include "backend.h"
 #include "bwacct/error.h"
 #include "command.h"
 #include "mpi_context.h"
+#include "output_policy.h"
 
 #ifndef BWACCT_VERSION
 #define BWACCT_VERSION "0.0.0"
@@ -35,9 +37,9 @@ struct Bound {
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
-}  // namespace
-
-int run_app(int argc, char** argv) {
+// Parses and runs one command. `who` becomes "bwacct CMD" once the command is known; `write_errno`
+// the errno of a failed write to stdout that ended the command (run_app reports it).
+int dispatch(int argc, char** argv, std::string& who, int& write_errno) {
     const std::vector<CommandSpec> commands = all_commands();
     CLI::App app{
         "bwacct — GPU bandwidth accounting and roofline analysis.\n"
@@ -114,8 +116,10 @@ int run_app(int argc, char** argv) {
         for (const auto& [name, opt] : b->options)
             if (opt->count() > 0)
                 args.mark_given(name);
+        who = "bwacct " + b->full_name;
         Env env;
-        env.tty = ::isatty(STDOUT_FILENO) != 0 && std::getenv("NO_COLOR") == nullptr && !measure::MpiContext::under_launcher();
+        env.tty = colour_wanted(::isatty(STDOUT_FILENO) != 0, std::getenv("NO_COLOR"), std::getenv("TERM"),
+                                measure::MpiContext::under_launcher());
         try {
             for (const OptionSpec& o : b->spec->options)
                 if (o.positional && args.get(o.name).empty())
@@ -128,11 +132,27 @@ int run_app(int argc, char** argv) {
             fmt::print(stderr, "bwacct {}: {}\n", b->full_name, first_line(e.what()));
             return 1;
         } catch (const std::exception& e) {
+            if (standard_output_failed()) {  // fmt throws when a write to stdout fails: run_app says so
+                if (const auto* se = dynamic_cast<const std::system_error*>(&e))
+                    write_errno = se->code().value();
+                return 1;
+            }
             fmt::print(stderr, "bwacct {}: internal error: {}\n", b->full_name, first_line(e.what()));
             return 1;
         }
     }
     return 2;
+}
+
+}  // namespace
+
+// Every command's output is flushed and checked here, in one place (output_policy.h).
+int run_app(int argc, char** argv) {
+    prepare_standard_streams();
+    std::string who = "bwacct";
+    int write_errno = 0;
+    const int code = dispatch(argc, argv, who, write_errno);
+    return finish_standard_output(code, who, write_errno);
 }
 
 }  // namespace bwacct::cli

@@ -200,7 +200,7 @@ CommandSpec calibrate_command() {
         const Format f = parse_format(args.get("--format"));
         const measure::SamplePolicy policy = sample_policy(args);
         // A directory as --cache is bad input: say so before measuring, not after (exit 2, not 1).
-        const std::string path = measure::calibration_path(args.get("--cache"));
+        const std::string path = measure::calibration_path_to_write(args.get("--cache"));
         if (std::error_code ec; std::filesystem::is_directory(path, ec))
             throw InputError("--cache", fmt::format("'{}' is a directory; expected the path of a cache file", path));
         Opened o = open_device(args);

@@ -1,3 +1,7 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <set>
 #include <stdexcept>
 
 #include "command.h"
@@ -14,8 +18,17 @@ const std::string& Args::get(const std::string& name) const {
 
 Catalog catalog_for(const Args& args) {
     Catalog c = Catalog::load_default();
-    if (args.declared("--gpu-file") && !args.get("--gpu-file").empty())
-        c.merge(Catalog::load(args.get("--gpu-file"), "--gpu-file"));
+    if (args.declared("--gpu-file") && !args.get("--gpu-file").empty()) {
+        const std::string& file = args.get("--gpu-file");
+        static std::set<std::string> warned;  // one warning per run, however often the catalog is built
+        if (const std::vector<std::string> replaced = c.merge(Catalog::load(file, "--gpu-file"));
+            !replaced.empty() && warned.insert(file).second)
+            fmt::print(stderr,
+                       "bwacct: warning: --gpu-file {}: {} {} the shipped catalog's entr{} of the same id; the file's figures "
+                       "are used\n",
+                       file, fmt::join(replaced, ", "), replaced.size() == 1 ? "replaces" : "replace",
+                       replaced.size() == 1 ? "y" : "ies");
+    }
     return c;
 }
 

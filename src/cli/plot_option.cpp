@@ -1,6 +1,8 @@
 #include "plot_option.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -9,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "backend.h"
 #include "bwacct/error.h"
 
 namespace bwacct::cli {
@@ -46,13 +49,36 @@ std::string checked_plot_path(const Args& args) {
     std::error_code ec;
     if (fs::is_directory(path, ec))
         throw InputError(kPlot, fmt::format("'{}' is a directory; give a file path ending in .svg", path));
+    auto cannot = [&](const char* what, int err) {
+        return InputError(kPlot,
+                          fmt::format("cannot {} '{}': {}; give a writable path ending in .svg", what, path, std::strerror(err)));
+    };
+    // The file is opened here, before any output, so a path that cannot take the chart fails now
+    // (exit 2, nothing on stdout) and not after the report has been printed.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {  // exists (through symbolic links)
+        if (!S_ISREG(st.st_mode))
+            throw InputError(kPlot, fmt::format("'{}' is not a regular file (a device, pipe or socket); give the path of a "
+                                                "file ending in .svg",
+                                                path));
+        const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);  // no O_TRUNC: the old chart stays until the new one
+        if (fd < 0)
+            throw cannot("write", errno);
+        ::close(fd);
+        return path;
+    }
+    if (errno != ENOENT)
+        throw cannot("use", errno);
     const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
     if (!fs::is_directory(parent, ec))
         throw InputError(kPlot, fmt::format("folder '{}' does not exist; create it or give another path", parent.string()));
-    if (::access(parent.c_str(), W_OK) != 0)
-        throw InputError(kPlot, fmt::format("folder '{}' is not writable; give another path", parent.string()));
-    if (fs::exists(path, ec) && ::access(path.c_str(), W_OK) != 0)
-        throw InputError(kPlot, fmt::format("'{}' exists and is not writable; give another path", path));
+    // Created and removed again: proves the folder takes a new file (root may pass access(W_OK) on
+    // /proc, a read-only or full file system may refuse; a dangling symbolic link is refused too).
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        throw cannot("create", errno);
+    ::close(fd);
+    ::unlink(path.c_str());
     return path;
 }
 
@@ -69,12 +95,16 @@ void write_plot_if_asked(const Args& args, const std::vector<Record>& records, c
     if (path.empty())
         return;
     const std::string svg = plot_svg(records, gpus, options);
+    // Checked before any output (checked_plot_path), so what fails now is the machine (a full disk):
+    // a runtime failure, exit 1.
     std::FILE* f = std::fopen(path.c_str(), "wb");
     if (f == nullptr)
-        throw InputError(kPlot, fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+        throw measure::MeasureError(fmt::format("--plot: cannot write '{}': {}", path, std::strerror(errno)));
     const bool written = std::fwrite(svg.data(), 1, svg.size(), f) == svg.size();
+    const int write_errno = errno;
     if (std::fclose(f) != 0 || !written)
-        throw InputError(kPlot, fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+        throw measure::MeasureError(
+            fmt::format("--plot: cannot write '{}': {}", path, std::strerror(written ? errno : write_errno)));
 }
 
 }  // namespace bwacct::cli

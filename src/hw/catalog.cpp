@@ -8,7 +8,9 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "bwacct/error.h"
 #include "bwacct/text_file.h"
@@ -164,16 +166,115 @@ private:
     std::string origin_;
 };
 
-// `part` occurs in `text` with no letter or digit right before or after it: "NVIDIA L4" is in
-// "NVIDIA L4" but not in "NVIDIA L40S".
-bool contains_word(std::string_view text, std::string_view part) {
-    auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+bool alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+
+// `text` names the model `part` names: `part` occurs in it as whole words (no letter or digit right
+// before or after: "NVIDIA L4" is not in "NVIDIA L40S"), and what follows it is no further word of
+// the name, only punctuation or a remark in parentheses. Words before it may be a vendor or family
+// ("NVIDIA H100 80GB HBM3" names "H100 80GB HBM3"; "NVIDIA B200 (simulated)" names "NVIDIA B200"),
+// but a word after it names another model ("NVIDIA H200 NVL" does not name "NVIDIA H200").
+bool names_model(std::string_view text, std::string_view part) {
+    if (part.empty())
+        return false;
     for (std::size_t at = text.find(part); at != std::string_view::npos; at = text.find(part, at + 1)) {
         const std::size_t end = at + part.size();
-        if ((at == 0 || !alnum(text[at - 1])) && (end == text.size() || !alnum(text[end])))
+        if ((at > 0 && alnum(text[at - 1])) || (end < text.size() && alnum(text[end])))
+            continue;
+        int depth = 0;
+        bool word_after = false;
+        for (std::size_t i = end; i < text.size() && !word_after; ++i) {
+            if (text[i] == '(')
+                ++depth;
+            else if (text[i] == ')' && depth > 0)
+                --depth;
+            else if (depth == 0 && alnum(text[i]))
+                word_after = true;
+        }
+        if (!word_after)
             return true;
     }
     return false;
+}
+
+// A parser callback that refuses a key given twice in one JSON object (nlohmann's parser would keep
+// the last silently), naming the key and the object it is in; a repeated id under "gpus" is named
+// as such.
+json::parser_callback_t unique_keys(const std::string& origin) {
+    struct Frame {
+        bool object = false;
+        std::string key;  // the key whose value is being read (objects), "[]" for arrays
+        std::set<std::string> seen;
+    };
+    auto stack = std::make_shared<std::vector<Frame>>();
+    return [stack, origin](int /*depth*/, json::parse_event_t event, json& parsed) {
+        switch (event) {
+            case json::parse_event_t::object_start:
+            case json::parse_event_t::array_start:
+                stack->push_back(Frame{event == json::parse_event_t::object_start, "[]", {}});
+                break;
+            case json::parse_event_t::object_end:
+            case json::parse_event_t::array_end:
+                if (!stack->empty())
+                    stack->pop_back();
+                break;
+            case json::parse_event_t::key: {
+                if (stack->empty() || !stack->back().object)
+                    break;
+                Frame& top = stack->back();
+                const std::string key = parsed.is_string() ? parsed.get<std::string>() : parsed.dump();
+                if (!top.seen.insert(key).second) {
+                    std::string where;
+                    for (std::size_t i = 0; i + 1 < stack->size(); ++i)
+                        where += (where.empty() || (*stack)[i].key == "[]" ? "" : ".") + (*stack)[i].key;
+                    if (where == "gpus")
+                        throw InputError(origin, fmt::format("GPU id '{}' is defined twice; give each id once per file", key));
+                    throw InputError(origin, fmt::format("{}: key '{}' appears twice in one object; give each key once",
+                                                         where.empty() ? "top level" : where, key));
+                }
+                top.key = key;
+                break;
+            }
+            case json::parse_event_t::value:
+                break;
+        }
+        return true;
+    };
+}
+
+// Entry equality for merge (every field the loader reads).
+bool same(const Figure& a, const Figure& b) {
+    if (a.value != b.value || a.source != b.source || a.note != b.note || a.alternatives.size() != b.alternatives.size())
+        return false;
+    for (std::size_t i = 0; i < a.alternatives.size(); ++i) {
+        const auto &x = a.alternatives[i], &y = b.alternatives[i];
+        if (x.value != y.value || x.source != y.source || x.note != y.note)
+            return false;
+    }
+    return true;
+}
+bool same(const std::optional<Figure>& a, const std::optional<Figure>& b) {
+    return a.has_value() == b.has_value() && (!a || same(*a, *b));
+}
+bool same(const std::map<std::string, Figure>& a, const std::map<std::string, Figure>& b) {
+    if (a.size() != b.size())
+        return false;
+    for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j)
+        if (i->first != j->first || !same(i->second, j->second))
+            return false;
+    return true;
+}
+bool same(const std::optional<Link>& a, const std::optional<Link>& b) {
+    if (a.has_value() != b.has_value())
+        return false;
+    return !a || (a->name == b->name && same(a->bw_GBps, b->bw_GBps) && a->nvls == b->nvls &&
+                  same(a->step_latency_us, b->step_latency_us));
+}
+bool same(const GpuSpec& a, const GpuSpec& b) {
+    return a.id == b.id && a.name == b.name && a.vendor == b.vendor && a.arch == b.arch && a.match == b.match &&
+           same(a.sm_count, b.sm_count) && same(a.boost_clock_MHz, b.boost_clock_MHz) && same(a.l2_bytes, b.l2_bytes) &&
+           same(a.hbm_capacity_bytes, b.hbm_capacity_bytes) && same(a.hbm_bw_GBps, b.hbm_bw_GBps) &&
+           same(a.tensor_tflops, b.tensor_tflops) && same(a.vector_tflops, b.vector_tflops) &&
+           same(a.scaleup_link, b.scaleup_link) && same(a.pcie, b.pcie) && same(a.launch_overhead_us, b.launch_overhead_us);
 }
 
 std::string exe_dir() {
@@ -193,7 +294,7 @@ const Figure* GpuSpec::peak(Unit unit, std::string_view key) const {
 Catalog Catalog::parse(std::string_view text, const std::string& origin) {
     json doc;
     try {
-        doc = json::parse(text);
+        doc = json::parse(text, unique_keys(origin));
     } catch (const json::parse_error& e) {
         throw InputError(origin, fmt::format("not valid JSON (at byte {}); expected a bwacct GPU catalog", e.byte));
     } catch (const json::out_of_range&) {  // a number beyond a double's range (1e999)
@@ -234,14 +335,19 @@ Catalog Catalog::load_default() {
     throw InputError("catalog", "configs/gpus.json not found beside the binary; set BWACCT_CATALOG to its path");
 }
 
-void Catalog::merge(const Catalog& other) {
+std::vector<std::string> Catalog::merge(const Catalog& other) {
+    std::vector<std::string> replaced;
     for (const GpuSpec& g : other.gpus_) {
         auto it = std::find_if(gpus_.begin(), gpus_.end(), [&](const GpuSpec& x) { return x.id == g.id; });
-        if (it != gpus_.end())
+        if (it != gpus_.end()) {
+            if (!same(*it, g))  // the same entry again changes nothing and is not reported
+                replaced.push_back(g.id);
             *it = g;
-        else
+        } else {
             gpus_.push_back(g);
+        }
     }
+    return replaced;
 }
 
 const GpuSpec& Catalog::get(std::string_view id, const std::string& option) const {
@@ -252,17 +358,26 @@ const GpuSpec& Catalog::get(std::string_view id, const std::string& option) cons
 }
 
 const GpuSpec* Catalog::match(std::string_view device_name) const {
-    const GpuSpec* best = nullptr;
-    std::size_t best_len = 0;
+    // Exact first, over every entry: a name that is some entry's own name or match string is that
+    // entry, whatever a shorter string of an earlier entry would claim.
     for (const GpuSpec& g : gpus_) {
         if (g.name == device_name)
             return &g;
-        for (const std::string& m : g.match) {
+        for (const std::string& m : g.match)
             if (m == device_name)
                 return &g;
-            if (m.size() > best_len && contains_word(device_name, m))
-                best = &g, best_len = m.size();
-        }
+    }
+    // Then the longest entry name or match string that names the same model (names_model).
+    const GpuSpec* best = nullptr;
+    std::size_t best_len = 0;
+    for (const GpuSpec& g : gpus_) {
+        auto consider = [&](const std::string& s) {
+            if (s.size() > best_len && names_model(device_name, s))
+                best = &g, best_len = s.size();
+        };
+        consider(g.name);
+        for (const std::string& m : g.match)
+            consider(m);
     }
     return best;
 }

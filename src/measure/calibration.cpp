@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "backend.h"
+#include "bwacct/error.h"
 #include "oom_retry.h"
 
 namespace bwacct::measure {
@@ -56,9 +57,21 @@ std::string calibration_path(const std::string& option_value) {
         return option_value;
     if (std::string v = env("BWACCT_CACHE"); !v.empty())
         return v;
-    if (std::string v = env("XDG_CACHE_HOME"); !v.empty())
+    // The XDG base directory rules: a relative XDG_CACHE_HOME is ignored.
+    if (std::string v = env("XDG_CACHE_HOME"); !v.empty() && v.front() == '/')
         return v + "/bwacct/calibration.json";
-    return env("HOME") + "/.cache/bwacct/calibration.json";
+    if (std::string v = env("HOME"); !v.empty())
+        return v + "/.cache/bwacct/calibration.json";
+    return {};  // no default: never "/.cache/..." at the root of the file system
+}
+
+std::string calibration_path_to_write(const std::string& option_value) {
+    std::string path = calibration_path(option_value);
+    if (path.empty())
+        throw InputError("--cache",
+                         "no default cache path (HOME unset, XDG_CACHE_HOME unset or relative); give --cache FILE or "
+                         "set BWACCT_CACHE=FILE");
+    return path;
 }
 
 std::optional<Calibration> load_calibration(const std::string& path, const std::string& uuid, std::string& warning) {

@@ -10,9 +10,13 @@
 
 namespace bwacct::measure {
 
-// --cache, else $BWACCT_CACHE, else $XDG_CACHE_HOME/bwacct/calibration.json, else
-// $HOME/.cache/bwacct/calibration.json.
+// --cache, else $BWACCT_CACHE, else $XDG_CACHE_HOME/bwacct/calibration.json (XDG_CACHE_HOME absolute),
+// else $HOME/.cache/bwacct/calibration.json; empty when none of these is set (then there is no cache:
+// reading finds no entry; never a path at the root of the file system).
 std::string calibration_path(const std::string& option_value);
+// The same for writing (`bwacct calibrate`): throws InputError("--cache", ...) saying how to give a
+// path when calibration_path finds none.
+std::string calibration_path_to_write(const std::string& option_value);
 
 // The entry for `uuid`, or nullopt (no file, no entry, or an unreadable file: then `warning` says so).
 std::optional<Calibration> load_calibration(const std::string& path, const std::string& uuid, std::string& warning);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bwacct/error.h"
+#include "cell_quote.h"
 #include "human.h"
 
 namespace bwacct {
@@ -97,9 +98,9 @@ void print_catalog(const Catalog& catalog, Format format, std::FILE* out) {
         std::string line;
         for (std::size_t i = 0; i < cells.size(); ++i) {
             if (csv)
-                line += fmt::format("{}{}", i ? "," : "", cells[i]);
+                line += fmt::format("{}{}", i ? "," : "", detail::csv_quote(cells[i]));
             else if (md)
-                line += fmt::format("| {} ", cells[i]);
+                line += fmt::format("| {} ", detail::md_cell(cells[i]));
             else
                 line += i == 0   ? fmt::format("{:<15}", cells[i])
                         : i == 1 ? fmt::format("{:<{}}", cells[i], name_width)
@@ -111,8 +112,8 @@ void print_catalog(const Catalog& catalog, Format format, std::FILE* out) {
     if (md)
         row(std::vector<std::string>(8, "---"));
     for (const GpuSpec& g : catalog.gpus()) {
-        row({g.id, csv ? "\"" + g.name + "\"" : g.name, peak_or_dash(g, "bf16"), peak_or_dash(g, "fp8"),
-             fixed(g.hbm_bw_GBps.value, 0), g.scaleup_link ? fixed(g.scaleup_link->bw_GBps.value, 0) : "-",
+        row({g.id, g.name, peak_or_dash(g, "bf16"), peak_or_dash(g, "fp8"), fixed(g.hbm_bw_GBps.value, 0),
+             g.scaleup_link ? fixed(g.scaleup_link->bw_GBps.value, 0) : "-",
              g.l2_bytes ? fixed(g.l2_bytes->value / 1048576.0, 0) : "-", g.sm_count ? fixed(g.sm_count->value, 0) : "-"});
     }
     if (!csv && !md)

@@ -121,7 +121,7 @@ void print_markdown_table(std::FILE* out, const std::vector<std::string>& header
     auto line = [&](const std::vector<std::string>& cells) {
         std::string s = "|";
         for (const std::string& c : cells)
-            s += " " + c + " |";
+            s += fmt::format(" {} |", detail::md_cell(c));
         fmt::print(out, "{}\n", s);
     };
     line(header);

@@ -4,15 +4,6 @@
 
 namespace bwacct::detail {
 
-std::string csv_quote(const std::string& s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos)
-        return s;
-    std::string out = "\"";
-    for (char c : s)
-        out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
-}
-
 void RowSink::line(const std::vector<std::string>& cells) {
     std::string out;
     for (std::size_t i = 0; i < cells.size(); ++i) {
@@ -21,7 +12,7 @@ void RowSink::line(const std::vector<std::string>& cells) {
                 out += ',';
             out += csv_quote(cells[i]);
         } else {
-            out += fmt::format("| {} ", cells[i]);
+            out += fmt::format("| {} ", md_cell(cells[i]));
         }
     }
     fmt::print(out_, "{}{}\n", out, style_ == Style::markdown ? "|" : "");

@@ -5,12 +5,10 @@
 #include <vector>
 
 #include "bwacct/report.h"
+#include "cell_quote.h"
 #include "flatten.h"
 
 namespace bwacct::detail {
-
-// A CSV field as RFC 4180 wants it: quoted ("" for a quote) when it holds a comma, quote or line break.
-std::string csv_quote(const std::string& s);
 
 class JsonSink : public Sink {
 public:

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bwacct/error.h"
+#include "cell_quote.h"
 #include "human.h"
 
 namespace bwacct {
@@ -30,15 +31,6 @@ std::string seed_num(double x, int digits) {
     if (s.find_first_of(".e") == std::string::npos)
         s += ".0";  // Python prints 1288.0, not 1288
     return s;
-}
-
-std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos)
-        return s;
-    std::string q = "\"";
-    for (char c : s)
-        q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
 }
 
 // ---- train
@@ -323,10 +315,10 @@ void print_train(const TrainReport& r, Format format, std::FILE* out) {
                "hardware,source,tflops,hbm_TBps,nic_Gbps,util,r_comp_tokens_per_s,r_mem_tokens_per_s,r_net_tokens_per_s,bound,"
                "per_gpu_tokens_per_s,gpus,cost_per_hr_usd,cluster_hbm_TBps,usd_per_TBps_hr,provenance\n");
     for (const TrainPlan& p : r.plans)
-        fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(p.hw.name), csv_field(p.hw.source),
-                   p.hw.tflops, p.hw.hbm_TBps, p.hw.nic_Gbps, p.hw.util, p.rates.r_comp, p.rates.r_mem,
-                   p.rates.r_net ? fmt::format("{}", *p.rates.r_net) : "", train_bound_name(p.rates.bound), p.rates.r_gpu, p.gpus,
-                   p.cost_per_hr ? fmt::format("{}", *p.cost_per_hr) : "", p.cluster_hbm_TBps,
+        fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", detail::csv_quote(p.hw.name),
+                   detail::csv_quote(p.hw.source), p.hw.tflops, p.hw.hbm_TBps, p.hw.nic_Gbps, p.hw.util, p.rates.r_comp,
+                   p.rates.r_mem, p.rates.r_net ? fmt::format("{}", *p.rates.r_net) : "", train_bound_name(p.rates.bound),
+                   p.rates.r_gpu, p.gpus, p.cost_per_hr ? fmt::format("{}", *p.cost_per_hr) : "", p.cluster_hbm_TBps,
                    p.usd_per_TBps_hr ? fmt::format("{}", *p.usd_per_TBps_hr) : "", kModelled);
 }
 
@@ -351,7 +343,7 @@ void print_step(const StepReport& r, Format format, std::FILE* out) {
                "gpu,params,dtype,step_ms,traffic_bytes,footprint_bytes,bw_GBps,hbm_peak_GBps,util_hbm,floor_ms,"
                "hbm_capacity_bytes,capacity_fraction,limit,provenance\n");
     for (const StepAnalysis& a : r.gpus)
-        fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(a.hw.id), r.desc.params,
+        fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", detail::csv_quote(a.hw.id), r.desc.params,
                    dtype_name(r.desc.dtype), r.step_ms, r.traffic.traffic_bytes, r.traffic.footprint_bytes, a.bw_GBps,
                    a.hw.hbm_GBps, a.util_hbm, a.floor_ms, a.hw.capacity_bytes ? fmt::format("{}", *a.hw.capacity_bytes) : "",
                    a.capacity_fraction ? fmt::format("{}", *a.capacity_fraction) : "", step_limit_name(a.limit),

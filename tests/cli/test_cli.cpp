@@ -595,6 +595,7 @@ TEST(Hygiene, TableHasNoEscapesWhenStdoutIsNotATerminal) {
 bool run_on_terminal(bool no_color, RunResult& r) {
     RunOptions opt;
     opt.stdout_tty = true;
+    opt.env["TERM"] = std::string("xterm");  // a terminal that shows colour (TERM unset or dumb: none)
     if (no_color)
         opt.env["NO_COLOR"] = std::string("1");  // (a std::string: GCC 12 warns falsely on a char array)
     else

@@ -107,9 +107,32 @@ TEST(PlotCli, BadPathsAreRefusedBeforeAnyOutput) {
     if (::geteuid() != 0) {  // root writes anywhere
         fs::create_directory(dir.file("ro"));
         fs::permissions(dir.file("ro"), fs::perms::owner_read | fs::perms::owner_exec);
-        expect_bad_plot(with(gemm, {dir.file("ro/x.svg")}), "not writable");
+        expect_bad_plot(with(gemm, {dir.file("ro/x.svg")}), "cannot create");
         fs::permissions(dir.file("ro"), fs::perms::owner_all);
     }
+}
+
+// Issue 11, defect 12: paths that pass a look at the folder but cannot take the chart. The old code
+// printed the whole report and then exited 2; the file is now opened before any output.
+TEST(PlotCli, UnwritableTargetsAreRefusedBeforeAnyOutput) {
+    TempDir dir;
+    const std::vector<std::string> gemm{"gemm", "--m", "256", "--k", "256", "--n", "256", "--plot"};
+    expect_bad_plot(with(gemm, {"/proc/x.svg"}), "cannot create");  // root passes access(W_OK) on /proc
+    fs::create_symlink("/dev/full", dir.file("full.svg"));
+    expect_bad_plot(with(gemm, {dir.file("full.svg")}), "not a regular file");
+    write_text(dir.file("plain"), "a file, not a folder");
+    expect_bad_plot(with(gemm, {dir.file("plain/x.svg")}), "Not a directory");
+    fs::create_symlink(dir.file("nowhere/x.svg"), dir.file("dangling.svg"));
+    expect_bad_plot(with(gemm, {dir.file("dangling.svg")}), "cannot create");
+    // The ingest commands check the same way (emit_ingest).
+    expect_bad_plot({"ingest", "babelstream",
+                     std::string(BWACCT_TEST_DATA) + "/babelstream/babelstream_and_nsys_stats_a100sxm4_40gb_polaris_alcf.txt",
+                     "--gpu", "h100-sxm", "--plot", "/proc/x.svg"},
+                    "cannot create");
+    // A good path is left as it was found: the probe removes the file it created.
+    const RunResult ok = run_bwacct(with(gemm, {dir.file("ok.svg"), "--format", "json"}));
+    ASSERT_TRUE(succeeded(ok)) << report(ok);
+    EXPECT_GT(fs::file_size(dir.file("ok.svg")), 1000u);
 }
 
 TEST(PlotCli, TooManyPointsForAPlot) {

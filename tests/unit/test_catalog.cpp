@@ -69,13 +69,82 @@ TEST(Catalog, MatchesDeviceNamesByWholeWords) {
     EXPECT_EQ(id("NVIDIA GeForce RTX 5090"), "none");
 }
 
+// Issue 11, defect 19: every entry's own name matches it, also with a remark after it (the
+// simulated backend's "NAME (simulated)"); the old matcher knew only the match strings, so
+// "NVIDIA H100 SXM5 80GB (simulated)" and both A100 entries matched nothing.
+TEST(Catalog, EveryEntryMatchesItsOwnName) {
+    const Catalog c = shipped();
+    for (const GpuSpec& g : c.gpus()) {
+        const GpuSpec* exact = c.match(g.name);
+        EXPECT_EQ(exact != nullptr ? exact->id : "none", g.id) << g.name;
+        const GpuSpec* remark = c.match(g.name + " (simulated)");
+        EXPECT_EQ(remark != nullptr ? remark->id : "none", g.id) << g.name;
+    }
+}
+
+// Exact names first, then fuzzy, and fuzzy never claims a name with a further word after the
+// matched one: "NVIDIA H200 NVL" is not the SXM H200 (issue 15), whatever the order of entries.
+TEST(Catalog, ExactNamesBeforeFuzzyAndNoVariantClaimed) {
+    const std::string head = R"({"schema": "bwacct.gpus/1", "gpus": {)";
+    auto entry = [](const std::string& id, const std::string& name, const std::string& match) {
+        return "\"" + id + "\": {\"name\": \"" + name + "\", \"match\": [\"" + match +
+               R"("], "hbm_bw_GBps": {"value": 1, "source": "s"}, "launch_overhead_us": {"value": 1, "source": "s"}})";
+    };
+    const Catalog sxm_only = Catalog::parse(head + entry("h200", "NVIDIA H200 SXM 141GB", "NVIDIA H200") + "}}", "t");
+    auto id = [](const Catalog& c, const char* device) {
+        const GpuSpec* g = c.match(device);
+        return g != nullptr ? g->id : std::string("none");
+    };
+    EXPECT_EQ(id(sxm_only, "NVIDIA H200"), "h200");
+    EXPECT_EQ(id(sxm_only, "NVIDIA H200 NVL"), "none");  // the old matcher said h200
+    EXPECT_EQ(id(sxm_only, "NVIDIA H200 (MIG 1g.18gb)"), "h200");
+    // With an NVL entry listed after the SXM one, each name gets its own entry.
+    const Catalog both = Catalog::parse(head + entry("h200", "NVIDIA H200 SXM 141GB", "NVIDIA H200") + "," +
+                                            entry("h200-nvl", "NVIDIA H200 NVL 141GB", "NVIDIA H200 NVL") + "}}",
+                                        "t");
+    EXPECT_EQ(id(both, "NVIDIA H200"), "h200");
+    EXPECT_EQ(id(both, "NVIDIA H200 NVL"), "h200-nvl");
+}
+
+// Issue 11, defect 20: a key twice in one JSON object is refused, naming the key (nlohmann keeps
+// the last one silently); an id twice under "gpus" is named as a GPU id.
+TEST(Catalog, DuplicateKeysAreRefused) {
+    const std::string m = kMinimal;
+    auto message = [](const std::string& text) {
+        try {
+            Catalog::parse(text, "dup.json");
+        } catch (const InputError& e) {
+            EXPECT_EQ(e.option(), "dup.json");
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    EXPECT_NE(
+        message(replace(m, "\"name\": \"My GPU\",", "\"name\": \"My GPU\", \"name\": \"Other\",")).find("gpus.mine: key 'name'"),
+        std::string::npos);
+    EXPECT_NE(
+        message(replace(m, "\"value\": 1000,", "\"value\": 1000, \"value\": 9,")).find("gpus.mine.hbm_bw_GBps: key 'value'"),
+        std::string::npos);
+    EXPECT_NE(message(replace(m, "\"schema\": \"bwacct.gpus/1\",", "\"schema\": \"bwacct.gpus/1\", \"schema\": \"x\","))
+                  .find("top level: key 'schema'"),
+              std::string::npos);
+    const std::string twice = replace(m, "\"gpus\": {", "\"gpus\": {\"mine\": {}, ");
+    EXPECT_NE(message(twice).find("GPU id 'mine' is defined twice"), std::string::npos) << message(twice);
+    // The same key in different objects is fine.
+    EXPECT_NO_THROW(Catalog::parse(m, "ok.json"));
+}
+
 TEST(Catalog, MergeAddsAndOverrides) {
     Catalog c = shipped();
     const std::size_t n = c.gpus().size();
-    c.merge(Catalog::parse(kMinimal, "mine.json"));
+    EXPECT_TRUE(c.merge(Catalog::parse(kMinimal, "mine.json")).empty());  // added, nothing replaced
     EXPECT_EQ(c.gpus().size(), n + 1);
     EXPECT_DOUBLE_EQ(c.get("mine", "t").hbm_bw_GBps.value, 1000);
-    c.merge(Catalog::parse(replace(kMinimal, "\"mine\"", "\"h200\""), "override.json"));
+    EXPECT_TRUE(c.merge(Catalog::parse(kMinimal, "mine.json")).empty());  // the same entry again: no change
+    EXPECT_TRUE(c.merge(Catalog::parse(replace(kMinimal, "My GPU", "Your GPU"), "mine.json")) ==
+                std::vector<std::string>{"mine"});
+    const std::vector<std::string> replaced = c.merge(Catalog::parse(replace(kMinimal, "\"mine\"", "\"h200\""), "override.json"));
+    EXPECT_EQ(replaced, std::vector<std::string>{"h200"});  // the caller warns: the file's entry wins
     EXPECT_DOUBLE_EQ(c.get("h200", "t").hbm_bw_GBps.value, 1000);
     EXPECT_EQ(c.gpus().size(), n + 1);
 }
