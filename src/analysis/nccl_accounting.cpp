@@ -330,6 +330,14 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
         } else if (const auto k = collective_from_name(run.program)) {
             kind = *k;
             kind_from = "the log's test name " + run.program;
+        } else if (!run.program.empty()) {  // gather_perf, hypercube_perf: not a collective bwacct costs
+            throw InputError(
+                "--op",
+                fmt::format("{}the log's test {} is not one of the collectives bwacct costs; give --op "
+                            "allreduce|allgather|reducescatter|broadcast|reduce|alltoall|sendrecv to "
+                            "read it as one",
+                            several ? fmt::format("run {} (lines {}–{}): ", i + 1, run.first_line, run.last_line) : std::string(),
+                            run.program));
         } else if (in.file_kind) {
             kind = *in.file_kind;
             kind_from = "the file name";

@@ -349,7 +349,6 @@ struct TextReader {
     NcclRun run;
     bool closed = false;  // the run printed "# Avg bus bandwidth": a row or header after it starts another
     std::optional<Layout> header;
-    std::string run_layout;                                         // the layout of the run's rows
     std::map<std::uint64_t, std::set<std::string>> rank_processes;  // of the current run
     std::string layout_name;
     std::size_t unreadable = 0;
@@ -360,7 +359,6 @@ struct TextReader {
         run = NcclRun{};
         rank_processes.clear();
         closed = false;
-        run_layout.clear();
     }
     // A line that opens a run (header block, test name, rank list, column header, command line): a
     // new run when the current one already has rows.
@@ -466,9 +464,8 @@ struct TextReader {
                 log.warnings.push_back(fmt::format("line {}: unreadable numbers: {}", line_no, std::string(line).substr(0, 120)));
             return;
         }
-        // Rows after the run's "Avg bus bandwidth", or in another layout than the run's rows (logs
-        // pasted together without their headers), belong to another run.
-        if (closed || (!run_layout.empty() && run_layout != layout->name)) {
+        // Rows after the run's "Avg bus bandwidth" belong to another run.
+        if (closed) {
             finish_run();
             if (!fits(header))
                 header.reset();
@@ -476,7 +473,7 @@ struct TextReader {
         if (run.first_line == 0)
             run.first_line = line_no;
         run.last_line = line_no;
-        run_layout = layout_name = layout->name;
+        layout_name = layout->name;
         run.rows.push_back(std::move(row));
     }
 };

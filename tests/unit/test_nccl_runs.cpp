@@ -259,6 +259,22 @@ TEST(NcclRuns, SplitAtEachMarker) {
     EXPECT_EQ(log.runs[0].last_line, 5);
 }
 
+TEST(NcclRuns, ATestBwacctDoesNotCostIsNotReadAsTheFileName) {
+    // "gather_perf" names no collective bwacct costs: the file name (allreduce) must not stand in.
+    const std::string text = std::string("# Collective test starting: gather_perf\n") + rank_line(0) + rank_line(1) + kHeader +
+                             "        1024           256     float    none       0    35.39    0.03    0.03      0"
+                             "    33.82    0.03    0.03      0\n";
+    const NcclLog log = parse_nccl_tests(text, "allreduce.log");
+    NcclAccountingInput in;
+    in.file_kind = CollectiveKind::allreduce;
+    try {
+        account_nccl(log, "allreduce.log", in, {});
+        FAIL() << "no throw";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.option(), "--op");
+    }
+}
+
 // ---- defect 9: a time printed as 0.00 ----------------------------------------------------------
 
 TEST(NcclTimeZero, NotReDerivedAndSaidSo) {
