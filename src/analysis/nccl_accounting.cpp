@@ -1,6 +1,7 @@
 // An nccl-tests log accounted for: re-derived bandwidths, records on the selected GPUs, the α–β fit.
 // The formulas are in include/bwacct/ingest_nccl.h and docs/formulas.md ("nccl-tests logs").
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -80,6 +81,15 @@ std::string size_text(double bytes) {
 }  // namespace
 
 double printed_half_unit(const PrintedNumber& p) { return 0.5 * std::pow(10.0, -p.decimals); }
+
+namespace {
+std::vector<std::string> gpu_ids(const std::vector<const GpuSpec*>& gpus) {
+    std::vector<std::string> ids;
+    for (const GpuSpec* g : gpus)
+        ids.push_back(g->id);
+    return ids;
+}
+}  // namespace
 
 namespace {
 
@@ -317,8 +327,6 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
     rep.file = file;
     rep.format = log.format;
     rep.warnings = log.warnings;
-    for (const GpuSpec* g : gpus)
-        rep.gpus.push_back(g->id);
     const bool several = log.runs.size() > 1;
     for (std::size_t i = 0; i < log.runs.size(); ++i) {
         const NcclRun& run = log.runs[i];
@@ -357,7 +365,13 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
         }
         if (!run.program.empty())
             part.fields.push_back({"program", run.program});
-        RunResult rr = account_run(run, i, several, file, kind, kind_from, in, gpus, rep, part.fields);
+        const std::vector<const GpuSpec*>& on = i < in.run_gpus.size() && !in.run_gpus[i].empty() ? in.run_gpus[i] : gpus;
+        for (const GpuSpec* g : on)
+            if (std::find(rep.gpus.begin(), rep.gpus.end(), g->id) == rep.gpus.end())
+                rep.gpus.push_back(g->id);
+        if (several)
+            part.fields.push_back({"gpus", fmt::format("{}", fmt::join(gpu_ids(on), ","))});
+        RunResult rr = account_run(run, i, several, file, kind, kind_from, in, on, rep, part.fields);
         part.records_end = rep.records.size();
         part.fields.push_back({"rows", static_cast<std::uint64_t>(run.rows.size())});
         part.title = fmt::format("run {} of {}: {} over {} rank(s){}", i + 1, log.runs.size(), collective_name(kind), rr.ranks,

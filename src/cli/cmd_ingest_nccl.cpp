@@ -53,6 +53,13 @@ CommandSpec ingest_nccl_command() {
             if (device.empty())
                 device = run.device_name;
         const auto gpus = ingest_gpus(args, catalog, device, "");
+        // Runs on another device (a paste of an H100 run and an A100 run) are analysed on their own GPU
+        // unless --gpu names the GPUs for all.
+        if (!args.given("--gpu") && log.runs.size() > 1)
+            for (const NcclRun& run : log.runs)
+                in.run_gpus.push_back(run.device_name.empty() || run.device_name == device
+                                          ? std::vector<const GpuSpec*>{}
+                                          : ingest_gpus(args, catalog, run.device_name, ""));
         const IngestReport report = account_nccl(log, path, in, gpus);
         return emit_ingest(report, gpus, args, env);
     };

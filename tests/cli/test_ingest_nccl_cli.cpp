@@ -143,6 +143,11 @@ TEST(IngestNccl, SeveralRunsAreReportedSeparately) {
             EXPECT_EQ(r.at("matches_log"), "yes") << r.dump();
     }
     EXPECT_EQ(num_u(j, "records_total"), 66u);
+    // Each run on its own GPU: the all_reduce and the reduce ran on H100s, the alltoall on A100s.
+    EXPECT_EQ(j.at("runs")[0].at("gpus"), "h100-sxm");
+    EXPECT_EQ(j.at("runs")[1].at("gpus"), "a100-sxm-40gb");
+    EXPECT_EQ(j.at("runs")[2].at("gpus"), "h100-sxm");
+    EXPECT_EQ(j.at("gpus"), json::parse(R"(["h100-sxm", "a100-sxm-40gb"])"));
     const RunResult t = run_bwacct({"ingest", "nccl-tests", file});
     ASSERT_TRUE(succeeded(t)) << report(t);
     EXPECT_NE(t.out.find("== run 2 of 3: alltoall over 8 rank(s)"), std::string::npos) << t.out;
