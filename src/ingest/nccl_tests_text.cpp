@@ -70,7 +70,7 @@ std::size_t stream_tag_at(std::string_view s, std::size_t i) {
     if (i >= s.size() || s[i] != '<')
         return 0;
     std::size_t j = i + 1;
-    while (j < s.size() && s[j] >= 'a' && s[j] <= 'z')
+    while (j < s.size() && j - i < 16 && s[j] >= 'a' && s[j] <= 'z')
         ++j;
     if (j == i + 1 || j + 1 >= s.size() || s[j] != '>' || s[j + 1] != ':')
         return 0;
@@ -98,10 +98,10 @@ std::size_t rank_tag_at(std::string_view s, std::size_t i) {
 std::size_t keyvalue_tag_at(std::string_view s, std::size_t i) {
     if (i >= s.size() || s[i] != '(')
         return 0;
-    const std::size_t close = s.find(')', i);
-    if (close == std::string_view::npos || close - i > 200)
+    const std::size_t close = s.substr(i, 201).find(')');  // bounded: a line of '(' stays linear
+    if (close == std::string_view::npos)
         return 0;
-    const std::string_view inside = s.substr(i + 1, close - i - 1);
+    const std::string_view inside = s.substr(i + 1, close - 1);
     bool pair = false;
     std::size_t k = 0;
     while (k < inside.size()) {
@@ -125,7 +125,7 @@ std::size_t keyvalue_tag_at(std::string_view s, std::size_t i) {
             pair = true;
         }
     }
-    return pair ? close + 1 - i : 0;
+    return pair ? close + 1 : 0;
 }
 
 // A time or date stamp: "2024-05-01", "12:34:56.789", "2024-05-01T12:34:56Z", "[12:34:56]",
