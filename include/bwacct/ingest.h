@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -36,6 +37,16 @@ struct Section {
     std::vector<std::string> notes;       // printed under the table; a JSON array
 };
 
+// One part of a file analysed on its own (nccl-tests: one run of a file pasting several): its own
+// fields (JSON only), sections and notes, and the slice [records_begin, records_end) of the records.
+struct IngestRun {
+    std::string title;                                 // table heading: "run 2 of 3: alltoall, 8 ranks (lines 40–80)"
+    std::vector<std::pair<std::string, Cell>> fields;  // JSON: "collective", "ranks", ...
+    std::vector<Section> sections;
+    std::vector<std::string> notes;
+    std::size_t records_begin = 0, records_end = 0;
+};
+
 struct IngestReport {
     std::string tool;                   // "nccl-tests", "torch-trace", "nsys", "ncu", "babelstream"
     std::string file;                   // the path as given
@@ -45,6 +56,9 @@ struct IngestReport {
     std::vector<Section> sections;      // summaries
     std::vector<std::string> notes;     // one-line findings for the whole file
     std::vector<std::string> warnings;  // lines skipped or distrusted, printed on stderr in table view
+    // Parts analysed on their own. With one run its sections are also `sections` (so readers of the
+    // single-run layout keep working); with several, `sections` is empty and each run carries its own.
+    std::vector<IngestRun> runs;
 };
 
 // A record for a time another tool measured: `cost` analysed on every GPU with `time_us` as the
@@ -53,7 +67,9 @@ Record ingested_record(std::vector<Param> params, Cost cost, double time_us, con
 
 // Table: a compact row per record (at most `top` of them when top > 0), then each section, then
 // the notes. JSON: {"schema":"bwacct.ingest/1","tool","file","format","gpus","records":[bwacct.op/1
-// objects],"sections":{key:{"title","rows":[{column key: cell}],"notes"}},"notes","warnings"}.
+// objects],"sections":{key:{"title","rows":[{column key: cell}],"notes"}},"notes","warnings"}, and
+// when the report has runs, "runs":[{field: value, ..., "records_total", "sections", "notes"}]; the
+// table and Markdown views print each run's sections under its own heading.
 // JSONL and CSV: the records only (as `bwacct gemm --format jsonl|csv` would print them; CSV one
 // block with its own header per op, blocks separated by a blank line), so they stay machine-readable; a report without records
 // (BabelStream, nsys, ncu) prints its sections instead: JSONL one object per row with a "section" key, CSV one block per section

@@ -39,20 +39,36 @@ struct NcclRow {
     std::optional<NcclResult> out_of_place, in_place;
 };
 
-struct NcclLog {
-    std::string format;             // "nccl-tests text (2.x: redop, root, #wrong)", "nccl-tests -J JSON (version 1)", ...
-    std::string program;            // "all_reduce_perf" when the file says (test name line, JSON args[0]); else empty
-    std::set<std::uint64_t> ranks;  // from the "# Rank N" lines (JSON: devices[].rank)
-    std::set<std::string> hosts;    // host names of the "# Rank" lines (JSON: devices[].hostname)
-    std::string device_name;        // the first rank's device ("NVIDIA H100 80GB HBM3")
-    std::optional<std::uint64_t> header_threads, header_gpus;  // "# nThread 1 nGpus 8"
+// One run: the output of one nccl-tests invocation (a header block, its "# Rank" lines, its rows).
+// A file may hold several (a README pasting all_reduce, then alltoall, then a 1-GPU reduce).
+struct NcclRun {
+    std::string program;              // "all_reduce_perf" when the run says (test name line, command line, JSON args[0])
+    std::set<std::uint64_t> ranks;    // rank ids of the "# Rank N" lines (JSON: devices[].rank); may be elided
+    std::set<std::string> hosts;      // host names of the "# Rank" lines (JSON: devices[].hostname)
+    std::set<std::string> processes;  // "host pid" of the "# Rank" lines: one per process
+    // The most processes one rank id was listed by: > 1 when independent runs (each with its own
+    // rank 0) wrote into the same file at once, their rows interleaved (two single-process srun tasks).
+    std::uint64_t processes_per_rank_id = 1;
+    std::string device_name;                                   // the first rank's device ("NVIDIA H100 80GB HBM3")
+    std::optional<std::uint64_t> header_threads, header_gpus;  // "# nThread 1 nGpus 8": ranks per process = product
+    std::optional<std::uint64_t> launcher_processes;           // "-np 16" on the run's mpirun/srun command line
     std::vector<NcclRow> rows;
     std::optional<double> avg_busbw_GBps;  // "# Avg bus bandwidth"
-    std::vector<std::string> warnings;     // lines that look like rows but could not be read
+    int first_line = 0, last_line = 0;     // 1-based lines of the text log the run spans; 0 in JSON
 };
 
-// Parses nccl-tests text or -J JSON (recognised by its first character). Throws InputError naming
-// `origin` when the text holds no nccl-tests result row, or is JSON of another shape.
+struct NcclLog {
+    std::string format;                 // "nccl-tests text (2.x: redop, root, #wrong)", "nccl-tests -J JSON (version 1)", ...
+    std::vector<NcclRun> runs;          // in file order; each has at least one row
+    std::vector<std::string> warnings;  // lines that look like rows but could not be read
+};
+
+// Parses nccl-tests text or -J JSON (recognised by its first character). Text is split into runs at
+// each new header block ("# nThread"), "# Collective test starting", repeated column header, "# Rank"
+// list after rows, command line naming a *_perf program after rows, and row after "# Avg bus
+// bandwidth". Launcher tags are removed wherever they stand in a line (src/ingest/nccl_tests_text.cpp,
+// strip_launcher_tags). Throws InputError naming `origin` when the text holds no nccl-tests result
+// row, or is JSON of another shape.
 NcclLog parse_nccl_tests(const std::string& text, const std::string& origin);
 
 // The collective a program or file name names: "all_reduce_perf", "allgather.log", ...
@@ -67,13 +83,36 @@ std::optional<CollectiveKind> collective_from_name(std::string_view name);
 //   - the α–β fit over the out-of-place times (include/bwacct/alpha_beta.h), n½ = α·β and the
 //     regime of each row (latency below n½, bandwidth above);
 //   - the mean of every printed busbw against the log's "Avg bus bandwidth".
+//   - the rank count of each run from every clue it has (resolve_nccl_ranks below).
 struct NcclAccountingInput {
-    CollectiveKind kind = CollectiveKind::allreduce;
-    std::string kind_from;               // "the test name line", "--op", ...
-    std::optional<std::uint64_t> ranks;  // --ranks; else the "# Rank" lines, else nThread × nGpus
+    std::optional<CollectiveKind> kind;       // --op: every run; else each run's program, else `file_kind`
+    std::optional<CollectiveKind> file_kind;  // the collective the file name names
+    std::optional<std::uint64_t> ranks;       // --ranks: every run; else resolve_nccl_ranks
+    // The GPUs of each run when they differ (a paste of an H100 run and an A100 run); empty: `gpus`.
+    std::vector<std::vector<const GpuSpec*>> run_gpus;
 };
 IngestReport account_nccl(const NcclLog& log, const std::string& file, const NcclAccountingInput& in,
                           const std::vector<const GpuSpec*>& gpus);
+
+// The rank count of one run from every clue in it:
+//   - the "# Rank" lines: n ≥ the highest rank id + 1 (lists are often elided: 0, 1, 62, 63 of 64);
+//   - the header: n is a multiple of nThread × nGpus (ranks per process), equal to it × the launcher's
+//     -np, or × the processes of a complete rank list;
+//   - the printed rows: busbw = algbw · f(n) with f = 2(n−1)/n (allreduce) or (n−1)/n (allgather,
+//     reducescatter, alltoall), so every row bounds f by its rounding, (busbw ∓ h)/(algbw ± h), and the
+//     intersection over rows bounds n (often to one value).
+// The count is the one every clue allows, taken in the order rank lines, row ratio, header; `from`
+// says which. Throws InputError naming `origin` when no count satisfies every clue.
+struct NcclRanks {
+    std::uint64_t n = 0;
+    std::string from;  // "rank_lines", "highest_rank", "busbw_algbw_ratio", "header", "header_x_processes", "--ranks"
+    std::string why;   // one line for the table: "16 from the 16 \"# Rank\" lines, ..."
+    std::optional<std::uint64_t> rank_lines, highest_rank_plus_one, per_process, header_total;
+    std::optional<std::uint64_t> ratio_min, ratio_max;  // ratio_max absent: unbounded above
+    std::vector<std::string> notes;                     // clues that disagree with a given --ranks, etc.
+};
+NcclRanks resolve_nccl_ranks(const NcclRun& run, CollectiveKind kind, std::optional<std::uint64_t> given,
+                             const std::string& origin);
 
 // The result a printed (rounded) value stands for: [value − h, value + h], h = ½·10^−decimals.
 double printed_half_unit(const PrintedNumber& p);

@@ -1,6 +1,7 @@
 // An nccl-tests log accounted for: re-derived bandwidths, records on the selected GPUs, the α–β fit.
 // The formulas are in include/bwacct/ingest_nccl.h and docs/formulas.md ("nccl-tests logs").
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -41,54 +42,30 @@ DType nccl_dtype(const std::string& type) {
 }
 
 struct Check {
+    bool derivable = true;  // false: the printed time's interval reaches 0 (time 0.00), size/time is unbounded
     bool ok = true;
-    double algbw = 0, busbw = 0;  // re-derived from the unrounded-interval midpoint
+    double algbw = 0, busbw = 0;  // re-derived from the printed time
 };
 
 Check check_result(std::uint64_t size, const NcclResult& r, double factor) {
     Check c;
-    if (size == 0) {
+    if (size == 0) {  // nothing moved: nccl-tests prints 0 whatever the time
         c.ok = r.algbw_GBps.value == 0 && r.busbw_GBps.value == 0;
         return c;
     }
     const double s = static_cast<double>(size);
     const double h = printed_half_unit(r.time_us);
     const double t = r.time_us.value;
+    if (!(t - h > 0)) {  // time printed as 0.00 (or negative): [t − h, t + h) holds 0, size/time has no bound
+        c.derivable = false;
+        c.ok = false;
+        return c;
+    }
     c.algbw = s / t / 1e3;
     c.busbw = c.algbw * factor;
-    if (t - h <= 0)
-        return c;  // time printed as 0: no interval to check against
     const Interval a{s / (t + h) / 1e3, s / (t - h) / 1e3};
     c.ok = printed_within(r.algbw_GBps, a) && printed_within(r.busbw_GBps, {a.lo * factor, a.hi * factor});
     return c;
-}
-
-std::uint64_t resolve_ranks(const NcclLog& log, const NcclAccountingInput& in, std::vector<std::string>& notes) {
-    const std::optional<std::uint64_t> header =
-        log.header_threads && log.header_gpus ? std::optional(*log.header_threads * *log.header_gpus) : std::nullopt;
-    if (in.ranks) {
-        notes.push_back(fmt::format("ranks: {} (--ranks)", *in.ranks));
-        return *in.ranks;
-    }
-    if (!log.ranks.empty()) {
-        const std::uint64_t n = log.ranks.size();
-        if (header && *header != n)
-            notes.push_back(
-                fmt::format("ranks: {} from the log's rank list; the header's nThread × nGpus = {} counts "
-                            "one process only ({} processes)",
-                            n, *header, *header > 0 && n % *header == 0 ? n / *header : 0));
-        else
-            notes.push_back(fmt::format("ranks: {} from the log's rank list", n));
-        return n;
-    }
-    if (header) {
-        notes.push_back(
-            fmt::format("ranks: {} from the header (nThread × nGpus): the log lists no \"# Rank\" lines, so "
-                        "other processes are not counted; give --ranks if it ran under mpirun",
-                        *header));
-        return *header;
-    }
-    throw InputError("--ranks", "the log lists no ranks (no \"# Rank\" lines or nGpus header); give --ranks N");
 }
 
 std::string size_text(double bytes) {
@@ -105,31 +82,70 @@ std::string size_text(double bytes) {
 
 double printed_half_unit(const PrintedNumber& p) { return 0.5 * std::pow(10.0, -p.decimals); }
 
-IngestReport account_nccl(const NcclLog& log, const std::string& file, const NcclAccountingInput& in,
-                          const std::vector<const GpuSpec*>& gpus) {
-    IngestReport rep;
-    rep.tool = "nccl-tests";
-    rep.file = file;
-    rep.format = log.format;
-    rep.warnings = log.warnings;
+namespace {
+std::vector<std::string> gpu_ids(const std::vector<const GpuSpec*>& gpus) {
+    std::vector<std::string> ids;
     for (const GpuSpec* g : gpus)
-        rep.gpus.push_back(g->id);
-    rep.notes.push_back(fmt::format("collective: {} ({})", collective_name(in.kind), in.kind_from));
-    const std::uint64_t ranks = resolve_ranks(log, in, rep.notes);
+        ids.push_back(g->id);
+    return ids;
+}
+}  // namespace
+
+namespace {
+
+// One run accounted for: its sections, notes and records (appended to `records`).
+struct RunResult {
+    std::vector<Section> sections;
+    std::vector<std::string> notes;
+    std::uint64_t ranks = 0;
+};
+
+RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, const std::string& file, CollectiveKind kind,
+                      const std::string& kind_from, const NcclAccountingInput& in, const std::vector<const GpuSpec*>& gpus,
+                      IngestReport& rep, std::vector<std::pair<std::string, Cell>>& fields) {
+    RunResult out;
+    const std::string warn_prefix = several ? fmt::format("run {}: ", run_index + 1) : std::string();
+    out.notes.push_back(fmt::format("collective: {} ({})", collective_name(kind), kind_from));
+    const NcclRanks rk = resolve_nccl_ranks(log, kind, in.ranks, file);
+    const std::uint64_t ranks = rk.n;
+    out.ranks = ranks;
+    out.notes.push_back(fmt::format("ranks: {}", rk.why));
+    for (const std::string& n : rk.notes)
+        out.notes.push_back(n);
+    fields.push_back({"collective", std::string(collective_name(kind))});
+    fields.push_back({"collective_from", kind_from});
+    fields.push_back({"ranks", ranks});
+    fields.push_back({"ranks_from", rk.from});
+    if (rk.rank_lines)
+        fields.push_back({"rank_lines", *rk.rank_lines});
+    if (rk.highest_rank_plus_one)
+        fields.push_back({"highest_rank", *rk.highest_rank_plus_one - 1});
+    if (rk.per_process)
+        fields.push_back({"header_ranks_per_process", *rk.per_process});
+    if (rk.header_total)
+        fields.push_back({"header_ranks", *rk.header_total});
+    if (rk.ratio_min)
+        fields.push_back({"ratio_ranks_min", *rk.ratio_min});
+    if (rk.ratio_max)
+        fields.push_back({"ratio_ranks_max", *rk.ratio_max});
+    const double factor = bus_factor(kind, ranks);
     if (ranks < 2)
-        throw InputError("--ranks", fmt::format("{} rank(s): a collective needs at least 2", ranks));
-    const double factor = bus_factor(in.kind, ranks);
-    if (log.hosts.size() > 1)
-        rep.notes.push_back(
+        out.notes.push_back(
+            fmt::format("{} rank: nothing crosses a link, so no records are costed (a collective's cost needs "
+                        "at least 2 ranks); its rows are re-derived with nccl-tests' factor {:.4g}",
+                        ranks, factor));
+    if (log.hosts.size() > 1 && log.processes_per_rank_id == 1)
+        out.notes.push_back(
             fmt::format("the ranks span {} hosts: traffic between hosts crosses the network (its NIC bandwidth "
                         "per GPU is not in the catalog), so % of link below compares with the scale-up link "
                         "inside one host only",
                         log.hosts.size()));
 
+    const std::size_t first_record = rep.records.size();
     Section rows;
     rows.key = "rows";
     rows.title = fmt::format("results re-derived: algbw = size / time, busbw = algbw × {:.4g} ({} over {} ranks)", factor,
-                             collective_name(in.kind), ranks);
+                             collective_name(kind), ranks);
     rows.columns = {{"size_bytes", "size B", 0},
                     {"placement", "placement", 0},
                     {"time_us", "time µs", 2},
@@ -142,7 +158,7 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
                     {"regime", "regime", 0}};
 
     std::vector<AlphaBetaPoint> fit_points;
-    std::size_t mismatched = 0, wrong_rows = 0, skipped = 0, printed_results = 0;
+    std::size_t mismatched = 0, wrong_rows = 0, skipped = 0, printed_results = 0, underivable = 0;
     double busbw_sum = 0;
     struct Pending {
         std::size_t row;  // index into rows.rows, for the regime filled after the fit
@@ -159,21 +175,28 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
             const Check c = check_result(row.size, r, factor);
             ++printed_results;
             busbw_sum += r.busbw_GBps.value;
-            if (!c.ok)
+            if (!c.derivable)
+                ++underivable;
+            else if (!c.ok)
                 ++mismatched;
             if (r.wrong && *r.wrong > 0)
                 ++wrong_rows;
             pending.push_back({rows.rows.size(), row.size});
             rows.rows.push_back({row.size, std::string(placement), r.time_us.value, r.algbw_GBps.value, r.busbw_GBps.value,
-                                 row.size ? Cell(c.algbw) : Cell(), row.size ? Cell(c.busbw) : Cell(),
-                                 std::string(c.ok ? "yes" : "NO"), r.wrong ? Cell(*r.wrong) : Cell(std::string("N/A")), Cell()});
-            if (row.size == 0 || !(r.time_us.value > 0))
+                                 c.derivable ? Cell(c.algbw) : Cell(), c.derivable ? Cell(c.busbw) : Cell(),
+                                 std::string(!c.derivable ? "not re-derivable"
+                                             : c.ok       ? "yes"
+                                                          : "NO"),
+                                 r.wrong ? Cell(*r.wrong) : Cell(std::string("N/A")), Cell()});
+            if (row.size == 0 || !c.derivable)
                 continue;
             const bool out_of_place = std::string_view(placement) == "out-of-place";
             if (out_of_place || !row.out_of_place)
                 fit_points.push_back({static_cast<double>(row.size), r.time_us.value});
+            if (ranks < 2)
+                continue;
             CollectiveDesc d;
-            d.kind = in.kind;
+            d.kind = kind;
             d.ranks = ranks;
             d.size_bytes = row.size;
             d.dtype = nccl_dtype(row.type);
@@ -184,20 +207,29 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
                 params.push_back({"redop", row.redop});
             if (row.line > 0)
                 params.push_back({"line", static_cast<std::uint64_t>(row.line)});
+            if (several)
+                params.push_back({"run", static_cast<std::uint64_t>(run_index + 1)});
             try {
                 rep.records.push_back(ingested_record(std::move(params), collective_cost(d), r.time_us.value, gpus));
             } catch (const InputError& e) {
                 ++skipped;  // e.g. a size that is not a whole number of elements per rank
                 if (skipped <= 3)
-                    rep.warnings.push_back(fmt::format("size {} not costed: {}", row.size, e.what()));
+                    rep.warnings.push_back(fmt::format("{}size {} not costed: {}", warn_prefix, row.size, e.what()));
             }
         }
     }
+    const std::size_t derived = printed_results - underivable;
     rows.notes.push_back(mismatched == 0
-                             ? fmt::format("all {} results match the log to its printed precision", printed_results)
-                             : fmt::format("{} of {} results do NOT match the log (rows marked NO): the log's rank count or "
-                                           "collective may differ from what was assumed, or the log was edited",
-                                           mismatched, printed_results));
+                             ? fmt::format("all {} re-derived results match the log to its printed precision", derived)
+                             : fmt::format("{} of {} re-derived results do NOT match the log (rows marked NO): the log's rank "
+                                           "count or collective may differ from what was assumed, or the log was edited",
+                                           mismatched, derived));
+    if (underivable > 0)
+        rows.notes.push_back(fmt::format(
+            "{} result(s) not re-derived (marked \"not re-derivable\"): the time is printed as 0 to the log's precision, "
+            "so its rounding interval reaches 0 µs and size / time has no finite value; left out of the check, the α–β fit "
+            "and the records",
+            underivable));
     if (wrong_rows > 0)
         rows.notes.push_back(
             fmt::format("{} results report wrong elements (#wrong > 0): nccl-tests found corrupted data; "
@@ -250,10 +282,12 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
     peak.columns = {{"gpu", "gpu", 0},   {"size_bytes", "at size B", 0},          {"busbw_GBps", "busbw GB/s", 2},
                     {"link", "link", 0}, {"link_GBps", "link GB/s (one way)", 1}, {"util_link", "% of link", 1}};
     const Record* best = nullptr;
-    for (const Record& r : rep.records)
+    for (std::size_t i = first_record; i < rep.records.size(); ++i) {
+        const Record& r = rep.records[i];
         if (!r.verdicts.empty() && r.verdicts.front().busbw_GBps &&
             (best == nullptr || *r.verdicts.front().busbw_GBps > *best->verdicts.front().busbw_GBps))
             best = &r;
+    }
     if (best != nullptr)
         for (const Verdict& v : best->verdicts) {
             const double util = v.peaks.link_GBps && *v.peaks.link_GBps > 0 ? *v.busbw_GBps / *v.peaks.link_GBps : 0;
@@ -265,7 +299,11 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
                     "(NVLS) or another in-network reduction moved less data than the ring formula assumes",
                     v.gpu, *v.busbw_GBps, *v.peaks.link_GBps));
         }
-    if (log.avg_busbw_GBps && printed_results > 0) {
+    if (log.avg_busbw_GBps && log.processes_per_rank_id > 1)
+        peak.notes.push_back(
+            "the log's Avg bus bandwidth is each independent run's own; the rows of all of them interleave "
+            "here, so it is not compared");
+    else if (log.avg_busbw_GBps && printed_results > 0) {
         const double mean = busbw_sum / static_cast<double>(printed_results);
         // Each printed busbw is rounded by up to ½·10^−2: the mean of the printed values is within 0.005.
         const bool agrees = std::abs(mean - *log.avg_busbw_GBps) <= 0.005 + 0.0005 + 1e-9;
@@ -275,8 +313,82 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
                         *log.avg_busbw_GBps, agrees ? "matches" : "does NOT match", printed_results, mean));
     }
     if (skipped > 3)
-        rep.warnings.push_back(fmt::format("{} more sizes not costed", skipped - 3));
-    rep.sections = {std::move(rows), std::move(fit), std::move(peak)};
+        rep.warnings.push_back(fmt::format("{}{} more sizes not costed", warn_prefix, skipped - 3));
+    out.sections = {std::move(rows), std::move(fit), std::move(peak)};
+    return out;
+}
+
+}  // namespace
+
+IngestReport account_nccl(const NcclLog& log, const std::string& file, const NcclAccountingInput& in,
+                          const std::vector<const GpuSpec*>& gpus) {
+    IngestReport rep;
+    rep.tool = "nccl-tests";
+    rep.file = file;
+    rep.format = log.format;
+    rep.warnings = log.warnings;
+    const bool several = log.runs.size() > 1;
+    for (std::size_t i = 0; i < log.runs.size(); ++i) {
+        const NcclRun& run = log.runs[i];
+        CollectiveKind kind{};
+        std::string kind_from;
+        if (in.kind) {
+            kind = *in.kind;
+            kind_from = "--op";
+        } else if (const auto k = collective_from_name(run.program)) {
+            kind = *k;
+            kind_from = "the log's test name " + run.program;
+        } else if (!run.program.empty()) {  // gather_perf, hypercube_perf: not a collective bwacct costs
+            throw InputError(
+                "--op",
+                fmt::format("{}the log's test {} is not one of the collectives bwacct costs; give --op "
+                            "allreduce|allgather|reducescatter|broadcast|reduce|alltoall|sendrecv to "
+                            "read it as one",
+                            several ? fmt::format("run {} (lines {}–{}): ", i + 1, run.first_line, run.last_line) : std::string(),
+                            run.program));
+        } else if (in.file_kind) {
+            kind = *in.file_kind;
+            kind_from = "the file name";
+        } else {
+            throw InputError("--op",
+                             fmt::format("{}the log does not name its collective; give --op allreduce|allgather|"
+                                         "reducescatter|broadcast|reduce|alltoall|sendrecv",
+                                         several ? fmt::format("run {} (lines {}–{}): ", i + 1, run.first_line, run.last_line)
+                                                 : std::string()));
+        }
+        IngestRun part;
+        part.records_begin = rep.records.size();
+        part.fields.push_back({"run", static_cast<std::uint64_t>(i + 1)});
+        if (run.first_line > 0) {
+            part.fields.push_back({"first_line", static_cast<std::uint64_t>(run.first_line)});
+            part.fields.push_back({"last_line", static_cast<std::uint64_t>(run.last_line)});
+        }
+        if (!run.program.empty())
+            part.fields.push_back({"program", run.program});
+        const std::vector<const GpuSpec*>& on = i < in.run_gpus.size() && !in.run_gpus[i].empty() ? in.run_gpus[i] : gpus;
+        for (const GpuSpec* g : on)
+            if (std::find(rep.gpus.begin(), rep.gpus.end(), g->id) == rep.gpus.end())
+                rep.gpus.push_back(g->id);
+        if (several)
+            part.fields.push_back({"gpus", fmt::format("{}", fmt::join(gpu_ids(on), ","))});
+        RunResult rr = account_run(run, i, several, file, kind, kind_from, in, on, rep, part.fields);
+        part.records_end = rep.records.size();
+        part.fields.push_back({"rows", static_cast<std::uint64_t>(run.rows.size())});
+        part.title = fmt::format("run {} of {}: {} over {} rank(s){}", i + 1, log.runs.size(), collective_name(kind), rr.ranks,
+                                 run.first_line > 0 ? fmt::format(", lines {}–{}", run.first_line, run.last_line) : "");
+        part.sections = std::move(rr.sections);
+        part.notes = std::move(rr.notes);
+        rep.runs.push_back(std::move(part));
+    }
+    if (several) {
+        rep.notes.push_back(
+            fmt::format("the file holds {} runs (new header block, test name, column header or collective): "
+                        "each is analysed on its own below; records carry run=N",
+                        log.runs.size()));
+    } else {
+        rep.sections = rep.runs.front().sections;
+        rep.notes = rep.runs.front().notes;
+    }
     return rep;
 }
 

@@ -21,7 +21,10 @@ CommandSpec ingest_nccl_command() {
          "the collective when the log does not say (allreduce, allgather, reducescatter, broadcast, reduce, alltoall, "
          "sendrecv)",
          ""});
-    c.options.push_back({"--ranks", "the rank count when the log's \"# Rank\" lines are missing or incomplete", ""});
+    c.options.push_back({"--ranks",
+                         "the rank count of every run, overriding the log's clues (\"# Rank\" lines, nGpus header, "
+                         "busbw/algbw ratio)",
+                         ""});
     c.run = [](const Args& args, const Env& env) {
         const std::string& path = args.get("file");
         const std::string text =
@@ -36,18 +39,8 @@ CommandSpec ingest_nccl_command() {
                                  "unknown collective '" + args.get("--op") +
                                      "'; accepted: allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv");
             in.kind = *k;
-            in.kind_from = "--op";
-        } else if (auto k = collective_from_name(log.program)) {
-            in.kind = *k;
-            in.kind_from = "the log's test name " + log.program;
-        } else if (auto kf = collective_from_name(path)) {
-            in.kind = *kf;
-            in.kind_from = "the file name";
-        } else {
-            throw InputError("--op",
-                             "the log does not name its collective; give --op allreduce|allgather|reducescatter|"
-                             "broadcast|reduce|alltoall|sendrecv");
         }
+        in.file_kind = collective_from_name(path);
         if (!args.get("--ranks").empty()) {
             const auto v = parse_values(args.get("--ranks"), "--ranks", ValueKind::count);
             if (v.size() != 1)
@@ -55,7 +48,18 @@ CommandSpec ingest_nccl_command() {
             in.ranks = static_cast<std::uint64_t>(v.front());
         }
         const Catalog catalog = catalog_for(args);
-        const auto gpus = ingest_gpus(args, catalog, log.device_name, "");
+        std::string device;
+        for (const NcclRun& run : log.runs)
+            if (device.empty())
+                device = run.device_name;
+        const auto gpus = ingest_gpus(args, catalog, device, "");
+        // Runs on another device (a paste of an H100 run and an A100 run) are analysed on their own GPU
+        // unless --gpu names the GPUs for all.
+        if (!args.given("--gpu") && log.runs.size() > 1)
+            for (const NcclRun& run : log.runs)
+                in.run_gpus.push_back(run.device_name.empty() || run.device_name == device
+                                          ? std::vector<const GpuSpec*>{}
+                                          : ingest_gpus(args, catalog, run.device_name, ""));
         const IngestReport report = account_nccl(log, path, in, gpus);
         return emit_ingest(report, gpus, args, env);
     };

@@ -63,8 +63,9 @@ NcclLog parse_nccl_json(const std::string& text, const std::string& origin) {
     }
     if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array())
         throw InputError(origin, "is JSON without a \"results\" array; expected nccl-tests -J JSON");
-    NcclLog log;
-    log.format = fmt::format("nccl-tests -J JSON (version {})", doc.contains("version") ? doc["version"].dump() : "?");
+    NcclLog file;
+    NcclRun log;
+    file.format = fmt::format("nccl-tests -J JSON (version {})", doc.contains("version") ? doc["version"].dump() : "?");
     if (doc.contains("args") && doc["args"].is_array() && !doc["args"].empty() && doc["args"][0].is_string())
         log.program = doc["args"][0].get<std::string>();
     if (doc.contains("config") && doc["config"].is_object()) {
@@ -116,7 +117,8 @@ NcclLog parse_nccl_json(const std::string& text, const std::string& origin) {
     }
     if (log.rows.empty())
         throw InputError(origin, "has an empty \"results\" array; expected nccl-tests -J JSON with results");
-    return log;
+    file.runs.push_back(std::move(log));
+    return file;
 }
 
 }  // namespace bwacct::detail

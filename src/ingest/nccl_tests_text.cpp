@@ -3,12 +3,17 @@
 //   older:        size count type redop       time algbw busbw error   time algbw busbw error
 //   all_gather:   size count type             time algbw busbw error   time algbw busbw error
 // The column header line ("#  size  count  type ...") fixes the layout when present; without it the
-// token count does. Around the rows: "#" comment lines (the "# Rank" lines give the rank count),
-// "NCCL INFO" lines, markdown indentation and mpirun --tag-output prefixes ("[1,0]<stdout>:").
+// token count does. Around the rows: "#" comment lines (the "# Rank" lines, the header), "NCCL
+// INFO/WARN" lines, markdown indentation and fences, CRLF, and launcher tags anywhere in a line
+// (strip_launcher_tags). A line that lost its "#" (markdown) is still read as the header line it is.
+// The file is split into runs (include/bwacct/ingest_nccl.h).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
+#include <set>
 #include <string_view>
 #include <system_error>
 
@@ -56,23 +61,150 @@ bool parse_u64(std::string_view s, std::uint64_t& out) {
     return ec == std::errc() && p == s.data() + s.size();
 }
 
-// "[1,0]<stdout>:" or "[1,3]<stderr>:" at the start of a line (mpirun --tag-output).
-std::string_view strip_mpi_tag(std::string_view s) {
-    if (s.empty() || s.front() != '[')
-        return s;
-    const std::size_t close = s.find(']');
-    if (close == std::string_view::npos)
-        return s;
-    const std::string_view inside = s.substr(1, close - 1);
-    const std::size_t comma = inside.find(',');
-    if (comma == std::string_view::npos || !is_digits(inside.substr(0, comma)) || !is_digits(inside.substr(comma + 1)))
-        return s;
-    std::string_view rest = s.substr(close + 1);
-    for (const std::string_view tag : {std::string_view("<stdout>:"), std::string_view("<stderr>:")})
-        if (rest.substr(0, tag.size()) == tag)
-            return rest.substr(tag.size());
-    return s;
+bool is_ident_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
 }
+
+// "<stdout>:", "<stderr>:", "<stddiag>:" at s[i]: a stream tag. Returns its length, 0 if none.
+std::size_t stream_tag_at(std::string_view s, std::size_t i) {
+    if (i >= s.size() || s[i] != '<')
+        return 0;
+    std::size_t j = i + 1;
+    while (j < s.size() && j - i < 16 && s[j] >= 'a' && s[j] <= 'z')
+        ++j;
+    if (j == i + 1 || j + 1 >= s.size() || s[j] != '>' || s[j + 1] != ':')
+        return 0;
+    return j + 2 - i;
+}
+
+// "[1,0]<stdout>:" (mpirun --tag-output: job and rank in brackets, then a stream tag) at s[i].
+std::size_t rank_tag_at(std::string_view s, std::size_t i) {
+    if (i >= s.size() || s[i] != '[')
+        return 0;
+    std::size_t j = i + 1;
+    bool digit = false;
+    while (j < s.size() && j - i < 40 && ((s[j] >= '0' && s[j] <= '9') || s[j] == ',')) {
+        digit = digit || s[j] != ',';
+        ++j;
+    }
+    if (!digit || j >= s.size() || s[j] != ']')
+        return 0;
+    const std::size_t stream = stream_tag_at(s, j + 1);
+    return stream ? j + 1 + stream - i : 0;
+}
+
+// "(head, rank=0, pid=3808)" (Ray, SkyPilot: a parenthesised group of names and key=value pairs,
+// at least one of them key=value) at s[i].
+std::size_t keyvalue_tag_at(std::string_view s, std::size_t i) {
+    if (i >= s.size() || s[i] != '(')
+        return 0;
+    const std::size_t close = s.substr(i, 201).find(')');  // bounded: a line of '(' stays linear
+    if (close == std::string_view::npos)
+        return 0;
+    const std::string_view inside = s.substr(i + 1, close - 1);
+    bool pair = false;
+    std::size_t k = 0;
+    while (k < inside.size()) {
+        while (k < inside.size() && (inside[k] == ' ' || inside[k] == ','))
+            ++k;
+        const std::size_t start = k;
+        while (k < inside.size() && is_ident_char(inside[k]))
+            ++k;
+        if (k == start) {
+            if (k < inside.size())
+                return 0;  // a character no tag holds
+            break;
+        }
+        if (k < inside.size() && inside[k] == '=') {
+            ++k;
+            const std::size_t value = k;
+            while (k < inside.size() && (is_ident_char(inside[k]) || inside[k] == ':' || inside[k] == '/'))
+                ++k;
+            if (k == value)
+                return 0;
+            pair = true;
+        }
+    }
+    return pair ? close + 1 : 0;
+}
+
+// A time or date stamp: "2024-05-01", "12:34:56.789", "2024-05-01T12:34:56Z", "[12:34:56]",
+// "2024/05/01": digits in groups joined by at least two of the same separator.
+bool is_timestamp(std::string_view t) {
+    while (!t.empty() && (t.front() == '[' || t.front() == '('))
+        t.remove_prefix(1);
+    while (!t.empty() && (t.back() == ']' || t.back() == ')' || t.back() == ',' || t.back() == ':'))
+        t.remove_suffix(1);
+    std::size_t colons = 0, dashes = 0, slashes = 0, digits = 0;
+    for (const char c : t) {
+        if (c >= '0' && c <= '9')
+            ++digits;
+        else if (c == ':')
+            ++colons;
+        else if (c == '-')
+            ++dashes;
+        else if (c == '/')
+            ++slashes;
+        else if (c != '.' && c != 'T' && c != 'Z' && c != '+' && c != ',')
+            return false;
+    }
+    return digits >= 4 && t.front() >= '0' && t.front() <= '9' && (colons >= 2 || dashes >= 2 || slashes >= 2);
+}
+
+}  // namespace
+
+// Launcher decorations removed wherever they stand, by their shape, not by launcher:
+//   - stream tags with or without a bracketed rank pair: "[1,0]<stdout>:", "<stderr>:" (mpirun
+//     --tag-output repeats them inside a row where the test flushed: "-1[1,0]<stdout>:  85.70");
+//   - parenthesised groups holding key=value pairs: "(head, rank=0, pid=3808)" (Ray, SkyPilot);
+//   - at the start of the line, repeatedly: a "word: " prefix (srun -l "0: ", pdsh "node1: ") and
+//     time stamps ("2024-05-01 12:34:56.789", "[12:34:56]").
+// Tags are cut out without a space: the launcher inserts them between the program's own bytes.
+std::string strip_launcher_tags(std::string_view line) {
+    std::string out;
+    out.reserve(line.size());
+    for (std::size_t i = 0; i < line.size();) {
+        if (line[i] == '\r') {
+            ++i;
+            continue;
+        }
+        std::size_t n = rank_tag_at(line, i);
+        if (n == 0)
+            n = stream_tag_at(line, i);
+        if (n == 0)
+            n = keyvalue_tag_at(line, i);
+        if (n > 0) {
+            i += n;
+            continue;
+        }
+        out += line[i++];
+    }
+    std::string_view s = out;
+    for (;;) {
+        s = trim_left(s);
+        std::size_t end = 0;
+        while (end < s.size() && s[end] != ' ' && s[end] != '\t')
+            ++end;
+        const std::string_view first = s.substr(0, end);
+        if (end > 0 && end < s.size() && first.size() >= 2 && first.back() == ':') {
+            bool word = true;
+            for (const char c : first.substr(0, first.size() - 1))
+                word = word && is_ident_char(c);
+            if (word) {
+                s.remove_prefix(end);
+                continue;
+            }
+        }
+        if (end > 0 && is_timestamp(first)) {
+            s.remove_prefix(end);
+            continue;
+        }
+        break;
+    }
+    return std::string(s);
+}
+
+namespace {
 
 // Where the columns are: index of the out-of-place time (the in-place time is 4 further), and of
 // the optional columns. 0 = absent (size is always 0, count 1, type 2).
@@ -171,58 +303,133 @@ bool parse_printed_number(std::string_view s, PrintedNumber& out) {
     return true;
 }
 
-NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
-    NcclLog log;
-    std::optional<Layout> header;
-    std::string layout_name;
-    std::string_view text = text_in;
-    int line_no = 0;
-    std::size_t unreadable = 0;
-    while (!text.empty()) {
-        const std::size_t nl = text.find('\n');
-        std::string_view line = text.substr(0, nl);
-        text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-        ++line_no;
-        if (!line.empty() && line.back() == '\r')
-            line.remove_suffix(1);
-        // Markdown indentation, then an MPI tag, then the program's own padding.
-        line = trim_left(strip_mpi_tag(trim_left(line)));
-        if (line.empty())
+namespace {
+
+// The program a command line runs ("./build/all_reduce_perf", "all_reduce_perf_mpi") and the process
+// count its launcher was given before it (-np 16, -n 16, --np 16, --ntasks=16). Options after the
+// program are the test's own (its -n is iterations).
+bool read_command_line(const std::vector<std::string_view>& tok, std::string& program, std::optional<std::uint64_t>& procs) {
+    for (std::size_t i = 0; i < tok.size(); ++i) {
+        std::string_view name = tok[i];
+        if (const std::size_t slash = name.rfind('/'); slash != std::string_view::npos)
+            name = name.substr(slash + 1);
+        if (name.size() < 6 || (name.find("_perf") == std::string_view::npos))
             continue;
-        if (line.front() == '#') {
-            const auto tok = split_ws(line.substr(1));
+        if (!collective_from_name(name))
+            continue;
+        program = std::string(name);
+        for (std::size_t j = 0; j < i; ++j) {
             std::uint64_t v = 0;
-            if (tok.size() >= 2 && tok[0] == "Rank" && parse_u64(tok[1], v)) {
-                log.ranks.insert(v);
-                for (std::size_t i = 2; i + 1 < tok.size(); ++i)
-                    if (tok[i] == "on") {
-                        log.hosts.insert(std::string(tok[i + 1]));
-                        break;
-                    }
-                if (log.device_name.empty())
-                    if (const std::size_t br = line.find(']'); br != std::string_view::npos)
-                        log.device_name = std::string(trim_left(line.substr(br + 1)));
-            } else if (tok.size() >= 4 && tok[0] == "Collective" && tok[1] == "test" && tok[2] == "starting:") {
-                log.program = std::string(tok[3]);
-            } else if (tok.size() >= 4 && tok[0] == "nThread" && parse_u64(tok[1], v)) {
-                log.header_threads = v;
-                if (tok[2] == "nGpus" && parse_u64(tok[3], v))
-                    log.header_gpus = v;
-            } else if (tok.size() >= 5 && tok[0] == "Avg" && tok[1] == "bus" && tok[2] == "bandwidth") {
-                PrintedNumber avg;
-                if (parse_printed_number(tok[4], avg))
-                    log.avg_busbw_GBps = avg.value;
-            } else if (auto l = layout_from_header(tok)) {
-                header = l;
-            }
-            continue;
+            const std::string_view t = tok[j];
+            if ((t == "-np" || t == "-n" || t == "--np" || t == "--n" || t == "--ntasks") && j + 1 < i &&
+                parse_u64(tok[j + 1], v))
+                procs = v;
+            else if (t.substr(0, 9) == "--ntasks=" && parse_u64(t.substr(9), v))
+                procs = v;
         }
-        if (line.find("NCCL INFO") != std::string_view::npos || line.find("NCCL WARN") != std::string_view::npos)
-            continue;
-        const auto tok = split_ws(line);
+        return true;
+    }
+    return false;
+}
+
+bool is_rank_line(const std::vector<std::string_view>& tok, bool hashed) {
+    std::uint64_t v = 0;
+    if (tok.size() < 2 || tok[0] != "Rank" || !parse_u64(tok[1], v))
+        return false;
+    if (hashed)
+        return true;
+    for (const std::string_view t : tok)
+        if (t == "Pid" || t == "device" || t == "Group")
+            return true;
+    return false;
+}
+
+struct TextReader {
+    NcclLog log;
+    NcclRun run;
+    bool closed = false;  // the run printed "# Avg bus bandwidth": a row or header after it starts another
+    std::optional<Layout> header;
+    std::map<std::uint64_t, std::set<std::string>> rank_processes;  // of the current run
+    std::string layout_name;
+    std::size_t unreadable = 0;
+
+    void finish_run() {
+        if (!run.rows.empty())
+            log.runs.push_back(std::move(run));
+        run = NcclRun{};
+        rank_processes.clear();
+        closed = false;
+    }
+    // A line that opens a run (header block, test name, rank list, column header, command line): a
+    // new run when the current one already has rows.
+    void opening(int line_no) {
+        if (!run.rows.empty() || closed) {
+            finish_run();
+            header.reset();
+        }
+        if (run.first_line == 0)
+            run.first_line = line_no;
+    }
+
+    // The line (without its '#') when it is a header line; false when it is not one.
+    bool header_line(const std::vector<std::string_view>& tok, std::string_view line, bool hashed, int line_no) {
+        std::uint64_t v = 0;
+        if (is_rank_line(tok, hashed)) {
+            parse_u64(tok[1], v);
+            opening(line_no);
+            run.ranks.insert(v);
+            std::string host, pid;
+            for (std::size_t i = 2; i + 1 < tok.size(); ++i) {
+                if (tok[i] == "on" && host.empty())
+                    host = std::string(tok[i + 1]);
+                if (tok[i] == "Pid" && pid.empty())
+                    pid = std::string(tok[i + 1]);
+            }
+            if (!host.empty())
+                run.hosts.insert(host);
+            if (!pid.empty()) {
+                run.processes.insert(host + " " + pid);
+                auto& by = rank_processes[v];
+                by.insert(host + " " + pid);
+                run.processes_per_rank_id = std::max<std::uint64_t>(run.processes_per_rank_id, by.size());
+            }
+            if (run.device_name.empty())
+                if (const std::size_t br = line.find(']'); br != std::string_view::npos)
+                    run.device_name = std::string(trim_left(line.substr(br + 1)));
+            return true;
+        }
+        if (tok.size() >= 4 && tok[0] == "Collective" && tok[1] == "test" && tok[2] == "starting:") {
+            opening(line_no);
+            run.program = std::string(tok[3]);
+            return true;
+        }
+        if (tok.size() >= 4 && tok[0] == "nThread" && parse_u64(tok[1], v)) {
+            opening(line_no);
+            run.header_threads = v;
+            if (tok[2] == "nGpus" && parse_u64(tok[3], v))
+                run.header_gpus = v;
+            return true;
+        }
+        if (tok.size() >= 5 && tok[0] == "Avg" && tok[1] == "bus" && tok[2] == "bandwidth") {
+            PrintedNumber avg;
+            if (parse_printed_number(tok[4], avg))
+                run.avg_busbw_GBps = avg.value;
+            run.last_line = line_no;
+            closed = true;
+            return true;
+        }
+        if (auto l = layout_from_header(tok)) {
+            opening(line_no);
+            header = l;
+            return true;
+        }
+        return false;
+    }
+
+    void row_line(const std::vector<std::string_view>& tok, std::string_view line, int line_no) {
         NcclRow row;
         if (tok.size() < 4 || !parse_u64(tok[0], row.size) || !parse_u64(tok[1], row.count))
-            continue;  // command lines, code fences, other programs' output
+            return;  // code fences, other programs' output
         // The header's layout; a row that does not fit it (logs pasted together) by its own tokens.
         auto fits = [&](const std::optional<Layout>& l) { return l && (tok.size() >= l->tokens || tok.size() == l->tokens - 4); };
         const std::optional<Layout> layout = fits(header) ? header : layout_from_row(tok);
@@ -234,9 +441,8 @@ NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
             if (log.warnings.size() < 20)
                 log.warnings.push_back(
                     fmt::format("line {}: not an nccl-tests row: {}", line_no, std::string(line).substr(0, 120)));
-            continue;
+            return;
         }
-        layout_name = layout->name;
         row.line = line_no;
         row.type = std::string(tok[2]);
         if (layout->redop)
@@ -256,20 +462,69 @@ NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
             ++unreadable;
             if (log.warnings.size() < 20)
                 log.warnings.push_back(fmt::format("line {}: unreadable numbers: {}", line_no, std::string(line).substr(0, 120)));
+            return;
+        }
+        // Rows after the run's "Avg bus bandwidth" belong to another run.
+        if (closed) {
+            finish_run();
+            if (!fits(header))
+                header.reset();
+        }
+        if (run.first_line == 0)
+            run.first_line = line_no;
+        run.last_line = line_no;
+        layout_name = layout->name;
+        run.rows.push_back(std::move(row));
+    }
+};
+
+}  // namespace
+
+NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
+    TextReader r;
+    std::string_view text = text_in;
+    int line_no = 0;
+    while (!text.empty()) {
+        const std::size_t nl = text.find('\n');
+        const std::string_view raw = text.substr(0, nl);
+        text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+        ++line_no;
+        const std::string cleaned = strip_launcher_tags(raw);
+        std::string_view line = cleaned;
+        if (line.empty())
+            continue;
+        if (line.find("NCCL INFO") != std::string_view::npos || line.find("NCCL WARN") != std::string_view::npos)
+            continue;
+        const bool hashed = line.front() == '#';
+        std::string_view body = line;
+        while (!body.empty() && body.front() == '#')
+            body.remove_prefix(1);
+        const auto tok = split_ws(body);
+        if (r.header_line(tok, body, hashed, line_no) || hashed)
+            continue;
+        std::string program;
+        std::optional<std::uint64_t> procs;
+        if (read_command_line(tok, program, procs)) {
+            r.opening(line_no);
+            r.run.program = program;
+            if (procs)
+                r.run.launcher_processes = procs;
             continue;
         }
-        log.rows.push_back(std::move(row));
+        r.row_line(tok, line, line_no);
     }
-    if (log.rows.empty())
-        throw InputError(origin, unreadable > 0 ? fmt::format("{} lines look like nccl-tests rows but none could be read; "
-                                                              "expected nccl-tests output (all_reduce_perf ... > log)",
-                                                              unreadable)
-                                                : "holds no nccl-tests result row; expected nccl-tests output "
-                                                  "(all_reduce_perf ... > log) or its -J JSON");
-    if (unreadable > log.warnings.size())
-        log.warnings.push_back(fmt::format("{} more unreadable lines", unreadable - log.warnings.size()));
-    log.format = fmt::format("nccl-tests text ({})", layout_name);
-    return log;
+    r.finish_run();
+    NcclLog& log = r.log;
+    if (log.runs.empty())
+        throw InputError(origin, r.unreadable > 0 ? fmt::format("{} lines look like nccl-tests rows but none could be read; "
+                                                                "expected nccl-tests output (all_reduce_perf ... > log)",
+                                                                r.unreadable)
+                                                  : "holds no nccl-tests result row; expected nccl-tests output "
+                                                    "(all_reduce_perf ... > log) or its -J JSON");
+    if (r.unreadable > log.warnings.size())
+        log.warnings.push_back(fmt::format("{} more unreadable lines", r.unreadable - log.warnings.size()));
+    log.format = fmt::format("nccl-tests text ({})", r.layout_name);
+    return std::move(log);
 }
 
 }  // namespace bwacct::detail

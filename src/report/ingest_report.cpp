@@ -156,21 +156,49 @@ void print_human(const IngestReport& r, Format format, std::FILE* out, std::size
         else
             print_table(out, kRecordHeader, record_rows(r, top), 3);
     }
-    for (const Section& s : r.sections) {
-        heading(s.title);
-        if (md)
-            print_markdown_table(out, section_headers(s), section_text_rows(s, false));
-        else
-            print_table(out, section_headers(s), section_text_rows(s, true), 1);
-        for (const std::string& n : s.notes)
-            fmt::print(out, fmt::runtime(md ? "\n- {}\n" : "  note: {}\n"), n);
-    }
+    const auto sections = [&](const std::vector<Section>& list) {
+        for (const Section& s : list) {
+            heading(s.title);
+            if (md)
+                print_markdown_table(out, section_headers(s), section_text_rows(s, false));
+            else
+                print_table(out, section_headers(s), section_text_rows(s, true), 1);
+            for (const std::string& n : s.notes)
+                fmt::print(out, fmt::runtime(md ? "\n- {}\n" : "  note: {}\n"), n);
+        }
+    };
+    sections(r.sections);
+    // Several runs: each under its own heading, with its own notes.
+    if (r.runs.size() > 1)
+        for (const IngestRun& run : r.runs) {
+            fmt::print(out, fmt::runtime(md ? "\n## {}\n" : "\n== {} ==\n"), run.title);
+            sections(run.sections);
+            if (!run.notes.empty())
+                fmt::print(out, "\n");
+            for (const std::string& n : run.notes)
+                fmt::print(out, fmt::runtime(md ? "- {}\n" : "note: {}\n"), n);
+        }
     if (!r.notes.empty())
         fmt::print(out, "\n");
     for (const std::string& n : r.notes)
         fmt::print(out, fmt::runtime(md ? "- {}\n" : "note: {}\n"), n);
     for (const std::string& w : r.warnings)
         fmt::print(stderr, "bwacct ingest {}: warning: {}\n", r.tool, w);
+}
+
+json sections_json(const std::vector<Section>& list) {
+    json sections = json::object();
+    for (const Section& s : list) {
+        json rows = json::array();
+        for (const auto& row : s.rows) {
+            json o = json::object();
+            for (std::size_t i = 0; i < s.columns.size(); ++i)
+                o[s.columns[i].key] = i < row.size() ? cell_json(row[i]) : json(nullptr);
+            rows.push_back(std::move(o));
+        }
+        sections[s.key] = {{"title", s.title}, {"rows", std::move(rows)}, {"notes", s.notes}};
+    }
+    return sections;
 }
 
 void print_json(const IngestReport& r, std::FILE* out, std::size_t top) {
@@ -185,20 +213,22 @@ void print_json(const IngestReport& r, std::FILE* out, std::size_t top) {
     for (std::size_t i = 0; i < n; ++i)
         doc["records"].push_back(json::parse(detail::record_json(r.records[i], false)));
     doc["records_total"] = r.records.size();
-    json sections = json::object();
-    for (const Section& s : r.sections) {
-        json rows = json::array();
-        for (const auto& row : s.rows) {
-            json o = json::object();
-            for (std::size_t i = 0; i < s.columns.size(); ++i)
-                o[s.columns[i].key] = i < row.size() ? cell_json(row[i]) : json(nullptr);
-            rows.push_back(std::move(o));
-        }
-        sections[s.key] = {{"title", s.title}, {"rows", std::move(rows)}, {"notes", s.notes}};
-    }
-    doc["sections"] = std::move(sections);
+    doc["sections"] = sections_json(r.sections);
     doc["notes"] = r.notes;
     doc["warnings"] = r.warnings;
+    if (!r.runs.empty()) {
+        json runs = json::array();
+        for (const IngestRun& run : r.runs) {
+            json o = json::object();
+            for (const auto& [key, value] : run.fields)
+                o[key] = cell_json(value);
+            o["records_total"] = run.records_end - run.records_begin;
+            o["sections"] = sections_json(run.sections);
+            o["notes"] = run.notes;
+            runs.push_back(std::move(o));
+        }
+        doc["runs"] = std::move(runs);
+    }
     fmt::print(out, "{}\n", doc.dump(2));
 }
 

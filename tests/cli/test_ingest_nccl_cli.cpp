@@ -28,6 +28,11 @@ const LogCase kLogs[] = {
     {"nccl_allreduce_h200_2node16gpu_tcp_schmaustech.txt", "h200", 64, 64},
     {"nccl_reducescatter_a100sxm4_40gb_8gpu_superbench.txt", "a100-sxm-40gb", 58, 68},
     {"nccl_allreduce_h100_json_synthetic.json", "h100-sxm", 8, 8},
+    // Issue 11 shapes (each a real log edited, see its .src.txt): Ray + tag-output tags inside rows,
+    // srun labels + time stamps + CRLF + NCCL INFO/WARN lines, an elided rank list.
+    {"nccl_allreduce_h200_2node16gpu_ray_midrow_tags_synthetic.txt", "h200", 64, 64},
+    {"nccl_allgather_a100sxm4_40gb_8gpu_srun_timestamps_crlf_synthetic.txt", "a100-sxm-40gb", 58, 68},
+    {"nccl_allreduce_h200_2node16gpu_elided_ranks_synthetic.txt", "h200", 64, 64},
 };
 
 TEST(IngestNccl, EveryLogParsesAndEveryResultMatches) {
@@ -97,6 +102,70 @@ TEST(IngestNccl, JsonlAndCsvCarryTheRecords) {
     EXPECT_EQ(lines_of(c.out).size(), 3u);  // header + 2 records
 }
 
+TEST(IngestNccl, SingleRunJsonKeepsItsLayoutAndListsTheRun) {
+    const json j =
+        run_json({"ingest", "nccl-tests", kNccl + "nccl_allreduce_h200_2node16gpu_tcp_schmaustech.txt", "--format", "json"});
+    ASSERT_EQ(j.at("runs").size(), 1u);
+    const json& run = j.at("runs")[0];
+    EXPECT_EQ(run.at("ranks"), 16);
+    EXPECT_EQ(run.at("ranks_from"), "rank_lines");
+    EXPECT_EQ(run.at("header_ranks_per_process"), 8);
+    EXPECT_EQ(run.at("header_ranks"), 16);  // 8 per process × -np 2 on the command line
+    EXPECT_EQ(run.at("ratio_ranks_min"), 16);
+    EXPECT_EQ(run.at("ratio_ranks_max"), 16);
+    EXPECT_EQ(run.at("records_total"), 64);
+    EXPECT_EQ(run.at("sections").at("rows"), j.at("sections").at("rows"));
+}
+
+TEST(IngestNccl, ElidedRankListGivesSixteenRanks) {
+    // Ranks 0, 1, 14, 15 listed, rank 1's '#' lost: before the fix 3 ranks and every busbw "NO".
+    const json j = run_json(
+        {"ingest", "nccl-tests", kNccl + "nccl_allreduce_h200_2node16gpu_elided_ranks_synthetic.txt", "--format", "json"});
+    EXPECT_EQ(j.at("runs")[0].at("ranks"), 16);
+    EXPECT_EQ(j.at("runs")[0].at("ranks_from"), "busbw_algbw_ratio");
+    EXPECT_EQ(j.at("runs")[0].at("highest_rank"), 15);
+}
+
+TEST(IngestNccl, SeveralRunsAreReportedSeparately) {
+    const std::string file = kNccl + "nccl_multirun_readme_paste_synthetic.txt";
+    const json j = run_json({"ingest", "nccl-tests", file, "--format", "json"});
+    ASSERT_EQ(j.at("runs").size(), 3u);
+    EXPECT_TRUE(j.at("sections").empty());
+    const char* kinds[] = {"allreduce", "alltoall", "reduce"};
+    const int ranks[] = {8, 8, 1};
+    const u64 records[] = {8, 58, 0};  // 4 rows × 2; (34 − 5 of size 0) × 2; one rank: none
+    for (std::size_t i = 0; i < 3; ++i) {
+        const json& run = j.at("runs")[i];
+        EXPECT_EQ(run.at("collective"), kinds[i]);
+        EXPECT_EQ(run.at("ranks"), ranks[i]);
+        EXPECT_EQ(num_u(run, "records_total"), records[i]);
+        for (const json& r : run.at("sections").at("rows").at("rows"))
+            EXPECT_EQ(r.at("matches_log"), "yes") << r.dump();
+    }
+    EXPECT_EQ(num_u(j, "records_total"), 66u);
+    // Each run on its own GPU: the all_reduce and the reduce ran on H100s, the alltoall on A100s.
+    EXPECT_EQ(j.at("runs")[0].at("gpus"), "h100-sxm");
+    EXPECT_EQ(j.at("runs")[1].at("gpus"), "a100-sxm-40gb");
+    EXPECT_EQ(j.at("runs")[2].at("gpus"), "h100-sxm");
+    EXPECT_EQ(j.at("gpus"), json::parse(R"(["h100-sxm", "a100-sxm-40gb"])"));
+    const RunResult t = run_bwacct({"ingest", "nccl-tests", file});
+    ASSERT_TRUE(succeeded(t)) << report(t);
+    EXPECT_NE(t.out.find("== run 2 of 3: alltoall over 8 rank(s)"), std::string::npos) << t.out;
+    EXPECT_NE(t.out.find("== run 3 of 3: reduce over 1 rank(s)"), std::string::npos) << t.out;
+}
+
+TEST(IngestNccl, TimeZeroIsNotReDerived) {
+    const std::string file = kNccl + "nccl_allreduce_h200_2node16gpu_time_zero_synthetic.txt";
+    const RunResult t = run_bwacct({"ingest", "nccl-tests", file});
+    ASSERT_TRUE(succeeded(t)) << report(t);
+    EXPECT_EQ(t.out.find("inf"), std::string::npos) << t.out;
+    EXPECT_NE(t.out.find("not re-derivable"), std::string::npos) << t.out;
+    const json j = run_json({"ingest", "nccl-tests", file, "--format", "json"});
+    const json& first = j.at("sections").at("rows").at("rows")[0];
+    EXPECT_EQ(first.at("matches_log"), "not re-derivable");
+    EXPECT_EQ(num_u(j, "records_total"), 63u);
+}
+
 // Bad input: exit 2, one line on stderr naming the file or option, nothing on stdout.
 void expect_bad(const std::vector<std::string>& args, const std::string& names) {
     const RunResult r = run_bwacct(args);
@@ -116,7 +185,11 @@ TEST(IngestNccl, BadInput) {
     write_text(d.file("trace.json"), "{\"traceEvents\":[]}");
     // A valid log whose name and text do not say which collective it is.
     const std::string bitdeer = read_text(kNccl + "nccl_allreduce_h100_1node8gpu_bitdeer.txt");
-    write_text(d.file("results.txt"), bitdeer);
+    // (Its command line "./build/all_reduce_perf ..." names it, so that line is dropped.)
+    std::string unnamed = bitdeer;
+    unnamed.erase(unnamed.find("./build/all_reduce_perf"),
+                  unnamed.find('\n', unnamed.find("./build/all_reduce_perf")) - unnamed.find("./build/all_reduce_perf"));
+    write_text(d.file("results.txt"), unnamed);
     // No device name and no "# Rank" lines: the GPU must be given.
     write_text(d.file("allreduce_bare.log"),
                "# nThread 1 nGpus 8\n        1024           256     float     sum      -1"
@@ -137,6 +210,12 @@ TEST(IngestNccl, BadInput) {
     expect_bad({"ingest", "nccl-tests", kNccl + "nccl_allreduce_h100_1node8gpu_bitdeer.txt", "--ranks", "0"}, "--ranks");
     expect_bad({"ingest", "nccl-tests", kNccl + "nccl_allreduce_h100_1node8gpu_bitdeer.txt", "--top", "-1"}, "--top");
     expect_bad({"ingest", "nccl-tests"}, "file");
+    // Clues that disagree: the bitdeer log lists ranks 0..7 and its rows say 8 (1.75), but its command
+    // line, edited to run under "mpirun -np 2", makes the header's 8 per process 16.
+    std::string conflict = bitdeer;
+    conflict.replace(conflict.find("./build/all_reduce_perf"), 23, "mpirun -np 2 ./build/all_reduce_perf");
+    write_text(d.file("conflict.log"), conflict);
+    expect_bad({"ingest", "nccl-tests", d.file("conflict.log")}, "conflict.log");
 }
 
 TEST(IngestNccl, GivenGpuAndRanks) {

@@ -21,6 +21,13 @@ using bwacct_test::column;
 using bwacct_test::fixture;
 using bwacct_test::section;
 
+// The one run of a single-run log (a test failure, not a crash, when there are more or none).
+const NcclRun& one_run(const NcclLog& log) {
+    static const NcclRun none;
+    EXPECT_EQ(log.runs.size(), 1u);
+    return log.runs.empty() ? none : log.runs.front();
+}
+
 TEST(AlphaBeta, ExactLineIsRecovered) {
     // t = 10 µs + 0.001 µs/B · S: 1000 B → 11, 4000 B → 14, 1e6 B → 1010.
     // β = 1 / (0.001 µs/B) = 1000 B/µs = 1 GB/s; n½ = α·β = 10 µs · 1000 B/µs = 10,000 B.
@@ -51,10 +58,10 @@ TEST(AlphaBeta, RefusesASingleSize) {
 TEST(NcclParse, PrintedExponentsCarryTheirPrecision) {
     // nccl-tests prints times of 8 digits and more as "%7.1e": 1.2e+07 stands for [1.15e7, 1.25e7),
     // i.e. one decimal of the mantissa shifted by 7: decimals = 1 − 7 = −6, half unit ½·10^6.
-    const NcclLog log = parse_nccl_tests(
+    const NcclRun log = one_run(parse_nccl_tests(
         "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
         "  17179869184  4294967296     float     sum      -1  1.2e+07    1.43    2.68      0  1.2e+07    1.43    2.68      0\n",
-        "t.log");
+        "t.log"));
     ASSERT_EQ(log.rows.size(), 1u);
     EXPECT_DOUBLE_EQ(log.rows[0].out_of_place->time_us.value, 1.2e7);
     EXPECT_EQ(log.rows[0].out_of_place->time_us.decimals, -6);
@@ -74,7 +81,7 @@ TEST(NcclParse, TagsInfoLinesNotApplicableAndInPlaceOnlyRows) {
         "[1,0]<stdout>:           8             2   float     sum    30.00    0.00    0.00    N/A    31.00    0.00    0.00    "
         "N/A\n"
         "[1,0]<stdout>:          16             4   float     sum    32.00    0.00    0.00    N/A\n";
-    const NcclLog log = parse_nccl_tests(text, "t.log");
+    const NcclRun log = one_run(parse_nccl_tests(text, "t.log"));
     EXPECT_EQ(log.ranks.size(), 2u);
     EXPECT_EQ(log.hosts.size(), 2u);
     EXPECT_EQ(log.device_name, "NVIDIA H100 80GB HBM3");
@@ -92,8 +99,9 @@ TEST(NcclParse, TagsInfoLinesNotApplicableAndInPlaceOnlyRows) {
 
 TEST(NcclParse, JsonOutput) {
     // The synthetic -J file (see its .src.txt): 4 sizes, 8 ranks, the bitdeer log's times.
-    const NcclLog log = parse_nccl_tests(fixture("nccl/nccl_allreduce_h100_json_synthetic.json"), "j.json");
-    EXPECT_EQ(log.format, "nccl-tests -J JSON (version 1)");
+    const NcclLog file = parse_nccl_tests(fixture("nccl/nccl_allreduce_h100_json_synthetic.json"), "j.json");
+    EXPECT_EQ(file.format, "nccl-tests -J JSON (version 1)");
+    const NcclRun log = one_run(file);
     EXPECT_EQ(log.program, "./build/all_reduce_perf");
     EXPECT_EQ(collective_from_name(log.program), CollectiveKind::allreduce);
     EXPECT_EQ(log.ranks.size(), 8u);
@@ -116,11 +124,11 @@ TEST(NcclParse, RejectsWhatIsNotALog) {
     // Fuzzer findings (fuzz/regressions/nccl_tests/): a number beyond a double is bad input, and a
     // root beyond 64 bits is dropped (root is informational), never converted with undefined behaviour.
     EXPECT_THROW(parse_nccl_tests("{\"results\": [{\"size\": 1e999, \"count\": 1}]}", "t.json"), InputError);
-    const NcclLog big_root = parse_nccl_tests(
+    const NcclRun big_root = one_run(parse_nccl_tests(
         "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
         "           8             2     float     sum 99999999999999999999    36.22    0.00    0.00       0    35.03    0.00    "
         "0.00       0\n",
-        "t.log");
+        "t.log"));
     ASSERT_EQ(big_root.rows.size(), 1u);
     EXPECT_FALSE(big_root.rows[0].root);
     try {
@@ -162,7 +170,6 @@ TEST(NcclAccounting, WorkedLog) {
     const NcclLog log = parse_nccl_tests(kWorkedLog, "w.log");
     NcclAccountingInput in;
     in.kind = CollectiveKind::allreduce;
-    in.kind_from = "test";
     const IngestReport r = account_nccl(log, "w.log", in, {&catalog.get("h100-sxm", "--gpu")});
 
     const Section& rows = section(r, "rows");
@@ -198,11 +205,10 @@ TEST(NcclAccounting, WorkedLog) {
 TEST(NcclAccounting, RanksFromTheRankLinesNotTheHeader) {
     // The 2-node H200 log: header "nGpus 8" (one process), 16 "# Rank" lines.
     const NcclLog log = parse_nccl_tests(fixture("nccl/nccl_allreduce_h200_2node16gpu_tcp_schmaustech.txt"), "h200.log");
-    EXPECT_EQ(*log.header_gpus, 8u);
-    EXPECT_EQ(log.ranks.size(), 16u);
+    EXPECT_EQ(*one_run(log).header_gpus, 8u);
+    EXPECT_EQ(one_run(log).ranks.size(), 16u);
     const Catalog catalog = Catalog::load(std::string(BWACCT_CONFIG_DIR) + "/gpus.json", "test");
     NcclAccountingInput in;
-    in.kind_from = "test";
     const IngestReport r = account_nccl(log, "h200.log", in, {&catalog.get("h200", "--gpu")});
     // busbw factor 2·15/16 = 1.875 is what makes every row match (8 ranks, 1.75, would not).
     const Section& rows = section(r, "rows");

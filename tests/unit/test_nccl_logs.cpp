@@ -74,9 +74,11 @@ Measurement measurement(const std::optional<bwacct::NcclResult>& r) {
 
 Log read_log_text(const std::string& text) {
     Log log;
-    const bwacct::NcclLog parsed = bwacct::parse_nccl_tests(text, "test.log");
+    const bwacct::NcclLog file = bwacct::parse_nccl_tests(text, "test.log");
+    EXPECT_EQ(file.runs.size(), 1u);
+    const bwacct::NcclRun& parsed = file.runs.front();
     log.ranks = parsed.ranks;
-    log.errors = parsed.warnings;
+    log.errors = file.warnings;
     for (const bwacct::NcclRow& r : parsed.rows)
         log.rows.push_back({r.size, r.line, measurement(r.out_of_place), measurement(r.in_place)});
     return log;

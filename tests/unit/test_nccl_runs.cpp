@@ -1,0 +1,301 @@
+// bwacct ingest nccl-tests, issue 11: launcher tags anywhere in a line (defect 7), the rank count
+// from every clue (defect 5), files holding several runs (defect 6), and results whose time is
+// printed as 0.00 (defect 9). Each test fails on the parser before the fix.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <variant>
+
+#include "bwacct/catalog.h"
+#include "bwacct/error.h"
+#include "bwacct/ingest_nccl.h"
+#include "ingest_test_util.h"
+
+namespace {
+
+using namespace bwacct;
+using bwacct_test::column;
+using bwacct_test::fixture;
+using bwacct_test::section;
+
+const char* kHeader =
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
+
+std::string rank_line(int r, const char* pid = "9448", const char* host = "h") {
+    return fmt::format("#  Rank {:2} Group  0 Pid {} on {} device  {} [0x1b] NVIDIA H100 80GB HBM3\n", r, pid, host, r % 8);
+}
+
+IngestReport account(const NcclLog& log, std::optional<CollectiveKind> kind = std::nullopt,
+                     std::optional<std::uint64_t> ranks = std::nullopt) {
+    static const Catalog catalog = Catalog::load(std::string(BWACCT_CONFIG_DIR) + "/gpus.json", "test");
+    NcclAccountingInput in;
+    in.kind = kind;
+    in.ranks = ranks;
+    return account_nccl(log, "t.log", in, {&catalog.get("h100-sxm", "--gpu")});
+}
+
+std::string field_text(const IngestRun& run, const std::string& key) {
+    for (const auto& [k, v] : run.fields)
+        if (k == key)
+            return std::holds_alternative<std::string>(v)     ? std::get<std::string>(v)
+                   : std::holds_alternative<std::uint64_t>(v) ? std::to_string(std::get<std::uint64_t>(v))
+                                                              : "?";
+    return "(none)";
+}
+
+const Section& section_of(const IngestRun& run) {
+    for (const Section& s : run.sections)
+        if (s.key == "rows")
+            return s;
+    throw std::runtime_error("no rows section");
+}
+
+// ---- defect 7: launcher tags ------------------------------------------------------------------
+
+TEST(NcclTags, RayPrefixAndTagOutputInsideARow) {
+    // The row "1024 256 float sum -1  35.39 0.03 0.05 0  33.82 0.03 0.06 0" with a Ray prefix, the
+    // mpirun tag before it and again after the root column and inside the in-place result, where the
+    // test flushed. The tags are cut out; the numbers must come back as printed.
+    const std::string text = std::string("(head, rank=0, pid=3808) [1,0]<stdout>:# Collective test starting: all_reduce_perf\n") +
+                             "(head, rank=0, pid=3808) [1,0]<stdout>:" + rank_line(0) +
+                             "(worker1, rank=1, pid=2345, ip=10.0.0.2) [1,1]<stdout>:" + rank_line(1) +
+                             "(head, rank=0, pid=3808) [1,0]<stdout>:" + kHeader +
+                             "(head, rank=0, pid=3808) [1,0]<stdout>:        1024           256     float     sum      "
+                             "-1[1,0]<stdout>:    35.39    0.03    0.05      0    33.82    0.03[1,0]<stdout>:    0.06      0\n"
+                             "(worker1, rank=1, pid=2345) [1,1]<stderr>:h:1:1 [1] NCCL WARN peer closed\n";
+    const NcclLog log = parse_nccl_tests(text, "t.log");
+    ASSERT_EQ(log.runs.size(), 1u);
+    const NcclRun& run = log.runs[0];
+    EXPECT_EQ(run.program, "all_reduce_perf");
+    EXPECT_EQ(run.ranks.size(), 2u);
+    EXPECT_EQ(run.device_name, "NVIDIA H100 80GB HBM3");  // "[0x1b]" is not a tag: no stream after it
+    ASSERT_EQ(run.rows.size(), 1u);
+    EXPECT_EQ(*run.rows[0].root, -1);
+    EXPECT_EQ(run.rows[0].out_of_place->time_us.text, "35.39");
+    EXPECT_EQ(run.rows[0].in_place->busbw_GBps.text, "0.06");
+    EXPECT_TRUE(log.warnings.empty()) << log.warnings.front();
+}
+
+TEST(NcclTags, SrunLabelsTimeStampsCrlfAndInfoLines) {
+    const std::string text = std::string("2024-05-01T12:00:00.123Z 0: # nThread 1 nGpus 2 minBytes 8\r\n") +
+                             "[12:00:01] 0: " + rank_line(0) + "12:00:01.5 1: " + rank_line(1) + "0: " + kHeader +
+                             "0: h:1:1 [0] NCCL INFO Channel 00/02 : 0 1\r\n"
+                             "2024-05-01 12:00:02 0:         1024           256     float     sum      -1"
+                             "    35.39    0.03    0.05      0    33.82    0.03    0.06      0\r\n"
+                             "1: h:1:2 [1] NCCL WARN Cuda failure\r\n";
+    const NcclLog log = parse_nccl_tests(text, "t.log");
+    ASSERT_EQ(log.runs.size(), 1u);
+    EXPECT_EQ(*log.runs[0].header_gpus, 2u);
+    EXPECT_EQ(log.runs[0].ranks.size(), 2u);
+    ASSERT_EQ(log.runs[0].rows.size(), 1u);
+    EXPECT_EQ(log.runs[0].rows[0].in_place->wrong, 0.0);  // "0\r" read as 0: CR is not part of the token
+    EXPECT_TRUE(log.warnings.empty());
+}
+
+TEST(NcclTags, RealLogWithEveryLineTagged) {
+    // The 2-node H200 log under Ray and tag-output tags (fixture .src.txt): 32 rows, 16 ranks, as the
+    // untagged original.
+    const NcclLog log = parse_nccl_tests(fixture("nccl/nccl_allreduce_h200_2node16gpu_ray_midrow_tags_synthetic.txt"), "t");
+    ASSERT_EQ(log.runs.size(), 1u);
+    EXPECT_EQ(log.runs[0].rows.size(), 32u);
+    EXPECT_EQ(log.runs[0].ranks.size(), 16u);
+    EXPECT_EQ(log.runs[0].launcher_processes, 2u);  // "mpirun ... -np 2 ... all_reduce_perf"
+    EXPECT_TRUE(log.warnings.empty());
+    const IngestReport r = account(log);
+    for (const auto& row : section(r, "rows").rows)
+        EXPECT_EQ(std::get<std::string>(row[column(section(r, "rows"), "matches_log")]), "yes");
+}
+
+// ---- defect 5: the rank count ----------------------------------------------------------------
+
+// An all-reduce over 64 ranks, factor 2·63/64 = 1.96875. 1073741824 B at 5000.0 µs:
+// algbw = 1073741824 / 5000.0 / 1e3 = 214.7484 → 214.75; busbw = 214.7484 × 1.96875 = 422.7858 → 422.79.
+// Ratio bounds: (422.79 ∓ 0.005) / (214.75 ± 0.005) = [1.968685, 1.968823] → n = 2/(2 − f) ∈
+// [63.87, 64.15]: only 64.
+const char* kRow64 =
+    "  1073741824     268435456     float     sum      -1   5000.0  214.75  422.79      0   5000.0  214.75  422.79      0\n";
+
+TEST(NcclRanks, ElidedRankListAndALineThatLostItsHash) {
+    // Ranks 0, 1, 62, 63 of 64 listed, rank 1's line without its '#' (markdown); header 8 per process.
+    std::string r1 = rank_line(1);
+    r1.erase(0, 1);
+    const std::string text = "# Collective test starting: all_reduce_perf\n# nThread 1 nGpus 8 minBytes 8\n" + rank_line(0) + r1 +
+                             "#  ...\n" + rank_line(62, "77") + rank_line(63, "77") + kHeader + kRow64;
+    const NcclLog log = parse_nccl_tests(text, "t.log");
+    ASSERT_EQ(log.runs.size(), 1u);
+    EXPECT_EQ(log.runs[0].ranks, (std::set<std::uint64_t>{0, 1, 62, 63}));
+    const NcclRanks n = resolve_nccl_ranks(log.runs[0], CollectiveKind::allreduce, std::nullopt, "t.log");
+    EXPECT_EQ(n.n, 64u);
+    EXPECT_EQ(n.from, "busbw_algbw_ratio");
+    EXPECT_EQ(n.highest_rank_plus_one, 64u);
+    EXPECT_EQ(n.ratio_min, 64u);
+    EXPECT_EQ(n.ratio_max, 64u);
+    const IngestReport r = account(log);
+    EXPECT_EQ(std::get<std::string>(section(r, "rows").rows[0][column(section(r, "rows"), "matches_log")]), "yes");
+    EXPECT_NE(r.notes[1].find("ranks: 64"), std::string::npos) << r.notes[1];
+}
+
+TEST(NcclRanks, ElidedRealLog) {
+    // The H200 log with ranks 2..13 elided and rank 1's '#' lost (fixture .src.txt): 16, not 3.
+    const NcclLog log = parse_nccl_tests(fixture("nccl/nccl_allreduce_h200_2node16gpu_elided_ranks_synthetic.txt"), "t");
+    ASSERT_EQ(log.runs.size(), 1u);
+    EXPECT_EQ(log.runs[0].ranks.size(), 4u);
+    const NcclRanks n = resolve_nccl_ranks(log.runs[0], CollectiveKind::allreduce, std::nullopt, "t");
+    EXPECT_EQ(n.n, 16u);
+}
+
+TEST(NcclRanks, NoRankLinesHeaderPerProcessAndTheRatio) {
+    // Two rows of the H200 log (16 ranks, factor 1.875) with only the header "nGpus 8" (one process's
+    // ranks). 1048576 B: (19.56 ∓ 0.005)/(10.43 ± 0.005) = [1.87398, 1.87674] → n ∈ [15.87, 16.23];
+    // 4194304 B: (46.46 ∓ 0.005)/(24.78 ± 0.005) = [1.87438, 1.87551] → n ∈ [15.97, 16.09]. n = 16,
+    // a multiple of 8: the header's 8 is one process of two.
+    const std::string text = std::string("# nThread 1 nGpus 8 minBytes 8\n") + kHeader +
+                             "     1048576        262144     float     sum      -1    100.5   10.43   19.56      0"
+                             "    98.94   10.60   19.87      0\n"
+                             "     4194304       1048576     float     sum      -1    169.3   24.78   46.46      0"
+                             "    166.0   25.27   47.39      0\n";
+    const NcclLog log = parse_nccl_tests(text, "t.log");
+    const NcclRanks n = resolve_nccl_ranks(log.runs.at(0), CollectiveKind::allreduce, std::nullopt, "t.log");
+    EXPECT_EQ(n.n, 16u);
+    EXPECT_EQ(n.from, "busbw_algbw_ratio");
+    EXPECT_EQ(n.per_process, 8u);
+    // Before: 8 from the header, every busbw flagged NO.
+    const IngestReport r = account(log, CollectiveKind::allreduce);
+    for (const auto& row : section(r, "rows").rows)
+        EXPECT_EQ(std::get<std::string>(row[column(section(r, "rows"), "matches_log")]), "yes");
+}
+
+TEST(NcclRanks, ConflictingCluesAreRefused) {
+    // Ranks 0..7 listed (complete), the command line says -np 2 with nGpus 8 (16), the rows say 8
+    // (1.75 = 2·7/8: 8388608 B at 84.72 µs prints 99.01 / 173.28, the H100 NVLS log's row).
+    std::string text = "mpirun -np 2 ./build/all_reduce_perf -b 8 -e 8M -g 8\n# nThread 1 nGpus 8 minBytes 8\n";
+    for (int i = 0; i < 8; ++i)
+        text += rank_line(i);
+    text +=
+        std::string(kHeader) +
+        "     8388608       2097152     float     sum      -1    84.72   99.01  173.28      0    84.60   99.15  173.52      0\n";
+    const NcclLog log = parse_nccl_tests(text, "t.log");
+    try {
+        resolve_nccl_ranks(log.runs.at(0), CollectiveKind::allreduce, std::nullopt, "t.log");
+        FAIL() << "no throw";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.option(), "t.log");
+        EXPECT_NE(std::string(e.what()).find("disagree"), std::string::npos) << e.what();
+    }
+    // --ranks decides, and says the log disagrees.
+    const NcclRanks given = resolve_nccl_ranks(log.runs.at(0), CollectiveKind::allreduce, 8, "t.log");
+    EXPECT_EQ(given.n, 8u);
+    EXPECT_EQ(given.from, "--ranks");
+    ASSERT_FALSE(given.notes.empty());
+}
+
+TEST(NcclRanks, IndependentProcessesSharingRankIds) {
+    // Two single-process runs (ranks 0..7 each, different pids) writing into one file: 8 ranks, not 16
+    // (the H100 NVLS row above: 1.75 = 2·7/8).
+    std::string text = "# nThread 1 nGpus 8 minBytes 8\n";
+    for (int i = 0; i < 8; ++i)
+        text += rank_line(i, "100", "a");
+    for (int i = 0; i < 8; ++i)
+        text += rank_line(i, "200", "b");
+    text +=
+        std::string(kHeader) +
+        "     8388608       2097152     float     sum      -1    84.72   99.01  173.28      0    84.60   99.15  173.52      0\n";
+    const NcclLog log = parse_nccl_tests(text, "t.log");
+    EXPECT_EQ(log.runs.at(0).processes_per_rank_id, 2u);
+    const NcclRanks n = resolve_nccl_ranks(log.runs.at(0), CollectiveKind::allreduce, std::nullopt, "t.log");
+    EXPECT_EQ(n.n, 8u);
+    EXPECT_EQ(n.from, "rank_lines");
+}
+
+// ---- defect 6: several runs in one file ------------------------------------------------------
+
+TEST(NcclRuns, ReadmePasteOfThreeRuns) {
+    // all_reduce (8 ranks, 4 rows), alltoall (8 ranks, 34 rows, 5 of size 0), reduce on 1 GPU (5 rows).
+    const NcclLog log = parse_nccl_tests(fixture("nccl/nccl_multirun_readme_paste_synthetic.txt"), "t.md");
+    ASSERT_EQ(log.runs.size(), 3u);
+    EXPECT_EQ(log.runs[0].program, "all_reduce_perf");
+    EXPECT_EQ(log.runs[1].program, "alltoall_perf");  // from its command line: the log names no test
+    EXPECT_EQ(log.runs[2].program, "reduce_perf");
+    EXPECT_EQ(log.runs[0].rows.size(), 4u);
+    EXPECT_EQ(log.runs[1].rows.size(), 34u);
+    EXPECT_EQ(log.runs[2].rows.size(), 5u);
+    EXPECT_EQ(log.runs[2].ranks.size(), 1u);
+
+    const IngestReport r = account(log);
+    ASSERT_EQ(r.runs.size(), 3u);
+    EXPECT_TRUE(r.sections.empty());  // never one merged analysis
+    EXPECT_EQ(field_text(r.runs[0], "collective"), "allreduce");
+    EXPECT_EQ(field_text(r.runs[1], "collective"), "alltoall");
+    EXPECT_EQ(field_text(r.runs[2], "collective"), "reduce");
+    EXPECT_EQ(field_text(r.runs[0], "ranks"), "8");
+    EXPECT_EQ(field_text(r.runs[1], "ranks"), "8");
+    EXPECT_EQ(field_text(r.runs[2], "ranks"), "1");
+    // Records: 4 × 2 = 8, then (34 − 5 rows of size 0) × 2 = 58, then none for one rank.
+    EXPECT_EQ(r.runs[0].records_end - r.runs[0].records_begin, 8u);
+    EXPECT_EQ(r.runs[1].records_end - r.runs[1].records_begin, 58u);
+    EXPECT_EQ(r.runs[2].records_end - r.runs[2].records_begin, 0u);
+    EXPECT_EQ(r.records.size(), 66u);
+    for (const IngestRun& run : r.runs)
+        for (const auto& row : section_of(run).rows)
+            EXPECT_EQ(std::get<std::string>(row[column(section_of(run), "matches_log")]), "yes") << run.title;
+}
+
+TEST(NcclRuns, SplitAtEachMarker) {
+    // Rows after "# Avg bus bandwidth", a second "# nThread" block, a repeated column header: three
+    // runs; rows with no marker between them stay one run.
+    const std::string row8 =
+        "           8             2     float     sum      -1    35.39    0.00    0.00      0    33.82    0.00    0.00      0\n";
+    const std::string text = std::string("# nThread 1 nGpus 8\n") + kHeader + row8 + row8 + "# Avg bus bandwidth    : 0\n" +
+                             row8 + "# nThread 1 nGpus 4\n" + row8 + kHeader + row8;
+    const NcclLog log = parse_nccl_tests(text, "t.log");
+    ASSERT_EQ(log.runs.size(), 4u);
+    EXPECT_EQ(log.runs[0].rows.size(), 2u);
+    EXPECT_EQ(log.runs[1].rows.size(), 1u);
+    EXPECT_EQ(log.runs[2].rows.size(), 1u);
+    EXPECT_EQ(*log.runs[2].header_gpus, 4u);
+    EXPECT_EQ(log.runs[3].rows.size(), 1u);
+    EXPECT_EQ(log.runs[0].first_line, 1);
+    EXPECT_EQ(log.runs[0].last_line, 5);
+}
+
+TEST(NcclRuns, ATestBwacctDoesNotCostIsNotReadAsTheFileName) {
+    // "gather_perf" names no collective bwacct costs: the file name (allreduce) must not stand in.
+    const std::string text = std::string("# Collective test starting: gather_perf\n") + rank_line(0) + rank_line(1) + kHeader +
+                             "        1024           256     float    none       0    35.39    0.03    0.03      0"
+                             "    33.82    0.03    0.03      0\n";
+    const NcclLog log = parse_nccl_tests(text, "allreduce.log");
+    NcclAccountingInput in;
+    in.file_kind = CollectiveKind::allreduce;
+    try {
+        account_nccl(log, "allreduce.log", in, {});
+        FAIL() << "no throw";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.option(), "--op");
+    }
+}
+
+// ---- defect 9: a time printed as 0.00 ----------------------------------------------------------
+
+TEST(NcclTimeZero, NotReDerivedAndSaidSo) {
+    // The H200 log with the 8 B out-of-place time set to 0.00 (fixture .src.txt): [0 − 0.005, 0.005)
+    // holds 0, so 8 B / t has no finite value. Before: re-derived as inf and "yes".
+    const NcclLog log = parse_nccl_tests(fixture("nccl/nccl_allreduce_h200_2node16gpu_time_zero_synthetic.txt"), "t");
+    const IngestReport r = account(log);
+    const Section& rows = section(r, "rows");
+    const auto& first = rows.rows.at(0);  // 8 B out-of-place
+    EXPECT_EQ(std::get<std::string>(first[column(rows, "matches_log")]), "not re-derivable");
+    EXPECT_TRUE(std::holds_alternative<std::monostate>(first[column(rows, "algbw_rederived_GBps")]));
+    EXPECT_TRUE(std::holds_alternative<std::monostate>(first[column(rows, "busbw_rederived_GBps")]));
+    std::size_t yes = 0;
+    for (const auto& row : rows.rows)
+        yes += std::get<std::string>(row[column(rows, "matches_log")]) == "yes";
+    EXPECT_EQ(yes, 63u);  // 32 rows × 2 − 1
+    EXPECT_EQ(r.records.size(), 63u);
+    bool noted = false;
+    for (const std::string& n : rows.notes)
+        noted = noted || n.find("not re-derivable") != std::string::npos;
+    EXPECT_TRUE(noted);
+}
+
+}  // namespace
