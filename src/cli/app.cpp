@@ -11,6 +11,8 @@
 
 #include "backend.h"
 #include "bwacct/error.h"
+#include "bwacct/finite_guard.h"
+#include "bwacct/values.h"
 #include "command.h"
 #include "mpi_context.h"
 
@@ -34,6 +36,22 @@ struct Bound {
 };
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// A figure that came out inf or NaN is blamed on the real-valued options the user gave (the values
+// layer noted each real option it parsed, defaults included; only those on the command line are
+// named); with none, on the figure alone (a catalog or file value).
+std::string non_finite_message(const NonFiniteFigure& e, const Args& args) {
+    std::string given;
+    for (const auto& noted : real_options_given())
+        if (args.given(noted.first))
+            given += fmt::format("{}{} {}", given.empty() ? "" : ", ", noted.first, args.get(noted.first));
+    if (given.empty())
+        return first_line(e.what());
+    return fmt::format(
+        "{}: the derived figure {} is not a finite number (it overflows or underflows a double); give "
+        "values in a plausible range",
+        given, e.figure());
+}
 
 }  // namespace
 
@@ -121,6 +139,9 @@ int run_app(int argc, char** argv) {
                 if (o.positional && args.get(o.name).empty())
                     throw InputError(o.name, "is required (see --help)");
             return b->spec->run(args, env);
+        } catch (const NonFiniteFigure& e) {
+            fmt::print(stderr, "bwacct {}: {}\n", b->full_name, non_finite_message(e, args));
+            return 2;
         } catch (const InputError& e) {
             fmt::print(stderr, "bwacct {}: {}\n", b->full_name, first_line(e.what()));
             return 2;
