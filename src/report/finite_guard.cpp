@@ -10,9 +10,10 @@
 namespace bwacct {
 namespace {
 
-void walk(const nlohmann::json& j, const std::string& path) {
+template <typename Json>
+void walk(const Json& j, const std::string& path) {
     if (j.is_number_float()) {
-        require_finite(j.get<double>(), path.empty() ? "(value)" : path);
+        require_finite(j.template get<double>(), path.empty() ? "(value)" : path);
     } else if (j.is_object()) {
         for (const auto& [k, v] : j.items())
             walk(v, path.empty() ? k : path + "." + k);
@@ -37,6 +38,7 @@ void require_finite(double v, std::string_view figure) {
 }
 
 void require_finite(const nlohmann::json& doc) { walk(doc, ""); }
+void require_finite(const nlohmann::ordered_json& doc) { walk(doc, ""); }
 
 // The record's JSON writer checks every number it writes (detail::JsonWriter::value throws
 // NonFiniteFigure naming the key), so writing it once is the check; the text is discarded.

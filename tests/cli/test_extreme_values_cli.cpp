@@ -13,10 +13,11 @@
 // The calls run on a few threads (each call is a few ms; the whole sweep stays within seconds).
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <future>
 #include <map>
-#include <mutex>
+#include <optional>
 #include <regex>
 #include <set>
 #include <thread>
@@ -35,7 +36,8 @@ const std::string kData = BWACCT_TEST_DATA;
 
 const char* const kExtremes[] = {"1e-308", "1e-30", "1e30", "1e308"};
 
-// A valid invocation of each command (the option under test is appended, or replaces the base's).
+// A valid invocation of each command (the option under test is appended, or replaces the base's);
+// "CMD (label)" is another base of CMD, for options that exclude each other.
 // measure = run under the simulated H200.
 struct Base {
     std::vector<std::string> args;
@@ -66,6 +68,9 @@ const std::map<std::string, Base>& bases() {
         {"step", {{"step", "--params", "124e6", "--activations-bytes", "3.2e9", "--step-ms", "180", "--gpu", "h200"}}},
         {"zero", {{"zero", "--params", "7e9", "--ranks", "8"}}},
         {"project", {{"project", "--from", "h200", "--to", "b200", "--fps", "20"}}},
+        // --fps, --rate and --time-us exclude each other: one base for each
+        {"project (rate)", {{"project", "--from", "h200", "--to", "b200", "--rate", "20 tokens/s"}}},
+        {"project (time)", {{"project", "--from", "h100-sxm", "--to", "h200", "--time-us", "850", "--bound", "compute"}}},
         {"fit", {{"fit", "--gpu", "h200", kData + "/fit/linear_bytes.csv"}}},
         {"gpus", {{"gpus"}}},
         {"gpu", {{"gpu", "h200"}}},
@@ -275,11 +280,56 @@ TEST(ExtremeValues, SweepCoversEveryCommand) {
                                  << ::testing::PrintToString(missing);
 }
 
-TEST(ExtremeValues, EveryOptionOfEveryCommandGivesFiniteNumbersOrOneLineExit2) {
+namespace {
+
+// Runs every case on a few threads; returns one failure text per case (empty when it held).
+std::vector<std::string> run_all(const std::vector<Case>& cases, const TempDir& dir,
+                                 const std::map<std::string, std::set<std::string>>& base_numbers,
+                                 std::vector<RunResult>* results = nullptr) {
+    std::vector<std::string> failures(cases.size());
+    if (results != nullptr)
+        results->assign(cases.size(), RunResult{});
+    std::atomic<std::size_t> next{0};
+    static const std::set<std::string> none;
+    auto worker = [&] {
+        for (std::size_t i = next++; i < cases.size(); i = next++) {
+            const Case& c = cases[i];
+            RunResult r = run_bwacct(c.args, options_for(c, dir));
+            const std::string name = c.args[0] == "ingest" ? c.args[0] + " " + c.args[1] : c.args[0];
+            const auto it = base_numbers.find(name);
+            const std::string why = check(c, r, it == base_numbers.end() ? none : it->second);
+            if (!why.empty())
+                failures[i] = why + ": " + report(r);
+            if (results != nullptr)
+                (*results)[i] = std::move(r);
+        }
+    };
+    const unsigned n = std::max(2u, std::min(6u, std::thread::hardware_concurrency() * 2));
+    std::vector<std::thread> threads;
+    for (unsigned i = 0; i < n; ++i)
+        threads.emplace_back(worker);
+    for (auto& t : threads)
+        t.join();
+    return failures;
+}
+
+}  // namespace
+
+// Each option is first probed with 1.5: an option that takes it (exit 0) is real-valued and swept over
+// the four extremes in table and JSON; an integer or name option must refuse 1.5 with one line (and
+// its extremes are the bad-input matrix's). Key=value options are swept key by key.
+TEST(ExtremeValues, EveryRealOptionOfEveryCommandGivesFiniteNumbersOrOneLineExit2) {
     TempDir dir;
-    std::vector<Case> cases;
     std::map<std::string, std::set<std::string>> base_numbers;  // command → numeric JSON paths of its base run
-    std::size_t options_swept = 0;
+    struct Swept {
+        std::string command;
+        std::vector<std::string> base;
+        std::string option;
+        bool measure, json_ok;
+        std::optional<KeyValueForm> kv;
+    };
+    std::vector<Swept> options;
+    std::vector<Case> probes;
     for (const auto& [name, base] : bases()) {
         std::vector<std::string> command(base.args.begin(), base.args.begin() + (name.rfind("ingest ", 0) == 0 ? 2 : 1));
         const std::vector<OptionHelp> opts = value_options(command);
@@ -288,8 +338,7 @@ TEST(ExtremeValues, EveryOptionOfEveryCommandGivesFiniteNumbersOrOneLineExit2) {
         for (const OptionHelp& o : opts)
             if (o.name == "--format")
                 json_ok = o.help.find("json") != std::string::npos;
-        // The base run in JSON: which paths hold numbers.
-        if (json_ok) {
+        if (json_ok) {  // the base run in JSON: which paths hold numbers
             const Case bc{with_format(base.args, "json"), base.measure, true};
             const RunResult r = run_bwacct(bc.args, options_for(bc, dir));
             ASSERT_EQ(r.status, 0) << report(r);
@@ -298,48 +347,71 @@ TEST(ExtremeValues, EveryOptionOfEveryCommandGivesFiniteNumbersOrOneLineExit2) {
         for (const OptionHelp& o : opts) {
             if (takes_path(o) || o.name == "--format")
                 continue;
-            ++options_swept;
-            std::vector<std::string> values(std::begin(kExtremes), std::end(kExtremes));
-            if (const auto kv = key_value_form(o)) {
-                values.clear();
-                for (const char* x : kExtremes) {
-                    for (const std::string& k : kv->numeric_keys)
-                        values.push_back(with_key(kv->example, {k}, x));
-                    values.push_back(with_key(kv->example, kv->numeric_keys, x));  // all of them at once
-                }
-            }
-            for (const std::string& v : values) {
-                const auto args = set_option(base.args, o.name, v);
-                cases.push_back({args, base.measure, false});
-                if (json_ok)
-                    cases.push_back({with_format(args, "json"), base.measure, true});
-            }
+            options.push_back({name.substr(0, name.find(" (")), base.args, o.name, base.measure, json_ok, key_value_form(o)});
+            probes.push_back({set_option(base.args, o.name, "1.5"), base.measure, false});
         }
     }
-    // project --rate with its unit, and the options named in the issue, are among the cases above.
-    EXPECT_GT(options_swept, 150u);
+    std::vector<RunResult> probed;
+    std::vector<std::string> failures = run_all(probes, dir, base_numbers, &probed);
 
-    std::vector<std::string> failures(cases.size());
-    std::atomic<std::size_t> next{0};
-    auto worker = [&] {
-        for (std::size_t i = next++; i < cases.size(); i = next++) {
-            const Case& c = cases[i];
-            const RunResult r = run_bwacct(c.args, options_for(c, dir));
-            const std::string name = c.args[0] == "ingest" ? c.args[0] + " " + c.args[1] : c.args[0];
-            const std::string why = check(c, r, base_numbers[name]);
-            if (!why.empty())
-                failures[i] = why + ": " + report(r);
+    std::vector<Case> cases;
+    std::set<std::string> real_options;
+    for (std::size_t i = 0; i < options.size(); ++i) {
+        const Swept& o = options[i];
+        std::vector<std::string> values;
+        if (o.kv) {
+            for (const char* x : kExtremes) {
+                for (const std::string& k : o.kv->numeric_keys)
+                    values.push_back(with_key(o.kv->example, {k}, x));
+                values.push_back(with_key(o.kv->example, o.kv->numeric_keys, x));  // all of them at once
+            }
+        } else if (probed[i].status == 0) {
+            values.assign(std::begin(kExtremes), std::end(kExtremes));
         }
-    };
-    const unsigned n = std::max(2u, std::min(8u, std::thread::hardware_concurrency() * 2));
-    std::vector<std::thread> threads;
-    for (unsigned i = 0; i < n; ++i)
-        threads.emplace_back(worker);
-    for (auto& t : threads)
-        t.join();
+        if (!values.empty())
+            real_options.insert(o.command + " " + o.option);
+        for (const std::string& v : values) {
+            const auto args = set_option(o.base, o.option, v);
+            cases.push_back({args, o.measure, false});
+            if (o.json_ok)
+                cases.push_back({with_format(args, "json"), o.measure, true});
+        }
+    }
+    // The options the issue names are among those found real-valued.
+    for (const char* must : {"gemm --time-us", "gemm --launch-us", "allreduce --alpha-us", "allreduce --link-GBps",
+                             "train --kappa", "train --hw", "project --rate", "step --step-ms", "layer --link-GBps"})
+        EXPECT_EQ(real_options.count(must), 1u) << must << " was not swept";
+    const std::vector<std::string> swept = run_all(cases, dir, base_numbers);
+    failures.insert(failures.end(), swept.begin(), swept.end());
+    std::printf("[ swept    ] %zu probes, %zu sweep runs over %zu real-valued options\n", probes.size(), cases.size(),
+                real_options.size());
     std::size_t failed = 0;
     for (const std::string& f : failures)
         if (!f.empty() && ++failed <= 40)
             ADD_FAILURE() << f;
-    EXPECT_EQ(failed, 0u) << "of " << cases.size() << " runs";
+    EXPECT_EQ(failed, 0u) << "of " << probes.size() << " probes and " << cases.size() << " sweep runs over "
+                          << real_options.size() << " real-valued options";
+}
+
+// A --gpu-file whose peaks are subnormal (1e-310) or huge (1e308) is refused when read, naming the
+// field: every derived figure would be inf or NaN.
+TEST(ExtremeValues, CatalogPeaksOutOfRangeAreRefusedNamingTheField) {
+    TempDir dir;
+    const std::pair<const char*, json::json_pointer> fields[] = {
+        {"1e-310", json::json_pointer("/gpus/h200/hbm_bw_GBps/value")},
+        {"1e308", json::json_pointer("/gpus/h200/tensor_tflops/bf16/value")},
+        {"1e-310", json::json_pointer("/gpus/h200/launch_overhead_us/value")},
+    };
+    for (const auto& [value, pointer] : fields) {
+        json c = catalog();
+        c[pointer] = std::strtod(value, nullptr);
+        const std::string path = dir.file("peaks.json");
+        write_text(path, c.dump());
+        const RunResult r =
+            run_bwacct({"gemm", "--m", "4096", "--n", "4096", "--k", "4096", "--gpu", "h200", "--gpu-file", path});
+        const std::string field = pointer.to_string().substr(std::string("/gpus/h200/").size());
+        std::string dotted = field;
+        std::replace(dotted.begin(), dotted.end(), '/', '.');
+        EXPECT_TRUE(failed_cleanly(r, 2, dotted)) << value << " at " << field;
+    }
 }
