@@ -27,7 +27,7 @@ void require_finite(double v, std::string_view figure);
 // Every number of a JSON document (the machine form of a report holds every figure its table shows).
 void require_finite(const nlohmann::json& doc);
 void require_finite(const nlohmann::ordered_json& doc);
-// Every number of a record, as its JSON (bwacct.op/1 with --explain) carries them.
-void require_finite(const Record& r);
+// Every number of a record, as its JSON (bwacct.op/1) carries them; with `explain`, the formulas' too.
+void require_finite(const Record& r, bool explain);
 
 }  // namespace bwacct

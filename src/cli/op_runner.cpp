@@ -268,7 +268,8 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
 
     // Validate every point before printing anything, so bad input never leaves partial output: every
     // figure of every record must be finite (bwacct/finite_guard.h), else it is bad input (exit 2).
-    for_each_point(axes, values, [&](const Point& p) { require_finite(build_record(p, evaluate_checked(plan, p), {})); });
+    for_each_point(axes, values,
+                   [&](const Point& p) { require_finite(build_record(p, evaluate_checked(plan, p), {}), sink_opt.explain); });
 
     sink_opt.sweep = points > 1;
     auto sink = make_sink(format, out, sink_opt);
@@ -294,7 +295,7 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
     });
     if (measuring)
         for (const Record& r : kept)
-            require_finite(r);
+            require_finite(r, sink_opt.explain);
     if (measuring)
         for (const Record& r : kept)
             sink->emit(r);

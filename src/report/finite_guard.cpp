@@ -42,6 +42,6 @@ void require_finite(const nlohmann::ordered_json& doc) { walk(doc, ""); }
 
 // The record's JSON writer checks every number it writes (detail::JsonWriter::value throws
 // NonFiniteFigure naming the key), so writing it once is the check; the text is discarded.
-void require_finite(const Record& r) { (void)detail::record_json(r, true); }
+void require_finite(const Record& r, bool explain) { (void)detail::record_json(r, explain); }
 
 }  // namespace bwacct

@@ -3,14 +3,14 @@
 #pragma once
 #include <fmt/format.h>
 
-#include "bwacct/finite_guard.h"
-
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "bwacct/finite_guard.h"
 
 namespace bwacct::detail {
 
