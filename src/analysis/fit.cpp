@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -62,29 +63,36 @@ FitResult fit_scaling(const std::vector<FitPoint>& points, bool x_is_bytes, cons
     if (by_x.size() < 2)
         throw InputError(origin, fmt::format("a fit needs at least 2 distinct x values; every point has x = {}", points[0].x));
 
-    // Least squares on centred sums (x may be 1e10 bytes while y is a few µs).
+    // Least squares on centred sums of scaled values: x and y are divided by their largest value first,
+    // so a square never overflows (x ≈ 1e200 squared is 1e400) nor loses everything to underflow; the
+    // slope and intercept are scaled back (slope × ys/xs, intercept × ys). r² does not change with scale.
+    double xs = 0, ys = 0;
+    for (const FitPoint& p : points)
+        xs = std::max(xs, p.x), ys = std::max(ys, p.y);
     const double n = static_cast<double>(points.size());
     double mx = 0, my = 0;
     for (const FitPoint& p : points)
-        mx += p.x, my += p.y;
+        mx += p.x / xs, my += p.y / ys;
     mx /= n, my /= n;
     double sxx = 0, sxy = 0, syy = 0;
     for (const FitPoint& p : points) {
-        const double dx = p.x - mx, dy = p.y - my;
+        const double dx = p.x / xs - mx, dy = p.y / ys - my;
         sxx += dx * dx, sxy += dx * dy, syy += dy * dy;
     }
     FitResult r;
     r.n = points.size();
-    r.slope = sxy / sxx;
-    r.intercept = my - r.slope * mx;
+    const double slope = sxy / sxx;  // in scaled units
+    double intercept = my - slope * mx;
     // Rounding leaves ~1e-12 of an exact zero intercept (t ∝ x): call it zero.
-    if (std::fabs(r.intercept) < 1e-9 * std::fabs(my))
-        r.intercept = 0;
+    if (std::fabs(intercept) < 1e-9 * std::fabs(my))
+        intercept = 0;
     double ss_res = 0;
     for (const FitPoint& p : points) {
-        const double e = p.y - (r.intercept + r.slope * p.x);
+        const double e = p.y / ys - (intercept + slope * (p.x / xs));
         ss_res += e * e;
     }
+    r.slope = slope * (ys / xs);
+    r.intercept = intercept * ys;
     r.r2 = syy > 0 ? 1 - ss_res / syy : 1.0;
     if (x_is_bytes && r.slope > 0)
         r.bw_GBps = 1e-3 / r.slope;  // 1/b bytes per µs = 1e6/b B/s = 1e-3/b GB/s

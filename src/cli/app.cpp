@@ -12,6 +12,8 @@
 
 #include "backend.h"
 #include "bwacct/error.h"
+#include "bwacct/finite_guard.h"
+#include "bwacct/values.h"
 #include "command.h"
 #include "mpi_context.h"
 #include "output_policy.h"
@@ -36,6 +38,25 @@ struct Bound {
 };
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// A figure that came out inf or NaN is blamed on the real-valued options the user gave (the values
+// layer noted each real option it parsed, defaults included; only those on the command line are
+// named); with none, on the input file, else on the figure alone (a catalog value).
+std::string non_finite_message(const NonFiniteFigure& e, const Args& args, const CommandSpec& spec) {
+    std::string given;
+    for (const auto& noted : real_options_given())
+        if (args.given(noted.first))
+            given += fmt::format("{}{} {}", given.empty() ? "" : ", ", noted.first, args.get(noted.first));
+    for (const OptionSpec& o : spec.options)  // the input files (fit FILE, ingest TOOL FILE), when no option is to blame
+        if (given.empty() && o.positional && !args.get(o.name).empty())
+            given = args.get(o.name);
+    if (given.empty())
+        return first_line(e.what());
+    return fmt::format(
+        "{}: the derived figure {} is not a finite number (it overflows or underflows a double); give "
+        "values in a plausible range",
+        given, e.figure());
+}
 
 // Parses and runs one command. `who` becomes "bwacct CMD" once the command is known; `write_errno`
 // the errno of a failed write to stdout that ended the command (run_app reports it).
@@ -125,6 +146,9 @@ int dispatch(int argc, char** argv, std::string& who, int& write_errno) {
                 if (o.positional && args.get(o.name).empty())
                     throw InputError(o.name, "is required (see --help)");
             return b->spec->run(args, env);
+        } catch (const NonFiniteFigure& e) {
+            fmt::print(stderr, "bwacct {}: {}\n", b->full_name, non_finite_message(e, args, *b->spec));
+            return 2;
         } catch (const InputError& e) {
             fmt::print(stderr, "bwacct {}: {}\n", b->full_name, first_line(e.what()));
             return 2;

@@ -2,9 +2,11 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <string_view>
 
 #include "bwacct/catalog.h"
 #include "bwacct/choice.h"
@@ -24,27 +26,60 @@ constexpr std::array<Choice<Unit>, 2> kUnits{{{"tensor", Unit::tensor}, {"vector
 constexpr std::array<Choice<LinkChoice>, 3> kLinks{
     {{"auto", LinkChoice::automatic}, {"nvlink", LinkChoice::scaleup}, {"pcie", LinkChoice::pcie}}};
 
-// "20fps", "1500 tokens/s", "3.5": a positive number and an optional unit (default "/s").
+// "20fps", "1500 tokens/s", "3.5": one positive decimal number (the values parser's rules: no hex, inf,
+// nan, sign or list) and an optional unit of letters with '/', '_', '-', '%' or single spaces (default
+// "/s"). Anything else ("5fps,6fps", "0x10 tok/s", "20 fps!") is refused.
 std::pair<double, std::string> parse_rate(const std::string& text) {
-    const char* s = text.c_str();
-    while (*s == ' ')
-        ++s;
-    if (*s == '-' || *s == '+')
-        throw InputError(
-            "--rate",
-            fmt::format("expected a positive number with an optional unit (e.g. 20fps, 1500 tokens/s); got '{}'", text));
-    errno = 0;
-    char* end = nullptr;
-    const double v = std::strtod(s, &end);
-    if (end == s || errno == ERANGE || !std::isfinite(v) || !(v > 0))
-        throw InputError(
-            "--rate",
-            fmt::format("expected a positive number with an optional unit (e.g. 20fps, 1500 tokens/s); got '{}'", text));
-    std::string unit(end);
+    const auto bad_rate = [&](std::string_view why) {
+        return InputError("--rate", fmt::format("{}; expected one positive decimal number with an optional unit of letters "
+                                                "(e.g. 20fps, '1500 tokens/s', 3.2it/s); got '{}'",
+                                                why, text));
+    };
+    std::size_t i = 0;
+    while (i < text.size() && text[i] == ' ')
+        ++i;
+    const std::size_t start = i;
+    const auto digits = [&] {
+        const std::size_t from = i;
+        while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
+            ++i;
+        return i > from;
+    };
+    bool any = digits();
+    if (i < text.size() && text[i] == '.') {
+        ++i;
+        any = digits() || any;
+    }
+    if (!any)
+        throw bad_rate("no number");
+    // An exponent only when digits follow it: "2e3/s" is 2000 per second, "2em" is 2 of unit "em".
+    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+        std::size_t j = i + 1;
+        if (j < text.size() && (text[j] == '+' || text[j] == '-'))
+            ++j;
+        if (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) {
+            i = j;
+            digits();
+        }
+    }
+    const std::string number = text.substr(start, i - start);
+    std::string unit = text.substr(i);
     while (!unit.empty() && unit.front() == ' ')
         unit.erase(unit.begin());
     while (!unit.empty() && unit.back() == ' ')
         unit.pop_back();
+    if (unit.size() > 32)
+        throw bad_rate("the unit is longer than 32 characters");
+    for (std::size_t k = 0; k < unit.size(); ++k) {
+        const char c = unit[k];
+        const bool ok = std::isalpha(static_cast<unsigned char>(c)) || c == '/' || c == '_' || c == '-' || c == '%' ||
+                        (c == ' ' && unit[k - 1] != ' ');
+        if (!ok)
+            throw bad_rate(fmt::format("'{}' cannot be part of a unit", c));
+    }
+    if (!unit.empty() && !std::isalpha(static_cast<unsigned char>(unit[0])) && unit[0] != '/' && unit[0] != '%')
+        throw bad_rate("a unit starts with a letter or '/'");
+    const double v = parse_values(number, "--rate", ValueKind::real).front();
     return {v, unit.empty() ? "/s" : unit};
 }
 

@@ -7,6 +7,7 @@
 
 #include "bwacct/catalog.h"
 #include "bwacct/error.h"
+#include "bwacct/finite_guard.h"
 #include "bwacct/report.h"
 #include "calibration.h"
 #include "mpi_context.h"
@@ -16,6 +17,7 @@ namespace bwacct::cli {
 namespace {
 
 const std::string kTimeOption = "--time-us";
+constexpr int kMaxSamplesLimit = 1'000'000;
 
 std::size_t axis_index(const std::vector<Axis>& axes, const std::string& option) {
     for (std::size_t i = 0; i < axes.size(); ++i)
@@ -95,7 +97,9 @@ std::vector<OptionSpec> measure_options() {
 measure::SamplePolicy sample_policy(const Args& args) {
     measure::SamplePolicy p;
     p.cold = !(args.declared("--hot") && args.flag("--hot"));
-    p.max_samples = static_cast<int>(parse_values(args.get("--max-samples"), "--max-samples", ValueKind::count).front());
+    // The sampler counts in int and keeps every sample: at most a million (8 MB of samples), far
+    // above the 200 default and below where an int cast or the sample vector could go wrong.
+    p.max_samples = parse_int_in<int>(args.get("--max-samples"), "--max-samples", ValueKind::count, 1, kMaxSamplesLimit);
     p.min_samples = std::min(p.min_samples, p.max_samples);
     return p;
 }
@@ -229,25 +233,8 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
         out = devnull.get();
     }
 
-    // Validate every point before printing anything, so bad input never leaves partial output.
-    bool first = true;
-    for_each_point(axes, values, [&](const Point& p) {
-        Evaluated e = evaluate_checked(plan, p);
-        if (first) {
-            for (const GpuSpec* g : gpus) {
-                (void)analyze(e.cost, *g, analysis);
-                if (e.fused)
-                    (void)analyze(*e.fused, *g, analysis);
-            }
-            first = false;
-        }
-    });
-
-    sink_opt.sweep = points > 1;
-    auto sink = make_sink(format, out, sink_opt);
-    std::vector<Record> kept;
-    for_each_point(axes, values, [&](const Point& p) {
-        Evaluated e = evaluate_checked(plan, p);
+    // One point's record: parameters, cost, and a verdict per GPU (at the given time, else modelled).
+    auto build_record = [&](const Point& p, Evaluated e, std::optional<double> time_us) {
         Record r;
         for (std::size_t i = 0; i < plan.axes.size(); ++i) {
             const Axis& a = plan.axes[i];
@@ -265,14 +252,8 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
             ao.time_us = p.real(kTimeOption);
             r.source = TimeSource::given;
         }
-        if (measuring) {
-            Measurement m = measuring->base;
-            m.timing = measure_on_every_rank(plan, *measuring, p);
-            reduce_across_ranks(m.timing);
-            ao.time_us = m.timing.stats.median_us;
-            r.source = m.timing.source;
-            r.measurement = std::move(m);
-        }
+        if (time_us)
+            ao.time_us = time_us;
         r.cost = std::move(e.cost);
         for (const GpuSpec* g : gpus)
             r.verdicts.push_back(analyze(r.cost, *g, ao));
@@ -284,16 +265,39 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
                 fr.verdicts.push_back(analyze(fr.fused, *g, modelled));
             r.fusion = std::move(fr);
         }
-        // Measured sweeps hold every record until the last point has run: a point that fails later
-        // (out of memory, a CUDA error) then leaves no partial output. Model sweeps stream.
+        return r;
+    };
+
+    // Validate every point before printing anything, so bad input never leaves partial output: every
+    // figure of every record must be finite (bwacct/finite_guard.h), else it is bad input (exit 2).
+    for_each_point(axes, values,
+                   [&](const Point& p) { require_finite(build_record(p, evaluate_checked(plan, p), {}), sink_opt.explain); });
+
+    sink_opt.sweep = points > 1;
+    auto sink = make_sink(format, out, sink_opt);
+    std::vector<Record> kept;
+    for_each_point(axes, values, [&](const Point& p) {
         if (measuring) {
+            Measurement m = measuring->base;
+            m.timing = measure_on_every_rank(plan, *measuring, p);
+            reduce_across_ranks(m.timing);
+            Record r = build_record(p, evaluate_checked(plan, p), m.timing.stats.median_us);
+            r.source = m.timing.source;
+            r.measurement = std::move(m);
+            // Measured sweeps hold every record until the last point has run: a point that fails later
+            // (out of memory, a CUDA error) then leaves no partial output.
             kept.push_back(std::move(r));
             return;
         }
+        // Model sweeps stream.
+        Record r = build_record(p, evaluate_checked(plan, p), {});
         sink->emit(r);
         if (!plot_path.empty())
             kept.push_back(std::move(r));
     });
+    if (measuring)
+        for (const Record& r : kept)
+            require_finite(r, sink_opt.explain);
     if (measuring)
         for (const Record& r : kept)
             sink->emit(r);

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 
 #include "bwacct/error.h"
 
@@ -81,6 +83,15 @@ void push_checked(std::vector<double>& out, double v, const std::string& option)
     out.push_back(v);
 }
 
+// How many steps of a range fit between its ends: floor(q + eps). The small eps keeps an end that
+// the decimal step lands on (0.1:0.3:+0.1 gives q = 1.9999999999999998) and never adds a value
+// past the end; the values are then lo + i·s (or lo·f^i) for i = 0..n, each at most hi.
+double steps_in(double q) { return std::floor(q + 1e-9); }
+
+// The kind of an arithmetic step: a size option's step takes size suffixes (1K:1G:+1M); an integer
+// option's step is a positive integer; a real option's a positive real.
+ValueKind step_kind(ValueKind kind) { return kind == ValueKind::real || kind == ValueKind::size ? kind : ValueKind::count; }
+
 std::vector<double> parse_range(std::string_view text, const std::string& option, ValueKind kind) {
     const auto c1 = text.find(':');
     const auto c2 = text.find(':', c1 + 1);
@@ -93,38 +104,42 @@ std::vector<double> parse_range(std::string_view text, const std::string& option
         bad(text, option, kind, "empty range (a > b)");
     if (step.size() < 2 || (step[0] != 'x' && step[0] != '+'))
         bad(text, option, kind, "the step is xF (multiply) or +S (add)");
-    const double s = parse_one(step.substr(1), option, ValueKind::real, text);
-    std::vector<double> out;
+    const bool geometric = step[0] == 'x';
+    const ValueKind skind = geometric ? ValueKind::real : step_kind(kind);
+    double s = 0;
+    try {
+        s = parse_one(step.substr(1), option, skind, step.substr(1));
+    } catch (const InputError&) {
+        bad(text, option, kind,
+            geometric ? "the factor after x must be a number greater than 1"
+                      : fmt::format("the step after + must be {}", kind_text(skind)));
+    }
     const bool integral = kind != ValueKind::real;
-    if (step[0] == 'x') {
+    double n = 0;  // the last index: values i = 0..n
+    if (geometric) {
         if (s <= 1)
             bad(text, option, kind, "a geometric factor must be greater than 1");
-        if (lo <= 0)
-            bad(text, option, kind, "a geometric range must start above 0");
         // Bounds the loop below: with a factor just above 1, rounding to integers could repeat a value
         // for billions of steps without adding one (1:1e15:x1.000000000001 never ended).
-        if ((std::log(hi) - std::log(lo)) / std::log(s) >= static_cast<double>(kMaxSweepPoints))
+        const double q = (std::log(hi) - std::log(lo)) / std::log(s);
+        if (!(q < static_cast<double>(kMaxSweepPoints)))
             throw InputError(option, fmt::format("range takes more than {} steps; use a larger factor", kMaxSweepPoints));
-        for (double i = 0;; ++i) {
-            double v = lo * std::pow(s, i);
-            if (integral)
-                v = std::round(v);
-            if (v > hi * (1 + 1e-12))
-                break;
-            if (out.empty() || v != out.back())
-                push_checked(out, v, option);
-        }
+        n = steps_in(q);
     } else {
-        if (integral && s != std::floor(s))
-            bad(text, option, kind, "an integer option needs an integer step");
-        if ((hi - lo) / s >= static_cast<double>(kMaxSweepPoints))
+        const double q = (hi - lo) / s;
+        if (!(q < static_cast<double>(kMaxSweepPoints)))
             throw InputError(option, fmt::format("range has more than {} values", kMaxSweepPoints));
-        for (double i = 0;; ++i) {
-            const double v = lo + s * i;
-            if (v > hi * (1 + 1e-12))
-                break;
+        n = steps_in(q);
+    }
+    std::vector<double> out;
+    for (double i = 0; i <= n; ++i) {
+        double v = geometric ? lo * std::pow(s, i) : lo + s * i;
+        if (integral)
+            v = std::round(v);
+        v = std::min(v, hi);  // rounding never carries a value past the end
+        // A step below the values' precision (1e20:1e20+1e5:+1) or integer rounding repeats a value.
+        if (out.empty() || v != out.back())
             push_checked(out, v, option);
-        }
     }
     return out;
 }
@@ -132,18 +147,55 @@ std::vector<double> parse_range(std::string_view text, const std::string& option
 }  // namespace
 
 std::vector<double> parse_values(std::string_view text, const std::string& option, ValueKind kind) {
-    if (text.find(':') != std::string_view::npos)
-        return parse_range(text, option, kind);
     std::vector<double> out;
-    std::size_t start = 0;
-    while (true) {
-        const auto comma = text.find(',', start);
-        push_checked(out, parse_one(text.substr(start, comma - start), option, kind, text), option);
-        if (comma == std::string_view::npos)
-            break;
-        start = comma + 1;
+    if (text.find(':') != std::string_view::npos) {
+        out = parse_range(text, option, kind);
+    } else {
+        std::size_t start = 0;
+        while (true) {
+            const auto comma = text.find(',', start);
+            const std::string_view item = text.substr(start, comma - start);
+            // "1,000" is a list of 1 and 000: an item after a comma that starts with 0 and a digit is a
+            // thousands separator, never a value anyone writes.
+            if (start > 0 && item.size() > 1 && item[0] == '0' && std::isdigit(static_cast<unsigned char>(item[1])))
+                throw InputError(option, fmt::format("a comma separates list values (a,b,c) and thousands separators are "
+                                                     "not accepted; write '{}' without commas, or list values like 1,2,4",
+                                                     text));
+            push_checked(out, parse_one(item, option, kind, text), option);
+            if (comma == std::string_view::npos)
+                break;
+            start = comma + 1;
+        }
     }
+    if (kind == ValueKind::real)
+        note_real_option(option, text);
     return out;
+}
+
+std::uint64_t parse_integer_in(std::string_view text, const std::string& option, ValueKind kind, std::uint64_t lo,
+                               std::uint64_t hi) {
+    if (kind == ValueKind::real)
+        throw std::logic_error("parse_integer_in takes an integer kind");
+    const std::vector<double> v = parse_values(text, option, kind);
+    if (v.size() != 1)
+        throw InputError(option, fmt::format("takes one integer from {} to {}, not a range or list; got '{}'", lo, hi, text));
+    const double x = v.front();
+    if (x < static_cast<double>(lo) || x > static_cast<double>(hi))
+        throw InputError(option, fmt::format("must be an integer from {} to {}; got '{}'", lo, hi, text));
+    return static_cast<std::uint64_t>(x);
+}
+
+void note_real_option(const std::string& option, std::string_view text) {
+    auto& given = real_options_given();
+    for (const auto& [o, t] : given)
+        if (o == option)
+            return;
+    given.emplace_back(option, std::string(text));
+}
+
+std::vector<std::pair<std::string, std::string>>& real_options_given() {
+    static std::vector<std::pair<std::string, std::string>> given;
+    return given;
 }
 
 std::vector<std::uint64_t> parse_shape(std::string_view text, const std::string& option) {

@@ -53,14 +53,21 @@ public:
         return v.get<std::string>();
     }
 
+    // Every catalog figure (peaks in TFLOP/s and GB/s, times in µs, sizes in bytes, clocks in MHz) lies
+    // far inside [1e-6, 1e15]; outside it (1e-310, 1e308) the derived figures (bytes / peak, peak ×
+    // 1e12) leave the range of a double, so such a value is refused when the catalog is read.
     double positive(const json& v, const std::string& path) const {
         if (!v.is_number())
             fail(path, "expected a number");
         double d = v.get<double>();
         if (!std::isfinite(d) || d <= 0)
             fail(path, "expected a positive number");
+        if (d < kMinFigure || d > kMaxFigure)
+            fail(path, fmt::format("{:g} is outside the plausible range of a catalog figure ({:g} to {:g})", d, kMinFigure,
+                                   kMaxFigure));
         return d;
     }
+    static constexpr double kMinFigure = 1e-6, kMaxFigure = 1e15;
 
     // A figure: {"value": >0, "source": "...", "note"?, "alternatives"?}, plus a required
     // attribute (e.g. "sparsity": "dense") when `attr` is given.

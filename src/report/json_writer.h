@@ -6,8 +6,11 @@
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <vector>
+
+#include "bwacct/finite_guard.h"
 
 namespace bwacct::detail {
 
@@ -19,6 +22,7 @@ public:
     JsonWriter& end_array() { return close(']'); }
 
     JsonWriter& key(std::string_view k) {
+        key_.assign(k.data(), k.size());
         separate();
         string(k);
         out_.push_back(':');
@@ -30,9 +34,8 @@ public:
         return *this;
     }
     JsonWriter& value(double v) {
-        // A NaN or infinity in output is a bug, never data.
-        if (!std::isfinite(v))
-            throw std::logic_error("non-finite number in report");
+        // A NaN or infinity never reaches output: it came from inputs out of range (exit 2).
+        require_finite(v, key_);
         fmt::format_to(fmt::appender(scratch()), "{}", v);
         return *this;
     }
@@ -130,6 +133,7 @@ private:
     fmt::memory_buffer out_;
     std::vector<bool> first_;
     bool after_key_ = false;
+    std::string key_;  // the last key, named when its number is not finite
 };
 
 }  // namespace bwacct::detail

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bwacct/error.h"
+#include "bwacct/finite_guard.h"
 #include "human.h"
 
 namespace bwacct {
@@ -349,6 +350,7 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
 }
 
 void print_layer_report(const LayerReport& report, Format format, std::FILE* out) {
+    require_finite(report_json(report));  // every figure, before the first byte of any format
     switch (format) {
         case Format::table:
             print_table(report, out);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bwacct/error.h"
+#include "bwacct/finite_guard.h"
 #include "human.h"
 
 namespace bwacct {
@@ -135,16 +136,6 @@ void require_table_or_json(Format format) {
 
 void print_projections(const std::vector<Projection>& projections, const std::string& rate_unit, Format format, std::FILE* out) {
     require_table_or_json(format);
-    if (format == Format::table) {
-        bool first = true;
-        for (const Projection& p : projections) {
-            if (!first)
-                fmt::print(out, "\n");
-            first = false;
-            print_projection_table(p, rate_unit, out);
-        }
-        return;
-    }
     json j;
     j["schema"] = "bwacct.projection/1";
     if (!projections.empty()) {
@@ -158,40 +149,52 @@ void print_projections(const std::vector<Projection>& projections, const std::st
     j["projections"] = json::array();
     for (const Projection& p : projections)
         j["projections"].push_back(projection_json(p));
+    require_finite(j);  // every figure, before the first byte of any format
+    if (format == Format::table) {
+        bool first = true;
+        for (const Projection& p : projections) {
+            if (!first)
+                fmt::print(out, "\n");
+            first = false;
+            print_projection_table(p, rate_unit, out);
+        }
+        return;
+    }
     fmt::print(out, "{}\n", format == Format::json ? j.dump(2) : j.dump());
 }
 
 void print_fit(const FitData& d, const FitResult& f, const std::optional<FitPeak>& peak, Format format, std::FILE* out) {
     require_table_or_json(format);
+    json j;
+    j["schema"] = "bwacct.fit/1";
+    j["source"] = "modelled";
+    j["input"] = {{"path", d.path},   {"format", d.format},        {"x", d.x_name},
+                  {"y", d.y_name},    {"y_to_us", num(d.y_scale)}, {"x_is_bytes", d.x_is_bytes},
+                  {"source", "given"}};
+    j["n"] = f.n;
+    j["intercept_us"] = f.intercept;
+    j["slope_us_per_x"] = f.slope;
+    j["r2"] = f.r2;
+    j["bw_GBps"] = f.bw_GBps ? json(*f.bw_GBps) : json(nullptr);
+    if (peak && f.bw_GBps)
+        j["peak"] = {{"gpu", peak->gpu}, {"hbm_GBps", num(peak->hbm_GBps)}, {"util_hbm", *f.bw_GBps / peak->hbm_GBps}};
+    j["scaling"] = {{"x_first", num(f.x_first)},
+                    {"x_second", num(f.x_second)},
+                    {"x_last", num(f.x_last)},
+                    {"first_step", f.first_step},
+                    {"elasticity_first", f.elasticity_first},
+                    {"elasticity_range", f.elasticity_range},
+                    {"overhead_share", f.overhead_share},
+                    {"linear_low", kLinearLow},
+                    {"linear_high", kLinearHigh},
+                    {"verdict", std::string(scaling_name(f.verdict))},
+                    {"meaning", f.meaning}};
+    j["points"] = json::array();
+    for (const FitPoint& p : d.points)
+        j["points"].push_back({{"x", num(p.x)}, {"time_us", num(p.y)}, {"fitted_us", f.intercept + f.slope * p.x}});
+    j["notes"] = f.notes;
+    require_finite(j);  // every figure, before the first byte of any format
     if (format != Format::table) {
-        json j;
-        j["schema"] = "bwacct.fit/1";
-        j["source"] = "modelled";
-        j["input"] = {{"path", d.path},   {"format", d.format},        {"x", d.x_name},
-                      {"y", d.y_name},    {"y_to_us", num(d.y_scale)}, {"x_is_bytes", d.x_is_bytes},
-                      {"source", "given"}};
-        j["n"] = f.n;
-        j["intercept_us"] = f.intercept;
-        j["slope_us_per_x"] = f.slope;
-        j["r2"] = f.r2;
-        j["bw_GBps"] = f.bw_GBps ? json(*f.bw_GBps) : json(nullptr);
-        if (peak && f.bw_GBps)
-            j["peak"] = {{"gpu", peak->gpu}, {"hbm_GBps", num(peak->hbm_GBps)}, {"util_hbm", *f.bw_GBps / peak->hbm_GBps}};
-        j["scaling"] = {{"x_first", num(f.x_first)},
-                        {"x_second", num(f.x_second)},
-                        {"x_last", num(f.x_last)},
-                        {"first_step", f.first_step},
-                        {"elasticity_first", f.elasticity_first},
-                        {"elasticity_range", f.elasticity_range},
-                        {"overhead_share", f.overhead_share},
-                        {"linear_low", kLinearLow},
-                        {"linear_high", kLinearHigh},
-                        {"verdict", std::string(scaling_name(f.verdict))},
-                        {"meaning", f.meaning}};
-        j["points"] = json::array();
-        for (const FitPoint& p : d.points)
-            j["points"].push_back({{"x", num(p.x)}, {"time_us", num(p.y)}, {"fitted_us", f.intercept + f.slope * p.x}});
-        j["notes"] = f.notes;
         fmt::print(out, "{}\n", format == Format::json ? j.dump(2) : j.dump());
         return;
     }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bwacct/error.h"
+#include "bwacct/finite_guard.h"
 #include "cell_quote.h"
 #include "human.h"
 
@@ -286,21 +287,26 @@ void zero_table(const ZeroReport& r, std::FILE* out) {
     }
 }
 
+json train_json(const TrainReport& r) {
+    json j{{"schema", "bwacct.train/1"}, {"source", kModelled}, {"model", "seed 002 (Hodge, cost per memory bandwidth)"}};
+    j["inputs"] = train_inputs(r);
+    j["per_token"] = train_per_token_json(r.per_token);
+    j["options"] = json::array();
+    for (const TrainPlan& p : r.plans)
+        j["options"].push_back(train_plan_json(p));
+    return j;
+}
+
 }  // namespace
 
 void print_train(const TrainReport& r, Format format, std::FILE* out) {
     require_tabular(format);
+    const json doc = train_json(r);
+    require_finite(doc);  // every figure, before the first byte of any format
     if (format == Format::table)
         return train_table(r, out);
-    if (format == Format::json) {
-        json j{{"schema", "bwacct.train/1"}, {"source", kModelled}, {"model", "seed 002 (Hodge, cost per memory bandwidth)"}};
-        j["inputs"] = train_inputs(r);
-        j["per_token"] = train_per_token_json(r.per_token);
-        j["options"] = json::array();
-        for (const TrainPlan& p : r.plans)
-            j["options"].push_back(train_plan_json(p));
-        return put_json(out, j, true);
-    }
+    if (format == Format::json)
+        return put_json(out, doc, true);
     if (format == Format::jsonl) {
         for (const TrainPlan& p : r.plans) {
             json j{{"schema", "bwacct.train/1"}, {"source", kModelled}};
@@ -324,6 +330,7 @@ void print_train(const TrainReport& r, Format format, std::FILE* out) {
 
 void print_step(const StepReport& r, Format format, std::FILE* out) {
     require_tabular(format);
+    require_finite(step_json(r));  // every figure, before the first byte of any format
     if (format == Format::table)
         return step_table(r, out);
     if (format == Format::json)
@@ -352,6 +359,7 @@ void print_step(const StepReport& r, Format format, std::FILE* out) {
 
 void print_zero(const ZeroReport& r, Format format, std::FILE* out) {
     require_tabular(format);
+    require_finite(zero_json(r));  // every figure, before the first byte of any format
     if (format == Format::table)
         return zero_table(r, out);
     if (format == Format::json)

@@ -136,3 +136,33 @@ TEST(FitInput, BadInputNamesFileOrOption) {
               }).substr(0, std::string(BWACCT_TEST_DATA).size() + 4),
               std::string(BWACCT_TEST_DATA) + "/fit");
 }
+
+// Issue 11 defect 10: x near 1e200 overflowed the sums (dx² ≈ 1e400 = inf) and gave slope 0, r² 0,
+// verdict "linear". The fit now scales x and y by their largest value before summing.
+TEST(Fit, HugeXIsScaledBeforeSumming) {
+    // t = 5 + 3e-200·x at x = 1, 2, 4, 8 (×1e200): t = 5 + 3 = 8, 5 + 6 = 11, 5 + 12 = 17, 5 + 24 = 29.
+    const std::vector<FitPoint> pts{{1e200, 8}, {2e200, 11}, {4e200, 17}, {8e200, 29}};
+    const FitResult f = fit_scaling(pts, false, "test");
+    EXPECT_NEAR(f.slope / 3e-200, 1.0, 1e-12);
+    EXPECT_NEAR(f.intercept, 5.0, 1e-9);
+    EXPECT_NEAR(f.r2, 1.0, 1e-12);
+    // first step doubles x: e = ln(11/8) / ln 2 = 0.3185 / 0.6931 = 0.459 < 0.9: sublinear (overhead 5 of 8 µs)
+    EXPECT_EQ(f.verdict, Scaling::sublinear);
+
+    // t = 2e-200·x through the origin at x = 1, 2, 3 (×1e200): t = 2, 4, 6; e = 1 everywhere: linear.
+    const FitResult g = fit_scaling({{1e200, 2}, {2e200, 4}, {3e200, 6}}, false, "test");
+    EXPECT_NEAR(g.slope / 2e-200, 1.0, 1e-12);
+    EXPECT_EQ(g.intercept, 0.0);
+    EXPECT_NEAR(g.r2, 1.0, 1e-12);
+    EXPECT_EQ(g.verdict, Scaling::linear);
+}
+
+// Tiny x (1e-200) with bytes: the same line scaled down; the bandwidth 1e-3 / slope stays finite.
+TEST(Fit, TinyXIsScaledBeforeSumming) {
+    // t = 1 + 5e199·x at x = 1, 2, 4 (×1e-200): t = 1 + 0.5 = 1.5, 1 + 1 = 2, 1 + 2 = 3.
+    const FitResult f = fit_scaling({{1e-200, 1.5}, {2e-200, 2}, {4e-200, 3}}, true, "test");
+    EXPECT_NEAR(f.slope / 5e199, 1.0, 1e-12);
+    EXPECT_NEAR(f.intercept, 1.0, 1e-12);
+    ASSERT_TRUE(f.bw_GBps);
+    EXPECT_NEAR(*f.bw_GBps / 2e-203, 1.0, 1e-12);  // 1e-3 / 5e199 = 2e-203 GB/s
+}

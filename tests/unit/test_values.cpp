@@ -3,6 +3,9 @@
 #include "bwacct/error.h"
 #include "bwacct/values.h"
 
+#include <climits>
+#include <string>
+
 using namespace bwacct;
 
 namespace {
@@ -60,4 +63,68 @@ TEST(Values, Shapes) {
     EXPECT_EQ(parse_shape("32,2048,4096", "--shape"), (std::vector<std::uint64_t>{32, 2048, 4096}));
     EXPECT_THROW(parse_shape("32,0,4", "--shape"), InputError);
     EXPECT_THROW(parse_shape("1:4:x2", "--shape"), InputError);
+}
+
+namespace {
+std::string message_of(const char* text, ValueKind k) {
+    try {
+        parse_values(text, "--m", k);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "accepted";
+}
+}  // namespace
+
+// Issue 11 defect 11: a range whose ends are equal is one value, whatever the step.
+TEST(Values, OneValueRanges) {
+    // old: 1000 + i·1e-10 ≤ 1000·(1 + 1e-12) held for i = 0..10: 11 values past the end
+    EXPECT_EQ(v("1000:1000:+1e-10", ValueKind::real), std::vector<double>{1000});
+    // old: 1e20 + 1 == 1e20 in a double, so the loop never advanced and hit the 10^7 limit
+    EXPECT_EQ(v("1e20:1e20:+1", ValueKind::real), std::vector<double>{1e20});
+    EXPECT_EQ(v("1000:1000:x1.000000000001", ValueKind::real), std::vector<double>{1000});
+    // (0.3 − 0.1) / 0.1 = 1.9999999999999998: the end is kept (floor(q + 1e-9) = 2), never passed
+    const auto tenth = v("0.1:0.3:+0.1", ValueKind::real);
+    ASSERT_EQ(tenth.size(), 3u);
+    EXPECT_LE(tenth.back(), 0.3);
+    // a step below the values' spacing (2^14 = 16384 at 1e20) adds no value twice
+    const auto fine = v("1e20:1.0000000000001e20:+1000", ValueKind::real);
+    for (std::size_t i = 1; i < fine.size(); ++i)
+        EXPECT_LT(fine[i - 1], fine[i]);
+    EXPECT_LE(fine.back(), 1.0000000000001e20);
+}
+
+// Issue 11 defect 21: size suffixes in steps, thousands separators, the integer kind in messages.
+TEST(Values, SizeStepsTakeSuffixes) {
+    EXPECT_EQ(v("1K:4K:+1K", ValueKind::size), (std::vector<double>{1024, 2048, 3072, 4096}));
+    // (2^30 − 2^10) / 2^20 = 1024 − 1/1024 → 1023 steps, 1024 values: 1 KiB + i MiB, the last 1 KiB + 1023 MiB
+    const auto s = v("1K:1G:+1M", ValueKind::size);
+    ASSERT_EQ(s.size(), 1024u);
+    EXPECT_EQ(s.back(), 1024.0 + 1023.0 * 1048576.0);
+}
+
+TEST(Values, MessagesSayWhatIsWrong) {
+    EXPECT_NE(message_of("1,000", ValueKind::count).find("thousands separators are not accepted"), std::string::npos);
+    EXPECT_NE(message_of("2,048", ValueKind::count).find("thousands separators"), std::string::npos);
+    EXPECT_EQ(v("1,0", ValueKind::whole), (std::vector<double>{1, 0}));  // a plain 0 is still a value
+    const std::string step = message_of("1:8:+0", ValueKind::count);
+    EXPECT_NE(step.find("the step after + must be a positive integer"), std::string::npos) << step;
+    EXPECT_EQ(step.find("113.5"), std::string::npos) << step;  // not the real kind's example
+    EXPECT_NE(message_of("1K:1G:+1Q", ValueKind::size).find("the step after + must be a positive size"), std::string::npos);
+}
+
+// Issue 11 defect 3: an integer option read into a narrower type is range-checked against it.
+TEST(Values, IntegerInTheConsumingTypesRange) {
+    EXPECT_EQ(parse_int_in<int>("200", "--max-samples", ValueKind::count, 1), 200);
+    EXPECT_EQ(parse_int_in<int>("2147483647", "--max-samples", ValueKind::count, 1), INT_MAX);
+    // 2^31 = 2147483648 is INT_MAX + 1: refused, naming the range (old: static_cast<int> gave INT_MIN)
+    try {
+        parse_int_in<int>("2147483648", "--max-samples", ValueKind::count, 1);
+        ADD_FAILURE() << "accepted 2^31 as an int";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.option(), "--max-samples");
+        EXPECT_NE(std::string(e.what()).find("from 1 to 2147483647"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(parse_int_in<std::uint8_t>("256", "--x", ValueKind::whole, 0), InputError);
+    EXPECT_THROW(parse_int_in<int>("1,2", "--x", ValueKind::count, 1), InputError);  // one value only
 }
