@@ -1,6 +1,7 @@
 // Hugging Face config.json → TransformerConfig, MoE and MLA: parameter counts, expert traffic and the
 // latent KV cache, each expected value derived by hand from the published configs
 // (tests/data/models/*.config.json) in the comments.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
