@@ -133,7 +133,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     const bool gemma = fam == Family::gemma2 || fam == Family::gemma3;
 
     TransformerConfig c;
-    c.name = fmt::format("{} ({})", r.text_or("_name_or_path", arch), arch);
+    c.name = r.has("_name_or_path") ? fmt::format("{} ({})", r.text_or("_name_or_path", arch), arch) : arch;
     c.source = fmt::format("Hugging Face config.json ({}), architecture {}", origin, arch);
     c.hidden = r.count("hidden_size");
     c.layers = r.count("num_hidden_layers");

@@ -264,7 +264,8 @@ void print_table(const LayerReport& r, std::FILE* out) {
         fmt::print(out,
                    "  {:<12}{} = embedding {} + {} layers × {} (attention {} + mlp {} + norms {}) + final norm {} + LM head {}; "
                    "{} in {}\n",
-                   "parameters", human_count(p.total.value()), human_count(p.embedding.value()), c.layers,
+                   "parameters", human_count(p.total.value()), human_count(p.embedding.value()),
+                   c.moe ? fmt::format("{} MoE layers (below) + {}", p.moe_layers, p.dense_layers) : std::to_string(c.layers),
                    human_count(p.per_layer.value()), human_count(p.attention.value()), human_count(p.mlp.value()),
                    human_count(p.norms.value()), human_count(p.final_norm.value()), human_count(p.lm_head.value()),
                    human_bytes(storage_bytes(run.dtype, p.total).value()), dtype_name(run.dtype));
