@@ -294,3 +294,23 @@ TEST(HfConfig, QwenAndGemmaFamilies) {
     (void)find(ops, "post_mlp_norm");
     EXPECT_EQ(find(ops, "gelu_mul").cost.flops, 64u * 10);  // [1, 64] · (GELU 9 + the multiply 1)
 }
+
+TEST(HfConfig, Qwen3MoeMapsOntoTheMoeModelAndMatchesTheModelCard) {
+    // The shape fields of Qwen/Qwen3-30B-A3B's config.json (model card: 30.5 B total, 3.3 B activated).
+    const TransformerConfig c = parse_hf_config(
+        R"({"architectures": ["Qwen3MoeForCausalLM"], "hidden_size": 2048, "intermediate_size": 6144,
+            "moe_intermediate_size": 768, "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128,
+            "num_hidden_layers": 48, "num_experts": 128, "num_experts_per_tok": 8, "vocab_size": 151936,
+            "tie_word_embeddings": false, "decoder_sparse_step": 1, "mlp_only_layers": [], "hidden_act": "silu"})",
+        "x");
+    ASSERT_TRUE(c.moe);
+    EXPECT_TRUE(c.qk_norm);
+    const ParamCount p = param_count(c);
+    // per layer: attention 2048·(32 + 8)·128 + 32·128·2048 + q/k norms 2·128 = 18,874,624
+    //            router 128·2048 = 262,144; 128 experts · 3·2048·768 (4,718,592) = 603,979,776; norms 4096
+    //            = 623,120,640; · 48 = 29,909,790,720
+    // + embedding 151,936·2048 = 311,164,928 + LM head 311,164,928 + final norm 2048 = 30,532,122,624
+    EXPECT_EQ(p.total.value(), 30532122624u);
+    // active: − 48 · 120 · 4,718,592 (27,179,089,920) = 3,353,032,704
+    EXPECT_EQ(p.active.value(), 3353032704u);
+}
