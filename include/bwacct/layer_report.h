@@ -32,7 +32,8 @@ struct SpanTotals {
 struct GpuTotals {
     std::string gpu;
     SpanTotals layer;
-    std::optional<SpanTotals> model;  // layers × layer (+ embedding, final norm, LM head for `model`)
+    std::optional<SpanTotals>
+        model;  // MoE layers × layer + dense layers × dense layer (+ embedding, final norm, LM head for `model`)
 };
 
 struct LayerReport {
@@ -40,8 +41,9 @@ struct LayerReport {
     std::string preset;   // the --preset id, empty when none
     TransformerConfig config;
     LayerRun run;
-    std::vector<OpResult> layer_ops;
-    std::vector<OpResult> edge_ops;  // `model` only
+    std::vector<OpResult> layer_ops;        // the repeated block (a MoE model: its MoE layer)
+    std::vector<OpResult> dense_layer_ops;  // a MoE model's dense-first layers (DeepSeek), else empty
+    std::vector<OpResult> edge_ops;         // `model` only
     std::vector<GpuTotals> totals;
     LayerMemory memory;
     std::optional<ParamCount> params;  // when the config has a vocabulary

@@ -18,14 +18,42 @@ enum class MlpKind { gated, plain };
 std::string_view mlp_name(MlpKind k);
 MlpKind parse_mlp(std::string_view s, const std::string& option);  // "gated" (also "swiglu"), "plain" (also "gelu")
 
-// The architecture (a preset file or the command line).
+// Mixture of experts (Mixtral, Qwen3-MoE, DeepSeek-V3): the MLP of a MoE layer is a router GEMM
+// [T, D] × [D, E], the top-k routed experts of `expert_ffn` each, and `shared_experts` always-on
+// experts (one gated MLP of shared_experts · expert_ffn). The first `dense_layers` layers keep a
+// dense MLP of `ffn`. Formulas: docs/formulas.md ("Mixture of experts").
+struct MoeConfig {
+    std::uint64_t experts = 0;         // routed experts E
+    std::uint64_t top_k = 0;           // experts per token k
+    std::uint64_t expert_ffn = 0;      // intermediate size of one expert
+    std::uint64_t shared_experts = 0;  // always-on experts (DeepSeek: n_shared_experts)
+    std::uint64_t dense_layers = 0;    // first layers with a dense MLP (DeepSeek: first_k_dense_replace)
+    bool router_bias = false;          // the router's per-expert score-correction bias (DeepSeek-V3 noaux_tc: E params)
+};
+
+// Multi-head latent attention (DeepSeek-V2/V3). Formulas: docs/formulas.md ("Multi-head latent attention").
+struct MlaConfig {
+    std::uint64_t q_lora_rank = 0;  // 0: Q projected directly from the hidden state
+    std::uint64_t kv_lora_rank = 0;
+    std::uint64_t qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
+};
+
+// The architecture (a preset file, a Hugging Face config.json or the command line).
 struct TransformerConfig {
     std::string name;    // "Llama 3 8B"; empty when given on the command line
     std::string source;  // where the numbers come from
     std::uint64_t hidden = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0, vocab = 0;
     MlpKind mlp = MlpKind::gated;
     NormKind norm = NormKind::rmsnorm;
-    bool tied_embeddings = false;  // the LM head reuses the embedding table
+    bool tied_embeddings = false;   // the LM head reuses the embedding table
+    bool gelu_gate = false;         // gated MLP with GELU (tanh) instead of SiLU: down(gelu(gate(x)) · up(x)), Gemma
+    bool qk_norm = false;           // per-head RMSNorm of Q and K (Qwen3, Gemma 3): 2 · head_dim parameters per layer
+    bool qkv_bias = false;          // bias on the Q, K, V projections (Qwen2): parameters only
+    bool o_bias = false;            // bias on the output projection: parameters only
+    std::uint64_t block_norms = 2;  // norms per block: 2 (pre-norm), 4 (Gemma 2/3: pre and post each sub-block)
+    std::optional<MoeConfig> moe;
+    std::optional<MlaConfig> mla;
+    std::vector<std::string> limitations;  // fields read but not modelled, said in every report
 };
 
 enum class Phase { prefill, decode, training };
@@ -43,6 +71,7 @@ struct LayerRun {
     bool recompute = false;          // training: full activation recomputation (one more forward)
     DType dtype = DType::bf16;
     AttentionImpl attention = AttentionImpl::flash;
+    std::uint64_t experts_touched = 0;  // MoE: distinct experts whose weights a step reads; 0 = the expectation
 
     std::uint64_t q_len() const { return phase == Phase::decode ? 1 : seq; }
     std::uint64_t tokens() const { return batch * q_len(); }  // rows of every activation
@@ -66,7 +95,20 @@ std::uint64_t head_dim(const TransformerConfig& cfg);
 
 // One transformer block on one tensor-parallel rank, in execution order. Training: each compute op's
 // cost covers forward + backward (+ the recomputed forward); collectives get one op per pass.
-std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& cfg, const LayerRun& run);
+// A MoE model's block has the MoE MLP unless `dense_mlp` (its first moe->dense_layers layers).
+std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& cfg, const LayerRun& run, bool dense_mlp = false);
+
+// Layers of each kind: a dense model's layers are all dense.
+std::uint64_t moe_layer_count(const TransformerConfig& cfg);
+std::uint64_t dense_layer_count(const TransformerConfig& cfg);
+// Expected distinct experts touched by T tokens each routed to k of E experts, uniformly and
+// independently: E · (1 − (1 − k/E)^T).
+double expected_experts_touched(std::uint64_t experts, std::uint64_t top_k, std::uint64_t tokens);
+// The experts a step reads: run.experts_touched when given, else the expectation for run.tokens().
+double experts_touched(const TransformerConfig& cfg, const LayerRun& run);
+// KV-cache elements one token adds to one layer (per rank): 2 · kv_heads/tp · head_dim, or
+// kv_lora_rank + qk_rope_head_dim under MLA (the latent, replicated on every TP rank).
+std::uint64_t kv_elems_per_token(const TransformerConfig& cfg, std::uint64_t tp);
 // The ops outside the blocks: embedding lookup, final norm, LM head (and their TP collectives).
 std::vector<LayerOp> model_edge_ops(const TransformerConfig& cfg, const LayerRun& run);
 
@@ -80,6 +122,14 @@ struct ParamCount {
     Exact final_norm;
     Exact lm_head;  // vocab · hidden, 0 when tied
     Exact total;
+    // Mixture of experts (0 for dense models): a MoE layer's MLP = router + routed + shared experts.
+    Exact router;         // per MoE layer: experts · hidden (+ experts with the score-correction bias)
+    Exact expert;         // one routed expert: 3 · hidden · expert_ffn
+    Exact shared;         // per MoE layer: the shared experts, 3 · hidden · shared · expert_ffn
+    Exact moe_mlp;        // per MoE layer: router + experts · expert + shared
+    Exact moe_per_layer;  // attention + moe_mlp + norms
+    std::uint64_t dense_layers = 0, moe_layers = 0;
+    Exact active;  // parameters a token uses: total with top_k of the routed experts in each MoE layer
 };
 ParamCount param_count(const TransformerConfig& cfg);
 

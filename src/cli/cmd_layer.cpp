@@ -9,6 +9,7 @@
 #include "bwacct/catalog.h"
 #include "bwacct/choice.h"
 #include "bwacct/error.h"
+#include "bwacct/hf_config.h"
 #include "bwacct/layer_report.h"
 #include "bwacct/model_preset.h"
 #include "bwacct/values.h"
@@ -29,8 +30,14 @@ std::optional<std::uint64_t> count_option(const Args& args, const std::string& o
 
 TransformerConfig config_from(const Args& args) {
     TransformerConfig c;
+    if (args.given("--preset") && args.given("--hf-config"))
+        throw InputError("--hf-config", "give --preset (a bwacct preset) or --hf-config (a Hugging Face config.json), not both");
+    if (args.given("--hf-config") && args.get("--hf-config").empty())
+        throw InputError("--hf-config", "expected the path of a Hugging Face config.json");
     if (!args.get("--preset").empty())
         c = load_model_preset(args.get("--preset"), "--preset");
+    else if (!args.get("--hf-config").empty())
+        c = load_hf_config(args.get("--hf-config"), "--hf-config");
     const std::pair<const char*, std::uint64_t TransformerConfig::*> sizes[] = {
         {"--hidden", &TransformerConfig::hidden},     {"--layers", &TransformerConfig::layers},
         {"--heads", &TransformerConfig::heads},       {"--kv-heads", &TransformerConfig::kv_heads},
@@ -42,7 +49,7 @@ TransformerConfig config_from(const Args& args) {
             c.*member = *v;
             overridden = true;
         }
-    if (c.kv_heads == 0 && args.get("--preset").empty())
+    if (c.kv_heads == 0 && args.get("--preset").empty() && args.get("--hf-config").empty())
         c.kv_heads = c.heads;  // multi-head attention unless told
     if (!args.get("--mlp").empty())
         c.mlp = parse_mlp(args.get("--mlp"), "--mlp"), overridden = true;
@@ -55,7 +62,7 @@ TransformerConfig config_from(const Args& args) {
     const std::pair<std::uint64_t, const char*> needed[] = {{c.hidden, "--hidden"}, {c.heads, "--heads"}, {c.ffn, "--ffn"}};
     for (const auto& [v, option] : needed)
         if (v == 0)
-            throw InputError(option, "is required (or give --preset, e.g. llama3-8b)");
+            throw InputError(option, "is required (or give --preset, e.g. llama3-8b, or --hf-config FILE)");
     if (overridden && !c.name.empty())
         c.name += " (modified on the command line)";
     return c;
@@ -72,6 +79,8 @@ LayerRun run_from(const Args& args) {
     static constexpr std::array<Choice<AttentionImpl>, 2> kImpls{
         {{"flash", AttentionImpl::flash}, {"naive", AttentionImpl::naive}}};
     r.attention = parse_choice(args.get("--attention"), "--attention", "attention implementation", kImpls);
+    if (const auto touched = count_option(args, "--experts-touched"))
+        r.experts_touched = *touched;
     const auto seq = count_option(args, "--seq"), tokens = count_option(args, "--tokens"),
                context = count_option(args, "--context");
     if (seq && tokens)
@@ -112,7 +121,11 @@ CommandSpec make_command(bool whole_model) {
                               "  bwacct layer --hidden 5120 --heads 40 --kv-heads 40 --ffn 13824 --tokens 2160 --tp 2 --phase "
                               "prefill";
     c.options = {
-        {"--preset", "model preset: an id in configs/models (llama3-8b, llama3-70b) or a preset JSON file", ""},
+        {"--preset",
+         "model preset: an id in configs/models (llama3-8b, llama3-70b, mixtral-8x7b, deepseek-v3) or a preset JSON file", ""},
+        {"--hf-config", "a Hugging Face config.json (Llama, Mistral, Qwen2/3, Qwen3-MoE, Mixtral, DeepSeek-V2/V3, Gemma 2/3)",
+         ""},
+        {"--experts-touched", "MoE: distinct experts whose weights a step reads per layer; default: E·(1 − (1 − k/E)^T)", ""},
         {"--hidden", "hidden size D (overrides the preset)", ""},
         {"--layers", whole_model ? "transformer layers (overrides the preset)" : "layers, for the per-model total", ""},
         {"--heads", "query heads", ""},
@@ -162,8 +175,8 @@ CommandSpec make_command(bool whole_model) {
         } catch (const OverflowError&) {
             // Name the sizes the user gave (the preset's when none), not one option that may be absent.
             std::string given;
-            for (const char* o : {"--preset", "--batch", "--seq", "--tokens", "--context", "--hidden", "--heads", "--kv-heads",
-                                  "--head-dim", "--ffn", "--vocab", "--layers"})
+            for (const char* o : {"--preset", "--hf-config", "--batch", "--seq", "--tokens", "--context", "--hidden", "--heads",
+                                  "--kv-heads", "--head-dim", "--ffn", "--vocab", "--layers"})
                 if (args.given(o))
                     given += given.empty() ? std::string(o) : fmt::format(", {}", o);
             throw InputError(given.empty() ? "--batch" : given, "the FLOP or byte count overflows 64 bits; use smaller sizes");

@@ -4,9 +4,12 @@
 // Formulas and choices: docs/formulas.md ("Transformer layers and models").
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "bwacct/choice.h"
+#include "bwacct/dtype.h"
 #include "bwacct/error.h"
 #include "bwacct/transformer.h"
 #include "term.h"
@@ -127,22 +130,170 @@ struct Builder {
                    elementwise_cost(d));
     }
 
-    void activation() {
-        const std::uint64_t f = cfg.ffn / run.tp;
+    // The MLP activation on [rows, f]: SiLU·up (gated), GELU·up (gated, Gemma) or GELU (plain).
+    void activation(const std::string& prefix, std::uint64_t rows, std::uint64_t f) {
         ElementwiseDesc d;
-        d.shape = {run.tokens(), f};
+        d.shape = {rows, f};
         d.dtype = run.dtype;
         ElementwiseDesc b = d;
-        if (cfg.mlp == MlpKind::gated) {
-            d.inputs = 2, d.outputs = 1, d.flops_per_elem = kSiluMulFlops;
-            b.inputs = 3, b.outputs = 2, b.flops_per_elem = 2 * kSiluMulFlops;  // read g, u, dy; write dg, du
+        const bool gated = cfg.mlp == MlpKind::gated;
+        // GELU·up: the GELU's 9 FLOPs and the multiply by up.
+        const std::uint64_t per = gated ? (cfg.gelu_gate ? kGeluFlops + 1 : kSiluMulFlops) : kGeluFlops;
+        if (gated) {
+            d.inputs = 2, d.outputs = 1, d.flops_per_elem = per;
+            b.inputs = 3, b.outputs = 2, b.flops_per_elem = 2 * per;  // read g, u, dy; write dg, du
         } else {
-            d.inputs = 1, d.outputs = 1, d.flops_per_elem = kGeluFlops;
-            b.inputs = 2, b.outputs = 1, b.flops_per_elem = 2 * kGeluFlops;  // read x, dy; write dx
+            d.inputs = 1, d.outputs = 1, d.flops_per_elem = per;
+            b.inputs = 2, b.outputs = 1, b.flops_per_elem = 2 * per;  // read x, dy; write dx
         }
-        add_passes(cfg.mlp == MlpKind::gated ? "silu_mul" : "gelu", OpPart::mlp,
-                   fmt::format("{} [{}, {}]", cfg.mlp == MlpKind::gated ? "silu(gate)·up" : "gelu(up)", run.tokens(), f),
-                   elementwise_cost(d), elementwise_cost(b));
+        const char* name = gated ? (cfg.gelu_gate ? "gelu_mul" : "silu_mul") : "gelu";
+        const char* what = gated ? (cfg.gelu_gate ? "gelu(gate)·up" : "silu(gate)·up") : "gelu(up)";
+        add_passes(prefix + name, OpPart::mlp, fmt::format("{} [{}, {}]", what, rows, f), elementwise_cost(d),
+                   elementwise_cost(b));
+    }
+
+    // A dense MLP of intermediate size `ffn` (sharded by tp): gate/up, activation, down.
+    void dense_mlp(const std::string& prefix, std::uint64_t ffn) {
+        const std::uint64_t t = run.tokens(), f = ffn / run.tp;
+        const bool gated = cfg.mlp == MlpKind::gated;
+        gemm(prefix + (gated ? "gate_up_proj" : "up_proj"), OpPart::mlp, t, cfg.hidden, gated ? 2 * f : f);
+        activation(prefix, t, f);
+        gemm(prefix + "down_proj", OpPart::mlp, t, f, cfg.hidden);
+    }
+
+    // A grouped GEMM over the routed experts: rows = tokens · k (each token's row goes to k experts),
+    // weights read for the distinct experts touched (`touched`, an expectation, rounded to a byte).
+    void expert_gemm(const std::string& name, std::uint64_t rows, std::uint64_t k, std::uint64_t n, double touched) {
+        GemmDesc d;
+        d.m = rows, d.k = k, d.n = n;
+        d.a = d.b = d.c = run.dtype;
+        const std::uint64_t one = storage_bytes(run.dtype, Exact(k) * Exact(n)).value();
+        const auto all = static_cast<std::uint64_t>(std::llround(touched * static_cast<double>(one)));
+        auto patch = [&](Cost c, std::uint64_t weight_reads, std::uint64_t weight_writes) {
+            // gemm_cost charges one expert's weights per B read or dB write; a grouped GEMM reads each
+            // touched expert's.
+            c.bytes_read = (Exact(c.bytes_read) - Exact(weight_reads) * Exact(one) + Exact(weight_reads) * Exact(all)).value();
+            c.bytes_written =
+                (Exact(c.bytes_written) - Exact(weight_writes) * Exact(one) + Exact(weight_writes) * Exact(all)).value();
+            c.terms.push_back(detail::term("expert weights", "round(experts touched · K·N·b) per weight read",
+                                           fmt::format("round({:.4f}·{})", touched, one), Exact(all)));
+            return c;
+        };
+        const std::string detail = fmt::format("grouped [{}, {}] × {:.3f} experts touched of [{}, {}]", rows, k, touched, k, n);
+        if (!training()) {
+            add(name, OpPart::mlp, detail, patch(gemm_cost(d), 1, 0));
+            return;
+        }
+        d.pass = GemmPass::fwd_bwd;
+        std::vector<std::pair<std::string, Cost>> passes{{"fwd+bwd", patch(gemm_cost(d), 2, 1)}};
+        if (run.recompute) {
+            d.pass = GemmPass::fwd;
+            passes.emplace_back("recompute", patch(gemm_cost(d), 1, 0));
+        }
+        add(name, OpPart::mlp, detail + (run.recompute ? ", fwd+bwd+recompute" : ", fwd+bwd"), combine(name, passes));
+    }
+
+    // The MoE MLP: router GEMM, routed experts (grouped GEMMs over tokens · k rows), the weighted
+    // combine of each token's k expert outputs, then the shared experts as one dense MLP.
+    void moe_mlp() {
+        const MoeConfig& m = *cfg.moe;
+        const std::uint64_t t = run.tokens(), rows = (Exact(t) * Exact(m.top_k)).value(), f = m.expert_ffn / run.tp;
+        const double touched = experts_touched(cfg, run);
+        gemm("router", OpPart::mlp, t, cfg.hidden, m.experts);
+        const bool gated = cfg.mlp == MlpKind::gated;
+        expert_gemm(gated ? "experts_gate_up" : "experts_up", rows, cfg.hidden, gated ? 2 * f : f, touched);
+        activation("experts_", rows, f);
+        expert_gemm("experts_down", rows, f, cfg.hidden, touched);
+        // Combine: out[t] = Σ_k w_k · y_k: read the [T·k, D] expert outputs, write [T, D]; a multiply
+        // and an add per expert output element (2·k FLOPs per output element).
+        ElementwiseDesc c;
+        c.shape = {t, cfg.hidden};
+        c.dtype = run.dtype;
+        c.inputs = m.top_k;
+        c.outputs = 1;
+        c.flops_per_elem = 2 * m.top_k;
+        add_passes("experts_combine", OpPart::mlp, fmt::format("Σ over {} experts [{}, {}]", m.top_k, t, cfg.hidden),
+                   elementwise_cost(c), elementwise_cost(c));
+        if (m.shared_experts > 0)
+            dense_mlp("shared_", m.shared_experts * m.expert_ffn);
+    }
+
+    // Multi-head latent attention, absorbed-weight form (DeepSeek's inference `attn_impl = "absorb"`):
+    // Q through its LoRA, the latent c_KV and the shared RoPE key written to the cache, W_UK absorbed
+    // into the query and W_UV applied after attention, attention over the latent (one "KV head" of
+    // kv_lora + rope for scores, kv_lora for values).
+    void mla_attention() {
+        const MlaConfig& a = *cfg.mla;
+        const std::uint64_t t = run.tokens(), h = cfg.heads / run.tp, qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
+        const std::uint64_t lat = a.kv_lora_rank + a.qk_rope_head_dim;
+        if (a.q_lora_rank > 0) {
+            gemm("q_a_proj", OpPart::attention, t, cfg.hidden, a.q_lora_rank);
+            rank_norm("q_a_norm", t, a.q_lora_rank);
+            gemm("q_b_proj", OpPart::attention, t, a.q_lora_rank, h * qk);
+        } else {
+            gemm("q_proj", OpPart::attention, t, cfg.hidden, h * qk);
+        }
+        // Its output [T, kv_lora + rope] is this step's cache entry: the KV-cache write, counted here.
+        gemm("kv_a_proj", OpPart::attention, t, cfg.hidden, lat);
+        rank_norm("kv_a_norm", t, a.kv_lora_rank);
+        batched_gemm("q_absorb", t, a.qk_nope_head_dim, a.kv_lora_rank, h, "q_nope · W_UK per head");
+        AttentionDesc pd;  // the pair count only
+        pd.batch = run.batch;
+        pd.q_len = run.q_len();
+        pd.kv_len = run.context;
+        pd.causal = run.phase != Phase::decode;
+        const Exact pairs = attention_pairs(pd);
+        const Exact bh = Exact(run.batch) * Exact(h);
+        Cost c;
+        c.op = "attention";
+        c.compute_dtype = run.dtype;
+        c.unit = matmul_unit(run.dtype);
+        const Exact flops = Exact(2) * bh * pairs * Exact(lat) + Exact(2) * bh * pairs * Exact(a.kv_lora_rank);
+        c.terms.push_back(detail::term("flops", "2·B·H·pairs·(kv_lora + rope) + 2·B·H·pairs·kv_lora",
+                                       fmt::format("2·{}·{}·{}·{} + 2·{}·{}·{}·{}", run.batch, h, pairs.value(), lat, run.batch,
+                                                   h, pairs.value(), a.kv_lora_rank),
+                                       flops));
+        const Exact q = Exact(t) * Exact(h) * Exact(lat), cache = Exact(run.batch) * Exact(run.context) * Exact(lat),
+                    o = Exact(t) * Exact(h) * Exact(a.kv_lora_rank);
+        c.bytes_read = (storage_bytes(run.dtype, q) + storage_bytes(run.dtype, cache)).value();
+        c.bytes_written = storage_bytes(run.dtype, o).value();
+        c.terms.push_back(detail::term("bytes read", "b·(T·H·(kv_lora + rope) + B·context·(kv_lora + rope))",
+                                       fmt::format("{}·{} + {}·{}", t, h * lat, run.batch * run.context, lat),
+                                       Exact(c.bytes_read)));
+        c.terms.push_back(detail::term("bytes written", "b·T·H·kv_lora", fmt::format("{}·{}·{}", t, h, a.kv_lora_rank),
+                                       Exact(c.bytes_written)));
+        c.flops = flops.value();
+        c.launches = 1;
+        add("attention", OpPart::attention,
+            fmt::format("mla absorbed B={} H={} q={} kv={} latent {}+{}{}", run.batch, h, run.q_len(), run.context,
+                        a.kv_lora_rank, a.qk_rope_head_dim, pd.causal ? " causal" : ""),
+            c);
+        batched_gemm("v_absorb", t, a.kv_lora_rank, a.v_head_dim, h, "o_latent · W_UV per head");
+        gemm("out_proj", OpPart::attention, t, h * a.v_head_dim, cfg.hidden);
+    }
+
+    // One small GEMM per head (batch = heads): [T, k] × [k, n] with that head's weight.
+    void batched_gemm(const std::string& name, std::uint64_t t, std::uint64_t k, std::uint64_t n, std::uint64_t heads,
+                      const char* what) {
+        GemmDesc d;
+        d.m = t, d.k = k, d.n = n, d.batch = heads;
+        d.a = d.b = d.c = run.dtype;
+        add(name, OpPart::attention, fmt::format("{}: {} × [{}, {}] × [{}, {}]", what, heads, t, k, k, n), gemm_cost(d));
+    }
+
+    // An RMSNorm over `cols` (the LoRA ranks, per-head Q/K norms).
+    void rank_norm(const std::string& name, std::uint64_t rows, std::uint64_t cols) {
+        NormDesc d;
+        d.kind = NormKind::rmsnorm;
+        d.shape = {rows, cols};
+        d.dtype = run.dtype;
+        ElementwiseDesc b;
+        b.shape = d.shape;
+        b.dtype = run.dtype;
+        b.inputs = 2;
+        b.outputs = 1;
+        b.flops_per_elem = 2 * norm_flops_per_elem(NormKind::rmsnorm);
+        add_passes(name, OpPart::norm, fmt::format("rmsnorm [{}, {}]", rows, cols), norm_cost(d), elementwise_cost(b));
     }
 
     void attention() {
@@ -285,32 +436,95 @@ void validate(const TransformerConfig& cfg, const LayerRun& run) {
     if (run.recompute && run.phase != Phase::training)
         throw InputError("--recompute", "applies to --phase training only");
     (void)(Exact(run.batch) * Exact(run.q_len()));  // throws OverflowError when the token count overflows
+    if (cfg.moe) {
+        const MoeConfig& m = *cfg.moe;
+        if (m.experts == 0 || m.top_k == 0 || m.expert_ffn == 0)
+            throw InputError("--experts", "a MoE model needs positive experts, top-k and expert intermediate size");
+        if (m.top_k > m.experts)
+            throw InputError("--experts", fmt::format("top-k ({}) must not exceed the routed experts ({})", m.top_k, m.experts));
+        if (m.expert_ffn % run.tp != 0)
+            throw InputError("--tp",
+                             fmt::format("must divide the expert intermediate size ({} % {} != 0)", m.expert_ffn, run.tp));
+        if (run.experts_touched != 0) {
+            const std::uint64_t most = std::min<std::uint64_t>(m.experts, (Exact(run.tokens()) * Exact(m.top_k)).value());
+            if (run.experts_touched < m.top_k || run.experts_touched > most)
+                throw InputError("--experts-touched",
+                                 fmt::format("must lie between top-k ({}) and min(experts, tokens · top-k) ({}); got {}", m.top_k,
+                                             most, run.experts_touched));
+        }
+    } else if (run.experts_touched != 0) {
+        throw InputError("--experts-touched", "applies to mixture-of-experts models only (this one has no routed experts)");
+    }
+    if (cfg.mla) {
+        const MlaConfig& a = *cfg.mla;
+        if (a.kv_lora_rank == 0 || a.qk_rope_head_dim == 0 || a.qk_nope_head_dim == 0 || a.v_head_dim == 0)
+            throw InputError("--hf-config",
+                             "multi-head latent attention needs positive kv_lora_rank, qk_nope_head_dim, "
+                             "qk_rope_head_dim and v_head_dim");
+        if (run.phase == Phase::training)
+            throw InputError("--phase", "training with multi-head latent attention is not modelled yet; use prefill or decode");
+        if (run.attention == AttentionImpl::naive)
+            throw InputError("--attention", "multi-head latent attention is modelled in its absorbed flash form only; use flash");
+    }
 }
 
-std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& cfg, const LayerRun& run) {
+std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& cfg, const LayerRun& run, bool dense_mlp) {
     validate(cfg, run);
     Builder b{cfg, run, {}};
     const std::uint64_t t = run.tokens(), hd = head_dim(cfg), hq = cfg.heads / run.tp, hkv = cfg.kv_heads / run.tp;
-    const std::uint64_t f = cfg.ffn / run.tp;
 
     b.norm("attn_norm", OpPart::norm, b.outer_rows());
     b.gather_in("attn_in");
-    // The QKV output holds this step's K and V: in decode and prefill that write is the KV-cache
-    // write (the epilogue stores into the cache), counted here and nowhere else.
-    b.gemm("qkv_proj", OpPart::attention, t, cfg.hidden, (hq + 2 * hkv) * hd);
-    b.attention();
-    b.gemm("out_proj", OpPart::attention, t, hq * hd, cfg.hidden);
+    if (cfg.mla) {
+        b.mla_attention();
+    } else {
+        // The QKV output holds this step's K and V: in decode and prefill that write is the KV-cache
+        // write (the epilogue stores into the cache), counted here and nowhere else.
+        b.gemm("qkv_proj", OpPart::attention, t, cfg.hidden, (hq + 2 * hkv) * hd);
+        if (cfg.qk_norm)  // one RMSNorm per head of Q and of K, over head_dim
+            b.rank_norm("qk_norm", (Exact(t) * Exact(hq + hkv)).value(), hd);
+        b.attention();
+        b.gemm("out_proj", OpPart::attention, t, hq * hd, cfg.hidden);
+    }
+    if (cfg.block_norms == 4)
+        b.norm("post_attn_norm", OpPart::norm, t);
     b.reduce_out("attn_out");
     b.residual("attn_residual");
     b.norm("mlp_norm", OpPart::norm, b.outer_rows());
     b.gather_in("mlp_in");
-    b.gemm(cfg.mlp == MlpKind::gated ? "gate_up_proj" : "up_proj", OpPart::mlp, t, cfg.hidden,
-           cfg.mlp == MlpKind::gated ? 2 * f : f);
-    b.activation();
-    b.gemm("down_proj", OpPart::mlp, t, f, cfg.hidden);
+    if (cfg.moe && !dense_mlp)
+        b.moe_mlp();
+    else
+        b.dense_mlp("", cfg.ffn);
+    if (cfg.block_norms == 4)
+        b.norm("post_mlp_norm", OpPart::norm, t);
     b.reduce_out("mlp_out");
     b.residual("mlp_residual");
     return std::move(b.ops);
+}
+
+std::uint64_t moe_layer_count(const TransformerConfig& cfg) {
+    return cfg.moe && cfg.layers > cfg.moe->dense_layers ? cfg.layers - cfg.moe->dense_layers : 0;
+}
+std::uint64_t dense_layer_count(const TransformerConfig& cfg) { return cfg.layers - moe_layer_count(cfg); }
+
+double expected_experts_touched(std::uint64_t experts, std::uint64_t top_k, std::uint64_t tokens) {
+    const double e = static_cast<double>(experts);
+    return e * (1 - std::pow(1 - static_cast<double>(top_k) / e, static_cast<double>(tokens)));
+}
+
+double experts_touched(const TransformerConfig& cfg, const LayerRun& run) {
+    if (!cfg.moe)
+        return 0;
+    if (run.experts_touched != 0)
+        return static_cast<double>(run.experts_touched);
+    return expected_experts_touched(cfg.moe->experts, cfg.moe->top_k, run.tokens());
+}
+
+std::uint64_t kv_elems_per_token(const TransformerConfig& cfg, std::uint64_t tp) {
+    if (cfg.mla)
+        return cfg.mla->kv_lora_rank + cfg.mla->qk_rope_head_dim;
+    return 2 * (cfg.kv_heads / tp) * head_dim(cfg);
 }
 
 std::vector<LayerOp> model_edge_ops(const TransformerConfig& cfg, const LayerRun& run) {
@@ -366,14 +580,48 @@ ParamCount param_count(const TransformerConfig& cfg) {
     ParamCount p;
     const Exact d(cfg.hidden), hd(head_dim(cfg)), h(cfg.heads), kv(cfg.kv_heads), f(cfg.ffn), v(cfg.vocab);
     const Exact norm_params = cfg.norm == NormKind::layernorm ? Exact(2) : Exact(1);
+    const Exact mlp_mats = cfg.mlp == MlpKind::gated ? Exact(3) : Exact(2);
     p.embedding = v * d;
-    p.attention = d * (h + Exact(2) * kv) * hd + h * hd * d;
-    p.mlp = (cfg.mlp == MlpKind::gated ? Exact(3) : Exact(2)) * d * f;
-    p.norms = Exact(2) * norm_params * d;
+    if (cfg.mla) {
+        // q_a (+ its norm) and q_b, or q directly; kv_a (latent + shared RoPE key) and its norm; kv_b
+        // (W_UK and W_UV); out.
+        const MlaConfig& a = *cfg.mla;
+        const Exact qk(a.qk_nope_head_dim + a.qk_rope_head_dim), r(a.kv_lora_rank);
+        const Exact q =
+            a.q_lora_rank > 0 ? d * Exact(a.q_lora_rank) + Exact(a.q_lora_rank) + Exact(a.q_lora_rank) * h * qk : d * h * qk;
+        p.attention = q + d * (r + Exact(a.qk_rope_head_dim)) + r + r * h * Exact(a.qk_nope_head_dim + a.v_head_dim) +
+                      h * Exact(a.v_head_dim) * d;
+    } else {
+        p.attention = d * (h + Exact(2) * kv) * hd + h * hd * d;
+        if (cfg.qkv_bias)
+            p.attention += (h + Exact(2) * kv) * hd;
+        if (cfg.o_bias)
+            p.attention += d;
+        if (cfg.qk_norm)
+            p.attention += Exact(2) * hd;
+    }
+    p.mlp = mlp_mats * d * f;
+    p.norms = Exact(cfg.block_norms) * norm_params * d;
     p.per_layer = p.attention + p.mlp + p.norms;
     p.final_norm = norm_params * d;
     p.lm_head = cfg.tied_embeddings ? Exact(0) : v * d;
-    p.total = p.embedding + Exact(cfg.layers) * p.per_layer + p.final_norm + p.lm_head;
+    p.dense_layers = dense_layer_count(cfg);
+    p.moe_layers = moe_layer_count(cfg);
+    const Exact edges = p.embedding + p.final_norm + p.lm_head;
+    if (!cfg.moe) {
+        p.total = edges + Exact(cfg.layers) * p.per_layer;
+        p.active = p.total;
+        return p;
+    }
+    const MoeConfig& m = *cfg.moe;
+    const Exact e(m.experts);
+    p.router = e * d + (m.router_bias ? e : Exact(0));
+    p.expert = mlp_mats * d * Exact(m.expert_ffn);
+    p.shared = mlp_mats * d * Exact(m.shared_experts) * Exact(m.expert_ffn);
+    p.moe_mlp = p.router + e * p.expert + p.shared;
+    p.moe_per_layer = p.attention + p.moe_mlp + p.norms;
+    p.total = edges + Exact(p.dense_layers) * p.per_layer + Exact(p.moe_layers) * p.moe_per_layer;
+    p.active = p.total - Exact(p.moe_layers) * Exact(m.experts - m.top_k) * p.expert;
     return p;
 }
 
@@ -385,14 +633,23 @@ LayerMemory layer_memory(const TransformerConfig& cfg, const LayerRun& run) {
     const Exact outer(run.sequence_parallel ? run.tokens() / run.tp : run.tokens());
     auto bytes = [&](Exact elems) { return storage_bytes(run.dtype, elems); };
     if (run.phase != Phase::training)
-        m.kv_cache = bytes(Exact(2) * Exact(run.batch) * Exact(run.context) * hkv * hd);
+        m.kv_cache = bytes(Exact(run.batch) * Exact(run.context) * Exact(kv_elems_per_token(cfg, run.tp)));
     if (run.attention == AttentionImpl::naive)
         m.attention_scores = bytes(Exact(run.batch) * hq * Exact(run.q_len()) * Exact(run.context));
     // Kept for the backward: x, attn_norm(x), x2 and mlp_norm(x2) (outer rows); Q, K, V; the attention
     // output O; the gate/up output; the activation output; (naive) the probabilities.
-    const Exact mlp_in = cfg.mlp == MlpKind::gated ? Exact(2) * f : f;
-    m.activations =
-        bytes(Exact(4) * outer * d + t * (hq + Exact(2) * hkv) * hd + t * hq * hd + t * mlp_in + t * f) + m.attention_scores;
+    const Exact gate = cfg.mlp == MlpKind::gated ? Exact(2) : Exact(1);
+    Exact attn = t * (hq + Exact(2) * hkv) * hd + t * hq * hd;
+    if (cfg.mla)  // Q, the latent and RoPE key, the latent attention output
+        attn = t * hq * Exact(cfg.mla->qk_nope_head_dim + cfg.mla->qk_rope_head_dim) +
+               t * Exact(cfg.mla->kv_lora_rank + cfg.mla->qk_rope_head_dim) + t * hq * Exact(cfg.mla->kv_lora_rank);
+    Exact mlp = t * gate * f + t * f;
+    if (cfg.moe) {  // router logits; per routed row: input, gate/up, activation, expert output; the shared experts
+        const MoeConfig& e = *cfg.moe;
+        const Exact rows = t * Exact(e.top_k), fe(e.expert_ffn / run.tp), fs(e.shared_experts * e.expert_ffn / run.tp);
+        mlp = t * Exact(e.experts) + rows * (d + gate * fe + fe + d) + t * (gate * fs + fs);
+    }
+    m.activations = bytes(Exact(4) * outer * d + attn + mlp) + m.attention_scores;
     m.activations_checkpointed = bytes(outer * d);
     return m;
 }

@@ -139,6 +139,26 @@ json report_json(const LayerReport& r) {
                {"mlp", mlp_name(c.mlp)},
                {"norm", norm_name(c.norm)},
                {"tied_embeddings", c.tied_embeddings}};
+    if (c.qk_norm)
+        model["qk_norm"] = true;
+    if (c.moe)
+        model["moe"] = json{{"experts", c.moe->experts},
+                            {"top_k", c.moe->top_k},
+                            {"expert_ffn", c.moe->expert_ffn},
+                            {"shared_experts", c.moe->shared_experts},
+                            {"dense_layers", c.moe->dense_layers},
+                            {"moe_layers", moe_layer_count(c)},
+                            {"experts_touched_per_layer", experts_touched(c, run)},
+                            {"experts_touched_source", run.experts_touched != 0 ? "given (--experts-touched)"
+                                                                                : "expected: E·(1 − (1 − k/E)^T), T = tokens"}};
+    if (c.mla)
+        model["mla"] = json{{"q_lora_rank", c.mla->q_lora_rank},
+                            {"kv_lora_rank", c.mla->kv_lora_rank},
+                            {"qk_nope_head_dim", c.mla->qk_nope_head_dim},
+                            {"qk_rope_head_dim", c.mla->qk_rope_head_dim},
+                            {"v_head_dim", c.mla->v_head_dim},
+                            {"attention", "absorbed"}};
+    model["limitations"] = c.limitations;
     j["model"] = model;
     j["run"] = json{{"phase", phase_name(run.phase)},
                     {"batch", run.batch},
@@ -153,15 +173,21 @@ json report_json(const LayerReport& r) {
                     {"attention", run.attention == AttentionImpl::flash ? "flash" : "naive"}};
     if (r.params) {
         const ParamCount& p = *r.params;
-        j["params"] = json{{"embedding", p.embedding.value()},
-                           {"attention_per_layer", p.attention.value()},
-                           {"mlp_per_layer", p.mlp.value()},
-                           {"norms_per_layer", p.norms.value()},
-                           {"per_layer", p.per_layer.value()},
-                           {"final_norm", p.final_norm.value()},
-                           {"lm_head", p.lm_head.value()},
-                           {"total", p.total.value()},
-                           {"bytes", storage_bytes(run.dtype, p.total).value()}};
+        j["params"] = json{{"embedding", p.embedding.value()}, {"attention_per_layer", p.attention.value()},
+                           {"mlp_per_layer", p.mlp.value()},   {"norms_per_layer", p.norms.value()},
+                           {"per_layer", p.per_layer.value()}, {"final_norm", p.final_norm.value()},
+                           {"lm_head", p.lm_head.value()},     {"total", p.total.value()},
+                           {"active", p.active.value()},       {"bytes", storage_bytes(run.dtype, p.total).value()}};
+        if (c.moe) {
+            json& jp = j["params"];
+            jp["dense_layers"] = p.dense_layers;
+            jp["moe_layers"] = p.moe_layers;
+            jp["router_per_layer"] = p.router.value();
+            jp["expert"] = p.expert.value();
+            jp["shared_per_layer"] = p.shared.value();
+            jp["moe_mlp_per_layer"] = p.moe_mlp.value();
+            jp["moe_per_layer"] = p.moe_per_layer.value();
+        }
     }
     const LayerMemory& m = r.memory;
     json mem{{"per_rank", true},
@@ -169,15 +195,20 @@ json report_json(const LayerReport& r) {
              {"activations_bytes", m.activations.value()},
              {"activations_checkpointed_bytes", m.activations_checkpointed.value()},
              {"attention_scores_bytes", m.attention_scores.value()}};
+    mem["kv_cache_bytes_per_token_per_layer"] = storage_bytes(run.dtype, Exact(kv_elems_per_token(c, run.tp))).value();
     if (c.layers != 0)
         mem["model"] =
             json{{"kv_cache_bytes", (Exact(c.layers) * m.kv_cache).value()},
+                 {"kv_cache_bytes_per_token",
+                  storage_bytes(run.dtype, Exact(c.layers) * Exact(kv_elems_per_token(c, run.tp))).value()},
                  {"activations_bytes", (Exact(c.layers) * m.activations).value()},
                  {"activations_checkpointed_bytes", (Exact(c.layers) * m.activations_checkpointed + m.activations).value()}};
     j["memory"] = mem;
     json ops = json::array();
     for (const OpResult& o : r.layer_ops)
         ops.push_back(op_json(o, "layer"));
+    for (const OpResult& o : r.dense_layer_ops)
+        ops.push_back(op_json(o, "dense_layer"));
     for (const OpResult& o : r.edge_ops)
         ops.push_back(op_json(o, "model"));
     j["ops"] = ops;
@@ -215,7 +246,9 @@ std::string share_text(const SpanTotals& s) {
 void print_table(const LayerReport& r, std::FILE* out) {
     const TransformerConfig& c = r.config;
     const LayerRun& run = r.run;
-    const std::string who = !c.name.empty() ? fmt::format("{} (preset {})", c.name, r.preset) : "given architecture";
+    const std::string who = c.name.empty()     ? std::string("given architecture")
+                            : r.preset.empty() ? c.name
+                                               : fmt::format("{} (preset {})", c.name, r.preset);
     fmt::print(out, "{}  {}: hidden {}, heads {}/{} KV, head_dim {}, ffn {} ({}), {}{}\n", r.command, who, c.hidden, c.heads,
                c.kv_heads, head_dim(c), c.ffn, mlp_name(c.mlp), norm_name(c.norm),
                c.layers ? fmt::format(", {} layers", c.layers) : "");
@@ -232,10 +265,19 @@ void print_table(const LayerReport& r, std::FILE* out) {
         fmt::print(out,
                    "  {:<12}{} = embedding {} + {} layers × {} (attention {} + mlp {} + norms {}) + final norm {} + LM head {}; "
                    "{} in {}\n",
-                   "parameters", human_count(p.total.value()), human_count(p.embedding.value()), c.layers,
+                   "parameters", human_count(p.total.value()), human_count(p.embedding.value()),
+                   c.moe ? fmt::format("{} MoE layers (below) + {}", p.moe_layers, p.dense_layers) : std::to_string(c.layers),
                    human_count(p.per_layer.value()), human_count(p.attention.value()), human_count(p.mlp.value()),
                    human_count(p.norms.value()), human_count(p.final_norm.value()), human_count(p.lm_head.value()),
                    human_bytes(storage_bytes(run.dtype, p.total).value()), dtype_name(run.dtype));
+        if (c.moe)
+            fmt::print(out,
+                       "  {:<12}{} MoE layers × {} (attention {} + router {} + {} experts × {} + shared {} + norms {}); "
+                       "{} dense-first layers; active per token {}; experts touched per layer {:.3f} ({})\n",
+                       "moe", p.moe_layers, human_count(p.moe_per_layer.value()), human_count(p.attention.value()),
+                       human_count(p.router.value()), c.moe->experts, human_count(p.expert.value()),
+                       human_count(p.shared.value()), human_count(p.norms.value()), p.dense_layers, human_count(p.active.value()),
+                       experts_touched(c, run), run.experts_touched != 0 ? "given" : "expected under uniform routing");
     }
 
     for (std::size_t gi = 0; gi < r.totals.size(); ++gi) {
@@ -248,6 +290,10 @@ void print_table(const LayerReport& r, std::FILE* out) {
         const GpuTotals& t = r.totals[gi];
         fmt::print(out, "  {:<34}{:>103}  {}\n", "layer floor (Σ op floors)", fixed(t.layer.floor_us, 2),
                    roof_name(t.layer.bound));
+        if (!r.dense_layer_ops.empty()) {
+            fmt::print(out, "  {:<34}\n", fmt::format("dense layers (first {} of {})", dense_layer_count(c), c.layers));
+            print_ops_for_gpu(out, r.dense_layer_ops, gi, 1);
+        }
         if (!r.edge_ops.empty()) {
             fmt::print(out, "  {:<34}\n", "outside the layers (once per model)");
             print_ops_for_gpu(out, r.edge_ops, gi, 1);
@@ -304,6 +350,10 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
     if (whole_model && config.layers == 0)
         throw InputError("--layers", "must be a positive integer (or give --preset)");
     r.layer_ops = analyze_ops(transformer_layer_ops(config, run), gpus, options);
+    const std::uint64_t dense = config.moe ? dense_layer_count(config) : 0;
+    const double repeated = static_cast<double>(config.moe ? moe_layer_count(config) : config.layers);
+    if (dense > 0)
+        r.dense_layer_ops = analyze_ops(transformer_layer_ops(config, run, true), gpus, options);
     if (whole_model)
         r.edge_ops = analyze_ops(model_edge_ops(config, run), gpus, options);
     r.memory = layer_memory(config, run);
@@ -319,7 +369,9 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
         if (config.layers != 0) {
             SpanTotals m;
             for (const OpResult& o : r.layer_ops)
-                accumulate(m, o.verdicts[gi], static_cast<double>(config.layers));
+                accumulate(m, o.verdicts[gi], repeated);
+            for (const OpResult& o : r.dense_layer_ops)
+                accumulate(m, o.verdicts[gi], static_cast<double>(dense));
             for (const OpResult& o : r.edge_ops)
                 accumulate(m, o.verdicts[gi], 1);
             finish(m, tokens);
@@ -327,9 +379,10 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
         }
         r.totals.push_back(std::move(t));
     }
-    r.notes.push_back(
-        "the QKV projection's output holds this step's K and V: that is the KV-cache write, counted once there; attention "
-        "reads the cache of --context tokens");
+    r.notes.push_back(config.mla ? "kv_a_proj's output holds this step's latent and RoPE key: that is the KV-cache write, "
+                                   "counted once there; attention reads the cache of --context tokens"
+                                 : "the QKV projection's output holds this step's K and V: that is the KV-cache write, counted "
+                                   "once there; attention reads the cache of --context tokens");
     if (run.phase == Phase::training)
         r.notes.push_back(
             "training: each compute op is forward + backward (GEMMs: data and weight gradients; attention backward 2.5× the "
@@ -340,6 +393,17 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
             "logits for the last position of each sequence only");
     else if (config.layers != 0)
         r.notes.push_back("layers × layer: the embedding, final norm and LM head are left out (see `bwacct model`)");
+    if (config.moe)
+        r.notes.push_back(
+            "MoE: the model floor is MoE layers × the layer above + dense-first layers × the dense layer; expert weights "
+            "are read for the distinct experts touched in the step (an expectation under uniform independent routing "
+            "unless --experts-touched), rounded to a byte");
+    if (config.mla)
+        r.notes.push_back(
+            "MLA: absorbed-weight attention (W_UK folded into the query, W_UV applied to the latent output); the cache holds "
+            "kv_lora_rank + qk_rope_head_dim elements per token per layer, replicated on every TP rank");
+    for (const std::string& l : config.limitations)
+        r.notes.push_back("limitation: " + l);
     if (!gpus.empty())
         for (const OpResult& o : r.layer_ops)
             for (const Verdict& v : o.verdicts)

@@ -1,0 +1,250 @@
+// Reads a Hugging Face config.json into a TransformerConfig. The architecture name picks the family;
+// each family reads the fields its reference implementation (transformers' modeling_<arch>.py,
+// DeepSeek-V3's inference/model.py) uses for shapes. Math-changing fields bwacct does not model are
+// refused (exit 2, naming the field); fields it reads but deliberately approximates become
+// `limitations`, printed in every report. Mapping: docs/formulas.md ("Hugging Face config.json").
+#include "bwacct/hf_config.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <nlohmann/json.hpp>
+
+#include "bwacct/error.h"
+#include "bwacct/text_file.h"
+
+namespace bwacct {
+namespace {
+
+using json = nlohmann::json;
+
+enum class Family { llama, qwen2, qwen3, gemma2, gemma3, mixtral, qwen3_moe, deepseek };
+
+struct Arch {
+    const char* name;
+    Family family;
+};
+
+constexpr std::array<Arch, 10> kArchs{{{"LlamaForCausalLM", Family::llama},
+                                       {"MistralForCausalLM", Family::llama},
+                                       {"Qwen2ForCausalLM", Family::qwen2},
+                                       {"Qwen3ForCausalLM", Family::qwen3},
+                                       {"Gemma2ForCausalLM", Family::gemma2},
+                                       {"Gemma3ForCausalLM", Family::gemma3},
+                                       {"MixtralForCausalLM", Family::mixtral},
+                                       {"Qwen3MoeForCausalLM", Family::qwen3_moe},
+                                       {"DeepseekV3ForCausalLM", Family::deepseek},
+                                       {"DeepseekV2ForCausalLM", Family::deepseek}}};
+
+struct Reader {
+    const json& doc;
+    const std::string& origin;
+
+    [[noreturn]] void fail(const std::string& msg) const { throw InputError(origin, msg); }
+
+    bool has(const char* key) const { return doc.contains(key) && !doc.at(key).is_null(); }
+
+    std::uint64_t count(const char* key) const {
+        if (!doc.contains(key))
+            fail(fmt::format("missing \"{}\" (a positive integer)", key));
+        return count_or(key, 0, false);
+    }
+    // A positive integer, or `fallback` when absent or null (when `optional`).
+    std::uint64_t count_or(const char* key, std::uint64_t fallback, bool optional = true) const {
+        if (!has(key)) {
+            if (optional)
+                return fallback;
+            fail(fmt::format("\"{}\" must be a positive integer, got null", key));
+        }
+        const json& v = doc.at(key);
+        if (!v.is_number_unsigned() || v.get<std::uint64_t>() == 0)
+            fail(fmt::format("\"{}\" must be a positive integer, got {}", key, v.dump()));
+        return v.get<std::uint64_t>();
+    }
+    // A non-negative integer (first_k_dense_replace may be 0), `fallback` when absent or null.
+    std::uint64_t natural_or(const char* key, std::uint64_t fallback) const {
+        if (!has(key))
+            return fallback;
+        const json& v = doc.at(key);
+        if (!v.is_number_unsigned())
+            fail(fmt::format("\"{}\" must be a non-negative integer, got {}", key, v.dump()));
+        return v.get<std::uint64_t>();
+    }
+    bool flag_or(const char* key, bool fallback) const {
+        if (!has(key))
+            return fallback;
+        if (!doc.at(key).is_boolean())
+            fail(fmt::format("\"{}\" must be true or false, got {}", key, doc.at(key).dump()));
+        return doc.at(key).get<bool>();
+    }
+    std::string text_or(const char* key, const std::string& fallback) const {
+        if (!has(key))
+            return fallback;
+        if (!doc.at(key).is_string())
+            fail(fmt::format("\"{}\" must be a string, got {}", key, doc.at(key).dump()));
+        return doc.at(key).get<std::string>();
+    }
+    // Refuses a field that changes the arithmetic when it is set to anything but its neutral value.
+    void refuse_unless(bool neutral, const char* key, const char* why) const {
+        if (!neutral)
+            fail(fmt::format("\"{}\" = {} is not modelled ({}); bwacct will not guess", key, doc.at(key).dump(), why));
+    }
+};
+
+std::string supported_list() {
+    std::string s;
+    for (const Arch& a : kArchs)
+        s += (s.empty() ? "" : ", ") + std::string(a.name);
+    return s;
+}
+
+}  // namespace
+
+std::vector<std::string> hf_architectures() {
+    std::vector<std::string> out;
+    for (const Arch& a : kArchs)
+        out.emplace_back(a.name);
+    return out;
+}
+
+TransformerConfig parse_hf_config(std::string_view json_text, const std::string& origin) {
+    json doc;
+    try {
+        doc = json::parse(json_text);
+    } catch (const json::parse_error& e) {
+        throw InputError(origin, fmt::format("not valid JSON (at byte {}); expected a Hugging Face config.json", e.byte));
+    } catch (const json::out_of_range&) {
+        throw InputError(origin, "a number is too large for a double; expected a Hugging Face config.json");
+    }
+    if (!doc.is_object())
+        throw InputError(origin, "expected a JSON object (a Hugging Face config.json)");
+    const Reader r{doc, origin};
+    if (!doc.contains("architectures") || !doc.at("architectures").is_array() || doc.at("architectures").empty() ||
+        !doc.at("architectures").front().is_string())
+        r.fail("missing \"architectures\" (a list naming the model class, e.g. [\"LlamaForCausalLM\"])");
+    const std::string arch = doc.at("architectures").front().get<std::string>();
+    const Arch* found = nullptr;
+    for (const Arch& a : kArchs)
+        if (arch == a.name)
+            found = &a;
+    if (found == nullptr)
+        r.fail(fmt::format("unsupported architecture \"{}\"; supported: {}", arch, supported_list()));
+    const Family fam = found->family;
+    const bool gemma = fam == Family::gemma2 || fam == Family::gemma3;
+
+    TransformerConfig c;
+    c.name = r.has("_name_or_path") ? fmt::format("{} ({})", r.text_or("_name_or_path", arch), arch) : arch;
+    c.source = fmt::format("Hugging Face config.json ({}), architecture {}", origin, arch);
+    c.hidden = r.count("hidden_size");
+    c.layers = r.count("num_hidden_layers");
+    c.heads = r.count("num_attention_heads");
+    c.kv_heads = r.count_or("num_key_value_heads", c.heads);
+    c.head_dim = r.count_or("head_dim", 0);
+    c.vocab = r.count("vocab_size");
+    c.ffn = fam == Family::qwen3_moe ? r.count_or("intermediate_size", r.count("moe_intermediate_size"))
+                                     : r.count("intermediate_size");
+    c.mlp = MlpKind::gated;
+    c.norm = NormKind::rmsnorm;
+    c.tied_embeddings = r.flag_or("tie_word_embeddings", gemma);  // transformers' per-class defaults
+
+    // The activation: SiLU everywhere but Gemma (GELU, tanh form).
+    const char* act_key = gemma && r.has("hidden_activation") ? "hidden_activation" : "hidden_act";
+    const std::string act = r.text_or(act_key, gemma ? "gelu_pytorch_tanh" : "silu");
+    if (gemma) {
+        r.refuse_unless(act == "gelu_pytorch_tanh" || act == "gelu_tanh" || act == "gelu_new", act_key,
+                        "Gemma's MLP is modelled with GELU in its tanh form");
+        c.gelu_gate = true;
+        c.block_norms = 4;
+        c.qk_norm = fam == Family::gemma3;
+    } else if (r.has(act_key)) {
+        r.refuse_unless(act == "silu" || act == "swish", act_key, "the gated MLP is modelled as SiLU(gate)·up");
+    }
+    if (r.has("mlp_bias"))
+        r.refuse_unless(!r.flag_or("mlp_bias", false), "mlp_bias", "biases on the MLP projections");
+    if (fam == Family::qwen2) {
+        c.qkv_bias = true;  // Qwen2Attention: q, k, v projections with bias, o without
+    } else if (r.flag_or("attention_bias", false)) {
+        r.refuse_unless(fam != Family::deepseek, "attention_bias", "biases on the latent-attention projections");
+        c.qkv_bias = c.o_bias = true;
+    }
+    if (fam == Family::qwen3 || fam == Family::qwen3_moe)
+        c.qk_norm = true;
+
+    // Attention windows and soft-capping: read, stated, not modelled.
+    if (r.has("sliding_window") &&
+        (fam == Family::qwen2 || fam == Family::qwen3 || fam == Family::qwen3_moe ? r.flag_or("use_sliding_window", false)
+                                                                                  : true))
+        c.limitations.push_back(fmt::format(
+            "sliding_window = {} is not modelled: every layer attends to the full --context (an over-count beyond the window)",
+            doc.at("sliding_window").dump()));
+    for (const char* key : {"attn_logit_softcapping", "final_logit_softcapping"})
+        if (r.has(key))
+            c.limitations.push_back(fmt::format(
+                "{} = {} is not modelled: a tanh per score/logit (a few FLOPs per element, fused)", key, doc.at(key).dump()));
+    if (r.has("quantization_config")) {
+        const json& q = doc.at("quantization_config");
+        const std::string method = q.is_object() && q.contains("quant_method") && q.at("quant_method").is_string()
+                                       ? q.at("quant_method").get<std::string>()
+                                       : std::string("unknown");
+        c.limitations.push_back(
+            fmt::format("quantization_config ({}) is not modelled yet: weights are costed in --dtype, "
+                        "not the checkpoint's storage format (parameter counts are unaffected)",
+                        method));
+    }
+
+    if (fam == Family::mixtral || fam == Family::qwen3_moe || fam == Family::deepseek) {
+        MoeConfig m;
+        m.top_k = r.count("num_experts_per_tok");
+        if (fam == Family::mixtral) {
+            m.experts = r.count("num_local_experts");
+            m.expert_ffn = c.ffn;
+        } else if (fam == Family::qwen3_moe) {
+            m.experts = r.count("num_experts");
+            m.expert_ffn = r.count("moe_intermediate_size");
+            r.refuse_unless(r.natural_or("decoder_sparse_step", 1) == 1, "decoder_sparse_step", "MoE on every k-th layer only");
+            if (doc.contains("mlp_only_layers"))
+                r.refuse_unless(doc.at("mlp_only_layers").is_array() && doc.at("mlp_only_layers").empty(), "mlp_only_layers",
+                                "dense layers at given positions");
+        } else {
+            m.experts = r.count("n_routed_experts");
+            m.expert_ffn = r.count("moe_intermediate_size");
+            m.shared_experts = r.natural_or("n_shared_experts", 0);
+            m.dense_layers = r.natural_or("first_k_dense_replace", 0);
+            r.refuse_unless(r.natural_or("moe_layer_freq", 1) == 1, "moe_layer_freq", "MoE on every k-th layer only");
+            // DeepSeek-V3's noaux_tc gate carries a per-expert score-correction bias (E parameters).
+            m.router_bias = r.text_or("topk_method", "") == "noaux_tc";
+            if (m.dense_layers > c.layers)
+                r.fail(
+                    fmt::format("\"first_k_dense_replace\" ({}) exceeds \"num_hidden_layers\" ({})", m.dense_layers, c.layers));
+        }
+        if (m.top_k > m.experts)
+            r.fail(fmt::format("\"num_experts_per_tok\" ({}) exceeds the routed experts ({})", m.top_k, m.experts));
+        c.moe = m;
+    }
+    if (fam == Family::deepseek) {
+        MlaConfig a;
+        a.q_lora_rank = r.natural_or("q_lora_rank", 0);
+        a.kv_lora_rank = r.count("kv_lora_rank");
+        a.qk_nope_head_dim = r.count("qk_nope_head_dim");
+        a.qk_rope_head_dim = r.count("qk_rope_head_dim");
+        a.v_head_dim = r.count("v_head_dim");
+        c.mla = a;
+        c.head_dim = a.qk_nope_head_dim + a.qk_rope_head_dim;
+        c.kv_heads = c.heads;  // every head has its own K and V after the up-projection
+        if (const std::uint64_t mtp = r.natural_or("num_nextn_predict_layers", 0); mtp > 0)
+            c.limitations.push_back(fmt::format(
+                "num_nextn_predict_layers = {}: the multi-token-prediction module is not counted (parameters or time)", mtp));
+    }
+    if (c.heads % c.kv_heads != 0)
+        r.fail(fmt::format("\"num_key_value_heads\" ({}) must divide \"num_attention_heads\" ({})", c.kv_heads, c.heads));
+    if (c.head_dim == 0 && c.hidden % c.heads != 0)
+        r.fail(fmt::format("\"num_attention_heads\" ({}) must divide \"hidden_size\" ({}), or give \"head_dim\"", c.heads,
+                           c.hidden));
+    return c;
+}
+
+TransformerConfig load_hf_config(const std::string& path, const std::string& option) {
+    return parse_hf_config(read_input_file(path, option, "expected a Hugging Face config.json"), option + " " + path);
+}
+
+}  // namespace bwacct

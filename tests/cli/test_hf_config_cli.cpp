@@ -1,0 +1,194 @@
+// End-to-end: `bwacct layer|model --hf-config FILE` on the published config.json files
+// (tests/data/models/), MoE expert traffic, the MLA cache, and the bad-input cases of --hf-config
+// and --experts-touched. Expected values derived by hand in the comments (and in
+// tests/unit/test_hf_config.cpp).
+#include <cmath>
+
+#include "harness.h"
+
+using namespace bwacct_test;
+
+namespace {
+
+std::string model_file(const std::string& name) { return std::string(BWACCT_TEST_DATA) + "/models/" + name + ".config.json"; }
+
+const json& op_named(const json& doc, const std::string& name, const std::string& scope = "layer") {
+    for (const json& op : doc.at("ops"))
+        if (op.at("name") == name && op.at("scope") == scope)
+            return op;
+    ADD_FAILURE() << "no op " << name;
+    static const json none = json::object();
+    return none;
+}
+
+// Exit 2, nothing on stdout, one line on stderr containing each of `names`.
+void expect_bad(const std::vector<std::string>& args, const std::vector<std::string>& names) {
+    const RunResult r = run_bwacct(args);
+    EXPECT_EQ(r.status, 2) << report(r);
+    EXPECT_TRUE(r.out.empty()) << report(r);
+    EXPECT_EQ(lines_of(r.err).size(), 1u) << report(r);
+    for (const std::string& n : names)
+        EXPECT_NE(r.err.find(n), std::string::npos) << "stderr should name " << n << "\n" << report(r);
+}
+
+}  // namespace
+
+TEST(HfConfigCli, MixtralDecodeBatch16ReadsTheExpectedTouchedExperts) {
+    const json doc = run_json({"model", "--hf-config", model_file("mixtral-8x7b"), "--phase", "decode", "--batch", "16",
+                               "--context", "4096", "--format", "json"});
+    ASSERT_FALSE(doc.is_null());
+    expect_finite_numbers(doc, "");
+    // 46,702,792,704 total; 12,879,925,248 active (test_hf_config.cpp: HfConfig.Mixtral8x7bTotalAndActiveParameters)
+    EXPECT_EQ(num_u(doc.at("params"), "total"), 46702792704u);
+    EXPECT_EQ(num_u(doc.at("params"), "active"), 12879925248u);
+    const json& moe = doc.at("model").at("moe");
+    EXPECT_EQ(num_u(moe, "experts"), 8u);
+    EXPECT_EQ(num_u(moe, "top_k"), 2u);
+    // 8·(1 − (6/8)^16) = 7.920 experts per layer
+    EXPECT_NEAR(num_d(moe, "experts_touched_per_layer"), 7.920, 0.0005);
+    // gate+up: 32 rows (16 tokens · 2) · 4096 · 2 B = 262,144 B + round(7.919819… · 4096·28,672·2 = 234,881,024) = 1,860,215,252
+    const json& gu = op_named(doc, "experts_gate_up");
+    EXPECT_EQ(num_u(gu, "bytes_read"), 262144u + 1860215252u);
+    EXPECT_EQ(num_u(gu, "flops"), 7516192768u);  // 2·32·4096·28,672
+    // KV cache: 32 layers · 16 · 4096 · 2·8·128 · 2 B = 32 · 16 · 4096 · 4096 = 8,589,934,592
+    EXPECT_EQ(num_u(doc.at("memory").at("model"), "kv_cache_bytes"), 8589934592u);
+    ASSERT_EQ(doc.at("totals").size(), 2u);
+    EXPECT_GT(doc.at("totals").at(0).at("model").at("floor_us").get<double>(), 0);
+}
+
+TEST(HfConfigCli, MixtralDecodeBatch1ReadsTwoExperts) {
+    const json doc = run_json({"model", "--hf-config", model_file("mixtral-8x7b"), "--phase", "decode", "--batch", "1",
+                               "--context", "4096", "--gpu", "h200", "--format", "json"});
+    ASSERT_FALSE(doc.is_null());
+    EXPECT_DOUBLE_EQ(num_d(doc.at("model").at("moe"), "experts_touched_per_layer"), 2.0);  // 8·(1 − 6/8)
+    // 2·4096·2 = 16,384 B + 2 · 234,881,024 B
+    EXPECT_EQ(num_u(op_named(doc, "experts_gate_up"), "bytes_read"), 16384u + 2u * 234881024u);
+    // the preset says the same
+    const json p = run_json({"model", "--preset", "mixtral-8x7b", "--phase", "decode", "--batch", "1", "--context", "4096",
+                             "--gpu", "h200", "--format", "json"});
+    EXPECT_EQ(num_u(op_named(p, "experts_gate_up"), "bytes_read"), 16384u + 2u * 234881024u);
+    // --experts-touched 8: one token touches exactly k = 2 experts, so 8 is refused at batch 1 and accepted
+    // at batch 4 (4 tokens · 2 = 8 assignments): 4·2·4096·2 = 65,536 B + 8 · 234,881,024 B
+    expect_bad(
+        {"model", "--preset", "mixtral-8x7b", "--phase", "decode", "--batch", "1", "--context", "4096", "--experts-touched", "8"},
+        {"--experts-touched"});
+    const json all = run_json({"model", "--preset", "mixtral-8x7b", "--phase", "decode", "--batch", "4", "--context", "4096",
+                               "--experts-touched", "8", "--gpu", "h200", "--format", "json"});
+    EXPECT_EQ(num_u(op_named(all, "experts_gate_up"), "bytes_read"), 4u * 2 * 4096 * 2 + 8u * 234881024u);
+}
+
+TEST(HfConfigCli, DeepSeekV3LatentCacheParametersAndStatedLimitations) {
+    const json doc = run_json({"model", "--hf-config", model_file("deepseek-v3"), "--phase", "decode", "--batch", "1",
+                               "--context", "4096", "--tp", "8", "--gpu", "h200", "--format", "json"});
+    ASSERT_FALSE(doc.is_null());
+    expect_finite_numbers(doc, "");
+    EXPECT_EQ(num_u(doc.at("params"), "total"), 671026419200u);
+    EXPECT_EQ(num_u(doc.at("params"), "active"), 37552297472u);
+    // 61 · (512 + 64) · 2 B = 70,272 B per token, on every TP rank
+    EXPECT_EQ(num_u(doc.at("memory").at("model"), "kv_cache_bytes_per_token"), 61u * (512 + 64) * 2);
+    // 61 layers · 4096 tokens · 576 · 2 B = 287,834,112
+    EXPECT_EQ(num_u(doc.at("memory").at("model"), "kv_cache_bytes"), 61u * 4096 * 576 * 2);
+    // the dense-first layers are listed (scope dense_layer), the MoE layer carries the router
+    (void)op_named(doc, "gate_up_proj", "dense_layer");
+    (void)op_named(doc, "router");
+    EXPECT_EQ(str_of(doc.at("model").at("mla"), "attention"), "absorbed");
+    // the MTP module and the fp8 checkpoint are said, not silently dropped
+    EXPECT_EQ(doc.at("model").at("limitations").size(), 2u);
+    std::string notes;
+    for (const json& n : doc.at("notes"))
+        notes += n.get<std::string>() + "\n";
+    EXPECT_NE(notes.find("num_nextn_predict_layers"), std::string::npos) << notes;
+    EXPECT_NE(notes.find("quantization_config"), std::string::npos) << notes;
+}
+
+TEST(HfConfigCli, LlamaFromItsConfigEqualsThePreset) {
+    const std::vector<std::string> run{"--phase", "decode", "--batch", "8",        "--context",
+                                       "4096",    "--gpu",  "h200",    "--format", "json"};
+    std::vector<std::string> a{"model", "--hf-config", model_file("llama-3-8b")}, b{"model", "--preset", "llama3-8b"};
+    a.insert(a.end(), run.begin(), run.end());
+    b.insert(b.end(), run.begin(), run.end());
+    const json x = run_json(a), y = run_json(b);
+    ASSERT_FALSE(x.is_null());
+    ASSERT_FALSE(y.is_null());
+    EXPECT_EQ(num_u(x.at("params"), "total"), 8030261248u);
+    EXPECT_EQ(x.at("ops").size(), y.at("ops").size());
+    EXPECT_DOUBLE_EQ(x.at("totals").at(0).at("model").at("floor_us").get<double>(),
+                     y.at("totals").at(0).at("model").at("floor_us").get<double>());
+}
+
+TEST(HfConfigCli, TablesRunAndSayWhatIsNotModelled) {
+    for (const char* name : {"mixtral-8x7b", "deepseek-v3"}) {
+        const RunResult r = run_bwacct(
+            {"model", "--hf-config", model_file(name), "--phase", "prefill", "--seq", "512", "--batch", "2", "--tp", "8"});
+        EXPECT_TRUE(succeeded(r)) << report(r);
+        EXPECT_NE(r.out.find("experts touched"), std::string::npos) << report(r);
+    }
+    const RunResult d = run_bwacct({"layer", "--hf-config", model_file("deepseek-v3"), "--phase", "decode", "--context", "128"});
+    EXPECT_TRUE(succeeded(d)) << report(d);
+    EXPECT_NE(d.out.find("limitation: num_nextn_predict_layers"), std::string::npos) << report(d);
+}
+
+TEST(HfConfigCli, UnsupportedArchitectureExits2NamingIt) {
+    TempDir dir;
+    write_text(dir.file("falcon.json"), R"({"architectures": ["FalconForCausalLM"], "hidden_size": 4544})");
+    expect_bad({"model", "--hf-config", dir.file("falcon.json"), "--phase", "decode", "--context", "128"},
+               {"FalconForCausalLM", "falcon.json", "--hf-config"});
+    // Wan's DiT config has no "architectures"
+    expect_bad({"layer", "--hf-config", model_file("wan2.1-t2v-14b"), "--tokens", "2160"}, {"architectures", "wan2.1"});
+}
+
+TEST(HfConfigCli, MalformedOrMissingFieldExits2NamingFieldAndFile) {
+    TempDir dir;
+    write_text(
+        dir.file("nohidden.json"),
+        R"({"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 64, "vocab_size": 100})");
+    expect_bad({"model", "--hf-config", dir.file("nohidden.json"), "--phase", "decode", "--context", "8"},
+               {"hidden_size", "nohidden.json"});
+    write_text(
+        dir.file("badk.json"),
+        R"({"architectures": ["MixtralForCausalLM"], "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 64, "vocab_size": 100, "num_local_experts": 8, "num_experts_per_tok": "two"})");
+    expect_bad({"model", "--hf-config", dir.file("badk.json"), "--phase", "decode", "--context", "8"},
+               {"num_experts_per_tok", "badk.json"});
+    write_text(
+        dir.file("bias.json"),
+        R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 64, "vocab_size": 100, "mlp_bias": true})");
+    expect_bad({"layer", "--hf-config", dir.file("bias.json"), "--phase", "decode", "--context", "8"}, {"mlp_bias", "bias.json"});
+    write_text(dir.file("broken.json"), R"({"architectures": ["LlamaForCausalLM"], )");
+    expect_bad({"layer", "--hf-config", dir.file("broken.json"), "--tokens", "8"}, {"broken.json", "not valid JSON"});
+}
+
+TEST(HfConfigCli, BadInputForHfConfig) {
+    TempDir dir;
+    const std::vector<std::string> run{"--phase", "decode", "--context", "128"};
+    auto with = [&](std::vector<std::string> head) {
+        head.insert(head.end(), run.begin(), run.end());
+        return head;
+    };
+    expect_bad(with({"model", "--hf-config", dir.file("nosuch.json")}), {"--hf-config"});  // missing file
+    expect_bad(with({"model", "--hf-config", dir.path()}), {"--hf-config"});               // a directory
+    write_text(dir.file("empty.json"), "");
+    expect_bad(with({"model", "--hf-config", dir.file("empty.json")}), {"--hf-config"});  // empty file
+    expect_bad(with({"model", "--hf-config", ""}), {"--hf-config"});                      // empty value
+    expect_bad(with({"model", "--hf-config", model_file("llama-3-8b"), "--preset", "llama3-8b"}), {"--hf-config"});
+    write_text(dir.file("array.json"), "[1, 2, 3]");
+    expect_bad(with({"layer", "--hf-config", dir.file("array.json")}), {"--hf-config", "array.json"});
+}
+
+TEST(HfConfigCli, BadInputForExpertsTouched) {
+    const std::vector<std::string> head{"model",   "--preset", "mixtral-8x7b", "--phase", "decode",
+                                        "--batch", "64",       "--context",    "128",     "--experts-touched"};
+    for (const char* bad : {"0", "-1", "abc", "1e30", "1:4:x2", "2,3", "9" /* > 8 experts */, "1" /* < top-k 2 */}) {
+        std::vector<std::string> args = head;
+        args.push_back(bad);
+        expect_bad(args, {"--experts-touched"});
+    }
+    // a dense model has no experts to touch
+    expect_bad({"model", "--preset", "llama3-8b", "--phase", "decode", "--context", "128", "--experts-touched", "2"},
+               {"--experts-touched"});
+}
+
+TEST(HfConfigCli, MlaRefusesWhatItDoesNotModel) {
+    expect_bad({"layer", "--preset", "deepseek-v3", "--phase", "training", "--seq", "128"}, {"--phase"});
+    expect_bad({"layer", "--preset", "deepseek-v3", "--phase", "decode", "--context", "128", "--attention", "naive"},
+               {"--attention"});
+}
