@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <memory>
+#include <sstream>
 #include <system_error>
 
 #include "backend.h"
@@ -56,6 +57,21 @@ std::string non_finite_message(const NonFiniteFigure& e, const Args& args, const
         "{}: the derived figure {} is not a finite number (it overflows or underflows a double); give "
         "values in a plausible range",
         given, e.figure());
+}
+
+// Help and --version: CLI11 writes them to a stream; they go to stdout through fmt, which reports a
+// failed write with its errno (a help text longer than stdio's buffer fails mid-way on a full disk,
+// and the error flag alone does not say why).
+int print_through_fmt(const CLI::App& app, const CLI::Error& e, int& write_errno) {
+    std::ostringstream out;
+    const int code = app.exit(e, out, out);
+    try {
+        fmt::print(stdout, "{}", out.str());
+    } catch (const std::system_error& se) {
+        write_errno = se.code().value();
+        return 1;
+    }
+    return code;
 }
 
 // Parses and runs one command. `who` becomes "bwacct CMD" once the command is known; `write_errno`
@@ -109,11 +125,11 @@ int dispatch(int argc, char** argv, std::string& who, int& write_errno) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
+        return print_through_fmt(app, e, write_errno);
     } catch (const CLI::CallForAllHelp& e) {
-        return app.exit(e);
+        return print_through_fmt(app, e, write_errno);
     } catch (const CLI::CallForVersion& e) {
-        return app.exit(e);
+        return print_through_fmt(app, e, write_errno);
     } catch (const CLI::ParseError& e) {
         std::string sub;
         for (const auto& [name, p] : parents)

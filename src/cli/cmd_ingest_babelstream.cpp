@@ -20,8 +20,12 @@ CommandSpec ingest_babelstream_command() {
         const std::string text = read_text_input(path, kExpected);
         const BabelStreamFile parsed = parse_babelstream(text, path);
         const Catalog catalog = catalog_for(args);
-        const std::vector<const GpuSpec*> gpus = ingest_gpus(args, catalog, babelstream_device_name(parsed), "");
-        return emit_ingest(babelstream_report(parsed, path, gpus), gpus, args, env);
+        std::string no_gpu;
+        const std::vector<const GpuSpec*> gpus = ingest_gpus_or_none(args, catalog, babelstream_device_name(parsed), no_gpu);
+        IngestReport report = babelstream_report(parsed, path, gpus);
+        if (!no_gpu.empty())
+            report.notes.push_back(no_gpu);
+        return emit_ingest(report, gpus, args, env);
     };
     return c;
 }

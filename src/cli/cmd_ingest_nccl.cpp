@@ -52,7 +52,8 @@ CommandSpec ingest_nccl_command() {
         for (const NcclRun& run : log.runs)
             if (device.empty())
                 device = run.device_name;
-        const auto gpus = ingest_gpus(args, catalog, device, "");
+        std::string no_gpu;
+        const auto gpus = ingest_gpus_or_none(args, catalog, device, no_gpu);
         // Runs on another device (a paste of an H100 run and an A100 run) are analysed on their own GPU
         // unless --gpu names the GPUs for all.
         if (!args.given("--gpu") && log.runs.size() > 1)
@@ -60,7 +61,9 @@ CommandSpec ingest_nccl_command() {
                 in.run_gpus.push_back(run.device_name.empty() || run.device_name == device
                                           ? std::vector<const GpuSpec*>{}
                                           : ingest_gpus(args, catalog, run.device_name, ""));
-        const IngestReport report = account_nccl(log, path, in, gpus);
+        IngestReport report = account_nccl(log, path, in, gpus);
+        if (!no_gpu.empty())
+            report.notes.push_back(no_gpu);
         return emit_ingest(report, gpus, args, env);
     };
     return c;

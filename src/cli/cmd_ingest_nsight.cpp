@@ -47,8 +47,12 @@ CommandSpec ncu_command() {
         const std::string path = args.get("file");
         const NcuProfile profile = parse_ncu_csv(read_text_input(path, kNcuExpected), path);
         const Catalog catalog = catalog_for(args);
-        const std::vector<const GpuSpec*> gpus = ingest_gpus(args, catalog, ncu_device_name(profile), "");
-        return emit_ingest(ncu_report(profile, path, gpus), gpus, args, env);
+        std::string no_gpu;
+        const std::vector<const GpuSpec*> gpus = ingest_gpus_or_none(args, catalog, ncu_device_name(profile), no_gpu);
+        IngestReport report = ncu_report(profile, path, gpus);
+        if (!no_gpu.empty())
+            report.notes.push_back(no_gpu);
+        return emit_ingest(report, gpus, args, env);
     };
     return c;
 }

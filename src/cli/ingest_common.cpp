@@ -40,6 +40,20 @@ std::vector<const GpuSpec*> ingest_gpus(const Args& args, const Catalog& catalog
                                                         "' is not in the catalog; give --gpu ID (see 'bwacct gpus')");
 }
 
+std::vector<const GpuSpec*> ingest_gpus_or_none(const Args& args, const Catalog& catalog, const std::string& device_name,
+                                                std::string& note) {
+    if (args.given("--gpu") || !args.get("--gpu").empty())
+        return ingest_gpus(args, catalog, device_name, "");
+    if (!device_name.empty())
+        if (const GpuSpec* g = catalog.match(device_name))
+            return {g};
+    note = (device_name.empty() ? std::string("the file does not say which GPU it ran on")
+                                : "the file's GPU '" + device_name + "' is not in the catalog") +
+           ": its numbers are re-derived and checked, but without a GPU there is no % of peak, roof or bound; give "
+           "--gpu ID (see 'bwacct gpus'), or --gpu-file for a GPU the catalog lacks";
+    return {};
+}
+
 int emit_ingest(const IngestReport& report, const std::vector<const GpuSpec*>& gpus, const Args& args, const Env& env) {
     const Format format = parse_format(args.get("--format"));
     const std::vector<double> top_values = parse_values(args.get("--top"), "--top", ValueKind::whole);

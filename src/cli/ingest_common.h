@@ -21,6 +21,12 @@ std::string read_text_input(const std::string& path, const std::string& expected
 std::vector<const GpuSpec*> ingest_gpus(const Args& args, const Catalog& catalog, const std::string& device_name,
                                         const std::string& fallback);
 
+// For files whose numbers stand without a GPU (nccl-tests, BabelStream, ncu re-derive what they printed):
+// as ingest_gpus, but when --gpu is not given and the file names no GPU the catalog knows, no GPU at all
+// (an empty list) and `note` says what is left out (% of peak, roofs) and how to add it.
+std::vector<const GpuSpec*> ingest_gpus_or_none(const Args& args, const Catalog& catalog, const std::string& device_name,
+                                                std::string& note);
+
 // ingested_record (a Record for an ingested time) is in include/bwacct/ingest.h.
 
 // Prints the report in --format (at most --top records), then writes --plot when given.

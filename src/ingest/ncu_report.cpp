@@ -53,11 +53,17 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
             r.warnings.push_back(fmt::format("kernel {} ({}): no {}; bandwidth not computed", k.id, short_kernel_name(k.name),
                                              !bytes ? "DRAM byte counts (dram__bytes_read.sum + dram__bytes_write.sum)"
                                                     : "positive duration (gpu__time_duration.sum)"));
-        for (const GpuSpec* g : gpus) {
-            const double peak = g->hbm_bw_GBps.value;
-            s.rows.push_back({k.id, short_kernel_name(k.name), g->id, bytes_cell(k.dram_read_bytes),
-                              bytes_cell(k.dram_write_bytes), bytes_cell(bytes), opt(k.time_us), opt(bw), peak,
-                              bw ? Cell(100.0 * *bw / peak) : Cell(), opt(k.dram_pct), opt(k.sm_pct)});
+        // One row per GPU; with none (the file names none the catalog knows), one row without the peak.
+        const std::vector<const GpuSpec*> on = gpus.empty() ? std::vector<const GpuSpec*>{nullptr} : gpus;
+        for (const GpuSpec* g : on) {
+            std::optional<double> peak, pct;
+            if (g != nullptr)
+                peak = g->hbm_bw_GBps.value;
+            if (peak && bw)
+                pct = 100.0 * *bw / *peak;
+            s.rows.push_back({k.id, short_kernel_name(k.name), g != nullptr ? g->id : std::string("-"),
+                              bytes_cell(k.dram_read_bytes), bytes_cell(k.dram_write_bytes), bytes_cell(bytes), opt(k.time_us),
+                              opt(bw), opt(peak), opt(pct), opt(k.dram_pct), opt(k.sm_pct)});
         }
         names.rows.push_back({k.name, k.id});
     }

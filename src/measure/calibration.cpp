@@ -12,12 +12,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "backend.h"
 #include "bwacct/error.h"
+#include "bwacct/text_file.h"
 #include "oom_retry.h"
 
 namespace bwacct::measure {
@@ -32,14 +31,13 @@ std::string env(const char* name) {
 }
 
 // The whole cache, or an empty one when the file is missing; nullopt when it is unreadable.
+// Read through the one bounded reader (text_file.h), like every other file bwacct takes.
 std::optional<json> read_cache(const std::string& path, std::string& warning) {
-    std::ifstream in(path);
-    if (!in)
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
         return json{{"schema", kSchema}, {"devices", json::object()}};
-    std::stringstream ss;
-    ss << in.rdbuf();
     try {
-        json j = json::parse(ss.str());
+        json j = json::parse(read_input_file(path, "", "expected a bwacct calibration cache (JSON)"));
         if (!j.is_object() || j.value("schema", "") != kSchema || !j.contains("devices") || !j.at("devices").is_object())
             throw std::runtime_error("not a bwacct calibration cache");
         return j;

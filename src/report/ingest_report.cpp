@@ -147,7 +147,9 @@ void print_human(const IngestReport& r, Format format, std::FILE* out, std::size
     auto heading = [&](const std::string& title) { fmt::print(out, fmt::runtime(md ? "\n### {}\n\n" : "\n{}\n"), title); };
     fmt::print(out, fmt::runtime(md ? "## {}: {}\n\n" : "{}: {}\n"), r.tool, r.file);
     fmt::print(out, "{}format: {}; times ingested: measured by {}, read from the file\n", md ? "" : "  ", r.format, r.tool);
-    if (!r.records.empty()) {
+    // Records carry one row per GPU they are analysed on: with no GPU (the file's is not in the
+    // catalog and --gpu was not given) there is nothing to tabulate; the note says so.
+    if (!r.records.empty() && !r.gpus.empty()) {
         const std::size_t shown = top > 0 ? std::min(top, r.records.size()) : r.records.size();
         heading(shown < r.records.size() ? fmt::format("{} of {} records (--top)", shown, r.records.size())
                                          : fmt::format("{} records", r.records.size()));

@@ -50,6 +50,7 @@ const std::map<std::string, Base>& bases() {
         {"attention",
          {{"attention", "--heads", "32", "--kv-heads", "8", "--q-len", "2160", "--kv-len", "2160", "--head-dim", "128"}}},
         {"elementwise", {{"elementwise", "--shape", "32,2048,4096"}}},
+        {"conv", {{"conv", "--input", "32,64,56,56", "--out-channels", "64", "--kernel", "3", "--padding", "1"}}},
         {"layernorm", {{"layernorm", "--shape", "8,2048,4096"}}},
         {"rmsnorm", {{"rmsnorm", "--shape", "8,2048,4096"}}},
         {"softmax", {{"softmax", "--shape", "8,2048,4096"}}},

@@ -166,6 +166,27 @@ TEST(IngestNccl, TimeZeroIsNotReDerived) {
     EXPECT_EQ(num_u(j, "records_total"), 63u);
 }
 
+// A log that names no GPU (or one the catalog lacks) is read without one: every row re-derived and
+// checked, no per-GPU rows, and a note asking for --gpu. (It used to be refused.)
+TEST(IngestNccl, ReadWithoutAGpu) {
+    TempDir d;
+    // 1024 B in 35.39 µs: algbw = 1024 / 35.39e-6 / 1e9 = 0.0289 GB/s (printed 0.03); busbw × 2·7/8 =
+    // 0.0506 (printed 0.05), over 8 ranks from the header's nGpus 8.
+    write_text(d.file("allreduce_bare.log"),
+               "# nThread 1 nGpus 8\n        1024           256     float     sum      -1"
+               "    35.39    0.03    0.05      0    33.82    0.03    0.06      0\n");
+    const json j = run_json({"ingest", "nccl-tests", d.file("allreduce_bare.log"), "--format", "json"});
+    EXPECT_TRUE(j.at("gpus").empty());
+    EXPECT_EQ(j.at("sections").at("rows").at("rows")[0].at("matches_log"), "yes");
+    bool noted = false;
+    for (const json& n : j.at("notes"))
+        noted |= n.get<std::string>().find("does not say which GPU") != std::string::npos;
+    EXPECT_TRUE(noted) << j.at("notes");
+    const json with_gpu =
+        run_json({"ingest", "nccl-tests", d.file("allreduce_bare.log"), "--gpu", "h100-sxm", "--format", "json"});
+    EXPECT_EQ(with_gpu.at("gpus"), json::parse(R"(["h100-sxm"])"));
+}
+
 // Bad input: exit 2, one line on stderr naming the file or option, nothing on stdout.
 void expect_bad(const std::vector<std::string>& args, const std::string& names) {
     const RunResult r = run_bwacct(args);
@@ -190,7 +211,7 @@ TEST(IngestNccl, BadInput) {
     unnamed.erase(unnamed.find("./build/all_reduce_perf"),
                   unnamed.find('\n', unnamed.find("./build/all_reduce_perf")) - unnamed.find("./build/all_reduce_perf"));
     write_text(d.file("results.txt"), unnamed);
-    // No device name and no "# Rank" lines: the GPU must be given.
+    // No device name and no "# Rank" lines: read without a GPU (IngestNccl.ReadWithoutAGpu below).
     write_text(d.file("allreduce_bare.log"),
                "# nThread 1 nGpus 8\n        1024           256     float     sum      -1"
                "    35.39    0.03    0.05      0    33.82    0.03    0.06      0\n");
@@ -205,7 +226,6 @@ TEST(IngestNccl, BadInput) {
     expect_bad({"ingest", "nccl-tests", d.file("trace.json")}, "trace.json");
     expect_bad({"ingest", "nccl-tests", d.file("results.txt")}, "--op");
     expect_bad({"ingest", "nccl-tests", d.file("results.txt"), "--op", "allsum"}, "--op");
-    expect_bad({"ingest", "nccl-tests", d.file("allreduce_bare.log")}, "--gpu");
     expect_bad({"ingest", "nccl-tests", kNccl + "nccl_allreduce_h100_1node8gpu_bitdeer.txt", "--gpu", "nosuch"}, "--gpu");
     expect_bad({"ingest", "nccl-tests", kNccl + "nccl_allreduce_h100_1node8gpu_bitdeer.txt", "--ranks", "0"}, "--ranks");
     expect_bad({"ingest", "nccl-tests", kNccl + "nccl_allreduce_h100_1node8gpu_bitdeer.txt", "--top", "-1"}, "--top");
