@@ -103,7 +103,8 @@ TEST(IngestNsysCli, BadInput) {
 // ---- ncu ----------------------------------------------------------------------------------------
 
 TEST(IngestNcuCli, NeedsAGpuWhenTheFileNamesNone) {
-    // The long layout carries no device name, and the RTX 5090 is not in the shipped catalog.
+    // The long layout carries no device name, and 'rtx5090' (the --gpu-file example's id) is no shipped catalog id
+    // (the shipped entry is 'rtx-5090').
     expect_bad_input({"ingest", "ncu", kNcuCsv}, "--gpu");
     expect_bad_input({"ingest", "ncu", kNcuCsv, "--gpu", "rtx5090"}, "--gpu");
 }
