@@ -98,9 +98,7 @@ public:
 
     DeviceInfo device() override {
         DeviceInfo d;
-        // The entry's own name, so the catalog finds the entry by its exact name (a suffix would leave
-        // entries whose name holds no match string, e.g. h100-sxm, unmatched); backend and uuid say "simulated".
-        d.name = gpu_.name;
+        d.name = gpu_.name + " (simulated)";
         d.uuid = "SIM-" + gpu_.id;
         d.sm_count = gpu_.sm_count ? static_cast<int>(gpu_.sm_count->value) : 0;
         d.l2_bytes = gpu_.l2_bytes ? static_cast<std::uint64_t>(gpu_.l2_bytes->value) : 0;
