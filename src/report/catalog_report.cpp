@@ -91,9 +91,11 @@ void print_catalog(const Catalog& catalog, Format format, std::FILE* out) {
         return;
     }
     const bool csv = format == Format::csv, md = format == Format::md;
-    std::size_t name_width = 4;
-    for (const GpuSpec& g : catalog.gpus())
+    std::size_t id_width = 15, name_width = 4;  // an id longer than the column widens it (rtx-pro-6000-blackwell)
+    for (const GpuSpec& g : catalog.gpus()) {
+        id_width = std::max(id_width, g.id.size() + 2);
         name_width = std::max(name_width, g.name.size() + 2);
+    }
     auto row = [&](const std::vector<std::string>& cells) {
         std::string line;
         for (std::size_t i = 0; i < cells.size(); ++i) {
@@ -102,7 +104,7 @@ void print_catalog(const Catalog& catalog, Format format, std::FILE* out) {
             else if (md)
                 line += fmt::format("| {} ", detail::md_cell(cells[i]));
             else
-                line += i == 0   ? fmt::format("{:<15}", cells[i])
+                line += i == 0   ? fmt::format("{:<{}}", cells[i], id_width)
                         : i == 1 ? fmt::format("{:<{}}", cells[i], name_width)
                                  : fmt::format("{:>12}", cells[i]);
         }

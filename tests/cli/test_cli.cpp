@@ -244,10 +244,32 @@ TEST(Acceptance, GemmSweepJsonArray) {
     }
 }
 
-const std::vector<std::string> kAllGpuIds{"h100-sxm",      "h100-pcie", "h200", "b200",   "b300",   "gb200", "a100-sxm-80gb",
-                                          "a100-sxm-40gb", "l40s",      "l4",   "mi300x", "mi325x", "mi355x"};
+const std::vector<std::string> kAllGpuIds{"h100-sxm",
+                                          "h100-pcie",
+                                          "h100-nvl",
+                                          "h200",
+                                          "h200-nvl",
+                                          "b200",
+                                          "b300",
+                                          "gb200",
+                                          "gb300",
+                                          "a100-sxm-80gb",
+                                          "a100-sxm-40gb",
+                                          "a10",
+                                          "a10g",
+                                          "l40s",
+                                          "l40",
+                                          "l4",
+                                          "rtx-4090",
+                                          "rtx-5090",
+                                          "rtx-pro-6000-blackwell",
+                                          "mi250x",
+                                          "mi300x",
+                                          "mi300a",
+                                          "mi325x",
+                                          "mi355x"};
 
-TEST(Acceptance, GpusListsAllThirteen) {
+TEST(Acceptance, GpusListsEveryCatalogEntry) {
     const RunResult r = run_bwacct({"gpus"});
     ASSERT_TRUE(succeeded(r));
     std::set<std::string> first_tokens;
@@ -264,7 +286,19 @@ TEST(Acceptance, GpusListsAllThirteen) {
     for (const auto& [id, g] : j.at("gpus").items())
         ids.insert(id);
     EXPECT_EQ(ids, std::set<std::string>(kAllGpuIds.begin(), kAllGpuIds.end()));
-    EXPECT_EQ(j.at("gpus").size(), 13u);
+    EXPECT_EQ(j.at("gpus").size(), 24u);
+}
+
+TEST(Acceptance, SimulatedDeviceMatchesItsOwnCatalogEntry) {
+    // Issue 15 acceptance: BWACCT_SIMULATE=ID bwacct device --format json reports catalog_match = ID for every ID.
+    TempDir dir;
+    for (const std::string& id : kAllGpuIds) {
+        RunOptions o = no_sim(dir);
+        o.env["BWACCT_SIMULATE"] = id;
+        const json j = run_json({"device", "--format", "json"}, o);
+        ASSERT_TRUE(j.is_object() && j.contains("device")) << id;
+        EXPECT_EQ(str_of(j.at("device"), "catalog_match"), id);
+    }
 }
 
 TEST(Acceptance, GpusJsonRoundTripsThroughGpuFile) {

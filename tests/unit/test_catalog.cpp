@@ -25,9 +25,32 @@ std::string replace(std::string s, const std::string& from, const std::string& t
 
 TEST(Catalog, ShipsTheRequiredGpus) {
     const Catalog c = shipped();
-    for (const char* id :
-         {"h100-sxm", "h100-pcie", "h200", "b200", "b300", "gb200", "a100-sxm-80gb", "l40s", "l4", "mi300x", "mi325x", "mi355x"})
+    for (const char* id : {"h100-sxm",
+                           "h100-pcie",
+                           "h100-nvl",
+                           "h200",
+                           "h200-nvl",
+                           "b200",
+                           "b300",
+                           "gb200",
+                           "gb300",
+                           "a100-sxm-80gb",
+                           "a100-sxm-40gb",
+                           "a10",
+                           "a10g",
+                           "l40s",
+                           "l40",
+                           "l4",
+                           "rtx-4090",
+                           "rtx-5090",
+                           "rtx-pro-6000-blackwell",
+                           "mi250x",
+                           "mi300x",
+                           "mi300a",
+                           "mi325x",
+                           "mi355x"})
         EXPECT_NO_THROW(c.get(id, "--gpu")) << id;
+    EXPECT_EQ(c.gpus().size(), 24u);
 }
 
 TEST(Catalog, HeadlineFiguresAndConventions) {
@@ -45,6 +68,29 @@ TEST(Catalog, HeadlineFiguresAndConventions) {
     EXPECT_NE(c.get("b200", "t").peak(Unit::tensor, "fp4"), nullptr);
     // B200's memory bandwidth records the disagreement (marketed vs bus width × clock).
     EXPECT_FALSE(c.get("b200", "t").hbm_bw_GBps.alternatives.empty());
+    // NVL cards: the datasheets' NVL column prints BF16 1,671* and FP8 3,341* with sparsity: 835.5 / 1670.5 dense.
+    for (const char* id : {"h100-nvl", "h200-nvl"}) {
+        EXPECT_DOUBLE_EQ(c.get(id, "t").peak(Unit::tensor, "bf16")->value, 1671.0 / 2) << id;
+        EXPECT_DOUBLE_EQ(c.get(id, "t").peak(Unit::tensor, "fp8")->value, 3341.0 / 2) << id;
+        EXPECT_FALSE(c.get(id, "t").scaleup_link->nvls) << id;  // a bridge, no NVSwitch
+    }
+    // GeForce cards: BF16 with FP32 accumulate (what bwacct's GEMMs do) is half the FP16-accumulate rate.
+    // RTX 4090: 128 SM x 512 FLOP/clk x 2.52 GHz = 165.2; RTX 5090: 170 x 512 x 2.407 GHz = 209.5.
+    EXPECT_DOUBLE_EQ(c.get("rtx-4090", "t").peak(Unit::tensor, "bf16")->value, 165.2);
+    EXPECT_DOUBLE_EQ(c.get("rtx-5090", "t").peak(Unit::tensor, "bf16")->value, 209.5);
+    EXPECT_DOUBLE_EQ(c.get("rtx-4090", "t").peak(Unit::tensor, "fp16")->alternatives.at(0).value, 330.3);  // FP16 accumulate
+    // The professional GB202 card runs FP32 accumulate at full rate: 188 x 1024 x 2.617 GHz = 503.8.
+    EXPECT_DOUBLE_EQ(c.get("rtx-pro-6000-blackwell", "t").peak(Unit::tensor, "bf16")->value, 503.8);
+    // MI250X is filed per GCD (ROCm's device): module 383 TFLOPS / 2, 3276.8 GB/s / 2.
+    EXPECT_DOUBLE_EQ(c.get("mi250x", "t").peak(Unit::tensor, "bf16")->value, 383.0 / 2);
+    EXPECT_DOUBLE_EQ(c.get("mi250x", "t").hbm_bw_GBps.value, 3276.8 / 2);
+    // Cards without a scale-up link hold none; PCIe is per direction (Gen4 x16 64 GB/s bidirectional -> 32).
+    for (const char* id : {"a10", "a10g", "l40", "rtx-4090"}) {
+        EXPECT_FALSE(c.get(id, "t").scaleup_link.has_value()) << id;
+        EXPECT_DOUBLE_EQ(c.get(id, "t").pcie->bw_GBps.value, 32) << id;
+    }
+    for (const char* id : {"rtx-5090", "rtx-pro-6000-blackwell"})
+        EXPECT_DOUBLE_EQ(c.get(id, "t").pcie->bw_GBps.value, 64) << id;  // Gen5 x16: 128 bidirectional
     for (const GpuSpec& g : c.gpus()) {
         EXPECT_FALSE(g.hbm_bw_GBps.source.empty()) << g.id;
         EXPECT_FALSE(g.launch_overhead_us.source.empty()) << g.id;
@@ -65,8 +111,37 @@ TEST(Catalog, MatchesDeviceNamesByWholeWords) {
     EXPECT_EQ(id("NVIDIA A100-SXM4-80GB"), "a100-sxm-80gb");
     EXPECT_EQ(id("NVIDIA L4"), "l4");
     EXPECT_EQ(id("NVIDIA L40S"), "l40s");
-    EXPECT_EQ(id("NVIDIA L40"), "none");  // not in the catalog: neither L4 nor L40S may claim it
-    EXPECT_EQ(id("NVIDIA GeForce RTX 5090"), "none");
+    EXPECT_EQ(id("NVIDIA L40"), "l40");  // neither L4 nor L40S may claim it
+    // Issue 15: "NVIDIA H200 NVL" matched the SXM entry by word; the NVL cards have their own entries.
+    EXPECT_EQ(id("NVIDIA H200 NVL"), "h200-nvl");
+    EXPECT_EQ(id("NVIDIA H100 NVL"), "h100-nvl");
+    EXPECT_EQ(id("NVIDIA GB300"), "gb300");
+    EXPECT_EQ(id("NVIDIA B300 SXM6 AC"), "b300");
+    EXPECT_EQ(id("NVIDIA A10"), "a10");
+    EXPECT_EQ(id("NVIDIA A10G"), "a10g");
+    EXPECT_EQ(id("NVIDIA A100 80GB PCIe"), "none");  // "NVIDIA A10" is a prefix, not a word of it
+    EXPECT_EQ(id("NVIDIA GeForce RTX 4090"), "rtx-4090");
+    EXPECT_EQ(id("NVIDIA GeForce RTX 5090"), "rtx-5090");
+    EXPECT_EQ(id("NVIDIA RTX PRO 6000 Blackwell Server Edition"), "rtx-pro-6000-blackwell");
+    EXPECT_EQ(id("NVIDIA RTX PRO 6000 Blackwell Workstation Edition"), "rtx-pro-6000-blackwell");
+    EXPECT_EQ(id("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition"), "none");  // 300 W part, other clocks
+    EXPECT_EQ(id("AMD Instinct MI250X"), "mi250x");
+    EXPECT_EQ(id("AMD Instinct MI300A"), "mi300a");
+    EXPECT_EQ(id("AMD Instinct MI300X"), "mi300x");
+}
+
+TEST(Catalog, EveryMatchStringAndNameFindsItsOwnEntry) {
+    // No entry's match string may resolve to another entry (a prefix or a shorter word swallowing it).
+    const Catalog c = shipped();
+    for (const GpuSpec& g : c.gpus()) {
+        const GpuSpec* by_name = c.match(g.name);
+        EXPECT_TRUE(by_name != nullptr && by_name->id == g.id) << g.name;
+        for (const std::string& m : g.match) {
+            const GpuSpec* found = c.match(m);
+            EXPECT_TRUE(found != nullptr && found->id == g.id)
+                << "'" << m << "' of " << g.id << " resolves to " << (found != nullptr ? found->id : "none");
+        }
+    }
 }
 
 // Issue 11, defect 19: every entry's own name matches it, also with a remark after it (the
