@@ -31,6 +31,19 @@ std::string read_input_file(const std::string& path, const std::string& who, con
 // errors as read_input_file (no such file, a directory, permissions). Returns a file descriptor.
 int open_input(const std::string& path, const std::string& who, const std::string& expected);
 
+// Closes a descriptor from open_input at scope end, unless it is standard input (path "-").
+class InputFdCloser {
+public:
+    InputFdCloser(int fd, bool owned) : fd_(fd), owned_(owned) {}
+    ~InputFdCloser();
+    InputFdCloser(const InputFdCloser&) = delete;
+    InputFdCloser& operator=(const InputFdCloser&) = delete;
+
+private:
+    int fd_;
+    bool owned_;
+};
+
 // True when `size` bytes at `data` are binary rather than text: a NUL byte in the first 4 KiB
 // when `first` (the start of the file), or more than 10 % control characters (other than tab, LF,
 // CR, FF) in the whole block.

@@ -27,22 +27,12 @@ Naming naming(const std::string& path, const std::string& who) {
     return {who, fmt::format("'{}' ", shown)};
 }
 
-class FdCloser {
-public:
-    FdCloser(int fd, bool owned) : fd_(fd), owned_(owned) {}
-    ~FdCloser() {
-        if (owned_ && fd_ >= 0)
-            ::close(fd_);
-    }
-    FdCloser(const FdCloser&) = delete;
-    FdCloser& operator=(const FdCloser&) = delete;
-
-private:
-    int fd_;
-    bool owned_;
-};
-
 }  // namespace
+
+InputFdCloser::~InputFdCloser() {
+    if (owned_ && fd_ >= 0)
+        ::close(fd_);
+}
 
 int open_input(const std::string& path, const std::string& who, const std::string& expected) {
     const Naming n = naming(path, who);
@@ -90,7 +80,7 @@ std::string read_input_file(const std::string& path, const std::string& who, con
                             std::uint64_t max_bytes) {
     const Naming n = naming(path, who);
     const int fd = open_input(path, who, expected);
-    const FdCloser closer(fd, path != "-");
+    const InputFdCloser closer(fd, path != "-");
     const auto too_large = [&] {
         return InputError(n.name, fmt::format("{}is larger than {}, the limit for a text input (real logs are far "
                                               "smaller); {}",

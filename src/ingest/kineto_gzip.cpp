@@ -144,26 +144,11 @@ private:
     z_stream zs_{};
 };
 
-class FdCloser {
-public:
-    FdCloser(int fd, bool owned) : fd_(fd), owned_(owned) {}
-    ~FdCloser() {
-        if (owned_)
-            ::close(fd_);
-    }
-    FdCloser(const FdCloser&) = delete;
-    FdCloser& operator=(const FdCloser&) = delete;
-
-private:
-    int fd_;
-    bool owned_;
-};
-
 }  // namespace
 
 Trace read_kineto(const std::string& path, std::uint64_t max_bytes) {
     const int fd = open_input(path, "", kExpected);
-    const FdCloser closer(fd, path != "-");
+    const InputFdCloser closer(fd, path != "-");
     TraceStreamBuf buf(fd, max_bytes);
     std::istream in(&buf);
     const auto corrupt = [&] {

@@ -9,6 +9,7 @@
 
 #include "bwacct/error.h"
 #include "bwacct/ops.h"
+#include "pass_set.h"
 #include "tensor_bytes.h"
 #include "term.h"
 
@@ -52,26 +53,8 @@ Exact product(const std::vector<u64>& v) {
     return p;
 }
 
-struct PassSet {
-    bool fwd = false, bwd_data = false, bwd_weight = false;
-    unsigned count() const { return unsigned(fwd) + unsigned(bwd_data) + unsigned(bwd_weight); }
-};
-
-PassSet passes(GemmPass p) {
-    switch (p) {
-        case GemmPass::fwd:
-            return {true, false, false};
-        case GemmPass::bwd_data:
-            return {false, true, false};
-        case GemmPass::bwd_weight:
-            return {false, false, true};
-        case GemmPass::bwd:
-            return {false, true, true};
-        case GemmPass::fwd_bwd:
-            return {true, true, true};
-    }
-    return {};
-}
+using detail::passes;
+using detail::PassSet;
 
 }  // namespace
 
