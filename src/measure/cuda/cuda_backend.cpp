@@ -20,7 +20,9 @@
 
 #include "../attention_limits.h"
 #include "../device_choice.h"
+#include "../driver_version.h"
 #include "../failure_text.h"
+#include "../flush_rule.h"
 #include "../sampling.h"
 #include "bwacct/dtype.h"
 #include "bwacct/exact.h"
@@ -41,10 +43,11 @@ namespace k = bwacct::kernels;
 
 // Launches per sample for the launch-cost measurements.
 constexpr int kLaunches = 100;
+// Dependent empty kernels queued behind the spin gate per sample: nvbench advises queueing at most
+// ~32 launches behind a blocking kernel (the launch queue's depth depends on device and driver).
+constexpr int kGatedLaunches = 32;
 // Elements checked on the host (besides the whole-array check on the GPU).
 constexpr std::size_t kHostSamples = 256;
-// A working set this many times the L2 cannot stay in it between iterations: no flush needed.
-constexpr std::uint64_t kNoFlushFactor = 4;
 
 std::string iec(std::uint64_t bytes) {
     const double b = static_cast<double>(bytes);
@@ -98,9 +101,12 @@ public:
 };
 
 std::string no_gpu_reason(cudaError_t e) {
-    if (e == cudaErrorInsufficientDriver)
-        return "no CUDA GPU: no NVIDIA driver is installed, or it is older than this CUDA 13 build needs "
-               "(cudaGetDeviceCount: cudaErrorInsufficientDriver)";
+    if (e == cudaErrorInsufficientDriver) {
+        int driver = 0;
+        if (cudaDriverGetVersion(&driver) != cudaSuccess)
+            driver = 0;
+        return insufficient_driver_message(driver, CUDART_VERSION);
+    }
     if (e == cudaErrorNoDevice)
         return "no CUDA GPU: the NVIDIA driver is loaded but reports no GPU (check nvidia-smi and CUDA_VISIBLE_DEVICES; "
                "cudaGetDeviceCount: cudaErrorNoDevice)";
@@ -276,7 +282,7 @@ private:
 
     // flush_l2 for a working set: only a cold policy with data the L2 could hold.
     bool wants_flush(const SamplePolicy& p, std::uint64_t working_set) const {
-        return p.cold && info_.l2_bytes > 0 && working_set < kNoFlushFactor * info_.l2_bytes;
+        return wants_l2_flush(p.cold, working_set, info_.l2_bytes);
     }
 
     std::string cache_text(const Timing& t, const SamplePolicy& p, std::uint64_t working_set) const {
@@ -1015,15 +1021,19 @@ LaunchTimes CudaBackend::launch(const SamplePolicy& p) {
         "them, per call",
         kLaunches);
 
-    // Device time per kernel: kLaunches dependent empty kernels queued behind the spin gate.
-    const Region r{stream_, device_, false};
-    lt.stream_kernel = per_kernel(time_region(r, p,
+    // Device time per kernel: kGatedLaunches dependent empty kernels queued behind the spin gate, one
+    // iteration per sample, so the queue never holds more.
+    const Region gated{stream_, device_, false, 1};
+    lt.stream_kernel = per_kernel(time_region(gated, p,
                                               [&](cudaStream_t s) {
-                                                  for (int i = 0; i < kLaunches; ++i)
+                                                  for (int i = 0; i < kGatedLaunches; ++i)
                                                       check(k::launch_empty(s), "cudaLaunchKernel (empty kernel)");
                                               }),
-                                  kLaunches);
-    lt.stream_kernel.timer += fmt::format("; each iteration {} empty kernels on one stream, time per kernel", kLaunches);
+                                  kGatedLaunches);
+    lt.stream_kernel.timer +=
+        fmt::format("; each sample {} empty kernels on one stream (at most {} launches queued behind the gate), time per kernel",
+                    kGatedLaunches, kGatedLaunches);
+    const Region r{stream_, device_, false};
 
     // The same kLaunches kernels as one CUDA graph, instantiated and uploaded before any timing.
     GraphExec g;

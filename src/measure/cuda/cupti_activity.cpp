@@ -14,13 +14,13 @@
 #include <string>
 
 #include "../dynlib.h"
+#include "../library_paths.h"
 
 namespace bwacct::measure::cuda {
 namespace {
 
 struct CuptiApi {
-    DynLib lib{{"libcupti.so.13", "libcupti.so"},
-               "install the CUDA toolkit's CUPTI (cuda-cupti-13-0) or put libcupti.so.13 on LD_LIBRARY_PATH"};
+    DynLib lib{cupti_candidates(), kCuptiHint, false};
 #define BWACCT_CUPTI_SYM(name) decltype(&::name) name = lib.sym<decltype(&::name)>(#name)
     BWACCT_CUPTI_SYM(cuptiGetVersion);
     BWACCT_CUPTI_SYM(cuptiGetResultString);

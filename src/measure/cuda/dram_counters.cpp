@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../dynlib.h"
+#include "../library_paths.h"
 #include "timing.h"
 
 namespace bwacct::measure::cuda {
@@ -29,8 +30,7 @@ constexpr std::size_t kMaxRanges = 64;  // auto range: one range per kernel of t
 constexpr int kMaxPasses = 16;          // kernel replay submits every pass within one start/stop
 
 struct CuptiProfilerApi {
-    DynLib lib{{"libcupti.so.13", "libcupti.so"},
-               "install the CUDA toolkit's CUPTI (cuda-cupti-13-0) or put libcupti.so.13 on LD_LIBRARY_PATH"};
+    DynLib lib{cupti_candidates(), kCuptiHint, false};
     DynLib driver{{"libcuda.so.1", "libcuda.so"}, "install the NVIDIA driver"};
 #define BWACCT_CUPTI_SYM(name) decltype(&::name) name = lib.sym<decltype(&::name)>(#name)
     BWACCT_CUPTI_SYM(cuptiGetResultString);

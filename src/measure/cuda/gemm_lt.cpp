@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../dynlib.h"
+#include "../flush_rule.h"
 #include "bwacct/ops.h"
 #include "check_kernels.h"
 #include "cupti_activity.h"
@@ -611,7 +612,7 @@ Timing measure_gemm(const GemmDesc& d, const SamplePolicy& p, int device) {
     Region region;
     region.stream = stream.s;
     region.device = device;
-    region.flush_l2 = p.cold && working_set < 2 * static_cast<std::uint64_t>(std::max(l2, 0));
+    region.flush_l2 = wants_l2_flush(p.cold, working_set, static_cast<std::uint64_t>(std::max(l2, 0)));
     auto enqueue_for = [&](const Candidate& c) {
         return [api_p = &api, matmul_p = &matmul, c](cudaStream_t s) { lt_check(*api_p, (*matmul_p)(c, s), "cublasLtMatmul"); };
     };

@@ -220,7 +220,8 @@ Timing time_region(const Region& r, const SamplePolicy& p, const std::function<v
         if (!est)
             throw MeasureError(stuck);
         const double per_iter = std::max(*est, 0.5);
-        batch = static_cast<int>(std::clamp(std::ceil(kTargetSampleUs / per_iter), 1.0, static_cast<double>(kMaxBatch)));
+        const int cap = r.max_batch > 0 ? std::min(r.max_batch, kMaxBatch) : kMaxBatch;
+        batch = static_cast<int>(std::clamp(std::ceil(kTargetSampleUs / per_iter), 1.0, static_cast<double>(cap)));
     }
 
     std::string halved;

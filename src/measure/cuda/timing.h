@@ -18,6 +18,7 @@ struct Region {
     cudaStream_t stream = nullptr;
     int device = 0;
     bool flush_l2 = true;  // write a buffer of at least the L2 size before each sample ("cold")
+    int max_batch = 0;     // most iterations per sample (0: time_region's own cap); bounds the queue behind the gate
 };
 
 // Times `enqueue`, which puts ONE iteration of the op on r.stream. Per sample: flush L2 when asked,
