@@ -9,6 +9,7 @@
 
 #include "bwacct/error.h"
 #include "bwacct/ops.h"
+#include "math_path.h"
 #include "pass_set.h"
 #include "tensor_bytes.h"
 #include "term.h"
@@ -130,10 +131,7 @@ ConvGeometry conv_geometry(const ConvDesc& d) {
 
 Cost conv_cost(const ConvDesc& d) {
     const ConvGeometry g = conv_geometry(d);
-    if (peak_key(d.input_dtype) != peak_key(d.weight_dtype))
-        throw InputError("--dtype-weight", fmt::format("{} × {} has no common math path; input and weight must share a math "
-                                                       "type (fp8_e4m3 × fp8_e5m2 is fine)",
-                                                       dtype_name(d.input_dtype), dtype_name(d.weight_dtype)));
+    detail::require_common_math_path(d.input_dtype, d.weight_dtype, "--dtype-weight", "input and weight");
     Cost c;
     c.op = "conv";
     c.compute_dtype = d.input_dtype;

@@ -7,6 +7,7 @@
 #include "bwacct/choice.h"
 #include "bwacct/error.h"
 #include "bwacct/ops.h"
+#include "math_path.h"
 #include "pass_set.h"
 #include "tensor_bytes.h"
 #include "term.h"
@@ -43,10 +44,7 @@ Cost gemm_cost(const GemmDesc& d) {
     require_positive(d.n, "--n");
     require_positive(d.k, "--k");
     require_positive(d.batch, "--batch");
-    if (peak_key(d.a) != peak_key(d.b))
-        throw InputError("--dtype-b", fmt::format("{} × {} has no common math path; A and B must share a math type "
-                                                  "(fp8_e4m3 × fp8_e5m2 is fine)",
-                                                  dtype_name(d.a), dtype_name(d.b)));
+    detail::require_common_math_path(d.a, d.b, "--dtype-b", "A and B");
 
     Cost c;
     c.op = "gemm";
