@@ -461,4 +461,15 @@ bool gpu_present() {
     return ::testing::AssertionSuccess();
 }
 
+std::vector<std::string> set_option(std::vector<std::string> args, const std::string& option, const std::string& value) {
+    for (std::size_t i = 0; i + 1 < args.size(); ++i)
+        if (args[i] == option) {
+            args[i + 1] = value;
+            return args;
+        }
+    args.push_back(option);
+    args.push_back(value);
+    return args;
+}
+
 }  // namespace bwacct_test

@@ -146,4 +146,7 @@ const json* gpu_entry(const json& record, const std::string& id);
 // base followed by more.
 std::vector<std::string> with(std::vector<std::string> base, std::initializer_list<std::string> more);
 
+// `args` with `option` set to `value`: replaced where the option is already there, else appended.
+std::vector<std::string> set_option(std::vector<std::string> args, const std::string& option, const std::string& value);
+
 }  // namespace bwacct_test

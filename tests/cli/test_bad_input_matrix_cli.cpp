@@ -79,18 +79,6 @@ std::vector<BadValue> bad_values(Kind kind, unsigned classes) {
     return out;
 }
 
-// `args` with `option` set to `value`: replaced where the option is already there, else appended.
-std::vector<std::string> set_option(std::vector<std::string> args, const std::string& option, const std::string& value) {
-    for (std::size_t i = 0; i + 1 < args.size(); ++i)
-        if (args[i] == option) {
-            args[i + 1] = value;
-            return args;
-        }
-    args.push_back(option);
-    args.push_back(value);
-    return args;
-}
-
 // "--kv-heads" -> "KvHeads"; "nccl-tests" -> "NcclTests"
 std::string camel(const std::string& s) {
     std::string out;

@@ -162,18 +162,6 @@ std::string with_key(std::string example, const std::vector<std::string>& keys, 
     return example;
 }
 
-// args with `option value` set (replacing the base's value, or appended before a positional file).
-std::vector<std::string> set_option(std::vector<std::string> args, const std::string& option, const std::string& value) {
-    for (std::size_t i = 0; i + 1 < args.size(); ++i)
-        if (args[i] == option) {
-            args[i + 1] = value;
-            return args;
-        }
-    args.push_back(option);
-    args.push_back(value);
-    return args;
-}
-
 struct Case {
     std::vector<std::string> args;
     bool measure = false;
