@@ -88,8 +88,9 @@ struct NcclAccountingInput {
     std::optional<CollectiveKind> kind;       // --op: every run; else each run's program, else `file_kind`
     std::optional<CollectiveKind> file_kind;  // the collective the file name names
     std::optional<std::uint64_t> ranks;       // --ranks: every run; else resolve_nccl_ranks
-    // The GPUs of each run when they differ (a paste of an H100 run and an A100 run); empty: `gpus`.
-    std::vector<std::vector<const GpuSpec*>> run_gpus;
+    // The GPUs of each run when they differ (a paste of an H100 run and an A100 run): nullopt (or no
+    // entry) for `gpus`; an empty list when the run's GPU is not in the catalog (read without a GPU).
+    std::vector<std::optional<std::vector<const GpuSpec*>>> run_gpus;
 };
 IngestReport account_nccl(const NcclLog& log, const std::string& file, const NcclAccountingInput& in,
                           const std::vector<const GpuSpec*>& gpus);

@@ -365,7 +365,7 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
         }
         if (!run.program.empty())
             part.fields.push_back({"program", run.program});
-        const std::vector<const GpuSpec*>& on = i < in.run_gpus.size() && !in.run_gpus[i].empty() ? in.run_gpus[i] : gpus;
+        const std::vector<const GpuSpec*>& on = i < in.run_gpus.size() && in.run_gpus[i] ? *in.run_gpus[i] : gpus;
         for (const GpuSpec* g : on)
             if (std::find(rep.gpus.begin(), rep.gpus.end(), g->id) == rep.gpus.end())
                 rep.gpus.push_back(g->id);

@@ -1,4 +1,6 @@
 // bwacct ingest nccl-tests LOG: an nccl-tests log (text or -J JSON) re-derived and accounted for.
+#include <algorithm>
+
 #include "bwacct/error.h"
 #include "bwacct/ingest_nccl.h"
 #include "bwacct/ops.h"
@@ -55,15 +57,24 @@ CommandSpec ingest_nccl_command() {
         std::string no_gpu;
         const auto gpus = ingest_gpus_or_none(args, catalog, device, no_gpu);
         // Runs on another device (a paste of an H100 run and an A100 run) are analysed on their own GPU
-        // unless --gpu names the GPUs for all.
+        // unless --gpu names the GPUs for all; a run on a GPU the catalog lacks is read without one.
+        std::vector<std::string> run_notes;
         if (!args.given("--gpu") && log.runs.size() > 1)
-            for (const NcclRun& run : log.runs)
-                in.run_gpus.push_back(run.device_name.empty() || run.device_name == device
-                                          ? std::vector<const GpuSpec*>{}
-                                          : ingest_gpus(args, catalog, run.device_name, ""));
+            for (const NcclRun& run : log.runs) {
+                if (run.device_name.empty() || run.device_name == device) {
+                    in.run_gpus.emplace_back();
+                    continue;
+                }
+                std::string note;
+                in.run_gpus.emplace_back(ingest_gpus_or_none(args, catalog, run.device_name, note));
+                if (!note.empty() && std::find(run_notes.begin(), run_notes.end(), note) == run_notes.end())
+                    run_notes.push_back(note);
+            }
         IngestReport report = account_nccl(log, path, in, gpus);
         if (!no_gpu.empty())
             report.notes.push_back(no_gpu);
+        for (std::string& note : run_notes)
+            report.notes.push_back(std::move(note));
         return emit_ingest(report, gpus, args, env);
     };
     return c;

@@ -166,6 +166,31 @@ TEST(IngestNccl, TimeZeroIsNotReDerived) {
     EXPECT_EQ(num_u(j, "records_total"), 63u);
 }
 
+// A paste whose later run ran on a GPU the catalog lacks: that run is read without a GPU (re-derived,
+// no % of peak) with the note asking for --gpu, and the other runs keep theirs. It used to stop the
+// whole file with "not in the catalog" (exit 2), though the same run alone was read.
+TEST(IngestNccl, ALaterRunOnAnUnknownGpuIsReadWithoutOne) {
+    TempDir d;
+    std::string text = read_text(kNccl + "nccl_multirun_readme_paste_synthetic.txt");
+    for (std::size_t at = text.find("A100-SXM4-40GB"); at != std::string::npos; at = text.find("A100-SXM4-40GB", at))
+        text.replace(at, 14, "Tesla T4");
+    write_text(d.file("paste.txt"), text);
+    const json j = run_json({"ingest", "nccl-tests", d.file("paste.txt"), "--format", "json"});
+    ASSERT_EQ(j.at("runs").size(), 3u);
+    EXPECT_EQ(j.at("runs")[0].at("gpus"), "h100-sxm");
+    EXPECT_EQ(j.at("runs")[1].at("gpus"), "");
+    EXPECT_EQ(j.at("runs")[2].at("gpus"), "h100-sxm");
+    EXPECT_EQ(j.at("gpus"), json::parse(R"(["h100-sxm"])"));
+    // The alltoall's rows are still re-derived and checked: (34 − 5 of size 0) rows, one record each
+    // without a GPU (with one, two: the row and its GPU row, 58 in SeveralRunsAreReportedSeparately).
+    for (const json& r : j.at("runs")[1].at("sections").at("rows").at("rows"))
+        EXPECT_EQ(r.at("matches_log"), "yes") << r.dump();
+    bool noted = false;
+    for (const json& n : j.at("notes"))
+        noted |= n.get<std::string>().find("'Tesla T4' is not in the catalog") != std::string::npos;
+    EXPECT_TRUE(noted) << j.at("notes");
+}
+
 // A log that names no GPU (or one the catalog lacks) is read without one: every row re-derived and
 // checked, no per-GPU rows, and a note asking for --gpu. (It used to be refused.)
 TEST(IngestNccl, ReadWithoutAGpu) {
