@@ -71,7 +71,7 @@ void explain_gap(const std::vector<Act>& acts, double a, double b, double& host,
 
 // The activities of one device (sorted by start) clipped to [lo, hi): busy, classes, exposed, idle
 // explained, added to `w`. With `busy` / `exposed`: each activity's busy share and each category's
-// exposed time are added there too.
+// exposed time are added there too. O(n log n) in the activities, whatever their overlap.
 // `longest`: the longest activity's duration (the activities that can reach into [lo, hi) start after
 // lo − longest), so a window costs its own activities, not the device's.
 void sweep(const std::vector<Act>& acts, double longest, double lo, double hi, WindowTime& w, std::vector<double>* busy,
@@ -96,15 +96,22 @@ void sweep(const std::vector<Act>& acts, double longest, double lo, double hi, W
         }
     }
     std::sort(ev.begin(), ev.end(), [](const Ev& x, const Ev& y) { return x.t != y.t ? x.t < y.t : (!x.start && y.start); });
-    std::vector<std::size_t> active[kTimeClasses];
-    std::vector<std::size_t> seen;  // categories of the top class in one segment
+    // Counts, not lists, so a segment costs O(classes + categories) however many activities overlap:
+    // running activities per class and per (category, class); and per class the running sum of the
+    // share one of its activities gets while it is the top class (Σ dt / running), so an activity's
+    // share is that sum at its end minus the sum at its start.
+    std::size_t running[kTimeClasses] = {};
+    double per_activity[kTimeClasses] = {};
+    const std::size_t categories = exposed ? exposed->size() : 0;
+    std::vector<std::size_t> by_category(categories * kTimeClasses, 0);
+    std::vector<double> at_start(busy ? acts.size() : 0, 0);
     double prev = lo;
     for (const Ev& e : ev) {
         const double dt = e.t - prev;
         if (dt > 0) {
             std::size_t top = kTimeClasses;
             for (std::size_t c = kTimeClasses; c-- > 0;)
-                if (!active[c].empty())
+                if (running[c] > 0)
                     top = c;
             if (top == kTimeClasses) {
                 explain_gap(acts, prev, e.t, w.host_wait_us, w.after_launch_us, w.no_launch_us);
@@ -112,29 +119,29 @@ void sweep(const std::vector<Act>& acts, double longest, double lo, double hi, W
                 w.busy_us += dt;
                 w.exposed_us[top] += dt;
                 for (std::size_t c = 0; c < kTimeClasses; ++c)
-                    if (!active[c].empty())
+                    if (running[c] > 0)
                         w.class_us[c] += dt;
-                if (busy) {
-                    const double share = dt / static_cast<double>(active[top].size());
-                    for (std::size_t k : active[top])
-                        (*busy)[acts[k].index] += share;
-                }
-                if (exposed) {
-                    seen.clear();
-                    for (std::size_t k : active[top])
-                        if (std::find(seen.begin(), seen.end(), acts[k].category) == seen.end())
-                            seen.push_back(acts[k].category);
-                    for (std::size_t c : seen)
+                per_activity[top] += dt / static_cast<double>(running[top]);
+                for (std::size_t c = 0; c < categories; ++c)
+                    if (by_category[c * kTimeClasses + top] > 0)
                         (*exposed)[c] += dt;
-                }
             }
         }
         prev = e.t;
-        std::vector<std::size_t>& list = active[acts[e.act].cls];
-        if (e.start)
-            list.push_back(e.act);
-        else
-            list.erase(std::find(list.begin(), list.end(), e.act));
+        const Act& x = acts[e.act];
+        if (e.start) {
+            ++running[x.cls];
+            if (x.category < categories)
+                ++by_category[x.category * kTimeClasses + x.cls];
+            if (busy)
+                at_start[e.act] = per_activity[x.cls];
+        } else {
+            --running[x.cls];
+            if (x.category < categories)
+                --by_category[x.category * kTimeClasses + x.cls];
+            if (busy)
+                (*busy)[x.index] += per_activity[x.cls] - at_start[e.act];
+        }
     }
     explain_gap(acts, prev, hi, w.host_wait_us, w.after_launch_us, w.no_launch_us);
     w.span_us += hi - lo;
