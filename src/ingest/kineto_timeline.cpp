@@ -179,14 +179,12 @@ StreamTime stream_time(const std::vector<Act>& acts, double lo, double hi, std::
             continue;
         if (std::isnan(first)) {
             first = covered = b;
+        } else if (b > covered && std::isnan(x.launch)) {
+            st.no_launch_us += b - covered;
         } else if (b > covered) {
-            const double host = std::isnan(x.launch) ? 0 : std::clamp(x.launch - covered, 0.0, b - covered);
-            if (std::isnan(x.launch))
-                st.no_launch_us += b - covered;
-            else {
-                st.host_wait_us += host;
-                st.after_launch_us += (b - covered) - host;
-            }
+            const double host = std::clamp(x.launch - covered, 0.0, b - covered);
+            st.host_wait_us += host;
+            st.after_launch_us += (b - covered) - host;
         }
         st.busy_us += std::max(0.0, e - std::max(b, covered));
         covered = std::max(covered, e);

@@ -211,6 +211,24 @@ TEST(KinetoTimeline, WithoutStepsTheWindowIsTheLinkedKernels) {
     EXPECT_DOUBLE_EQ(s.time.trace.after_launch_us, 5.0);
 }
 
+// An activity across the window's edge counts its part inside: P [0,25] (no launch record) on stream 8
+// overlaps the linked K [20,30] (launched at 15): window [20,30), busy 10 (P's [20,25) and K overlap);
+// P is cut, not left out. Whole trace: busy [0,30) = 30. Exposed compute in the window: 10.
+TEST(KinetoTimeline, ActivitiesCutByTheWindowCountTheirPartInside) {
+    const Summary s = summarize(parse_kineto(R"({"traceEvents": [
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":15,"dur":1,"args":{"correlation":2}},
+      {"ph":"X","cat":"kernel","name":"P","ts":0,"dur":25,"args":{"device":0,"stream":8,"correlation":1}},
+      {"ph":"X","cat":"kernel","name":"K","ts":20,"dur":10,"args":{"device":0,"stream":7,"correlation":2}}
+    ]})",
+                                             "cut.json"));
+    EXPECT_DOUBLE_EQ(s.time.window.span_us, 10.0);
+    EXPECT_DOUBLE_EQ(s.time.window.busy_us, 10.0);
+    EXPECT_DOUBLE_EQ(s.time.window.exposed_us[kCompute], 10.0);
+    EXPECT_EQ(s.time.cut, 1u);
+    EXPECT_EQ(s.time.outside_no_launch, 0u);
+    EXPECT_DOUBLE_EQ(s.time.trace.busy_us, 30.0);
+}
+
 // Two devices: each has its own window and timeline, summed. Device 0: [0,10]; device 1: [5,25]
 // (same times would overlap on one device, not across devices): busy 10 + 20 = 30, span 30.
 TEST(KinetoTimeline, DevicesAreAccountedApartAndSummed) {
