@@ -19,6 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const bwacct::kineto::Summary s = bwacct::kineto::summarize(trace);
         check(!std::isnan(s.busy_us) && !std::isnan(s.span_us) && !std::isnan(s.idle_us) && !std::isnan(s.kernel_us),
               "a summary time is NaN");
+        check(!std::isnan(s.time.window.busy_us) && !std::isnan(s.time.window.span_us) && !std::isnan(s.time.delay.max_us),
+              "a window time is NaN");
     });
     return 0;
 }

@@ -47,6 +47,14 @@ struct IngestRun {
     std::size_t records_begin = 0, records_end = 0;
 };
 
+// The answer first: a few lines printed before everything else in the table and Markdown views; in
+// JSON the object "summary": each field as key: value, then each list as key: [row objects].
+struct IngestSummary {
+    std::vector<std::string> lines;
+    std::vector<std::pair<std::string, Cell>> fields;
+    std::vector<Section> lists;  // Section::key names the array; title and notes are not printed
+};
+
 struct IngestReport {
     std::string tool;                   // "nccl-tests", "torch-trace", "nsys", "ncu", "babelstream"
     std::string file;                   // the path as given
@@ -59,14 +67,15 @@ struct IngestReport {
     // Parts analysed on their own. With one run its sections are also `sections` (so readers of the
     // single-run layout keep working); with several, `sections` is empty and each run carries its own.
     std::vector<IngestRun> runs;
+    IngestSummary summary;  // empty: no summary (JSON has no "summary" key)
 };
 
 // A record for a time another tool measured: `cost` analysed on every GPU with `time_us` as the
 // time (source `ingested`). Throws InputError when a GPU lacks a peak the op needs.
 Record ingested_record(std::vector<Param> params, Cost cost, double time_us, const std::vector<const GpuSpec*>& gpus);
 
-// Table: a compact row per record (at most `top` of them when top > 0), then each section, then
-// the notes. JSON: {"schema":"bwacct.ingest/1","tool","file","format","gpus","records":[bwacct.op/1
+// Table: the summary lines first (when there are any), then a compact row per record (at most `top` of them when top > 0), then
+// each section, then the notes. JSON: {"schema":"bwacct.ingest/1","tool","file","format","gpus","records":[bwacct.op/1
 // objects],"sections":{key:{"title","rows":[{column key: cell}],"notes"}},"notes","warnings"}, and
 // when the report has runs, "runs":[{field: value, ..., "records_total", "sections", "notes"}]; the
 // table and Markdown views print each run's sections under its own heading.

@@ -59,6 +59,12 @@ struct TraceDevice {  // one "deviceProperties" entry
     std::string name;
 };
 
+// A "ProfilerStep#N" range on the CPU (torch.profiler's schedule writes one per step).
+struct Step {
+    std::string name;
+    double ts = 0, dur = 0;  // µs
+};
+
 struct Trace {
     std::vector<std::string> names;    // interned op and kernel names
     std::vector<std::string> threads;  // "pid/tid"
@@ -66,6 +72,7 @@ struct Trace {
     std::vector<Launch> launches;
     std::vector<GpuActivity> activities;
     std::vector<TraceDevice> devices;  // top-level "deviceProperties", in order
+    std::vector<Step> steps;           // "ProfilerStep#N" annotations, in file order
     std::uint64_t events = 0;          // every element of traceEvents
     // Events of a kept category (GPU activity, CPU op, runtime launch) that could not be used, by
     // reason: "GPU activity without \"ts\"", "CPU op with a non-numeric \"dur\"", ... Never dropped silently.
@@ -134,6 +141,69 @@ std::optional<OpCost> cost_collective_kernel(const GpuActivity& a);
 // Category of an activity no formula covered, from its kind and kernel name.
 Category activity_category(Activity kind, std::string_view kernel_name);
 
+// ---- Time accounting (src/ingest/kineto_timeline.cpp): concurrent streams by priority, the profiled
+// window, idle time explained, launch delays. It works for any Category value (categories are
+// iterated, never named): the priority is by time class, taken from the activity itself.
+
+// The classes of GPU work, in priority order (highest first): where several run at the same time, the
+// time belongs to the highest (TraceLens's GPU timeline). compute: every kernel that is not
+// communication; communication: collective kernels (NCCL/RCCL metadata on the kernel, or a kernel
+// filed under the collective category); memcpy: memcpy and memset activities (copy engines, driver).
+enum class TimeClass { compute, communication, memcpy };
+constexpr std::size_t kTimeClasses = 3;
+std::string_view time_class_name(TimeClass c);  // "compute", "communication", "memcpy"
+TimeClass time_class(const GpuActivity& a, Category c);
+
+// Time of one window (a step, the profiled window, the whole trace), per device, summed over devices.
+struct WindowTime {
+    std::string name;              // "ProfilerStep#5", "profiled window", "whole trace"
+    std::uint64_t activities = 0;  // activities that start inside it
+    double span_us = 0, busy_us = 0, idle_us = 0;
+    double class_us[kTimeClasses] = {};    // union of each class's activities (total comm, total memcpy)
+    double exposed_us[kTimeClasses] = {};  // runs while no higher class runs; the three add up to busy
+    // Idle time explained (device level: no activity on any stream): the gap before an activity split at
+    // its CPU launch: before it the GPU waits for the host, after it for other work (dependencies,
+    // launch latency); "no launch" when the next activity has no CPU launch record.
+    double host_wait_us = 0, after_launch_us = 0, no_launch_us = 0;
+};
+
+// One stream's idle time over the profiled window: the gaps between its consecutive activities,
+// split as in WindowTime; launch delay = kernel start − CPU launch start, over its activities that
+// start in the window and have a launch record.
+struct LaunchDelays {
+    std::uint64_t count = 0;
+    double median_us = 0, p90_us = 0, max_us = 0;  // nearest rank
+};
+struct StreamTime {
+    std::int64_t device = 0, stream = 0;
+    std::uint64_t activities = 0;
+    double span_us = 0, busy_us = 0, idle_us = 0;
+    double host_wait_us = 0, after_launch_us = 0, no_launch_us = 0;
+    LaunchDelays delay;
+};
+
+struct Timeline {
+    std::vector<double> activity_busy;        // per activity: its share of the whole-trace busy time
+    std::vector<double> category_exposed_us;  // per category (enum order), whole trace
+    WindowTime trace;                         // first activity start to last end, per device
+    WindowTime window;                        // the profiled window (below)
+    std::vector<WindowTime> steps;            // per ProfilerStep, in time order; empty without steps
+    // How the window was found: "ProfilerStep" (each step from the first GPU start of the activities
+    // launched during it to the next step's; the last to the last end of its activities) or "linked"
+    // (first start to last end of the activities with a CPU launch record).
+    std::string window_basis;
+    // Activities that run wholly outside the window, by reason; and those cut by its edges.
+    std::uint64_t outside_no_launch = 0;     // no CPU launch record (queued before the profiler started)
+    std::uint64_t outside_other_launch = 0;  // launched outside every ProfilerStep range
+    std::uint64_t outside_ran_outside = 0;   // launched in a step, ran outside the window
+    std::uint64_t cut = 0;                   // partly inside
+    double outside_kernel_us = 0;            // durations of the activities wholly outside
+    std::vector<StreamTime> streams;         // by device, stream
+    LaunchDelays delay;                      // all streams, activities starting in the window
+};
+// `category`: per activity; `categories`: how many Category values there are.
+Timeline account_time(const Trace& t, const Links& links, const std::vector<Category>& category, std::size_t categories);
+
 // ---- Summary. Times in µs.
 struct Group {
     OpCost what;  // the cost of ONE call
@@ -151,6 +221,7 @@ struct CategoryTime {
     Category category = Category::other;
     std::uint64_t kernels = 0, costed = 0;
     double kernel_us = 0, busy_us = 0, uncosted_busy_us = 0;
+    double exposed_us = 0;  // time this category runs and no higher time class runs (see TimeClass)
 };
 struct Summary {
     std::vector<Group> groups;                               // by kernel_us, largest first
@@ -164,6 +235,7 @@ struct Summary {
     double kernel_us = 0;    // sum of durations (≥ busy when streams overlap)
     double uncosted_us = 0;  // durations of activities no formula covered
     double uncosted_busy_us = 0;
+    Timeline time;  // overlap by priority, the profiled window, idle explained
     std::vector<std::string> warnings;
 };
 Summary summarize(const Trace& t);

@@ -11,6 +11,7 @@
 #include "bwacct/values.h"
 #include "command.h"
 #include "ingest_common.h"
+#include "ingest_torch_time.h"
 
 namespace bwacct::cli {
 namespace {
@@ -77,14 +78,19 @@ Section category_section(const Summary& s) {
                    {"kernel_us", "kernel µs", 2},
                    {"busy_us", "busy µs", 2},
                    {"busy_share", "% busy", 1},
-                   {"uncosted_busy_us", "unaccounted µs", 2}};
+                   {"uncosted_busy_us", "unaccounted µs", 2},
+                   {"exposed_us", "exposed µs", 2}};
     for (const CategoryTime& c : s.categories)
         if (c.kernels > 0)
             sec.rows.push_back({std::string(category_name(c.category)), c.kernels, c.costed, c.kernel_us, c.busy_us,
-                                100 * share(c.busy_us, s.busy_us), c.uncosted_busy_us});
+                                100 * share(c.busy_us, s.busy_us), c.uncosted_busy_us, c.exposed_us});
     sec.notes.push_back(
-        "busy µs: each kernel's share of the GPU busy time (overlapping kernels counted once); "
-        "the rows add up to the busy time");
+        "busy µs: each kernel's share of the GPU busy time (whole trace): each instant goes to the highest time class "
+        "running (compute > communication > memcpy), shared equally among its running kernels; the rows add up to the "
+        "busy time");
+    sec.notes.push_back(
+        "exposed µs: the time this category runs while no higher time class runs (categories of one class overlap, "
+        "so these do not add up)");
     return sec;
 }
 
@@ -118,7 +124,7 @@ Section time_section(const Summary& s) {
     row("busy_costed", s.busy_us - s.uncosted_busy_us, "busy time of kernels a formula covers");
     row("busy_unaccounted", s.uncosted_busy_us, "busy time of kernels no formula covers");
     row("kernel_sum", s.kernel_us, "sum of kernel durations (exceeds busy when streams overlap)");
-    sec.notes.push_back("per device, summed over devices");
+    sec.notes.push_back("whole trace, per device, summed over devices; the profiled window is in the window section");
     return sec;
 }
 
@@ -151,6 +157,7 @@ int run(const Args& args, const Env& env) {
     for (const GpuSpec* g : gpus)
         r.gpus.push_back(g->id);
     std::vector<double> busy;
+    std::vector<const Group*> record_group;
     double unanalysed_us = 0;
     for (const Group& g : s.groups) {
         if (g.calls == 0 || !(g.kernel_us > 0)) {
@@ -167,12 +174,15 @@ int run(const Args& args, const Env& env) {
             r.records.push_back(
                 ingested_record(std::move(params), g.what.cost, g.kernel_us / static_cast<double>(g.calls), gpus));
             busy.push_back(g.busy_us);
+            record_group.push_back(&g);
         } catch (const InputError& e) {
             unanalysed_us += g.busy_us;
             r.warnings.push_back(fmt::format("{} {} {}: not analysed: {}", g.what.op, g.what.shape, g.what.dtype, e.what()));
         }
     }
-    r.sections = {kernel_section(s, top), category_section(s), roof_section(s, r.records, busy, unanalysed_us), time_section(s)};
+    r.summary = torch_summary(s, r.records, record_group, unanalysed_us);
+    r.sections = {kernel_section(s, top), category_section(s), roof_section(s, r.records, busy, unanalysed_us),
+                  time_section(s),        window_section(s),   stream_section(s)};
     if (!trace.skipped.empty()) {
         std::uint64_t skipped = 0, gpu = 0;
         for (const auto& [reason, n] : trace.skipped) {

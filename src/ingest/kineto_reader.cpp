@@ -344,6 +344,13 @@ private:
                 ++t_.skipped[fmt::format("GPU activity with phase \"{}\" instead of \"X\"", printable(ev_.ph.substr(0, 8)))];
             return;
         }
+        // "ProfilerStep#N" (a user annotation, a CPU op in older PyTorch): the steps' CPU ranges, which
+        // bound the profiled window (kineto_timeline.cpp).
+        const bool numeric_times = (ev_.ts_field == TimeField::number || ev_.ts_field == TimeField::string_number) &&
+                                   (ev_.dur_field == TimeField::number || ev_.dur_field == TimeField::string_number);
+        if ((ev_.cat == "user_annotation" || ev_.cat == "cpu_op") && ev_.name.rfind("ProfilerStep#", 0) == 0 && numeric_times &&
+            ev_.dur >= 0 && ev_.dur <= 1e12 && std::abs(ev_.ts) <= 1e17)
+            t_.steps.push_back({ev_.name, ev_.ts, ev_.dur});
         if (!usable_times())
             return;
         // Timestamps are µs since some epoch (~1e12 today); a duration beyond 1e12 µs (11 days) or a

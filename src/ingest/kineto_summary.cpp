@@ -124,34 +124,24 @@ Summary summarize(const Trace& t) {
             row.op = t.names[t.ops[static_cast<std::size_t>(links.op[a])].name];
     }
 
-    // Busy time per device: activities by start; each adds the part of it not yet covered, so the
-    // shares add up to the union of the intervals.
-    std::map<std::int64_t, std::vector<std::size_t>> by_device;
-    for (std::size_t a = 0; a < t.activities.size(); ++a)
-        by_device[t.activities[a].device].push_back(a);
-    for (auto& [device, list] : by_device) {
-        std::sort(list.begin(), list.end(),
-                  [&](std::size_t x, std::size_t y) { return t.activities[x].ts < t.activities[y].ts; });
-        double covered = -std::numeric_limits<double>::infinity(), busy = 0;
-        const double first = t.activities[list.front()].ts;
-        for (std::size_t a : list) {
-            const GpuActivity& g = t.activities[a];
-            const double end = g.ts + g.dur;
-            const double share = std::max(0.0, end - std::max(g.ts, covered));
-            covered = std::max(covered, end);
-            busy += share;
-            CategoryTime& ct = s.categories[static_cast<std::size_t>(category[a])];
-            ct.busy_us += share;
-            if (group[a] >= 0) {
-                gr.groups[static_cast<std::size_t>(group[a])].busy_us += share;
-            } else {
-                ct.uncosted_busy_us += share;
-                s.uncosted_busy_us += share;
-            }
+    // Busy time: the union of the activity intervals, each instant given to the highest time class
+    // running then and shared among its activities (kineto_timeline.cpp), so the shares add up to it.
+    s.time = account_time(t, links, category, s.categories.size());
+    for (std::size_t a = 0; a < t.activities.size(); ++a) {
+        const double share = s.time.activity_busy[a];
+        CategoryTime& ct = s.categories[static_cast<std::size_t>(category[a])];
+        ct.busy_us += share;
+        if (group[a] >= 0) {
+            gr.groups[static_cast<std::size_t>(group[a])].busy_us += share;
+        } else {
+            ct.uncosted_busy_us += share;
+            s.uncosted_busy_us += share;
         }
-        s.busy_us += busy;
-        s.span_us += covered - first;
     }
+    for (std::size_t c = 0; c < s.categories.size(); ++c)
+        s.categories[c].exposed_us = s.time.category_exposed_us[c];
+    s.busy_us = s.time.trace.busy_us;
+    s.span_us = s.time.trace.span_us;
     s.idle_us = std::max(0.0, s.span_us - s.busy_us);
 
     s.groups = std::move(gr.groups);

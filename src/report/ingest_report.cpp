@@ -147,6 +147,12 @@ void print_human(const IngestReport& r, Format format, std::FILE* out, std::size
     auto heading = [&](const std::string& title) { fmt::print(out, fmt::runtime(md ? "\n### {}\n\n" : "\n{}\n"), title); };
     fmt::print(out, fmt::runtime(md ? "## {}: {}\n\n" : "{}: {}\n"), r.tool, r.file);
     fmt::print(out, "{}format: {}; times ingested: measured by {}, read from the file\n", md ? "" : "  ", r.format, r.tool);
+    // The answer first: the summary's lines before the detailed sections.
+    if (!r.summary.lines.empty()) {
+        heading("summary");
+        for (const std::string& line : r.summary.lines)
+            fmt::print(out, fmt::runtime(md ? "- {}\n" : "  {}\n"), line);
+    }
     // Records carry one row per GPU they are analysed on: with no GPU (the file's is not in the
     // catalog and --gpu was not given) there is nothing to tabulate; the note says so.
     if (!r.records.empty() && !r.gpus.empty()) {
@@ -188,18 +194,22 @@ void print_human(const IngestReport& r, Format format, std::FILE* out, std::size
         fmt::print(stderr, "bwacct ingest {}: warning: {}\n", r.tool, w);
 }
 
+// A section's rows as an array of {column key: cell} objects.
+json rows_json(const Section& s) {
+    json rows = json::array();
+    for (const auto& row : s.rows) {
+        json o = json::object();
+        for (std::size_t i = 0; i < s.columns.size(); ++i)
+            o[s.columns[i].key] = i < row.size() ? cell_json(row[i]) : json(nullptr);
+        rows.push_back(std::move(o));
+    }
+    return rows;
+}
+
 json sections_json(const std::vector<Section>& list) {
     json sections = json::object();
-    for (const Section& s : list) {
-        json rows = json::array();
-        for (const auto& row : s.rows) {
-            json o = json::object();
-            for (std::size_t i = 0; i < s.columns.size(); ++i)
-                o[s.columns[i].key] = i < row.size() ? cell_json(row[i]) : json(nullptr);
-            rows.push_back(std::move(o));
-        }
-        sections[s.key] = {{"title", s.title}, {"rows", std::move(rows)}, {"notes", s.notes}};
-    }
+    for (const Section& s : list)
+        sections[s.key] = {{"title", s.title}, {"rows", rows_json(s)}, {"notes", s.notes}};
     return sections;
 }
 
@@ -210,6 +220,14 @@ void print_json(const IngestReport& r, std::FILE* out, std::size_t top) {
     doc["file"] = r.file;
     doc["format"] = r.format;
     doc["gpus"] = r.gpus;
+    if (!r.summary.fields.empty() || !r.summary.lists.empty()) {
+        json summary = json::object();
+        for (const auto& [key, value] : r.summary.fields)
+            summary[key] = cell_json(value);
+        for (const Section& list : r.summary.lists)
+            summary[list.key] = rows_json(list);
+        doc["summary"] = std::move(summary);
+    }
     doc["records"] = json::array();
     const std::size_t n = top > 0 ? std::min(top, r.records.size()) : r.records.size();
     for (std::size_t i = 0; i < n; ++i)

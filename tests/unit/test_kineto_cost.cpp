@@ -130,7 +130,9 @@ TEST(KinetoCost, NcclKernelFromItsMetadata) {
 }
 
 // Kernels [0,10] and [5,20] overlap on two streams of device 0; [30,35] follows. Busy = union
-// = 20 + 5 = 25 µs, span 35, idle 10. The addmm kernel is costed, the others are not.
+// = 20 + 5 = 25 µs, span 35, idle 10. The addmm kernel is costed, the others are not. Both kernels
+// are compute: their overlap [5,10) is shared equally (kineto_timeline.cpp), so sgemm gets
+// 5 + 2.5 = 7.5 and "other" 2.5 + 10 = 12.5.
 TEST(KinetoSummary, BusyTimeIsTheUnionAndThePartsAddUp) {
     const std::string text = R"({"traceEvents": [
       {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":5,
@@ -147,8 +149,8 @@ TEST(KinetoSummary, BusyTimeIsTheUnionAndThePartsAddUp) {
     ASSERT_EQ(s.groups.size(), 1u);
     EXPECT_EQ(s.groups[0].what.shape, "M=4 N=2 K=8");
     EXPECT_EQ(s.groups[0].calls, 1u);
-    EXPECT_DOUBLE_EQ(s.groups[0].busy_us, 10.0);
-    EXPECT_DOUBLE_EQ(s.uncosted_busy_us, 15.0);  // "other" adds 10 (15..20 beyond 10), memcpy 5
+    EXPECT_DOUBLE_EQ(s.groups[0].busy_us, 7.5);
+    EXPECT_DOUBLE_EQ(s.uncosted_busy_us, 17.5);  // "other" 12.5, memcpy 5
     double parts = 0;
     for (const CategoryTime& c : s.categories)
         parts += c.busy_us;

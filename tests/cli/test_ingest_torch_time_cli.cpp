@@ -1,0 +1,129 @@
+// End-to-end: where a trace's GPU time goes in `bwacct ingest torch-trace` — the answer-first summary,
+// the profiled window, exposed communication, idle per stream — on a synthetic trace computed by hand
+// and on the real A100 DDP trace (tests/data/kineto/).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "harness.h"
+
+namespace {
+
+using namespace bwacct_test;
+
+std::string data(const std::string& name) { return std::string(BWACCT_TEST_DATA) + "/kineto/" + name; }
+const std::string kDdp = "kineto_a100_ddp2gpu_nccl_collectives_hta.json.gz";
+
+const json& row_of(const json& doc, const std::string& section, const std::string& key_col, const std::string& key) {
+    static const json none;
+    for (const json& row : doc["sections"][section]["rows"])
+        if (row[key_col] == key)
+            return row;
+    ADD_FAILURE() << section << " has no row " << key;
+    return none;
+}
+
+// An NCCL all-reduce [0,20] on stream 8 under a compute kernel [5,15] on stream 7, one ProfilerStep
+// (CPU [-2,10]) holding both launches (at -1 and 2), and a kernel [30,40] with no launch record.
+//   window (the step: first start 0 to last end 20): span 20, busy 20, idle 0;
+//   exposed compute [5,15) = 10, exposed communication [0,5) + [15,20) = 10, all communication 20,
+//   hidden (20 − 10) / 20 = 50 %;
+//   whole trace: span 40, busy 20 + 10 = 30; 1 activity left out (no launch record), 10 µs.
+const char* kTrace = R"({"traceEvents": [
+  {"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":-2,"dur":12},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":-1,"dur":0.5,"args":{"correlation":1}},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":2,"dur":0.5,"args":{"correlation":2}},
+  {"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL","ts":0,"dur":20,
+   "args":{"device":0,"stream":8,"correlation":1,"Collective name":"allreduce","In msg nelems":1000,
+           "Out msg nelems":1000,"Group size":2,"dtype":"Float"}},
+  {"ph":"X","cat":"kernel","name":"my_compute_kernel","ts":5,"dur":10,"args":{"device":0,"stream":7,"correlation":2}},
+  {"ph":"X","cat":"kernel","name":"queued_kernel","ts":30,"dur":10,"args":{"device":0,"stream":7,"correlation":99}}
+]})";
+
+TEST(IngestTorchTimeCli, SummaryWindowAndExposedCommunication) {
+    TempDir dir;
+    const std::string trace = dir.file("overlap.json");
+    write_text(trace, kTrace);
+    const json doc = run_json({"ingest", "torch-trace", trace, "--gpu", "h100-sxm", "--format", "json"});
+    ASSERT_TRUE(doc.is_object());
+    const json& s = doc["summary"];
+    EXPECT_EQ(s["window_basis"], "ProfilerStep");
+    EXPECT_EQ(s["window_steps"], 1);
+    EXPECT_DOUBLE_EQ(s["window_span_us"].get<double>(), 20.0);
+    EXPECT_DOUBLE_EQ(s["window_busy_us"].get<double>(), 20.0);
+    EXPECT_DOUBLE_EQ(s["window_idle_us"].get<double>(), 0.0);
+    EXPECT_DOUBLE_EQ(s["exposed_compute_us"].get<double>(), 10.0);
+    EXPECT_DOUBLE_EQ(s["exposed_communication_us"].get<double>(), 10.0);
+    EXPECT_DOUBLE_EQ(s["communication_us"].get<double>(), 20.0);
+    EXPECT_DOUBLE_EQ(s["communication_hidden_share"].get<double>(), 50.0);
+    EXPECT_DOUBLE_EQ(s["trace_span_us"].get<double>(), 40.0);
+    EXPECT_DOUBLE_EQ(s["trace_busy_us"].get<double>(), 30.0);
+    EXPECT_EQ(s["left_out_activities"], 1);
+    EXPECT_EQ(s["left_out_no_launch"], 1);
+    EXPECT_DOUBLE_EQ(s["left_out_kernel_us"].get<double>(), 10.0);
+    // Launch delays: all-reduce 0 − (−1) = 1, compute 5 − 2 = 3: median rank ceil(0.5·2) = 1 → 1, max 3.
+    EXPECT_EQ(s["launch_delay_count"], 2);
+    EXPECT_DOUBLE_EQ(s["launch_delay_median_us"].get<double>(), 1.0);
+    EXPECT_DOUBLE_EQ(s["launch_delay_max_us"].get<double>(), 3.0);
+    ASSERT_TRUE(s["top_categories"].is_array());
+    EXPECT_LE(s["top_categories"].size(), 3u);
+    // The collective category's busy share is its exposed time, 10 µs, not the 20 µs it ran.
+    const json& coll = row_of(doc, "by_category", "category", "collective");
+    EXPECT_DOUBLE_EQ(coll["busy_us"].get<double>(), 10.0);
+    EXPECT_DOUBLE_EQ(coll["kernel_us"].get<double>(), 20.0);
+    EXPECT_DOUBLE_EQ(coll["exposed_us"].get<double>(), 10.0);
+    expect_finite_json_text(run_bwacct({"ingest", "torch-trace", trace, "--gpu", "h100-sxm", "--format", "json"}).out, "json");
+
+    // The table starts with the summary, before the records and the detailed sections.
+    const RunResult table = run_bwacct({"ingest", "torch-trace", trace, "--gpu", "h100-sxm"});
+    ASSERT_EQ(table.status, 0) << report(table);
+    const auto at = [&](const std::string& what) { return table.out.find(what); };
+    ASSERT_NE(at("\nsummary\n"), std::string::npos) << table.out;
+    EXPECT_NE(at("GPU busy 20.0 µs of the 20.0 µs profiled window"), std::string::npos) << table.out;
+    EXPECT_NE(at("50.0 % of it hidden under compute"), std::string::npos) << table.out;
+    EXPECT_LT(at("\nsummary\n"), at("GPU time by category"));
+    EXPECT_LT(at("\nsummary\n"), at("records"));
+}
+
+// The real DDP trace (rank 0 of 2, three ProfilerSteps): exposed communication ≤ all communication ≤
+// the collective kernels' time; the exposed parts add up to the window's busy time; the window lies
+// within the trace; the categories' busy shares add up to the busy time.
+TEST(IngestTorchTimeCli, DdpTraceTimesAddUp) {
+    const json doc = run_json({"ingest", "torch-trace", data(kDdp), "--gpu", "a100-sxm-80gb", "--format", "json"});
+    ASSERT_TRUE(doc.is_object());
+    const json& s = doc["summary"];
+    EXPECT_EQ(s["window_basis"], "ProfilerStep");
+    EXPECT_EQ(s["window_steps"], 3);  // ProfilerStep#4, #5, #6
+    const double coll_kernel_us = row_of(doc, "by_category", "category", "collective")["kernel_us"].get<double>();
+    const double exposed_comm = s["exposed_communication_us"].get<double>(), comm = s["communication_us"].get<double>();
+    EXPECT_GT(exposed_comm, 0);
+    EXPECT_LE(exposed_comm, comm);
+    EXPECT_LE(comm, coll_kernel_us + 1e-6);
+    const double busy = s["window_busy_us"].get<double>(), span = s["window_span_us"].get<double>();
+    EXPECT_NEAR(s["exposed_compute_us"].get<double>() + exposed_comm + s["exposed_memcpy_us"].get<double>(), busy, 1e-9 * busy);
+    EXPECT_NEAR(busy + s["window_idle_us"].get<double>(), span, 1e-9 * span);
+    EXPECT_NEAR(s["window_idle_host_wait_us"].get<double>() + s["window_idle_after_launch_us"].get<double>() +
+                    s["window_idle_no_launch_us"].get<double>(),
+                s["window_idle_us"].get<double>(), 1e-6 * span);
+    EXPECT_LE(busy, s["trace_busy_us"].get<double>() + 1e-6);
+    EXPECT_LE(span, s["trace_span_us"].get<double>() + 1e-6);
+    // Steps partition the window: their spans and busy times add up to it.
+    double steps_span = 0, steps_busy = 0;
+    for (const json& row : doc["sections"]["window"]["rows"])
+        if (row["window"].get<std::string>().rfind("ProfilerStep#", 0) == 0) {
+            steps_span += row["span_us"].get<double>();
+            steps_busy += row["busy_us"].get<double>();
+        }
+    EXPECT_NEAR(steps_span, span, 1e-6 * span);
+    EXPECT_NEAR(steps_busy, busy, 1e-6 * span);
+    double by_category = 0;
+    for (const json& row : doc["sections"]["by_category"]["rows"])
+        by_category += row["busy_us"].get<double>();
+    const double trace_busy = s["trace_busy_us"].get<double>();
+    EXPECT_NEAR(by_category, trace_busy, 1e-9 * trace_busy);
+    EXPECT_EQ(s["farthest_below_roof"].size(), 3u);
+    for (const json& r : s["farthest_below_roof"])
+        EXPECT_GE(r["time_lost_us"].get<double>(), 0);
+}
+
+}  // namespace
