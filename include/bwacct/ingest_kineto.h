@@ -160,6 +160,10 @@ std::optional<OpCost> cost_data_op(const std::string& name, const CpuOp& op);   
 std::optional<OpCost> cost_serving_op(const std::string& name, const CpuOp& op);    // vLLM/SGLang/aiter custom ops
 // An NCCL kernel's own collective, from its metadata; nullopt without it.
 std::optional<OpCost> cost_collective_kernel(const GpuActivity& a);
+// A collective op outside NCCL (PyTorch symmetric memory `symm_mem::*all_reduce*`, vLLM/SGLang custom
+// all-reduce): kind from the op's name, message = its largest floating-point input, over `ranks`
+// (the group size the trace's NCCL kernels give; nullopt below 2).
+std::optional<OpCost> cost_symmetric_collective(const std::string& name, const CpuOp& op, std::uint64_t ranks);
 // A memcpy or memset from its own event: direction from the name ("Memcpy HtoD (Pinned -> Device)"),
 // bytes from its "bytes" arg, else from the copy op that launched it (`op`, may be null); nullopt
 // for kernels or without a byte count.

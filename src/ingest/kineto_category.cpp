@@ -53,7 +53,8 @@ Category name_category(const std::string& n) {
         return Category::softmax;
     if (has_any(n, {"norm", "bn_fw", "bn_bw"}))
         return Category::norm;
-    if (has_any(n, {"adam", "sgd", "lamb", "foreach", "multi_tensor_apply", "optimizer"}))
+    // ("lamb_", not "lamb": every lambda in a templated kernel name would match)
+    if (has_any(n, {"adam", "sgd", "lamb_", "foreach", "multi_tensor_apply", "optimizer"}))
         return Category::optimizer;
     if (starts(n, "triton_per") || starts(n, "triton_red"))
         return Category::reduce;

@@ -23,6 +23,7 @@ struct Grouper {
     std::unordered_map<std::string, std::size_t> index;  // op|shape|dtype → group
     std::vector<std::int64_t> op_group;                  // per op: group, kNone (no formula), kUnknown (not tried)
     std::vector<bool> op_rejected;                       // per op: the engine refused its shapes
+    std::uint64_t ranks = 0;                             // the group size the trace's NCCL kernels give (0: none)
     std::uint64_t rejected = 0;                          // ops whose shapes the engine refused
     std::string first_rejection;
 
@@ -40,7 +41,10 @@ struct Grouper {
             return op_group[i];
         op_group[i] = kNone;
         try {
-            if (auto c = cost_cpu_op(t.names[t.ops[i].name], t.ops[i])) {
+            auto c = cost_cpu_op(t.names[t.ops[i].name], t.ops[i]);
+            if (!c && !t.ops[i].dims.empty())
+                c = cost_symmetric_collective(t.names[t.ops[i].name], t.ops[i], ranks);
+            if (c) {
                 const std::size_t g = group_of(std::move(*c));
                 ++groups[g].calls;
                 op_group[i] = static_cast<std::int64_t>(g);
@@ -115,6 +119,8 @@ struct Grouper {
             return fmt::format("shapes of {} refused by the engine", t.names[t.ops[i].name]);
         const CpuOp& o = t.ops[i];
         const bool lists = std::any_of(o.types.begin(), o.types.end(), [](const std::string& ty) { return ty == "TensorList"; });
+        if (category == Category::collective && ranks < 2)
+            return fmt::format("no group size in trace (no NCCL metadata) for {}", t.names[o.name]);
         std::string r = lists ? fmt::format("tensor-list shapes of {} not in trace", t.names[o.name])
                         : category == Category::moe
                             ? fmt::format("no expert-weight shapes among the inputs of {}", t.names[o.name])
@@ -130,7 +136,19 @@ struct Grouper {
 Summary summarize(const Trace& t) {
     const Links links = link_activities(t);
     Grouper gr{t, links, {}, {}, std::vector<std::int64_t>(t.ops.size(), kUnknown), std::vector<bool>(t.ops.size(), false),
-               0, {}};
+               0, 0,     {}};
+    {  // the most common NCCL group size: the world of the trace's other collectives
+        std::map<std::uint64_t, std::uint64_t> sizes;
+        for (const GpuActivity& g : t.activities)
+            if (g.collective && g.collective->group_size >= 2)
+                ++sizes[g.collective->group_size];
+        std::uint64_t best = 0;
+        for (const auto& [size, n] : sizes)
+            if (n > best) {
+                best = n;
+                gr.ranks = size;
+            }
+    }
     Summary s;
     s.activities = t.activities.size();
     s.categories.resize(static_cast<std::size_t>(Category::other) + 1);
