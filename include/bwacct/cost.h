@@ -39,6 +39,10 @@ struct CollectiveCost {
     std::uint64_t steps = 0;                // latency steps of the algorithm (alpha-beta model)
 };
 
+// A copy that crosses a link rather than staying in HBM: host (HtoD/DtoH over PCIe) or peer (PtoP
+// over the scale-up link). Its bytes set the link roof: bytes / one-way link bandwidth.
+enum class TransferLink { none, host, peer };
+
 struct Cost {
     std::string op;
     std::uint64_t flops = 0;
@@ -48,7 +52,9 @@ struct Cost {
     std::uint64_t bytes_written = 0;  // each output written once
     std::uint64_t launches = 1;       // kernels the op needs at minimum
     std::optional<CollectiveCost> collective;
-    std::vector<Term> terms;  // the derivation, for --explain
+    TransferLink transfer = TransferLink::none;
+    std::uint64_t transfer_bytes = 0;  // bytes over that link (one direction)
+    std::vector<Term> terms;           // the derivation, for --explain
 
     std::uint64_t bytes() const { return bytes_read + bytes_written; }
 };

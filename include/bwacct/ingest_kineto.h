@@ -52,6 +52,7 @@ struct GpuActivity {
     std::int64_t device = 0, stream = 0;
     std::int64_t external_id = -1, correlation = -1;
     std::optional<CollectiveArgs> collective;
+    std::uint64_t bytes = 0;  // memcpy / memset: the event's "bytes" arg (0: absent)
 };
 
 struct TraceDevice {  // one "deviceProperties" entry
@@ -112,7 +113,28 @@ struct Links {
 Links link_activities(const Trace& t);
 
 // ---- Costing.
-enum class Category { gemm, attention, norm, elementwise, collective, memcpy, memset, other };
+// What a GPU activity does (docs/ingest.md, "Categories"). memcpy_* by direction; `memcpy` when the
+// event's name gives none. `other`: no rule matched, and the kernel row says why it has no formula.
+enum class Category {
+    gemm,
+    conv,
+    attention,
+    moe,
+    norm,
+    softmax,
+    elementwise,
+    reduce,
+    indexing,
+    optimizer,
+    collective,
+    memcpy_htod,
+    memcpy_dtoh,
+    memcpy_dtod,
+    memcpy_ptop,
+    memcpy,
+    memset,
+    other
+};
 std::string_view category_name(Category c);
 
 struct OpCost {
@@ -125,6 +147,9 @@ struct OpCost {
 };
 // "float" → fp32, "c10::BFloat16" → bf16, "c10::Half" → fp16, "double" → fp64, fp8 types; else nullopt.
 std::optional<DType> torch_dtype(std::string_view input_type);
+// The element size of any torch tensor type, integers and bool included, as an engine dtype of the
+// same width (for byte counts only: "long int" → fp64's 8 bytes, "bool" → int8's 1 byte); else nullopt.
+std::optional<DType> storage_dtype(std::string_view input_type);
 // Input `i`'s dims as a tensor shape (every dim positive), or nullopt (absent, a scalar, a zero dim).
 std::optional<std::vector<std::uint64_t>> input_shape(const CpuOp& op, std::size_t i);
 // Input `i`'s dtype (torch_dtype of its "Input type"), or nullopt.
@@ -135,11 +160,27 @@ std::string shape_text(const std::vector<std::uint64_t>& shape);  // "1x141x512"
 std::optional<OpCost> cost_cpu_op(const std::string& name, const CpuOp& op);
 std::optional<OpCost> cost_gemm_op(const std::string& name, const CpuOp& op);
 std::optional<OpCost> cost_attention_op(const std::string& name, const CpuOp& op);
-std::optional<OpCost> cost_pointwise_op(const std::string& name, const CpuOp& op);  // norms, elementwise
+std::optional<OpCost> cost_pointwise_op(const std::string& name, const CpuOp& op);  // norms, softmax, elementwise
+std::optional<OpCost> cost_conv_op(const std::string& name, const CpuOp& op);       // convolutions, fwd and bwd
+std::optional<OpCost> cost_backward_op(const std::string& name, const CpuOp& op);   // norm/activation/softmax/loss bwd
+std::optional<OpCost> cost_data_op(const std::string& name, const CpuOp& op);       // indexing, reductions, fills, sort
+std::optional<OpCost> cost_serving_op(const std::string& name, const CpuOp& op);    // vLLM/SGLang/aiter custom ops
 // An NCCL kernel's own collective, from its metadata; nullopt without it.
 std::optional<OpCost> cost_collective_kernel(const GpuActivity& a);
-// Category of an activity no formula covered, from its kind and kernel name.
-Category activity_category(Activity kind, std::string_view kernel_name);
+// A collective op outside NCCL (PyTorch symmetric memory `symm_mem::*all_reduce*`, vLLM/SGLang custom
+// all-reduce): kind from the op's name, message = its largest floating-point input, over `ranks`
+// (the group size the trace's NCCL kernels give; nullopt below 2).
+std::optional<OpCost> cost_symmetric_collective(const std::string& name, const CpuOp& op, std::uint64_t ranks);
+// A memcpy or memset from its own event: direction from the name ("Memcpy HtoD (Pinned -> Device)"),
+// bytes from its "bytes" arg, else from the copy op that launched it (`op`, may be null); nullopt
+// for kernels or without a byte count.
+std::optional<OpCost> cost_transfer(const GpuActivity& a, std::string_view name, const CpuOp* op);
+// Category of an activity no formula covered, from its kind, its kernel name and the name of the op
+// that launched it ("" when none): rules on names (docs/ingest.md), never a list of one trace's kernels.
+Category activity_category(Activity kind, std::string_view kernel_name, std::string_view op_name = {});
+// The operand types a low-precision kernel's name shows ("MxE4m3 x MxE2m1" for an MXFP8 × MXFP4
+// grouped GEMM), or "" when it shows none.
+std::string kernel_operand_types(std::string_view kernel_name);
 
 // ---- Time accounting (src/ingest/kineto_timeline.cpp): concurrent streams by priority, the profiled
 // window, idle time explained, launch delays. It works for any Category value (categories are
@@ -214,6 +255,7 @@ struct Group {
 struct KernelRow {
     std::string name, op;
     Category category = Category::other;
+    std::string reason;  // why its time has no formula ("no shapes in trace", "no formula for aten::sort"); "" when costed
     std::uint64_t count = 0;
     double total_us = 0;
 };
@@ -222,6 +264,7 @@ struct CategoryTime {
     std::uint64_t kernels = 0, costed = 0;
     double kernel_us = 0, busy_us = 0, uncosted_busy_us = 0;
     double exposed_us = 0;  // time this category runs and no higher time class runs (see TimeClass)
+    std::map<std::string, double> uncosted_reasons;  // why kernels had no formula → their kernel µs
 };
 struct Summary {
     std::vector<Group> groups;                               // by kernel_us, largest first

@@ -38,8 +38,11 @@ PeaksUsed peaks_for(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions&
     }
     p.hbm_GBps = gpu.hbm_bw_GBps.value;
     p.launch_us = opt.launch_us.value_or(gpu.launch_overhead_us.value);
-    if (cost.collective) {
-        const Link* link = choose_link(gpu, opt.link);
+    if (cost.collective || cost.transfer != TransferLink::none) {
+        // A host copy crosses PCIe unless the user chose a link; a peer copy the scale-up link.
+        const LinkChoice choice =
+            cost.transfer == TransferLink::host && opt.link == LinkChoice::automatic ? LinkChoice::pcie : opt.link;
+        const Link* link = choose_link(gpu, choice);
         if (opt.link_GBps) {
             p.link_GBps = *opt.link_GBps;
             p.link_name = "given (--link-GBps)";
@@ -48,8 +51,10 @@ PeaksUsed peaks_for(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions&
             p.link_name = link->name;
         } else {
             throw InputError("--link", fmt::format("{} has no {} link in the catalog; give --link-GBps", gpu.id,
-                                                   opt.link == LinkChoice::pcie ? "PCIe" : "scale-up or PCIe"));
+                                                   choice == LinkChoice::pcie ? "PCIe" : "scale-up or PCIe"));
         }
+        if (!cost.collective)
+            return p;
         if (cost.collective->algo == CollectiveAlgo::nvls && !(link != nullptr && link->nvls))
             throw InputError("--algo", fmt::format("{} has no NVLink SHARP (NVLS) in the catalog; use ring or tree", gpu.id));
         if (opt.alpha_us)
@@ -140,6 +145,14 @@ Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& opt
                         v.roofs_us.link, "µs");
         });
     }
+    if (!cost.collective && cost.transfer != TransferLink::none) {
+        v.roofs_us.link = static_cast<double>(cost.transfer_bytes) / (*p.link_GBps * 1e3);
+        explain([&] {
+            return line("link roof", "bytes / one-way link bandwidth",
+                        fmt::format("{} / {} GB/s ({})", cost.transfer_bytes, num(*p.link_GBps), p.link_name), v.roofs_us.link,
+                        "µs");
+        });
+    }
     v.roofs_us.dispatch = static_cast<double>(cost.launches) * p.launch_us;
     explain([&] {
         return line("dispatch roof", "launches · launch overhead", fmt::format("{} · {} µs", cost.launches, num(p.launch_us)),
@@ -177,6 +190,8 @@ Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& opt
         a.util_hbm = a.implied_bw_GBps / p.hbm_GBps;
         if (cost.collective)
             a.util_link = static_cast<double>(cost.collective->wire_bytes_per_rank) / (t * 1e3) / *p.link_GBps;
+        else if (cost.transfer != TransferLink::none)
+            a.util_link = static_cast<double>(cost.transfer_bytes) / (t * 1e3) / *p.link_GBps;
         a.shares = {v.roofs_us.compute / t, v.roofs_us.hbm / t, v.roofs_us.link / t, v.roofs_us.dispatch / t};
         const double best = a.shares.max();
         if (best >= 0.5) {

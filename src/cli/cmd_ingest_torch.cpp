@@ -58,14 +58,16 @@ Section kernel_section(const Summary& s, std::size_t top) {
                    {"total_us", "total µs", 2},
                    {"mean_us", "mean µs", 3},
                    {"op", "linked op", 0},
-                   {"category", "category", 0}};
+                   {"category", "category", 0},
+                   {"reason", "why no formula", 0}};
     for (const KernelRow& k : s.kernels) {
         if (top > 0 && sec.rows.size() == top) {
             sec.notes.push_back(fmt::format("{} more kernel names not shown (--top {})", s.kernels.size() - top, top));
             break;
         }
         sec.rows.push_back({k.name, k.count, k.total_us, k.total_us / static_cast<double>(k.count),
-                            k.op.empty() ? Cell{} : Cell{k.op}, std::string(category_name(k.category))});
+                            k.op.empty() ? Cell{} : Cell{k.op}, std::string(category_name(k.category)),
+                            k.reason.empty() ? Cell{} : Cell{k.reason}});
     }
     return sec;
 }
@@ -79,11 +81,18 @@ Section category_section(const Summary& s) {
                    {"busy_us", "busy µs", 2},
                    {"busy_share", "% busy", 1},
                    {"uncosted_busy_us", "unaccounted µs", 2},
-                   {"exposed_us", "exposed µs", 2}};
-    for (const CategoryTime& c : s.categories)
-        if (c.kernels > 0)
-            sec.rows.push_back({std::string(category_name(c.category)), c.kernels, c.costed, c.kernel_us, c.busy_us,
-                                100 * share(c.busy_us, s.busy_us), c.uncosted_busy_us, c.exposed_us});
+                   {"exposed_us", "exposed µs", 2},
+                   {"reason", "main reason unaccounted", 0}};
+    for (const CategoryTime& c : s.categories) {
+        if (c.kernels == 0)
+            continue;
+        // The reason covering the most uncosted kernel time in the category.
+        const auto top = std::max_element(c.uncosted_reasons.begin(), c.uncosted_reasons.end(),
+                                          [](const auto& x, const auto& y) { return x.second < y.second; });
+        sec.rows.push_back({std::string(category_name(c.category)), c.kernels, c.costed, c.kernel_us, c.busy_us,
+                            100 * share(c.busy_us, s.busy_us), c.uncosted_busy_us, c.exposed_us,
+                            top == c.uncosted_reasons.end() ? Cell{} : Cell{top->first}});
+    }
     sec.notes.push_back(
         "busy µs: each kernel's share of the GPU busy time (whole trace): each instant goes to the highest time class "
         "running (compute > communication > memcpy), shared equally among its running kernels; the rows add up to the "

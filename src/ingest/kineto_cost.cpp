@@ -2,30 +2,19 @@
 // category of activities no formula covers.
 #include <fmt/format.h>
 
+#include <array>
+
 #include "bwacct/ingest_kineto.h"
 
 namespace bwacct::kineto {
 
 std::string_view category_name(Category c) {
-    switch (c) {
-        case Category::gemm:
-            return "gemm";
-        case Category::attention:
-            return "attention";
-        case Category::norm:
-            return "norm";
-        case Category::elementwise:
-            return "elementwise";
-        case Category::collective:
-            return "collective";
-        case Category::memcpy:
-            return "memcpy";
-        case Category::memset:
-            return "memset";
-        case Category::other:
-            return "other";
-    }
-    return "other";
+    static constexpr std::array<std::string_view, 18> kNames{
+        "gemm",        "conv",        "attention",   "moe",       "norm",       "softmax",
+        "elementwise", "reduce",      "indexing",    "optimizer", "collective", "memcpy_htod",
+        "memcpy_dtoh", "memcpy_dtod", "memcpy_ptop", "memcpy",    "memset",     "other"};
+    static_assert(kNames.size() == static_cast<std::size_t>(Category::other) + 1);
+    return kNames[static_cast<std::size_t>(c)];
 }
 
 std::optional<DType> torch_dtype(std::string_view t) {
@@ -42,6 +31,20 @@ std::optional<DType> torch_dtype(std::string_view t) {
     if (t == "c10::Float8_e5m2" || t == "c10::Float8_e5m2fnuz")
         return DType::fp8_e5m2;
     if (t == "signed char")
+        return DType::int8;
+    return std::nullopt;
+}
+
+std::optional<DType> storage_dtype(std::string_view t) {
+    if (auto d = torch_dtype(t))
+        return d;
+    if (t == "int" || t == "unsigned int")
+        return DType::fp32;
+    if (t == "long int" || t == "long" || t == "unsigned long" || t == "c10::complex<float>")
+        return DType::fp64;
+    if (t == "short" || t == "unsigned short")
+        return DType::fp16;
+    if (t == "bool" || t == "unsigned char" || t == "c10::Float8_e8m0fnu" || t == "c10::Float4_e2m1fn_x2")
         return DType::int8;
     return std::nullopt;
 }
@@ -75,30 +78,11 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
 std::optional<OpCost> cost_cpu_op(const std::string& name, const CpuOp& op) {
     if (op.dims.empty())
         return std::nullopt;  // record_shapes was off
-    if (auto c = cost_gemm_op(name, op))
-        return c;
-    if (auto c = cost_attention_op(name, op))
-        return c;
-    return cost_pointwise_op(name, op);
-}
-
-Category activity_category(Activity kind, std::string_view n) {
-    if (kind == Activity::memcpy)
-        return Category::memcpy;
-    if (kind == Activity::memset)
-        return Category::memset;
-    auto has = [&](std::string_view s) { return n.find(s) != std::string_view::npos; };
-    if (has("nccl"))
-        return Category::collective;
-    if (has("flash") || has("fmha") || has("attention") || has("attn"))
-        return Category::attention;
-    if (has("gemm") || has("cutlass") || has("xmma") || has("cublas") || has("_mma"))
-        return Category::gemm;
-    if (has("norm") || has("softmax") || has("bn_fw") || has("bn_bw"))
-        return Category::norm;
-    if (has("elementwise") || has("vectorized_") || has("unrolled_"))
-        return Category::elementwise;
-    return Category::other;
+    for (auto* family :
+         {cost_gemm_op, cost_attention_op, cost_conv_op, cost_pointwise_op, cost_backward_op, cost_data_op, cost_serving_op})
+        if (auto c = family(name, op))
+            return c;
+    return std::nullopt;
 }
 
 }  // namespace bwacct::kineto

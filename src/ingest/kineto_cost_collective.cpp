@@ -89,4 +89,50 @@ std::optional<OpCost> cost_collective_kernel(const GpuActivity& a) {
     return r;
 }
 
+std::optional<OpCost> cost_symmetric_collective(const std::string& name, const CpuOp& op, std::uint64_t ranks) {
+    // Collectives outside NCCL (PyTorch symmetric memory `symm_mem::`, vLLM/SGLang custom all-reduce):
+    // the kind from the op's name, the message from its largest floating-point input.
+    const bool family = name.find("symm_mem") != std::string::npos || name.find("custom_ar") != std::string::npos ||
+                        name.find("cross_device") != std::string::npos || name.find("all_reduce") != std::string::npos ||
+                        name.find("all_gather") != std::string::npos || name.find("reduce_scatter") != std::string::npos;
+    if (!family || name == "record_param_comms" || name.rfind("c10d::", 0) == 0 || ranks < 2)
+        return std::nullopt;
+    CollectiveDesc d;
+    if (name.find("all_gather") != std::string::npos)
+        d.kind = CollectiveKind::allgather;
+    else if (name.find("reduce_scatter") != std::string::npos)
+        d.kind = CollectiveKind::reducescatter;
+    else if (name.find("reduce") != std::string::npos)
+        d.kind = CollectiveKind::allreduce;
+    else
+        return std::nullopt;
+    std::optional<std::size_t> big;
+    std::uint64_t elems = 0;
+    for (std::size_t i = 0; i < op.dims.size(); ++i) {
+        const auto s = input_shape(op, i);
+        if (!s || !input_dtype(op, i))
+            continue;
+        const std::uint64_t n = element_count(*s).value();
+        if (n > elems) {
+            elems = n;
+            big = i;
+        }
+    }
+    if (!big)
+        return std::nullopt;
+    d.dtype = *input_dtype(op, *big);
+    d.ranks = ranks;
+    // nccl-tests' size: allgather the gathered output (input · ranks), else the input.
+    const std::uint64_t nelems = d.kind == CollectiveKind::allgather ? elems * ranks : elems;
+    d.size_bytes = storage_bytes(d.dtype, Exact(nelems)).value();
+    OpCost r;
+    r.op = fmt::format("{}:{}", name, collective_name(d.kind));
+    r.shape = fmt::format("in={} ranks={} (the trace's NCCL group size)", elems, ranks);
+    r.dtype = std::string(dtype_name(d.dtype));
+    r.category = Category::collective;
+    r.cost = collective_cost(d);
+    r.params = {{"in_nelems", elems}, {"ranks", ranks}, {"size_bytes", d.size_bytes}};
+    return r;
+}
+
 }  // namespace bwacct::kineto

@@ -2,7 +2,8 @@
 // arithmetic, copies: ElementwiseDesc) from a Kineto op's input shapes and types.
 //
 // FLOPs per element of the activations count each arithmetic step and each exp/erf/tanh as 1:
-// relu 1; sigmoid 4 (neg, exp, +1, reciprocal); silu 4 (x/(1+exp(−x)): neg, exp, +1, div);
+// relu, clamp, threshold, hardtanh 1 (a compare-select); leaky_relu 2; mish 5; pow, rsqrt, sqrt, log, sin,
+// cos, erf, abs, reciprocal, rsub 1; sigmoid 4 (neg, exp, +1, reciprocal); silu 4 (x/(1+exp(−x)): neg, exp, +1, div);
 // gelu 5 (x/√2, erf, +1, ·x, ·½); tanh, exp 1. Binary arithmetic 1; copies 0.
 // Broadcast operands smaller than the output are read once at their own size (added to the reads).
 #include <fmt/format.h>
@@ -36,21 +37,12 @@ struct PointwiseOp {
     std::string_view name;  // without the aten:: prefix; a trailing '_' (in place) is accepted too
     std::uint64_t flops;
 };
-constexpr std::array<PointwiseOp, 15> kPointwise{{{"relu", 1},
-                                                  {"gelu", 5},
-                                                  {"silu", 4},
-                                                  {"sigmoid", 4},
-                                                  {"tanh", 1},
-                                                  {"exp", 1},
-                                                  {"neg", 1},
-                                                  {"add", 1},
-                                                  {"sub", 1},
-                                                  {"mul", 1},
-                                                  {"div", 1},
-                                                  {"maximum", 1},
-                                                  {"minimum", 1},
-                                                  {"copy", 0},
-                                                  {"clone", 0}}};
+constexpr PointwiseOp kPointwise[]{
+    {"relu", 1},     {"pow", 1},       {"rsqrt", 1},      {"sqrt", 1}, {"reciprocal", 1}, {"abs", 1},       {"log", 1},
+    {"sin", 1},      {"cos", 1},       {"erf", 1},        {"rsub", 1}, {"clamp", 1},      {"clamp_min", 1}, {"clamp_max", 1},
+    {"hardtanh", 1}, {"threshold", 1}, {"leaky_relu", 2}, {"mish", 5}, {"gelu", 5},       {"silu", 4},      {"sigmoid", 4},
+    {"tanh", 1},     {"exp", 1},       {"neg", 1},        {"add", 1},  {"sub", 1},        {"mul", 1},       {"div", 1},
+    {"maximum", 1},  {"minimum", 1},   {"copy", 0},       {"clone", 0}};
 
 std::uint64_t elems(const Shape& s) {
     std::uint64_t n = 1;
@@ -85,7 +77,7 @@ std::optional<OpCost> cost_norm(const NormOp& n, const CpuOp& op) {
     r.op = std::string(n.name);
     r.shape = shape_text(d.shape);
     r.dtype = std::string(dtype_name(d.dtype));
-    r.category = Category::norm;
+    r.category = n.kind == NormKind::softmax ? Category::softmax : Category::norm;
     r.cost = norm_cost(d);
     r.params = {{"shape", r.shape}};
     return r;

@@ -41,7 +41,8 @@ enum class ArgKey {
     in_nelems,
     out_nelems,
     group_size,
-    dtype
+    dtype,
+    bytes
 };
 
 // How an event's "ts" or "dur" was given.
@@ -52,6 +53,7 @@ struct RawEvent {
     double ts = 0, dur = 0;
     TimeField ts_field = TimeField::absent, dur_field = TimeField::absent;
     std::int64_t external_id = -1, correlation = -1, device = 0, stream = 0;
+    std::uint64_t bytes = 0;  // memcpy / memset "bytes"
     std::vector<std::vector<std::int64_t>> dims;
     std::vector<std::string> types, concrete;
     CollectiveArgs coll;
@@ -71,7 +73,8 @@ ArgKey arg_key(const std::string& k) {
                                                               {"In msg nelems", ArgKey::in_nelems},
                                                               {"Out msg nelems", ArgKey::out_nelems},
                                                               {"Group size", ArgKey::group_size},
-                                                              {"dtype", ArgKey::dtype}};
+                                                              {"dtype", ArgKey::dtype},
+                                                              {"bytes", ArgKey::bytes}};
     const auto it = keys.find(k);
     return it == keys.end() ? ArgKey::other : it->second;
 }
@@ -296,6 +299,9 @@ private:
                 case ArgKey::group_size:
                     ev_.coll.group_size = i < 0 ? 0 : static_cast<std::uint64_t>(i);
                     break;
+                case ArgKey::bytes:
+                    ev_.bytes = i < 0 ? 0 : static_cast<std::uint64_t>(i);
+                    break;
                 default:
                     break;
             }
@@ -373,6 +379,7 @@ private:
             a.correlation = ev_.correlation;
             if (ev_.has_coll)
                 a.collective = std::move(ev_.coll);
+            a.bytes = ev_.bytes;
             t_.activities.push_back(std::move(a));
         } else if (c == "cpu_op" || c == "Operator") {
             CpuOp o;

@@ -22,6 +22,8 @@ struct Grouper {
     std::vector<Group> groups;
     std::unordered_map<std::string, std::size_t> index;  // op|shape|dtype → group
     std::vector<std::int64_t> op_group;                  // per op: group, kNone (no formula), kUnknown (not tried)
+    std::vector<bool> op_rejected;                       // per op: the engine refused its shapes
+    std::uint64_t ranks = 0;                             // the group size the trace's NCCL kernels give (0: none)
     std::uint64_t rejected = 0;                          // ops whose shapes the engine refused
     std::string first_rejection;
 
@@ -39,12 +41,16 @@ struct Grouper {
             return op_group[i];
         op_group[i] = kNone;
         try {
-            if (auto c = cost_cpu_op(t.names[t.ops[i].name], t.ops[i])) {
+            auto c = cost_cpu_op(t.names[t.ops[i].name], t.ops[i]);
+            if (!c && !t.ops[i].dims.empty())
+                c = cost_symmetric_collective(t.names[t.ops[i].name], t.ops[i], ranks);
+            if (c) {
                 const std::size_t g = group_of(std::move(*c));
                 ++groups[g].calls;
                 op_group[i] = static_cast<std::int64_t>(g);
             }
         } catch (const std::exception& e) {  // shapes the engine refuses (InputError, OverflowError)
+            op_rejected[i] = true;
             if (rejected++ == 0)
                 first_rejection = fmt::format("{}: {}", t.names[t.ops[i].name], e.what());
         }
@@ -54,7 +60,16 @@ struct Grouper {
     // op that launched it; kNone when nothing covers it.
     std::int64_t activity_group(std::size_t a) {
         const GpuActivity& g = t.activities[a];
-        if (g.kind == Activity::kernel && g.collective) {
+        if (g.kind != Activity::kernel) {  // a memcpy or memset: its own bytes and direction
+            const CpuOp* op = links.op[a] >= 0 ? &t.ops[static_cast<std::size_t>(links.op[a])] : nullptr;
+            if (auto c = cost_transfer(g, t.names[g.name], op)) {
+                const std::size_t grp = group_of(std::move(*c));
+                ++groups[grp].calls;
+                return static_cast<std::int64_t>(grp);
+            }
+            return kNone;
+        }
+        if (g.collective) {
             try {
                 if (auto c = cost_collective_kernel(g)) {
                     const std::size_t grp = group_of(std::move(*c));
@@ -73,13 +88,67 @@ struct Grouper {
         }
         return kNone;
     }
+    // The name of the op an uncosted activity is filed under: the innermost linked op with shapes,
+    // else the innermost linked op; "" when none is linked.
+    std::string_view op_name(std::size_t a) const {
+        for (std::int64_t op = links.op[a]; op >= 0; op = links.parent[static_cast<std::size_t>(op)])
+            if (has_shapes(t.ops[static_cast<std::size_t>(op)]))
+                return t.names[t.ops[static_cast<std::size_t>(op)].name];
+        return links.op[a] >= 0 ? std::string_view(t.names[t.ops[static_cast<std::size_t>(links.op[a])].name]) : "";
+    }
+    static bool has_shapes(const CpuOp& op) {
+        return std::any_of(op.dims.begin(), op.dims.end(), [](const auto& d) { return !d.empty(); });
+    }
+    // Why an activity has no formula (docs/ingest.md, "Reasons").
+    std::string reason(std::size_t a, Category category) const {
+        const GpuActivity& g = t.activities[a];
+        if (g.kind != Activity::kernel)
+            return "no byte count in trace (no \"bytes\" arg, no copy-op shapes)";
+        if (g.collective)
+            return "collective metadata not understood (collective name, dtype or group size)";
+        if (links.op[a] < 0)
+            return "no CPU op linked (queued before the profiler started, or replayed from a CUDA graph)";
+        std::int64_t shaped = -1;
+        for (std::int64_t op = links.op[a]; op >= 0 && shaped < 0; op = links.parent[static_cast<std::size_t>(op)])
+            if (has_shapes(t.ops[static_cast<std::size_t>(op)]))
+                shaped = op;
+        if (shaped < 0)
+            return category == Category::collective ? "no collective metadata or shapes in trace" : "no shapes in trace";
+        const std::size_t i = static_cast<std::size_t>(shaped);
+        if (op_rejected[i])
+            return fmt::format("shapes of {} refused by the engine", t.names[t.ops[i].name]);
+        const CpuOp& o = t.ops[i];
+        const bool lists = std::any_of(o.types.begin(), o.types.end(), [](const std::string& ty) { return ty == "TensorList"; });
+        if (category == Category::collective && ranks < 2)
+            return fmt::format("no group size in trace (no NCCL metadata) for {}", t.names[o.name]);
+        std::string r = lists ? fmt::format("tensor-list shapes of {} not in trace", t.names[o.name])
+                        : category == Category::moe
+                            ? fmt::format("no expert-weight shapes among the inputs of {}", t.names[o.name])
+                            : fmt::format("no formula for {}", t.names[o.name]);
+        if (const std::string types = kernel_operand_types(t.names[g.name]); !types.empty())
+            r += fmt::format(" (operands {})", types);
+        return r;
+    }
 };
 
 }  // namespace
 
 Summary summarize(const Trace& t) {
     const Links links = link_activities(t);
-    Grouper gr{t, links, {}, {}, std::vector<std::int64_t>(t.ops.size(), kUnknown), 0, {}};
+    Grouper gr{t, links, {}, {}, std::vector<std::int64_t>(t.ops.size(), kUnknown), std::vector<bool>(t.ops.size(), false),
+               0, 0,     {}};
+    {  // the most common NCCL group size: the world of the trace's other collectives
+        std::map<std::uint64_t, std::uint64_t> sizes;
+        for (const GpuActivity& g : t.activities)
+            if (g.collective && g.collective->group_size >= 2)
+                ++sizes[g.collective->group_size];
+        std::uint64_t best = 0;
+        for (const auto& [size, n] : sizes)
+            if (n > best) {
+                best = n;
+                gr.ranks = size;
+            }
+    }
     Summary s;
     s.activities = t.activities.size();
     s.categories.resize(static_cast<std::size_t>(Category::other) + 1);
@@ -94,7 +163,8 @@ Summary summarize(const Trace& t) {
         ++s.linked[static_cast<std::size_t>(links.how[a])];
         group[a] = gr.activity_group(a);
         category[a] = group[a] >= 0 ? gr.groups[static_cast<std::size_t>(group[a])].what.category
-                                    : activity_category(g.kind, t.names[g.name]);
+                                    : activity_category(g.kind, t.names[g.name], gr.op_name(a));
+        const std::string why = group[a] >= 0 ? std::string() : gr.reason(a, category[a]);
         CategoryTime& ct = s.categories[static_cast<std::size_t>(category[a])];
         ++ct.kernels;
         ct.kernel_us += g.dur;
@@ -107,6 +177,7 @@ Summary summarize(const Trace& t) {
         } else {
             ++s.uncosted_kernels;
             s.uncosted_us += g.dur;
+            ct.uncosted_reasons[why] += g.dur;
         }
         const auto [it, fresh] = kernel_rows.emplace(g.name, s.kernels.size());
         if (fresh) {
@@ -118,6 +189,8 @@ Summary summarize(const Trace& t) {
             s.kernels.push_back(std::move(row));
         }
         KernelRow& row = s.kernels[it->second];
+        if (row.reason.empty() && !why.empty())
+            row.reason = why;
         ++row.count;
         row.total_us += g.dur;
         if (row.op.empty() && links.op[a] >= 0)

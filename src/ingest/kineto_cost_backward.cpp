@@ -1,0 +1,156 @@
+// Batch norm (forward, as the engine's layernorm over [N·spatial, C]) and the backward ops of norms,
+// activations, softmax, losses, embedding and pooling, from a Kineto op's "Input Dims" (docs/formulas.md,
+// "Backward and training ops"). Bytes: each input read once, each output written once. FLOPs per
+// element (each arithmetic step and each exp/erf 1):
+//   norm backward 9 (x̂ 2, dy·x̂ 1, two row sums 2, dx = γ·invstd·(dy − mean dy − x̂·mean(dy·x̂)) 4);
+//   threshold_backward 1; sigmoid_backward, tanh_backward 3; silu_backward 9 (sigmoid 4, then 5);
+//   gelu_backward 11 (Φ 4, φ 4, x·φ 1, Φ + x·φ 1, ·dy 1); softmax backward 4 (y·dy, row sum, dy − s, ·y).
+#include <fmt/format.h>
+
+#include <array>
+#include <charconv>
+
+#include "kineto_cost_util.h"
+
+namespace bwacct::kineto {
+namespace {
+
+using namespace detail;
+
+struct BackwardOp {
+    std::string_view base;  // op name without namespace
+    std::uint64_t inputs;   // full-size tensors read (the first `inputs` inputs)
+    std::uint64_t flops;    // per element
+    Category category;
+};
+
+constexpr std::array<BackwardOp, 14> kBackward{{
+    {"native_batch_norm_backward", 2, 9, Category::norm},
+    {"cudnn_batch_norm_backward", 2, 9, Category::norm},
+    {"miopen_batch_norm_backward", 2, 9, Category::norm},
+    {"native_layer_norm_backward", 2, 9, Category::norm},
+    {"native_group_norm_backward", 2, 9, Category::norm},
+    {"_fused_rms_norm_backward", 2, 9, Category::norm},
+    {"threshold_backward", 2, 1, Category::elementwise},
+    {"sigmoid_backward", 2, 3, Category::elementwise},
+    {"tanh_backward", 2, 3, Category::elementwise},
+    {"silu_backward", 2, 9, Category::elementwise},
+    {"gelu_backward", 2, 11, Category::elementwise},
+    {"hardtanh_backward", 2, 1, Category::elementwise},
+    {"_softmax_backward_data", 2, 4, Category::softmax},
+    {"_log_softmax_backward_data", 2, 4, Category::softmax},
+}};
+
+std::optional<std::uint64_t> concrete_int(const CpuOp& op, std::size_t i) {
+    if (i >= op.concrete.size())
+        return std::nullopt;
+    const std::string& s = op.concrete[i];
+    std::int64_t v = 0;
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size() || v <= 0)
+        return std::nullopt;
+    return static_cast<std::uint64_t>(v);
+}
+
+// dX from dY and the saved input/output (all of input 0's shape and dtype).
+std::optional<OpCost> cost_elementwise_backward(const std::string& name, const BackwardOp& b, const CpuOp& op) {
+    const auto dy = input_shape(op, 0);
+    const auto t = input_dtype(op, 0);
+    if (!dy || !t)
+        return std::nullopt;
+    for (std::size_t i = 1; i < b.inputs; ++i)
+        if (const auto s = input_shape(op, i); !s || elems(*s) != elems(*dy))
+            return std::nullopt;
+    ElementwiseDesc d;
+    d.shape = *dy;
+    d.dtype = *t;
+    d.inputs = b.inputs;
+    d.outputs = 1;
+    d.flops_per_elem = b.flops;
+    OpCost r;
+    r.op = name;
+    r.shape = shape_text(*dy);
+    r.dtype = std::string(dtype_name(*t));
+    r.category = b.category;
+    r.cost = elementwise_cost(d);
+    r.params = {{"shape", r.shape}, {"inputs", b.inputs}};
+    return r;
+}
+
+// Batch norm forward: per channel over N·spatial, the engine's layernorm cost of [N·spatial, C]
+// (read x and the 2·C affine parameters, write y; 7 FLOPs per element).
+std::optional<OpCost> cost_batch_norm(const std::string& name, const CpuOp& op) {
+    const auto x = input_shape(op, 0);
+    const auto t = input_dtype(op, 0);
+    if (!x || !t || x->size() < 2)
+        return std::nullopt;
+    const std::uint64_t c = (*x)[1];
+    NormDesc d;
+    d.kind = NormKind::layernorm;
+    d.shape = {elems(*x) / c, c};
+    d.dtype = *t;
+    OpCost r;
+    r.op = name;
+    r.shape = shape_text(*x);
+    r.dtype = std::string(dtype_name(*t));
+    r.category = Category::norm;
+    r.cost = norm_cost(d);
+    r.params = {{"shape", r.shape}};
+    return r;
+}
+
+}  // namespace
+
+std::optional<OpCost> cost_backward_op(const std::string& name, const CpuOp& op) {
+    const std::string_view base = base_name(name);
+    for (const BackwardOp& b : kBackward)
+        if (b.base == base)
+            return cost_elementwise_backward(name, b, op);
+    if (name == "aten::native_batch_norm" || name == "aten::cudnn_batch_norm" || name == "aten::miopen_batch_norm" ||
+        name == "aten::_native_batch_norm_legit" || name == "aten::_native_batch_norm_legit_no_training" ||
+        name == "aten::_batch_norm_with_update" || name == "aten::native_group_norm")
+        return cost_batch_norm(name, op);
+    if (base == "nll_loss_forward" || base == "nll_loss2d_forward") {
+        // self [N, C], target [N]: the N picked log-probabilities and the targets read, one value written.
+        const auto self = input_shape(op, 0), target = input_shape(op, 1);
+        const auto t = input_dtype(op, 0);
+        if (!self || !target || !t)
+            return std::nullopt;
+        const std::uint64_t n = elems(*target);
+        return traffic(name, shape_text(*self), *t, std::string(dtype_name(*t)), bytes_of(*t, n) + input_bytes(op, 1),
+                       bytes_of(*t, 1), n, Category::reduce, "picked elements + targets read; 1 FLOP per target");
+    }
+    if (base == "nll_loss_backward" || base == "nll_loss2d_backward") {
+        // grad_input [N, C] (self's shape) written, targets read.
+        const auto self = input_shape(op, 1);
+        const auto t = input_dtype(op, 1);
+        if (!self || !t)
+            return std::nullopt;
+        return traffic(name, shape_text(*self), *t, std::string(dtype_name(*t)), input_bytes(op, 2), bytes_of(*t, elems(*self)),
+                       0, Category::reduce, "targets read; grad_input written");
+    }
+    if (base == "embedding_dense_backward" || base == "embedding_backward") {
+        // grad_output [..., D] and indices read; the num_weights×D weight gradient written.
+        const auto g = input_shape(op, 0);
+        const auto t = input_dtype(op, 0);
+        const auto rows = concrete_int(op, 2);
+        if (!g || !t || !rows)
+            return std::nullopt;
+        return traffic(name, shape_text(*g), *t, std::string(dtype_name(*t)), input_bytes(op, 0) + input_bytes(op, 1),
+                       bytes_of(*t, *rows * g->back()), elems(*g), Category::indexing,
+                       "grad_output + indices read; num_weights·D written; 1 FLOP per accumulated element");
+    }
+    if (base == "max_pool2d_with_indices_backward" || base == "max_pool3d_with_indices_backward") {
+        // grad_output and indices (last input) read; grad_input (self's shape) written.
+        const auto gin = input_shape(op, 1);
+        const auto t = input_dtype(op, 1);
+        if (!gin || !t || op.dims.empty())
+            return std::nullopt;
+        return traffic(name, shape_text(*gin), *t, std::string(dtype_name(*t)),
+                       input_bytes(op, 0) + input_bytes(op, op.dims.size() - 1), bytes_of(*t, elems(*gin)), 0, Category::reduce,
+                       "grad_output + indices read; grad_input written");
+    }
+    return std::nullopt;
+}
+
+}  // namespace bwacct::kineto

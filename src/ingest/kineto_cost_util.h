@@ -1,0 +1,59 @@
+// Helpers shared by the Kineto op-family cost files (src/ingest/kineto_cost_*.cpp).
+#pragma once
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "bwacct/error.h"
+#include "bwacct/ingest_kineto.h"
+#include "bwacct/ops.h"
+
+namespace bwacct::kineto::detail {
+
+using Shape = std::vector<std::uint64_t>;
+
+inline std::uint64_t elems(const Shape& s) { return element_count(s).value(); }
+
+// Input i's storage bytes (any tensor type, integers and bool included), or 0 without a shape or type.
+inline std::uint64_t input_bytes(const CpuOp& op, std::size_t i) {
+    const auto s = input_shape(op, i);
+    if (!s || i >= op.types.size())
+        return 0;
+    const auto t = storage_dtype(op.types[i]);
+    return t ? storage_bytes(*t, element_count(*s)).value() : 0;
+}
+
+inline std::uint64_t bytes_of(DType t, std::uint64_t n) { return storage_bytes(t, Exact(n)).value(); }
+
+// The op name without its namespace ("_C::fused_add_rms_norm" → "fused_add_rms_norm").
+inline std::string_view base_name(std::string_view name) {
+    const std::size_t p = name.rfind("::");
+    return p == std::string_view::npos ? name : name.substr(p + 2);
+}
+
+// An OpCost of pure data movement / vector work: `read` and `written` bytes, `flops` on the vector
+// units in `dtype`, with one --explain term per quantity.
+inline OpCost traffic(const std::string& op, std::string shape, DType dtype, std::string dtype_label, std::uint64_t read,
+                      std::uint64_t written, std::uint64_t flops, Category cat, const std::string& how) {
+    OpCost r;
+    r.op = op;
+    r.params = {{"shape", shape}};
+    r.shape = std::move(shape);
+    r.dtype = std::move(dtype_label);
+    r.category = cat;
+    Cost& c = r.cost;
+    c.op = op;
+    c.unit = Unit::vector;
+    c.compute_dtype = dtype;
+    c.flops = flops;
+    c.bytes_read = read;
+    c.bytes_written = written;
+    c.launches = 1;
+    c.terms.push_back({"bytes", how, fmt::format("read {} B, write {} B", read, written), fmt::format("{} B", read + written)});
+    if (flops > 0)
+        c.terms.push_back({"flops", how, fmt::format("{}", flops), fmt::format("{} FLOP", flops)});
+    return r;
+}
+
+}  // namespace bwacct::kineto::detail
