@@ -278,8 +278,12 @@ private:
         t_.devices.push_back(std::move(d));
     }
 
-    // pid or tid as text: a string as it is, a number as its integer.
-    static void read_id_text(dom::element v, std::string& out) {
+    // pid or tid as text: a string as it is, a number as its integer, else "".
+    static void read_id_text(const std::optional<dom::element>& e, std::string& out) {
+        out.clear();
+        if (!e)
+            return;
+        const dom::element v = *e;
         if (const auto s = read_string(v))
             out.assign(*s);
         else if (const auto i = read_id(v)) {
@@ -302,10 +306,12 @@ private:
         scratch_.assign(name);
         return intern(name_ids_, t_.names, scratch_);
     }
+    // "pid/tid" of the event (formatted only for the events that keep a thread).
     std::uint32_t thread_id() {
-        scratch_.assign(pid_);
+        read_id_text(pid_, scratch_);
         scratch_ += '/';
-        scratch_ += tid_;
+        read_id_text(tid_, tid_text_);
+        scratch_ += tid_text_;
         return intern(thread_ids_, t_.threads, scratch_);
     }
 
@@ -314,8 +320,8 @@ private:
         std::string_view name, cat, ph;
         double ts = 0, dur = 0;
         TimeField ts_field = TimeField::absent, dur_field = TimeField::absent;
-        pid_.clear();
-        tid_.clear();
+        pid_.reset();
+        tid_.reset();
         args_.clear();
         for (const dom::key_value_pair f : obj) {
             const std::string_view k = f.key;
@@ -333,9 +339,9 @@ private:
             } else if (k == "dur") {
                 read_time(f.value, dur, dur_field);
             } else if (k == "pid") {
-                read_id_text(f.value, pid_);
+                pid_ = f.value;
             } else if (k == "tid") {
-                read_id_text(f.value, tid_);
+                tid_ = f.value;
             } else if (k == "args" && f.value.type() == dom::element_type::OBJECT) {
                 args_.push_back(object_of(f.value));
             }
@@ -490,7 +496,8 @@ private:
     const std::string& origin_;
     JsonElements in_;
     dom::parser parser_;
-    std::string key_, pid_, tid_, scratch_;
+    std::string key_, scratch_, tid_text_;
+    std::optional<dom::element> pid_, tid_;  // the event's "pid" and "tid"
     std::vector<dom::object> args_;
     std::unordered_map<std::string, std::uint32_t> name_ids_, thread_ids_;
 };
