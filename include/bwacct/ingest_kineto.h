@@ -1,8 +1,9 @@
 // PyTorch profiler (Kineto) Chrome traces: `bwacct ingest torch-trace TRACE.json[.gz]`.
 //
-// Reading (src/ingest/kineto_reader.cpp, kineto_gzip.cpp): one SAX pass over the JSON (never a DOM of
-// the whole file), keeping per event only what the accounting needs: CPU ops with their shapes, the
-// CUDA runtime launches and the GPU activities (kernels, memcpy, memset, with NCCL metadata).
+// Reading (src/ingest/kineto_reader.cpp, json_elements.cpp, kineto_gzip.cpp): one streaming pass, each
+// event parsed alone by simdjson (never a DOM of the whole file), keeping per event only what the
+// accounting needs: CPU ops with their shapes, the CUDA runtime launches and the GPU activities
+// (kernels, memcpy, memset, with NCCL metadata).
 // Linking (kineto_link.cpp): each GPU activity to the CPU op that launched it. Costing
 // (kineto_cost*.cpp): the engine's formulas (ops.h) for the ops it knows. Summary (kineto_summary.cpp):
 // groups per (op, shape, dtype), kernel table, time by category, busy and idle time.

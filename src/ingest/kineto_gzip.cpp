@@ -61,17 +61,42 @@ protected:
             return traits_type::to_int_type(*gptr());
         if (!error.empty())
             return traits_type::eof();
-        const std::size_t n = gzip_ ? inflate_some() : plain_some();
+        const std::size_t n = gzip_ ? inflate_some(out_.data(), out_.size()) : plain_some();
         if (n == 0)
             return traits_type::eof();
         char* base = gzip_ ? out_.data() : in_.data();
-        if (bytes == 0 && looks_binary(base, std::min<std::size_t>(n, 4096), true))
-            throw Binary{};
-        bytes += n;
-        if (bytes > max_bytes_)
-            throw TooLarge{};
+        delivered(base, n);
         setg(base, base, base + n);
         return traits_type::to_int_type(*gptr());
+    }
+    // Bulk reads (the trace reader asks for 1 MiB at a time): what the get area holds, then bytes read
+    // or inflated straight into the caller's buffer, without the copy through this buffer.
+    std::streamsize xsgetn(char* dst, std::streamsize n) override {
+        std::streamsize done = 0;
+        while (done < n) {
+            if (gptr() < egptr()) {
+                const std::streamsize k = std::min<std::streamsize>(n - done, egptr() - gptr());
+                std::memcpy(dst + done, gptr(), static_cast<std::size_t>(k));
+                gbump(static_cast<int>(k));
+                done += k;
+                continue;
+            }
+            if (!error.empty())
+                break;
+            if (!gzip_ && first_) {  // the bytes read to look for the magic number: through the get area
+                if (traits_type::eq_int_type(underflow(), traits_type::eof()))
+                    break;
+                continue;
+            }
+            char* at = dst + done;
+            const auto want = static_cast<std::size_t>(n - done);
+            const std::size_t got = gzip_ ? inflate_some(at, want) : plain_into(at, want);
+            if (got == 0)
+                break;
+            delivered(at, got);
+            done += static_cast<std::streamsize>(got);
+        }
+        return done;
     }
 
 private:
@@ -99,7 +124,29 @@ private:
         have_ = 0;
         return fill() ? have_ : 0;
     }
-    std::size_t inflate_some() {
+    // The first block decides binary data; the total is bounded.
+    void delivered(const char* data, std::size_t n) {
+        if (bytes == 0 && looks_binary(data, std::min<std::size_t>(n, 4096), true))
+            throw Binary{};
+        bytes += n;
+        if (bytes > max_bytes_)
+            throw TooLarge{};
+    }
+    // Plain bytes straight into `dst` (after the first block); 0 at the end or on an error.
+    std::size_t plain_into(char* dst, std::size_t n) {
+        for (;;) {
+            const ssize_t got = ::read(fd_, dst, n);
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got < 0) {
+                error = std::strerror(errno);
+                return 0;
+            }
+            raw += static_cast<std::uint64_t>(got);
+            return static_cast<std::size_t>(got);
+        }
+    }
+    std::size_t inflate_some(char* out, std::size_t cap) {
         for (;;) {
             if (zs_.avail_in == 0) {
                 if (ended_ && eof_)
@@ -121,10 +168,11 @@ private:
                 }
                 ended_ = false;
             }
-            zs_.next_out = reinterpret_cast<Bytef*>(out_.data());
-            zs_.avail_out = static_cast<uInt>(out_.size());
+            const std::size_t room = std::min<std::size_t>(cap, 1u << 30);
+            zs_.next_out = reinterpret_cast<Bytef*>(out);
+            zs_.avail_out = static_cast<uInt>(room);
             const int rc = inflate(&zs_, Z_NO_FLUSH);
-            const std::size_t n = out_.size() - zs_.avail_out;
+            const std::size_t n = room - zs_.avail_out;
             if (rc == Z_STREAM_END)
                 ended_ = true;
             else if (rc != Z_OK && rc != Z_BUF_ERROR) {

@@ -1,19 +1,25 @@
-// One SAX pass over a Kineto Chrome trace: keeps per event only the fields the accounting needs
-// (include/bwacct/ingest_kineto.h). No DOM: memory grows with the events kept, not with the file.
+// The Kineto Chrome-trace reader: the text is split into its top-level values and the elements of its
+// arrays by a bounded streaming splitter (json_elements.h), and each element ("traceEvents" entry,
+// "deviceProperties" entry, any other value) is parsed and validated alone by simdjson. Memory: one
+// input block, the largest single element and the fields kept per event (include/bwacct/ingest_kineto.h),
+// never the file. Every byte is validated as JSON: a value the accounting never reads is parsed too.
 #include <fmt/format.h>
+#include <simdjson.h>
 
 #include <charconv>
 #include <cmath>
-#include <nlohmann/json.hpp>
+#include <cstring>
 #include <unordered_map>
 
 #include "bwacct/error.h"
 #include "bwacct/ingest_kineto.h"
+#include "json_elements.h"
 
 namespace bwacct::kineto {
 namespace {
 
-using json = nlohmann::json;
+namespace dom = simdjson::dom;
+using ingest::JsonElements;
 
 constexpr const char* kExpected = "expected a PyTorch profiler (Kineto) Chrome trace (.json or .json.gz)";
 
@@ -25,403 +31,493 @@ std::string printable(std::string s) {
     return s;
 }
 
-enum class TopKey { other, events, devices };
-enum class DeviceKey { other, name, id };  // keys of a deviceProperties entry
-enum class EventKey { other, name, cat, ph, ts, dur, pid, tid, args };
-enum class ArgKey {
-    other,
-    external_id,
-    correlation,
-    device,
-    stream,
-    dims,
-    types,
-    concrete,
-    coll_name,
-    in_nelems,
-    out_nelems,
-    group_size,
-    dtype,
-    bytes
-};
-
 // How an event's "ts" or "dur" was given.
 enum class TimeField { absent, number, string_number, not_a_number };
 
-struct RawEvent {
-    std::string name, cat, ph, pid, tid;
-    double ts = 0, dur = 0;
-    TimeField ts_field = TimeField::absent, dur_field = TimeField::absent;
-    std::int64_t external_id = -1, correlation = -1, device = 0, stream = 0;
-    std::uint64_t bytes = 0;  // memcpy / memset "bytes"
-    std::vector<std::vector<std::int64_t>> dims;
-    std::vector<std::string> types, concrete;
-    CollectiveArgs coll;
-    bool has_coll = false;
-    void clear() { *this = RawEvent{}; }
-};
-
-ArgKey arg_key(const std::string& k) {
-    static const std::unordered_map<std::string, ArgKey> keys{{"External id", ArgKey::external_id},
-                                                              {"correlation", ArgKey::correlation},
-                                                              {"device", ArgKey::device},
-                                                              {"stream", ArgKey::stream},
-                                                              {"Input Dims", ArgKey::dims},
-                                                              {"Input type", ArgKey::types},
-                                                              {"Concrete Inputs", ArgKey::concrete},
-                                                              {"Collective name", ArgKey::coll_name},
-                                                              {"In msg nelems", ArgKey::in_nelems},
-                                                              {"Out msg nelems", ArgKey::out_nelems},
-                                                              {"Group size", ArgKey::group_size},
-                                                              {"dtype", ArgKey::dtype},
-                                                              {"bytes", ArgKey::bytes}};
-    const auto it = keys.find(k);
-    return it == keys.end() ? ArgKey::other : it->second;
+// "ts": "123.5": a string holding a plain decimal number (as some exporters write it) is read as that
+// number; any other string is not a time.
+TimeField string_time(std::string_view s, double& out) {
+    const char* first = s.data();
+    const char* last = s.data() + s.size();
+    while (first < last && *first == ' ')
+        ++first;
+    while (last > first && last[-1] == ' ')
+        --last;
+    double v = 0;
+    const auto [ptr, ec] = std::from_chars(first, last, v);
+    if (first == last || ec != std::errc() || ptr != last || !std::isfinite(v))
+        return TimeField::not_a_number;
+    out = v;
+    return TimeField::string_number;
 }
 
-EventKey event_key(const std::string& k) {
-    static const std::unordered_map<std::string, EventKey> keys{
-        {"name", EventKey::name}, {"cat", EventKey::cat}, {"ph", EventKey::ph},   {"ts", EventKey::ts},
-        {"dur", EventKey::dur},   {"pid", EventKey::pid}, {"tid", EventKey::tid}, {"args", EventKey::args}};
-    const auto it = keys.find(k);
-    return it == keys.end() ? EventKey::other : it->second;
+// A time field: a number, a string holding one, or something else (null, true: not a number; an
+// object or array leaves it as it was).
+void read_time(dom::element v, double& out, TimeField& field) {
+    switch (v.type()) {
+        case dom::element_type::INT64:
+            out = static_cast<double>(v.get_int64().value_unsafe());
+            field = TimeField::number;
+            break;
+        case dom::element_type::UINT64:
+            out = static_cast<double>(v.get_uint64().value_unsafe());
+            field = TimeField::number;
+            break;
+        case dom::element_type::DOUBLE:
+            out = v.get_double().value_unsafe();
+            field = TimeField::number;
+            break;
+        case dom::element_type::STRING:
+            field = string_time(v.get_string().value_unsafe(), out);
+            break;
+        case dom::element_type::NULL_VALUE:
+        case dom::element_type::BOOL:
+            field = TimeField::not_a_number;
+            break;
+        default:
+            break;
+    }
 }
 
-class Handler : public nlohmann::json_sax<json> {
+// A number as an id or count: an integer as it is; an integral float (0 ≤ v < 9.2e18) as that integer;
+// any other number (a fraction, one past INT64_MAX) as -1; nullopt when not a number.
+std::optional<std::int64_t> read_id(dom::element v) {
+    switch (v.type()) {
+        case dom::element_type::INT64:
+            return v.get_int64().value_unsafe();
+        case dom::element_type::UINT64: {
+            const std::uint64_t u = v.get_uint64().value_unsafe();
+            return u > static_cast<std::uint64_t>(INT64_MAX) ? -1 : static_cast<std::int64_t>(u);
+        }
+        case dom::element_type::DOUBLE: {
+            const double d = v.get_double().value_unsafe();
+            return d >= 0 && d < 9.2e18 && d == static_cast<double>(static_cast<std::int64_t>(d)) ? static_cast<std::int64_t>(d)
+                                                                                                  : -1;
+        }
+        default:
+            return std::nullopt;
+    }
+}
+
+// An object's or array's handle, by value (a reference into a temporary simdjson_result would dangle).
+dom::object object_of(dom::element v) {
+    dom::object o;
+    if (v.get(o) != simdjson::SUCCESS)
+        return {};
+    return o;
+}
+dom::array array_of(dom::element v) {
+    dom::array a;
+    if (v.get(a) != simdjson::SUCCESS)
+        return {};
+    return a;
+}
+
+std::optional<std::string_view> read_string(dom::element v) {
+    if (v.type() != dom::element_type::STRING)
+        return std::nullopt;
+    return v.get_string().value_unsafe();
+}
+
+std::uint64_t count(dom::element v) {
+    const auto i = read_id(v);
+    return !i || *i < 0 ? 0 : static_cast<std::uint64_t>(*i);
+}
+
+// Which of the kept kinds an event's category is.
+enum class Kind { none, activity, op, launch };
+Kind kind_of(std::string_view c) {
+    if (c == "kernel" || c == "gpu_memcpy" || c == "gpu_memset" || c == "Kernel" || c == "Memcpy" || c == "Memset")
+        return Kind::activity;
+    if (c == "cpu_op" || c == "Operator")
+        return Kind::op;
+    if (c == "cuda_runtime" || c == "cuda_driver" || c == "Runtime")
+        return Kind::launch;
+    return Kind::none;
+}
+const char* kind_name(Kind k) {
+    return k == Kind::activity ? "GPU activity" : k == Kind::op ? "CPU op" : k == Kind::launch ? "runtime call" : "";
+}
+
+// What the elements of an array are.
+enum class Elements { events, devices, other };
+
+class Reader {
 public:
-    Handler(Trace& t, const std::string& origin) : t_(t), origin_(origin) {}
-    bool saw_events = false;
-    std::size_t error_pos = 0;
-    std::string error_token;
-    bool failed = false;
-    bool binary_input = false;  // the offending token holds control bytes: a binary file
+    Reader(Trace& t, const std::string& origin, JsonElements::Read read) : t_(t), origin_(origin), in_(std::move(read)) {}
 
-    bool start_object(std::size_t) override {
-        ++depth_;
-        if (depth_ == 3 && top_key_ == TopKey::devices)
-            t_.devices.emplace_back();
-        else if (event_depth_ > 0 && depth_ == event_depth_) {
-            ev_.clear();
-            in_event_ = true;
-        } else if (in_event_ && depth_ == event_depth_ + 1 && ev_key_ == EventKey::args) {
-            in_args_ = true;
-        }
-        return true;
-    }
-    bool end_object() override {
-        if (in_args_ && depth_ == event_depth_ + 1)
-            in_args_ = false;
-        else if (in_event_ && depth_ == event_depth_) {
-            in_event_ = false;
-            finish_event();
-        }
-        --depth_;
-        return true;
-    }
-    bool start_array(std::size_t) override {
-        ++depth_;
-        if (depth_ == 1 || (depth_ == 2 && top_key_ == TopKey::events)) {
-            event_depth_ = depth_ + 1;  // a bare array of events (Chrome's JSON Array Format) or traceEvents
+    bool saw_events = false;
+
+    void run() {
+        const int c = in_.peek();
+        if (c == -1)
+            syntax_error();
+        if (c == '{')
+            top_object();
+        else if (c == '[') {  // a bare array of events (Chrome's JSON Array Format)
             saw_events = true;
-        } else if (in_args_ && depth_ == event_depth_ + 3 && arg_key_ == ArgKey::dims) {
-            ev_.dims.emplace_back();
+            array(Elements::events);
+        } else {
+            parse(in_.value());
         }
-        return true;
-    }
-    bool end_array() override {
-        if (depth_ + 1 == event_depth_)
-            event_depth_ = -1;
-        --depth_;
-        return true;
-    }
-    bool key(std::string& k) override {
-        if (depth_ == 1)
-            top_key_ = k == "traceEvents" ? TopKey::events : k == "deviceProperties" ? TopKey::devices : TopKey::other;
-        else if (in_args_ && depth_ == event_depth_ + 1)
-            arg_key_ = arg_key(k);
-        else if (in_event_ && depth_ == event_depth_)
-            ev_key_ = event_key(k);
-        else if (depth_ == 3 && top_key_ == TopKey::devices)
-            device_key_ = k == "name" ? DeviceKey::name : k == "id" ? DeviceKey::id : DeviceKey::other;
-        return true;
-    }
-    bool string(std::string& s) override {
-        if (in_args_ && depth_ == event_depth_ + 1) {
-            if (arg_key_ == ArgKey::coll_name) {
-                ev_.coll.name = s;
-                ev_.has_coll = true;
-            } else if (arg_key_ == ArgKey::dtype) {
-                ev_.coll.dtype = s;
-            }
-        } else if (in_args_ && depth_ == event_depth_ + 2) {
-            if (arg_key_ == ArgKey::types)
-                ev_.types.push_back(std::move(s));
-            else if (arg_key_ == ArgKey::concrete)
-                ev_.concrete.push_back(std::move(s));
-        } else if (in_event_ && depth_ == event_depth_) {
-            switch (ev_key_) {
-                case EventKey::name:
-                    ev_.name = std::move(s);
-                    break;
-                case EventKey::cat:
-                    ev_.cat = std::move(s);
-                    break;
-                case EventKey::ph:
-                    ev_.ph = std::move(s);
-                    break;
-                case EventKey::pid:
-                    ev_.pid = std::move(s);
-                    break;
-                case EventKey::tid:
-                    ev_.tid = std::move(s);
-                    break;
-                case EventKey::ts:
-                    ev_.ts_field = string_time(s, ev_.ts);
-                    break;
-                case EventKey::dur:
-                    ev_.dur_field = string_time(s, ev_.dur);
-                    break;
-                default:
-                    break;
-            }
-        } else if (depth_ == 3 && top_key_ == TopKey::devices && device_key_ == DeviceKey::name && !t_.devices.empty()) {
-            t_.devices.back().name = s;
-        }
-        return true;
-    }
-    bool number_integer(json::number_integer_t v) override { return number(static_cast<double>(v), v); }
-    bool number_unsigned(json::number_unsigned_t v) override {
-        return number(static_cast<double>(v), v > static_cast<std::uint64_t>(INT64_MAX) ? -1 : static_cast<std::int64_t>(v));
-    }
-    bool number_float(json::number_float_t v, const json::string_t&) override {
-        return number(v, v >= 0 && v < 9.2e18 && v == static_cast<double>(static_cast<std::int64_t>(v))
-                             ? static_cast<std::int64_t>(v)
-                             : -1);
-    }
-    bool null() override { return not_a_time(); }
-    bool boolean(bool) override { return not_a_time(); }
-    bool binary(json::binary_t&) override { return true; }
-    bool parse_error(std::size_t pos, const std::string& token, const nlohmann::detail::exception&) override {
-        failed = true;
-        error_pos = pos;
-        binary_input = false;
-        for (const char c : token.substr(0, 20)) {
-            const auto u = static_cast<unsigned char>(c);
-            binary_input = binary_input || u < 0x20 || u == 0x7f;
-            error_token += (u < 0x20 || u >= 0x7f) ? '?' : c;
-        }
-        return false;
+        if (in_.peek() != -1)  // text after the document
+            syntax_error();
     }
 
 private:
-    // "ts": "123.5": a string holding a plain decimal number (as some exporters write it) is read as
-    // that number; any other string is not a time.
-    static TimeField string_time(const std::string& s, double& out) {
-        const char* first = s.data();
-        const char* last = s.data() + s.size();
-        while (first < last && *first == ' ')
-            ++first;
-        while (last > first && last[-1] == ' ')
-            --last;
-        double v = 0;
-        const auto [ptr, ec] = std::from_chars(first, last, v);
-        if (first == last || ec != std::errc() || ptr != last || !std::isfinite(v))
-            return TimeField::not_a_number;
-        out = v;
-        return TimeField::string_number;
-    }
-    // null, true or false where a time belongs.
-    bool not_a_time() {
-        if (in_event_ && depth_ == event_depth_ && !in_args_) {
-            if (ev_key_ == EventKey::ts)
-                ev_.ts_field = TimeField::not_a_number;
-            else if (ev_key_ == EventKey::dur)
-                ev_.dur_field = TimeField::not_a_number;
+    [[noreturn]] void syntax_error() {
+        const std::string_view near = in_.ahead(20);
+        bool binary = false;
+        std::string token;
+        for (const char c : near) {
+            const auto u = static_cast<unsigned char>(c);
+            binary = binary || (u < 0x20 && c != '\n' && c != '\r' && c != '\t') || u == 0x7f;
+            token += (u < 0x20 || u >= 0x7f) ? '?' : c;
         }
-        return true;
+        throw InputError(origin_, fmt::format("{} (at byte {}{}): {}", binary ? "binary data, not JSON" : "not valid JSON",
+                                              in_.offset(), token.empty() ? "" : ", near '" + token + "'", kExpected));
     }
 
-    // Which of the kept kinds an event's category is ("" for the others).
-    static const char* kept_kind(const std::string& c) {
-        if (c == "kernel" || c == "gpu_memcpy" || c == "gpu_memset" || c == "Kernel" || c == "Memcpy" || c == "Memset")
-            return "GPU activity";
-        if (c == "cpu_op" || c == "Operator")
-            return "CPU op";
-        if (c == "cuda_runtime" || c == "cuda_driver" || c == "Runtime")
-            return "runtime call";
-        return "";
-    }
-
-    // False (and the reason counted in Trace::skipped) when a complete event of a kept kind lacks a
-    // usable "ts" or "dur".
-    bool usable_times() {
-        const char* kind = kept_kind(ev_.cat);
-        if (*kind == '\0')
-            return false;
-        const auto why = [](TimeField f) -> const char* {
-            return f == TimeField::absent ? "without" : f == TimeField::not_a_number ? "with a non-numeric" : "";
-        };
-        const bool ts_ok = ev_.ts_field == TimeField::number || ev_.ts_field == TimeField::string_number;
-        const bool dur_ok = ev_.dur_field == TimeField::number || ev_.dur_field == TimeField::string_number;
-        if (!ts_ok || !dur_ok) {
-            const TimeField bad = !ts_ok ? ev_.ts_field : ev_.dur_field;
-            ++t_.skipped[fmt::format("{} {} \"{}\"", kind, why(bad), !ts_ok ? "ts" : "dur")];
-            return false;
+    // The next complete value, parsed; a syntax error names its first byte and simdjson's reason.
+    dom::element parse(std::string_view text) {
+        if (text.empty())
+            syntax_error();
+        dom::element e;
+        const auto error = parser_.parse(text.data(), text.size(), false).get(e);
+        if (error == simdjson::SUCCESS)
+            return e;
+        bool binary = false;
+        for (const char c : text) {
+            const auto u = static_cast<unsigned char>(c);
+            binary = binary || (u < 0x20 && c != '\n' && c != '\r' && c != '\t') || u == 0x7f;
         }
-        if (ev_.ts_field == TimeField::string_number || ev_.dur_field == TimeField::string_number)
-            ++t_.string_times;
-        return true;
+        std::string token;
+        for (const char c : text.substr(0, 20))
+            token += (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) ? '?' : c;
+        throw InputError(origin_, fmt::format("{} (the value at byte {}, '{}{}': {}): {}",
+                                              binary ? "binary data, not JSON" : "not valid JSON", in_.value_offset(), token,
+                                              text.size() > 20 ? "..." : "", simdjson::error_message(error), kExpected));
     }
 
-    bool number(double d, std::int64_t i) {
-        if (depth_ == 3 && top_key_ == TopKey::devices && device_key_ == DeviceKey::id && !t_.devices.empty())
-            t_.devices.back().id = i;
-        else if (in_args_ && depth_ == event_depth_ + 1) {
-            switch (arg_key_) {
-                case ArgKey::external_id:
-                    ev_.external_id = i;
-                    break;
-                case ArgKey::correlation:
-                    ev_.correlation = i;
-                    break;
-                case ArgKey::device:
-                    ev_.device = i;
-                    break;
-                case ArgKey::stream:
-                    ev_.stream = i;
-                    break;
-                case ArgKey::in_nelems:
-                    ev_.coll.in_nelems = i < 0 ? 0 : static_cast<std::uint64_t>(i);
-                    break;
-                case ArgKey::out_nelems:
-                    ev_.coll.out_nelems = i < 0 ? 0 : static_cast<std::uint64_t>(i);
-                    break;
-                case ArgKey::group_size:
-                    ev_.coll.group_size = i < 0 ? 0 : static_cast<std::uint64_t>(i);
-                    break;
-                case ArgKey::bytes:
-                    ev_.bytes = i < 0 ? 0 : static_cast<std::uint64_t>(i);
-                    break;
-                default:
-                    break;
+    void expect(char c) {
+        if (in_.peek() != static_cast<unsigned char>(c))
+            syntax_error();
+        in_.advance();
+    }
+
+    void top_object() {
+        in_.advance();
+        if (in_.peek() == '}') {
+            in_.advance();
+            return;
+        }
+        for (;;) {
+            if (in_.peek() != '"')
+                syntax_error();
+            const dom::element k = parse(in_.value());
+            key_.assign(k.get_string().value_unsafe());
+            expect(':');
+            const int c = in_.peek();
+            if (c == '[') {
+                const bool events = key_ == "traceEvents";
+                saw_events = saw_events || events;
+                array(events ? Elements::events : key_ == "deviceProperties" ? Elements::devices : Elements::other);
+            } else {
+                const dom::element v = parse(in_.value());
+                if (key_ == "deviceProperties" && v.type() == dom::element_type::OBJECT)
+                    for (const dom::key_value_pair d : object_of(v))
+                        device(d.value);
             }
-        } else if (in_args_ && depth_ == event_depth_ + 3 && arg_key_ == ArgKey::dims && !ev_.dims.empty()) {
-            ev_.dims.back().push_back(i);
-        } else if (in_event_ && depth_ == event_depth_) {
-            switch (ev_key_) {
-                case EventKey::ts:
-                    ev_.ts = d;
-                    ev_.ts_field = TimeField::number;
-                    break;
-                case EventKey::dur:
-                    ev_.dur = d;
-                    ev_.dur_field = TimeField::number;
-                    break;
-                case EventKey::pid:
-                    ev_.pid = fmt::format("{}", i);
-                    break;
-                case EventKey::tid:
-                    ev_.tid = fmt::format("{}", i);
-                    break;
-                default:
-                    break;
+            const int next = in_.peek();
+            if (next != ',' && next != '}')
+                syntax_error();
+            in_.advance();
+            if (next == '}')
+                return;
+        }
+    }
+
+    void array(Elements what) {
+        in_.advance();
+        if (in_.peek() == ']') {
+            in_.advance();
+            return;
+        }
+        for (;;) {
+            const dom::element e = parse(in_.value());
+            if (e.type() == dom::element_type::OBJECT) {
+                if (what == Elements::events)
+                    event(object_of(e));
+                else if (what == Elements::devices)
+                    device(e);
+            }
+            const int next = in_.peek();
+            if (next == ']') {
+                in_.advance();
+                return;
+            }
+            if (next != ',')
+                syntax_error();
+            in_.advance();
+        }
+    }
+
+    void device(dom::element e) {
+        if (e.type() != dom::element_type::OBJECT)
+            return;
+        TraceDevice d;
+        for (const dom::key_value_pair f : object_of(e)) {
+            if (f.key == "name") {
+                if (const auto s = read_string(f.value))
+                    d.name = *s;
+            } else if (f.key == "id") {
+                if (const auto i = read_id(f.value))
+                    d.id = *i;
             }
         }
-        return true;
+        t_.devices.push_back(std::move(d));
     }
 
-    std::uint32_t intern(std::unordered_map<std::string, std::uint32_t>& map, std::vector<std::string>& list, std::string&& s) {
+    // pid or tid as text: a string as it is, a number as its integer, else "".
+    static void read_id_text(const std::optional<dom::element>& e, std::string& out) {
+        out.clear();
+        if (!e)
+            return;
+        const dom::element v = *e;
+        if (const auto s = read_string(v))
+            out.assign(*s);
+        else if (const auto i = read_id(v)) {
+            out.clear();
+            fmt::format_to(std::back_inserter(out), "{}", *i);
+        }
+    }
+
+    std::uint32_t intern(std::unordered_map<std::string, std::uint32_t>& map, std::vector<std::string>& list,
+                         const std::string& s) {
         const auto it = map.find(s);
         if (it != map.end())
             return it->second;
         const auto id = static_cast<std::uint32_t>(list.size());
         list.push_back(s);
-        map.emplace(std::move(s), id);
+        map.emplace(s, id);
         return id;
     }
-    std::uint32_t thread_id() { return intern(thread_ids_, t_.threads, ev_.pid + "/" + ev_.tid); }
+    std::uint32_t name_id(std::string_view name) {
+        scratch_.assign(name);
+        return intern(name_ids_, t_.names, scratch_);
+    }
+    // "pid/tid" of the event (formatted only for the events that keep a thread).
+    std::uint32_t thread_id() {
+        read_id_text(pid_, scratch_);
+        scratch_ += '/';
+        read_id_text(tid_, tid_text_);
+        scratch_ += tid_text_;
+        return intern(thread_ids_, t_.threads, scratch_);
+    }
 
-    void finish_event() {
+    void event(dom::object obj) {
         ++t_.events;
-        if (ev_.ph != "X") {
+        std::string_view name, cat, ph;
+        double ts = 0, dur = 0;
+        TimeField ts_field = TimeField::absent, dur_field = TimeField::absent;
+        pid_.reset();
+        tid_.reset();
+        args_.clear();
+        for (const dom::key_value_pair f : obj) {
+            const std::string_view k = f.key;
+            if (k == "name") {
+                if (const auto s = read_string(f.value))
+                    name = *s;
+            } else if (k == "cat") {
+                if (const auto s = read_string(f.value))
+                    cat = *s;
+            } else if (k == "ph") {
+                if (const auto s = read_string(f.value))
+                    ph = *s;
+            } else if (k == "ts") {
+                read_time(f.value, ts, ts_field);
+            } else if (k == "dur") {
+                read_time(f.value, dur, dur_field);
+            } else if (k == "pid") {
+                pid_ = f.value;
+            } else if (k == "tid") {
+                tid_ = f.value;
+            } else if (k == "args" && f.value.type() == dom::element_type::OBJECT) {
+                args_.push_back(object_of(f.value));
+            }
+        }
+        const Kind kind = kind_of(cat);
+        if (ph != "X") {
             // Kineto writes every GPU activity as a complete event; another phase ("B"/"E" pairs, an
             // instant) has no duration to account.
-            if (std::string_view(kept_kind(ev_.cat)) == "GPU activity")
-                ++t_.skipped[fmt::format("GPU activity with phase \"{}\" instead of \"X\"", printable(ev_.ph.substr(0, 8)))];
+            if (kind == Kind::activity)
+                ++t_.skipped[fmt::format("GPU activity with phase \"{}\" instead of \"X\"",
+                                         printable(std::string(ph.substr(0, 8))))];
             return;
         }
         // "ProfilerStep#N" (a user annotation, a CPU op in older PyTorch): the steps' CPU ranges, which
         // bound the profiled window (kineto_timeline.cpp).
-        const bool numeric_times = (ev_.ts_field == TimeField::number || ev_.ts_field == TimeField::string_number) &&
-                                   (ev_.dur_field == TimeField::number || ev_.dur_field == TimeField::string_number);
-        if ((ev_.cat == "user_annotation" || ev_.cat == "cpu_op") && ev_.name.rfind("ProfilerStep#", 0) == 0 && numeric_times &&
-            ev_.dur >= 0 && ev_.dur <= 1e12 && std::abs(ev_.ts) <= 1e17)
-            t_.steps.push_back({ev_.name, ev_.ts, ev_.dur});
-        if (!usable_times())
+        if ((cat == "user_annotation" || cat == "cpu_op") && name.rfind("ProfilerStep#", 0) == 0) {
+            const bool numeric = (ts_field == TimeField::number || ts_field == TimeField::string_number) &&
+                                 (dur_field == TimeField::number || dur_field == TimeField::string_number);
+            if (numeric && dur >= 0 && dur <= 1e12 && std::abs(ts) <= 1e17)
+                t_.steps.push_back({std::string(name), ts, dur});
+        }
+        if (kind == Kind::none)
             return;
+        // A complete event of a kept kind without a usable "ts" or "dur": counted by reason.
+        const bool ts_ok = ts_field == TimeField::number || ts_field == TimeField::string_number;
+        const bool dur_ok = dur_field == TimeField::number || dur_field == TimeField::string_number;
+        if (!ts_ok || !dur_ok) {
+            const TimeField bad = !ts_ok ? ts_field : dur_field;
+            ++t_.skipped[fmt::format("{} {} \"{}\"", kind_name(kind), bad == TimeField::absent ? "without" : "with a non-numeric",
+                                     !ts_ok ? "ts" : "dur")];
+            return;
+        }
+        if (ts_field == TimeField::string_number || dur_field == TimeField::string_number)
+            ++t_.string_times;
         // Timestamps are µs since some epoch (~1e12 today); a duration beyond 1e12 µs (11 days) or a
         // timestamp beyond 1e17 µs is not a profile: refuse it rather than sum infinities.
-        if (!(ev_.dur >= 0 && ev_.dur <= 1e12 && std::abs(ev_.ts) <= 1e17))
+        if (!(dur >= 0 && dur <= 1e12 && std::abs(ts) <= 1e17))
             throw InputError(origin_, fmt::format("traceEvents[{}] ('{}') has ts {} and dur {} µs, out of range: {}",
-                                                  t_.events - 1, printable(ev_.name.substr(0, 60)), ev_.ts, ev_.dur, kExpected));
-        const std::string& c = ev_.cat;
-        if (c == "kernel" || c == "gpu_memcpy" || c == "gpu_memset" || c == "Kernel" || c == "Memcpy" || c == "Memset") {
-            GpuActivity a;
-            a.kind = (c == "kernel" || c == "Kernel")       ? Activity::kernel
-                     : (c == "gpu_memcpy" || c == "Memcpy") ? Activity::memcpy
-                                                            : Activity::memset;
-            a.name = intern(name_ids_, t_.names, std::move(ev_.name));
-            a.ts = ev_.ts;
-            a.dur = ev_.dur;
-            a.device = ev_.device;
-            a.stream = ev_.stream;
-            a.external_id = ev_.external_id;
-            a.correlation = ev_.correlation;
-            if (ev_.has_coll)
-                a.collective = std::move(ev_.coll);
-            a.bytes = ev_.bytes;
-            t_.activities.push_back(std::move(a));
-        } else if (c == "cpu_op" || c == "Operator") {
-            CpuOp o;
-            o.name = intern(name_ids_, t_.names, std::move(ev_.name));
-            o.thread = thread_id();
-            o.ts = ev_.ts;
-            o.dur = ev_.dur;
-            o.external_id = ev_.external_id;
-            o.dims = std::move(ev_.dims);
-            o.types = std::move(ev_.types);
-            o.concrete = std::move(ev_.concrete);
-            t_.ops.push_back(std::move(o));
-        } else if (c == "cuda_runtime" || c == "cuda_driver" || c == "Runtime") {
-            Launch l;
-            l.thread = thread_id();
-            l.ts = ev_.ts;
-            l.dur = ev_.dur;
-            l.external_id = ev_.external_id;
-            l.correlation = ev_.correlation;
-            t_.launches.push_back(l);
+                                                  t_.events - 1, printable(std::string(name.substr(0, 60))), ts, dur, kExpected));
+        switch (kind) {
+            case Kind::activity:
+                activity(cat, name, ts, dur);
+                break;
+            case Kind::op:
+                op(name, ts, dur);
+                break;
+            case Kind::launch:
+                launch(ts, dur);
+                break;
+            case Kind::none:
+                break;
         }
+    }
+
+    void activity(std::string_view cat, std::string_view name, double ts, double dur) {
+        GpuActivity a;
+        a.kind = (cat == "kernel" || cat == "Kernel")       ? Activity::kernel
+                 : (cat == "gpu_memcpy" || cat == "Memcpy") ? Activity::memcpy
+                                                            : Activity::memset;
+        a.name = name_id(name);
+        a.ts = ts;
+        a.dur = dur;
+        CollectiveArgs coll;
+        bool has_coll = false;
+        for (const dom::object args : args_)
+            for (const dom::key_value_pair f : args) {
+                const std::string_view k = f.key;
+                if (k == "External id")
+                    a.external_id = read_id(f.value).value_or(a.external_id);
+                else if (k == "correlation")
+                    a.correlation = read_id(f.value).value_or(a.correlation);
+                else if (k == "device")
+                    a.device = read_id(f.value).value_or(a.device);
+                else if (k == "stream")
+                    a.stream = read_id(f.value).value_or(a.stream);
+                else if (k == "Collective name") {
+                    if (const auto s = read_string(f.value)) {
+                        coll.name = *s;
+                        has_coll = true;
+                    }
+                } else if (k == "dtype") {
+                    if (const auto s = read_string(f.value))
+                        coll.dtype = *s;
+                } else if (k == "In msg nelems") {
+                    if (read_id(f.value))
+                        coll.in_nelems = count(f.value);
+                } else if (k == "Out msg nelems") {
+                    if (read_id(f.value))
+                        coll.out_nelems = count(f.value);
+                } else if (k == "Group size") {
+                    if (read_id(f.value))
+                        coll.group_size = count(f.value);
+                } else if (k == "bytes") {  // memcpy / memset
+                    if (read_id(f.value))
+                        a.bytes = count(f.value);
+                }
+            }
+        if (has_coll)
+            a.collective = std::move(coll);
+        t_.activities.push_back(std::move(a));
+    }
+
+    // Each string of an array ("Input type", "Concrete Inputs"), sized exactly.
+    static void strings(dom::element v, std::vector<std::string>& out) {
+        if (v.type() != dom::element_type::ARRAY)
+            return;
+        const dom::array list = array_of(v);
+        out.reserve(out.size() + list.size());
+        for (const dom::element s : list)
+            if (const auto text = read_string(s))
+                out.emplace_back(*text);
+    }
+
+    void op(std::string_view name, double ts, double dur) {
+        CpuOp o;
+        o.name = name_id(name);
+        o.thread = thread_id();
+        o.ts = ts;
+        o.dur = dur;
+        for (const dom::object args : args_)
+            for (const dom::key_value_pair f : args) {
+                const std::string_view k = f.key;
+                if (k == "External id")
+                    o.external_id = read_id(f.value).value_or(o.external_id);
+                else if (k == "Input Dims" && f.value.type() == dom::element_type::ARRAY) {
+                    // One entry per array in the list (a non-tensor input: []), its numbers as integers.
+                    const dom::array inputs = array_of(f.value);
+                    o.dims.reserve(o.dims.size() + inputs.size());
+                    for (const dom::element in : inputs) {
+                        if (in.type() != dom::element_type::ARRAY)
+                            continue;
+                        const dom::array dims = array_of(in);
+                        std::vector<std::int64_t>& shape = o.dims.emplace_back();
+                        shape.reserve(dims.size());
+                        for (const dom::element d : dims)
+                            if (const auto i = read_id(d))
+                                shape.push_back(*i);
+                    }
+                } else if (k == "Input type")
+                    strings(f.value, o.types);
+                else if (k == "Concrete Inputs")
+                    strings(f.value, o.concrete);
+            }
+        t_.ops.push_back(std::move(o));
+    }
+
+    void launch(double ts, double dur) {
+        Launch l;
+        l.thread = thread_id();
+        l.ts = ts;
+        l.dur = dur;
+        for (const dom::object args : args_)
+            for (const dom::key_value_pair f : args) {
+                if (f.key == "External id")
+                    l.external_id = read_id(f.value).value_or(l.external_id);
+                else if (f.key == "correlation")
+                    l.correlation = read_id(f.value).value_or(l.correlation);
+            }
+        t_.launches.push_back(l);
     }
 
     Trace& t_;
     const std::string& origin_;
-    int depth_ = 0;
-    int event_depth_ = -1;  // depth of the event objects while inside the events array
-    TopKey top_key_ = TopKey::other;
-    EventKey ev_key_ = EventKey::other;
-    ArgKey arg_key_ = ArgKey::other;
-    bool in_event_ = false, in_args_ = false;
-    DeviceKey device_key_ = DeviceKey::other;
-    RawEvent ev_;
+    JsonElements in_;
+    dom::parser parser_;
+    std::string key_, scratch_, tid_text_;
+    std::optional<dom::element> pid_, tid_;  // the event's "pid" and "tid"
+    std::vector<dom::object> args_;
     std::unordered_map<std::string, std::uint32_t> name_ids_, thread_ids_;
 };
 
-Trace finish(Handler& h, Trace t, const std::string& origin) {
-    if (h.failed)
-        throw InputError(
-            origin, fmt::format("{} (at byte {}{}): {}", h.binary_input ? "binary data, not JSON" : "not valid JSON", h.error_pos,
-                                h.error_token.empty() ? "" : ", near '" + h.error_token + "'", kExpected));
-    if (!h.saw_events)
+Trace parse(JsonElements::Read read, const std::string& origin) {
+    Trace t;
+    Reader r(t, origin, std::move(read));
+    r.run();
+    if (!r.saw_events)
         throw InputError(origin, fmt::format("no \"traceEvents\" array: {}", kExpected));
     if (t.activities.empty())
         throw InputError(origin, fmt::format("{} trace events but no GPU kernel, memcpy or memset (cat \"kernel\", "
@@ -433,19 +529,24 @@ Trace finish(Handler& h, Trace t, const std::string& origin) {
 }  // namespace
 
 Trace parse_kineto(const std::string& text, const std::string& origin) {
-    Trace t;
-    Handler h(t, origin);
-    json::sax_parse(text.begin(), text.end(), &h);
-    return finish(h, std::move(t), origin);
+    std::size_t at = 0;
+    return parse(
+        [&](char* dst, std::size_t n) {
+            const std::size_t k = std::min(n, text.size() - at);
+            std::memcpy(dst, text.data() + at, k);
+            at += k;
+            return k;
+        },
+        origin);
 }
 
 Trace parse_kineto_stream(std::istream& in, const std::string& origin) {
-    Trace t;
-    Handler h(t, origin);
-    json::sax_parse(in, &h);
-    return finish(h, std::move(t), origin);
+    // Straight from the stream buffer: its exceptions (read_kineto's size bound, binary data) pass.
+    std::streambuf* buf = in.rdbuf();
+    return parse(
+        [buf](char* dst, std::size_t n) { return static_cast<std::size_t>(buf->sgetn(dst, static_cast<std::streamsize>(n))); },
+        origin);
 }
-
 std::string trace_gpu_name(const Trace& t) {
     if (t.devices.empty())
         return "";
