@@ -3,12 +3,15 @@
 // src/model/transformer_layer.cpp and the totals in src/report/layer_report.cpp.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "bwacct/catalog.h"
 #include "bwacct/choice.h"
 #include "bwacct/error.h"
+#include "bwacct/finite_guard.h"
 #include "bwacct/hf_config.h"
 #include "bwacct/inference_report.h"
 #include "bwacct/layer_report.h"
@@ -19,11 +22,18 @@
 namespace bwacct::cli {
 namespace {
 
+using json = nlohmann::ordered_json;
+
+// Token counts (--context, --prompt) also take K/M suffixes (powers of 1024: 32K = 32768), as sweeps write them.
+ValueKind kind_of(const std::string& option) {
+    return option == "--context" || option == "--prompt" ? ValueKind::size : ValueKind::count;
+}
+
 std::optional<std::uint64_t> count_option(const Args& args, const std::string& option) {
     const std::string& text = args.get(option);
     if (text.empty())
         return std::nullopt;
-    const auto v = parse_values(text, option, ValueKind::count);
+    const auto v = parse_values(text, option, kind_of(option));
     if (v.size() != 1)
         throw InputError(option, "takes one positive integer, not a range or list");
     return static_cast<std::uint64_t>(v.front());
@@ -168,6 +178,8 @@ LayerRun run_from(const Args& args) {
     return r;
 }
 
+int run_layer_command(const Args& args, const Env& env, bool whole_model);
+
 CommandSpec make_command(bool whole_model) {
     CommandSpec c;
     c.name = whole_model ? "model" : "layer";
@@ -220,15 +232,21 @@ CommandSpec make_command(bool whole_model) {
         {"--attention", "flash (scores stay on chip) or naive (S_q×S_k scores through HBM)", "flash"},
         {"--gpu", "GPUs to compare, comma-separated catalog ids, or 'all'", "h200,b200"},
         {"--gpu-file", "extra catalog JSON (same schema as configs/gpus.json); adds or overrides entries", ""},
-        {"--format", "output: table or json (schema bwacct.layer/1)", "table"},
+        {"--format",
+         "output: table or json (schema bwacct.layer/1); jsonl, csv or md (one row per point and GPU), as are ranges and lists "
+         "of --batch, --seq, --context, --prompt, --output (a sweep: --batch 1:256:x2 --context 1K:128K:x2)",
+         "table"},
         {"--launch-us", "kernel launch overhead for the dispatch roof (µs); 0: no dispatch roof; default: the catalog's", ""},
         {"--link-GBps", "per-direction link bandwidth for the TP collectives (GB/s) instead of the catalog's", ""},
         {"--alpha-us", "per-step collective latency (µs) instead of the catalog's", ""},
     };
-    c.run = [whole_model](const Args& args, const Env& env) {
-        const Format format = parse_format(args.get("--format"));
-        if (format != Format::table && format != Format::json)
-            throw InputError("--format", "layer and model print table or json");
+    c.run = [whole_model](const Args& args, const Env& env) { return run_layer_command(args, env, whole_model); };
+    return c;
+}
+
+// One point of the command: prints its report, or (rows != nullptr, a sweep) appends one row per GPU.
+int run_point(const Args& args, const Env& env, bool whole_model, Format format, std::vector<json>* rows) {
+    {
         const TransformerConfig config = config_from(args);
         const bool generate = args.get("--phase") == "generate", fit = args.flag("--fit");
         if (!whole_model && (generate || fit))
@@ -253,15 +271,43 @@ CommandSpec make_command(bool whole_model) {
             try {
                 if (generate) {
                     const std::uint64_t output = *count_option(args, "--output");
-                    print_generate_report(
-                        build_generate_report(args.get("--preset"), config, irun, irun.context, output, sel, ia), format,
-                        env.out);
+                    const GenerateReport g =
+                        build_generate_report(args.get("--preset"), config, irun, irun.context, output, sel, ia);
+                    if (rows == nullptr)
+                        print_generate_report(g, format, env.out);
+                    else
+                        for (const GenerateGpu& x : g.gpus)
+                            rows->push_back(json{{"phase", "generate"},
+                                                 {"batch", irun.batch},
+                                                 {"prompt", g.prompt},
+                                                 {"output", g.output},
+                                                 {"tp", irun.tp},
+                                                 {"gpu", x.gpu},
+                                                 {"ttft_us", x.ttft_us},
+                                                 {"tpot_us", x.tpot_us ? json(*x.tpot_us) : json(nullptr)},
+                                                 {"total_us", x.total_us},
+                                                 {"tokens_per_s_per_seq", x.tokens_per_s_per_seq},
+                                                 {"tokens_per_s_per_gpu", x.tokens_per_s_per_gpu}});
                 } else {
                     const auto ws_values = parse_values(args.get("--workspace"), "--workspace", ValueKind::size);
                     if (ws_values.size() != 1)
                         throw InputError("--workspace", "takes one size in bytes (e.g. 1G), not a range or list");
                     const auto ws = static_cast<std::uint64_t>(ws_values.front());
-                    print_fit_report(build_fit_report(args.get("--preset"), config, irun, ws, sel), format, env.out);
+                    const FitReport f = build_fit_report(args.get("--preset"), config, irun, ws, sel);
+                    if (rows == nullptr)
+                        print_fit_report(f, format, env.out);
+                    else
+                        for (const FitGpu& x : f.gpus)
+                            rows->push_back(
+                                json{{"phase", "fit"},
+                                     {"batch", irun.batch},
+                                     {"context", irun.context},
+                                     {"tp", irun.tp},
+                                     {"gpu", x.gpu},
+                                     {"total_bytes", x.total_bytes},
+                                     {"hbm_capacity_bytes", x.capacity_bytes ? json(*x.capacity_bytes) : json(nullptr)},
+                                     {"fits", x.capacity_bytes ? json(x.fits) : json(nullptr)},
+                                     {"max_batch", x.capacity_bytes ? json(x.max_batch) : json(nullptr)}});
                 }
             } catch (const OverflowError&) {
                 throw InputError(generate ? "--prompt, --output, --batch" : "--context, --batch",
@@ -293,10 +339,103 @@ CommandSpec make_command(bool whole_model) {
                     given += given.empty() ? std::string(o) : fmt::format(", {}", o);
             throw InputError(given.empty() ? "--batch" : given, "the FLOP or byte count overflows 64 bits; use smaller sizes");
         }
-        print_layer_report(report, format, env.out);
+        if (rows == nullptr) {
+            print_layer_report(report, format, env.out);
+            return 0;
+        }
+        for (const GpuTotals& t : report.totals) {
+            const SpanTotals& span = t.model ? *t.model : t.layer;
+            rows->push_back(
+                json{{"phase", phase_name(run.phase)},
+                     {"batch", run.batch},
+                     {"seq", run.q_len()},
+                     {"context", run.context},
+                     {"tp", run.tp},
+                     {"gpu", t.gpu},
+                     {"layer_floor_us", t.layer.floor_us},
+                     {"model_floor_us", t.model ? json(t.model->floor_us) : json(nullptr)},
+                     {"tokens_per_s", span.tokens_per_s},
+                     {"bound", roof_name(span.bound)},
+                     {"kv_cache_bytes", config.layers != 0 ? report.model_kv_cache.value() : report.memory.kv_cache.value()}});
+        }
         return 0;
+    }
+}
+
+// The flat rows of a sweep: jsonl (one object a line), csv (a header, then one line a row), md or table (one
+// pipe table), json (one document).
+void print_rows(const std::vector<json>& rows, Format format, std::FILE* out) {
+    const json doc{{"schema", "bwacct.layer-sweep/1"}, {"source", "modelled"}, {"rows", rows}};
+    require_finite(doc);
+    if (format == Format::json) {
+        fmt::print(out, "{}\n", doc.dump(2));
+        return;
+    }
+    if (format == Format::jsonl) {
+        for (const json& r : rows)
+            fmt::print(out, "{}\n", r.dump());
+        return;
+    }
+    auto cell = [](const json& v) { return v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump(); };
+    std::vector<std::string> keys;
+    for (const json& r : rows)
+        for (const auto& [k, v] : r.items())
+            if (std::find(keys.begin(), keys.end(), k) == keys.end())
+                keys.push_back(k);
+    const bool csv = format == Format::csv;
+    auto line = [&](const std::vector<std::string>& cells) {
+        std::string l = csv ? "" : "|";
+        for (std::size_t i = 0; i < cells.size(); ++i)
+            l += csv ? (i ? "," : "") + cells[i] : " " + cells[i] + " |";
+        fmt::print(out, "{}\n", l);
     };
-    return c;
+    line(keys);
+    if (!csv)
+        line(std::vector<std::string>(keys.size(), "---"));
+    for (const json& r : rows) {
+        std::vector<std::string> cells;
+        for (const std::string& k : keys)
+            cells.push_back(r.contains(k) ? cell(r.at(k)) : std::string());
+        line(cells);
+    }
+}
+
+int run_layer_command(const Args& args, const Env& env, bool whole_model) {
+    const Format format = parse_format(args.get("--format"));
+    // Ranges and lists of --batch, --seq, --context, --prompt, --output make a sweep (as the op commands do).
+    std::vector<std::pair<std::string, std::vector<double>>> axes;
+    bool sweep = format == Format::jsonl || format == Format::csv || format == Format::md;
+    double points = 1;
+    for (const char* o : {"--batch", "--seq", "--context", "--prompt", "--output"}) {
+        if (!args.given(o))
+            continue;
+        std::vector<double> v = parse_values(args.get(o), o, kind_of(o));
+        points *= static_cast<double>(v.size());
+        if (v.size() > 1)
+            sweep = true;
+        axes.emplace_back(o, std::move(v));
+    }
+    if (!sweep)
+        return run_point(args, env, whole_model, format, nullptr);
+    constexpr double kMaxPoints = 10000;
+    if (points > kMaxPoints)
+        throw InputError(axes.front().first, fmt::format("a sweep of {} points is over the {}-point limit of layer/model sweeps",
+                                                         points, kMaxPoints));
+    std::vector<json> rows;
+    std::vector<std::size_t> at(axes.size(), 0);
+    for (std::uint64_t p = 0; p < static_cast<std::uint64_t>(points); ++p) {
+        Args a = args;
+        for (std::size_t i = 0; i < axes.size(); ++i)
+            a.set(axes[i].first, fmt::format("{}", static_cast<std::uint64_t>(axes[i].second[at[i]])));
+        run_point(a, env, whole_model, format, &rows);
+        for (std::size_t i = axes.size(); i-- > 0;) {  // the last axis varies fastest
+            if (++at[i] < axes[i].second.size())
+                break;
+            at[i] = 0;
+        }
+    }
+    print_rows(rows, format, env.out);
+    return 0;
 }
 
 }  // namespace

@@ -224,3 +224,35 @@ TEST(InferenceCli, LaunchUsZeroRemovesTheDispatchRoof) {
     expect_rel(num_d(m, "floor_us"), m.at("roof_sums_us").at("hbm_us").get<double>(), 1e-9, "floor = HBM roof");
     EXPECT_NEAR(num_d(m, "floor_us") / 1000, 3.13, 0.01);
 }
+
+// ---- Sweeps
+
+TEST(InferenceCli, ModelSweepGivesOneRowPerPointAndGpu) {
+    // --batch 1:4:x2 = 1, 2, 4; --context 1K,2K = 1024, 2048; two GPUs → 3 · 2 · 2 = 12 rows
+    const std::vector<std::string> base{"model",  "--preset",  "llama3-8b", "--phase", "decode",   "--batch",
+                                        "1:4:x2", "--context", "1K,2K",     "--gpu",   "h200,b200"};
+    auto with_format = [&](const char* f) {
+        std::vector<std::string> a = base;
+        a.push_back("--format");
+        a.push_back(f);
+        return a;
+    };
+    const RunResult jl = run_bwacct(with_format("jsonl"));
+    ASSERT_TRUE(succeeded(jl)) << report(jl);
+    const std::vector<std::string> lines = lines_of(jl.out);
+    ASSERT_EQ(lines.size(), 12u);
+    // rows vary the last axis fastest: batch 2, context 2048, b200 is row (1·2 + 1)·2 + 1 = 7
+    const json row = parse_json(lines[7], "row 7");
+    EXPECT_EQ(num_u(row, "batch"), 2u);
+    EXPECT_EQ(num_u(row, "context"), 2048u);
+    EXPECT_EQ(str_of(row, "gpu"), "b200");
+    const json single = run_json({"model", "--preset", "llama3-8b", "--phase", "decode", "--batch", "2", "--context", "2048",
+                                  "--gpu", "b200", "--format", "json"});
+    EXPECT_DOUBLE_EQ(num_d(row, "model_floor_us"), single.at("totals").at(0).at("model").at("floor_us").get<double>());
+    const RunResult csv = run_bwacct(with_format("csv"));
+    ASSERT_TRUE(succeeded(csv)) << report(csv);
+    EXPECT_EQ(lines_of(csv.out).size(), 13u);  // header + 12
+    const RunResult md = run_bwacct(with_format("md"));
+    ASSERT_TRUE(succeeded(md)) << report(md);
+    EXPECT_EQ(lines_of(md.out).size(), 14u);  // header + separator + 12
+}
