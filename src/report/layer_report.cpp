@@ -432,7 +432,7 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
     // layer_ops: the repeated layer (a MoE model's MoE layer) as layer 0 of its kind runs it.
     const bool moe_model = config.moe && moe_layer_count(config) > 0;
     for (std::size_t ki = r.kinds.size(); ki-- > 0;) {
-        if (r.kinds[ki].dense != moe_model)
+        if (!r.kinds[ki].dense)  // the first kind without a dense-first MLP
             r.layer_kind = ki;
         if (moe_model && r.kinds[ki].dense)
             r.dense_kind = ki;
