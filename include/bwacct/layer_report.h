@@ -44,6 +44,19 @@ struct LayerReport {
     std::vector<OpResult> layer_ops;        // the repeated block (a MoE model: its MoE layer)
     std::vector<OpResult> dense_layer_ops;  // a MoE model's dense-first layers (DeepSeek), else empty
     std::vector<OpResult> edge_ops;         // `model` only
+    // Every kind of layer the model has (MoE or dense-first × sliding-window or full attention), with how many
+    // layers are of it: the model floor sums count × each kind's floor. The kinds beyond layer_ops and
+    // dense_layer_ops (sliding-window variants) are listed in JSON with scope "layer (window W)" etc.
+    struct LayerKind {
+        bool dense = false;
+        std::uint64_t window = 0;  // effective: 0 when the window does not cap this context
+        std::uint64_t count = 0;
+        std::vector<OpResult> ops;
+    };
+    std::vector<LayerKind> kinds;
+    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    std::size_t layer_kind = 0, dense_kind = kNone;  // the kinds layer_ops and dense_layer_ops show
+    Exact model_kv_cache;  // Σ over layers of each layer's KV cache (windowed layers hold min(context, window) tokens)
     std::vector<GpuTotals> totals;
     LayerMemory memory;
     std::optional<ParamCount> params;  // when the config has a vocabulary
@@ -58,5 +71,10 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
 
 // Table (for people) or JSON (schema "bwacct.layer/1"); other formats throw InputError naming --format.
 void print_layer_report(const LayerReport& report, Format format, std::FILE* out);
+
+// The model floor (µs) of one step per GPU, in the report's GPU order: Σ over layer kinds of count × the
+// kind's floor + the edge ops. Used by --phase generate for every step.
+std::vector<double> model_floor_us(const TransformerConfig& config, const LayerRun& run, const std::vector<const GpuSpec*>& gpus,
+                                   const AnalysisOptions& options);
 
 }  // namespace bwacct

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bwacct/ops.h"
+#include "bwacct/quant.h"
 
 namespace bwacct {
 
@@ -53,6 +54,13 @@ struct TransformerConfig {
     std::uint64_t block_norms = 2;  // norms per block: 2 (pre-norm), 4 (Gemma 2/3: pre and post each sub-block)
     std::optional<MoeConfig> moe;
     std::optional<MlaConfig> mla;
+    // The checkpoint's weight storage (Hugging Face quantization_config); --weight-dtype overrides it.
+    std::optional<StorageFormat> weight_format;
+    // Sliding-window attention: a local layer attends to at most `sliding_window` keys per query. Local layers:
+    // every layer when `local_layers` is empty (Mistral), else those marked true (Gemma 2: every other layer,
+    // Gemma 3: five of every six).
+    std::uint64_t sliding_window = 0;  // 0: no window
+    std::vector<bool> local_layers;
     std::vector<std::string> limitations;  // fields read but not modelled, said in every report
 };
 
@@ -72,6 +80,11 @@ struct LayerRun {
     DType dtype = DType::bf16;
     AttentionImpl attention = AttentionImpl::flash;
     std::uint64_t experts_touched = 0;  // MoE: distinct experts whose weights a step reads; 0 = the expectation
+    // Mixed precision: `dtype` is the activations' type; the block's linear weights and the KV cache may be
+    // stored otherwise (nullopt: in `dtype`, or the config's weight_format). docs/formulas.md ("Mixed precision").
+    std::optional<StorageFormat> weight;
+    std::optional<DType> kv;
+    std::uint64_t window = 0;  // this layer's sliding window (0: full attention); set per layer kind by the report
 
     std::uint64_t q_len() const { return phase == Phase::decode ? 1 : seq; }
     std::uint64_t tokens() const { return batch * q_len(); }  // rows of every activation
@@ -109,6 +122,19 @@ double experts_touched(const TransformerConfig& cfg, const LayerRun& run);
 // KV-cache elements one token adds to one layer (per rank): 2 · kv_heads/tp · head_dim, or
 // kv_lora_rank + qk_rope_head_dim under MLA (the latent, replicated on every TP rank).
 std::uint64_t kv_elems_per_token(const TransformerConfig& cfg, std::uint64_t tp);
+// The formats this run uses: the linear weights of the blocks (run.weight, else the config's checkpoint
+// format, else run.dtype) and the KV cache (run.kv, else run.dtype). Embedding, LM head, norms and the
+// MoE router stay in run.dtype (as quantised checkpoints keep them).
+StorageFormat block_weight_format(const TransformerConfig& cfg, const LayerRun& run);
+StorageFormat kv_cache_format(const TransformerConfig& cfg, const LayerRun& run);
+// KV-cache bytes of `tokens` tokens in one layer on one rank, in the KV format.
+Exact kv_bytes(const TransformerConfig& cfg, const LayerRun& run, Exact tokens);
+// Keys a query of layer `layer` (0-based) attends to at KV length `context`: min(context, window) on a
+// local sliding-window layer, else context.
+std::uint64_t layer_context(const TransformerConfig& cfg, std::uint64_t layer, std::uint64_t context);
+bool is_local_layer(const TransformerConfig& cfg, std::uint64_t layer);
+// Weight bytes of the whole model on one rank under tensor parallelism tp (exact per matrix, scales included).
+Exact weight_bytes_per_rank(const TransformerConfig& cfg, const LayerRun& run);
 // The ops outside the blocks: embedding lookup, final norm, LM head (and their TP collectives).
 std::vector<LayerOp> model_edge_ops(const TransformerConfig& cfg, const LayerRun& run);
 

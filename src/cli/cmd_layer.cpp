@@ -3,13 +3,17 @@
 // src/model/transformer_layer.cpp and the totals in src/report/layer_report.cpp.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "bwacct/catalog.h"
 #include "bwacct/choice.h"
 #include "bwacct/error.h"
+#include "bwacct/finite_guard.h"
 #include "bwacct/hf_config.h"
+#include "bwacct/inference_report.h"
 #include "bwacct/layer_report.h"
 #include "bwacct/model_preset.h"
 #include "bwacct/values.h"
@@ -18,11 +22,18 @@
 namespace bwacct::cli {
 namespace {
 
+using json = nlohmann::ordered_json;
+
+// Token counts (--context, --prompt) also take K/M suffixes (powers of 1024: 32K = 32768), as sweeps write them.
+ValueKind kind_of(const std::string& option) {
+    return option == "--context" || option == "--prompt" ? ValueKind::size : ValueKind::count;
+}
+
 std::optional<std::uint64_t> count_option(const Args& args, const std::string& option) {
     const std::string& text = args.get(option);
     if (text.empty())
         return std::nullopt;
-    const auto v = parse_values(text, option, ValueKind::count);
+    const auto v = parse_values(text, option, kind_of(option));
     if (v.size() != 1)
         throw InputError(option, "takes one positive integer, not a range or list");
     return static_cast<std::uint64_t>(v.front());
@@ -68,14 +79,71 @@ TransformerConfig config_from(const Args& args) {
     return c;
 }
 
+// --dtype sets all three; --act-dtype, --weight-dtype (with --group-size) and --kv-dtype override it.
+void precision_from(const Args& args, LayerRun& r) {
+    r.dtype = dtype_option(args, "--dtype");
+    if (!args.get("--act-dtype").empty())
+        r.dtype = dtype_option(args, "--act-dtype");
+    const auto group = count_option(args, "--group-size");
+    if (!args.get("--weight-dtype").empty())
+        r.weight = weight_format(dtype_option(args, "--weight-dtype"), group.value_or(0));
+    else if (group)
+        throw InputError("--group-size", "applies with --weight-dtype int4 or int8 (the weights' quantisation group)");
+    if (!args.get("--kv-dtype").empty())
+        r.kv = dtype_option(args, "--kv-dtype");
+    if (args.get("--act-dtype").empty() && r.dtype == DType::int4)
+        throw InputError("--dtype", "int4 activations are not modelled; use --weight-dtype int4 (and --kv-dtype int4)");
+}
+
+// --phase generate (model only): --prompt and --output; the run is the decode run the steps share.
+// --fit: --context (the KV length) and --batch; the run is a decode run at that context.
+LayerRun inference_run_from(const Args& args, bool generate) {
+    LayerRun r;
+    r.phase = Phase::decode;
+    r.batch = *count_option(args, "--batch");
+    r.tp = *count_option(args, "--tp");
+    r.sequence_parallel = args.flag("--sequence-parallel");
+    precision_from(args, r);
+    static constexpr std::array<Choice<AttentionImpl>, 2> kImpls{
+        {{"flash", AttentionImpl::flash}, {"naive", AttentionImpl::naive}}};
+    r.attention = parse_choice(args.get("--attention"), "--attention", "attention implementation", kImpls);
+    if (const auto touched = count_option(args, "--experts-touched"))
+        r.experts_touched = *touched;
+    const char* what = generate ? "--phase generate" : "--fit";
+    for (const char* o : {"--seq", "--tokens", "--recompute"})
+        if (args.given(o))
+            throw InputError(o, fmt::format("does not apply to {} ({})", what,
+                                            generate ? "give --prompt and --output" : "give --batch and --context"));
+    if (generate) {
+        if (args.given("--context"))
+            throw InputError("--context", "does not apply to --phase generate: the context grows from --prompt by one per token");
+        if (!args.given("--prompt"))
+            throw InputError("--prompt", "is required with --phase generate (prompt tokens per sequence)");
+        if (!args.given("--output"))
+            throw InputError("--output", "is required with --phase generate (tokens generated per sequence)");
+        r.seq = 1;
+        r.context = *count_option(args, "--prompt");
+        return r;
+    }
+    const auto context = count_option(args, "--context");
+    if (!context)
+        throw InputError("--context", "is required with --fit (tokens per sequence the KV cache holds)");
+    r.seq = 1;
+    r.context = *context;
+    return r;
+}
+
 LayerRun run_from(const Args& args) {
+    for (const char* o : {"--prompt", "--output"})
+        if (args.given(o))
+            throw InputError(o, "applies to `bwacct model --phase generate` only");
     LayerRun r;
     r.phase = parse_phase(args.get("--phase"));
     r.batch = *count_option(args, "--batch");
     r.tp = *count_option(args, "--tp");
     r.sequence_parallel = args.flag("--sequence-parallel");
     r.recompute = args.flag("--recompute");
-    r.dtype = dtype_option(args, "--dtype");
+    precision_from(args, r);
     static constexpr std::array<Choice<AttentionImpl>, 2> kImpls{
         {{"flash", AttentionImpl::flash}, {"naive", AttentionImpl::naive}}};
     r.attention = parse_choice(args.get("--attention"), "--attention", "attention implementation", kImpls);
@@ -110,6 +178,8 @@ LayerRun run_from(const Args& args) {
     return r;
 }
 
+int run_layer_command(const Args& args, const Env& env, bool whole_model);
+
 CommandSpec make_command(bool whole_model) {
     CommandSpec c;
     c.name = whole_model ? "model" : "layer";
@@ -125,6 +195,10 @@ CommandSpec make_command(bool whole_model) {
          "model preset: an id in configs/models (llama3-8b, llama3-70b, mixtral-8x7b, deepseek-v3) or a preset JSON file", ""},
         {"--hf-config", "a Hugging Face config.json (Llama, Mistral, Qwen2/3, Qwen3-MoE, Mixtral, DeepSeek-V2/V3, Gemma 2/3)",
          ""},
+        {"--prompt", "--phase generate: prompt tokens per sequence (the prefill)", ""},
+        {"--output", "--phase generate: tokens generated per sequence (1 from the prefill, the rest one decode step each)", ""},
+        {"--fit", "memory per GPU (weights, KV cache, prefill-peak activations, workspace) against HBM; largest batch", "", true},
+        {"--workspace", "--fit: bytes per GPU held besides weights, KV and activations (CUDA context, library workspaces)", "1G"},
         {"--experts-touched", "MoE: distinct experts whose weights a step reads per layer; default: E·(1 − (1 − k/E)^T)", ""},
         {"--hidden", "hidden size D (overrides the preset)", ""},
         {"--layers", whole_model ? "transformer layers (overrides the preset)" : "layers, for the per-model total", ""},
@@ -135,7 +209,11 @@ CommandSpec make_command(bool whole_model) {
         {"--vocab", "vocabulary size (embedding and LM head)", ""},
         {"--mlp", "gated (SwiGLU: gate and up projections, silu(gate)·up) or plain (up, gelu); default: gated", ""},
         {"--norm", "rmsnorm or layernorm; default: rmsnorm", ""},
-        {"--phase", "prefill, decode (one token per sequence against a KV cache) or training (forward + backward)", "prefill"},
+        {"--phase",
+         whole_model ? "prefill, decode (one token per sequence against a KV cache), training (forward + backward) or generate "
+                       "(prefill + every decode step)"
+                     : "prefill, decode (one token per sequence against a KV cache) or training (forward + backward)",
+         "prefill"},
         {"--batch", "sequences", "1"},
         {"--seq", "prefill/training: new tokens per sequence", ""},
         {"--tokens", "prefill/training: one sequence of this many tokens (instead of --batch and --seq)", ""},
@@ -143,27 +221,107 @@ CommandSpec make_command(bool whole_model) {
         {"--tp", "tensor-parallel ranks (Megatron-style: 2 all-reduces per layer forward)", "1"},
         {"--sequence-parallel", "with --tp: reduce-scatter + all-gather instead of each all-reduce", "", true},
         {"--recompute", "training: full activation recomputation (one more forward per layer)", "", true},
-        {"--dtype", "dtype of weights, activations and KV cache", "bf16"},
+        {"--dtype", "dtype of weights, activations and KV cache (each overridable below)", "bf16"},
+        {"--act-dtype", "activations' dtype (GEMM inputs/outputs, norms, Q and O); default: --dtype", ""},
+        {"--weight-dtype",
+         "the blocks' linear weights: int4, int8, fp8, nvfp4, mxfp4, bf16, ... with their scale bytes; default: --dtype, or "
+         "the config's quantization_config",
+         ""},
+        {"--group-size", "with --weight-dtype int4/int8: weights per scale (int4 default 128; int8 default per channel)", ""},
+        {"--kv-dtype", "KV cache dtype (bf16, fp8, int8, int4, nvfp4, mxfp4); default: --dtype", ""},
         {"--attention", "flash (scores stay on chip) or naive (S_q×S_k scores through HBM)", "flash"},
         {"--gpu", "GPUs to compare, comma-separated catalog ids, or 'all'", "h200,b200"},
         {"--gpu-file", "extra catalog JSON (same schema as configs/gpus.json); adds or overrides entries", ""},
-        {"--format", "output: table or json (schema bwacct.layer/1)", "table"},
-        {"--launch-us", "kernel launch overhead for the dispatch roof (µs); default: the catalog's", ""},
+        {"--format",
+         "output: table or json (schema bwacct.layer/1); jsonl, csv or md (one row per point and GPU), as are ranges and lists "
+         "of --batch, --seq, --context, --prompt, --output (a sweep: --batch 1:256:x2 --context 1K:128K:x2)",
+         "table"},
+        {"--launch-us", "kernel launch overhead for the dispatch roof (µs); 0: no dispatch roof; default: the catalog's", ""},
         {"--link-GBps", "per-direction link bandwidth for the TP collectives (GB/s) instead of the catalog's", ""},
         {"--alpha-us", "per-step collective latency (µs) instead of the catalog's", ""},
     };
-    c.run = [whole_model](const Args& args, const Env& env) {
-        const Format format = parse_format(args.get("--format"));
-        if (format != Format::table && format != Format::json)
-            throw InputError("--format", "layer and model print table or json");
+    c.run = [whole_model](const Args& args, const Env& env) { return run_layer_command(args, env, whole_model); };
+    return c;
+}
+
+// One point of the command: prints its report, or (rows != nullptr, a sweep) appends one row per GPU.
+int run_point(const Args& args, const Env& env, bool whole_model, Format format, std::vector<json>* rows) {
+    {
         const TransformerConfig config = config_from(args);
+        const bool generate = args.get("--phase") == "generate", fit = args.flag("--fit");
+        if (!whole_model && (generate || fit))
+            throw InputError(generate ? "--phase" : "--fit",
+                             "generate and --fit apply to a whole model: use `bwacct model` (with --preset or --hf-config)");
+        if (!fit && args.given("--workspace"))
+            throw InputError("--workspace", "applies with --fit");
+        if (generate || fit) {
+            if (generate && fit)
+                throw InputError("--fit", "give --fit or --phase generate, not both");
+            if (fit && args.given("--phase"))
+                throw InputError("--phase", "does not apply to --fit (it sizes a decode batch at --context)");
+            if (config.vocab == 0 || config.layers == 0)
+                throw InputError(config.vocab == 0 ? "--vocab" : "--layers", "is required for a whole model (or give --preset)");
+            const LayerRun irun = inference_run_from(args, generate);
+            AnalysisOptions ia;
+            ia.launch_us = launch_us_option(args);
+            ia.link_GBps = single_real(args, "--link-GBps");
+            ia.alpha_us = single_real(args, "--alpha-us");
+            const Catalog cat = catalog_for(args);
+            const std::vector<const GpuSpec*> sel = cat.select(args.get("--gpu"), "--gpu");
+            try {
+                if (generate) {
+                    const std::uint64_t output = *count_option(args, "--output");
+                    const GenerateReport g =
+                        build_generate_report(args.get("--preset"), config, irun, irun.context, output, sel, ia);
+                    if (rows == nullptr)
+                        print_generate_report(g, format, env.out);
+                    else
+                        for (const GenerateGpu& x : g.gpus)
+                            rows->push_back(json{{"phase", "generate"},
+                                                 {"batch", irun.batch},
+                                                 {"prompt", g.prompt},
+                                                 {"output", g.output},
+                                                 {"tp", irun.tp},
+                                                 {"gpu", x.gpu},
+                                                 {"ttft_us", x.ttft_us},
+                                                 {"tpot_us", x.tpot_us ? json(*x.tpot_us) : json(nullptr)},
+                                                 {"total_us", x.total_us},
+                                                 {"tokens_per_s_per_seq", x.tokens_per_s_per_seq},
+                                                 {"tokens_per_s_per_gpu", x.tokens_per_s_per_gpu}});
+                } else {
+                    const auto ws_values = parse_values(args.get("--workspace"), "--workspace", ValueKind::size);
+                    if (ws_values.size() != 1)
+                        throw InputError("--workspace", "takes one size in bytes (e.g. 1G), not a range or list");
+                    const auto ws = static_cast<std::uint64_t>(ws_values.front());
+                    const FitReport f = build_fit_report(args.get("--preset"), config, irun, ws, sel);
+                    if (rows == nullptr)
+                        print_fit_report(f, format, env.out);
+                    else
+                        for (const FitGpu& x : f.gpus)
+                            rows->push_back(
+                                json{{"phase", "fit"},
+                                     {"batch", irun.batch},
+                                     {"context", irun.context},
+                                     {"tp", irun.tp},
+                                     {"gpu", x.gpu},
+                                     {"total_bytes", x.total_bytes},
+                                     {"hbm_capacity_bytes", x.capacity_bytes ? json(*x.capacity_bytes) : json(nullptr)},
+                                     {"fits", x.capacity_bytes ? json(x.fits) : json(nullptr)},
+                                     {"max_batch", x.capacity_bytes ? json(x.max_batch) : json(nullptr)}});
+                }
+            } catch (const OverflowError&) {
+                throw InputError(generate ? "--prompt, --output, --batch" : "--context, --batch",
+                                 "the FLOP or byte count overflows 64 bits; use smaller sizes");
+            }
+            return 0;
+        }
         const LayerRun run = run_from(args);
         if (whole_model && config.vocab == 0)
             throw InputError("--vocab", "is required for a whole model (or give --preset)");
         if (whole_model && config.layers == 0)
             throw InputError("--layers", "is required for a whole model (or give --preset)");
         AnalysisOptions analysis;
-        analysis.launch_us = single_real(args, "--launch-us");
+        analysis.launch_us = launch_us_option(args);
         analysis.link_GBps = single_real(args, "--link-GBps");
         analysis.alpha_us = single_real(args, "--alpha-us");
         const Catalog catalog = catalog_for(args);
@@ -181,10 +339,103 @@ CommandSpec make_command(bool whole_model) {
                     given += given.empty() ? std::string(o) : fmt::format(", {}", o);
             throw InputError(given.empty() ? "--batch" : given, "the FLOP or byte count overflows 64 bits; use smaller sizes");
         }
-        print_layer_report(report, format, env.out);
+        if (rows == nullptr) {
+            print_layer_report(report, format, env.out);
+            return 0;
+        }
+        for (const GpuTotals& t : report.totals) {
+            const SpanTotals& span = t.model ? *t.model : t.layer;
+            rows->push_back(
+                json{{"phase", phase_name(run.phase)},
+                     {"batch", run.batch},
+                     {"seq", run.q_len()},
+                     {"context", run.context},
+                     {"tp", run.tp},
+                     {"gpu", t.gpu},
+                     {"layer_floor_us", t.layer.floor_us},
+                     {"model_floor_us", t.model ? json(t.model->floor_us) : json(nullptr)},
+                     {"tokens_per_s", span.tokens_per_s},
+                     {"bound", roof_name(span.bound)},
+                     {"kv_cache_bytes", config.layers != 0 ? report.model_kv_cache.value() : report.memory.kv_cache.value()}});
+        }
         return 0;
+    }
+}
+
+// The flat rows of a sweep: jsonl (one object a line), csv (a header, then one line a row), md or table (one
+// pipe table), json (one document).
+void print_rows(const std::vector<json>& rows, Format format, std::FILE* out) {
+    const json doc{{"schema", "bwacct.layer-sweep/1"}, {"source", "modelled"}, {"rows", rows}};
+    require_finite(doc);
+    if (format == Format::json) {
+        fmt::print(out, "{}\n", doc.dump(2));
+        return;
+    }
+    if (format == Format::jsonl) {
+        for (const json& r : rows)
+            fmt::print(out, "{}\n", r.dump());
+        return;
+    }
+    auto cell = [](const json& v) { return v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump(); };
+    std::vector<std::string> keys;
+    for (const json& r : rows)
+        for (const auto& [k, v] : r.items())
+            if (std::find(keys.begin(), keys.end(), k) == keys.end())
+                keys.push_back(k);
+    const bool csv = format == Format::csv;
+    auto line = [&](const std::vector<std::string>& cells) {
+        std::string l = csv ? "" : "|";
+        for (std::size_t i = 0; i < cells.size(); ++i)
+            l += csv ? (i ? "," : "") + cells[i] : " " + cells[i] + " |";
+        fmt::print(out, "{}\n", l);
     };
-    return c;
+    line(keys);
+    if (!csv)
+        line(std::vector<std::string>(keys.size(), "---"));
+    for (const json& r : rows) {
+        std::vector<std::string> cells;
+        for (const std::string& k : keys)
+            cells.push_back(r.contains(k) ? cell(r.at(k)) : std::string());
+        line(cells);
+    }
+}
+
+int run_layer_command(const Args& args, const Env& env, bool whole_model) {
+    const Format format = parse_format(args.get("--format"));
+    // Ranges and lists of --batch, --seq, --context, --prompt, --output make a sweep (as the op commands do).
+    std::vector<std::pair<std::string, std::vector<double>>> axes;
+    bool sweep = format == Format::jsonl || format == Format::csv || format == Format::md;
+    double points = 1;
+    for (const char* o : {"--batch", "--seq", "--context", "--prompt", "--output"}) {
+        if (!args.given(o))
+            continue;
+        std::vector<double> v = parse_values(args.get(o), o, kind_of(o));
+        points *= static_cast<double>(v.size());
+        if (v.size() > 1)
+            sweep = true;
+        axes.emplace_back(o, std::move(v));
+    }
+    if (!sweep)
+        return run_point(args, env, whole_model, format, nullptr);
+    constexpr double kMaxPoints = 10000;
+    if (points > kMaxPoints)
+        throw InputError(axes.front().first, fmt::format("a sweep of {} points is over the {}-point limit of layer/model sweeps",
+                                                         points, kMaxPoints));
+    std::vector<json> rows;
+    std::vector<std::size_t> at(axes.size(), 0);
+    for (std::uint64_t p = 0; p < static_cast<std::uint64_t>(points); ++p) {
+        Args a = args;
+        for (std::size_t i = 0; i < axes.size(); ++i)
+            a.set(axes[i].first, fmt::format("{}", static_cast<std::uint64_t>(axes[i].second[at[i]])));
+        run_point(a, env, whole_model, format, &rows);
+        for (std::size_t i = axes.size(); i-- > 0;) {  // the last axis varies fastest
+            if (++at[i] < axes[i].second.size())
+                break;
+            at[i] = 0;
+        }
+    }
+    print_rows(rows, format, env.out);
+    return 0;
 }
 
 }  // namespace

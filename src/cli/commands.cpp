@@ -38,7 +38,7 @@ std::vector<OptionSpec> common_op_options() {
         {"--gpu-file", "extra catalog JSON (same schema as configs/gpus.json); adds or overrides entries", ""},
         {"--format", "output: table, json, jsonl, csv or md", "table"},
         {"--time-us", "a time you measured elsewhere (µs): gives implied bandwidth, TFLOP/s and utilization", ""},
-        {"--launch-us", "kernel launch overhead for the dispatch roof (µs); default: the catalog's", ""},
+        {"--launch-us", "kernel launch overhead for the dispatch roof (µs); 0: no dispatch roof; default: the catalog's", ""},
         {"--explain", "print every formula with its numbers", "", true},
         plot_option(),
     };

@@ -86,6 +86,18 @@ std::optional<double> single_real(const Args& args, const std::string& option) {
     return v.front();
 }
 
+std::optional<double> launch_us_option(const Args& args) {
+    const std::string& text = args.get("--launch-us");
+    // Zero is a value, not a missing one: the dispatch roof is switched off. Only a plain zero ("0",
+    // "0.0"); every other value goes through the positive-real parser and its messages.
+    if (!text.empty() && text.find_first_not_of("0.") == std::string::npos && text.find_first_of('0') != std::string::npos &&
+        std::count(text.begin(), text.end(), '.') <= 1) {
+        note_real_option("--launch-us", text);
+        return 0.0;
+    }
+    return single_real(args, "--launch-us");
+}
+
 std::vector<OptionSpec> measure_options() {
     return {
         {"--measure", "run the op on this machine's GPU and analyze the measured time", "", true},
@@ -213,7 +225,7 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
         throw InputError("--plot", fmt::format("draws at most {} points and this sweep has {}; narrow a range or drop --plot",
                                                kMaxPlotRecords, points));
     AnalysisOptions analysis = plan.analysis;
-    analysis.launch_us = single_real(args, "--launch-us");
+    analysis.launch_us = launch_us_option(args);
     analysis.explain = sink_opt.explain;
 
     const Catalog catalog = catalog_for(args);

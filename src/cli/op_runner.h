@@ -63,5 +63,7 @@ measure::SamplePolicy sample_policy(const Args& args);
 // Helpers shared by the op commands.
 DType dtype_option(const Args& args, const std::string& option);
 std::optional<double> single_real(const Args& args, const std::string& option);
+// --launch-us: one positive real, or 0 (no dispatch roof: launches cost nothing).
+std::optional<double> launch_us_option(const Args& args);
 
 }  // namespace bwacct::cli

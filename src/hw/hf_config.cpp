@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bwacct/error.h"
+#include "bwacct/quant.h"
 #include "bwacct/text_file.h"
 
 namespace bwacct {
@@ -98,6 +99,104 @@ std::string supported_list() {
     return s;
 }
 
+// Sliding-window attention (transformers' per-family rules): Mistral-style `sliding_window` on every layer;
+// Gemma 2 every other layer (layer_idx % 2 == 0 local); Gemma 3 all but every `sliding_window_pattern`-th
+// (default 6); an explicit `layer_types` list ("sliding_attention"/"full_attention") wins; Qwen2/3 only with
+// `use_sliding_window`, on layers from `max_window_layers` on.
+void read_sliding_window(const Reader& r, Family fam, TransformerConfig& c) {
+    const bool qwen = fam == Family::qwen2 || fam == Family::qwen3 || fam == Family::qwen3_moe;
+    if (!r.has("sliding_window") || (qwen && !r.flag_or("use_sliding_window", false)))
+        return;
+    c.sliding_window = r.count_or("sliding_window", 0);
+    const json& doc = r.doc;
+    if (doc.contains("layer_types") && !doc.at("layer_types").is_null()) {
+        const json& types = doc.at("layer_types");
+        if (!types.is_array() || types.size() != c.layers)
+            r.fail(fmt::format("\"layer_types\" must list one entry per layer ({} layers)", c.layers));
+        for (const json& t : types) {
+            if (!t.is_string() || (t != "sliding_attention" && t != "full_attention"))
+                r.fail(
+                    fmt::format("\"layer_types\" entries must be \"sliding_attention\" or \"full_attention\", got {}", t.dump()));
+            c.local_layers.push_back(t == "sliding_attention");
+        }
+        return;
+    }
+    if (fam == Family::gemma2 || fam == Family::gemma3) {
+        const std::uint64_t period = fam == Family::gemma2 ? 2 : r.count_or("sliding_window_pattern", 6);
+        for (std::uint64_t i = 0; i < c.layers; ++i)
+            c.local_layers.push_back((i + 1) % period != 0);
+    } else if (qwen) {
+        const std::uint64_t from = r.natural_or("max_window_layers", 0);
+        for (std::uint64_t i = 0; i < c.layers; ++i)
+            c.local_layers.push_back(i >= from);
+    }
+}
+
+// quantization_config → the weights' storage format. fp8 (block scales from weight_block_size, else one
+// per tensor), AWQ (4-bit, group_size, zero_point), GPTQ (4/8-bit, group_size, −1 = per channel; sym: no
+// zero point), modelopt (quant_algo NVFP4 or FP8), mxfp4. Anything else: refused naming the field.
+StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std::string>& limitations) {
+    if (!q.is_object())
+        r.fail("\"quantization_config\" must be an object");
+    const Reader qr{q, r.origin};
+    const std::string method = qr.text_or("quant_method", "");
+    auto group_of = [&](const char* key, std::uint64_t fallback) -> std::uint64_t {
+        if (!qr.has(key))
+            return fallback;
+        const json& v = q.at(key);
+        if (v.is_number_integer() && v.get<std::int64_t>() == -1)
+            return 0;  // per output channel
+        return qr.count_or(key, fallback);
+    };
+    StorageFormat f;
+    if (method == "fp8") {
+        const std::string fmt_name = qr.text_or("fmt", "e4m3");
+        if (fmt_name != "e4m3" && fmt_name != "e5m2")
+            r.fail(fmt::format("\"quantization_config.fmt\" = \"{}\" is not an fp8 format (e4m3 or e5m2)", fmt_name));
+        f = plain_format(fmt_name == "e4m3" ? DType::fp8_e4m3 : DType::fp8_e5m2);
+        if (qr.text_or("activation_scheme", "") == "dynamic")
+            limitations.push_back(
+                "quantization_config.activation_scheme = dynamic: the reference quantises activations to fp8 at each GEMM "
+                "(fp8 × fp8 math); bwacct keeps activations in --act-dtype (default --dtype): give --act-dtype fp8 for that "
+                "path");
+        if (q.contains("weight_block_size") && !q.at("weight_block_size").is_null()) {
+            const json& b = q.at("weight_block_size");
+            if (!b.is_array() || b.size() != 2 || !b[0].is_number_unsigned() || b[0] != b[1] || b[0].get<std::uint64_t>() == 0)
+                r.fail(fmt::format("\"quantization_config.weight_block_size\" must be [n, n] (square blocks), got {}", b.dump()));
+            f.block = b[0].get<std::uint64_t>();
+            f.scale_bits = 32;  // one fp32 scale_inv per block (DeepSeek-V3's weight_scale_inv)
+        } else {
+            f.tensor_scale_bytes = 4;
+        }
+        return f;
+    }
+    if (method == "awq" || method == "gptq") {
+        const std::uint64_t bits = qr.count_or("bits", 4);
+        if (bits != 4 && !(method == "gptq" && bits == 8))
+            r.fail(fmt::format("\"quantization_config.bits\" = {} is not modelled ({}: 4{})", bits, method,
+                               method == "gptq" ? " or 8" : ""));
+        f = weight_format(bits == 4 ? DType::int4 : DType::int8, 0);
+        f.group = group_of("group_size", 128);
+        const bool asymmetric = method == "awq" ? qr.flag_or("zero_point", true) : !qr.flag_or("sym", true);
+        f.zero_bits = asymmetric ? static_cast<unsigned>(bits) : 0;
+        return f;
+    }
+    if (method == "mxfp4")
+        return weight_format(DType::mxfp4, 0);
+    if (method == "modelopt") {
+        const std::string algo = qr.text_or("quant_algo", "");
+        if (algo == "NVFP4")
+            return weight_format(DType::fp4, 0);
+        if (algo == "FP8")
+            return weight_format(DType::fp8_e4m3, 0);
+        r.fail(fmt::format("\"quantization_config.quant_algo\" = \"{}\" is not modelled (modelopt: NVFP4 or FP8)", algo));
+    }
+    r.fail(
+        fmt::format("\"quantization_config.quant_method\" = \"{}\" is not modelled (fp8, awq, gptq, modelopt NVFP4/FP8, "
+                    "mxfp4); bwacct will not guess the weights' storage",
+                    method));
+}
+
 }  // namespace
 
 std::vector<std::string> hf_architectures() {
@@ -170,27 +269,13 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     if (fam == Family::qwen3 || fam == Family::qwen3_moe)
         c.qk_norm = true;
 
-    // Attention windows and soft-capping: read, stated, not modelled.
-    if (r.has("sliding_window") &&
-        (fam == Family::qwen2 || fam == Family::qwen3 || fam == Family::qwen3_moe ? r.flag_or("use_sliding_window", false)
-                                                                                  : true))
-        c.limitations.push_back(fmt::format(
-            "sliding_window = {} is not modelled: every layer attends to the full --context (an over-count beyond the window)",
-            doc.at("sliding_window").dump()));
+    read_sliding_window(r, fam, c);
     for (const char* key : {"attn_logit_softcapping", "final_logit_softcapping"})
         if (r.has(key))
             c.limitations.push_back(fmt::format(
                 "{} = {} is not modelled: a tanh per score/logit (a few FLOPs per element, fused)", key, doc.at(key).dump()));
-    if (r.has("quantization_config")) {
-        const json& q = doc.at("quantization_config");
-        const std::string method = q.is_object() && q.contains("quant_method") && q.at("quant_method").is_string()
-                                       ? q.at("quant_method").get<std::string>()
-                                       : std::string("unknown");
-        c.limitations.push_back(
-            fmt::format("quantization_config ({}) is not modelled yet: weights are costed in --dtype, "
-                        "not the checkpoint's storage format (parameter counts are unaffected)",
-                        method));
-    }
+    if (r.has("quantization_config"))
+        c.weight_format = read_quantization(r, doc.at("quantization_config"), c.limitations);
 
     if (fam == Family::mixtral || fam == Family::qwen3_moe || fam == Family::deepseek) {
         MoeConfig m;

@@ -16,7 +16,7 @@ struct DTypeInfo {
     unsigned scale_block;  // elements per 1-byte block scale, 0 = none
 };
 
-constexpr std::array<DTypeInfo, 10> kTypes{{
+constexpr std::array<DTypeInfo, 11> kTypes{{
     {DType::fp64, "fp64", 64, "fp64", 0},
     {DType::fp32, "fp32", 32, "fp32", 0},
     {DType::tf32, "tf32", 32, "tf32", 0},
@@ -27,6 +27,7 @@ constexpr std::array<DTypeInfo, 10> kTypes{{
     {DType::fp4, "nvfp4", 4, "fp4", 16},
     {DType::mxfp4, "mxfp4", 4, "fp4", 32},
     {DType::int8, "int8", 8, "int8", 0},
+    {DType::int4, "int4", 4, "int4", 0},
 }};
 
 const DTypeInfo& info(DType t) { return kTypes[static_cast<std::size_t>(t)]; }
@@ -56,7 +57,7 @@ DType parse_dtype(std::string_view name, const std::string& option) {
 }
 
 std::string_view dtype_choices() {
-    return "fp64, fp32, tf32, bf16, fp16, fp8 (= fp8_e4m3), fp8_e5m2, fp4 (= nvfp4), mxfp4, int8";
+    return "fp64, fp32, tf32, bf16, fp16, fp8 (= fp8_e4m3), fp8_e5m2, fp4 (= nvfp4), mxfp4, int8, int4";
 }
 
 std::string_view dtype_name(DType t) { return info(t).name; }

@@ -28,6 +28,21 @@ constexpr std::array<Choice<MlpKind>, 4> kMlps{
 constexpr std::uint64_t kSiluMulFlops = 5;
 constexpr std::uint64_t kGeluFlops = 9;
 
+// Unmasked (query, key) pairs per head under a sliding window of w keys. Decode (not causal, one query):
+// q_len · min(kv_len, w). Causal, queries aligned to the end: query j sees x_j = kv_len − q_len + 1 + j keys
+// before the window, so Σ_j min(x_j, w) over x = a … z (a = kv_len − q_len + 1, z = kv_len):
+// z ≤ w: q_len·(a + z)/2; w ≤ a: q_len·w; else (a + w − 1)·(w − a)/2 + (z − w + 1)·w.
+Exact windowed_pairs(std::uint64_t kv_len, std::uint64_t q_len, std::uint64_t w, bool causal) {
+    if (!causal)
+        return Exact(q_len) * Exact(std::min(kv_len, w));
+    const std::uint64_t a = kv_len - q_len + 1, z = kv_len;
+    if (z <= w)
+        return Exact(q_len) * Exact(a + z) / Exact(2);
+    if (w <= a)
+        return Exact(q_len) * Exact(w);
+    return Exact(a + w - 1) * Exact(w - a) / Exact(2) + Exact(z - w + 1) * Exact(w);
+}
+
 // Sums the costs of the passes of one op (forward, backward, recomputed forward) into one Cost.
 Cost combine(const std::string& op, const std::vector<std::pair<std::string, Cost>>& passes) {
     Cost c = passes.front().second;
@@ -82,13 +97,15 @@ struct Builder {
         add(name, part, std::move(detail), combine(name, passes));
     }
 
-    void gemm(const std::string& name, OpPart part, std::uint64_t m, std::uint64_t k, std::uint64_t n) {
+    // A GEMM against a weight [K, N] (per batch problem). `quantized`: the weight is one of the block's linear
+    // weights, stored in block_weight_format (the router and LM head stay in the activation dtype).
+    void gemm(const std::string& name, OpPart part, std::uint64_t m, std::uint64_t k, std::uint64_t n, bool quantized = true) {
         GemmDesc d;
         d.m = m, d.k = k, d.n = n;
         d.a = d.b = d.c = run.dtype;
         const std::string detail = fmt::format("[{}, {}] × [{}, {}]", m, k, k, n);
         if (!training()) {
-            add(name, part, detail, gemm_cost(d));
+            add(name, part, detail + weight_note(quantized), quantized ? weight_gemm(gemm_cost(d), d, 1) : gemm_cost(d));
             return;
         }
         // Forward + backward (data and weight) as seed 004 §2 counts a linear layer.
@@ -99,6 +116,28 @@ struct Builder {
             passes.emplace_back("recompute", gemm_cost(d));
         }
         add(name, part, detail + (run.recompute ? ", fwd+bwd+recompute" : ", fwd+bwd"), combine(name, passes));
+    }
+
+    // The weight format when it differs from the activations', for an op's detail.
+    std::string weight_note(bool quantized) const {
+        const StorageFormat w = block_weight_format(cfg, run);
+        return quantized && !(w == plain_format(run.dtype)) ? fmt::format(", W {}", format_name(w)) : std::string();
+    }
+
+    // Inference: replaces gemm_cost's `reads` reads of B (charged in the activation dtype) by the weight's
+    // bytes in its storage format, and runs the math on the path the two types imply (math_dtype).
+    Cost weight_gemm(Cost c, const GemmDesc& d, std::uint64_t reads) const {
+        const StorageFormat w = block_weight_format(cfg, run);
+        if (w == plain_format(run.dtype))
+            return c;
+        const Exact charged = storage_bytes(run.dtype, Exact(d.batch) * Exact(d.k) * Exact(d.n));
+        const Exact stored = Exact(d.batch) * format_bytes(w, Exact(d.k), Exact(d.n));
+        c.bytes_read = (Exact(c.bytes_read) - Exact(reads) * charged + Exact(reads) * stored).value();
+        c.compute_dtype = math_dtype(w.dtype, run.dtype, "--weight-dtype");
+        c.unit = matmul_unit(c.compute_dtype);
+        c.terms.push_back(detail::term("weight bytes", "batch · (payload + scales) of [K, N] in " + format_name(w),
+                                       fmt::format("{}·[{}, {}]", d.batch, d.k, d.n), stored));
+        return c;
     }
 
     void norm(const std::string& name, OpPart part, std::uint64_t rows) {
@@ -167,19 +206,27 @@ struct Builder {
         GemmDesc d;
         d.m = rows, d.k = k, d.n = n;
         d.a = d.b = d.c = run.dtype;
-        const std::uint64_t one = storage_bytes(run.dtype, Exact(k) * Exact(n)).value();
+        // gemm_cost charges one expert's weights in the activation dtype per B read or dB write; a grouped
+        // GEMM reads each touched expert's, in the weights' storage format.
+        const StorageFormat w = block_weight_format(cfg, run);
+        const std::uint64_t charged = storage_bytes(run.dtype, Exact(k) * Exact(n)).value();
+        const std::uint64_t one = format_bytes(w, Exact(k), Exact(n)).value();
         const auto all = static_cast<std::uint64_t>(std::llround(touched * static_cast<double>(one)));
         auto patch = [&](Cost c, std::uint64_t weight_reads, std::uint64_t weight_writes) {
-            // gemm_cost charges one expert's weights per B read or dB write; a grouped GEMM reads each
-            // touched expert's.
-            c.bytes_read = (Exact(c.bytes_read) - Exact(weight_reads) * Exact(one) + Exact(weight_reads) * Exact(all)).value();
+            c.bytes_read =
+                (Exact(c.bytes_read) - Exact(weight_reads) * Exact(charged) + Exact(weight_reads) * Exact(all)).value();
             c.bytes_written =
-                (Exact(c.bytes_written) - Exact(weight_writes) * Exact(one) + Exact(weight_writes) * Exact(all)).value();
-            c.terms.push_back(detail::term("expert weights", "round(experts touched · K·N·b) per weight read",
+                (Exact(c.bytes_written) - Exact(weight_writes) * Exact(charged) + Exact(weight_writes) * Exact(all)).value();
+            c.terms.push_back(detail::term("expert weights", "round(experts touched · bytes of [K, N]) per weight read",
                                            fmt::format("round({:.4f}·{})", touched, one), Exact(all)));
+            if (!(w == plain_format(run.dtype))) {
+                c.compute_dtype = math_dtype(w.dtype, run.dtype, "--weight-dtype");
+                c.unit = matmul_unit(c.compute_dtype);
+            }
             return c;
         };
-        const std::string detail = fmt::format("grouped [{}, {}] × {:.3f} experts touched of [{}, {}]", rows, k, touched, k, n);
+        const std::string detail =
+            fmt::format("grouped [{}, {}] × {:.3f} experts touched of [{}, {}]{}", rows, k, touched, k, n, weight_note(true));
         if (!training()) {
             add(name, OpPart::mlp, detail, patch(gemm_cost(d), 1, 0));
             return;
@@ -199,7 +246,7 @@ struct Builder {
         const MoeConfig& m = *cfg.moe;
         const std::uint64_t t = run.tokens(), rows = (Exact(t) * Exact(m.top_k)).value(), f = m.expert_ffn / run.tp;
         const double touched = experts_touched(cfg, run);
-        gemm("router", OpPart::mlp, t, cfg.hidden, m.experts);
+        gemm("router", OpPart::mlp, t, cfg.hidden, m.experts, false);
         const bool gated = cfg.mlp == MlpKind::gated;
         expert_gemm(gated ? "experts_gate_up" : "experts_up", rows, cfg.hidden, gated ? 2 * f : f, touched);
         activation("experts_", rows, f);
@@ -235,6 +282,7 @@ struct Builder {
         }
         // Its output [T, kv_lora + rope] is this step's cache entry: the KV-cache write, counted here.
         gemm("kv_a_proj", OpPart::attention, t, cfg.hidden, lat);
+        kv_write_in_last_op(Exact(t) * Exact(lat), Exact(t));
         rank_norm("kv_a_norm", t, a.kv_lora_rank);
         batched_gemm("q_absorb", t, a.qk_nope_head_dim, a.kv_lora_rank, h, "q_nope · W_UK per head");
         AttentionDesc pd;  // the pair count only
@@ -253,9 +301,13 @@ struct Builder {
                                        fmt::format("2·{}·{}·{}·{} + 2·{}·{}·{}·{}", run.batch, h, pairs.value(), lat, run.batch,
                                                    h, pairs.value(), a.kv_lora_rank),
                                        flops));
-        const Exact q = Exact(t) * Exact(h) * Exact(lat), cache = Exact(run.batch) * Exact(run.context) * Exact(lat),
-                    o = Exact(t) * Exact(h) * Exact(a.kv_lora_rank);
-        c.bytes_read = (storage_bytes(run.dtype, q) + storage_bytes(run.dtype, cache)).value();
+        const Exact q = Exact(t) * Exact(h) * Exact(lat), o = Exact(t) * Exact(h) * Exact(a.kv_lora_rank);
+        const StorageFormat kvf = kv_cache_format(cfg, run);
+        c.bytes_read = (storage_bytes(run.dtype, q) + kv_bytes(cfg, run, Exact(run.batch) * Exact(run.context))).value();
+        if (!(kvf == plain_format(run.dtype))) {
+            c.compute_dtype = math_dtype(kvf.dtype, run.dtype, "--kv-dtype");
+            c.unit = matmul_unit(c.compute_dtype);
+        }
         c.bytes_written = storage_bytes(run.dtype, o).value();
         c.terms.push_back(detail::term("bytes read", "b·(T·H·(kv_lora + rope) + B·context·(kv_lora + rope))",
                                        fmt::format("{}·{} + {}·{}", t, h * lat, run.batch * run.context, lat),
@@ -278,7 +330,8 @@ struct Builder {
         GemmDesc d;
         d.m = t, d.k = k, d.n = n, d.batch = heads;
         d.a = d.b = d.c = run.dtype;
-        add(name, OpPart::attention, fmt::format("{}: {} × [{}, {}] × [{}, {}]", what, heads, t, k, k, n), gemm_cost(d));
+        add(name, OpPart::attention, fmt::format("{}: {} × [{}, {}] × [{}, {}]{}", what, heads, t, k, k, n, weight_note(true)),
+            weight_gemm(gemm_cost(d), d, 1));
     }
 
     // An RMSNorm over `cols` (the LoRA ranks, per-head Q/K norms).
@@ -296,6 +349,53 @@ struct Builder {
         add_passes(name, OpPart::norm, fmt::format("rmsnorm [{}, {}]", rows, cols), norm_cost(d), elementwise_cost(b));
     }
 
+    // The KV-cache write inside the last op's output (qkv_proj's K and V, MLA's kv_a_proj): `elems` elements
+    // charged in the activation dtype become `tokens` tokens of cache in the KV format.
+    void kv_write_in_last_op(Exact elems, Exact tokens) {
+        if (training() || kv_cache_format(cfg, run) == plain_format(run.dtype))
+            return;
+        Cost& c = ops.back().cost;
+        const Exact cache = kv_bytes(cfg, run, tokens);
+        c.bytes_written = (Exact(c.bytes_written) - storage_bytes(run.dtype, elems) + cache).value();
+        c.terms.push_back(detail::term("KV-cache write", "this step's K and V in " + format_name(kv_cache_format(cfg, run)),
+                                       fmt::format("{} tokens", tokens.value()), cache));
+        ops.back().detail += fmt::format(", K/V written in {}", dtype_name(kv_cache_format(cfg, run).dtype));
+    }
+
+    // Attention's cost with the cache in the KV format (K and V read in it; Q and O in the activation
+    // dtype; the math on math_dtype(kv, act)) and a sliding window (run.window) applied exactly: the keys
+    // read are those some query sees, the FLOPs scale with the windowed pairs.
+    Cost attention_forward(AttentionDesc d) const {
+        const std::uint64_t w = run.window;
+        Exact pairs_w;
+        if (w != 0 && w < d.kv_len) {
+            pairs_w = windowed_pairs(d.kv_len, d.q_len, w, d.causal);
+            // keys any query sees: the last q_len + w − 1 (causal, aligned to the end) or w (decode)
+            d.kv_len = std::min<std::uint64_t>(d.kv_len, d.causal ? d.q_len + w - 1 : w);
+        }
+        Cost c = attention_cost(d);
+        if (w != 0 && pairs_w.value() != 0) {
+            const Exact full = attention_pairs(d), unwindowed(c.flops);
+            c.flops = (unwindowed / full * pairs_w).value();  // FLOPs are a constant times the pairs
+            c.terms.push_back(detail::term("windowed pairs", "Σ over queries of min(keys before it, window)",
+                                           fmt::format("window {}", w), pairs_w));
+            c.terms.push_back(detail::term("flops (windowed)", "flops · windowed pairs / pairs",
+                                           fmt::format("{}/{}·{}", unwindowed.value(), full.value(), pairs_w.value()),
+                                           Exact(c.flops)));
+        }
+        const StorageFormat kvf = kv_cache_format(cfg, run);
+        if (!(kvf == plain_format(run.dtype)) && !training()) {
+            const Exact elems = Exact(d.batch) * Exact(d.kv_heads) * Exact(d.kv_len) * Exact(d.head_dim);
+            const Exact stored = kv_bytes(cfg, run, Exact(d.batch) * Exact(d.kv_len));
+            c.bytes_read = (Exact(c.bytes_read) - Exact(2) * storage_bytes(run.dtype, elems) + stored).value();
+            c.compute_dtype = math_dtype(kvf.dtype, run.dtype, "--kv-dtype");
+            c.unit = matmul_unit(c.compute_dtype);
+            c.terms.push_back(detail::term("K and V read", "cache of kv_len tokens in " + format_name(kvf),
+                                           fmt::format("{}·{} tokens", d.batch, d.kv_len), stored));
+        }
+        return c;
+    }
+
     void attention() {
         AttentionDesc d;
         d.batch = run.batch;
@@ -307,14 +407,16 @@ struct Builder {
         d.causal = run.phase != Phase::decode;
         d.impl = run.attention;
         d.dtype = run.dtype;
-        const Cost fwd = attention_cost(d);
+        const Cost fwd = attention_forward(d);
+        if (run.window != 0 && run.window < run.context)
+            d.kv_len = std::min<std::uint64_t>(d.kv_len, d.causal ? d.q_len + run.window - 1 : run.window);
         std::optional<Cost> bwd;
         if (training()) {
             // FlashAttention-2 backward: 5 matmuls against the forward's 2 → 2.5× the FLOPs; reads
             // Q, K, V, O and dO, writes dQ, dK, dV. Naive adds the forward's S/P traffic once more.
             AttentionDesc flash = d;
             flash.impl = AttentionImpl::flash;
-            const Cost f = attention_cost(flash);
+            const Cost f = attention_cost(flash);  // Q, K, V, O bytes over the keys the window leaves
             Cost b = fwd;
             b.terms.clear();
             b.flops = (Exact(fwd.flops) / Exact(2) * Exact(5)).value();
@@ -330,10 +432,12 @@ struct Builder {
                                            Exact(b.bytes_written)));
             bwd = b;
         }
-        add_passes("attention", OpPart::attention,
-                   fmt::format("{} B={} H={} KV={} q={} kv={} d={}{}", run.attention == AttentionImpl::flash ? "flash" : "naive",
-                               d.batch, d.heads, d.kv_heads, d.q_len, d.kv_len, d.head_dim, d.causal ? " causal" : ""),
-                   fwd, bwd);
+        add_passes(
+            "attention", OpPart::attention,
+            fmt::format("{} B={} H={} KV={} q={} kv={} d={}{}{}", run.attention == AttentionImpl::flash ? "flash" : "naive",
+                        d.batch, d.heads, d.kv_heads, d.q_len, d.kv_len, d.head_dim, d.causal ? " causal" : "",
+                        run.window != 0 ? fmt::format(" window {}", run.window) : std::string()),
+            fwd, bwd);
     }
 
     void collective(CollectiveKind kind, const std::string& what, const std::string& pass, std::uint64_t rows,
@@ -399,6 +503,24 @@ std::uint64_t head_dim(const TransformerConfig& cfg) {
     return cfg.heads == 0 ? 0 : cfg.hidden / cfg.heads;
 }
 
+// Mixed precision: the formats apply to inference; the products must have a math path.
+static void validate_precision(const TransformerConfig& cfg, const LayerRun& run) {
+    const StorageFormat w = block_weight_format(cfg, run), kv = kv_cache_format(cfg, run);
+    if (run.phase == Phase::training && !(w == plain_format(run.dtype)))
+        throw InputError(run.weight ? "--weight-dtype" : "--phase",
+                         fmt::format("training keeps the weights in --dtype ({}); weights stored as {} apply to prefill, "
+                                     "decode and generate",
+                                     dtype_name(run.dtype), format_name(w)));
+    if (run.phase == Phase::training && !(kv == plain_format(run.dtype)))
+        throw InputError("--kv-dtype", "training has no KV cache: give --kv-dtype with prefill, decode or generate");
+    if (run.dtype == DType::int4)
+        throw InputError("--act-dtype", "int4 activations are not modelled; int4 applies to --weight-dtype and --kv-dtype");
+    (void)math_dtype(w.dtype, run.dtype, "--weight-dtype");
+    (void)math_dtype(kv.dtype, run.dtype, "--kv-dtype");
+    if (run.window != 0 && cfg.mla)
+        throw InputError("--hf-config", "a sliding window with multi-head latent attention is not modelled");
+}
+
 void validate(const TransformerConfig& cfg, const LayerRun& run) {
     const std::pair<std::uint64_t, const char*> positive[] = {{cfg.hidden, "--hidden"},     {cfg.heads, "--heads"},
                                                               {cfg.kv_heads, "--kv-heads"}, {cfg.ffn, "--ffn"},
@@ -455,6 +577,7 @@ void validate(const TransformerConfig& cfg, const LayerRun& run) {
     } else if (run.experts_touched != 0) {
         throw InputError("--experts-touched", "applies to mixture-of-experts models only (this one has no routed experts)");
     }
+    validate_precision(cfg, run);
     if (cfg.mla) {
         const MlaConfig& a = *cfg.mla;
         if (a.kv_lora_rank == 0 || a.qk_rope_head_dim == 0 || a.qk_nope_head_dim == 0 || a.v_head_dim == 0)
@@ -481,6 +604,7 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& cfg, const L
         // The QKV output holds this step's K and V: in decode and prefill that write is the KV-cache
         // write (the epilogue stores into the cache), counted here and nowhere else.
         b.gemm("qkv_proj", OpPart::attention, t, cfg.hidden, (hq + 2 * hkv) * hd);
+        b.kv_write_in_last_op(Exact(t) * Exact(2 * hkv) * Exact(hd), Exact(t));
         if (cfg.qk_norm)  // one RMSNorm per head of Q and of K, over head_dim
             b.rank_norm("qk_norm", (Exact(t) * Exact(hq + hkv)).value(), hd);
         b.attention();
@@ -527,6 +651,89 @@ std::uint64_t kv_elems_per_token(const TransformerConfig& cfg, std::uint64_t tp)
     return 2 * (cfg.kv_heads / tp) * head_dim(cfg);
 }
 
+StorageFormat block_weight_format(const TransformerConfig& cfg, const LayerRun& run) {
+    if (run.weight)
+        return *run.weight;
+    if (cfg.weight_format)
+        return *cfg.weight_format;
+    return plain_format(run.dtype);
+}
+
+StorageFormat kv_cache_format(const TransformerConfig& cfg, const LayerRun& run) {
+    const DType t = run.kv.value_or(run.dtype);
+    if (t == run.dtype)
+        return plain_format(t);
+    return kv_format(t, cfg.mla ? cfg.mla->kv_lora_rank + cfg.mla->qk_rope_head_dim : head_dim(cfg));
+}
+
+Exact kv_bytes(const TransformerConfig& cfg, const LayerRun& run, Exact tokens) {
+    const StorageFormat f = kv_cache_format(cfg, run);
+    if (cfg.mla)  // one latent + RoPE key vector per token
+        return format_bytes(f, Exact(cfg.mla->kv_lora_rank + cfg.mla->qk_rope_head_dim), tokens);
+    return Exact(2) * format_bytes(f, Exact(head_dim(cfg)), tokens * Exact(cfg.kv_heads / run.tp));
+}
+
+bool is_local_layer(const TransformerConfig& cfg, std::uint64_t layer) {
+    if (cfg.sliding_window == 0)
+        return false;
+    return cfg.local_layers.empty() || (layer < cfg.local_layers.size() && cfg.local_layers[layer]);
+}
+
+std::uint64_t layer_context(const TransformerConfig& cfg, std::uint64_t layer, std::uint64_t context) {
+    return is_local_layer(cfg, layer) ? std::min(context, cfg.sliding_window) : context;
+}
+
+Exact weight_bytes_per_rank(const TransformerConfig& cfg, const LayerRun& run) {
+    // Each matrix [K, N] on one rank (column-parallel: N/tp; row-parallel: K/tp), in the block weight
+    // format; everything else (embedding and LM head vocab-parallel, norms, router, biases, q/k norms)
+    // in the activation dtype.
+    const StorageFormat w = block_weight_format(cfg, run);
+    const Exact tp(run.tp), d(cfg.hidden), hd(head_dim(cfg));
+    const Exact h(cfg.heads / run.tp), kv(cfg.kv_heads / run.tp);
+    auto mat = [&](Exact k, Exact n) { return format_bytes(w, k, n); };
+    const ParamCount p = param_count(cfg);
+    Exact attn_mats, attn_mat_params;
+    if (cfg.mla) {
+        const MlaConfig& a = *cfg.mla;
+        const Exact qk(a.qk_nope_head_dim + a.qk_rope_head_dim), r(a.kv_lora_rank), lat(a.kv_lora_rank + a.qk_rope_head_dim);
+        if (a.q_lora_rank > 0) {
+            attn_mats += mat(d, Exact(a.q_lora_rank)) + mat(Exact(a.q_lora_rank), h * qk);
+            attn_mat_params += d * Exact(a.q_lora_rank) + Exact(a.q_lora_rank) * Exact(cfg.heads) * qk;
+        } else {
+            attn_mats += mat(d, h * qk);
+            attn_mat_params += d * Exact(cfg.heads) * qk;
+        }
+        attn_mats += mat(d, lat) + mat(r, h * Exact(a.qk_nope_head_dim + a.v_head_dim)) + mat(h * Exact(a.v_head_dim), d);
+        attn_mat_params += d * lat + r * Exact(cfg.heads) * Exact(a.qk_nope_head_dim + a.v_head_dim) +
+                           Exact(cfg.heads) * Exact(a.v_head_dim) * d;
+    } else {
+        attn_mats = mat(d, (h + Exact(2) * kv) * hd) + mat(h * hd, d);
+        attn_mat_params = d * Exact(cfg.heads + 2 * cfg.kv_heads) * hd + Exact(cfg.heads) * hd * d;
+    }
+    const bool gated = cfg.mlp == MlpKind::gated;
+    auto mlp_mats = [&](std::uint64_t ffn) {  // per rank: gate and up [D, F/tp], down [F/tp, D]
+        const Exact f(ffn / run.tp);
+        return (gated ? Exact(2) : Exact(1)) * mat(d, f) + mat(f, d);
+    };
+    auto mlp_params = [&](std::uint64_t ffn) { return (gated ? Exact(3) : Exact(2)) * d * Exact(ffn); };
+    const Exact dense_layers(dense_layer_count(cfg)), moe_layers(moe_layer_count(cfg));
+    Exact mats = Exact(cfg.layers) * attn_mats + dense_layers * mlp_mats(cfg.ffn);
+    Exact mat_params = Exact(cfg.layers) * attn_mat_params + dense_layers * mlp_params(cfg.ffn);
+    if (cfg.moe) {
+        const MoeConfig& m = *cfg.moe;
+        mats += moe_layers * (Exact(m.experts) * mlp_mats(m.expert_ffn));
+        mat_params += moe_layers * (Exact(m.experts) * mlp_params(m.expert_ffn));
+        if (m.shared_experts > 0) {
+            mats += moe_layers * mlp_mats(m.shared_experts * m.expert_ffn);
+            mat_params += moe_layers * mlp_params(m.shared_experts * m.expert_ffn);
+        }
+    }
+    // The rest, whole-model counts: embedding and LM head split by vocab over tp, the small rest replicated.
+    const Exact vocab_tables = p.embedding + p.lm_head;
+    const Exact rest = p.total - mat_params - vocab_tables;
+    return mats + storage_bytes(run.dtype, vocab_tables / tp) + storage_bytes(run.dtype, rest);
+}
+
 std::vector<LayerOp> model_edge_ops(const TransformerConfig& cfg, const LayerRun& run) {
     if (cfg.vocab == 0)
         throw InputError("--vocab", "must be a positive integer (the model's embedding and LM head need it)");
@@ -554,7 +761,7 @@ std::vector<LayerOp> model_edge_ops(const TransformerConfig& cfg, const LayerRun
     const std::uint64_t rows = training ? t : run.batch;
     if (run.tp > 1 && run.sequence_parallel)
         b.collective(CollectiveKind::allgather, "head_in", "fwd", rows, cfg.hidden);
-    b.gemm("lm_head", OpPart::head, rows, cfg.hidden, cfg.vocab / run.tp);
+    b.gemm("lm_head", OpPart::head, rows, cfg.hidden, cfg.vocab / run.tp, false);
     if (training) {
         if (run.tp > 1)
             b.collective(run.sequence_parallel ? CollectiveKind::reducescatter : CollectiveKind::allreduce, "head_in grad", "bwd",
@@ -633,7 +840,8 @@ LayerMemory layer_memory(const TransformerConfig& cfg, const LayerRun& run) {
     const Exact outer(run.sequence_parallel ? run.tokens() / run.tp : run.tokens());
     auto bytes = [&](Exact elems) { return storage_bytes(run.dtype, elems); };
     if (run.phase != Phase::training)
-        m.kv_cache = bytes(Exact(run.batch) * Exact(run.context) * Exact(kv_elems_per_token(cfg, run.tp)));
+        m.kv_cache =
+            kv_bytes(cfg, run, Exact(run.batch) * Exact(run.window != 0 ? std::min(run.context, run.window) : run.context));
     if (run.attention == AttentionImpl::naive)
         m.attention_scores = bytes(Exact(run.batch) * hq * Exact(run.q_len()) * Exact(run.context));
     // Kept for the backward: x, attn_norm(x), x2 and mlp_norm(x2) (outer rows); Q, K, V; the attention

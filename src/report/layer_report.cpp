@@ -119,6 +119,12 @@ json op_json(const OpResult& r, const char* scope) {
     return j;
 }
 
+LayerRun tp1(const LayerRun& run) {
+    LayerRun r = run;
+    r.tp = 1;
+    return r;
+}
+
 json report_json(const LayerReport& r) {
     const TransformerConfig& c = r.config;
     const LayerRun& run = r.run;
@@ -141,6 +147,10 @@ json report_json(const LayerReport& r) {
                {"tied_embeddings", c.tied_embeddings}};
     if (c.qk_norm)
         model["qk_norm"] = true;
+    if (c.sliding_window != 0)
+        model["sliding_window"] = c.sliding_window;
+    if (c.weight_format)
+        model["checkpoint_weight_format"] = format_name(*c.weight_format);
     if (c.moe)
         model["moe"] = json{{"experts", c.moe->experts},
                             {"top_k", c.moe->top_k},
@@ -170,6 +180,9 @@ json report_json(const LayerReport& r) {
                     {"sequence_parallel", run.sequence_parallel},
                     {"recompute", run.recompute},
                     {"dtype", dtype_name(run.dtype)},
+                    {"act_dtype", dtype_name(run.dtype)},
+                    {"weight_format", format_name(block_weight_format(c, run))},
+                    {"kv_format", format_name(kv_cache_format(c, run))},
                     {"attention", run.attention == AttentionImpl::flash ? "flash" : "naive"}};
     if (r.params) {
         const ParamCount& p = *r.params;
@@ -177,7 +190,7 @@ json report_json(const LayerReport& r) {
                            {"mlp_per_layer", p.mlp.value()},   {"norms_per_layer", p.norms.value()},
                            {"per_layer", p.per_layer.value()}, {"final_norm", p.final_norm.value()},
                            {"lm_head", p.lm_head.value()},     {"total", p.total.value()},
-                           {"active", p.active.value()},       {"bytes", storage_bytes(run.dtype, p.total).value()}};
+                           {"active", p.active.value()},       {"bytes", weight_bytes_per_rank(c, tp1(run)).value()}};
         if (c.moe) {
             json& jp = j["params"];
             jp["dense_layers"] = p.dense_layers;
@@ -195,14 +208,20 @@ json report_json(const LayerReport& r) {
              {"activations_bytes", m.activations.value()},
              {"activations_checkpointed_bytes", m.activations_checkpointed.value()},
              {"attention_scores_bytes", m.attention_scores.value()}};
-    mem["kv_cache_bytes_per_token_per_layer"] = storage_bytes(run.dtype, Exact(kv_elems_per_token(c, run.tp))).value();
+    mem["kv_cache_bytes_per_token_per_layer"] = kv_bytes(c, run, Exact(1)).value();
     if (c.layers != 0)
         mem["model"] =
             json{{"kv_cache_bytes", (Exact(c.layers) * m.kv_cache).value()},
-                 {"kv_cache_bytes_per_token",
-                  storage_bytes(run.dtype, Exact(c.layers) * Exact(kv_elems_per_token(c, run.tp))).value()},
+                 {"kv_cache_bytes_per_token", (Exact(c.layers) * kv_bytes(c, run, Exact(1))).value()},
                  {"activations_bytes", (Exact(c.layers) * m.activations).value()},
                  {"activations_checkpointed_bytes", (Exact(c.layers) * m.activations_checkpointed + m.activations).value()}};
+    if (c.layers != 0)
+        mem["model"]["kv_cache_bytes"] = r.model_kv_cache.value();
+    json kinds = json::array();
+    for (const LayerReport::LayerKind& k : r.kinds)
+        kinds.push_back(
+            json{{"dense_mlp", k.dense}, {"window", k.window == 0 ? json(nullptr) : json(k.window)}, {"layers", k.count}});
+    j["layer_kinds"] = kinds;
     j["memory"] = mem;
     json ops = json::array();
     for (const OpResult& o : r.layer_ops)
@@ -211,6 +230,16 @@ json report_json(const LayerReport& r) {
         ops.push_back(op_json(o, "dense_layer"));
     for (const OpResult& o : r.edge_ops)
         ops.push_back(op_json(o, "model"));
+    for (std::size_t ki = 0; ki < r.kinds.size(); ++ki) {
+        const LayerReport::LayerKind& k = r.kinds[ki];
+        if (ki == r.layer_kind || ki == r.dense_kind)
+            continue;
+        const std::string scope =
+            fmt::format("{}{}", k.dense ? "dense_layer" : "layer",
+                        k.window ? fmt::format(" (window {})", k.window) : std::string(" (full attention)"));
+        for (const OpResult& o : k.ops)
+            ops.push_back(op_json(o, scope.c_str()));
+    }
     j["ops"] = ops;
     json totals = json::array();
     for (const GpuTotals& t : r.totals) {
@@ -243,6 +272,14 @@ std::string share_text(const SpanTotals& s) {
                        percent(s.share.link), percent(s.share.dispatch));
 }
 
+// "bf16", or "act bf16, weights int4 (g128 …), KV fp8_e4m3" when they differ.
+std::string precision_text(const TransformerConfig& c, const LayerRun& run) {
+    const StorageFormat w = block_weight_format(c, run), kv = kv_cache_format(c, run);
+    if (w == plain_format(run.dtype) && kv == plain_format(run.dtype))
+        return std::string(dtype_name(run.dtype));
+    return fmt::format("act {}, weights {}, KV {}", dtype_name(run.dtype), format_name(w), format_name(kv));
+}
+
 void print_table(const LayerReport& r, std::FILE* out) {
     const TransformerConfig& c = r.config;
     const LayerRun& run = r.run;
@@ -256,7 +293,7 @@ void print_table(const LayerReport& r, std::FILE* out) {
                "  {:<12}{}: batch {}, {} tokens per sequence, context {} → {} tokens per step; tp {}{}{}; {}; {} attention\n",
                "run", phase_name(run.phase), run.batch, run.q_len(), run.context, human_count(run.tokens()), run.tp,
                run.sequence_parallel ? " + sequence parallel" : "", run.recompute ? ", activation recompute" : "",
-               dtype_name(run.dtype), run.attention == AttentionImpl::flash ? "flash" : "naive");
+               precision_text(c, run), run.attention == AttentionImpl::flash ? "flash" : "naive");
     fmt::print(out, "  {:<12}modelled: each op's roofs from catalog peaks, no measurement; FLOPs and bytes per rank\n", "time");
     if (!c.source.empty())
         fmt::print(out, "  {:<12}{}\n", "source", c.source);
@@ -269,7 +306,7 @@ void print_table(const LayerReport& r, std::FILE* out) {
                    c.moe ? fmt::format("{} MoE layers (below) + {}", p.moe_layers, p.dense_layers) : std::to_string(c.layers),
                    human_count(p.per_layer.value()), human_count(p.attention.value()), human_count(p.mlp.value()),
                    human_count(p.norms.value()), human_count(p.final_norm.value()), human_count(p.lm_head.value()),
-                   human_bytes(storage_bytes(run.dtype, p.total).value()), dtype_name(run.dtype));
+                   human_bytes(weight_bytes_per_rank(c, tp1(run)).value()), format_name(block_weight_format(c, run)));
         if (c.moe)
             fmt::print(out,
                        "  {:<12}{} MoE layers × {} (attention {} + router {} + {} experts × {} + shared {} + norms {}); "
@@ -330,14 +367,56 @@ void print_table(const LayerReport& r, std::FILE* out) {
                human_count(m.activations_checkpointed.value()), human_bytes(m.activations_checkpointed.value()));
     if (c.layers != 0)
         fmt::print(out, "  {:<34}KV {}, activations {} without checkpointing, {} with (L inputs + one layer's working set)\n",
-                   fmt::format("× {} layers", c.layers), human_bytes((Exact(c.layers) * m.kv_cache).value()),
+                   fmt::format("× {} layers", c.layers), human_bytes(r.model_kv_cache.value()),
                    human_bytes((Exact(c.layers) * m.activations).value()),
                    human_bytes((Exact(c.layers) * m.activations_checkpointed + m.activations).value()));
     for (const std::string& n : r.notes)
         fmt::print(out, "  note: {}\n", n);
 }
 
+// Groups the layers by kind: dense-first or not, and the window that caps this run's context (0: none).
+std::vector<LayerReport::LayerKind> layer_kinds(const TransformerConfig& config, const LayerRun& run,
+                                                const std::vector<const GpuSpec*>& gpus, const AnalysisOptions& options) {
+    std::vector<LayerReport::LayerKind> kinds;
+    const std::uint64_t layers = std::max<std::uint64_t>(config.layers, 1);
+    const std::uint64_t dense_first = config.moe ? dense_layer_count(config) : 0;
+    for (std::uint64_t i = 0; i < layers; ++i) {
+        const bool dense = config.moe && i < dense_first;
+        const std::uint64_t w = is_local_layer(config, i) && config.sliding_window < run.context ? config.sliding_window : 0;
+        auto it = std::find_if(kinds.begin(), kinds.end(),
+                               [&](const LayerReport::LayerKind& k) { return k.dense == dense && k.window == w; });
+        if (it == kinds.end()) {
+            kinds.push_back({dense, w, 0, {}});
+            it = kinds.end() - 1;
+        }
+        it->count += config.layers == 0 ? 0 : 1;
+    }
+    for (LayerReport::LayerKind& k : kinds) {
+        LayerRun kr = run;
+        kr.window = k.window;
+        k.ops = analyze_ops(transformer_layer_ops(config, kr, k.dense), gpus, options);
+    }
+    return kinds;
+}
+
 }  // namespace
+
+std::vector<double> model_floor_us(const TransformerConfig& config, const LayerRun& run, const std::vector<const GpuSpec*>& gpus,
+                                   const AnalysisOptions& options) {
+    const std::vector<LayerReport::LayerKind> kinds = layer_kinds(config, run, gpus, options);
+    const std::vector<OpResult> edges = analyze_ops(model_edge_ops(config, run), gpus, options);
+    std::vector<double> out(gpus.size(), 0.0);
+    for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
+        SpanTotals m;
+        for (const LayerReport::LayerKind& k : kinds)
+            for (const OpResult& o : k.ops)
+                accumulate(m, o.verdicts[gi], static_cast<double>(k.count));
+        for (const OpResult& o : edges)
+            accumulate(m, o.verdicts[gi], 1);
+        out[gi] = m.floor_us;
+    }
+    return out;
+}
 
 LayerReport build_layer_report(const std::string& command, const std::string& preset, const TransformerConfig& config,
                                const LayerRun& run, bool whole_model, const std::vector<const GpuSpec*>& gpus,
@@ -349,14 +428,28 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
     r.run = run;
     if (whole_model && config.layers == 0)
         throw InputError("--layers", "must be a positive integer (or give --preset)");
-    r.layer_ops = analyze_ops(transformer_layer_ops(config, run), gpus, options);
-    const std::uint64_t dense = config.moe ? dense_layer_count(config) : 0;
-    const double repeated = static_cast<double>(config.moe ? moe_layer_count(config) : config.layers);
-    if (dense > 0)
-        r.dense_layer_ops = analyze_ops(transformer_layer_ops(config, run, true), gpus, options);
+    r.kinds = layer_kinds(config, run, gpus, options);
+    // layer_ops: the repeated layer (a MoE model's MoE layer) as layer 0 of its kind runs it.
+    const bool moe_model = config.moe && moe_layer_count(config) > 0;
+    for (std::size_t ki = r.kinds.size(); ki-- > 0;) {
+        if (!r.kinds[ki].dense)  // the first kind without a dense-first MLP
+            r.layer_kind = ki;
+        if (moe_model && r.kinds[ki].dense)
+            r.dense_kind = ki;
+    }
+    r.layer_ops = r.kinds[r.layer_kind].ops;
+    if (r.dense_kind != LayerReport::kNone)
+        r.dense_layer_ops = r.kinds[r.dense_kind].ops;
     if (whole_model)
         r.edge_ops = analyze_ops(model_edge_ops(config, run), gpus, options);
-    r.memory = layer_memory(config, run);
+    LayerRun first = run;
+    first.window = r.kinds[r.layer_kind].window;
+    r.memory = layer_memory(config, first);
+    for (const LayerReport::LayerKind& k : r.kinds) {
+        LayerRun kr = run;
+        kr.window = k.window;
+        r.model_kv_cache += Exact(k.count) * layer_memory(config, kr).kv_cache;
+    }
     if (config.vocab != 0 && config.layers != 0)
         r.params = param_count(config);
     const std::uint64_t tokens = run.tokens();
@@ -368,10 +461,9 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
         finish(t.layer, tokens);
         if (config.layers != 0) {
             SpanTotals m;
-            for (const OpResult& o : r.layer_ops)
-                accumulate(m, o.verdicts[gi], repeated);
-            for (const OpResult& o : r.dense_layer_ops)
-                accumulate(m, o.verdicts[gi], static_cast<double>(dense));
+            for (const LayerReport::LayerKind& k : r.kinds)
+                for (const OpResult& o : k.ops)
+                    accumulate(m, o.verdicts[gi], static_cast<double>(k.count));
             for (const OpResult& o : r.edge_ops)
                 accumulate(m, o.verdicts[gi], 1);
             finish(m, tokens);

@@ -114,7 +114,9 @@ const char* const kFileClasses[][2] = {
 void add_cases(std::vector<MatrixCase>& out, const Command& c) {
     const std::string stem = camel(c.base.size() > 1 && c.base[0] == "ingest" ? c.base[0] + "-" + c.base[1] : c.base[0]);
     auto numeric = [&](const std::pair<std::string, Kind>& opt, bool real) {
-        const bool zero_ok = std::find(c.no_zero.begin(), c.no_zero.end(), opt.first) != c.no_zero.end();
+        // --launch-us 0 is valid in every command that takes it: no dispatch roof (issue 13).
+        const bool zero_ok =
+            std::find(c.no_zero.begin(), c.no_zero.end(), opt.first) != c.no_zero.end() || opt.first == "--launch-us";
         const Kind kind = opt.second == Kind::shape ? Kind::shape : (real ? Kind::real : Kind::integer);
         for (const BadValue& b : bad_values(kind, zero_ok ? kNoZero : kAll))
             out.push_back({stem + camel(opt.first) + b.label, set_option(c.base, opt.first, b.value), {opt.first}, c.simulate});
@@ -205,6 +207,26 @@ std::vector<MatrixCase> build_matrix() {
          {"--gpu-file", "--preset"}},
         {{"model", "--preset", "llama3-8b", "--phase", "decode", "--batch", "8", "--context", "4096"},
          {{"--batch", K::integer}, {"--context", K::integer}},
+         {},
+         {},
+         {},
+         {}},
+        // Issue 13: mixed precision, whole generations, fit.
+        {{"model", "--preset", "llama3-8b", "--phase", "decode", "--batch", "8", "--context", "4096", "--weight-dtype", "int4",
+          "--group-size", "128", "--act-dtype", "bf16", "--kv-dtype", "fp8"},
+         {{"--group-size", K::integer}},
+         {},
+         {},
+         {"--weight-dtype", "--act-dtype", "--kv-dtype"},
+         {}},
+        {{"model", "--preset", "llama3-8b", "--phase", "generate", "--prompt", "128", "--output", "4"},
+         {{"--prompt", K::integer}, {"--output", K::integer}},  // --batch, --context: the decode row (names are unique)
+         {},
+         {},
+         {},
+         {}},
+        {{"model", "--preset", "llama3-8b", "--fit", "--context", "4096", "--gpu", "h100-sxm"},
+         {{"--workspace", K::integer}},
          {},
          {},
          {},
@@ -369,6 +391,39 @@ std::vector<MatrixCase> build_matrix() {
          {"--hw"}},
         {"ZeroAlphaHuge", {"zero", "--params", "7e9", "--ranks", "8", "--alpha-us", "1e308"}, {"--alpha-us"}},
         {"ProjectRateHuge", {"project", "--from", "h200", "--to", "b200", "--rate", "1.5e308 tokens/s"}, {"--rate"}},
+        // Issue 13: combinations that do not apply.
+        {"GenerateWithContext",
+         {"model", "--preset", "llama3-8b", "--phase", "generate", "--prompt", "8", "--output", "4", "--context", "64"},
+         {"--context"}},
+        {"GenerateWithoutOutput", {"model", "--preset", "llama3-8b", "--phase", "generate", "--prompt", "8"}, {"--output"}},
+        {"GenerateOutputTooLong",
+         {"model", "--preset", "llama3-8b", "--phase", "generate", "--prompt", "8", "--output", "200000"},
+         {"--output"}},
+        {"LayerGenerate",
+         {"layer", "--preset", "llama3-8b", "--phase", "generate", "--prompt", "8", "--output", "4"},
+         {"--phase"}},
+        {"PromptWithoutGenerate", {"model", "--preset", "llama3-8b", "--seq", "8", "--prompt", "8"}, {"--prompt"}},
+        {"ModelSweepTooManyPoints",
+         {"model", "--preset", "llama3-8b", "--phase", "decode", "--batch", "1:200:+1", "--context", "1:100:+1"},
+         {"--batch"}},
+        {"FitWithoutContext", {"model", "--preset", "llama3-8b", "--fit"}, {"--context"}},
+        {"FitWithPhase", {"model", "--preset", "llama3-8b", "--fit", "--context", "64", "--phase", "decode"}, {"--phase"}},
+        {"WorkspaceWithoutFit", {"model", "--preset", "llama3-8b", "--seq", "8", "--workspace", "1G"}, {"--workspace"}},
+        {"GroupSizeWithoutWeightDtype", {"layer", "--preset", "llama3-8b", "--seq", "8", "--group-size", "64"}, {"--group-size"}},
+        {"GroupSizeOnNvfp4",
+         {"layer", "--preset", "llama3-8b", "--seq", "8", "--weight-dtype", "nvfp4", "--group-size", "64"},
+         {"--group-size"}},
+        {"DtypeInt4Activations", {"layer", "--preset", "llama3-8b", "--seq", "8", "--dtype", "int4"}, {"--dtype"}},
+        {"ActDtypeInt4", {"layer", "--preset", "llama3-8b", "--seq", "8", "--act-dtype", "int4"}, {"--act-dtype"}},
+        {"WeightInt8WithFp8Activations",
+         {"layer", "--preset", "llama3-8b", "--seq", "8", "--weight-dtype", "int8", "--act-dtype", "fp8"},
+         {"--weight-dtype"}},
+        {"TrainingWithInt4Weights",
+         {"layer", "--preset", "llama3-8b", "--phase", "training", "--seq", "8", "--weight-dtype", "int4"},
+         {"--weight-dtype"}},
+        {"TrainingWithKvDtype",
+         {"layer", "--preset", "llama3-8b", "--phase", "training", "--seq", "8", "--kv-dtype", "fp8"},
+         {"--kv-dtype"}},
         // Issue 11 defect 21: messages that say what is wrong.
         {"ProjectRateList", {"project", "--from", "h200", "--to", "b200", "--rate", "5fps,6fps"}, {"--rate"}},
         {"ProjectRateHex", {"project", "--from", "h200", "--to", "b200", "--rate", "0x10 tokens/s"}, {"--rate"}},

@@ -259,11 +259,15 @@ TEST(HfConfig, MathChangingFieldsThatAreNotModelledAreRefused) {
     EXPECT_NE(arch("MixtralForCausalLM", R"(, "num_local_experts": 2, "num_experts_per_tok": 3)").find("num_experts_per_tok"),
               std::string::npos);
     EXPECT_NE(arch("MixtralForCausalLM", R"(, "num_experts_per_tok": 2)").find("num_local_experts"), std::string::npos);
-    // Read and stated, not refused: a sliding window.
+    // A sliding window is modelled (issue 13): every Mistral layer is local, no limitation left.
     const TransformerConfig m =
         parse_hf_config(fmt::format(R"({{"architectures": ["MistralForCausalLM"], {}, "sliding_window": 4096}})", base), "x");
-    ASSERT_EQ(m.limitations.size(), 1u);
-    EXPECT_NE(m.limitations[0].find("sliding_window"), std::string::npos);
+    EXPECT_TRUE(m.limitations.empty());
+    EXPECT_EQ(m.sliding_window, 4096u);
+    EXPECT_TRUE(is_local_layer(m, 0));
+    // Unknown quantisation methods are refused naming the field.
+    EXPECT_NE(arch("LlamaForCausalLM", R"(, "quantization_config": {"quant_method": "hqq"})").find("quant_method"),
+              std::string::npos);
 }
 
 TEST(HfConfig, QwenAndGemmaFamilies) {

@@ -250,7 +250,7 @@ std::string short_num(double x) {
 
 TypePlan plan_types(const GemmDesc& d) {
     for (DType t : {d.a, d.b, d.c})
-        if (t == DType::fp4 || t == DType::mxfp4 || t == DType::int8)
+        if (t == DType::fp4 || t == DType::mxfp4 || t == DType::int8 || t == DType::int4)
             throw MeasureError("GEMM with " + name_of(t) +
                                " is not measurable yet (bwacct measures bf16, fp16, tf32, fp32, fp64 and fp8 "
                                "e4m3/e5m2 GEMMs); model it without --measure");
