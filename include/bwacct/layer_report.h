@@ -29,8 +29,17 @@ struct SpanTotals {
     double tokens_per_s = 0;  // tokens of one step / floor
 };
 
+// A diffusion transformer's run (`model` only): forward = the model floor; step = forwards per step ×
+// forward (2 with --cfg); chunk = steps × step; FPS = frames per chunk / chunk.
+struct DitTiming {
+    std::uint64_t forwards_per_step = 1, steps = 1, frames_per_chunk = 0;
+    double forward_us = 0, step_us = 0, chunk_us = 0;
+    std::optional<double> fps;  // with --frames-per-chunk
+};
+
 struct GpuTotals {
     std::string gpu;
+    std::optional<DitTiming> dit;
     SpanTotals layer;
     std::optional<SpanTotals>
         model;  // MoE layers × layer + dense layers × dense layer (+ embedding, final norm, LM head for `model`)

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bwacct/dit_config.h"
 #include "bwacct/ops.h"
 
 namespace bwacct {
@@ -53,6 +54,7 @@ struct TransformerConfig {
     std::uint64_t block_norms = 2;  // norms per block: 2 (pre-norm), 4 (Gemma 2/3: pre and post each sub-block)
     std::optional<MoeConfig> moe;
     std::optional<MlaConfig> mla;
+    std::optional<DitConfig> dit;          // a video diffusion transformer block (src/model/dit_block.cpp)
     std::vector<std::string> limitations;  // fields read but not modelled, said in every report
 };
 
@@ -72,6 +74,10 @@ struct LayerRun {
     DType dtype = DType::bf16;
     AttentionImpl attention = AttentionImpl::flash;
     std::uint64_t experts_touched = 0;  // MoE: distinct experts whose weights a step reads; 0 = the expectation
+    std::uint64_t ep = 1;               // MoE: expert-parallel ranks (src/model/expert_parallel.cpp)
+    std::uint64_t pp = 1;               // pipeline stages (src/model/pipeline_parallel.cpp)
+    std::uint64_t micro_batches = 1;    // with pp: micro-batches of `batch` sequences each per step
+    DitRun dit;                         // a DiT model's diffusion run
 
     std::uint64_t q_len() const { return phase == Phase::decode ? 1 : seq; }
     std::uint64_t tokens() const { return batch * q_len(); }  // rows of every activation

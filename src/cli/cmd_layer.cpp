@@ -68,6 +68,33 @@ TransformerConfig config_from(const Args& args) {
     return c;
 }
 
+// The diffusion options (DiT models only; config_checks refuses them elsewhere).
+void dit_run_from(const Args& args, DitRun& d) {
+    if (const auto v = count_option(args, "--text-tokens"))
+        d.text_tokens = *v;
+    if (const auto v = count_option(args, "--steps"))
+        d.steps = *v;
+    d.cfg = args.flag("--cfg");
+    if (const auto v = count_option(args, "--frames-per-chunk"))
+        d.frames_per_chunk = *v;
+}
+
+// Options that apply to one kind of model only.
+void config_checks(const Args& args, const TransformerConfig& config, bool whole_model) {
+    if (!config.dit) {
+        for (const char* o : {"--text-tokens", "--steps", "--cfg", "--frames-per-chunk"})
+            if (args.given(o))
+                throw InputError(o,
+                                 "applies to video diffusion transformers only (--preset wan2.1-t2v-14b or --hf-config of a "
+                                 "WanModel config.json)");
+        return;
+    }
+    if (!whole_model)
+        for (const char* o : {"--steps", "--cfg", "--frames-per-chunk"})
+            if (args.given(o))
+                throw InputError(o, "applies to `bwacct model` (a whole forward: blocks, patch embedding and head)");
+}
+
 LayerRun run_from(const Args& args) {
     LayerRun r;
     r.phase = parse_phase(args.get("--phase"));
@@ -81,6 +108,7 @@ LayerRun run_from(const Args& args) {
     r.attention = parse_choice(args.get("--attention"), "--attention", "attention implementation", kImpls);
     if (const auto touched = count_option(args, "--experts-touched"))
         r.experts_touched = *touched;
+    dit_run_from(args, r.dit);
     const auto seq = count_option(args, "--seq"), tokens = count_option(args, "--tokens"),
                context = count_option(args, "--context");
     if (seq && tokens)
@@ -122,9 +150,15 @@ CommandSpec make_command(bool whole_model) {
                               "prefill";
     c.options = {
         {"--preset",
-         "model preset: an id in configs/models (llama3-8b, llama3-70b, mixtral-8x7b, deepseek-v3) or a preset JSON file", ""},
-        {"--hf-config", "a Hugging Face config.json (Llama, Mistral, Qwen2/3, Qwen3-MoE, Mixtral, DeepSeek-V2/V3, Gemma 2/3)",
+         "model preset: an id in configs/models (llama3-8b, llama3-70b, mixtral-8x7b, deepseek-v3, wan2.1-t2v-14b) or a preset "
+         "JSON file",
          ""},
+        {"--hf-config",
+         "a Hugging Face config.json (Llama, Mistral, Qwen2/3, Qwen3-MoE, Mixtral, DeepSeek-V2/V3, Gemma 2/3; WanModel)", ""},
+        {"--text-tokens", "DiT: text tokens of the cross-attention; default: the config's text_len (Wan: 512)", ""},
+        {"--steps", "DiT (model): denoising steps per chunk", "1"},
+        {"--cfg", "DiT (model): classifier-free guidance, two forwards per step", "", true},
+        {"--frames-per-chunk", "DiT (model): video frames one chunk yields, for FPS", ""},
         {"--experts-touched", "MoE: distinct experts whose weights a step reads per layer; default: E·(1 − (1 − k/E)^T)", ""},
         {"--hidden", "hidden size D (overrides the preset)", ""},
         {"--layers", whole_model ? "transformer layers (overrides the preset)" : "layers, for the per-model total", ""},
@@ -158,7 +192,8 @@ CommandSpec make_command(bool whole_model) {
             throw InputError("--format", "layer and model print table or json");
         const TransformerConfig config = config_from(args);
         const LayerRun run = run_from(args);
-        if (whole_model && config.vocab == 0)
+        config_checks(args, config, whole_model);
+        if (whole_model && config.vocab == 0 && !config.dit)
             throw InputError("--vocab", "is required for a whole model (or give --preset)");
         if (whole_model && config.layers == 0)
             throw InputError("--layers", "is required for a whole model (or give --preset)");

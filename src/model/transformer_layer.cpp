@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "bwacct/choice.h"
+#include "bwacct/dit.h"
 #include "bwacct/dtype.h"
 #include "bwacct/error.h"
 #include "bwacct/transformer.h"
@@ -400,6 +401,8 @@ std::uint64_t head_dim(const TransformerConfig& cfg) {
 }
 
 void validate(const TransformerConfig& cfg, const LayerRun& run) {
+    if (cfg.dit)
+        return validate_dit(cfg, run);
     const std::pair<std::uint64_t, const char*> positive[] = {{cfg.hidden, "--hidden"},     {cfg.heads, "--heads"},
                                                               {cfg.kv_heads, "--kv-heads"}, {cfg.ffn, "--ffn"},
                                                               {run.batch, "--batch"},       {run.tp, "--tp"}};
@@ -469,6 +472,8 @@ void validate(const TransformerConfig& cfg, const LayerRun& run) {
 }
 
 std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& cfg, const LayerRun& run, bool dense_mlp) {
+    if (cfg.dit)
+        return dit_block_ops(cfg, run);
     validate(cfg, run);
     Builder b{cfg, run, {}};
     const std::uint64_t t = run.tokens(), hd = head_dim(cfg), hq = cfg.heads / run.tp, hkv = cfg.kv_heads / run.tp;
@@ -528,6 +533,8 @@ std::uint64_t kv_elems_per_token(const TransformerConfig& cfg, std::uint64_t tp)
 }
 
 std::vector<LayerOp> model_edge_ops(const TransformerConfig& cfg, const LayerRun& run) {
+    if (cfg.dit)
+        return dit_edge_ops(cfg, run);
     if (cfg.vocab == 0)
         throw InputError("--vocab", "must be a positive integer (the model's embedding and LM head need it)");
     validate(cfg, run);
@@ -577,6 +584,8 @@ std::vector<LayerOp> model_edge_ops(const TransformerConfig& cfg, const LayerRun
 }
 
 ParamCount param_count(const TransformerConfig& cfg) {
+    if (cfg.dit)
+        return dit_param_count(cfg);
     ParamCount p;
     const Exact d(cfg.hidden), hd(head_dim(cfg)), h(cfg.heads), kv(cfg.kv_heads), f(cfg.ffn), v(cfg.vocab);
     const Exact norm_params = cfg.norm == NormKind::layernorm ? Exact(2) : Exact(1);
@@ -626,6 +635,8 @@ ParamCount param_count(const TransformerConfig& cfg) {
 }
 
 LayerMemory layer_memory(const TransformerConfig& cfg, const LayerRun& run) {
+    if (cfg.dit)
+        return dit_layer_memory(cfg, run);
     validate(cfg, run);
     LayerMemory m;
     const Exact t(run.tokens()), d(cfg.hidden), hd(head_dim(cfg)), hq(cfg.heads / run.tp), hkv(cfg.kv_heads / run.tp),

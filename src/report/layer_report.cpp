@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "bwacct/dit.h"
 #include "bwacct/error.h"
 #include "bwacct/finite_guard.h"
 #include "human.h"
@@ -81,6 +82,29 @@ json span_json(const SpanTotals& s) {
                 {"bound_us", roofs_json(s.bound_us)},
                 {"roof_sums_us", roofs_json(s.roof_sums_us)},
                 {"tokens_per_s", s.tokens_per_s}};
+}
+
+DitTiming dit_timing(double forward_us, const LayerRun& run) {
+    DitTiming d;
+    d.forwards_per_step = dit_forwards_per_step(run);
+    d.steps = run.dit.steps;
+    d.frames_per_chunk = run.dit.frames_per_chunk;
+    d.forward_us = forward_us;
+    d.step_us = static_cast<double>(d.forwards_per_step) * forward_us;
+    d.chunk_us = static_cast<double>(d.steps) * d.step_us;
+    if (d.frames_per_chunk != 0 && d.chunk_us > 0)
+        d.fps = static_cast<double>(d.frames_per_chunk) / (d.chunk_us * 1e-6);
+    return d;
+}
+
+json dit_json(const DitTiming& d) {
+    return json{{"forwards_per_step", d.forwards_per_step},
+                {"steps", d.steps},
+                {"frames_per_chunk", d.frames_per_chunk == 0 ? json(nullptr) : json(d.frames_per_chunk)},
+                {"forward_us", d.forward_us},
+                {"step_us", d.step_us},
+                {"chunk_us", d.chunk_us},
+                {"fps", d.fps ? json(*d.fps) : json(nullptr)}};
 }
 
 json op_json(const OpResult& r, const char* scope) {
@@ -216,6 +240,8 @@ json report_json(const LayerReport& r) {
     for (const GpuTotals& t : r.totals) {
         json g{{"gpu", t.gpu}, {"layer", span_json(t.layer)}};
         g["model"] = t.model ? span_json(*t.model) : json(nullptr);
+        if (t.dit)
+            g["diffusion"] = dit_json(*t.dit);
         totals.push_back(g);
     }
     j["totals"] = totals;
@@ -309,13 +335,21 @@ void print_table(const LayerReport& r, std::FILE* out) {
                    fixed(t.layer.roof_sums_us.link, 2), fixed(t.layer.roof_sums_us.dispatch, 2));
         if (t.model) {
             const SpanTotals& m = *t.model;
-            fmt::print(out, "  {:<10}{}  floor {} ms per step{}, {} tokens/s; bound {}; share of time: {}\n", "",
-                       r.edge_ops.empty() ? "layers" : "model ", fixed(m.floor_us / 1000, 3),
+            fmt::print(out, "  {:<10}{}  floor {} ms per {}{}, {} tokens/s; bound {}; share of time: {}\n", "",
+                       r.edge_ops.empty() ? "layers" : "model ", fixed(m.floor_us / 1000, 3), c.dit ? "forward" : "step",
                        run.phase == Phase::decode ? " (one token per sequence)" : "", fixed(m.tokens_per_s, 0),
                        roof_name(m.bound), share_text(m));
             fmt::print(out, "  {:<10}       each roof alone: compute {} ms, hbm {} ms, link {} ms, dispatch {} ms\n", "",
                        fixed(m.roof_sums_us.compute / 1000, 3), fixed(m.roof_sums_us.hbm / 1000, 3),
                        fixed(m.roof_sums_us.link / 1000, 3), fixed(m.roof_sums_us.dispatch / 1000, 3));
+        }
+        if (t.dit) {
+            const DitTiming& d = *t.dit;
+            fmt::print(out, "  {:<10}diffusion  forward {} ms; step {} ms ({} forward{}); chunk {} ms ({} step{}){}\n", "",
+                       fixed(d.forward_us / 1000, 3), fixed(d.step_us / 1000, 3), d.forwards_per_step,
+                       d.forwards_per_step > 1 ? "s: classifier-free guidance" : "", fixed(d.chunk_us / 1000, 3), d.steps,
+                       d.steps > 1 ? "s" : "",
+                       d.fps ? fmt::format("; {} frames per chunk → {} FPS", d.frames_per_chunk, fixed(*d.fps, 2)) : "");
         }
     }
 
@@ -357,7 +391,7 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
     if (whole_model)
         r.edge_ops = analyze_ops(model_edge_ops(config, run), gpus, options);
     r.memory = layer_memory(config, run);
-    if (config.vocab != 0 && config.layers != 0)
+    if ((config.vocab != 0 || config.dit) && config.layers != 0)
         r.params = param_count(config);
     const std::uint64_t tokens = run.tokens();
     for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
@@ -376,18 +410,28 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
                 accumulate(m, o.verdicts[gi], 1);
             finish(m, tokens);
             t.model = m;
+            if (config.dit && whole_model)
+                t.dit = dit_timing(m.floor_us, run);
         }
         r.totals.push_back(std::move(t));
     }
-    r.notes.push_back(config.mla ? "kv_a_proj's output holds this step's latent and RoPE key: that is the KV-cache write, "
-                                   "counted once there; attention reads the cache of --context tokens"
-                                 : "the QKV projection's output holds this step's K and V: that is the KV-cache write, counted "
-                                   "once there; attention reads the cache of --context tokens");
+    if (config.dit)
+        r.notes.push_back(
+            "DiT: one forward over the video tokens (bidirectional self-attention, cross-attention to the text); with --tp, "
+            "one all-reduce of [tokens, hidden] after each row-parallel projection (self-attention out, cross-attention out, "
+            "MLP down) and a fp32 all-reduce of each row's Σx² for the q/k RMSNorm over the sharded hidden size; the patch "
+            "embedding, text and timestep embeddings and head are replicated on every rank");
+    else
+        r.notes.push_back(config.mla
+                              ? "kv_a_proj's output holds this step's latent and RoPE key: that is the KV-cache write, "
+                                "counted once there; attention reads the cache of --context tokens"
+                              : "the QKV projection's output holds this step's K and V: that is the KV-cache write, counted "
+                                "once there; attention reads the cache of --context tokens");
     if (run.phase == Phase::training)
         r.notes.push_back(
             "training: each compute op is forward + backward (GEMMs: data and weight gradients; attention backward 2.5× the "
             "forward FLOPs, reading Q, K, V, O, dO and writing dQ, dK, dV); collectives are listed per pass");
-    if (whole_model)
+    if (whole_model && !config.dit)
         r.notes.push_back(
             "model: the embedding lookup reads only the rows of this step's tokens, not the whole table; inference computes "
             "logits for the last position of each sequence only");
