@@ -100,6 +100,7 @@ LayerRun run_from(const Args& args) {
     r.phase = parse_phase(args.get("--phase"));
     r.batch = *count_option(args, "--batch");
     r.tp = *count_option(args, "--tp");
+    r.ep = *count_option(args, "--ep");
     r.sequence_parallel = args.flag("--sequence-parallel");
     r.recompute = args.flag("--recompute");
     r.dtype = dtype_option(args, "--dtype");
@@ -175,6 +176,7 @@ CommandSpec make_command(bool whole_model) {
         {"--tokens", "prefill/training: one sequence of this many tokens (instead of --batch and --seq)", ""},
         {"--context", "keys each query attends to: decode: the KV-cache length (required); prefill: default --seq", ""},
         {"--tp", "tensor-parallel ranks (Megatron-style: 2 all-reduces per layer forward)", "1"},
+        {"--ep", "MoE: expert-parallel ranks (E/N experts each; all-to-all dispatch and combine)", "1"},
         {"--sequence-parallel", "with --tp: reduce-scatter + all-gather instead of each all-reduce", "", true},
         {"--recompute", "training: full activation recomputation (one more forward per layer)", "", true},
         {"--dtype", "dtype of weights, activations and KV cache", "bf16"},

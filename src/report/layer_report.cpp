@@ -10,6 +10,7 @@
 
 #include "bwacct/dit.h"
 #include "bwacct/error.h"
+#include "bwacct/expert_parallel.h"
 #include "bwacct/finite_guard.h"
 #include "human.h"
 
@@ -191,6 +192,7 @@ json report_json(const LayerReport& r) {
                     {"context", run.context},
                     {"tokens", run.tokens()},
                     {"tp", run.tp},
+                    {"ep", run.ep},
                     {"sequence_parallel", run.sequence_parallel},
                     {"recompute", run.recompute},
                     {"dtype", dtype_name(run.dtype)},
@@ -442,6 +444,15 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
             "MoE: the model floor is MoE layers × the layer above + dense-first layers × the dense layer; expert weights "
             "are read for the distinct experts touched in the step (an expectation under uniform independent routing "
             "unless --experts-touched), rounded to a byte");
+    if (config.moe && run.ep > 1) {
+        const ExpertParallel e = expert_parallel(config, run);
+        r.notes.push_back(fmt::format(
+            "EP {}: each rank holds {} of {} routed experts ({} of routed-expert weights over the model), routes {} tokens "
+            "(tokens / tp) and receives {} rows on average; dispatch and combine are all-to-alls of {} B per rank, of "
+            "which (N − 1)/N = {} B leave each rank per direction; experts touched per rank {:.3f}",
+            run.ep, e.local_experts, config.moe->experts, human_bytes(routed_expert_bytes_per_rank(config, run).value()),
+            e.tokens_per_rank, e.rows_per_rank, e.a2a_bytes, e.wire_bytes, e.touched_per_rank));
+    }
     if (config.mla)
         r.notes.push_back(
             "MLA: absorbed-weight attention (W_UK folded into the query, W_UV applied to the latent output); the cache holds "
