@@ -37,9 +37,22 @@ struct DitTiming {
     std::optional<double> fps;  // with --frames-per-chunk
 };
 
+// Pipeline parallelism (--pp N, --micro-batches M): each time slot takes the slowest stage plus its
+// send; a step takes M + N − 1 slots (GPipe and 1F1B alike), of which N − 1 are the bubble.
+struct PipelineTiming {
+    std::uint64_t stages = 1, micro_batches = 1, send_bytes = 0;
+    double slowest_stage_us = 0;  // Σ op floors of the slowest stage, one micro-batch
+    double send_us = 0;           // the stage-to-stage sendrecv floors, one micro-batch
+    double slot_us = 0;           // slowest stage + send
+    double step_us = 0;           // (M + N − 1) · slot
+    double bubble_fraction = 0;   // (N − 1)/(M + N − 1)
+    double tokens_per_s = 0;      // M · tokens per micro-batch / step
+};
+
 struct GpuTotals {
     std::string gpu;
     std::optional<DitTiming> dit;
+    std::optional<PipelineTiming> pipeline;
     SpanTotals layer;
     std::optional<SpanTotals>
         model;  // MoE layers × layer + dense layers × dense layer (+ embedding, final norm, LM head for `model`)
@@ -53,6 +66,7 @@ struct LayerReport {
     std::vector<OpResult> layer_ops;        // the repeated block (a MoE model: its MoE layer)
     std::vector<OpResult> dense_layer_ops;  // a MoE model's dense-first layers (DeepSeek), else empty
     std::vector<OpResult> edge_ops;         // `model` only
+    std::vector<OpResult> pipeline_ops;     // --pp: the stage-to-stage sends of one micro-batch
     std::vector<GpuTotals> totals;
     LayerMemory memory;
     std::optional<ParamCount> params;  // when the config has a vocabulary

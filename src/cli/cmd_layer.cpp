@@ -101,6 +101,8 @@ LayerRun run_from(const Args& args) {
     r.batch = *count_option(args, "--batch");
     r.tp = *count_option(args, "--tp");
     r.ep = *count_option(args, "--ep");
+    r.pp = *count_option(args, "--pp");
+    r.micro_batches = *count_option(args, "--micro-batches");
     r.sequence_parallel = args.flag("--sequence-parallel");
     r.recompute = args.flag("--recompute");
     r.dtype = dtype_option(args, "--dtype");
@@ -177,6 +179,8 @@ CommandSpec make_command(bool whole_model) {
         {"--context", "keys each query attends to: decode: the KV-cache length (required); prefill: default --seq", ""},
         {"--tp", "tensor-parallel ranks (Megatron-style: 2 all-reduces per layer forward)", "1"},
         {"--ep", "MoE: expert-parallel ranks (E/N experts each; all-to-all dispatch and combine)", "1"},
+        {"--pp", "pipeline stages: layers split in order; stage time, bubble, stage-to-stage sends", "1"},
+        {"--micro-batches", "with --pp: micro-batches of --batch sequences each per step", "1"},
         {"--sequence-parallel", "with --tp: reduce-scatter + all-gather instead of each all-reduce", "", true},
         {"--recompute", "training: full activation recomputation (one more forward per layer)", "", true},
         {"--dtype", "dtype of weights, activations and KV cache", "bf16"},

@@ -12,6 +12,7 @@
 #include "bwacct/error.h"
 #include "bwacct/expert_parallel.h"
 #include "bwacct/finite_guard.h"
+#include "bwacct/pipeline_parallel.h"
 #include "human.h"
 
 namespace bwacct {
@@ -108,6 +109,53 @@ json dit_json(const DitTiming& d) {
                 {"fps", d.fps ? json(*d.fps) : json(nullptr)}};
 }
 
+// Which stage an op outside the layers runs on: the embedding (and its collective) on the first.
+bool first_stage_op(const LayerOp& op) {
+    return op.part == OpPart::embedding || (op.part == OpPart::tp_comm && op.name.find("embedding") != std::string::npos);
+}
+
+double floors(const std::vector<OpResult>& ops, std::size_t gi) {
+    double f = 0;
+    for (const OpResult& o : ops)
+        f += o.verdicts[gi].floor_us;
+    return f;
+}
+
+PipelineTiming pipeline_timing(const LayerReport& r, std::size_t gi) {
+    const TransformerConfig& c = r.config;
+    PipelineTiming p;
+    p.stages = r.run.pp;
+    p.micro_batches = r.run.micro_batches;
+    p.send_bytes = stage_send_bytes(c, r.run).value();
+    const double moe = floors(r.layer_ops, gi), dense = c.moe ? floors(r.dense_layer_ops, gi) : moe;
+    double first = 0, last = 0;
+    for (const OpResult& o : r.edge_ops)
+        (first_stage_op(o.op) ? first : last) += o.verdicts[gi].floor_us;
+    for (const StageLayers& s : pipeline_stages(c, r.run.pp)) {
+        const double t =
+            static_cast<double>(s.dense) * dense + static_cast<double>(s.moe) * moe + (s.first ? first : 0) + (s.last ? last : 0);
+        p.slowest_stage_us = std::max(p.slowest_stage_us, t);
+    }
+    p.send_us = floors(r.pipeline_ops, gi);
+    p.slot_us = p.slowest_stage_us + p.send_us;
+    p.step_us = static_cast<double>(p.micro_batches + p.stages - 1) * p.slot_us;
+    p.bubble_fraction = pipeline_bubble_fraction(p.stages, p.micro_batches);
+    p.tokens_per_s = p.step_us > 0 ? static_cast<double>(p.micro_batches * r.run.tokens()) / (p.step_us * 1e-6) : 0;
+    return p;
+}
+
+json pipeline_json(const PipelineTiming& p) {
+    return json{{"stages", p.stages},
+                {"micro_batches", p.micro_batches},
+                {"send_bytes_per_micro_batch", p.send_bytes},
+                {"slowest_stage_us", p.slowest_stage_us},
+                {"send_us", p.send_us},
+                {"slot_us", p.slot_us},
+                {"step_us", p.step_us},
+                {"bubble_fraction", p.bubble_fraction},
+                {"tokens_per_s", p.tokens_per_s}};
+}
+
 json op_json(const OpResult& r, const char* scope) {
     const Cost& c = r.op.cost;
     json j{{"name", r.op.name},
@@ -193,6 +241,8 @@ json report_json(const LayerReport& r) {
                     {"tokens", run.tokens()},
                     {"tp", run.tp},
                     {"ep", run.ep},
+                    {"pp", run.pp},
+                    {"micro_batches", run.micro_batches},
                     {"sequence_parallel", run.sequence_parallel},
                     {"recompute", run.recompute},
                     {"dtype", dtype_name(run.dtype)},
@@ -237,6 +287,8 @@ json report_json(const LayerReport& r) {
         ops.push_back(op_json(o, "dense_layer"));
     for (const OpResult& o : r.edge_ops)
         ops.push_back(op_json(o, "model"));
+    for (const OpResult& o : r.pipeline_ops)
+        ops.push_back(op_json(o, "pipeline"));
     j["ops"] = ops;
     json totals = json::array();
     for (const GpuTotals& t : r.totals) {
@@ -244,6 +296,8 @@ json report_json(const LayerReport& r) {
         g["model"] = t.model ? span_json(*t.model) : json(nullptr);
         if (t.dit)
             g["diffusion"] = dit_json(*t.dit);
+        if (t.pipeline)
+            g["pipeline"] = pipeline_json(*t.pipeline);
         totals.push_back(g);
     }
     j["totals"] = totals;
@@ -326,6 +380,10 @@ void print_table(const LayerReport& r, std::FILE* out) {
             fmt::print(out, "  {:<34}\n", "outside the layers (once per model)");
             print_ops_for_gpu(out, r.edge_ops, gi, 1);
         }
+        if (!r.pipeline_ops.empty()) {
+            fmt::print(out, "  {:<34}\n", "between pipeline stages (per micro-batch)");
+            print_ops_for_gpu(out, r.pipeline_ops, gi, 1);
+        }
     }
 
     fmt::print(out, "\ntotals (ops run one after another: a floor is the sum of the ops' floors)\n");
@@ -344,6 +402,15 @@ void print_table(const LayerReport& r, std::FILE* out) {
             fmt::print(out, "  {:<10}       each roof alone: compute {} ms, hbm {} ms, link {} ms, dispatch {} ms\n", "",
                        fixed(m.roof_sums_us.compute / 1000, 3), fixed(m.roof_sums_us.hbm / 1000, 3),
                        fixed(m.roof_sums_us.link / 1000, 3), fixed(m.roof_sums_us.dispatch / 1000, 3));
+        }
+        if (t.pipeline) {
+            const PipelineTiming& p = *t.pipeline;
+            fmt::print(out,
+                       "  {:<10}pipeline  {} stages × {} micro-batches: slowest stage {} ms + send {} µs ({} B) per slot; step "
+                       "({} + {} − 1) slots = {} ms; bubble {} = (N − 1)/(M + N − 1); {} tokens/s\n",
+                       "", p.stages, p.micro_batches, fixed(p.slowest_stage_us / 1000, 3), fixed(p.send_us, 2), p.send_bytes,
+                       p.micro_batches, p.stages, fixed(p.step_us / 1000, 3), percent(p.bubble_fraction),
+                       fixed(p.tokens_per_s, 0));
         }
         if (t.dit) {
             const DitTiming& d = *t.dit;
@@ -392,6 +459,11 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
         r.dense_layer_ops = analyze_ops(transformer_layer_ops(config, run, true), gpus, options);
     if (whole_model)
         r.edge_ops = analyze_ops(model_edge_ops(config, run), gpus, options);
+    validate_pp(config, run);
+    if (config.dit && run.pp > 1)
+        throw InputError("--pp", "is not modelled for diffusion transformers yet; leave it out");
+    if (run.pp > 1)
+        r.pipeline_ops = analyze_ops(stage_sendrecv_ops(config, run), gpus, options);
     r.memory = layer_memory(config, run);
     if ((config.vocab != 0 || config.dit) && config.layers != 0)
         r.params = param_count(config);
@@ -414,6 +486,8 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
             t.model = m;
             if (config.dit && whole_model)
                 t.dit = dit_timing(m.floor_us, run);
+            if (run.pp > 1)
+                t.pipeline = pipeline_timing(r, gi);
         }
         r.totals.push_back(std::move(t));
     }
