@@ -71,6 +71,7 @@ struct LayerReport {
     LayerMemory memory;
     std::optional<ParamCount> params;  // when the config has a vocabulary
     std::vector<std::string> notes;
+    Efficiency efficiency;  // --efficiency factors the roofs were scaled by
 };
 
 // Analyzes every op on every GPU. `whole_model` adds the embedding, final norm and LM head and needs

@@ -8,6 +8,7 @@
 
 #include "bwacct/catalog.h"
 #include "bwacct/choice.h"
+#include "bwacct/efficiency.h"
 #include "bwacct/error.h"
 #include "bwacct/hf_config.h"
 #include "bwacct/layer_report.h"
@@ -190,6 +191,7 @@ CommandSpec make_command(bool whole_model) {
         {"--format", "output: table or json (schema bwacct.layer/1)", "table"},
         {"--launch-us", "kernel launch overhead for the dispatch roof (µs); default: the catalog's", ""},
         {"--link-GBps", "per-direction link bandwidth for the TP collectives (GB/s) instead of the catalog's", ""},
+        {"--efficiency", "scale the catalog roofs: hbm=0.9,compute=0.7[,link=0.8] (fractions in (0, 1])", ""},
         {"--alpha-us", "per-step collective latency (µs) instead of the catalog's", ""},
     };
     c.run = [whole_model](const Args& args, const Env& env) {
@@ -207,6 +209,8 @@ CommandSpec make_command(bool whole_model) {
         analysis.launch_us = single_real(args, "--launch-us");
         analysis.link_GBps = single_real(args, "--link-GBps");
         analysis.alpha_us = single_real(args, "--alpha-us");
+        if (args.given("--efficiency"))
+            analysis.efficiency = parse_efficiency(args.get("--efficiency"), "--efficiency");
         const Catalog catalog = catalog_for(args);
         const std::vector<const GpuSpec*> gpus = catalog.select(args.get("--gpu"), "--gpu");
         LayerReport report;

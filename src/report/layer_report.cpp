@@ -199,6 +199,10 @@ json report_json(const LayerReport& r) {
     j["schema"] = "bwacct.layer/1";
     j["command"] = r.command;
     j["source"] = "modelled";
+    j["efficiency"] = json{{"hbm", r.efficiency.hbm},
+                           {"compute", r.efficiency.compute},
+                           {"link", r.efficiency.link},
+                           {"source", r.efficiency.scaled() ? json(r.efficiency.source) : json("none: the catalog's peaks")}};
     json model{{"preset", r.preset.empty() ? json(nullptr) : json(r.preset)},
                {"name", c.name.empty() ? json(nullptr) : json(c.name)},
                {"source", c.source.empty() ? json("given on the command line") : json(c.source)},
@@ -339,7 +343,10 @@ void print_table(const LayerReport& r, std::FILE* out) {
                "run", phase_name(run.phase), run.batch, run.q_len(), run.context, human_count(run.tokens()), run.tp,
                run.sequence_parallel ? " + sequence parallel" : "", run.recompute ? ", activation recompute" : "",
                dtype_name(run.dtype), run.attention == AttentionImpl::flash ? "flash" : "naive");
-    fmt::print(out, "  {:<12}modelled: each op's roofs from catalog peaks, no measurement; FLOPs and bytes per rank\n", "time");
+    fmt::print(out, "  {:<12}modelled: each op's roofs from catalog peaks, no measurement; FLOPs and bytes per rank{}\n", "time",
+               r.efficiency.scaled() ? fmt::format("; roofs scaled by efficiency: compute × {}, HBM × {}, link × {} ({})",
+                                                   r.efficiency.compute, r.efficiency.hbm, r.efficiency.link, r.efficiency.source)
+                                     : "");
     if (!c.source.empty())
         fmt::print(out, "  {:<12}{}\n", "source", c.source);
     if (r.params) {
@@ -364,8 +371,9 @@ void print_table(const LayerReport& r, std::FILE* out) {
 
     for (std::size_t gi = 0; gi < r.totals.size(); ++gi) {
         const Verdict& any = r.layer_ops.front().verdicts[gi];
-        fmt::print(out, "\n{}: HBM {} GB/s, launch {} µs{}\n", r.totals[gi].gpu, fixed(any.peaks.hbm_GBps, 0),
-                   fixed(any.peaks.launch_us, 2), "");
+        fmt::print(out, "\n{}: HBM {} GB/s{}, launch {} µs\n", r.totals[gi].gpu, fixed(any.peaks.hbm_GBps, 0),
+                   r.efficiency.hbm != 1 ? fmt::format(" (catalog × {}, --efficiency)", r.efficiency.hbm) : "",
+                   fixed(any.peaks.launch_us, 2));
         fmt::print(out, "  {:<34}{:>18}{:>18}{:>9}{:>12}{:>11}{:>10}{:>12}{:>11}  {}\n", "op (one layer)", "FLOPs", "HBM bytes",
                    "launches", "compute µs", "hbm µs", "link µs", "dispatch µs", "floor µs", "bound");
         print_ops_for_gpu(out, r.layer_ops, gi, 1);
@@ -450,6 +458,7 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
     r.preset = preset;
     r.config = config;
     r.run = run;
+    r.efficiency = options.efficiency;
     if (whole_model && config.layers == 0)
         throw InputError("--layers", "must be a positive integer (or give --preset)");
     r.layer_ops = analyze_ops(transformer_layer_ops(config, run), gpus, options);
