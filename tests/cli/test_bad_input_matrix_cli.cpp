@@ -211,7 +211,7 @@ std::vector<MatrixCase> build_matrix() {
          {}},
         // Issue 13: the diffusion transformer's options, expert and pipeline parallelism.
         {{"model", "--preset", "wan2.1-t2v-14b", "--tokens", "2160", "--steps", "4", "--cfg", "--frames-per-chunk", "4"},
-         {{"--steps", K::integer}, {"--frames-per-chunk", K::integer}, {"--text-tokens", K::integer}, {"--tokens", K::integer}},
+         {{"--steps", K::integer}, {"--frames-per-chunk", K::integer}, {"--text-tokens", K::integer}},
          {},
          {},
          {},
