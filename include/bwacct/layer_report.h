@@ -29,8 +29,30 @@ struct SpanTotals {
     double tokens_per_s = 0;  // tokens of one step / floor
 };
 
+// A diffusion transformer's run (`model` only): forward = the model floor; step = forwards per step ×
+// forward (2 with --cfg); chunk = steps × step; FPS = frames per chunk / chunk.
+struct DitTiming {
+    std::uint64_t forwards_per_step = 1, steps = 1, frames_per_chunk = 0;
+    double forward_us = 0, step_us = 0, chunk_us = 0;
+    std::optional<double> fps;  // with --frames-per-chunk
+};
+
+// Pipeline parallelism (--pp N, --micro-batches M): each time slot takes the slowest stage plus its
+// send; a step takes M + N − 1 slots (GPipe and 1F1B alike), of which N − 1 are the bubble.
+struct PipelineTiming {
+    std::uint64_t stages = 1, micro_batches = 1, send_bytes = 0;
+    double slowest_stage_us = 0;  // Σ op floors of the slowest stage, one micro-batch
+    double send_us = 0;           // the stage-to-stage sendrecv floors, one micro-batch
+    double slot_us = 0;           // slowest stage + send
+    double step_us = 0;           // (M + N − 1) · slot
+    double bubble_fraction = 0;   // (N − 1)/(M + N − 1)
+    double tokens_per_s = 0;      // M · tokens per micro-batch / step
+};
+
 struct GpuTotals {
     std::string gpu;
+    std::optional<DitTiming> dit;
+    std::optional<PipelineTiming> pipeline;
     SpanTotals layer;
     std::optional<SpanTotals>
         model;  // MoE layers × layer + dense layers × dense layer (+ embedding, final norm, LM head for `model`)
@@ -57,10 +79,12 @@ struct LayerReport {
     static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
     std::size_t layer_kind = 0, dense_kind = kNone;  // the kinds layer_ops and dense_layer_ops show
     Exact model_kv_cache;  // Σ over layers of each layer's KV cache (windowed layers hold min(context, window) tokens)
+    std::vector<OpResult> pipeline_ops;     // --pp: the stage-to-stage sends of one micro-batch
     std::vector<GpuTotals> totals;
     LayerMemory memory;
     std::optional<ParamCount> params;  // when the config has a vocabulary
     std::vector<std::string> notes;
+    Efficiency efficiency;  // --efficiency factors the roofs were scaled by
 };
 
 // Analyzes every op on every GPU. `whole_model` adds the embedding, final norm and LM head and needs

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "bwacct/cost.h"
+#include "bwacct/efficiency.h"
 #include "bwacct/gpu.h"
 #include "bwacct/measurement.h"
 
@@ -22,7 +23,8 @@ struct AnalysisOptions {
     std::optional<double> alpha_us;   // per-step latency override (--alpha-us)
     std::optional<double> launch_us;  // launch overhead override (--launch-us)
     LinkChoice link = LinkChoice::automatic;
-    bool explain = false;  // fill Verdict::terms (formatting costs time in big sweeps)
+    bool explain = false;   // fill Verdict::terms (formatting costs time in big sweeps)
+    Efficiency efficiency;  // --efficiency: fractions of the catalog's compute, HBM and link peaks (not of given values)
 };
 
 struct RoofTimes {
@@ -43,6 +45,7 @@ struct PeaksUsed {
     double alpha_us = 0;
     bool alpha_missing = false;  // no step latency known for this link: α = 0
     double launch_us = 0;
+    Efficiency efficiency;  // the factors applied to the figures above (1 = the catalog's peak)
 };
 
 // Analysis of a time the user gave (or, later, measured).

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bwacct/dit_config.h"
 #include "bwacct/ops.h"
 #include "bwacct/quant.h"
 
@@ -61,6 +62,7 @@ struct TransformerConfig {
     // Gemma 3: five of every six).
     std::uint64_t sliding_window = 0;  // 0: no window
     std::vector<bool> local_layers;
+    std::optional<DitConfig> dit;          // a video diffusion transformer block (src/model/dit_block.cpp)
     std::vector<std::string> limitations;  // fields read but not modelled, said in every report
 };
 
@@ -85,6 +87,10 @@ struct LayerRun {
     std::optional<StorageFormat> weight;
     std::optional<DType> kv;
     std::uint64_t window = 0;  // this layer's sliding window (0: full attention); set per layer kind by the report
+    std::uint64_t ep = 1;               // MoE: expert-parallel ranks (src/model/expert_parallel.cpp)
+    std::uint64_t pp = 1;               // pipeline stages (src/model/pipeline_parallel.cpp)
+    std::uint64_t micro_batches = 1;    // with pp: micro-batches of `batch` sequences each per step
+    DitRun dit;                         // a DiT model's diffusion run
 
     std::uint64_t q_len() const { return phase == Phase::decode ? 1 : seq; }
     std::uint64_t tokens() const { return batch * q_len(); }  // rows of every activation

@@ -34,9 +34,12 @@ PeaksUsed peaks_for(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions&
         if (f == nullptr)
             throw InputError("--gpu", fmt::format("{} has no dense {} {} peak in the catalog; choose another --gpu or --dtype",
                                                   gpu.id, unit_name(cost.unit), key));
-        p.compute_tflops = f->value;
+        p.compute_tflops = f->value * opt.efficiency.compute;
+        if (opt.efficiency.compute != 1)
+            p.compute_label += fmt::format(" × {} (--efficiency)", opt.efficiency.compute);
     }
-    p.hbm_GBps = gpu.hbm_bw_GBps.value;
+    p.efficiency = opt.efficiency;
+    p.hbm_GBps = gpu.hbm_bw_GBps.value * opt.efficiency.hbm;
     p.launch_us = opt.launch_us.value_or(gpu.launch_overhead_us.value);
     if (cost.collective || cost.transfer != TransferLink::none) {
         // A host copy crosses PCIe unless the user chose a link; a peer copy the scale-up link.
@@ -47,8 +50,9 @@ PeaksUsed peaks_for(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions&
             p.link_GBps = *opt.link_GBps;
             p.link_name = "given (--link-GBps)";
         } else if (link != nullptr) {
-            p.link_GBps = link->bw_GBps.value;
-            p.link_name = link->name;
+            p.link_GBps = link->bw_GBps.value * opt.efficiency.link;
+            p.link_name =
+                opt.efficiency.link != 1 ? fmt::format("{} × {} (--efficiency)", link->name, opt.efficiency.link) : link->name;
         } else {
             throw InputError("--link", fmt::format("{} has no {} link in the catalog; give --link-GBps", gpu.id,
                                                    choice == LinkChoice::pcie ? "PCIe" : "scale-up or PCIe"));

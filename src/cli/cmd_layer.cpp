@@ -10,6 +10,7 @@
 
 #include "bwacct/catalog.h"
 #include "bwacct/choice.h"
+#include "bwacct/efficiency.h"
 #include "bwacct/error.h"
 #include "bwacct/finite_guard.h"
 #include "bwacct/hf_config.h"
@@ -133,6 +134,33 @@ LayerRun inference_run_from(const Args& args, bool generate) {
     return r;
 }
 
+// The diffusion options (DiT models only; config_checks refuses them elsewhere).
+void dit_run_from(const Args& args, DitRun& d) {
+    if (const auto v = count_option(args, "--text-tokens"))
+        d.text_tokens = *v;
+    if (const auto v = count_option(args, "--steps"))
+        d.steps = *v;
+    d.cfg = args.flag("--cfg");
+    if (const auto v = count_option(args, "--frames-per-chunk"))
+        d.frames_per_chunk = *v;
+}
+
+// Options that apply to one kind of model only.
+void config_checks(const Args& args, const TransformerConfig& config, bool whole_model) {
+    if (!config.dit) {
+        for (const char* o : {"--text-tokens", "--steps", "--cfg", "--frames-per-chunk"})
+            if (args.given(o))
+                throw InputError(o,
+                                 "applies to video diffusion transformers only (--preset wan2.1-t2v-14b or --hf-config of a "
+                                 "WanModel config.json)");
+        return;
+    }
+    if (!whole_model)
+        for (const char* o : {"--steps", "--cfg", "--frames-per-chunk"})
+            if (args.given(o))
+                throw InputError(o, "applies to `bwacct model` (a whole forward: blocks, patch embedding and head)");
+}
+
 LayerRun run_from(const Args& args) {
     for (const char* o : {"--prompt", "--output"})
         if (args.given(o))
@@ -141,6 +169,9 @@ LayerRun run_from(const Args& args) {
     r.phase = parse_phase(args.get("--phase"));
     r.batch = *count_option(args, "--batch");
     r.tp = *count_option(args, "--tp");
+    r.ep = *count_option(args, "--ep");
+    r.pp = *count_option(args, "--pp");
+    r.micro_batches = *count_option(args, "--micro-batches");
     r.sequence_parallel = args.flag("--sequence-parallel");
     r.recompute = args.flag("--recompute");
     precision_from(args, r);
@@ -149,6 +180,7 @@ LayerRun run_from(const Args& args) {
     r.attention = parse_choice(args.get("--attention"), "--attention", "attention implementation", kImpls);
     if (const auto touched = count_option(args, "--experts-touched"))
         r.experts_touched = *touched;
+    dit_run_from(args, r.dit);
     const auto seq = count_option(args, "--seq"), tokens = count_option(args, "--tokens"),
                context = count_option(args, "--context");
     if (seq && tokens)
@@ -192,13 +224,19 @@ CommandSpec make_command(bool whole_model) {
                               "prefill";
     c.options = {
         {"--preset",
-         "model preset: an id in configs/models (llama3-8b, llama3-70b, mixtral-8x7b, deepseek-v3) or a preset JSON file", ""},
-        {"--hf-config", "a Hugging Face config.json (Llama, Mistral, Qwen2/3, Qwen3-MoE, Mixtral, DeepSeek-V2/V3, Gemma 2/3)",
+         "model preset: an id in configs/models (llama3-8b, llama3-70b, mixtral-8x7b, deepseek-v3, wan2.1-t2v-14b) or a preset "
+         "JSON file",
          ""},
         {"--prompt", "--phase generate: prompt tokens per sequence (the prefill)", ""},
         {"--output", "--phase generate: tokens generated per sequence (1 from the prefill, the rest one decode step each)", ""},
         {"--fit", "memory per GPU (weights, KV cache, prefill-peak activations, workspace) against HBM; largest batch", "", true},
         {"--workspace", "--fit: bytes per GPU held besides weights, KV and activations (CUDA context, library workspaces)", "1G"},
+        {"--hf-config",
+         "a Hugging Face config.json (Llama, Mistral, Qwen2/3, Qwen3-MoE, Mixtral, DeepSeek-V2/V3, Gemma 2/3; WanModel)", ""},
+        {"--text-tokens", "DiT: text tokens of the cross-attention; default: the config's text_len (Wan: 512)", ""},
+        {"--steps", "DiT (model): denoising steps per chunk", "1"},
+        {"--cfg", "DiT (model): classifier-free guidance, two forwards per step", "", true},
+        {"--frames-per-chunk", "DiT (model): video frames one chunk yields, for FPS", ""},
         {"--experts-touched", "MoE: distinct experts whose weights a step reads per layer; default: E·(1 − (1 − k/E)^T)", ""},
         {"--hidden", "hidden size D (overrides the preset)", ""},
         {"--layers", whole_model ? "transformer layers (overrides the preset)" : "layers, for the per-model total", ""},
@@ -219,6 +257,9 @@ CommandSpec make_command(bool whole_model) {
         {"--tokens", "prefill/training: one sequence of this many tokens (instead of --batch and --seq)", ""},
         {"--context", "keys each query attends to: decode: the KV-cache length (required); prefill: default --seq", ""},
         {"--tp", "tensor-parallel ranks (Megatron-style: 2 all-reduces per layer forward)", "1"},
+        {"--ep", "MoE: expert-parallel ranks (E/N experts each; all-to-all dispatch and combine)", "1"},
+        {"--pp", "pipeline stages: layers split in order; stage time, bubble, stage-to-stage sends", "1"},
+        {"--micro-batches", "with --pp: micro-batches of --batch sequences each per step", "1"},
         {"--sequence-parallel", "with --tp: reduce-scatter + all-gather instead of each all-reduce", "", true},
         {"--recompute", "training: full activation recomputation (one more forward per layer)", "", true},
         {"--dtype", "dtype of weights, activations and KV cache (each overridable below)", "bf16"},
@@ -238,6 +279,7 @@ CommandSpec make_command(bool whole_model) {
          "table"},
         {"--launch-us", "kernel launch overhead for the dispatch roof (µs); 0: no dispatch roof; default: the catalog's", ""},
         {"--link-GBps", "per-direction link bandwidth for the TP collectives (GB/s) instead of the catalog's", ""},
+        {"--efficiency", "scale the catalog roofs: hbm=0.9,compute=0.7[,link=0.8] (fractions in (0, 1])", ""},
         {"--alpha-us", "per-step collective latency (µs) instead of the catalog's", ""},
     };
     c.run = [whole_model](const Args& args, const Env& env) { return run_layer_command(args, env, whole_model); };
@@ -316,7 +358,8 @@ int run_point(const Args& args, const Env& env, bool whole_model, Format format,
             return 0;
         }
         const LayerRun run = run_from(args);
-        if (whole_model && config.vocab == 0)
+        config_checks(args, config, whole_model);
+        if (whole_model && config.vocab == 0 && !config.dit)
             throw InputError("--vocab", "is required for a whole model (or give --preset)");
         if (whole_model && config.layers == 0)
             throw InputError("--layers", "is required for a whole model (or give --preset)");
@@ -324,6 +367,8 @@ int run_point(const Args& args, const Env& env, bool whole_model, Format format,
         analysis.launch_us = launch_us_option(args);
         analysis.link_GBps = single_real(args, "--link-GBps");
         analysis.alpha_us = single_real(args, "--alpha-us");
+        if (args.given("--efficiency"))
+            analysis.efficiency = parse_efficiency(args.get("--efficiency"), "--efficiency");
         const Catalog catalog = catalog_for(args);
         const std::vector<const GpuSpec*> gpus = catalog.select(args.get("--gpu"), "--gpu");
         LayerReport report;

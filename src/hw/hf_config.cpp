@@ -10,6 +10,7 @@
 #include <array>
 #include <nlohmann/json.hpp>
 
+#include "bwacct/dit.h"
 #include "bwacct/error.h"
 #include "bwacct/quant.h"
 #include "bwacct/text_file.h"
@@ -218,6 +219,14 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     if (!doc.is_object())
         throw InputError(origin, "expected a JSON object (a Hugging Face config.json)");
     const Reader r{doc, origin};
+    // A diffusers model config names its class instead of "architectures" (docs/formulas.md, "Video
+    // diffusion transformers (DiT)").
+    if (!doc.contains("architectures") && doc.contains("_class_name")) {
+        if (doc.at("_class_name") == "WanModel")
+            return parse_wan_config(json_text, origin);
+        r.fail(fmt::format("unsupported diffusers class {}; supported: WanModel (or a config.json with \"architectures\": {})",
+                           doc.at("_class_name").dump(), supported_list()));
+    }
     if (!doc.contains("architectures") || !doc.at("architectures").is_array() || doc.at("architectures").empty() ||
         !doc.at("architectures").front().is_string())
         r.fail("missing \"architectures\" (a list naming the model class, e.g. [\"LlamaForCausalLM\"])");

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bwacct/dit.h"
 #include "bwacct/error.h"
 #include "bwacct/model_preset.h"
 
@@ -64,7 +65,9 @@ TransformerConfig parse_model_preset(std::string_view json_text, const std::stri
     c.kv_heads = positive(doc, origin, "kv_heads");
     c.head_dim = positive(doc, origin, "head_dim", false);
     c.ffn = positive(doc, origin, "ffn");
-    c.vocab = positive(doc, origin, "vocab");
+    c.vocab = positive(doc, origin, "vocab", !doc.contains("dit"));  // a diffusion transformer has no vocabulary
+    if (doc.contains("dit"))
+        c.dit = parse_dit_object(doc.at("dit").dump(), origin + " dit");
     c.mlp = parse_mlp(doc.contains("mlp") ? text(doc, origin, "mlp") : "gated", origin + " mlp");
     const std::string norm = doc.contains("norm") ? text(doc, origin, "norm") : "rmsnorm";
     if (norm == "rmsnorm")

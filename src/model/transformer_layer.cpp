@@ -9,8 +9,10 @@
 #include <cmath>
 
 #include "bwacct/choice.h"
+#include "bwacct/dit.h"
 #include "bwacct/dtype.h"
 #include "bwacct/error.h"
+#include "bwacct/expert_parallel.h"
 #include "bwacct/transformer.h"
 #include "term.h"
 
@@ -242,15 +244,25 @@ struct Builder {
 
     // The MoE MLP: router GEMM, routed experts (grouped GEMMs over tokens · k rows), the weighted
     // combine of each token's k expert outputs, then the shared experts as one dense MLP.
+    // Under expert parallelism (src/model/expert_parallel.cpp) each rank routes its share of the
+    // tokens, dispatches their rows to the experts' ranks (all-to-all), runs its E/N whole experts
+    // and gets the outputs back (all-to-all); the shared experts run unsharded on its share.
     void moe_mlp() {
         const MoeConfig& m = *cfg.moe;
-        const std::uint64_t t = run.tokens(), rows = (Exact(t) * Exact(m.top_k)).value(), f = m.expert_ffn / run.tp;
+        const bool ep = run.ep > 1;
+        const ExpertParallel e = ep ? expert_parallel(cfg, run) : ExpertParallel{};
+        const std::uint64_t t = ep ? e.tokens_per_rank : run.tokens(), rows = (Exact(t) * Exact(m.top_k)).value(),
+                            f = ep ? m.expert_ffn : m.expert_ffn / run.tp;
         const double touched = experts_touched(cfg, run);
         gemm("router", OpPart::mlp, t, cfg.hidden, m.experts, false);
+        if (ep)
+            ep_alltoall("dispatch", e);
         const bool gated = cfg.mlp == MlpKind::gated;
         expert_gemm(gated ? "experts_gate_up" : "experts_up", rows, cfg.hidden, gated ? 2 * f : f, touched);
         activation("experts_", rows, f);
         expert_gemm("experts_down", rows, f, cfg.hidden, touched);
+        if (ep)
+            ep_alltoall("combine", e);
         // Combine: out[t] = Σ_k w_k · y_k: read the [T·k, D] expert outputs, write [T, D]; a multiply
         // and an add per expert output element (2·k FLOPs per output element).
         ElementwiseDesc c;
@@ -261,8 +273,33 @@ struct Builder {
         c.flops_per_elem = 2 * m.top_k;
         add_passes("experts_combine", OpPart::mlp, fmt::format("Σ over {} experts [{}, {}]", m.top_k, t, cfg.hidden),
                    elementwise_cost(c), elementwise_cost(c));
-        if (m.shared_experts > 0)
-            dense_mlp("shared_", m.shared_experts * m.expert_ffn);
+        if (m.shared_experts > 0) {
+            if (ep)
+                ep_shared_mlp(t, m.shared_experts * m.expert_ffn);
+            else
+                dense_mlp("shared_", m.shared_experts * m.expert_ffn);
+        }
+    }
+
+    // One all-to-all over the EP group: each rank's buffer of T_r · k rows of D.
+    void ep_alltoall(const std::string& what, const ExpertParallel& e) {
+        CollectiveDesc d;
+        d.kind = CollectiveKind::alltoall;
+        d.size_bytes = e.a2a_bytes;
+        d.ranks = e.ranks;
+        d.dtype = run.dtype;
+        add(fmt::format("alltoall experts {} (fwd)", what), OpPart::tp_comm,
+            fmt::format("[{}, {}] {} = {} B per rank over {} EP ranks; {} B leave each rank", e.rows_per_rank, cfg.hidden,
+                        dtype_name(run.dtype), e.a2a_bytes, e.ranks, e.wire_bytes),
+            collective_cost(d));
+    }
+
+    // The shared experts under EP: a dense MLP of `ffn`, unsharded, on this rank's `t` tokens.
+    void ep_shared_mlp(std::uint64_t t, std::uint64_t ffn) {
+        const bool gated = cfg.mlp == MlpKind::gated;
+        gemm(gated ? "shared_gate_up_proj" : "shared_up_proj", OpPart::mlp, t, cfg.hidden, gated ? 2 * ffn : ffn);
+        activation("shared_", t, ffn);
+        gemm("shared_down_proj", OpPart::mlp, t, ffn, cfg.hidden);
     }
 
     // Multi-head latent attention, absorbed-weight form (DeepSeek's inference `attn_impl = "absorb"`):
@@ -522,6 +559,8 @@ static void validate_precision(const TransformerConfig& cfg, const LayerRun& run
 }
 
 void validate(const TransformerConfig& cfg, const LayerRun& run) {
+    if (cfg.dit)
+        return validate_dit(cfg, run);
     const std::pair<std::uint64_t, const char*> positive[] = {{cfg.hidden, "--hidden"},     {cfg.heads, "--heads"},
                                                               {cfg.kv_heads, "--kv-heads"}, {cfg.ffn, "--ffn"},
                                                               {run.batch, "--batch"},       {run.tp, "--tp"}};
@@ -578,6 +617,7 @@ void validate(const TransformerConfig& cfg, const LayerRun& run) {
         throw InputError("--experts-touched", "applies to mixture-of-experts models only (this one has no routed experts)");
     }
     validate_precision(cfg, run);
+    validate_ep(cfg, run);
     if (cfg.mla) {
         const MlaConfig& a = *cfg.mla;
         if (a.kv_lora_rank == 0 || a.qk_rope_head_dim == 0 || a.qk_nope_head_dim == 0 || a.v_head_dim == 0)
@@ -592,6 +632,8 @@ void validate(const TransformerConfig& cfg, const LayerRun& run) {
 }
 
 std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& cfg, const LayerRun& run, bool dense_mlp) {
+    if (cfg.dit)
+        return dit_block_ops(cfg, run);
     validate(cfg, run);
     Builder b{cfg, run, {}};
     const std::uint64_t t = run.tokens(), hd = head_dim(cfg), hq = cfg.heads / run.tp, hkv = cfg.kv_heads / run.tp;
@@ -622,7 +664,13 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& cfg, const L
         b.dense_mlp("", cfg.ffn);
     if (cfg.block_norms == 4)
         b.norm("post_mlp_norm", OpPart::norm, t);
-    b.reduce_out("mlp_out");
+    if (cfg.moe && !dense_mlp && run.ep > 1) {
+        // Each TP rank combined its own share of the tokens: gather them back (the all-reduce's place).
+        if (run.tp > 1)
+            b.collective(CollectiveKind::allgather, "mlp_out (ep)", "fwd", t, cfg.hidden);
+    } else {
+        b.reduce_out("mlp_out");
+    }
     b.residual("mlp_residual");
     return std::move(b.ops);
 }
@@ -640,6 +688,8 @@ double expected_experts_touched(std::uint64_t experts, std::uint64_t top_k, std:
 double experts_touched(const TransformerConfig& cfg, const LayerRun& run) {
     if (!cfg.moe)
         return 0;
+    if (run.ep > 1)
+        return expert_parallel(cfg, run).touched_per_rank;
     if (run.experts_touched != 0)
         return static_cast<double>(run.experts_touched);
     return expected_experts_touched(cfg.moe->experts, cfg.moe->top_k, run.tokens());
@@ -735,6 +785,8 @@ Exact weight_bytes_per_rank(const TransformerConfig& cfg, const LayerRun& run) {
 }
 
 std::vector<LayerOp> model_edge_ops(const TransformerConfig& cfg, const LayerRun& run) {
+    if (cfg.dit)
+        return dit_edge_ops(cfg, run);
     if (cfg.vocab == 0)
         throw InputError("--vocab", "must be a positive integer (the model's embedding and LM head need it)");
     validate(cfg, run);
@@ -784,6 +836,8 @@ std::vector<LayerOp> model_edge_ops(const TransformerConfig& cfg, const LayerRun
 }
 
 ParamCount param_count(const TransformerConfig& cfg) {
+    if (cfg.dit)
+        return dit_param_count(cfg);
     ParamCount p;
     const Exact d(cfg.hidden), hd(head_dim(cfg)), h(cfg.heads), kv(cfg.kv_heads), f(cfg.ffn), v(cfg.vocab);
     const Exact norm_params = cfg.norm == NormKind::layernorm ? Exact(2) : Exact(1);
@@ -833,6 +887,8 @@ ParamCount param_count(const TransformerConfig& cfg) {
 }
 
 LayerMemory layer_memory(const TransformerConfig& cfg, const LayerRun& run) {
+    if (cfg.dit)
+        return dit_layer_memory(cfg, run);
     validate(cfg, run);
     LayerMemory m;
     const Exact t(run.tokens()), d(cfg.hidden), hd(head_dim(cfg)), hq(cfg.heads / run.tp), hkv(cfg.kv_heads / run.tp),

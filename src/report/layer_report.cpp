@@ -8,8 +8,11 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "bwacct/dit.h"
 #include "bwacct/error.h"
+#include "bwacct/expert_parallel.h"
 #include "bwacct/finite_guard.h"
+#include "bwacct/pipeline_parallel.h"
 #include "human.h"
 
 namespace bwacct {
@@ -83,6 +86,76 @@ json span_json(const SpanTotals& s) {
                 {"tokens_per_s", s.tokens_per_s}};
 }
 
+DitTiming dit_timing(double forward_us, const LayerRun& run) {
+    DitTiming d;
+    d.forwards_per_step = dit_forwards_per_step(run);
+    d.steps = run.dit.steps;
+    d.frames_per_chunk = run.dit.frames_per_chunk;
+    d.forward_us = forward_us;
+    d.step_us = static_cast<double>(d.forwards_per_step) * forward_us;
+    d.chunk_us = static_cast<double>(d.steps) * d.step_us;
+    if (d.frames_per_chunk != 0 && d.chunk_us > 0)
+        d.fps = static_cast<double>(d.frames_per_chunk) / (d.chunk_us * 1e-6);
+    return d;
+}
+
+json dit_json(const DitTiming& d) {
+    return json{{"forwards_per_step", d.forwards_per_step},
+                {"steps", d.steps},
+                {"frames_per_chunk", d.frames_per_chunk == 0 ? json(nullptr) : json(d.frames_per_chunk)},
+                {"forward_us", d.forward_us},
+                {"step_us", d.step_us},
+                {"chunk_us", d.chunk_us},
+                {"fps", d.fps ? json(*d.fps) : json(nullptr)}};
+}
+
+// Which stage an op outside the layers runs on: the embedding (and its collective) on the first.
+bool first_stage_op(const LayerOp& op) {
+    return op.part == OpPart::embedding || (op.part == OpPart::tp_comm && op.name.find("embedding") != std::string::npos);
+}
+
+double floors(const std::vector<OpResult>& ops, std::size_t gi) {
+    double f = 0;
+    for (const OpResult& o : ops)
+        f += o.verdicts[gi].floor_us;
+    return f;
+}
+
+PipelineTiming pipeline_timing(const LayerReport& r, std::size_t gi) {
+    const TransformerConfig& c = r.config;
+    PipelineTiming p;
+    p.stages = r.run.pp;
+    p.micro_batches = r.run.micro_batches;
+    p.send_bytes = stage_send_bytes(c, r.run).value();
+    const double moe = floors(r.layer_ops, gi), dense = c.moe ? floors(r.dense_layer_ops, gi) : moe;
+    double first = 0, last = 0;
+    for (const OpResult& o : r.edge_ops)
+        (first_stage_op(o.op) ? first : last) += o.verdicts[gi].floor_us;
+    for (const StageLayers& s : pipeline_stages(c, r.run.pp)) {
+        const double t =
+            static_cast<double>(s.dense) * dense + static_cast<double>(s.moe) * moe + (s.first ? first : 0) + (s.last ? last : 0);
+        p.slowest_stage_us = std::max(p.slowest_stage_us, t);
+    }
+    p.send_us = floors(r.pipeline_ops, gi);
+    p.slot_us = p.slowest_stage_us + p.send_us;
+    p.step_us = static_cast<double>(p.micro_batches + p.stages - 1) * p.slot_us;
+    p.bubble_fraction = pipeline_bubble_fraction(p.stages, p.micro_batches);
+    p.tokens_per_s = p.step_us > 0 ? static_cast<double>(p.micro_batches * r.run.tokens()) / (p.step_us * 1e-6) : 0;
+    return p;
+}
+
+json pipeline_json(const PipelineTiming& p) {
+    return json{{"stages", p.stages},
+                {"micro_batches", p.micro_batches},
+                {"send_bytes_per_micro_batch", p.send_bytes},
+                {"slowest_stage_us", p.slowest_stage_us},
+                {"send_us", p.send_us},
+                {"slot_us", p.slot_us},
+                {"step_us", p.step_us},
+                {"bubble_fraction", p.bubble_fraction},
+                {"tokens_per_s", p.tokens_per_s}};
+}
+
 json op_json(const OpResult& r, const char* scope) {
     const Cost& c = r.op.cost;
     json j{{"name", r.op.name},
@@ -132,6 +205,10 @@ json report_json(const LayerReport& r) {
     j["schema"] = "bwacct.layer/1";
     j["command"] = r.command;
     j["source"] = "modelled";
+    j["efficiency"] = json{{"hbm", r.efficiency.hbm},
+                           {"compute", r.efficiency.compute},
+                           {"link", r.efficiency.link},
+                           {"source", r.efficiency.scaled() ? json(r.efficiency.source) : json("none: the catalog's peaks")}};
     json model{{"preset", r.preset.empty() ? json(nullptr) : json(r.preset)},
                {"name", c.name.empty() ? json(nullptr) : json(c.name)},
                {"source", c.source.empty() ? json("given on the command line") : json(c.source)},
@@ -177,6 +254,9 @@ json report_json(const LayerReport& r) {
                     {"context", run.context},
                     {"tokens", run.tokens()},
                     {"tp", run.tp},
+                    {"ep", run.ep},
+                    {"pp", run.pp},
+                    {"micro_batches", run.micro_batches},
                     {"sequence_parallel", run.sequence_parallel},
                     {"recompute", run.recompute},
                     {"dtype", dtype_name(run.dtype)},
@@ -240,11 +320,17 @@ json report_json(const LayerReport& r) {
         for (const OpResult& o : k.ops)
             ops.push_back(op_json(o, scope.c_str()));
     }
+    for (const OpResult& o : r.pipeline_ops)
+        ops.push_back(op_json(o, "pipeline"));
     j["ops"] = ops;
     json totals = json::array();
     for (const GpuTotals& t : r.totals) {
         json g{{"gpu", t.gpu}, {"layer", span_json(t.layer)}};
         g["model"] = t.model ? span_json(*t.model) : json(nullptr);
+        if (t.dit)
+            g["diffusion"] = dit_json(*t.dit);
+        if (t.pipeline)
+            g["pipeline"] = pipeline_json(*t.pipeline);
         totals.push_back(g);
     }
     j["totals"] = totals;
@@ -294,7 +380,10 @@ void print_table(const LayerReport& r, std::FILE* out) {
                "run", phase_name(run.phase), run.batch, run.q_len(), run.context, human_count(run.tokens()), run.tp,
                run.sequence_parallel ? " + sequence parallel" : "", run.recompute ? ", activation recompute" : "",
                precision_text(c, run), run.attention == AttentionImpl::flash ? "flash" : "naive");
-    fmt::print(out, "  {:<12}modelled: each op's roofs from catalog peaks, no measurement; FLOPs and bytes per rank\n", "time");
+    fmt::print(out, "  {:<12}modelled: each op's roofs from catalog peaks, no measurement; FLOPs and bytes per rank{}\n", "time",
+               r.efficiency.scaled() ? fmt::format("; roofs scaled by efficiency: compute × {}, HBM × {}, link × {} ({})",
+                                                   r.efficiency.compute, r.efficiency.hbm, r.efficiency.link, r.efficiency.source)
+                                     : "");
     if (!c.source.empty())
         fmt::print(out, "  {:<12}{}\n", "source", c.source);
     if (r.params) {
@@ -319,8 +408,9 @@ void print_table(const LayerReport& r, std::FILE* out) {
 
     for (std::size_t gi = 0; gi < r.totals.size(); ++gi) {
         const Verdict& any = r.layer_ops.front().verdicts[gi];
-        fmt::print(out, "\n{}: HBM {} GB/s, launch {} µs{}\n", r.totals[gi].gpu, fixed(any.peaks.hbm_GBps, 0),
-                   fixed(any.peaks.launch_us, 2), "");
+        fmt::print(out, "\n{}: HBM {} GB/s{}, launch {} µs\n", r.totals[gi].gpu, fixed(any.peaks.hbm_GBps, 0),
+                   r.efficiency.hbm != 1 ? fmt::format(" (catalog × {}, --efficiency)", r.efficiency.hbm) : "",
+                   fixed(any.peaks.launch_us, 2));
         fmt::print(out, "  {:<34}{:>18}{:>18}{:>9}{:>12}{:>11}{:>10}{:>12}{:>11}  {}\n", "op (one layer)", "FLOPs", "HBM bytes",
                    "launches", "compute µs", "hbm µs", "link µs", "dispatch µs", "floor µs", "bound");
         print_ops_for_gpu(out, r.layer_ops, gi, 1);
@@ -335,6 +425,10 @@ void print_table(const LayerReport& r, std::FILE* out) {
             fmt::print(out, "  {:<34}\n", "outside the layers (once per model)");
             print_ops_for_gpu(out, r.edge_ops, gi, 1);
         }
+        if (!r.pipeline_ops.empty()) {
+            fmt::print(out, "  {:<34}\n", "between pipeline stages (per micro-batch)");
+            print_ops_for_gpu(out, r.pipeline_ops, gi, 1);
+        }
     }
 
     fmt::print(out, "\ntotals (ops run one after another: a floor is the sum of the ops' floors)\n");
@@ -346,13 +440,30 @@ void print_table(const LayerReport& r, std::FILE* out) {
                    fixed(t.layer.roof_sums_us.link, 2), fixed(t.layer.roof_sums_us.dispatch, 2));
         if (t.model) {
             const SpanTotals& m = *t.model;
-            fmt::print(out, "  {:<10}{}  floor {} ms per step{}, {} tokens/s; bound {}; share of time: {}\n", "",
-                       r.edge_ops.empty() ? "layers" : "model ", fixed(m.floor_us / 1000, 3),
+            fmt::print(out, "  {:<10}{}  floor {} ms per {}{}, {} tokens/s; bound {}; share of time: {}\n", "",
+                       r.edge_ops.empty() ? "layers" : "model ", fixed(m.floor_us / 1000, 3), c.dit ? "forward" : "step",
                        run.phase == Phase::decode ? " (one token per sequence)" : "", fixed(m.tokens_per_s, 0),
                        roof_name(m.bound), share_text(m));
             fmt::print(out, "  {:<10}       each roof alone: compute {} ms, hbm {} ms, link {} ms, dispatch {} ms\n", "",
                        fixed(m.roof_sums_us.compute / 1000, 3), fixed(m.roof_sums_us.hbm / 1000, 3),
                        fixed(m.roof_sums_us.link / 1000, 3), fixed(m.roof_sums_us.dispatch / 1000, 3));
+        }
+        if (t.pipeline) {
+            const PipelineTiming& p = *t.pipeline;
+            fmt::print(out,
+                       "  {:<10}pipeline  {} stages × {} micro-batches: slowest stage {} ms + send {} µs ({} B) per slot; step "
+                       "({} + {} − 1) slots = {} ms; bubble {} = (N − 1)/(M + N − 1); {} tokens/s\n",
+                       "", p.stages, p.micro_batches, fixed(p.slowest_stage_us / 1000, 3), fixed(p.send_us, 2), p.send_bytes,
+                       p.micro_batches, p.stages, fixed(p.step_us / 1000, 3), percent(p.bubble_fraction),
+                       fixed(p.tokens_per_s, 0));
+        }
+        if (t.dit) {
+            const DitTiming& d = *t.dit;
+            fmt::print(out, "  {:<10}diffusion  forward {} ms; step {} ms ({} forward{}); chunk {} ms ({} step{}){}\n", "",
+                       fixed(d.forward_us / 1000, 3), fixed(d.step_us / 1000, 3), d.forwards_per_step,
+                       d.forwards_per_step > 1 ? "s: classifier-free guidance" : "", fixed(d.chunk_us / 1000, 3), d.steps,
+                       d.steps > 1 ? "s" : "",
+                       d.fps ? fmt::format("; {} frames per chunk → {} FPS", d.frames_per_chunk, fixed(*d.fps, 2)) : "");
         }
     }
 
@@ -426,6 +537,7 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
     r.preset = preset;
     r.config = config;
     r.run = run;
+    r.efficiency = options.efficiency;
     if (whole_model && config.layers == 0)
         throw InputError("--layers", "must be a positive integer (or give --preset)");
     r.kinds = layer_kinds(config, run, gpus, options);
@@ -442,6 +554,11 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
         r.dense_layer_ops = r.kinds[r.dense_kind].ops;
     if (whole_model)
         r.edge_ops = analyze_ops(model_edge_ops(config, run), gpus, options);
+    validate_pp(config, run);
+    if (config.dit && run.pp > 1)
+        throw InputError("--pp", "is not modelled for diffusion transformers yet; leave it out");
+    if (run.pp > 1)
+        r.pipeline_ops = analyze_ops(stage_sendrecv_ops(config, run), gpus, options);
     LayerRun first = run;
     first.window = r.kinds[r.layer_kind].window;
     r.memory = layer_memory(config, first);
@@ -450,7 +567,7 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
         kr.window = k.window;
         r.model_kv_cache += Exact(k.count) * layer_memory(config, kr).kv_cache;
     }
-    if (config.vocab != 0 && config.layers != 0)
+    if ((config.vocab != 0 || config.dit) && config.layers != 0)
         r.params = param_count(config);
     const std::uint64_t tokens = run.tokens();
     for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
@@ -468,18 +585,30 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
                 accumulate(m, o.verdicts[gi], 1);
             finish(m, tokens);
             t.model = m;
+            if (config.dit && whole_model)
+                t.dit = dit_timing(m.floor_us, run);
+            if (run.pp > 1)
+                t.pipeline = pipeline_timing(r, gi);
         }
         r.totals.push_back(std::move(t));
     }
-    r.notes.push_back(config.mla ? "kv_a_proj's output holds this step's latent and RoPE key: that is the KV-cache write, "
-                                   "counted once there; attention reads the cache of --context tokens"
-                                 : "the QKV projection's output holds this step's K and V: that is the KV-cache write, counted "
-                                   "once there; attention reads the cache of --context tokens");
+    if (config.dit)
+        r.notes.push_back(
+            "DiT: one forward over the video tokens (bidirectional self-attention, cross-attention to the text); with --tp, "
+            "one all-reduce of [tokens, hidden] after each row-parallel projection (self-attention out, cross-attention out, "
+            "MLP down) and a fp32 all-reduce of each row's Σx² for the q/k RMSNorm over the sharded hidden size; the patch "
+            "embedding, text and timestep embeddings and head are replicated on every rank");
+    else
+        r.notes.push_back(config.mla
+                              ? "kv_a_proj's output holds this step's latent and RoPE key: that is the KV-cache write, "
+                                "counted once there; attention reads the cache of --context tokens"
+                              : "the QKV projection's output holds this step's K and V: that is the KV-cache write, counted "
+                                "once there; attention reads the cache of --context tokens");
     if (run.phase == Phase::training)
         r.notes.push_back(
             "training: each compute op is forward + backward (GEMMs: data and weight gradients; attention backward 2.5× the "
             "forward FLOPs, reading Q, K, V, O, dO and writing dQ, dK, dV); collectives are listed per pass");
-    if (whole_model)
+    if (whole_model && !config.dit)
         r.notes.push_back(
             "model: the embedding lookup reads only the rows of this step's tokens, not the whole table; inference computes "
             "logits for the last position of each sequence only");
@@ -490,6 +619,15 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
             "MoE: the model floor is MoE layers × the layer above + dense-first layers × the dense layer; expert weights "
             "are read for the distinct experts touched in the step (an expectation under uniform independent routing "
             "unless --experts-touched), rounded to a byte");
+    if (config.moe && run.ep > 1) {
+        const ExpertParallel e = expert_parallel(config, run);
+        r.notes.push_back(fmt::format(
+            "EP {}: each rank holds {} of {} routed experts ({} of routed-expert weights over the model), routes {} tokens "
+            "(tokens / tp) and receives {} rows on average; dispatch and combine are all-to-alls of {} B per rank, of "
+            "which (N − 1)/N = {} B leave each rank per direction; experts touched per rank {:.3f}",
+            run.ep, e.local_experts, config.moe->experts, human_bytes(routed_expert_bytes_per_rank(config, run).value()),
+            e.tokens_per_rank, e.rows_per_rank, e.a2a_bytes, e.wire_bytes, e.touched_per_rank));
+    }
     if (config.mla)
         r.notes.push_back(
             "MLA: absorbed-weight attention (W_UK folded into the query, W_UV applied to the latent output); the cache holds "

@@ -133,8 +133,9 @@ TEST(HfConfigCli, UnsupportedArchitectureExits2NamingIt) {
     write_text(dir.file("falcon.json"), R"({"architectures": ["FalconForCausalLM"], "hidden_size": 4544})");
     expect_bad({"model", "--hf-config", dir.file("falcon.json"), "--phase", "decode", "--context", "128"},
                {"FalconForCausalLM", "falcon.json", "--hf-config"});
-    // Wan's DiT config has no "architectures"
-    expect_bad({"layer", "--hf-config", model_file("wan2.1-t2v-14b"), "--tokens", "2160"}, {"architectures", "wan2.1"});
+    // A diffusers class other than WanModel (Wan's own config is read: tests/cli/test_dit_cli.cpp)
+    write_text(dir.file("flux.json"), R"({"_class_name": "FluxTransformer2DModel", "num_layers": 19})");
+    expect_bad({"layer", "--hf-config", dir.file("flux.json"), "--tokens", "2160"}, {"FluxTransformer2DModel", "flux.json"});
 }
 
 TEST(HfConfigCli, MalformedOrMissingFieldExits2NamingFieldAndFile) {

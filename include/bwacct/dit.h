@@ -1,0 +1,47 @@
+// A video diffusion transformer (Wan2.1's WanModel) as ops: the DiT block (adaLN modulation,
+// bidirectional self-attention with q/k RMSNorm and RoPE, cross-attention to the text, GELU-tanh
+// MLP) and the ops outside the blocks (3D-conv patch embedding, text and timestep embeddings, head).
+// Pure functions (src/model/dit_block.cpp). Formulas: docs/formulas.md ("Video diffusion
+// transformers (DiT)").
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bwacct/transformer.h"
+
+namespace bwacct {
+
+// Throws InputError naming the option (--phase, --tp, --text-tokens, ...) when the run does not fit a DiT.
+void validate_dit(const TransformerConfig& cfg, const LayerRun& run);
+// Keys of the cross-attention: --text-tokens, else the config's text_len.
+std::uint64_t dit_text_tokens(const TransformerConfig& cfg, const LayerRun& run);
+// Forwards per denoising step: 2 with classifier-free guidance (conditional and unconditional), else 1.
+std::uint64_t dit_forwards_per_step(const LayerRun& run);
+// One DiT block on one tensor-parallel rank, in execution order (inference).
+std::vector<LayerOp> dit_block_ops(const TransformerConfig& cfg, const LayerRun& run);
+// Once per forward: patch embedding (the conv op), text embedding, timestep embedding and
+// projection, head. Replicated on every TP rank.
+std::vector<LayerOp> dit_edge_ops(const TransformerConfig& cfg, const LayerRun& run);
+// Parameters term by term (ParamCount's fields: embedding = patch + text + time embeddings;
+// attention = self + cross; norms = norm3 + the block's modulation table; lm_head = the head).
+ParamCount dit_param_count(const TransformerConfig& cfg);
+// KV cache: the self-attention keys beyond this chunk's tokens (a rolling cache, --context > --tokens),
+// else 0; activations: 0 (inference only).
+LayerMemory dit_layer_memory(const TransformerConfig& cfg, const LayerRun& run);
+
+}  // namespace bwacct
+
+namespace bwacct {
+
+// WanModel's own config.json (diffusers ConfigMixin, "_class_name": "WanModel") → a DiT config.
+// Fields WanModel's constructor leaves out of the file (patch_size, text_dim, qk_norm,
+// cross_attn_norm, window_size) take its defaults; a field that changes the arithmetic and is not
+// modelled (model_type other than t2v, a local window, qk_norm false) is an InputError naming it.
+TransformerConfig parse_wan_config(std::string_view json_text, const std::string& origin);
+// The "dit" object of a bwacct preset: the same keys as WanModel's config (in_dim, out_dim,
+// patch_size, text_dim, freq_dim, text_len, cross_attn_norm), each optional.
+DitConfig parse_dit_object(std::string_view json_text, const std::string& origin);
+
+}  // namespace bwacct

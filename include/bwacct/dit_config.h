@@ -1,0 +1,30 @@
+// The parts of a video diffusion transformer (Wan2.1's WanModel) a decoder-only description lacks,
+// and what a diffusion run adds (denoising steps, classifier-free guidance, frames per chunk).
+// Only plain values: included by bwacct/transformer.h. Formulas: docs/formulas.md
+// ("Video diffusion transformers (DiT)").
+#pragma once
+#include <array>
+#include <cstdint>
+
+namespace bwacct {
+
+// WanModel's constructor arguments beyond dim, ffn_dim, num_heads and num_layers (defaults: WanModel's).
+struct DitConfig {
+    std::uint64_t in_channels = 16;               // in_dim: latent channels into the patch embedding
+    std::uint64_t out_channels = 16;              // out_dim: latent channels out of the head
+    std::array<std::uint64_t, 3> patch{1, 2, 2};  // patch_size (t, h, w): the Conv3d kernel and stride
+    std::uint64_t text_dim = 4096;                // text encoder (umT5) width into the text embedding
+    std::uint64_t freq_dim = 256;                 // sinusoidal timestep embedding width
+    std::uint64_t text_len = 512;                 // text tokens the context is padded to
+    bool cross_attn_norm = true;                  // affine LayerNorm (norm3) before the cross-attention
+};
+
+// A diffusion run: the video tokens are LayerRun::seq (one forward over one chunk's latent tokens).
+struct DitRun {
+    std::uint64_t text_tokens = 0;       // keys of the cross-attention; 0 = the config's text_len
+    std::uint64_t steps = 1;             // denoising steps per chunk
+    bool cfg = false;                    // classifier-free guidance: two forwards per step
+    std::uint64_t frames_per_chunk = 0;  // video frames one chunk yields; 0 = no FPS
+};
+
+}  // namespace bwacct

@@ -1,0 +1,114 @@
+// Reads a video diffusion transformer's description: WanModel's config.json (the fields its
+// constructor takes, Wan2.1 wan/modules/model.py) and the "dit" object of a bwacct preset, which
+// uses the same keys. Pure: the text comes from the caller.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "bwacct/dit.h"
+#include "bwacct/error.h"
+
+namespace bwacct {
+namespace {
+
+using json = nlohmann::json;
+
+json parse_object(std::string_view text, const std::string& origin, const char* expected) {
+    json doc;
+    try {
+        doc = json::parse(text);
+    } catch (const json::parse_error& e) {
+        throw InputError(origin, fmt::format("not valid JSON (at byte {}); expected {}", e.byte, expected));
+    } catch (const json::out_of_range&) {
+        throw InputError(origin, fmt::format("a number is too large for a double; expected {}", expected));
+    }
+    if (!doc.is_object())
+        throw InputError(origin, fmt::format("expected a JSON object ({})", expected));
+    return doc;
+}
+
+std::uint64_t count_or(const json& o, const std::string& origin, const char* key, std::uint64_t fallback, bool required = false) {
+    if (!o.contains(key) || o.at(key).is_null()) {
+        if (required)
+            throw InputError(origin, fmt::format("missing \"{}\" (a positive integer)", key));
+        return fallback;
+    }
+    const json& v = o.at(key);
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() == 0)
+        throw InputError(origin, fmt::format("\"{}\" must be a positive integer, got {}", key, v.dump()));
+    return v.get<std::uint64_t>();
+}
+
+bool flag_or(const json& o, const std::string& origin, const char* key, bool fallback) {
+    if (!o.contains(key) || o.at(key).is_null())
+        return fallback;
+    if (!o.at(key).is_boolean())
+        throw InputError(origin, fmt::format("\"{}\" must be true or false, got {}", key, o.at(key).dump()));
+    return o.at(key).get<bool>();
+}
+
+DitConfig read_fields(const json& o, const std::string& origin) {
+    DitConfig d;
+    d.in_channels = count_or(o, origin, "in_dim", d.in_channels);
+    d.out_channels = count_or(o, origin, "out_dim", d.out_channels);
+    d.text_dim = count_or(o, origin, "text_dim", d.text_dim);
+    d.freq_dim = count_or(o, origin, "freq_dim", d.freq_dim);
+    d.text_len = count_or(o, origin, "text_len", d.text_len);
+    d.cross_attn_norm = flag_or(o, origin, "cross_attn_norm", d.cross_attn_norm);
+    if (o.contains("patch_size")) {
+        const json& p = o.at("patch_size");
+        if (!p.is_array() || p.size() != 3)
+            throw InputError(origin, fmt::format("\"patch_size\" must be [t, h, w] (three positive integers), got {}", p.dump()));
+        for (std::size_t i = 0; i < 3; ++i) {
+            if (!p[i].is_number_unsigned() || p[i].get<std::uint64_t>() == 0)
+                throw InputError(origin,
+                                 fmt::format("\"patch_size\" must be [t, h, w] (three positive integers), got {}", p.dump()));
+            d.patch[i] = p[i].get<std::uint64_t>();
+        }
+    }
+    if (!flag_or(o, origin, "qk_norm", true))
+        throw InputError(origin,
+                         "\"qk_norm\" = false is not modelled (the DiT block is modelled with q/k RMSNorm); bwacct will "
+                         "not guess");
+    if (o.contains("window_size") && !o.at("window_size").is_null() && o.at("window_size") != json::array({-1, -1}))
+        throw InputError(origin, fmt::format("\"window_size\" = {} is not modelled (local attention); only [-1, -1] (global)",
+                                             o.at("window_size").dump()));
+    if (o.contains("model_type") && !o.at("model_type").is_null() &&
+        (!o.at("model_type").is_string() || o.at("model_type").get<std::string>() != "t2v"))
+        throw InputError(origin, fmt::format("\"model_type\" = {} is not modelled (image conditioning adds its own "
+                                             "cross-attention); only \"t2v\"",
+                                             o.at("model_type").dump()));
+    return d;
+}
+
+}  // namespace
+
+DitConfig parse_dit_object(std::string_view json_text, const std::string& origin) {
+    return read_fields(parse_object(json_text, origin, "the preset's \"dit\" object"), origin);
+}
+
+TransformerConfig parse_wan_config(std::string_view json_text, const std::string& origin) {
+    const json doc = parse_object(json_text, origin, "WanModel's config.json");
+    TransformerConfig c;
+    c.name = "WanModel (t2v)";
+    c.source = fmt::format("diffusers config.json ({}), class WanModel (Wan2.1 wan/modules/model.py)", origin);
+    c.hidden = count_or(doc, origin, "dim", 0, true);
+    c.layers = count_or(doc, origin, "num_layers", 0, true);
+    c.heads = count_or(doc, origin, "num_heads", 0, true);
+    c.ffn = count_or(doc, origin, "ffn_dim", 0, true);
+    if (c.hidden % c.heads != 0 || (c.hidden / c.heads) % 2 != 0)
+        throw InputError(origin, fmt::format("\"num_heads\" ({}) must divide \"dim\" ({}) into an even head size (RoPE pairs)",
+                                             c.heads, c.hidden));
+    c.kv_heads = c.heads;
+    c.head_dim = c.hidden / c.heads;
+    c.mlp = MlpKind::plain;
+    c.norm = NormKind::layernorm;
+    c.qk_norm = true;
+    c.qkv_bias = c.o_bias = true;
+    c.dit = read_fields(doc, origin);
+    c.limitations.push_back(
+        "the reference computes RoPE in float64 and the modulation, gates and head in float32: modelled in --dtype");
+    return c;
+}
+
+}  // namespace bwacct

@@ -1,0 +1,76 @@
+// End-to-end: the video diffusion transformer (Wan2.1-T2V-14B, seed 000's workload) through
+// `bwacct layer|model`: the TP all-reduces of the [1, 2160, 5120] activation, the whole-model
+// parameter count, time per step, per chunk and FPS, and the bad-input cases of the diffusion
+// options. Expected values derived by hand in the comments (and in tests/unit/test_dit.cpp).
+#include <cmath>
+
+#include "harness.h"
+
+using namespace bwacct_test;
+
+namespace {
+
+std::string wan_config() { return std::string(BWACCT_TEST_DATA) + "/models/wan2.1-t2v-14b.config.json"; }
+
+void expect_bad(const std::vector<std::string>& args, const std::vector<std::string>& names) {
+    const RunResult r = run_bwacct(args);
+    EXPECT_EQ(r.status, 2) << report(r);
+    EXPECT_TRUE(r.out.empty()) << report(r);
+    EXPECT_EQ(lines_of(r.err).size(), 1u) << report(r);
+    for (const std::string& n : names)
+        EXPECT_NE(r.err.find(n), std::string::npos) << "stderr should name " << n << "\n" << report(r);
+}
+
+}  // namespace
+
+TEST(DitCli, LayerTp2ListsAllReducesOfSeedZerosTensor) {
+    const json doc = run_json({"layer", "--preset", "wan2.1-t2v-14b", "--tokens", "2160", "--tp", "2", "--format", "json"});
+    ASSERT_FALSE(doc.is_null());
+    expect_finite_numbers(doc, "");
+    int hidden = 0;
+    for (const json& op : doc.at("ops")) {
+        if (!op.contains("collective") || op.at("name").get<std::string>().find("Σx²") != std::string::npos)
+            continue;
+        ++hidden;
+        EXPECT_EQ(op.at("collective").at("kind"), "allreduce");
+        // [1, 2160, 5120] bf16 = 2160 · 5120 · 2 = 22,118,400 bytes
+        EXPECT_EQ(num_u(op.at("collective"), "size_bytes"), 22118400u) << op.dump();
+    }
+    EXPECT_EQ(hidden, 3);  // after self-attention out, cross-attention out, MLP down
+    // 14,288,491,584 parameters (tests/unit/test_dit.cpp derives each term)
+    EXPECT_EQ(num_u(doc.at("params"), "total"), 14288491584ull);
+}
+
+TEST(DitCli, ModelStepIsTwoForwardsWithCfgAndFpsFollowsTheChunk) {
+    const json doc = run_json({"model", "--hf-config", wan_config(), "--tokens", "2160", "--steps", "4", "--cfg",
+                               "--frames-per-chunk", "4", "--gpu", "h200,b200", "--format", "json"});
+    ASSERT_FALSE(doc.is_null());
+    expect_finite_numbers(doc, "");
+    EXPECT_EQ(num_u(doc.at("params"), "total"), 14288491584ull);
+    for (const json& t : doc.at("totals")) {
+        const json& d = t.at("diffusion");
+        const double forward = num_d(t.at("model"), "floor_us");
+        EXPECT_DOUBLE_EQ(num_d(d, "forward_us"), forward);
+        EXPECT_DOUBLE_EQ(num_d(d, "step_us"), 2 * forward);       // --cfg: conditional + unconditional forward
+        EXPECT_DOUBLE_EQ(num_d(d, "chunk_us"), 4 * 2 * forward);  // 4 steps
+        expect_rel(num_d(d, "fps"), 4 / (8 * forward * 1e-6), 1e-12, "fps = 4 frames / chunk");
+    }
+}
+
+TEST(DitCli, DiffusionOptionsAreCheckedAndRefusedElsewhere) {
+    const std::vector<std::string> wan{"model", "--preset", "wan2.1-t2v-14b", "--tokens", "2160"};
+    expect_bad(with(wan, {"--steps", "0"}), {"--steps"});
+    expect_bad(with(wan, {"--frames-per-chunk", "-1"}), {"--frames-per-chunk"});
+    expect_bad(with(wan, {"--text-tokens", "abc"}), {"--text-tokens"});
+    expect_bad(with(wan, {"--phase", "decode", "--context", "4096"}), {"--"});
+    expect_bad(with(wan, {"--tp", "3"}), {"--tp"});
+    // the step options belong to a whole forward
+    expect_bad({"layer", "--preset", "wan2.1-t2v-14b", "--tokens", "2160", "--steps", "4"}, {"--steps", "bwacct model"});
+    // on a decoder-only model
+    for (const char* o : {"--cfg", "--steps", "--text-tokens", "--frames-per-chunk"}) {
+        std::vector<std::string> args{"model", "--preset", "llama3-8b", "--tokens", "2048", o};
+        if (std::string(o) != "--cfg")
+            args.push_back("4");
+        expect_bad(args, {o, "diffusion"});
+    }
+}

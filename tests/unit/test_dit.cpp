@@ -1,0 +1,168 @@
+// The video diffusion transformer (Wan2.1-T2V-14B, seed 000's workload): parameters term by term,
+// the block's ops and its tensor-parallel collectives, the patch embedding through the conv op, and
+// the WanModel config.json reader. Every expected value is computed by hand in the comments.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "bwacct/dit.h"
+#include "bwacct/error.h"
+#include "bwacct/hf_config.h"
+#include "bwacct/model_preset.h"
+
+using namespace bwacct;
+
+namespace {
+
+TransformerConfig wan() {
+    return load_hf_config(std::string(BWACCT_TEST_DATA) + "/models/wan2.1-t2v-14b.config.json", "--hf-config");
+}
+
+LayerRun chunk(std::uint64_t tokens, std::uint64_t tp) {
+    LayerRun r;
+    r.phase = Phase::prefill;
+    r.seq = tokens;
+    r.context = tokens;
+    r.tp = tp;
+    return r;
+}
+
+const LayerOp& find(const std::vector<LayerOp>& ops, const std::string& name) {
+    for (const LayerOp& o : ops)
+        if (o.name == name)
+            return o;
+    throw std::runtime_error("no op " + name);
+}
+
+std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const InputError& e) {
+        return e.option() + ": " + e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST(Dit, Wan14bParameterCountTermByTerm) {
+    const ParamCount p = param_count(wan());
+    // D = 5120, F = 13,824, 40 blocks; Linear(i, o) = i·o + o (weight + bias).
+    // patch_embedding Conv3d(16, 5120, k = (1, 2, 2)) = 16·1·2·2·5120 + 5120 = 327,680 + 5120 = 332,800
+    // text_embedding Linear(4096, 5120) + Linear(5120, 5120) = 20,976,640 + 26,219,520 = 47,196,160
+    // time_embedding Linear(256, 5120) + Linear(5120, 5120) = 1,315,840 + 26,219,520 = 27,535,360
+    // time_projection Linear(5120, 30,720) = 157,286,400 + 30,720 = 157,317,120
+    // embedding = 332,800 + 47,196,160 + 27,535,360 + 157,317,120 = 232,381,440
+    EXPECT_EQ(p.embedding.value(), 232381440u);
+    // one attention: q, k, v, o = 4·26,219,520 = 104,878,080, + norm_q, norm_k 2·5120 = 104,888,320;
+    // self + cross = 209,776,640
+    EXPECT_EQ(p.attention.value(), 209776640u);
+    // ffn Linear(5120, 13,824) + Linear(13,824, 5120) = (70,778,880 + 13,824) + (70,778,880 + 5120)
+    //     = 70,792,704 + 70,784,000 = 141,576,704
+    EXPECT_EQ(p.mlp.value(), 141576704u);
+    // norm3 (affine γ, β) 2·5120 + modulation 6·5120 = 10,240 + 30,720 = 40,960
+    EXPECT_EQ(p.norms.value(), 40960u);
+    // per block = 209,776,640 + 141,576,704 + 40,960 = 351,394,304
+    EXPECT_EQ(p.per_layer.value(), 351394304u);
+    // head Linear(5120, 1·2·2·16 = 64) = 327,680 + 64 = 327,744, + modulation 2·5120 = 337,984
+    EXPECT_EQ(p.lm_head.value(), 337984u);
+    // total = 232,381,440 + 40·351,394,304 (14,055,772,160) + 337,984 = 14,288,491,584 (≈ 14.3 B; "14B")
+    EXPECT_EQ(p.total.value(), 14288491584ull);
+    EXPECT_EQ(p.active.value(), p.total.value());
+}
+
+TEST(Dit, PresetMatchesTheConfigJson) {
+    const TransformerConfig preset = load_model_preset("wan2.1-t2v-14b", "--preset");
+    ASSERT_TRUE(preset.dit.has_value());
+    EXPECT_EQ(param_count(preset).total.value(), 14288491584ull);  // as above
+    EXPECT_EQ(preset.hidden, 5120u);
+    EXPECT_EQ(preset.vocab, 0u);
+}
+
+TEST(Dit, TpTwoBlockAllReducesTheActivationAfterEachRowParallelProjection) {
+    const auto ops = dit_block_ops(wan(), chunk(2160, 2));
+    std::vector<const LayerOp*> hidden, stats;
+    for (const LayerOp& o : ops)
+        if (o.cost.collective) {
+            EXPECT_EQ(o.cost.collective->kind, CollectiveKind::allreduce) << o.name;
+            EXPECT_EQ(o.cost.collective->ranks, 2u);
+            (o.name.find("Σx²") == std::string::npos ? hidden : stats).push_back(&o);
+        }
+    // self-attention out, cross-attention out, MLP down: [1, 2160, 5120] bf16 = 2160·5120·2 = 22,118,400 B
+    ASSERT_EQ(hidden.size(), 3u);
+    EXPECT_EQ(hidden[0]->name, "allreduce self_attn_out (fwd)");
+    EXPECT_EQ(hidden[1]->name, "allreduce cross_attn_out (fwd)");
+    EXPECT_EQ(hidden[2]->name, "allreduce mlp_out (fwd)");
+    for (const LayerOp* o : hidden)
+        EXPECT_EQ(o->cost.collective->size_bytes, 22118400u);
+    // q/k RMSNorm over the sharded hidden size: one fp32 Σx² per row; self: q and k rows 2·2160 = 4320 → 17,280 B;
+    // cross: 2160 query rows + 512 text key rows = 2672 → 10,688 B
+    ASSERT_EQ(stats.size(), 2u);
+    EXPECT_EQ(stats[0]->cost.collective->size_bytes, 17280u);
+    EXPECT_EQ(stats[1]->cost.collective->size_bytes, 10688u);
+}
+
+TEST(Dit, BlockFlopsByHand) {
+    const auto ops = dit_block_ops(wan(), chunk(2160, 2));
+    // qkv per rank: 2·2160·5120·(3·2560) = 169,869,312,000
+    EXPECT_EQ(find(ops, "qkv_proj").cost.flops, 169869312000ull);
+    // self-attention, 20 heads per rank, bidirectional: 4·B·H·Sq·Sk·d = 4·20·2160·2160·128 = 47,775,744,000
+    EXPECT_EQ(find(ops, "self_attention").cost.flops, 47775744000ull);
+    // cross-attention against 512 text tokens: 4·20·2160·512·128 = 11,324,620,800
+    EXPECT_EQ(find(ops, "cross_attention").cost.flops, 11324620800ull);
+    // text K/V: 2·512·5120·(2·2560) = 26,843,545,600
+    EXPECT_EQ(find(ops, "cross_kv_proj").cost.flops, 26843545600ull);
+    // ffn up per rank: 2·2160·5120·6912 = 152,882,380,800
+    EXPECT_EQ(find(ops, "ffn_up").cost.flops, 152882380800ull);
+    // gelu: 9 FLOPs on [2160, 6912] = 134,369,280
+    EXPECT_EQ(find(ops, "gelu").cost.flops, 134369280u);
+    // modulate1 reads x̂ [2160, 5120] and shift, scale [1, 5120] each, writes [2160, 5120]: bf16
+    // read 2·(11,059,200 + 10,240) = 22,138,880, written 2·11,059,200 = 22,118,400
+    EXPECT_EQ(find(ops, "modulate1").cost.bytes_read, 22138880u);
+    EXPECT_EQ(find(ops, "modulate1").cost.bytes_written, 22118400u);
+    // --text-tokens 77: cross K/V rows follow
+    LayerRun r = chunk(2160, 2);
+    r.dit.text_tokens = 77;
+    EXPECT_EQ(find(dit_block_ops(wan(), r), "cross_kv_proj").cost.flops, 2ull * 77 * 5120 * 5120);  // 4,037,017,600
+}
+
+TEST(Dit, PatchEmbeddingIsTheConvOp) {
+    const auto ops = dit_edge_ops(wan(), chunk(2160, 1));
+    const Cost& c = find(ops, "patch_embedding").cost;
+    // Conv3d 16 → 5120, kernel = stride = 1×2×2: an implicit GEMM M = 2160 positions, K = 16·4 = 64, N = 5120:
+    // 2·2160·64·5120 = 1,415,577,600 FLOPs
+    EXPECT_EQ(c.flops, 1415577600u);
+    // read input 2160·64 = 138,240 + weight 64·5120 = 327,680 + bias 5120 elements = 471,040 · 2 B = 942,080;
+    // written 2160·5120·2 = 22,118,400
+    EXPECT_EQ(c.bytes_read, 942080u);
+    EXPECT_EQ(c.bytes_written, 22118400u);
+    // head: [2160, 5120] × [5120, 64]
+    EXPECT_EQ(find(ops, "head_proj").cost.flops, 2ull * 2160 * 5120 * 64);  // 1,415,577,600
+}
+
+TEST(Dit, RefusesWhatItDoesNotModel) {
+    LayerRun d = chunk(2160, 1);
+    d.phase = Phase::decode;
+    EXPECT_NE(error_of([&] { (void)dit_block_ops(wan(), d); }).find("--phase"), std::string::npos);
+    EXPECT_NE(error_of([&] { (void)dit_block_ops(wan(), chunk(2160, 3)); }).find("--tp"), std::string::npos);
+    LayerRun s = chunk(2160, 1);
+    s.dit.steps = 0;
+    EXPECT_NE(error_of([&] { (void)dit_block_ops(wan(), s); }).find("--steps"), std::string::npos);
+    // WanModel fields that change the arithmetic are named
+    for (
+        const auto& [text, field] : std::vector<std::pair<std::string, std::string>>{
+            {R"({"_class_name": "WanModel", "dim": 1536, "num_layers": 30, "num_heads": 12, "ffn_dim": 8960, "model_type": "i2v"})",
+             "model_type"},
+            {R"({"_class_name": "WanModel", "dim": 1536, "num_layers": 30, "num_heads": 12, "ffn_dim": 8960, "window_size": [256, 256]})",
+             "window_size"},
+            {R"({"_class_name": "WanModel", "dim": 1536, "num_layers": 30, "num_heads": 12})", "ffn_dim"},
+            {R"({"_class_name": "WanModel", "dim": 1536, "num_layers": 30, "num_heads": 12, "ffn_dim": 8960, "patch_size": [1, 2]})",
+             "patch_size"}})
+        EXPECT_NE(error_of([&] { (void)parse_hf_config(text, "--hf-config x.json"); }).find(field), std::string::npos) << text;
+    // Wan2.1-T2V-1.3B (dim 1536, 12 heads, 30 layers, ffn 8960) reads
+    EXPECT_EQ(error_of([&] {
+                  (void)parse_hf_config(
+                      R"({"_class_name": "WanModel", "dim": 1536, "num_layers": 30, "num_heads": 12, "ffn_dim": 8960})", "x");
+              }),
+              "");
+}
