@@ -18,11 +18,11 @@
 namespace bwacct::cli {
 namespace {
 
-std::optional<std::uint64_t> count_option(const Args& args, const std::string& option) {
+std::optional<std::uint64_t> count_option(const Args& args, const std::string& option, ValueKind kind = ValueKind::count) {
     const std::string& text = args.get(option);
     if (text.empty())
         return std::nullopt;
-    const auto v = parse_values(text, option, ValueKind::count);
+    const auto v = parse_values(text, option, kind);
     if (v.size() != 1)
         throw InputError(option, "takes one positive integer, not a range or list");
     return static_cast<std::uint64_t>(v.front());
@@ -81,8 +81,8 @@ LayerRun run_from(const Args& args) {
     r.attention = parse_choice(args.get("--attention"), "--attention", "attention implementation", kImpls);
     if (const auto touched = count_option(args, "--experts-touched"))
         r.experts_touched = *touched;
-    const auto seq = count_option(args, "--seq"), tokens = count_option(args, "--tokens"),
-               context = count_option(args, "--context");
+    const auto seq = count_option(args, "--seq", ValueKind::tokens), tokens = count_option(args, "--tokens", ValueKind::tokens),
+               context = count_option(args, "--context", ValueKind::tokens);
     if (seq && tokens)
         throw InputError("--tokens", "give --seq (tokens per sequence, with --batch) or --tokens (one sequence), not both");
     if (r.phase == Phase::decode) {
