@@ -9,26 +9,24 @@ runs=${2:-50}
 
 now_ns() { date +%s%N; }
 
-# Process start-up on this machine, for scale: the same loop around /bin/true.
+# Process start-up on this machine, for scale: /bin/true, run interleaved with bwacct (one of each per
+# round) so that a change in the machine's load touches both alike.
 base=()
+times=()
 for ((i = 0; i < runs; i++)); do
   t0=$(now_ns)
   /bin/true
   t1=$(now_ns)
-  base+=($(((t1 - t0) / 1000)))
-done
-base_us=$(printf '%s\n' "${base[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-
-times=()
-for ((i = 0; i < runs; i++)); do
-  t0=$(now_ns)
   "$bin" gemm --m 2160 --k 5120 --n 5120 --format json >/dev/null
-  t1=$(now_ns)
-  times+=($(((t1 - t0) / 1000)))
+  t2=$(now_ns)
+  base+=($(((t1 - t0) / 1000)))
+  times+=($(((t2 - t1) / 1000)))
 done
-median_us=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%d\n", (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {printf "%d\n", (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+base_us=$(median "${base[@]}")
+median_us=$(median "${times[@]}")
 min_us=$(printf '%s\n' "${times[@]}" | sort -n | head -1)
-echo "model-only gemm (json): median $(awk -v u="$median_us" 'BEGIN{printf "%.2f", u/1000}') ms, min $(awk -v u="$min_us" 'BEGIN{printf "%.2f", u/1000}') ms over $runs runs (an empty process, /bin/true: $(awk -v u="$base_us" 'BEGIN{printf "%.2f", u/1000}') ms)"
+echo "model-only gemm (json): median $(awk -v u="$median_us" 'BEGIN{printf "%.2f", u/1000}') ms, min $(awk -v u="$min_us" 'BEGIN{printf "%.2f", u/1000}') ms over $runs runs; an empty process, /bin/true, interleaved: median $(awk -v u="$base_us" 'BEGIN{printf "%.2f", u/1000}') ms; ratio $(awk -v a="$median_us" -v b="$base_us" 'BEGIN{printf "%.2f", a/b}')x (budget 3x)"
 
 t0=$(now_ns)
 lines=$("$bin" gemm --m 1:100000:+1 --k 5120 --n 5120 --format jsonl | wc -l)

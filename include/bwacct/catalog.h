@@ -14,9 +14,11 @@ public:
     static Catalog parse(std::string_view json_text, const std::string& origin);
     // Reads and parses a catalog file. `option` names the option that gave the path.
     static Catalog load(const std::string& path, const std::string& option);
-    // The catalog shipped with bwacct: $BWACCT_CATALOG, else configs/gpus.json beside the binary
-    // (build tree) or in ../share/bwacct (install), else the source tree's configs/.
+    // The catalog shipped with bwacct: $BWACCT_CATALOG, else configs/gpus.json as compiled into the
+    // binary at build time (src/shipped/; no file is read, none beside the binary is looked for).
     static Catalog load_default();
+    // A catalog of entries already read and validated (the compiled-in configs/gpus.json).
+    static Catalog from_entries(std::vector<GpuSpec> entries);
 
     // Adds entries; an entry with an existing id replaces it. Returns the ids whose entry changed
     // (an identical entry is no change), in the order of `other`, so the caller can say which entry

@@ -1,6 +1,6 @@
 // Model presets (configs/models/<id>.json, schema "bwacct.model/1"): an architecture with its source.
 // Parsing is pure (src/model/model_preset.cpp); finding and reading the file is I/O
-// (src/hw/model_presets.cpp).
+// (src/shipped/model_presets.cpp).
 #pragma once
 #include <string>
 #include <string_view>
@@ -13,12 +13,10 @@ namespace bwacct {
 // Parses preset JSON. `origin` names the file in errors (InputError with option = origin).
 TransformerConfig parse_model_preset(std::string_view json_text, const std::string& origin);
 
-// The directory of the shipped presets: $BWACCT_MODELS, else configs/models beside the binary
-// (build tree) or ../share/bwacct/models (install), else the source tree's configs/models.
-std::string model_preset_dir();
-// The ids of the shipped presets ("llama3-70b", "llama3-8b"), sorted.
+// The ids of the shipped presets ("llama3-70b", "llama3-8b"), sorted: those compiled into the binary
+// (configs/models/ at build time), or the files of $BWACCT_MODELS when it is set.
 std::vector<std::string> model_preset_ids();
-// Loads a preset by id (a file in model_preset_dir()) or by path (anything with a '/' or ending in
+// Loads a preset by id (compiled in, or a file in $BWACCT_MODELS) or by path (anything with a '/' or ending in
 // ".json"). Throws InputError naming `option` (and listing the ids) when it cannot.
 TransformerConfig load_model_preset(const std::string& id_or_path, const std::string& option);
 

@@ -12,10 +12,11 @@
 namespace bwacct {
 
 enum class ValueKind {
-    count,  // positive integer; scientific notation allowed when integral (7e9)
-    whole,  // non-negative integer (0 allowed)
-    size,   // positive integer of bytes; K, M, G, T suffixes are powers of 1024 (nccl-tests)
-    real,   // positive real number
+    count,   // positive integer; scientific notation allowed when integral (7e9)
+    whole,   // non-negative integer (0 allowed)
+    size,    // positive integer of bytes; K, M, G, T (or k, m, g, t; KiB ...) are powers of 1024 (nccl-tests)
+    tokens,  // positive integer count of tokens; the same suffixes, powers of 1024 (--context 8K = 8192)
+    real,    // positive real number
 };
 
 // Parses `text` into its values, in order. Throws InputError naming `option` with the accepted form.

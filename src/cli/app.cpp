@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <memory>
 #include <sstream>
@@ -14,6 +16,7 @@
 #include "backend.h"
 #include "bwacct/error.h"
 #include "bwacct/finite_guard.h"
+#include "bwacct/suggest.h"
 #include "bwacct/values.h"
 #include "command.h"
 #include "mpi_context.h"
@@ -74,19 +77,92 @@ int print_through_fmt(const CLI::App& app, const CLI::Error& e, int& write_errno
     return code;
 }
 
+// The names one level of the command tree accepts: the top-level commands and groups (parent
+// empty), or a group's tools (parent "ingest").
+std::vector<std::string> command_names(const std::vector<CommandSpec>& commands, const std::string& parent,
+                                       bool with_hidden = false) {
+    std::vector<std::string> names;
+    for (const CommandSpec& c : commands) {
+        const std::string& name = parent.empty() && !c.parent.empty() ? c.parent : c.name;
+        if ((with_hidden || !c.hidden) && (parent.empty() || c.parent == parent) &&
+            std::find(names.begin(), names.end(), name) == names.end())
+            names.push_back(name);
+    }
+    return names;
+}
+
+bool is_group(const std::vector<CommandSpec>& commands, std::string_view name) {
+    return std::any_of(commands.begin(), commands.end(), [&](const CommandSpec& c) { return c.parent == name; });
+}
+
+// An unknown command or tool, named before CLI11 parses: "unknown command 'gemn'; did you mean gemm?".
+// Empty when the words name a command (or are options, which CLI11 handles).
+std::string unknown_command(const std::vector<CommandSpec>& commands, int argc, char** argv) {
+    if (argc < 2 || argv[1][0] == '-')
+        return {};
+    const std::string first = argv[1];
+    const std::vector<std::string> top = command_names(commands, ""), all = command_names(commands, "", true);
+    if (std::find(all.begin(), all.end(), first) == all.end())
+        return fmt::format("bwacct: unknown command '{}'{} (see 'bwacct --help')", first, did_you_mean(first, top));
+    if (!is_group(commands, first))
+        return {};
+    const std::vector<std::string> tools = command_names(commands, first);
+    std::string list;
+    for (const std::string& t : tools)
+        list += (list.empty() ? "" : ", ") + t;
+    if (argc < 3)
+        return fmt::format("bwacct {}: name a tool: {} (see 'bwacct {} --help')", first, list, first);
+    const std::string second = argv[2];
+    if (second[0] == '-' || std::find(tools.begin(), tools.end(), second) != tools.end())
+        return {};
+    return fmt::format("bwacct {}: unknown tool '{}'{}; accepted: {} (see 'bwacct {} --help')", first, second,
+                       did_you_mean(second, tools), list, first);
+}
+
+// The first option on the command line that `spec` does not take, with the nearest it does:
+// "unknown option '--dtyp'; did you mean --dtype?". Empty when every option is known.
+std::string unknown_option(const CommandSpec& spec, int argc, char** argv) {
+    std::vector<std::string> names{"--help"};
+    for (const OptionSpec& o : spec.options)
+        if (!o.positional)
+            names.push_back(o.name);
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg.size() < 2 || arg[0] != '-' || !std::isalpha(static_cast<unsigned char>(arg[arg[1] == '-' ? 2 : 1])))
+            continue;  // a value ("-5" is refused by the option it belongs to)
+        const std::string name = arg.substr(0, arg.find('='));
+        if (name == "-h" || std::find(names.begin(), names.end(), name) != names.end())
+            continue;
+        return fmt::format("unknown option '{}'{}", name, did_you_mean(name, names));
+    }
+    return {};
+}
+
 // Parses and runs one command. `who` becomes "bwacct CMD" once the command is known; `write_errno`
 // the errno of a failed write to stdout that ended the command (run_app reports it).
 int dispatch(int argc, char** argv, std::string& who, int& write_errno) {
     const std::vector<CommandSpec> commands = all_commands();
+    if (const std::string unknown = unknown_command(commands, argc, argv); !unknown.empty()) {
+        fmt::print(stderr, "{}\n", unknown);
+        return 2;
+    }
     CLI::App app{
         "bwacct — GPU bandwidth accounting and roofline analysis.\n"
         "Byte and FLOP formulas per op, four roofs (compute, HBM, link, dispatch), catalog peaks with sources."};
     app.name("bwacct");
     app.set_version_flag("--version", std::string("bwacct ") + BWACCT_VERSION + " (" + BWACCT_BUILD_NOTE + ")");
-    app.require_subcommand(1);
+    app.require_subcommand(argc > 1 ? 1 : 0);  // `bwacct` alone prints this help (exit 0), as git and cargo do
     app.footer(
         "Every output says whether its time is modelled, given (--time-us), measured, simulated or ingested.\n"
         "Docs: docs/formulas.md (every formula), docs/json.md (output contract), docs/catalog.md (peaks and sources).");
+
+    // The options of the command the arguments name, alone, are handed to CLI11: building every
+    // command's options took 40 % of a model-only run's instructions (issue 14, start-up). The other
+    // commands are listed (name and summary) for `bwacct --help`.
+    const std::string word1 = argc > 1 ? argv[1] : "", word2 = argc > 2 ? argv[2] : "";
+    auto named = [&](const CommandSpec& spec) {
+        return spec.parent.empty() ? spec.name == word1 : spec.parent == word1 && spec.name == word2;
+    };
 
     std::vector<std::unique_ptr<Bound>> bound;
     std::map<std::string, CLI::App*> parents;  // command groups: `bwacct ingest TOOL`
@@ -101,12 +177,21 @@ int dispatch(int argc, char** argv, std::string& who, int& write_errno) {
                     spec.parent,
                     "read another tool's measurements (nccl-tests, torch-trace, nsys, ncu, babelstream) and account for them");
                 it->second->require_subcommand(1);
+                it->second->footer(
+                    "Example:\n  bwacct ingest nccl-tests all_reduce_perf.log --gpu h100-sxm\n"
+                    "  bwacct ingest torch-trace trace.json.gz --gpu h200");
             }
             parent = it->second;
         }
         b->full_name = spec.parent.empty() ? spec.name : spec.parent + " " + spec.name;
         b->app = parent->add_subcommand(spec.name, spec.summary);
         b->app->footer("Example:\n  " + spec.example);
+        if (spec.hidden)
+            b->app->group("");
+        if (!named(spec)) {
+            bound.push_back(std::move(b));
+            continue;
+        }
         for (const OptionSpec& o : spec.options) {
             if (o.flag) {
                 b->flags[o.name] = false;
@@ -131,15 +216,22 @@ int dispatch(int argc, char** argv, std::string& who, int& write_errno) {
     } catch (const CLI::CallForVersion& e) {
         return print_through_fmt(app, e, write_errno);
     } catch (const CLI::ParseError& e) {
-        std::string sub;
+        std::string sub, message = first_line(e.what());
         for (const auto& [name, p] : parents)
             if (p->parsed())
                 sub = " " + name;
         for (const auto& b : bound)
-            if (b->app->parsed())
+            if (b->app->parsed()) {
                 sub = " " + b->full_name;
-        fmt::print(stderr, "bwacct{}: {} (see 'bwacct{} --help')\n", sub, first_line(e.what()), sub);
+                if (const std::string unknown = unknown_option(*b->spec, argc, argv); !unknown.empty())
+                    message = unknown;
+            }
+        fmt::print(stderr, "bwacct{}: {} (see 'bwacct{} --help')\n", sub, message, sub);
         return 2;
+    }
+    if (argc <= 1) {  // no command: the help, on stdout
+        fmt::print(stdout, "{}", app.help());
+        return 0;
     }
 
     for (const auto& b : bound) {

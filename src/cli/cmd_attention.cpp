@@ -41,8 +41,8 @@ CommandSpec attention_command() {
         OpPlan plan;
         plan.axes = {{"--batch", ValueKind::count},
                      {"--heads", ValueKind::count},
-                     {"--q-len", ValueKind::count},
-                     {"--kv-len", ValueKind::count},
+                     {"--q-len", ValueKind::tokens},
+                     {"--kv-len", ValueKind::tokens},
                      {"--head-dim", ValueKind::count}};
         if (kv_given)
             plan.axes.insert(plan.axes.begin() + 2, Axis{"--kv-heads", ValueKind::count});

@@ -49,9 +49,11 @@ CommandSpec collective_command(CollectiveKind kind) {
                              "measure in place: the send buffer lies inside the receive buffer as NCCL defines it; the "
                              "model is the same",
                              "", true});
+    // --hot (leave L2 warm) is for ops timed over HBM data: a collective's time is the link's.
     for (auto* group : {common_op_options, measure_options})
         for (OptionSpec& o : group())
-            c.options.push_back(std::move(o));
+            if (o.name != "--hot")
+                c.options.push_back(std::move(o));
     c.run = [kind](const Args& args, const Env& env) {
         CollectiveDesc base;
         base.kind = kind;

@@ -25,9 +25,10 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// Token counts (--context, --prompt) also take K/M suffixes (powers of 1024: 32K = 32768), as sweeps write them.
+// Token counts (--seq, --tokens, --context, --prompt) take K/M suffixes (powers of 1024: 32K = 32768).
 ValueKind kind_of(const std::string& option) {
-    return option == "--context" || option == "--prompt" ? ValueKind::size : ValueKind::count;
+    return option == "--seq" || option == "--tokens" || option == "--context" || option == "--prompt" ? ValueKind::tokens
+                                                                                                        : ValueKind::count;
 }
 
 std::optional<std::uint64_t> count_option(const Args& args, const std::string& option) {

@@ -115,7 +115,7 @@ std::vector<CommandSpec> step_commands() {
     CommandSpec step;
     step.name = "step";
     step.summary =
-        "training-step HBM traffic (seed 003): 2×(params + grads + activations + optimizer state), implied GB/s, % of "
+        "training-step HBM traffic: 2×(params + grads + activations + optimizer state), implied GB/s, % of "
         "peak, footprint vs capacity";
     step.example = "bwacct step --params 124e6 --activations-bytes 3.2e9 --step-ms 180 --gpu a100-sxm-80gb";
     step.options = {
@@ -133,7 +133,7 @@ std::vector<CommandSpec> step_commands() {
     CommandSpec zero;
     zero.name = "zero";
     zero.summary =
-        "data-parallel communication per optimizer step (seed 004 §4, §8): DP all-reduce, ZeRO-1/2/3, gradient "
+        "data-parallel communication per optimizer step: DP all-reduce, ZeRO-1/2/3, gradient "
         "accumulation; bytes per GPU and link time";
     zero.example =
         "bwacct zero --model-bytes 1e9 --ranks 4 --gpu h100-sxm\n"

@@ -119,7 +119,7 @@ std::vector<TrainHardware> parse_hw(const std::string& text, const Catalog& cata
         if (kv.count("hbm_TBps") > 0)
             hw.hbm_TBps = hw_number("hbm_TBps", kv["hbm_TBps"], false);
         if (kv.count("nic_Gbps") > 0 && kv.count("nic_GBps") > 0)
-            throw InputError("--hw", "give nic_Gbps (gigabits/s, as the seed) or nic_GBps (gigabytes/s), not both");
+            throw InputError("--hw", "give nic_Gbps (gigabits/s) or nic_GBps (gigabytes/s), not both");
         if (kv.count("nic_Gbps") > 0)
             hw.nic_Gbps = hw_number("nic_Gbps", kv["nic_Gbps"], true);
         if (kv.count("nic_GBps") > 0)
@@ -161,7 +161,9 @@ int run_train(const Args& a, const Env& env) {
     c.kappa = one_real(a, "--kappa");
     c.alpha_opt = nonneg_real(a.get("--alpha-opt"), "--alpha-opt");
     c.c_act = nonneg_real(a.get("--c-act"), "--c-act");
-    c.tokens_per_step = one_count(a, "--tokens-per-step");
+    if (a.get("--tokens-per-step").empty())
+        throw InputError("--tokens-per-step", "is required");
+    c.tokens_per_step = static_cast<std::uint64_t>(one_value(a.get("--tokens-per-step"), "--tokens-per-step", ValueKind::tokens));
     c.bytes_per_grad = one_real(a, "--bytes-per-grad");
     c.dp = one_count(a, "--dp");
     const double util = one_real(a, "--util");
@@ -213,7 +215,7 @@ std::vector<CommandSpec> train_commands() {
     CommandSpec c;
     c.name = "train";
     c.summary =
-        "training sizing (seed 002): tokens/s per GPU at the compute, HBM and network roofs, GPUs for a target, $/hr, "
+        "training sizing: tokens/s per GPU at the compute, HBM and network roofs, GPUs for a target, $/hr, "
         "$/TB/s·hr";
     c.example =
         "bwacct train --params 70e9 --layers 80 --hidden 8192 --tokens-per-step 512000 --dp 8 --target-tokens-per-s 200000 \\\n"
@@ -244,7 +246,7 @@ std::vector<CommandSpec> train_commands() {
          ""},
         {"--dtype", "with catalog GPUs: which dense tensor peak is C_max", "bf16"},
         {"--hw",
-         std::string("hardware given by hand, as the seed's placeholders: ") + kHwForm +
+         std::string("hardware given by hand: ") + kHwForm +
              "; keys: name, gpu, tflops (usable TFLOP/s), hbm_TBps, nic_Gbps (Gb/s) or nic_GBps (GB/s), price_hr ($/GPU-hr), "
              "util",
          ""},

@@ -46,6 +46,7 @@ struct CommandSpec {
     std::string example;
     std::vector<OptionSpec> options;
     std::function<int(const Args&, const Env&)> run;
+    bool hidden = false;  // left out of --help and the completions (`bwacct man`, run at build time)
 };
 
 // Options every op subcommand takes (--gpu, --gpu-file, --format, --time-us, --explain, --launch-us).
@@ -61,6 +62,7 @@ CommandSpec elementwise_command();
 std::vector<CommandSpec> norm_commands();
 std::vector<CommandSpec> collective_commands();
 std::vector<CommandSpec> catalog_commands();
+std::vector<CommandSpec> completion_commands();  // cmd_completion.cpp: completion bash|zsh|fish, man (hidden)
 std::vector<CommandSpec> measure_commands();
 // Workload accounting (issue 4): one group per file.
 std::vector<CommandSpec> layer_commands();       // cmd_layer.cpp: layer, model

@@ -47,7 +47,7 @@ std::vector<OptionSpec> common_op_options() {
 std::vector<CommandSpec> all_commands() {
     std::vector<CommandSpec> out{gemm_command(), conv_command(), attention_command(), elementwise_command()};
     for (auto* group : {norm_commands, collective_commands, layer_commands, train_commands, step_commands, projection_commands,
-                        ingest_commands, measure_commands, catalog_commands})
+                        ingest_commands, measure_commands, catalog_commands, completion_commands})
         for (CommandSpec& c : group())
             out.push_back(std::move(c));
     return out;

@@ -21,6 +21,8 @@ std::string_view kind_text(ValueKind kind) {
             return "a non-negative integer (e.g. 0, 10)";
         case ValueKind::size:
             return "a positive size in bytes (e.g. 22118400, 64K, 8G)";
+        case ValueKind::tokens:
+            return "a positive token count (e.g. 8192, 8K, 2k)";
         case ValueKind::real:
             return "a positive number (e.g. 113.5)";
     }
@@ -52,16 +54,18 @@ double parse_one(std::string_view token, const std::string& option, ValueKind ki
     if (end == s.c_str() || errno == ERANGE || !std::isfinite(v))
         bad(full, option, kind);
     std::string_view rest(end);
-    if (kind == ValueKind::size && !rest.empty()) {
+    if ((kind == ValueKind::size || kind == ValueKind::tokens) && !rest.empty()) {
+        // Powers of 1024 in either case (8K = 8k = 8192), as nccl-tests reads sizes.
         static constexpr std::pair<std::string_view, double> kSuffixes[] = {
             {"K", 1024.0},   {"M", 1048576.0},   {"G", 1073741824.0},   {"T", 1099511627776.0},
+            {"k", 1024.0},   {"m", 1048576.0},   {"g", 1073741824.0},   {"t", 1099511627776.0},
             {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
         bool found = false;
         for (const auto& [suffix, factor] : kSuffixes)
             if (rest == suffix)
                 v *= factor, found = true;
         if (!found)
-            bad(full, option, kind, fmt::format("unknown size suffix '{}' (K, M, G, T are powers of 1024)", rest));
+            bad(full, option, kind, fmt::format("unknown suffix '{}' (K, M, G, T or k, m, g, t are powers of 1024)", rest));
         rest = {};
     }
     if (!rest.empty())
@@ -88,9 +92,11 @@ void push_checked(std::vector<double>& out, double v, const std::string& option)
 // past the end; the values are then lo + i·s (or lo·f^i) for i = 0..n, each at most hi.
 double steps_in(double q) { return std::floor(q + 1e-9); }
 
-// The kind of an arithmetic step: a size option's step takes size suffixes (1K:1G:+1M); an integer
-// option's step is a positive integer; a real option's a positive real.
-ValueKind step_kind(ValueKind kind) { return kind == ValueKind::real || kind == ValueKind::size ? kind : ValueKind::count; }
+// The kind of an arithmetic step: a size or token option's step takes the suffixes (1K:1G:+1M); an
+// integer option's step is a positive integer; a real option's a positive real.
+ValueKind step_kind(ValueKind kind) {
+    return kind == ValueKind::real || kind == ValueKind::size || kind == ValueKind::tokens ? kind : ValueKind::count;
+}
 
 std::vector<double> parse_range(std::string_view text, const std::string& option, ValueKind kind) {
     const auto c1 = text.find(':');

@@ -3,21 +3,16 @@
 #include "bwacct/catalog.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cctype>
 #include <cmath>
-#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "bwacct/error.h"
+#include "bwacct/suggest.h"
 #include "bwacct/text_file.h"
-
-#ifndef BWACCT_SOURCE_CONFIG_DIR
-#define BWACCT_SOURCE_CONFIG_DIR ""
-#endif
 
 namespace bwacct {
 namespace {
@@ -284,12 +279,6 @@ bool same(const GpuSpec& a, const GpuSpec& b) {
            same(a.scaleup_link, b.scaleup_link) && same(a.pcie, b.pcie) && same(a.launch_overhead_us, b.launch_overhead_us);
 }
 
-std::string exe_dir() {
-    std::error_code ec;
-    auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-    return ec ? std::string() : p.parent_path().string();
-}
-
 }  // namespace
 
 const Figure* GpuSpec::peak(Unit unit, std::string_view key) const {
@@ -330,16 +319,10 @@ Catalog Catalog::load(const std::string& path, const std::string& option) {
     return parse(read_input_file(path, option, "expected a JSON catalog file (schema bwacct.gpus/1)"), option + " " + path);
 }
 
-Catalog Catalog::load_default() {
-    if (const char* env = std::getenv("BWACCT_CATALOG"); env != nullptr && *env != '\0')
-        return load(env, "BWACCT_CATALOG");
-    const std::string dir = exe_dir();
-    for (const std::string& candidate :
-         {dir + "/configs/gpus.json", dir + "/../share/bwacct/gpus.json", std::string(BWACCT_SOURCE_CONFIG_DIR) + "/gpus.json"}) {
-        if (::access(candidate.c_str(), R_OK) == 0)
-            return load(candidate, "catalog");
-    }
-    throw InputError("catalog", "configs/gpus.json not found beside the binary; set BWACCT_CATALOG to its path");
+Catalog Catalog::from_entries(std::vector<GpuSpec> entries) {
+    Catalog c;
+    c.gpus_ = std::move(entries);
+    return c;
 }
 
 std::vector<std::string> Catalog::merge(const Catalog& other) {
@@ -358,10 +341,14 @@ std::vector<std::string> Catalog::merge(const Catalog& other) {
 }
 
 const GpuSpec& Catalog::get(std::string_view id, const std::string& option) const {
-    for (const GpuSpec& g : gpus_)
-        if (g.id == id)
+    // Case-insensitive (--gpu H200); an unknown id gets the nearest ids (h100 -> h100-sxm, h100-pcie, ...).
+    std::vector<std::string> all;
+    for (const GpuSpec& g : gpus_) {
+        if (equal_ignoring_case(g.id, id))
             return g;
-    throw InputError(option, fmt::format("unknown GPU '{}'; known: {}", id, ids()));
+        all.push_back(g.id);
+    }
+    throw InputError(option, fmt::format("unknown GPU '{}'{}; known: {}", id, did_you_mean(id, all), ids()));
 }
 
 const GpuSpec* Catalog::match(std::string_view device_name) const {
@@ -391,7 +378,7 @@ const GpuSpec* Catalog::match(std::string_view device_name) const {
 
 std::vector<const GpuSpec*> Catalog::select(std::string_view list, const std::string& option) const {
     std::vector<const GpuSpec*> out;
-    if (list == "all") {
+    if (equal_ignoring_case(list, "all")) {
         for (const GpuSpec& g : gpus_)
             out.push_back(&g);
         return out;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "bwacct/error.h"
+#include "bwacct/suggest.h"
 
 namespace bwacct {
 namespace {
@@ -47,13 +48,20 @@ DType parse_dtype(std::string_view name, const std::string& option) {
                                                     {"half", DType::fp16},
                                                     {"double", DType::fp64},
                                                     {"bfloat16", DType::bf16}}};
-    for (const auto& t : kTypes)
-        if (t.name == name)
+    // Case-insensitive (--dtype BF16); an unknown name gets the nearest ones.
+    std::vector<std::string> names;
+    for (const auto& t : kTypes) {
+        if (equal_ignoring_case(t.name, name))
             return t.type;
-    for (const auto& a : kAliases)
-        if (a.name == name)
+        names.emplace_back(t.name);
+    }
+    for (const auto& a : kAliases) {
+        if (equal_ignoring_case(a.name, name))
             return a.type;
-    throw InputError(option, "unknown dtype '" + std::string(name) + "'; accepted: " + std::string(dtype_choices()));
+        names.emplace_back(a.name);
+    }
+    throw InputError(option, "unknown dtype '" + std::string(name) + "'" + did_you_mean(name, names) +
+                                 "; accepted: " + std::string(dtype_choices()));
 }
 
 std::string_view dtype_choices() {

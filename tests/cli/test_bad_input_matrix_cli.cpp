@@ -479,6 +479,29 @@ std::vector<MatrixCase> build_matrix() {
          true},
     };
     out.insert(out.end(), products.begin(), products.end());
+    // Issue 14: an unknown command, tool or option is named with the nearest valid names; a token
+    // count or size takes K, M, G, T (or k, m, g, t) and nothing else; `completion` takes a shell.
+    const std::vector<MatrixCase> forgiving = {
+        {"UnknownCommand", {"gemn", "--m", "8"}, {"'gemn'"}},
+        {"UnknownIngestTool", {"ingest", "nccl", "{DIR}/input.txt"}, {"'nccl'"}},
+        {"IngestWithoutTool", {"ingest"}, {"nccl-tests"}},
+        {"GemmUnknownOption", {"gemm", "--m", "8", "--n", "8", "--k", "8", "--dtyp", "bf16"}, {"--dtyp"}},
+        {"GemmUnknownOptionWithValue", {"gemm", "--m", "8", "--n", "8", "--k", "8", "--dtyp=bf16"}, {"--dtyp"}},
+        {"AllreduceHotNotOffered", {"allreduce", "--bytes", "8M", "--ranks", "8", "--hot"}, {"--hot"}},
+        {"LayerContextBadSuffix",
+         {"layer", "--hidden", "4096", "--heads", "32", "--ffn", "14336", "--phase", "decode", "--context", "8X"},
+         {"--context"}},
+        {"LayerTokensBadSuffix",
+         {"layer", "--hidden", "4096", "--heads", "32", "--ffn", "14336", "--tokens", "2KB"},
+         {"--tokens"}},
+        {"AttentionKvLenNotWholeAfterSuffix",
+         {"attention", "--batch", "1", "--heads", "32", "--head-dim", "128", "--q-len", "1", "--kv-len", "0.3k"},
+         {"--kv-len"}},
+        {"AllreduceBytesStepBadSuffix", {"allreduce", "--bytes", "1K:1G:+1Q", "--ranks", "8"}, {"--bytes"}},
+        {"CompletionUnknownShell", {"completion", "tcsh"}, {"tcsh"}},
+        {"CompletionNoShell", {"completion"}, {"shell"}},
+    };
+    out.insert(out.end(), forgiving.begin(), forgiving.end());
     return out;
 }
 

@@ -170,7 +170,8 @@ std::vector<std::string> arguments(std::string text, const TempDir& dir, std::st
 // Running text names a command or an option without its value (`bwacct ingest`, `bwacct gemm
 // --batch`): then each word must exist, as `bwacct CMD --help` lists it.
 bool names_exist(const std::vector<std::string>& args, const RunResult& r) {
-    if (r.err.find("missing") == std::string::npos && r.err.find("A subcommand is required") == std::string::npos)
+    if (r.err.find("missing") == std::string::npos && r.err.find("A subcommand is required") == std::string::npos &&
+        r.err.find("name a tool") == std::string::npos)  // `bwacct ingest` alone lists the tools
         return false;
     std::vector<std::string> path;
     std::vector<std::string> options;
