@@ -171,8 +171,8 @@ std::string collective_chart(const std::vector<Record>& records, const std::vect
                     for (const Sample& q : m.samples)
                         beaten = beaten || (q.size == p.size && p.time_us < q.time_us * (1 - 1e-9));
         if (beaten)
-            m.name =
-                "model, not a bound (measured times beat it): " + m.name.substr(m.name.find("modelled floor, ") == 0 ? 16 : 0);
+            m.name = fmt::format("α–β model, {} (times beat it: not a bound)",
+                                 m.name.substr(m.name.find("modelled floor, ") == 0 ? 16 : 0));
     }
 
     // Thin each series for drawing.
@@ -243,7 +243,7 @@ std::string collective_chart(const std::vector<Record>& records, const std::vect
         }
         legend.push_back(e);
         if (fits[i])
-            legend.push_back({fmt::format("fit t = α + size/β{}: {}", opt.fit ? " (the table's)" : "", fit_legend(*fits[i])),
+            legend.push_back({fmt::format("fit{}: {}", opt.fit ? " (the table's)" : " t = α + size/β", fit_legend(*fits[i])),
                               {s.color, 1.5, "7 4"},
                               "",
                               "",
