@@ -30,7 +30,7 @@ struct PlotOptions {
     std::vector<Calibration> achievable;  // measured roofs (bwacct calibrate), drawn dashed
     // The α–β fit the table reports (ingest nccl-tests): the collective chart draws this one through
     // the times instead of fitting its own, so chart and table show the same α and β.
-    std::optional<AlphaBetaFit> fit;
+    std::optional<AlphaBetaFit> fit = std::nullopt;
 };
 
 // The collective chart when every record is a collective of one kind with at least two sizes,
