@@ -74,15 +74,25 @@ struct IngestReport {
 // time (source `ingested`). Throws InputError when a GPU lacks a peak the op needs.
 Record ingested_record(std::vector<Param> params, Cost cost, double time_us, const std::vector<const GpuSpec*>& gpus);
 
-// Table: the summary lines first (when there are any), then a compact row per record (at most `top` of them when top > 0), then
-// each section, then the notes. JSON: {"schema":"bwacct.ingest/1","tool","file","format","gpus","records":[bwacct.op/1
+// Table: the summary, the file, its notes, each section (short ones first), then a compact row per
+// record (at most `top` of them when top > 0). JSON:
+// {"schema":"bwacct.ingest/1","tool","file","format","gpus","records":[bwacct.op/1
 // objects],"sections":{key:{"title","rows":[{column key: cell}],"notes"}},"notes","warnings"}, and
 // when the report has runs, "runs":[{field: value, ..., "records_total", "sections", "notes"}]; the
 // table and Markdown views print each run's sections under its own heading.
-// JSONL and CSV: the records only (as `bwacct gemm --format jsonl|csv` would print them; CSV one
-// block with its own header per op, blocks separated by a blank line), so they stay machine-readable; a report without records
-// (BabelStream, nsys, ncu) prints its sections instead: JSONL one object per row with a "section" key, CSV one block per section
-// whose header starts with "section". Markdown: each part as a pipe table.
+// JSONL, CSV and Markdown with a --section: see IngestView.
 void print_ingest(const IngestReport& r, Format format, std::FILE* out, std::size_t top = 0);
+
+// What to print of a report in the machine views. CSV is one table with one header: the records
+// (columns of every op they hold, in order of first appearance) unless `section` names another
+// table (a section key; "records" is the records); `header` false leaves the header row out. JSONL
+// carries the records ("section":"records") and then every section's rows, each object with its
+// section's key under "section" (only `section` when set). Markdown honours `section` as CSV does.
+struct IngestView {
+    std::size_t top = 0;
+    std::string section;  // empty: the default (all for JSONL, the records for CSV)
+    bool header = true;
+};
+void print_ingest(const IngestReport& r, Format format, std::FILE* out, const IngestView& view);
 
 }  // namespace bwacct

@@ -118,4 +118,17 @@ NcclRanks resolve_nccl_ranks(const NcclRun& run, CollectiveKind kind, std::optio
 // The result a printed (rounded) value stands for: [value − h, value + h], h = ½·10^−decimals.
 double printed_half_unit(const PrintedNumber& p);
 
+// `bwacct ingest nccl-tests new.log --baseline old.log`: per run and size, the busbw of `now` against
+// `base` (out-of-place, else in-place), the change and a verdict against `tolerance` (a fraction,
+// 0.05 for 5 %): "regressed" when busbw fell by more than it, "improved" when it rose by more, else
+// "same"; sizes in one log only are "new" or "vanished". Pure (src/analysis/nccl_baseline.cpp).
+// Throws InputError naming --baseline when the logs hold different numbers of runs (several each).
+struct NcclBaseline {
+    Section section;                 // key "baseline"
+    std::size_t compared = 0;        // sizes in both logs
+    std::size_t regressed = 0;       // of them, fell beyond the tolerance
+    std::vector<std::string> lines;  // the summary: what was compared and the worst change
+};
+NcclBaseline compare_nccl(const NcclLog& now, const NcclLog& base, double tolerance, const std::string& base_name);
+
 }  // namespace bwacct

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bwacct/alpha_beta.h"
 #include "bwacct/gpu.h"
 #include "bwacct/measurement.h"
 #include "bwacct/record.h"
@@ -25,8 +26,11 @@ namespace bwacct {
 inline constexpr std::size_t kMaxPlotRecords = 100'000;
 
 struct PlotOptions {
-    std::string title;                    // top line of the chart
+    std::string title;                    // top line of the chart (wrapped, never cut)
     std::vector<Calibration> achievable;  // measured roofs (bwacct calibrate), drawn dashed
+    // The α–β fit the table reports (ingest nccl-tests): the collective chart draws this one through
+    // the times instead of fitting its own, so chart and table show the same α and β.
+    std::optional<AlphaBetaFit> fit = std::nullopt;
 };
 
 // The collective chart when every record is a collective of one kind with at least two sizes,

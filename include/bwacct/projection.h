@@ -66,6 +66,13 @@ RoofFigure binding_figure(const GpuSpec& gpu, const ProjectionRequest& req, cons
 Projection project(const GpuSpec& from, const GpuSpec& to, const ProjectionRequest& req,
                    const std::string& value_option = "--fps");
 
+// A time belongs to one GPU: `cost` analysed on gpus[anchor] at options.time_us (given, measured or
+// ingested), and on every other GPU at that time projected by the ratio of the anchor's binding roof
+// (its modelled bound), as project() does; those verdicts' TimedAnalysis::projected_from names the
+// anchor and their first note says how the time was projected. Without a time: analyze on each GPU.
+std::vector<Verdict> analyze_anchored(const Cost& cost, const std::vector<const GpuSpec*>& gpus, std::size_t anchor,
+                                      const AnalysisOptions& options);
+
 // A short label from a catalog note: the words before a ':' near its start ("derived: ..." →
 // "derived"), else empty.
 std::string figure_label(const std::string& note);

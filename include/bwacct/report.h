@@ -15,6 +15,7 @@ struct SinkOptions {
     bool explain = false;  // include each formula with its numbers
     bool color = false;    // ANSI colour (only on a TTY, never with NO_COLOR)
     bool sweep = false;    // more than one record will come
+    bool header = true;    // CSV and Markdown: print the header row (--no-header: appending in a loop)
 };
 
 class Sink {

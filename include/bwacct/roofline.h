@@ -58,6 +58,10 @@ struct TimedAnalysis {
     RoofTimes shares;  // roof time / time
     Roof bound = Roof::overhead;
     double unexplained = 0;  // 1 − largest share, when no roof explains half the time
+    // A time belongs to one GPU: on every other GPU it is projected by the ratio of the binding roof
+    // (as `bwacct project` does); then this names the GPU the time was given or measured on.
+    std::string projected_from;
+    std::optional<double> x_floor;  // time / floor: 1 at the roofline, 2 at twice the floor; absent for a zero floor
 };
 
 struct Verdict {

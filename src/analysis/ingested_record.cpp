@@ -1,4 +1,5 @@
 #include "bwacct/ingest.h"
+#include "bwacct/projection.h"
 
 namespace bwacct {
 
@@ -9,8 +10,8 @@ Record ingested_record(std::vector<Param> params, Cost cost, double time_us, con
     r.source = TimeSource::ingested;
     AnalysisOptions ao;
     ao.time_us = time_us;
-    for (const GpuSpec* g : gpus)
-        r.verdicts.push_back(analyze(r.cost, *g, ao));
+    // The file's time is the first GPU's (the file's own, or the first --gpu); the others get it projected.
+    r.verdicts = analyze_anchored(r.cost, gpus, 0, ao);
     return r;
 }
 

@@ -10,6 +10,7 @@
 #include "bwacct/error.h"
 #include "bwacct/ingest_nccl.h"
 #include "bwacct/ops.h"
+#include "nccl_summary.h"
 
 namespace bwacct {
 namespace {
@@ -378,6 +379,8 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
                                  run.first_line > 0 ? fmt::format(", lines {}–{}", run.first_line, run.last_line) : "");
         part.sections = std::move(rr.sections);
         part.notes = std::move(rr.notes);
+        for (const std::string& line : nccl_run_summary(part, run.processes_per_rank_id == 1 ? run.hosts.size() : 0))
+            rep.summary.lines.push_back(several ? fmt::format("run {}: {}", i + 1, line) : line);
         rep.runs.push_back(std::move(part));
     }
     if (several) {

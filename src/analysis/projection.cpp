@@ -112,4 +112,57 @@ Projection project(const GpuSpec& from, const GpuSpec& to, const ProjectionReque
     return p;
 }
 
+std::vector<Verdict> analyze_anchored(const Cost& cost, const std::vector<const GpuSpec*>& gpus, std::size_t anchor,
+                                      const AnalysisOptions& ao) {
+    std::vector<Verdict> out;
+    if (!ao.time_us || gpus.size() <= 1) {
+        for (const GpuSpec* g : gpus)
+            out.push_back(analyze(cost, *g, ao));
+        return out;
+    }
+    const Verdict base = analyze(cost, *gpus[anchor], ao);
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+        if (i == anchor) {
+            out.push_back(base);
+            continue;
+        }
+        ProjectionRequest req;
+        req.bound = base.bound;
+        req.dtype = cost.compute_dtype;
+        req.unit = cost.unit;
+        req.link = ao.link;
+        req.quantity = Quantity::time;
+        req.value = *ao.time_us;
+        std::string how;
+        double projected = 0;
+        try {
+            const Projection p = project(*gpus[anchor], *gpus[i], req, "--time-us");
+            projected = p.projected;
+            how = req.bound == Roof::dispatch
+                      ? "dispatch-bound there: kept unchanged"
+                      : fmt::format("{} roof {} → {} {}", roof_name(req.bound), fmt::format("{:g}", p.from.value),
+                                    fmt::format("{:g}", p.to.value), p.to.unit);
+        } catch (const InputError&) {
+            // The catalog lacks the figure `project` divides by (analyze fell back to another peak):
+            // the ratio of this op's own roof times on the two GPUs is the same projection.
+            AnalysisOptions modelled = ao;
+            modelled.time_us.reset();
+            const Verdict v = analyze(cost, *gpus[i], modelled);
+            auto roof = [&](const RoofTimes& r) {
+                return req.bound == Roof::compute ? r.compute : req.bound == Roof::hbm ? r.hbm : r.link;
+            };
+            projected = *ao.time_us * roof(v.roofs_us) / roof(base.roofs_us);
+            how = fmt::format("{} roof times {:.2f} → {:.2f} µs", roof_name(req.bound), roof(base.roofs_us), roof(v.roofs_us));
+        }
+        AnalysisOptions po = ao;
+        po.time_us = projected;
+        Verdict v = analyze(cost, *gpus[i], po);
+        v.timed->projected_from = gpus[anchor]->id;
+        v.notes.insert(v.notes.begin(), fmt::format("time projected from {} ({:g} µs there; {}): {:.2f} µs, not measured here",
+                                                    gpus[anchor]->id, *ao.time_us, how, projected));
+        out.push_back(std::move(v));
+    }
+    return out;
+}
+
 }  // namespace bwacct

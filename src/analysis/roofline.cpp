@@ -196,6 +196,8 @@ Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& opt
             a.util_link = static_cast<double>(cost.collective->wire_bytes_per_rank) / (t * 1e3) / *p.link_GBps;
         else if (cost.transfer != TransferLink::none)
             a.util_link = static_cast<double>(cost.transfer_bytes) / (t * 1e3) / *p.link_GBps;
+        if (v.floor_us > 0)
+            a.x_floor = t / v.floor_us;
         a.shares = {v.roofs_us.compute / t, v.roofs_us.hbm / t, v.roofs_us.link / t, v.roofs_us.dispatch / t};
         const double best = a.shares.max();
         if (best >= 0.5) {

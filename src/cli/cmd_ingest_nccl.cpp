@@ -7,6 +7,7 @@
 #include "bwacct/text_file.h"
 #include "bwacct/values.h"
 #include "ingest_common.h"
+#include "tolerance.h"
 
 namespace bwacct::cli {
 
@@ -27,11 +28,27 @@ CommandSpec ingest_nccl_command() {
                          "the rank count of every run, overriding the log's clues (\"# Rank\" lines, nGpus header, "
                          "busbw/algbw ratio)",
                          ""});
+    c.options.push_back({"--baseline",
+                         "a known-good log of the same test: per size the busbw change and a verdict; exit code 3 when "
+                         "any size regresses beyond --tolerance",
+                         ""});
+    c.options.push_back({"--tolerance", "with --baseline: how far busbw may fall before it counts as a regression", "5%"});
+    c.example += "\n  bwacct ingest nccl-tests new.log --baseline known_good.log --tolerance 3%";
     c.run = [](const Args& args, const Env& env) {
         const std::string& path = args.get("file");
         const std::string text =
             read_input_file(path, "", "expected nccl-tests output (all_reduce_perf ... > log) or its -J JSON");
         const NcclLog log = parse_nccl_tests(text, path);
+        // The baseline is read and checked before anything is printed.
+        const std::string& baseline_path = args.get("--baseline");
+        std::optional<NcclLog> baseline;
+        const double tolerance = parse_tolerance(args.get("--tolerance"), "--tolerance");
+        if (!baseline_path.empty())
+            baseline = parse_nccl_tests(read_input_file(baseline_path, "--baseline",
+                                                        "expected nccl-tests output (all_reduce_perf ... > log) or its -J JSON"),
+                                        baseline_path);
+        else if (args.given("--tolerance"))
+            throw InputError("--tolerance", "applies to --baseline; give --baseline FILE too");
 
         NcclAccountingInput in;
         if (!args.get("--op").empty()) {
@@ -75,7 +92,13 @@ CommandSpec ingest_nccl_command() {
             report.notes.push_back(no_gpu);
         for (std::string& note : run_notes)
             report.notes.push_back(std::move(note));
-        return emit_ingest(report, gpus, args, env);
+        if (!baseline)
+            return emit_ingest(report, gpus, args, env);
+        NcclBaseline cmp = compare_nccl(log, *baseline, tolerance, baseline_path);
+        report.summary.lines.insert(report.summary.lines.begin(), cmp.lines.begin(), cmp.lines.end());
+        report.sections.insert(report.sections.begin(), std::move(cmp.section));
+        const int rc = emit_ingest(report, gpus, args, env);
+        return rc == 0 && cmp.regressed > 0 ? kExitRegressed : rc;
     };
     return c;
 }

@@ -16,6 +16,7 @@
 #include "mpi_context.h"
 #include "oom_retry.h"
 #include "op_runner.h"
+#include "progress.h"
 
 #ifndef BWACCT_BUILD_NOTE
 #define BWACCT_BUILD_NOTE ""
@@ -204,7 +205,10 @@ CommandSpec calibrate_command() {
         if (std::error_code ec; std::filesystem::is_directory(path, ec))
             throw InputError("--cache", fmt::format("'{}' is a directory; expected the path of a cache file", path));
         Opened o = open_device(args);
+        Progress progress("calibrating: HBM copy, bf16 GEMM and launch overhead", 0, progress_wanted());
+        progress.show();
         const Calibration cal = measure::run_calibration(*o.backend, default_array_bytes(o.base.device), policy, now_utc());
+        progress.done();
         if (measure::MpiContext::instance().rank() == 0)
             if (const std::string warning = measure::store_calibration(path, cal); !warning.empty())
                 fmt::print(stderr, "bwacct calibrate: {}\n", warning);

@@ -75,5 +75,6 @@ CommandSpec ingest_nccl_command();                  // cmd_ingest_nccl.cpp: nccl
 CommandSpec ingest_torch_command();                 // cmd_ingest_torch.cpp: PyTorch profiler (Kineto) traces
 std::vector<CommandSpec> ingest_nsight_commands();  // cmd_ingest_nsight.cpp: nsys, ncu
 CommandSpec ingest_babelstream_command();           // cmd_ingest_babelstream.cpp: BabelStream text and CSV
+CommandSpec compare_command();                      // cmd_compare.cpp: two bwacct JSON outputs (issue 14)
 
 }  // namespace bwacct::cli

@@ -38,14 +38,17 @@ std::vector<OptionSpec> common_op_options() {
         {"--gpu-file", "extra catalog JSON (same schema as configs/gpus.json); adds or overrides entries", ""},
         {"--format", "output: table, json, jsonl, csv or md", "table"},
         {"--time-us", "a time you measured elsewhere (µs): gives implied bandwidth, TFLOP/s and utilization", ""},
+        {"--time-gpu", "the GPU --time-us was measured on (default: the first --gpu); the others get it projected", ""},
+        {"--zip", "pair the values of list options one to one instead of taking every combination", "", true},
         {"--launch-us", "kernel launch overhead for the dispatch roof (µs); 0: no dispatch roof; default: the catalog's", ""},
         {"--explain", "print every formula with its numbers", "", true},
+        {"--no-header", "csv and md: leave the header row out (for appending to a file in a loop)", "", true},
         plot_option(),
     };
 }
 
 std::vector<CommandSpec> all_commands() {
-    std::vector<CommandSpec> out{gemm_command(), conv_command(), attention_command(), elementwise_command()};
+    std::vector<CommandSpec> out{gemm_command(), conv_command(), attention_command(), elementwise_command(), compare_command()};
     for (auto* group : {norm_commands, collective_commands, layer_commands, train_commands, step_commands, projection_commands,
                         ingest_commands, measure_commands, catalog_commands, completion_commands})
         for (CommandSpec& c : group())

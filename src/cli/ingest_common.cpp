@@ -1,5 +1,7 @@
 #include "ingest_common.h"
 
+#include <filesystem>
+
 #include "bwacct/error.h"
 #include "bwacct/text_file.h"
 #include "bwacct/values.h"
@@ -14,7 +16,9 @@ std::vector<OptionSpec> ingest_options(const std::string& file_help, const std::
          default_gpu},
         {"--gpu-file", "extra catalog JSON (same schema as configs/gpus.json); adds or overrides entries", ""},
         {"--format", "output: table, json, jsonl, csv or md", "table"},
-        {"--top", "show at most this many records (0: all)", "0"},
+        {"--top", "show and plot at most this many records (0: all)", "0"},
+        {"--section", "csv, jsonl or md: print only this table (records, or a section's key, as in the JSON)", ""},
+        {"--no-header", "csv and md: leave the header row out (for appending to a file in a loop)", "", true},
         plot_option(),
     };
 }
@@ -54,6 +58,35 @@ std::vector<const GpuSpec*> ingest_gpus_or_none(const Args& args, const Catalog&
     return {};
 }
 
+namespace {
+
+// The α–β fit the report's table shows (section "alpha_beta" of a one-run report), for the chart.
+std::optional<AlphaBetaFit> reported_fit(const IngestReport& r) {
+    for (const Section& s : r.sections) {
+        if (s.key != "alpha_beta" || s.rows.size() != 1)
+            continue;
+        std::optional<double> alpha, beta;
+        for (std::size_t i = 0; i < s.columns.size() && i < s.rows[0].size(); ++i) {
+            const double* v = std::get_if<double>(&s.rows[0][i]);
+            if (v && s.columns[i].key == "alpha_us")
+                alpha = *v;
+            if (v && s.columns[i].key == "beta_algbw_GBps")
+                beta = *v;
+        }
+        if (!alpha || !beta || !(*beta > 0))
+            return std::nullopt;
+        AlphaBetaFit f;
+        f.alpha_us = *alpha;
+        f.beta_GBps = *beta;
+        f.us_per_byte = 1e-3 / *beta;
+        f.half_bytes = *alpha / f.us_per_byte;
+        return f;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 int emit_ingest(const IngestReport& report, const std::vector<const GpuSpec*>& gpus, const Args& args, const Env& env) {
     const Format format = parse_format(args.get("--format"));
     const std::vector<double> top_values = parse_values(args.get("--top"), "--top", ValueKind::whole);
@@ -61,8 +94,24 @@ int emit_ingest(const IngestReport& report, const std::vector<const GpuSpec*>& g
         throw InputError("--top", "takes one whole number (0: all), not a range or list");
     const auto top = static_cast<std::size_t>(top_values.front());
     (void)checked_plot_path(args);  // a bad --plot path fails before anything is printed
-    print_ingest(report, format, env.out, top);
-    write_plot_if_asked(args, report.records, gpus, report.tool + ": " + report.file);
+    IngestView view;
+    view.top = top;
+    view.section = args.get("--section");
+    view.header = !args.flag("--no-header");
+    if (!view.section.empty() && format != Format::csv && format != Format::jsonl && format != Format::md)
+        throw InputError("--section", "selects one table for --format csv, jsonl or md");
+    if (!view.header && format != Format::csv && format != Format::md)
+        throw InputError("--no-header", "applies to --format csv or md");
+    print_ingest(report, format, env.out, view);
+    // --top limits the plotted records as it limits the printed ones.
+    const std::vector<Record> plotted(
+        report.records.begin(),
+        report.records.begin() +
+            static_cast<std::ptrdiff_t>(top > 0 ? std::min(top, report.records.size()) : report.records.size()));
+    PlotOptions po;
+    po.title = report.tool + ": " + std::filesystem::path(report.file).filename().string();
+    po.fit = reported_fit(report);
+    write_plot_if_asked(args, plotted, gpus, po);
     return 0;
 }
 

@@ -8,10 +8,12 @@
 #include "bwacct/catalog.h"
 #include "bwacct/error.h"
 #include "bwacct/finite_guard.h"
+#include "bwacct/projection.h"
 #include "bwacct/report.h"
 #include "calibration.h"
 #include "mpi_context.h"
 #include "plot_option.h"
+#include "progress.h"
 
 namespace bwacct::cli {
 namespace {
@@ -26,11 +28,23 @@ std::size_t axis_index(const std::vector<Axis>& axes, const std::string& option)
     throw std::logic_error("no axis " + option);
 }
 
-// Visits every combination of axis values, the last axis fastest.
+// Visits every combination of axis values, the last axis fastest; with `zip`, the i-th value of
+// every list together (single values repeat), one point per list position.
 template <typename F>
-void for_each_point(const std::vector<Axis>& axes, const std::vector<std::vector<double>>& values, F&& f) {
-    std::vector<std::size_t> idx(axes.size(), 0);
+void for_each_point(const std::vector<Axis>& axes, const std::vector<std::vector<double>>& values, bool zip, F&& f) {
     std::vector<double> v(axes.size());
+    if (zip) {
+        std::size_t n = 1;
+        for (const auto& list : values)
+            n = std::max(n, list.size());
+        for (std::size_t k = 0; k < n; ++k) {
+            for (std::size_t i = 0; i < axes.size(); ++i)
+                v[i] = values[i].size() == 1 ? values[i].front() : values[i][k];
+            f(Point(axes, v));
+        }
+        return;
+    }
+    std::vector<std::size_t> idx(axes.size(), 0);
     while (true) {
         for (std::size_t i = 0; i < axes.size(); ++i)
             v[i] = values[i][idx[i]];
@@ -47,6 +61,24 @@ void for_each_point(const std::vector<Axis>& axes, const std::vector<std::vector
         if (axes.empty())
             return;
     }
+}
+
+// --zip: every list (an option with more than one value) has the same length; the point count is it.
+std::uint64_t zipped_points(const std::vector<Axis>& axes, const std::vector<std::vector<double>>& values) {
+    std::size_t n = 1;
+    std::string first;
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+        if (values[i].size() <= 1)
+            continue;
+        if (first.empty()) {
+            first = axes[i].option;
+            n = values[i].size();
+        } else if (values[i].size() != n) {
+            throw InputError("--zip", fmt::format("pairs lists of equal length; {} has {} values and {} has {}", first, n,
+                                                  axes[i].option, values[i].size()));
+        }
+    }
+    return n;
 }
 
 Evaluated evaluate_checked(const OpPlan& plan, const Point& p) {
@@ -201,11 +233,15 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
     SinkOptions sink_opt;
     sink_opt.explain = args.flag("--explain");
     sink_opt.color = env.tty && format == Format::table;
+    sink_opt.header = !(args.declared("--no-header") && args.flag("--no-header"));
+    if (!sink_opt.header && format != Format::csv && format != Format::md)
+        throw InputError("--no-header", "applies to --format csv or md");
 
     std::vector<Axis> axes = plan.axes;
     const bool timed = !args.get(kTimeOption).empty();
     if (timed)
         axes.push_back({kTimeOption, ValueKind::real});
+    const bool zip = args.declared("--zip") && args.flag("--zip");
     std::vector<std::vector<double>> values;
     std::uint64_t points = 1;
     for (const Axis& a : axes) {
@@ -215,10 +251,12 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
         if (text.empty())
             throw InputError(a.option, "is required");
         values.push_back(parse_values(text, a.option, a.kind));
-        points *= values.back().size();
+        points = zip ? std::max<std::uint64_t>(points, values.back().size()) : points * values.back().size();
         if (points > kMaxSweepPoints)
             throw InputError(a.option, fmt::format("the sweep has more than {} points; narrow a range", kMaxSweepPoints));
     }
+    if (zip)
+        points = zipped_points(axes, values);
     // --plot keeps every record until the sink is done: bounded, and checked before anything is printed.
     const std::string plot_path = checked_plot_path(args);
     if (!plot_path.empty() && points > kMaxPlotRecords)
@@ -237,6 +275,21 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
         if (std::find(gpus.begin(), gpus.end(), self) == gpus.end())
             gpus.push_back(self);
     }
+    // The GPU the time belongs to: the measured one, else --time-gpu, else the first.
+    std::size_t time_gpu = 0;
+    const std::string time_gpu_arg = args.declared("--time-gpu") ? args.get("--time-gpu") : std::string();
+    if (!time_gpu_arg.empty()) {
+        if (!timed)
+            throw InputError("--time-gpu", "names the GPU of --time-us; give --time-us too");
+        const GpuSpec* named = &catalog.get(time_gpu_arg, "--time-gpu");
+        const auto it = std::find(gpus.begin(), gpus.end(), named);
+        if (it == gpus.end())
+            throw InputError("--time-gpu", fmt::format("'{}' is not one of the --gpu list; name one of them", time_gpu_arg));
+        time_gpu = static_cast<std::size_t>(it - gpus.begin());
+    }
+    if (measuring && !measuring->base.catalog_match.empty())
+        time_gpu = static_cast<std::size_t>(
+            std::find(gpus.begin(), gpus.end(), &catalog.get(measuring->base.catalog_match, "--gpu")) - gpus.begin());
     // Under MPI only rank 0 prints; the other ranks measure and take part in the reductions.
     std::FILE* out = env.out;
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> devnull(nullptr, &std::fclose);
@@ -267,8 +320,7 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
         if (time_us)
             ao.time_us = time_us;
         r.cost = std::move(e.cost);
-        for (const GpuSpec* g : gpus)
-            r.verdicts.push_back(analyze(r.cost, *g, ao));
+        r.verdicts = analyze_anchored(r.cost, gpus, time_gpu, ao);
         if (e.fused) {
             FusionResult fr;
             fr.fused = std::move(*e.fused);
@@ -282,14 +334,18 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
 
     // Validate every point before printing anything, so bad input never leaves partial output: every
     // figure of every record must be finite (bwacct/finite_guard.h), else it is bad input (exit 2).
-    for_each_point(axes, values,
+    for_each_point(axes, values, zip,
                    [&](const Point& p) { require_finite(build_record(p, evaluate_checked(plan, p), {}), sink_opt.explain); });
 
     sink_opt.sweep = points > 1;
     auto sink = make_sink(format, out, sink_opt);
     std::vector<Record> kept;
-    for_each_point(axes, values, [&](const Point& p) {
+    // Measured sweeps take a while: a progress line on stderr when it is a terminal.
+    Progress progress("measuring", points,
+                      measuring.has_value() && measure::MpiContext::instance().rank() == 0 && progress_wanted());
+    for_each_point(axes, values, zip, [&](const Point& p) {
         if (measuring) {
+            progress.step();
             Measurement m = measuring->base;
             m.timing = measure_on_every_rank(plan, *measuring, p);
             reduce_across_ranks(m.timing);
@@ -307,6 +363,7 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
         if (!plot_path.empty())
             kept.push_back(std::move(r));
     });
+    progress.done();
     if (measuring)
         for (const Record& r : kept)
             require_finite(r, sink_opt.explain);

@@ -66,6 +66,9 @@ std::vector<Row> flatten(const Record& r) {
         if (v.timed) {
             const TimedAnalysis& t = *v.timed;
             add(row, "time_us", t.time_us, 2);
+            add(row, "time_basis",
+                t.projected_from.empty() ? std::string(time_source_name(r.source)) : "projected from " + t.projected_from);
+            add_opt(row, "x_floor", t.x_floor, 2);
             add(row, "implied_bw_GBps", t.implied_bw_GBps, 1);
             add(row, "tflops", t.tflops, 1);
             add(row, "util_compute", t.util_compute, 3);
@@ -84,6 +87,10 @@ std::vector<Row> flatten(const Record& r) {
             add(row, "fused_floor_us", fv.floor_us, 2);
             add(row, "time_saved_us", v.floor_us - fv.floor_us, 2);
         }
+        std::string notes;
+        for (const std::string& n : v.notes)
+            notes += fmt::format("{}{}", notes.empty() ? "" : "; ", n);
+        add(row, "notes", notes);
         rows.push_back(std::move(row));
     }
     return rows;

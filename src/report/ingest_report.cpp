@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "bwacct/error.h"
+#include "flatten.h"
 #include "human.h"
 #include "json_record.h"
 #include "sinks.h"
@@ -142,37 +144,51 @@ std::vector<std::vector<std::string>> record_rows(const IngestReport& r, std::si
     return rows;
 }
 
+// Collective records have no FLOP roof worth a column: their only FLOPs are the reduction's.
+void drop_flop_columns(std::vector<std::string>& header, std::vector<std::vector<std::string>>& rows) {
+    for (const char* name : {"% compute", "TFLOP/s", "FLOPs"}) {
+        const auto it = std::find(header.begin(), header.end(), name);
+        if (it == header.end())
+            continue;
+        const auto i = static_cast<std::size_t>(it - header.begin());
+        header.erase(it);
+        for (auto& row : rows)
+            if (i < row.size())
+                row.erase(row.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+}
+
+// The answer first: the summary, the file, its notes; then the sections, the short ones (fits,
+// peaks, verdicts) before the long listings; the records last.
 void print_human(const IngestReport& r, Format format, std::FILE* out, std::size_t top) {
     const bool md = format == Format::md;
     auto heading = [&](const std::string& title) { fmt::print(out, fmt::runtime(md ? "\n### {}\n\n" : "\n{}\n"), title); };
+    for (const std::string& line : r.summary.lines)
+        fmt::print(out, fmt::runtime(md ? "**{}**\n\n" : "{}\n"), line);
+    if (!r.summary.lines.empty() && !md)
+        fmt::print(out, "\n");
     fmt::print(out, fmt::runtime(md ? "## {}: {}\n\n" : "{}: {}\n"), r.tool, r.file);
     fmt::print(out, "{}format: {}; times ingested: measured by {}, read from the file\n", md ? "" : "  ", r.format, r.tool);
-    // The answer first: the summary's lines before the detailed sections.
-    if (!r.summary.lines.empty()) {
-        heading("summary");
-        for (const std::string& line : r.summary.lines)
-            fmt::print(out, fmt::runtime(md ? "- {}\n" : "  {}\n"), line);
-    }
-    // Records carry one row per GPU they are analysed on: with no GPU (the file's is not in the
-    // catalog and --gpu was not given) there is nothing to tabulate; the note says so.
-    if (!r.records.empty() && !r.gpus.empty()) {
-        const std::size_t shown = top > 0 ? std::min(top, r.records.size()) : r.records.size();
-        heading(shown < r.records.size() ? fmt::format("{} of {} records (--top)", shown, r.records.size())
-                                         : fmt::format("{} records", r.records.size()));
-        if (md)
-            print_markdown_table(out, kRecordHeader, record_rows(r, top));
-        else
-            print_table(out, kRecordHeader, record_rows(r, top), 3);
-    }
+    if (!r.notes.empty())
+        fmt::print(out, "\n");
+    for (const std::string& n : r.notes)
+        fmt::print(out, fmt::runtime(md ? "- {}\n" : "note: {}\n"), n);
     const auto sections = [&](const std::vector<Section>& list) {
-        for (const Section& s : list) {
-            heading(s.title);
+        std::vector<const Section*> order;
+        for (const Section& s : list)
+            order.push_back(&s);
+        std::stable_sort(order.begin(), order.end(),
+                         [](const Section* a, const Section* b) { return a->rows.size() < b->rows.size(); });
+        for (const Section* s : order) {
+            heading(s->title);
+            for (const std::string& n : s->notes)
+                fmt::print(out, fmt::runtime(md ? "- {}\n" : "  note: {}\n"), n);
+            if (!s->notes.empty())
+                fmt::print(out, "\n");
             if (md)
-                print_markdown_table(out, section_headers(s), section_text_rows(s, false));
+                print_markdown_table(out, section_headers(*s), section_text_rows(*s, false));
             else
-                print_table(out, section_headers(s), section_text_rows(s, true), 1);
-            for (const std::string& n : s.notes)
-                fmt::print(out, fmt::runtime(md ? "\n- {}\n" : "  note: {}\n"), n);
+                print_table(out, section_headers(*s), section_text_rows(*s, true), 1);
         }
     };
     sections(r.sections);
@@ -180,16 +196,25 @@ void print_human(const IngestReport& r, Format format, std::FILE* out, std::size
     if (r.runs.size() > 1)
         for (const IngestRun& run : r.runs) {
             fmt::print(out, fmt::runtime(md ? "\n## {}\n" : "\n== {} ==\n"), run.title);
-            sections(run.sections);
-            if (!run.notes.empty())
-                fmt::print(out, "\n");
             for (const std::string& n : run.notes)
                 fmt::print(out, fmt::runtime(md ? "- {}\n" : "note: {}\n"), n);
+            sections(run.sections);
         }
-    if (!r.notes.empty())
-        fmt::print(out, "\n");
-    for (const std::string& n : r.notes)
-        fmt::print(out, fmt::runtime(md ? "- {}\n" : "note: {}\n"), n);
+    // Records carry one row per GPU they are analysed on: with no GPU (the file's is not in the
+    // catalog and --gpu was not given) there is nothing to tabulate; the note says so.
+    if (!r.records.empty() && !r.gpus.empty()) {
+        const std::size_t shown = top > 0 ? std::min(top, r.records.size()) : r.records.size();
+        heading(shown < r.records.size() ? fmt::format("{} of {} records (--top)", shown, r.records.size())
+                                         : fmt::format("{} records", r.records.size()));
+        std::vector<std::string> header = kRecordHeader;
+        std::vector<std::vector<std::string>> rows = record_rows(r, top);
+        if (std::all_of(r.records.begin(), r.records.end(), [](const Record& x) { return x.cost.collective.has_value(); }))
+            drop_flop_columns(header, rows);
+        if (md)
+            print_markdown_table(out, header, rows);
+        else
+            print_table(out, header, rows, 3);
+    }
     for (const std::string& w : r.warnings)
         fmt::print(stderr, "bwacct ingest {}: warning: {}\n", r.tool, w);
 }
@@ -220,8 +245,10 @@ void print_json(const IngestReport& r, std::FILE* out, std::size_t top) {
     doc["file"] = r.file;
     doc["format"] = r.format;
     doc["gpus"] = r.gpus;
-    if (!r.summary.fields.empty() || !r.summary.lists.empty()) {
+    if (!r.summary.lines.empty() || !r.summary.fields.empty() || !r.summary.lists.empty()) {
         json summary = json::object();
+        if (!r.summary.lines.empty())
+            summary["lines"] = r.summary.lines;
         for (const auto& [key, value] : r.summary.fields)
             summary[key] = cell_json(value);
         for (const Section& list : r.summary.lists)
@@ -252,83 +279,197 @@ void print_json(const IngestReport& r, std::FILE* out, std::size_t top) {
     fmt::print(out, "{}\n", doc.dump(2));
 }
 
-// Sections-only reports (BabelStream, nsys, ncu) in the machine views: JSONL, one object per section
-// row with its section's key under "section"; CSV, one block per section (header "section,...").
-void print_sections_flat(const IngestReport& r, Format format, std::FILE* out) {
-    bool first_block = true;
-    for (const Section& s : r.sections) {
-        if (format == Format::csv) {
-            std::string head = "section";
-            for (const Column& c : s.columns)
-                head = fmt::format("{},{}", head, csv_quote(c.key));
-            fmt::print(out, "{}{}\n", first_block ? "" : "\n", head);
-            first_block = false;
+}  // namespace
+
+void print_ingest(const IngestReport& r, Format format, std::FILE* out, std::size_t top) {
+    IngestView view;
+    view.top = top;
+    print_ingest(r, format, out, view);
+}
+
+namespace {
+
+// Every section of the report with the run it belongs to (0: the file's own sections).
+std::vector<std::pair<std::size_t, const Section*>> all_sections(const IngestReport& r) {
+    std::vector<std::pair<std::size_t, const Section*>> out;
+    for (const Section& s : r.sections)
+        out.push_back({0, &s});
+    if (r.runs.size() > 1)
+        for (std::size_t i = 0; i < r.runs.size(); ++i)
+            for (const Section& s : r.runs[i].sections)
+                out.push_back({i + 1, &s});
+    return out;
+}
+
+std::string section_names(const IngestReport& r) {
+    std::vector<std::string> names;
+    if (!r.records.empty())
+        names.push_back("records");
+    for (const auto& [run, s] : all_sections(r))
+        if (std::find(names.begin(), names.end(), s->key) == names.end())
+            names.push_back(s->key);
+    std::string out;
+    for (const std::string& n : names)
+        out += fmt::format("{}{}", out.empty() ? "" : ", ", n);
+    return out;
+}
+
+std::string csv_value(const Cell& c) {
+    if (std::holds_alternative<double>(c))
+        return fmt::format("{}", std::get<double>(c));
+    if (std::holds_alternative<std::monostate>(c))
+        return {};
+    return csv_quote(cell_text(c, 0));
+}
+
+// One section (its rows in every run) as one table: CSV or Markdown, or JSONL objects.
+void print_section(const IngestReport& r, const std::string& key, Format format, std::FILE* out, bool header) {
+    const bool several = r.runs.size() > 1;
+    bool headed = !header;
+    for (const auto& [run, s] : all_sections(r)) {
+        if (s->key != key)
+            continue;
+        if (!headed) {
+            std::vector<std::string> names;
+            if (several)
+                names.push_back("run");
+            for (const Column& c : s->columns)
+                names.push_back(format == Format::md ? c.header : c.key);
+            if (format == Format::csv) {
+                std::string line;
+                for (const std::string& n : names)
+                    line += fmt::format("{}{}", line.empty() ? "" : ",", csv_quote(n));
+                fmt::print(out, "{}\n", line);
+            } else if (format == Format::md) {
+                print_markdown_table(out, names, {});
+            }
+            headed = true;
         }
-        for (const auto& row : s.rows) {
+        for (const auto& row : s->rows) {
             if (format == Format::jsonl) {
                 json o = json::object();
-                o["section"] = s.key;
-                for (std::size_t i = 0; i < s.columns.size(); ++i)
-                    o[s.columns[i].key] = i < row.size() ? cell_json(row[i]) : json(nullptr);
+                o["section"] = s->key;
+                if (several)
+                    o["run"] = run;
+                for (std::size_t i = 0; i < s->columns.size(); ++i)
+                    o[s->columns[i].key] = i < row.size() ? cell_json(row[i]) : json(nullptr);
                 fmt::print(out, "{}\n", o.dump());
-            } else {
-                std::string line = csv_quote(s.key);
-                for (std::size_t i = 0; i < s.columns.size(); ++i) {
-                    const Cell c = i < row.size() ? row[i] : Cell();
-                    const std::string v = std::holds_alternative<double>(c)           ? fmt::format("{}", std::get<double>(c))
-                                          : std::holds_alternative<std::monostate>(c) ? std::string()
-                                                                                      : csv_quote(cell_text(c, 0));
-                    line = fmt::format("{},{}", line, v);
-                }
-                fmt::print(out, "{}\n", line);
+                continue;
             }
+            std::vector<std::string> cells;
+            if (several)
+                cells.push_back(fmt::format("{}", run));
+            for (std::size_t i = 0; i < s->columns.size(); ++i) {
+                const Cell c = i < row.size() ? row[i] : Cell();
+                cells.push_back(format == Format::csv ? csv_value(c) : detail::md_cell(cell_text(c, s->columns[i].decimals)));
+            }
+            std::string line;
+            for (const std::string& c : cells)
+                line += format == Format::csv ? fmt::format("{}{}", line.empty() ? "" : ",", c) : fmt::format("| {} ", c);
+            fmt::print(out, "{}{}\n", line, format == Format::md ? "|" : "");
         }
     }
-    for (const std::string& w : r.warnings)
-        fmt::print(stderr, "bwacct ingest {}: warning: {}\n", r.tool, w);
+}
+
+// The records as one table whose columns are every op's, in order of first appearance (a torch trace
+// holds gemm and attention records: their parameters differ); a record lacking a column leaves it empty.
+void print_records_table(const std::vector<Record>& records, std::size_t n, Format format, std::FILE* out, bool header) {
+    std::vector<std::string> names;
+    std::vector<std::vector<detail::Row>> flat;
+    for (std::size_t i = 0; i < n; ++i) {
+        flat.push_back(detail::flatten(records[i]));
+        for (const detail::Row& row : flat.back())
+            for (const detail::Cell& c : row)
+                if (std::find(names.begin(), names.end(), c.name) == names.end())
+                    names.push_back(c.name);
+    }
+    auto line = [&](const std::vector<std::string>& cells) {
+        std::string s;
+        for (std::size_t i = 0; i < cells.size(); ++i)
+            s += format == Format::csv ? fmt::format("{}{}", i > 0 ? "," : "", csv_quote(cells[i]))
+                                       : fmt::format("| {} ", detail::md_cell(cells[i]));
+        fmt::print(out, "{}{}\n", s, format == Format::md ? "|" : "");
+    };
+    if (header) {
+        line(names);
+        if (format == Format::md)
+            line(std::vector<std::string>(names.size(), "---"));
+    }
+    for (const auto& rows : flat)
+        for (const detail::Row& row : rows) {
+            std::vector<std::string> cells(names.size());
+            for (const detail::Cell& c : row) {
+                const auto at = static_cast<std::size_t>(std::find(names.begin(), names.end(), c.name) - names.begin());
+                cells[at] = format == Format::csv ? c.exact : c.human;
+            }
+            line(cells);
+        }
+}
+
+// A record's JSON with "section":"records" in front.
+std::string record_line(const Record& rec) {
+    const json parsed = json::parse(detail::record_json(rec, false));
+    json o = json::object();
+    o["section"] = "records";
+    for (const auto& [k, v] : parsed.items())
+        o[k] = v;
+    return o.dump();
 }
 
 }  // namespace
 
-void print_ingest(const IngestReport& r, Format format, std::FILE* out, std::size_t top) {
+void print_ingest(const IngestReport& r, Format format, std::FILE* out, const IngestView& view) {
+    const std::size_t n = view.top > 0 ? std::min(view.top, r.records.size()) : r.records.size();
+    // --section names a table the report has; checked before anything is printed.
+    if (!view.section.empty()) {
+        const bool known =
+            (view.section == "records" && !r.records.empty()) ||
+            std::any_of(r.sections.begin(), r.sections.end(), [&](const Section& s) { return s.key == view.section; }) ||
+            std::any_of(r.runs.begin(), r.runs.end(), [&](const IngestRun& run) {
+                return std::any_of(run.sections.begin(), run.sections.end(),
+                                   [&](const Section& s) { return s.key == view.section; });
+            });
+        if (!known)
+            throw InputError("--section",
+                             fmt::format("'{}' is not a table of this report; it has: {}", view.section, section_names(r)));
+    }
     switch (format) {
         case Format::table:
-        case Format::md:
-            print_human(r, format, out, top);
+            print_human(r, format, out, view.top);
             return;
         case Format::json:
-            print_json(r, out, top);
+            print_json(r, out, view.top);
             return;
-        case Format::jsonl:
-        case Format::csv: {
-            if (r.records.empty()) {
-                print_sections_flat(r, format, out);
+        case Format::md:
+            if (view.section.empty()) {
+                print_human(r, format, out, view.top);
                 return;
             }
-            SinkOptions opt;
-            opt.sweep = true;
-            const std::size_t n = top > 0 ? std::min(top, r.records.size()) : r.records.size();
-            if (format == Format::jsonl) {
-                auto sink = make_sink(format, out, opt);
-                for (std::size_t i = 0; i < n; ++i)
-                    sink->emit(r.records[i]);
-                sink->finish();
-            } else {
-                // CSV has one header per op: records of different ops (gemm, attention) have different
-                // parameters, so each op gets its own block, in the order the ops first appear.
-                std::vector<std::string> ops;
-                for (std::size_t i = 0; i < n; ++i)
-                    if (std::find(ops.begin(), ops.end(), r.records[i].cost.op) == ops.end())
-                        ops.push_back(r.records[i].cost.op);
-                for (std::size_t k = 0; k < ops.size(); ++k) {
-                    if (k > 0)
-                        fmt::print(out, "\n");
-                    auto sink = make_sink(format, out, opt);
+            [[fallthrough]];
+        case Format::jsonl:
+        case Format::csv: {
+            // The default table: the records when there are any, else (BabelStream, nsys, ncu) the
+            // first section for CSV; JSONL carries everything.
+            std::string section = view.section;
+            if (section.empty() && format == Format::csv)
+                section = !r.records.empty() ? "records" : !r.sections.empty() ? r.sections.front().key : "";
+            if (section.empty() || section == "records") {
+                if (format == Format::jsonl) {
                     for (std::size_t i = 0; i < n; ++i)
-                        if (r.records[i].cost.op == ops[k])
-                            sink->emit(r.records[i]);
-                    sink->finish();
+                        fmt::print(out, "{}\n", record_line(r.records[i]));
+                } else if (n > 0) {
+                    print_records_table(r.records, n, format, out, view.header);
                 }
+            }
+            if (format == Format::jsonl && section.empty()) {
+                std::vector<std::string> keys;
+                for (const auto& [run, s] : all_sections(r))
+                    if (std::find(keys.begin(), keys.end(), s->key) == keys.end())
+                        keys.push_back(s->key);
+                for (const std::string& k : keys)
+                    print_section(r, k, format, out, false);
+            } else if (!section.empty() && section != "records") {
+                print_section(r, section, format, out, view.header);
             }
             for (const std::string& w : r.warnings)
                 fmt::print(stderr, "bwacct ingest {}: warning: {}\n", r.tool, w);

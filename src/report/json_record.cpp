@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "bwacct/ops.h"
 #include "json_writer.h"
 
@@ -63,6 +65,10 @@ void verdict(JsonWriter& w, const Verdict& v, bool explain) {
     if (v.timed) {
         const TimedAnalysis& t = *v.timed;
         w.field("time_us", t.time_us);
+        w.field("projected", !t.projected_from.empty());
+        if (!t.projected_from.empty())
+            w.field("projected_from", t.projected_from);
+        optional(w, "x_floor", t.x_floor);
         w.field("implied_bw_GBps", t.implied_bw_GBps);
         w.field("tflops", t.tflops);
         w.key("util").begin_object().field("compute", t.util_compute).field("hbm", t.util_hbm);
@@ -177,9 +183,13 @@ std::string record_json(const Record& r, bool explain) {
         w.field("wire_bytes_per_rank", cc.wire_bytes_per_rank);
         w.field("steps", cc.steps);
     }
-    if (r.source != TimeSource::modelled && !r.verdicts.empty() && r.verdicts.front().timed) {
-        const Verdict& v = r.verdicts.front();
+    // The record's time is the one given or measured: on its own GPU, not a projection.
+    const auto own = std::find_if(r.verdicts.begin(), r.verdicts.end(),
+                                  [](const Verdict& v) { return v.timed && v.timed->projected_from.empty(); });
+    if (r.source != TimeSource::modelled && own != r.verdicts.end()) {
+        const Verdict& v = *own;
         w.field("time_us", v.timed->time_us);
+        w.field("time_gpu", v.gpu);
         if (v.algbw_GBps) {
             w.field("algbw_GBps", *v.algbw_GBps);
             w.field("busbw_GBps", *v.busbw_GBps);

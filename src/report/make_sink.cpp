@@ -21,9 +21,9 @@ std::unique_ptr<Sink> make_sink(Format f, std::FILE* out, const SinkOptions& opt
         case Format::jsonl:
             return std::make_unique<JsonlSink>(out, opt);
         case Format::csv:
-            return std::make_unique<RowSink>(out, RowSink::Style::csv);
+            return std::make_unique<RowSink>(out, RowSink::Style::csv, opt.header);
         case Format::md:
-            return std::make_unique<RowSink>(out, RowSink::Style::markdown);
+            return std::make_unique<RowSink>(out, RowSink::Style::markdown, opt.header);
     }
     return nullptr;
 }

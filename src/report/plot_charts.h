@@ -55,6 +55,12 @@ std::string gpu_title(const std::vector<const GpuSpec*>& gpus, const std::string
 std::string source_marker(TimeSource s);
 std::string source_legend(TimeSource s);
 
+// A chart title whole, never cut: wrapped at spaces into lines of at most `chars` characters (a
+// single longer word stays whole), drawn so that the last line stands at y (earlier ones above it,
+// 18 px apart, no higher than y = 16).
+std::vector<std::string> wrap_title(const std::string& title, std::size_t chars);
+void draw_title(Svg& svg, double x, double y, const std::string& title, std::size_t chars);
+
 // Cuts `s` to at most `n` characters (UTF-8 aware), ending in "…" when cut.
 std::string cut(const std::string& s, std::size_t n);
 

@@ -26,6 +26,7 @@ namespace {
 constexpr double kLeft = 90, kTop = 72, kPanelW = 420, kPlotH = 400, kGap = 100;
 constexpr double kLegendX = kLeft + 2 * kPanelW + kGap + 24, kLegendW = 330;
 constexpr double kWidth = kLegendX + kLegendW;
+constexpr std::size_t kTitleChars = 130;  // per line at 16 px across the chart's width
 
 struct Sample {
     double size = 0, time_us = 0, busbw = 0;
@@ -136,7 +137,45 @@ std::string collective_chart(const std::vector<Record>& records, const std::vect
         if (v.peaks.link_GBps && *v.peaks.link_GBps > 0)
             links.push_back({v.gpu, v.peaks.link_name, *v.peaks.link_GBps});
 
-    // Thin each series and fit the α–β line.
+    // The α–β fit of each timed series over all its points (before thinning for drawing); with the
+    // table's own fit given (ingest nccl-tests), that one, so the chart and the table agree.
+    std::vector<std::optional<AlphaBetaFit>> fits(series.size());
+    std::size_t fitted = 0;
+    for (const Series& s : series)
+        fitted += s.fit ? 1 : 0;
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        if (!series[i].fit)
+            continue;
+        if (opt.fit && fitted == 1) {
+            fits[i] = opt.fit;
+            continue;
+        }
+        std::vector<AlphaBetaPoint> pts;
+        for (const Sample& p : series[i].samples)
+            if (p.size > 0 && p.time_us > 0)
+                pts.push_back({p.size, p.time_us});
+        try {
+            fits[i] = fit_alpha_beta(pts);
+        } catch (const std::invalid_argument& e) {
+            notes.push_back(fmt::format("{}: no α–β fit ({})", series[i].name, e.what()));
+        }
+    }
+    // A modelled floor that measured times beat is the model it is (the ring or tree formula), not a bound.
+    for (Series& m : series) {
+        if (!m.thin)
+            continue;
+        bool beaten = false;
+        for (const Series& t : series)
+            if (t.fit)
+                for (const Sample& p : t.samples)
+                    for (const Sample& q : m.samples)
+                        beaten = beaten || (q.size == p.size && p.time_us < q.time_us * (1 - 1e-9));
+        if (beaten)
+            m.name = fmt::format("α–β model, {} (times beat it: not a bound)",
+                                 m.name.substr(m.name.find("modelled floor, ") == 0 ? 16 : 0));
+    }
+
+    // Thin each series for drawing.
     std::size_t most = 0;
     for (Series& s : series) {
         std::sort(s.samples.begin(), s.samples.end(), [](const Sample& a, const Sample& b) { return a.size < b.size; });
@@ -157,21 +196,6 @@ std::string collective_chart(const std::vector<Record>& records, const std::vect
         }
         notes.push_back(fmt::format("1 in every {} points of each series is drawn (at most {} in all)", stride, kMaxDrawnPoints));
     }
-    std::vector<std::optional<AlphaBetaFit>> fits(series.size());
-    for (std::size_t i = 0; i < series.size(); ++i) {
-        if (!series[i].fit)
-            continue;
-        std::vector<AlphaBetaPoint> pts;
-        for (const Sample& p : series[i].samples)
-            if (p.size > 0 && p.time_us > 0)
-                pts.push_back({p.size, p.time_us});
-        try {
-            fits[i] = fit_alpha_beta(pts);
-        } catch (const std::invalid_argument& e) {
-            notes.push_back(fmt::format("{}: no α–β fit ({})", series[i].name, e.what()));
-        }
-    }
-
     // Ranges.
     double smin = 1e300, smax = 0, tmin = 1e300, tmax = 0, bmin = 1e300, bmax = 0;
     for (const Series& s : series)
@@ -219,8 +243,12 @@ std::string collective_chart(const std::vector<Record>& records, const std::vect
         }
         legend.push_back(e);
         if (fits[i])
-            legend.push_back(
-                {fmt::format("fit t = α + size/β: {}", fit_legend(*fits[i])), {s.color, 1.5, "7 4"}, "", "", "", true});
+            legend.push_back({fmt::format("fit{}: {}", opt.fit ? " (the table's)" : " t = α + size/β", fit_legend(*fits[i])),
+                              {s.color, 1.5, "7 4"},
+                              "",
+                              "",
+                              "",
+                              true});
     }
     for (std::size_t i = 0; i < links.size(); ++i)
         legend.push_back({fmt::format("{} link peak {} GB/s per direction", links[i].gpu, short_number(links[i].GBps)),
@@ -240,7 +268,7 @@ std::string collective_chart(const std::vector<Record>& records, const std::vect
     Svg svg(kWidth, height);
     svg.comment("bwacct collective sweep");
     const std::string title = opt.title.empty() ? std::string(collective_name(kind)) : opt.title;
-    svg.text(ft.x0, 30, cut(title, 140), {16, "start", "#111", true, 0});
+    draw_title(svg, ft.x0, 30, title, kTitleChars);
     svg.text(ft.x0, ft.y0 - 10, "Time against size", {13, "start", "#222", true, 0});
     svg.text(fb.x0, fb.y0 - 10, "Bus bandwidth against size", {13, "start", "#222", true, 0});
     draw_frame(svg, ft);

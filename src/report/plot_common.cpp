@@ -24,6 +24,38 @@ std::string param_text(const ParamValue& v) {
 
 }  // namespace
 
+std::vector<std::string> wrap_title(const std::string& title, std::size_t chars) {
+    auto length = [](const std::string& t) {
+        std::size_t n = 0;
+        for (char c : t)
+            n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+        return n;
+    };
+    std::vector<std::string> lines{""};
+    std::size_t start = 0;
+    while (start <= title.size()) {
+        std::size_t end = title.find(' ', start);
+        if (end == std::string::npos)
+            end = title.size();
+        const std::string word = title.substr(start, end - start);
+        if (!lines.back().empty() && length(lines.back()) + 1 + length(word) > chars)
+            lines.push_back("");
+        lines.back() += fmt::format("{}{}", lines.back().empty() ? "" : " ", word);
+        start = end + 1;
+    }
+    return lines;
+}
+
+void draw_title(Svg& svg, double x, double y, const std::string& title, std::size_t chars) {
+    const std::vector<std::string> lines = wrap_title(title, chars);
+    // The last line stays where a one-line title stands; earlier lines go up, not below the top edge.
+    double at = std::max(16.0, y - 18 * static_cast<double>(lines.size() - 1));
+    for (const std::string& line : lines) {
+        svg.text(x, at, line, {16, "start", "#111", true, 0});
+        at += 18;
+    }
+}
+
 std::string cut(const std::string& s, std::size_t n) {
     // Count code points (UTF-8 continuation bytes are 10xxxxxx).
     std::size_t points = 0, i = 0;

@@ -212,7 +212,7 @@ std::string roofline_chart(const std::vector<Record>& records, const std::vector
         std::max(notes_top + static_cast<double>(notes.size() + 1) * kNoteLine + 8, kTop + legend_height(legend) + 40);
     Svg svg(kWidth, height);
     svg.comment("bwacct roofline");
-    svg.text(f.x0, 34, cut(opt.title.empty() ? "Roofline" : opt.title, 110), {16, "start", "#111", true, 0});
+    draw_title(svg, f.x0, 34, opt.title.empty() ? "Roofline" : opt.title, 110);
     draw_frame(svg, f);
 
     // Roofs.

@@ -1,7 +1,9 @@
 // The concrete sinks behind make_sink (internal to src/report).
 #pragma once
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bwacct/report.h"
@@ -36,7 +38,7 @@ private:
 class RowSink : public Sink {
 public:
     enum class Style { csv, markdown };
-    RowSink(std::FILE* out, Style style) : out_(out), style_(style) {}
+    RowSink(std::FILE* out, Style style, bool header = true) : out_(out), style_(style), header_done_(!header) {}
     void emit(const Record& r) override;
 
 private:
@@ -46,18 +48,44 @@ private:
     bool header_done_ = false;
 };
 
-// The terminal view: a detailed block for one record, fixed-width rows for a sweep.
+// The terminal view: a detailed block for one record; for a sweep, one line per GPU with the verdict
+// over the sweep, the columns every row shares on a header line, rows sized to their content, and the
+// best and worst point at the end. A sweep's rows are held (up to kTableRows) to size the columns;
+// past that they stream in the layout of the held ones.
 class TableSink : public Sink {
 public:
+    static constexpr std::size_t kTableRows = 100'000;
     TableSink(std::FILE* out, SinkOptions opt) : out_(out), opt_(opt) {}
     void emit(const Record& r) override;
+    void finish() override;
 
 private:
+    struct GpuSummary {
+        std::string gpu;
+        std::size_t points = 0;
+        std::vector<std::pair<std::string, std::size_t>> bounds;  // "compute" → points bound there
+        double floor_min = 0, floor_max = 0;
+        std::optional<double> x_min, x_max;
+    };
+    struct Extreme {
+        double score = 0;
+        std::vector<std::pair<std::string, std::string>> params;
+        std::string gpu, text;
+    };
     void detailed(const Record& r);
     void sweep_row(const Record& r);
+    void lay_out();  // verdict lines, shared columns, header and the held rows
+    void print_row(const Row& row);
     std::FILE* out_;
     SinkOptions opt_;
-    bool header_done_ = false;
+    std::string source_;
+    std::vector<Row> held_;
+    bool laid_out_ = false;
+    std::vector<bool> shared_;
+    std::vector<std::string> names_;
+    std::vector<std::size_t> width_;
+    std::vector<GpuSummary> gpus_;
+    std::optional<Extreme> best_, worst_;
 };
 
 }  // namespace bwacct::detail

@@ -5,6 +5,7 @@
 #include "bwacct/ops.h"
 #include "human.h"
 #include "sinks.h"
+#include "verdict_line.h"
 
 namespace bwacct::detail {
 namespace {
@@ -43,7 +44,13 @@ std::string source_text(TimeSource s) {
 void TableSink::detailed(const Record& r) {
     const Cost& c = r.cost;
     auto bold = [&](const std::string& s) { return opt_.color ? "\x1b[1m" + s + "\x1b[0m" : s; };
-    fmt::print(out_, "{}  {}\n", bold(c.op), params_text(r));
+    // The answer first: one line per GPU.
+    std::size_t id_width = 0;
+    for (const Verdict& v : r.verdicts)
+        id_width = std::max(id_width, v.gpu.size());
+    for (const Verdict& v : r.verdicts)
+        fmt::print(out_, "{:<{}}  {}\n", v.gpu, id_width, verdict_line(r, v));
+    fmt::print(out_, "\n{}  {}\n", bold(c.op), params_text(r));
     fmt::print(out_, "  {:<14}{} ({}, {} {})\n", "FLOPs", human_count(c.flops), human_si(static_cast<double>(c.flops), "FLOP"),
                unit_name(c.unit), dtype_name(c.compute_dtype));
     fmt::print(out_, "  {:<14}{} ({}: read {}, written {}; lower bound, each input read once, each output written once)\n",
@@ -104,21 +111,22 @@ void TableSink::detailed(const Record& r) {
             c.collective ? fixed(v.roofs_us.link, 2) : "-", fixed(v.roofs_us.dispatch, 2), opt_fixed(v.ridge, 1), attainable);
     }
     if (r.verdicts.front().timed) {
-        fmt::print(out_, "\n  {:<10}{:<10}{:>10}{:>15}{:>10}{:>11}{:>9}{:>9}   {}\n", "gpu", "bound", "time µs", "implied GB/s",
-                   "TFLOP/s", "compute", "hbm", "link", "share of time: compute / hbm / link / dispatch");
+        fmt::print(out_, "\n  {:<10}{:<10}{:>10}{:>9}{:>15}{:>10}{:>11}{:>9}{:>9}   {}\n", "gpu", "bound", "time µs", "× floor",
+                   "implied GB/s", "TFLOP/s", "compute", "hbm", "link", "share of time: compute / hbm / link / dispatch");
         for (const Verdict& v : r.verdicts) {
             const TimedAnalysis& t = *v.timed;
-            fmt::print(out_, "  {:<10}{:<10}{:>10}{:>15}{:>10}{:>11}{:>9}{:>9}   {} / {} / {} / {}\n", v.gpu,
-                       bold(std::string(roof_name(t.bound))), fixed(t.time_us, 2), fixed(t.implied_bw_GBps, 1),
-                       fixed(t.tflops, 1), percent(t.util_compute), percent(t.util_hbm),
+            fmt::print(out_, "  {:<10}{:<10}{:>10}{:>9}{:>15}{:>10}{:>11}{:>9}{:>9}   {} / {} / {} / {}{}\n", v.gpu,
+                       bold(std::string(roof_name(t.bound))), fixed(t.time_us, 2), opt_fixed(t.x_floor, 2),
+                       fixed(t.implied_bw_GBps, 1), fixed(t.tflops, 1), percent(t.util_compute), percent(t.util_hbm),
                        t.util_link ? percent(*t.util_link) : "-", percent(t.shares.compute), percent(t.shares.hbm),
-                       percent(t.shares.link), percent(t.shares.dispatch));
+                       percent(t.shares.link), percent(t.shares.dispatch),
+                       t.projected_from.empty() ? "" : "   (time projected from " + t.projected_from + ")");
         }
     }
     if (c.collective) {
-        fmt::print(
-            out_, "\n  {:<10}{:>12}{:>12}   ({})\n", "gpu", "algbw GB/s", "busbw GB/s",
-            r.verdicts.front().timed ? fmt::format("at the {} time", time_source_name(r.source)) : "at the modelled floor");
+        fmt::print(out_, "\n  {:<10}{:>12}{:>12}   ({})\n", "gpu", "algbw GB/s", "busbw GB/s",
+                   r.verdicts.front().timed ? fmt::format("at each GPU's {} time", time_source_name(r.source))
+                                            : "at the modelled floor");
         for (const Verdict& v : r.verdicts)
             fmt::print(out_, "  {:<10}{:>12}{:>12}   link {} GB/s per direction ({})\n", v.gpu, opt_fixed(v.algbw_GBps, 2),
                        opt_fixed(v.busbw_GBps, 2), fixed(*v.peaks.link_GBps, 0), v.peaks.link_name);
@@ -151,23 +159,155 @@ void TableSink::detailed(const Record& r) {
     }
 }
 
+namespace {
+
+// Columns a sweep table leaves out: exact byte splits and figures the detailed view has; notes are on
+// the GPU lines; collectives have no FLOP columns (their only FLOPs are the reduction's, not a roof).
+bool skipped(const std::string& name, bool collective) {
+    static const std::vector<std::string> kSkip{"source", "bytes_read", "bytes_written", "ridge", "attainable_tflops", "notes"};
+    static const std::vector<std::string> kFlop{"flops", "intensity", "compute_us", "tflops", "util_compute"};
+    return std::find(kSkip.begin(), kSkip.end(), name) != kSkip.end() ||
+           (collective && std::find(kFlop.begin(), kFlop.end(), name) != kFlop.end());
+}
+
+std::string range_text(double lo, double hi) {
+    return short_number(lo) == short_number(hi) ? short_number(lo) : short_number(lo) + "–" + short_number(hi);
+}
+
+}  // namespace
+
 void TableSink::sweep_row(const Record& r) {
-    static const std::vector<std::string> kSkip{"source", "bytes_read", "bytes_written", "ridge", "attainable_tflops"};
-    for (const Row& row : flatten(r)) {
-        std::string head, line;
-        for (const Cell& c : row) {
-            if (std::find(kSkip.begin(), kSkip.end(), c.name) != kSkip.end())
-                continue;
-            // Width from the header and the first row; a leading space keeps later, wider values apart.
-            const std::size_t w = std::max({c.name.size(), c.human.size() + 3, std::size_t{8}});
-            head += fmt::format(" {:>{}}", c.name, w);
-            line += fmt::format(" {:>{}}", c.human, w);
+    const std::vector<Row> rows = flatten(r);
+    for (std::size_t i = 0; i < rows.size() && i < r.verdicts.size(); ++i) {
+        const Verdict& v = r.verdicts[i];
+        Row kept;
+        for (const Cell& c : rows[i])
+            if (!skipped(c.name, r.cost.collective.has_value()))
+                kept.push_back(c);
+        // The GPU's running summary and the sweep's best and worst point.
+        auto g = std::find_if(gpus_.begin(), gpus_.end(), [&](const GpuSummary& s) { return s.gpu == v.gpu; });
+        if (g == gpus_.end()) {
+            gpus_.push_back({v.gpu, 0, {}, v.floor_us, v.floor_us, std::nullopt, std::nullopt});
+            g = gpus_.end() - 1;
         }
-        if (!header_done_) {
-            fmt::print(out_, "# time: {}\n{}\n", source_text(r.source), head);
-            header_done_ = true;
+        ++g->points;
+        const std::string bound(roof_name(v.timed ? v.timed->bound : v.bound));
+        auto b = std::find_if(g->bounds.begin(), g->bounds.end(), [&](const auto& p) { return p.first == bound; });
+        if (b == g->bounds.end())
+            g->bounds.push_back({bound, 1});
+        else
+            ++b->second;
+        g->floor_min = std::min(g->floor_min, v.floor_us);
+        g->floor_max = std::max(g->floor_max, v.floor_us);
+        if (v.timed && v.timed->x_floor) {
+            g->x_min = std::min(g->x_min.value_or(*v.timed->x_floor), *v.timed->x_floor);
+            g->x_max = std::max(g->x_max.value_or(*v.timed->x_floor), *v.timed->x_floor);
         }
+        if (const auto score = point_score(r, v)) {
+            Extreme e{*score, {}, v.gpu, score_text(r, v)};
+            for (const Cell& c : rows[i]) {
+                if (c.name == "source")
+                    break;
+                if (c.name != "op")
+                    e.params.push_back({c.name, c.human});
+            }
+            if (!best_ || *score > best_->score)
+                best_ = e;
+            if (!worst_ || *score < worst_->score)
+                worst_ = std::move(e);
+        }
+        if (source_.empty())
+            source_ = source_text(r.source);
+        if (laid_out_)
+            print_row(kept);
+        else
+            held_.push_back(std::move(kept));
+        if (!laid_out_ && held_.size() >= kTableRows)
+            lay_out();
+    }
+}
+
+void TableSink::print_row(const Row& row) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i)
+        if (i >= shared_.size() || !shared_[i])
+            line += fmt::format("  {:>{}}", row[i].human, i < width_.size() ? width_[i] : 0);
+    fmt::print(out_, "{}\n", line.substr(std::min<std::size_t>(line.size(), 2)));
+}
+
+void TableSink::lay_out() {
+    laid_out_ = true;
+    if (held_.empty())
+        return;
+    const Row& first = held_.front();
+    // A column whose text is the same in every held row moves to the header line (not when the rows
+    // are cut off at kTableRows: a later row may differ).
+    shared_.assign(first.size(), held_.size() > 1 && held_.size() < kTableRows);
+    width_.assign(first.size(), 0);
+    for (std::size_t i = 0; i < first.size(); ++i)
+        width_[i] = first[i].name.size();
+    for (const Row& row : held_)
+        for (std::size_t i = 0; i < row.size() && i < first.size(); ++i) {
+            width_[i] = std::max(width_[i], row[i].human.size());
+            if (row[i].human != first[i].human)
+                shared_[i] = false;
+        }
+    if (std::all_of(shared_.begin(), shared_.end(), [](bool b) { return b; }))
+        shared_.assign(first.size(), false);
+
+    // The answer first: per GPU, what binds over the sweep, the floor's range and the time against it.
+    std::size_t id_width = 0;
+    for (const GpuSummary& g : gpus_)
+        id_width = std::max(id_width, g.gpu.size());
+    for (const GpuSummary& g : gpus_) {
+        std::string bounds;
+        for (const auto& [name, n] : g.bounds)
+            bounds += fmt::format("{}{}-bound at {}", bounds.empty() ? "" : ", ", name, n);
+        std::string line = fmt::format("{:<{}}  {} points{} · {} · floor {} µs", g.gpu, id_width, g.points,
+                                       held_.size() >= kTableRows ? " so far" : "", bounds, range_text(g.floor_min, g.floor_max));
+        if (g.x_min)
+            line += fmt::format(" · {}× floor",
+                                g.x_min == g.x_max ? fixed(*g.x_min, 2) : fixed(*g.x_min, 2) + "–" + fixed(*g.x_max, 2));
         fmt::print(out_, "{}\n", line);
+    }
+    std::string common;
+    for (std::size_t i = 0; i < first.size(); ++i)
+        if (shared_[i])
+            common += fmt::format(" {}={}", first[i].name, first[i].human);
+    fmt::print(out_, "\n");
+    if (!common.empty())
+        fmt::print(out_, "# every row:{}\n", common);
+    fmt::print(out_, "# time: {}\n", source_);
+    Row head;
+    for (const Cell& c : first) {
+        head.push_back({c.name, c.name, c.name});
+        names_.push_back(c.name);
+    }
+    print_row(head);
+    for (const Row& row : held_)
+        print_row(row);
+    held_.clear();
+    held_.shrink_to_fit();
+}
+
+void TableSink::finish() {
+    if (!opt_.sweep)
+        return;
+    if (!laid_out_)
+        lay_out();
+    auto point = [&](const Extreme& e) {
+        std::string s;
+        for (const auto& [name, value] : e.params) {
+            // Parameters shared by every row are on the header line already.
+            const auto it = std::find(names_.begin(), names_.end(), name);
+            if (it == names_.end() || !shared_[static_cast<std::size_t>(it - names_.begin())])
+                s += fmt::format("{}={} ", name, value);
+        }
+        return fmt::format("{}on {}: {}", s, e.gpu, e.text);
+    };
+    if (best_ && worst_) {
+        fmt::print(out_, "\nbest   {}\n", point(*best_));
+        fmt::print(out_, "worst  {}\n", point(*worst_));
     }
 }
 

@@ -344,6 +344,15 @@ std::vector<MatrixCase> build_matrix() {
     for (const char* tool : {"nccl-tests", "torch-trace", "nsys", "ncu", "babelstream"})
         add_cases(out, Command{{"ingest", tool, "{DIR}/input.txt"}, {}, {}, {}, {}, {"file"}});
 
+    // Issue 14: a baseline log and two bwacct JSON outputs to compare, each a file option.
+    add_cases(out, Command{{"ingest", "nccl-tests", "{DIR}/all_reduce.log", "--baseline", "{DIR}/all_reduce.log"},
+                           {},
+                           {},
+                           {},
+                           {},
+                           {"--baseline"}});
+    add_cases(out, Command{{"compare", "{DIR}/a.json", "{DIR}/a.json"}, {}, {}, {}, {}, {"b"}});
+
     // Products that overflow 64 bits although each value is below 2^53 (2^32 each).
     const std::string big = "4294967296";
     const std::vector<MatrixCase> products{
@@ -473,6 +482,38 @@ std::vector<MatrixCase> build_matrix() {
         {"ProjectRateHex", {"project", "--from", "h200", "--to", "b200", "--rate", "0x10 tokens/s"}, {"--rate"}},
         {"GemmThousandsSeparator", {"gemm", "--m", "1,000", "--n", "8", "--k", "8"}, {"thousands separators"}},
         {"GemmIntegerStepZero", {"gemm", "--m", "1:8:+0", "--n", "8", "--k", "8"}, {"step after + must be a positive integer"}},
+        // Issue 14: the new options.
+        {"GemmZipUnequalLists", {"gemm", "--m", "1,2,3", "--n", "8", "--k", "8", "--time-us", "5,6", "--zip"}, {"--zip"}},
+        {"GemmTimeGpuUnknown",
+         {"gemm", "--m", "8", "--n", "8", "--k", "8", "--time-us", "5", "--time-gpu", "nosuch"},
+         {"--time-gpu"}},
+        {"GemmTimeGpuNotSelected",
+         {"gemm", "--m", "8", "--n", "8", "--k", "8", "--gpu", "h200", "--time-us", "5", "--time-gpu", "b200"},
+         {"--time-gpu"}},
+        {"GemmTimeGpuWithoutTime", {"gemm", "--m", "8", "--n", "8", "--k", "8", "--time-gpu", "h200"}, {"--time-gpu"}},
+        {"GemmNoHeaderWithTable", {"gemm", "--m", "8", "--n", "8", "--k", "8", "--no-header"}, {"--no-header"}},
+        {"IngestNcclToleranceNotANumber",
+         {"ingest", "nccl-tests", "{DIR}/all_reduce.log", "--baseline", "{DIR}/all_reduce.log", "--tolerance", "abc"},
+         {"--tolerance"}},
+        {"IngestNcclToleranceNegative",
+         {"ingest", "nccl-tests", "{DIR}/all_reduce.log", "--baseline", "{DIR}/all_reduce.log", "--tolerance", "-5%"},
+         {"--tolerance"}},
+        {"IngestNcclToleranceAbove100",
+         {"ingest", "nccl-tests", "{DIR}/all_reduce.log", "--baseline", "{DIR}/all_reduce.log", "--tolerance", "150%"},
+         {"--tolerance"}},
+        {"IngestNcclToleranceWithoutBaseline",
+         {"ingest", "nccl-tests", "{DIR}/all_reduce.log", "--tolerance", "5%"},
+         {"--tolerance"}},
+        {"IngestNcclBaselineNotALog",
+         {"ingest", "nccl-tests", "{DIR}/all_reduce.log", "--baseline", "{DIR}/times.csv"},
+         {"times.csv"}},
+        {"IngestSectionUnknown",
+         {"ingest", "nccl-tests", "{DIR}/all_reduce.log", "--format", "csv", "--section", "nosuch"},
+         {"--section"}},
+        {"IngestSectionWithTableFormat", {"ingest", "nccl-tests", "{DIR}/all_reduce.log", "--section", "rows"}, {"--section"}},
+        {"CompareNotBwacctJson", {"compare", "{DIR}/times.csv", "{DIR}/a.json"}, {"times.csv"}},
+        {"CompareToleranceNotANumber", {"compare", "{DIR}/a.json", "{DIR}/a.json", "--tolerance", "x"}, {"--tolerance"}},
+        {"CompareFormatCsv", {"compare", "{DIR}/a.json", "{DIR}/a.json", "--format", "csv"}, {"--format"}},
         {"GemmMeasureMaxSamplesZero",
          {"gemm", "--m", "64", "--n", "64", "--k", "64", "--measure", "--max-samples", "0"},
          {"--max-samples"},
@@ -522,6 +563,9 @@ protected:
         // valid inputs, so that each case differs from a passing run only in the bad value
         write_text(dir_->file("times.csv"), "bytes,time_us\n1048576,10\n2097152,15\n4194304,25\n");
         write_text(dir_->file("input.txt"), "not used: each ingest case replaces the file\n");
+        // issue 14: a valid nccl-tests log (baselines) and a bwacct JSON output (compare)
+        write_text(dir_->file("all_reduce.log"), read_text(std::string(BWACCT_TEST_DATA) + "/ux/all_reduce_base.log"));
+        write_text(dir_->file("a.json"), run_bwacct({"gemm", "--m", "64", "--n", "64", "--k", "64", "--format", "json"}).out);
         // A valid catalog the user cannot read (chmod 000). Root reads it anyway: see unreadable_skipped().
         write_text(dir_->file("unreadable.json"), read_text(catalog_path()));
         fs::permissions(dir_->file("unreadable.json"), fs::perms::none);

@@ -102,33 +102,49 @@ TEST(Acceptance, GemmSeedGivenTime) {
     ASSERT_TRUE(j.is_object());
     EXPECT_EQ(str_of(j, "source"), "given");
     expect_rel(num_d(j, "time_us"), 140.0, 1e-12, "time_us");
+    EXPECT_EQ(str_of(j, "time_gpu"), "h200");  // the first --gpu (kGemmSeed selects h200,b200)
     // achieved TFLOP/s = 113,246,208,000 / 140e-6 s / 1e12 = 808.9015 (≈ 808.9)
     const double tflops = 113246208000.0 / 140e-6 / 1e12;
     EXPECT_NEAR(tflops, 808.9, 0.01);
     // implied bandwidth = 96,665,600 B / 140e-6 s / 1e9 = 690.4686 GB/s (≈ 690.47)
     const double implied = 96665600.0 / 140e-6 / 1e9;
     EXPECT_NEAR(implied, 690.47, 0.01);
+    // Issue 14: the time belongs to h200 (the first --gpu). b200 gets it projected by the binding
+    // (compute) roof's ratio, as `bwacct project` does: 140 · 989.4 / 2250 = 61.5627 µs, so b200
+    // reaches the same fraction of its peak: achieved 113,246,208,000 / 61.5627e-6 / 1e12 = 1839.5
+    // TFLOP/s = 808.9015 · 2250 / 989.4.
+    const double ratio = 2250.0 / 989.4;
     for (const std::string id : {"h200", "b200"}) {
         SCOPED_TRACE(id);
         const json* g = gpu_entry(j, id);
         ASSERT_NE(g, nullptr);
-        expect_rel(num_d(*g, "tflops"), tflops, 1e-9, "tflops");
-        expect_rel(num_d(*g, "implied_bw_GBps"), implied, 1e-9, "implied_bw_GBps");
+        const double scale = id == "b200" ? ratio : 1.0;
+        expect_rel(num_d(*g, "time_us"), 140.0 / scale, 1e-9, "time_us");
+        EXPECT_EQ(g->at("projected"), id == "b200");
+        expect_rel(num_d(*g, "tflops"), tflops * scale, 1e-9, "tflops");
+        expect_rel(num_d(*g, "implied_bw_GBps"), implied * scale, 1e-9, "implied_bw_GBps");
         ASSERT_TRUE(g->contains("util"));
-        // utilization = achieved / peak: h200 808.9015 / 989.4 = 0.81757; b200 808.9015 / 2250 = 0.35951
-        expect_rel(num_d(g->at("util"), "compute"), tflops / tensor_tflops(id, "bf16"), 1e-9, "util.compute");
-        // h200 690.4686 / 4800 = 0.14385; b200 690.4686 / 8000 = 0.08631
-        expect_rel(num_d(g->at("util"), "hbm"), implied / hbm_GBps(id), 1e-9, "util.hbm");
+        // utilization = achieved / peak: 808.9015 / 989.4 = 0.81757 on h200, and 1839.5 / 2250 the same on b200
+        expect_rel(num_d(g->at("util"), "compute"), tflops * scale / tensor_tflops(id, "bf16"), 1e-9, "util.compute");
+        // h200 690.4686 / 4800 = 0.14385; b200 690.4686 · 2.27410 / 8000 = 0.19627
+        expect_rel(num_d(g->at("util"), "hbm"), implied * scale / hbm_GBps(id), 1e-9, "util.hbm");
         EXPECT_EQ(str_of(*g, "modelled_bound"), "compute");
+        // the compute roof is 81.8 % of the time on both → "compute"
+        EXPECT_EQ(str_of(*g, "bound"), "compute");
     }
     EXPECT_NEAR(num_d(gpu_entry(j, "h200")->at("util"), "compute"), 808.9 / 989.4, 1e-4);
-    // With a given time, the verdict is the roof explaining at least half of it: on h200 the compute
-    // roof is 114.4595 / 140 = 81.8 % of the time → "compute". On b200 the largest share is
-    // compute 50.3316 / 140 = 36.0 % (< 50 %) → "overhead", unexplained = 1 − 0.35951 = 0.64049.
-    EXPECT_EQ(str_of(*gpu_entry(j, "h200"), "bound"), "compute");
+}
+
+TEST(Acceptance, GemmSeedGivenTimeOnTheSecondGpu) {
+    // --time-gpu b200: the 140 µs are b200's. There the compute roof is 50.3316 µs, 36.0 % of the
+    // time (< 50 %) → "overhead", unexplained = 1 − 50.3316 / 140 = 0.64049; h200 gets
+    // 140 · 2250 / 989.4 = 318.375 µs, also 36.0 % compute → overhead.
+    const json j = run_json(with(kGemmSeed, {"--time-us", "140", "--time-gpu", "b200", "--format", "json"}));
     EXPECT_EQ(str_of(*gpu_entry(j, "b200"), "bound"), "overhead");
     expect_rel(num_d(*gpu_entry(j, "b200"), "unexplained"), 1.0 - (113246208000.0 / 2250e12 * 1e6) / 140.0, 1e-9,
                "b200 unexplained");
+    expect_rel(num_d(*gpu_entry(j, "h200"), "time_us"), 140.0 * 2250.0 / 989.4, 1e-9, "h200 projected");
+    EXPECT_EQ(str_of(*gpu_entry(j, "h200"), "projected_from"), "b200");
 }
 
 TEST(Acceptance, ElementwiseTensorFp16OnH100) {
@@ -180,10 +196,15 @@ TEST(Acceptance, AllreduceGivenTime) {
     EXPECT_NEAR(algbw, 195.74, 0.005);
     expect_rel(num_d(j, "algbw_GBps"), algbw, 1e-9, "algbw_GBps");
     expect_rel(num_d(j, "busbw_GBps"), algbw * 1.0, 1e-9, "busbw_GBps");
+    // Issue 14: the 113 µs are h200's (the first --gpu). The modelled bound is the link, so b200 gets
+    // the time projected by the link ratio 900 / 450 GB/s per direction: 113 / 2 = 56.5 µs, and
+    // algbw = busbw = 22,118,400 B / 56.5e-6 s / 1e9 = 391.476 GB/s (the same share of its link).
     for (const json& g : j.at("gpus")) {
         SCOPED_TRACE(g.value("gpu", "?"));
-        expect_rel(num_d(g, "algbw_GBps"), algbw, 1e-9, "per-GPU algbw_GBps");
-        expect_rel(num_d(g, "busbw_GBps"), algbw, 1e-9, "per-GPU busbw_GBps");
+        const double scale = g.at("gpu") == "b200" ? 900.0 / 450.0 : 1.0;
+        expect_rel(num_d(g, "time_us"), 113.0 / scale, 1e-9, "per-GPU time_us");
+        expect_rel(num_d(g, "algbw_GBps"), algbw * scale, 1e-9, "per-GPU algbw_GBps");
+        expect_rel(num_d(g, "busbw_GBps"), algbw * scale, 1e-9, "per-GPU busbw_GBps");
     }
 }
 

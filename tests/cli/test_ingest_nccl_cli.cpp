@@ -2,6 +2,8 @@
 // bad input. Counts in the comments are read off the logs by hand.
 #include <sys/stat.h>
 
+#include <map>
+
 #include "harness.h"
 
 namespace {
@@ -95,7 +97,16 @@ TEST(IngestNccl, JsonlAndCsvCarryTheRecords) {
     const RunResult r =
         run_bwacct({"ingest", "nccl-tests", kNccl + "nccl_allreduce_h100_1node8gpu_bitdeer.txt", "--format", "jsonl"});
     ASSERT_TRUE(succeeded(r)) << report(r);
-    EXPECT_EQ(lines_of(r.out).size(), 8u);
+    // Issue 14: JSONL carries every section, each object with its "section": the 8 records (4 rows ×
+    // out-of-place and in-place), the same 8 results re-derived, 1 α–β fit and 1 peak (one GPU).
+    std::map<std::string, std::size_t> sections;
+    for (const std::string& line : lines_of(r.out))
+        ++sections[json::parse(line).at("section").get<std::string>()];
+    EXPECT_EQ(sections["records"], 8u);
+    EXPECT_EQ(sections["rows"], 8u);
+    EXPECT_EQ(sections["alpha_beta"], 1u);
+    EXPECT_EQ(sections["peak"], 1u);
+    EXPECT_EQ(lines_of(r.out).size(), 18u);
     const RunResult c = run_bwacct(
         {"ingest", "nccl-tests", kNccl + "nccl_allreduce_h100_1node8gpu_bitdeer.txt", "--format", "csv", "--top", "2"});
     ASSERT_TRUE(succeeded(c)) << report(c);

@@ -1,0 +1,14 @@
+// The answer first for an nccl-tests run: a few lines built from the run's own sections (rows, α–β
+// fit, peak), so the summary can never disagree with the tables under it.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "bwacct/ingest.h"
+
+namespace bwacct {
+
+// `hosts`: how many hosts the ranks span (0 or 1: one host).
+std::vector<std::string> nccl_run_summary(const IngestRun& run, std::size_t hosts);
+
+}  // namespace bwacct
