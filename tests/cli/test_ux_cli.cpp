@@ -102,7 +102,7 @@ TEST(DidYouMean, UnknownCommandToolOptionGpuDtypeAndFormatNameTheNearest) {
     expect_bad({"ingest", "nccl", "x.log"}, {"unknown tool 'nccl'", "did you mean nccl-tests?"});
     expect_bad({"gemm", "--m", "8", "--n", "8", "--k", "8", "--dtyp", "bf16"}, {"unknown option '--dtyp'", "--dtype"});
     expect_bad({"gemm", "--m", "8", "--n", "8", "--k", "8", "--time", "5"},
-               {"unknown option '--time'", "did you mean --time-us?"});
+               {"unknown option '--time'", "did you mean --time-us"});
     expect_bad({"gemm", "--m", "8", "--n", "8", "--k", "8", "--gpu", "h100"},
                {"unknown GPU 'h100' (did you mean h100-sxm, h100-pcie, h100-nvl?)"});
     expect_bad({"gemm", "--m", "8", "--n", "8", "--k", "8", "--dtype", "bf61"}, {"unknown dtype 'bf61' (did you mean bf16?)"});
