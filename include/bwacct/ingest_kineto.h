@@ -264,7 +264,7 @@ struct CategoryTime {
     Category category = Category::other;
     std::uint64_t kernels = 0, costed = 0;
     double kernel_us = 0, busy_us = 0, uncosted_busy_us = 0;
-    double exposed_us = 0;  // time this category runs and no higher time class runs (see TimeClass)
+    double exposed_us = 0;                           // time this category runs and no higher time class runs (see TimeClass)
     std::map<std::string, double> uncosted_reasons;  // why kernels had no formula → their kernel µs
 };
 struct Summary {

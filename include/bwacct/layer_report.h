@@ -79,7 +79,7 @@ struct LayerReport {
     static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
     std::size_t layer_kind = 0, dense_kind = kNone;  // the kinds layer_ops and dense_layer_ops show
     Exact model_kv_cache;  // Σ over layers of each layer's KV cache (windowed layers hold min(context, window) tokens)
-    std::vector<OpResult> pipeline_ops;     // --pp: the stage-to-stage sends of one micro-batch
+    std::vector<OpResult> pipeline_ops;  // --pp: the stage-to-stage sends of one micro-batch
     std::vector<GpuTotals> totals;
     LayerMemory memory;
     std::optional<ParamCount> params;  // when the config has a vocabulary

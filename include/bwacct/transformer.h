@@ -86,11 +86,11 @@ struct LayerRun {
     // stored otherwise (nullopt: in `dtype`, or the config's weight_format). docs/formulas.md ("Mixed precision").
     std::optional<StorageFormat> weight;
     std::optional<DType> kv;
-    std::uint64_t window = 0;  // this layer's sliding window (0: full attention); set per layer kind by the report
-    std::uint64_t ep = 1;               // MoE: expert-parallel ranks (src/model/expert_parallel.cpp)
-    std::uint64_t pp = 1;               // pipeline stages (src/model/pipeline_parallel.cpp)
-    std::uint64_t micro_batches = 1;    // with pp: micro-batches of `batch` sequences each per step
-    DitRun dit;                         // a DiT model's diffusion run
+    std::uint64_t window = 0;         // this layer's sliding window (0: full attention); set per layer kind by the report
+    std::uint64_t ep = 1;             // MoE: expert-parallel ranks (src/model/expert_parallel.cpp)
+    std::uint64_t pp = 1;             // pipeline stages (src/model/pipeline_parallel.cpp)
+    std::uint64_t micro_batches = 1;  // with pp: micro-batches of `batch` sequences each per step
+    DitRun dit;                       // a DiT model's diffusion run
 
     std::uint64_t q_len() const { return phase == Phase::decode ? 1 : seq; }
     std::uint64_t tokens() const { return batch * q_len(); }  // rows of every activation

@@ -28,7 +28,7 @@ using json = nlohmann::ordered_json;
 // Token counts (--seq, --tokens, --context, --prompt) take K/M suffixes (powers of 1024: 32K = 32768).
 ValueKind kind_of(const std::string& option) {
     return option == "--seq" || option == "--tokens" || option == "--context" || option == "--prompt" ? ValueKind::tokens
-                                                                                                        : ValueKind::count;
+                                                                                                      : ValueKind::count;
 }
 
 std::optional<std::uint64_t> count_option(const Args& args, const std::string& option) {
