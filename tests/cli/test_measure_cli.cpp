@@ -694,7 +694,7 @@ TEST_F(Mpi, UnloadableLibraryIsAOneLineFailure) {
 
 // One binary for every machine: the CUDA runtime and zlib are linked statically, and cuBLASLt, NCCL,
 // CUPTI, NVML, the driver and Open MPI are opened with dlopen, so the executable names none of them
-// (only the C and C++ runtimes and libfmt).
+// (only the C and C++ runtimes, libfmt and libsimdjson).
 TEST(OneBinary, LinksNoGpuOrMpiLibrary) {
     if (find_on_path("ldd").empty())
         GTEST_SKIP() << "ldd is not on PATH";
