@@ -69,16 +69,6 @@ Check check_result(std::uint64_t size, const NcclResult& r, double factor) {
     return c;
 }
 
-std::string size_text(double bytes) {
-    static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (bytes >= 1024 && u < 4) {
-        bytes /= 1024;
-        ++u;
-    }
-    return fmt::format("{:.4g} {}", bytes, kUnits[u]);
-}
-
 }  // namespace
 
 double printed_half_unit(const PrintedNumber& p) { return 0.5 * std::pow(10.0, -p.decimals); }

@@ -5,9 +5,7 @@
 #include <algorithm>
 
 namespace bwacct {
-namespace {
-
-std::string iec(double bytes) {
+std::string size_text(double bytes) {
     static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     int u = 0;
     while (bytes >= 1024 && u < 4) {
@@ -16,6 +14,8 @@ std::string iec(double bytes) {
     }
     return fmt::format("{:.4g} {}", bytes, kUnits[u]);
 }
+
+namespace {
 
 const Section* find(const std::vector<Section>& list, const std::string& key) {
     const auto it = std::find_if(list.begin(), list.end(), [&](const Section& s) { return s.key == key; });
@@ -61,7 +61,7 @@ std::vector<std::string> nccl_run_summary(const IngestRun& run, std::size_t host
         const double* bw = cell<double>(*peak, 0, "busbw_GBps");
         const std::uint64_t* at = cell<std::uint64_t>(*peak, 0, "size_bytes");
         std::string line = fmt::format("{}: peak busbw {:.1f} GB/s at {}", who, bw ? *bw : 0.0,
-                                       at ? iec(static_cast<double>(*at)) : std::string("?"));
+                                       at ? size_text(static_cast<double>(*at)) : std::string("?"));
         for (std::size_t i = 0; i < peak->rows.size(); ++i) {
             const std::string* gpu = cell<std::string>(*peak, i, "gpu");
             const double* util = cell<double>(*peak, i, "util_link");
@@ -90,7 +90,7 @@ std::vector<std::string> nccl_run_summary(const IngestRun& run, std::size_t host
             const std::uint64_t* at = cell<std::uint64_t>(*rows, best, "size_bytes");
             out.push_back(fmt::format("{}: peak busbw {:.1f} GB/s at {} (no GPU given: % of the link needs --gpu)", who,
                                       *cell<double>(*rows, best, "busbw_GBps"),
-                                      at ? iec(static_cast<double>(*at)) : std::string("?")));
+                                      at ? size_text(static_cast<double>(*at)) : std::string("?")));
         }
     }
 
@@ -117,7 +117,7 @@ std::vector<std::string> nccl_run_summary(const IngestRun& run, std::size_t host
             out.push_back(
                 fmt::format("latency ends at n½ = {} (α = {:.2f} µs, β = {:.1f} GB/s busbw): {} rows latency-bound, "
                             "{} bandwidth-bound",
-                            iec(*half), *alpha, *beta, latency, bandwidth));
+                            size_text(*half), *alpha, *beta, latency, bandwidth));
         else if (!fit->notes.empty())
             out.push_back(fit->notes.front());
     } else if (fit && !fit->notes.empty()) {

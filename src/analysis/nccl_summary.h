@@ -8,6 +8,9 @@
 
 namespace bwacct {
 
+// A byte count in IEC units with four significant digits: "38.41 MiB".
+std::string size_text(double bytes);
+
 // `hosts`: how many hosts the ranks span (0 or 1: one host).
 std::vector<std::string> nccl_run_summary(const IngestRun& run, std::size_t hosts);
 
