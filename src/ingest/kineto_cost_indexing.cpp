@@ -174,8 +174,6 @@ std::optional<OpCost> cost_data_op(const std::string& name, const CpuOp& op) {
         // gather(self, dim, index): index's shape. Read the gathered elements and the indices, write the output.
         std::uint64_t out = 0;
         std::size_t idx = 0;
-        std::optional<DType> vt;
-        std::string vl;
         if (base == "embedding") {
             const auto ind = input_shape(op, 1);
             if (!x || !ind || x->size() != 2)
