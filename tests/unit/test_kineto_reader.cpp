@@ -81,6 +81,43 @@ TEST(KinetoReader, GpuIsTheOneTheKernelsRanOn) {
     EXPECT_EQ(trace_gpu_name(parse_kineto(other, "two.json")), "GPU zero");
 }
 
+// Flat memory (docs/ingest.md, "Performance"): ops with equal "Input Dims", "Input type" and "Concrete
+// Inputs" lists share one interned list each; a different list is its own; a key given twice in
+// "args" appends (as the vectors did), and an empty list reads as empty.
+TEST(KinetoReader, InternsTheInputListsOfOps) {
+    const std::string ops = R"({"traceEvents": [
+      {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 1, "dur": 1,
+       "args": {"Input Dims": [[2, 3], [2, 3], []], "Input type": ["float", "float", "Scalar"], "Concrete Inputs": ["", "", "1"]}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::mul", "pid": 1, "tid": 1, "ts": 3, "dur": 1,
+       "args": {"Input Dims": [[2, 3], [2, 3], []], "Input type": ["float", "float", "Scalar"], "Concrete Inputs": ["", "", "1"]}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 5, "dur": 1,
+       "args": {"Input Dims": [[2, 4], [2, 4], []], "Input type": ["float", "float", "Scalar"], "Concrete Inputs": ["", "", "2"]}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::cat", "pid": 1, "tid": 1, "ts": 7, "dur": 1,
+       "args": {"Input Dims": [[5]], "Input type": [], "External id": 3},
+       "args": {"Input Dims": [[6], []], "Input type": ["long int"]}},
+      {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 9, "dur": 1, "args": {"device": 0, "stream": 7}}
+    ]})";
+    const Trace t = parse_kineto(ops, "lists.json");
+    ASSERT_EQ(t.ops.size(), 4u);
+    const CpuOp &a = t.ops[0], &b = t.ops[1], &c = t.ops[2], &d = t.ops[3];
+    EXPECT_TRUE(a.dims.same(b.dims));
+    EXPECT_TRUE(a.types.same(b.types));
+    EXPECT_TRUE(a.concrete.same(b.concrete));
+    EXPECT_FALSE(a.dims.same(c.dims));
+    EXPECT_TRUE(a.types.same(c.types));
+    EXPECT_FALSE(a.concrete.same(c.concrete));
+    EXPECT_EQ(c.dims[0], (std::vector<std::int64_t>{2, 4}));
+    EXPECT_EQ(c.concrete[2], "2");
+    ASSERT_EQ(d.dims.size(), 3u);  // [[5]] then [[6], []]
+    EXPECT_EQ(d.dims[0], (std::vector<std::int64_t>{5}));
+    EXPECT_EQ(d.dims[1], (std::vector<std::int64_t>{6}));
+    EXPECT_TRUE(d.dims[2].empty());
+    ASSERT_EQ(d.types.size(), 1u);
+    EXPECT_EQ(d.types[0], "long int");
+    EXPECT_TRUE(d.concrete.empty());
+    EXPECT_EQ(d.concrete.begin(), d.concrete.end());
+}
+
 TEST(KinetoReader, KeepsWhatTheAccountingNeeds) {
     const Trace t = parse_kineto(kSmall, "small.json");
     EXPECT_EQ(t.events, 5u);
