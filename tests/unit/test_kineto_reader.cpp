@@ -280,4 +280,31 @@ TEST(KinetoLink, ExternalIdThenCorrelationThenContainment) {
     EXPECT_EQ(l.parent[2], -1);  // another thread
 }
 
+// Ids given more than once (the id maps are sorted arrays, docs/ingest.md "Performance"): among ops
+// sharing an External id the latest start wins, the later in the file on equal starts; among launches
+// sharing a correlation id the first in the file names the op.
+TEST(KinetoLink, RepeatedIdsKeepTheirRule) {
+    const std::string text = R"({"traceEvents": [
+      {"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":0,"dur":100,"args":{"External id":5}},
+      {"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":10,"dur":10,"args":{"External id":5}},
+      {"ph":"X","cat":"cpu_op","name":"c","pid":1,"tid":2,"ts":5,"dur":10,"args":{"External id":5}},
+      {"ph":"X","cat":"cpu_op","name":"d","pid":1,"tid":3,"ts":30,"dur":10,"args":{"External id":6}},
+      {"ph":"X","cat":"cpu_op","name":"e","pid":1,"tid":4,"ts":30,"dur":10,"args":{"External id":6}},
+      {"ph":"X","cat":"cpu_op","name":"f","pid":1,"tid":5,"ts":50,"dur":10,"args":{"External id":7}},
+      {"ph":"X","cat":"cpu_op","name":"g","pid":1,"tid":5,"ts":70,"dur":10,"args":{"External id":8}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":5,"ts":52,"dur":1,"args":{"External id":7,"correlation":40}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":5,"ts":72,"dur":1,"args":{"External id":8,"correlation":40}},
+      {"ph":"X","cat":"kernel","name":"k5","ts":200,"dur":1,"args":{"External id":5}},
+      {"ph":"X","cat":"kernel","name":"k6","ts":210,"dur":1,"args":{"External id":6}},
+      {"ph":"X","cat":"kernel","name":"k40","ts":220,"dur":1,"args":{"correlation":40}}
+    ]})";
+    const Trace t = parse_kineto(text, "repeated.json");
+    const Links l = link_activities(t);
+    ASSERT_EQ(l.op.size(), 3u);
+    EXPECT_EQ(l.op[0], 1);  // b (ts 10) over a (ts 0) and c (ts 5)
+    EXPECT_EQ(l.op[1], 4);  // d and e both start at 30: e, the later in the file
+    EXPECT_EQ(l.op[2], 5);  // correlation 40: the first launch (External id 7, op f)
+    EXPECT_EQ(l.how[2], LinkHow::correlation);
+}
+
 }  // namespace
