@@ -26,7 +26,7 @@ namespace {
 
 // Ops of one thread sorted by start (outer before inner on ties).
 struct ThreadOps {
-    std::vector<std::uint32_t> order;  // op indices by start
+    std::vector<std::uint32_t> order;  // op indices by start (an 8 GiB trace holds far fewer than 2^32 ops)
 };
 
 bool contains(const CpuOp& o, double t) { return o.ts <= t && t <= o.ts + o.dur; }
@@ -52,6 +52,13 @@ Links link_activities(const Trace& t) {
 
     // Nesting per thread: a stack of open ops while walking them by start time.
     std::unordered_map<std::uint32_t, ThreadOps> threads;
+    {
+        std::unordered_map<std::uint32_t, std::size_t> per_thread;  // sized exactly: no doubling peak
+        for (const CpuOp& o : t.ops)
+            ++per_thread[o.thread];
+        for (const auto& [tid, n] : per_thread)
+            threads[tid].order.reserve(n);
+    }
     for (std::size_t i = 0; i < t.ops.size(); ++i)
         threads[t.ops[i].thread].order.push_back(static_cast<std::uint32_t>(i));
     for (auto& [tid, to] : threads) {
@@ -86,7 +93,9 @@ Links link_activities(const Trace& t) {
 
     // External id → op. Several ops sharing one id: the innermost (latest start) wins; on equal starts
     // the later in the file.
-    std::vector<IdIndex> by_external;
+    std::vector<IdIndex> by_external;  // sized exactly: no doubling peak
+    by_external.reserve(
+        static_cast<std::size_t>(std::count_if(t.ops.begin(), t.ops.end(), [](const CpuOp& o) { return o.external_id >= 0; })));
     for (std::size_t i = 0; i < t.ops.size(); ++i)
         if (t.ops[i].external_id >= 0)
             by_external.push_back({t.ops[i].external_id, i});
@@ -103,10 +112,11 @@ Links link_activities(const Trace& t) {
             }
         }
         by_external.resize(out);
-        by_external.shrink_to_fit();
     }
     // Correlation id → launch: the first in the file.
     std::vector<IdIndex> by_correlation;
+    by_correlation.reserve(static_cast<std::size_t>(
+        std::count_if(t.launches.begin(), t.launches.end(), [](const Launch& l) { return l.correlation >= 0; })));
     for (std::size_t i = 0; i < t.launches.size(); ++i)
         if (t.launches[i].correlation >= 0)
             by_correlation.push_back({t.launches[i].correlation, i});

@@ -44,8 +44,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 struct Act {
     std::size_t index = 0;  // into Trace::activities
     double ts = 0, end = 0;
-    std::size_t cls = 0, category = 0;
-    double launch = kNaN;  // CPU launch start; NaN without a launch record
+    std::uint32_t cls = 0, category = 0;  // TimeClass and Category values
+    double launch = kNaN;                 // CPU launch start; NaN without a launch record
     std::int64_t stream = 0;
 };
 
@@ -84,6 +84,9 @@ void sweep(const std::vector<Act>& acts, double longest, double lo, double hi, W
     };
     std::vector<Ev> ev;
     const auto from = std::lower_bound(acts.begin(), acts.end(), lo - longest, [](const Act& x, double v) { return x.ts < v; });
+    // Sized exactly (at most two events per activity that can reach the window): no doubling peak.
+    ev.reserve(2 * static_cast<std::size_t>(
+                       std::lower_bound(from, acts.end(), hi, [](const Act& x, double v) { return x.ts < v; }) - from));
     for (auto k = static_cast<std::size_t>(from - acts.begin()); k < acts.size() && acts[k].ts < hi; ++k) {
         const Act& x = acts[k];
         if (x.ts >= lo && x.ts < hi)
@@ -229,6 +232,8 @@ Timeline account_time(const Trace& t, const Links& links, const std::vector<Cate
         double ts;
     };
     std::vector<LaunchAt> launch_of;
+    launch_of.reserve(static_cast<std::size_t>(
+        std::count_if(t.launches.begin(), t.launches.end(), [](const Launch& l) { return l.correlation >= 0; })));
     for (const Launch& l : t.launches)
         if (l.correlation >= 0)
             launch_of.push_back({l.correlation, l.ts});
@@ -242,6 +247,13 @@ Timeline account_time(const Trace& t, const Links& links, const std::vector<Cate
     std::vector<std::int64_t> step_of(n, -1);
     std::vector<bool> launched(n, false);
     std::map<std::int64_t, std::vector<Act>> by_device;
+    {  // sized exactly: no doubling peak
+        std::map<std::int64_t, std::size_t> per_device;
+        for (const GpuActivity& g : t.activities)
+            ++per_device[g.device];
+        for (const auto& [device, count] : per_device)
+            by_device[device].reserve(count);
+    }
     bool any_step = false;
     for (std::size_t a = 0; a < n; ++a) {
         const GpuActivity& g = t.activities[a];
@@ -249,8 +261,8 @@ Timeline account_time(const Trace& t, const Links& links, const std::vector<Cate
         x.index = a;
         x.ts = g.ts;
         x.end = g.ts + g.dur;
-        x.cls = static_cast<std::size_t>(time_class(g, category[a]));
-        x.category = static_cast<std::size_t>(category[a]);
+        x.cls = static_cast<std::uint32_t>(time_class(g, category[a]));
+        x.category = static_cast<std::uint32_t>(category[a]);
         x.stream = g.stream;
         if (g.correlation >= 0) {
             const auto it = std::lower_bound(launch_of.begin(), launch_of.end(), g.correlation,
@@ -352,6 +364,13 @@ Timeline account_time(const Trace& t, const Links& links, const std::vector<Cate
 
         // Streams over the window.
         std::map<std::int64_t, std::vector<Act>> by_stream;
+        {  // sized exactly: no doubling peak
+            std::map<std::int64_t, std::size_t> per_stream;
+            for (const Act& x : acts)
+                ++per_stream[x.stream];
+            for (const auto& [stream, count] : per_stream)
+                by_stream[stream].reserve(count);
+        }
         for (const Act& x : acts)
             by_stream[x.stream].push_back(x);
         for (const auto& [stream, list] : by_stream) {
