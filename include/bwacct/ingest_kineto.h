@@ -8,12 +8,16 @@
 // (kineto_cost*.cpp): the engine's formulas (ops.h) for the ops it knows. Summary (kineto_summary.cpp):
 // groups per (op, shape, dtype), kernel table, time by category, busy and idle time.
 #pragma once
+#include <atomic>
 #include <cstdint>
+#include <deque>
+#include <initializer_list>
 #include <istream>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "bwacct/cost.h"
@@ -30,14 +34,67 @@ struct CollectiveArgs {
     std::string dtype;  // "Float", "BFloat16", "Half", "Long", ...
 };
 
+// A read-only list shared by every CPU op that has the same one: the reader interns each op's "Input
+// Dims", "Input type" and "Concrete Inputs" (a trace repeats a few hundred distinct lists over
+// millions of ops), so an op holds three pointers, not three vectors of its own. Reads as a const
+// std::vector (size, [], iteration); assigning a vector makes a list of its own (tests, fuzzers).
+template <class T>
+class SharedList {
+public:
+    using value_type = T;
+    using const_iterator = typename std::vector<T>::const_iterator;
+
+    SharedList() = default;
+    SharedList(std::vector<T> items) {  // NOLINT(google-explicit-constructor): `op.dims = {...}`
+        if (!items.empty())
+            node_ = new Node{std::move(items), {1}};
+    }
+    SharedList(std::initializer_list<T> items) : SharedList(std::vector<T>(items)) {}
+    SharedList(const SharedList& o) noexcept : node_(o.node_) {
+        if (node_)
+            node_->refs.fetch_add(1, std::memory_order_relaxed);
+    }
+    SharedList(SharedList&& o) noexcept : node_(std::exchange(o.node_, nullptr)) {}
+    SharedList& operator=(SharedList o) noexcept {
+        std::swap(node_, o.node_);
+        return *this;
+    }
+    ~SharedList() {
+        if (node_ && node_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+            delete node_;
+    }
+
+    const std::vector<T>& items() const { return node_ ? node_->items : empty_(); }
+    std::size_t size() const { return items().size(); }
+    bool empty() const { return items().empty(); }
+    const T& operator[](std::size_t i) const { return items()[i]; }
+    const T& front() const { return items().front(); }
+    const T& back() const { return items().back(); }
+    const_iterator begin() const { return items().begin(); }
+    const_iterator end() const { return items().end(); }
+    // The same list object (interned lists compare by identity).
+    bool same(const SharedList& o) const { return node_ == o.node_; }
+
+private:
+    struct Node {
+        std::vector<T> items;
+        std::atomic<std::size_t> refs;
+    };
+    static const std::vector<T>& empty_() {
+        static const std::vector<T> none;
+        return none;
+    }
+    Node* node_ = nullptr;
+};
+
 struct CpuOp {
     std::uint32_t name = 0;    // index into Trace::names
     std::uint32_t thread = 0;  // index into Trace::threads
     double ts = 0, dur = 0;    // µs
     std::int64_t external_id = -1;
-    std::vector<std::vector<std::int64_t>> dims;  // "Input Dims" (a non-tensor input: empty)
-    std::vector<std::string> types;               // "Input type"
-    std::vector<std::string> concrete;            // "Concrete Inputs"
+    SharedList<std::vector<std::int64_t>> dims;  // "Input Dims" (a non-tensor input: empty)
+    SharedList<std::string> types;               // "Input type"
+    SharedList<std::string> concrete;            // "Concrete Inputs"
 };
 
 struct Launch {  // cuda_runtime / cuda_driver event (cudaLaunchKernel, cudaMemcpyAsync, ...)
@@ -70,9 +127,11 @@ struct Step {
 struct Trace {
     std::vector<std::string> names;    // interned op and kernel names
     std::vector<std::string> threads;  // "pid/tid"
-    std::vector<CpuOp> ops;
-    std::vector<Launch> launches;
-    std::vector<GpuActivity> activities;
+    // Deques, not vectors: they grow by blocks, without a vector's doubling (a peak of 1.5 to 3 times
+    // the events kept while it moves to a buffer twice as large) on a trace of millions of events.
+    std::deque<CpuOp> ops;
+    std::deque<Launch> launches;
+    std::deque<GpuActivity> activities;
     std::vector<TraceDevice> devices;  // top-level "deviceProperties", in order
     std::vector<Step> steps;           // "ProfilerStep#N" annotations, in file order
     std::uint64_t events = 0;          // every element of traceEvents

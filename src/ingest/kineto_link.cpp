@@ -26,10 +26,21 @@ namespace {
 
 // Ops of one thread sorted by start (outer before inner on ties).
 struct ThreadOps {
-    std::vector<std::size_t> order;  // op indices by start
+    std::vector<std::uint32_t> order;  // op indices by start (an 8 GiB trace holds far fewer than 2^32 ops)
 };
 
 bool contains(const CpuOp& o, double t) { return o.ts <= t && t <= o.ts + o.dur; }
+
+// An id → index map as one sorted array (16 bytes an entry; a hash map takes about 40 on millions of ops).
+struct IdIndex {
+    std::int64_t id;
+    std::size_t index;
+};
+// The entry of `id`, or null.
+const IdIndex* find_id(const std::vector<IdIndex>& map, std::int64_t id) {
+    const auto it = std::lower_bound(map.begin(), map.end(), id, [](const IdIndex& e, std::int64_t v) { return e.id < v; });
+    return it != map.end() && it->id == id ? &*it : nullptr;
+}
 
 }  // namespace
 
@@ -41,15 +52,22 @@ Links link_activities(const Trace& t) {
 
     // Nesting per thread: a stack of open ops while walking them by start time.
     std::unordered_map<std::uint32_t, ThreadOps> threads;
+    {
+        std::unordered_map<std::uint32_t, std::size_t> per_thread;  // sized exactly: no doubling peak
+        for (const CpuOp& o : t.ops)
+            ++per_thread[o.thread];
+        for (const auto& [tid, n] : per_thread)
+            threads[tid].order.reserve(n);
+    }
     for (std::size_t i = 0; i < t.ops.size(); ++i)
-        threads[t.ops[i].thread].order.push_back(i);
+        threads[t.ops[i].thread].order.push_back(static_cast<std::uint32_t>(i));
     for (auto& [tid, to] : threads) {
-        std::sort(to.order.begin(), to.order.end(), [&](std::size_t a, std::size_t b) {
+        std::sort(to.order.begin(), to.order.end(), [&](std::uint32_t a, std::uint32_t b) {
             const CpuOp &x = t.ops[a], &y = t.ops[b];
             return x.ts != y.ts ? x.ts < y.ts : x.dur > y.dur;
         });
         std::vector<std::size_t> stack;
-        for (std::size_t i : to.order) {
+        for (const std::size_t i : to.order) {
             const CpuOp& o = t.ops[i];
             while (!stack.empty() && !(o.ts + o.dur <= t.ops[stack.back()].ts + t.ops[stack.back()].dur))
                 stack.pop_back();
@@ -64,7 +82,7 @@ Links link_activities(const Trace& t) {
         if (it == threads.end())
             return -1;
         const auto& order = it->second.order;
-        auto pos = std::upper_bound(order.begin(), order.end(), time, [&](double v, std::size_t i) { return v < t.ops[i].ts; });
+        auto pos = std::upper_bound(order.begin(), order.end(), time, [&](double v, std::uint32_t i) { return v < t.ops[i].ts; });
         if (pos == order.begin())
             return -1;
         auto cur = static_cast<std::int64_t>(*(pos - 1));
@@ -73,41 +91,59 @@ Links link_activities(const Trace& t) {
         return cur;
     };
 
-    // External id → op. Several ops sharing one id: the innermost (latest start) wins.
-    std::unordered_map<std::int64_t, std::size_t> by_external;
-    for (std::size_t i = 0; i < t.ops.size(); ++i) {
-        const CpuOp& o = t.ops[i];
-        if (o.external_id < 0)
-            continue;
-        const auto [it, fresh] = by_external.emplace(o.external_id, i);
-        if (!fresh && t.ops[it->second].ts <= o.ts)
-            it->second = i;
+    // External id → op. Several ops sharing one id: the innermost (latest start) wins; on equal starts
+    // the later in the file.
+    std::vector<IdIndex> by_external;  // sized exactly: no doubling peak
+    by_external.reserve(
+        static_cast<std::size_t>(std::count_if(t.ops.begin(), t.ops.end(), [](const CpuOp& o) { return o.external_id >= 0; })));
+    for (std::size_t i = 0; i < t.ops.size(); ++i)
+        if (t.ops[i].external_id >= 0)
+            by_external.push_back({t.ops[i].external_id, i});
+    std::sort(by_external.begin(), by_external.end(),
+              [](const IdIndex& a, const IdIndex& b) { return a.id != b.id ? a.id < b.id : a.index < b.index; });
+    {
+        std::size_t out = 0;
+        for (std::size_t i = 0; i < by_external.size(); ++i) {
+            if (out > 0 && by_external[out - 1].id == by_external[i].id) {
+                if (t.ops[by_external[out - 1].index].ts <= t.ops[by_external[i].index].ts)
+                    by_external[out - 1].index = by_external[i].index;
+            } else {
+                by_external[out++] = by_external[i];
+            }
+        }
+        by_external.resize(out);
     }
-    std::unordered_map<std::int64_t, std::size_t> by_correlation;
+    // Correlation id → launch: the first in the file.
+    std::vector<IdIndex> by_correlation;
+    by_correlation.reserve(static_cast<std::size_t>(
+        std::count_if(t.launches.begin(), t.launches.end(), [](const Launch& l) { return l.correlation >= 0; })));
     for (std::size_t i = 0; i < t.launches.size(); ++i)
         if (t.launches[i].correlation >= 0)
-            by_correlation.emplace(t.launches[i].correlation, i);
+            by_correlation.push_back({t.launches[i].correlation, i});
+    std::sort(by_correlation.begin(), by_correlation.end(),
+              [](const IdIndex& a, const IdIndex& b) { return a.id != b.id ? a.id < b.id : a.index < b.index; });
+    by_correlation.erase(std::unique(by_correlation.begin(), by_correlation.end(),
+                                     [](const IdIndex& a, const IdIndex& b) { return a.id == b.id; }),
+                         by_correlation.end());
 
     for (std::size_t a = 0; a < t.activities.size(); ++a) {
         const GpuActivity& g = t.activities[a];
         if (g.external_id >= 0) {
-            const auto it = by_external.find(g.external_id);
-            if (it != by_external.end()) {
-                links.op[a] = static_cast<std::int64_t>(it->second);
+            if (const IdIndex* e = find_id(by_external, g.external_id)) {
+                links.op[a] = static_cast<std::int64_t>(e->index);
                 links.how[a] = LinkHow::external_id;
                 continue;
             }
         }
         if (g.correlation < 0)
             continue;
-        const auto lit = by_correlation.find(g.correlation);
-        if (lit == by_correlation.end())
+        const IdIndex* launch = find_id(by_correlation, g.correlation);
+        if (!launch)
             continue;
-        const Launch& l = t.launches[lit->second];
+        const Launch& l = t.launches[launch->index];
         if (l.external_id >= 0) {
-            const auto it = by_external.find(l.external_id);
-            if (it != by_external.end()) {
-                links.op[a] = static_cast<std::int64_t>(it->second);
+            if (const IdIndex* e = find_id(by_external, l.external_id)) {
+                links.op[a] = static_cast<std::int64_t>(e->index);
                 links.how[a] = LinkHow::correlation;
                 continue;
             }

@@ -444,15 +444,52 @@ private:
         t_.activities.push_back(std::move(a));
     }
 
-    // Each string of an array ("Input type", "Concrete Inputs"), sized exactly.
-    static void strings(dom::element v, std::vector<std::string>& out) {
+    // An op's list ("Input type", "Concrete Inputs": strings; "Input Dims": shapes), interned: every op
+    // with the same list shares one (a trace repeats a few hundred lists over all its ops). `before`
+    // is the list read so far (a key given twice in "args" appends to it).
+    template <class T, class Map>
+    static SharedList<T> intern_list(Map& map, std::vector<T>& items) {
+        if (items.empty())
+            return {};
+        const auto it = map.find(items);
+        if (it != map.end())
+            return it->second;
+        SharedList<T> list(items);
+        map.emplace(items, list);
+        return list;
+    }
+    SharedList<std::string> strings(dom::element v, const SharedList<std::string>& before) {
         if (v.type() != dom::element_type::ARRAY)
-            return;
-        const dom::array list = array_of(v);
-        out.reserve(out.size() + list.size());
-        for (const dom::element s : list)
+            return before;
+        scratch_strings_.assign(before.begin(), before.end());
+        for (const dom::element s : array_of(v))
             if (const auto text = read_string(s))
-                out.emplace_back(*text);
+                scratch_strings_.emplace_back(*text);
+        return intern_list(string_lists_, scratch_strings_);
+    }
+    SharedList<std::vector<std::int64_t>> dims(dom::element v, const SharedList<std::vector<std::int64_t>>& before) {
+        // One entry per array in the list (a non-tensor input: []), its numbers as integers.
+        // The scratch list's shapes are reused (cleared, capacity kept): no allocation per op once warm.
+        std::size_t n = 0;
+        auto next = [&]() -> std::vector<std::int64_t>& {
+            if (n == scratch_dims_.size())
+                scratch_dims_.emplace_back();
+            std::vector<std::int64_t>& shape = scratch_dims_[n++];
+            shape.clear();
+            return shape;
+        };
+        for (const std::vector<std::int64_t>& shape : before)
+            next() = shape;
+        for (const dom::element in : array_of(v)) {
+            if (in.type() != dom::element_type::ARRAY)
+                continue;
+            std::vector<std::int64_t>& shape = next();
+            for (const dom::element d : array_of(in))
+                if (const auto i = read_id(d))
+                    shape.push_back(*i);
+        }
+        scratch_dims_.resize(n);
+        return intern_list(dims_lists_, scratch_dims_);
     }
 
     void op(std::string_view name, double ts, double dur) {
@@ -466,24 +503,12 @@ private:
                 const std::string_view k = f.key;
                 if (k == "External id")
                     o.external_id = read_id(f.value).value_or(o.external_id);
-                else if (k == "Input Dims" && f.value.type() == dom::element_type::ARRAY) {
-                    // One entry per array in the list (a non-tensor input: []), its numbers as integers.
-                    const dom::array inputs = array_of(f.value);
-                    o.dims.reserve(o.dims.size() + inputs.size());
-                    for (const dom::element in : inputs) {
-                        if (in.type() != dom::element_type::ARRAY)
-                            continue;
-                        const dom::array dims = array_of(in);
-                        std::vector<std::int64_t>& shape = o.dims.emplace_back();
-                        shape.reserve(dims.size());
-                        for (const dom::element d : dims)
-                            if (const auto i = read_id(d))
-                                shape.push_back(*i);
-                    }
-                } else if (k == "Input type")
-                    strings(f.value, o.types);
+                else if (k == "Input Dims" && f.value.type() == dom::element_type::ARRAY)
+                    o.dims = dims(f.value, o.dims);
+                else if (k == "Input type")
+                    o.types = strings(f.value, o.types);
                 else if (k == "Concrete Inputs")
-                    strings(f.value, o.concrete);
+                    o.concrete = strings(f.value, o.concrete);
             }
         t_.ops.push_back(std::move(o));
     }
@@ -511,6 +536,28 @@ private:
     std::optional<dom::element> pid_, tid_;  // the event's "pid" and "tid"
     std::vector<dom::object> args_;
     std::unordered_map<std::string, std::uint32_t> name_ids_, thread_ids_;
+    struct ListHash {  // FNV-1a over the items
+        static void mix(std::size_t& h, std::size_t v) { h = (h ^ v) * 1099511628211ull; }
+        std::size_t operator()(const std::vector<std::string>& l) const {
+            std::size_t h = 14695981039346656037ull;
+            for (const std::string& s : l)
+                mix(h, std::hash<std::string>{}(s));
+            return h;
+        }
+        std::size_t operator()(const std::vector<std::vector<std::int64_t>>& l) const {
+            std::size_t h = 14695981039346656037ull;
+            for (const auto& shape : l) {
+                mix(h, shape.size());
+                for (const std::int64_t d : shape)
+                    mix(h, static_cast<std::size_t>(d));
+            }
+            return h;
+        }
+    };
+    std::vector<std::string> scratch_strings_;
+    std::vector<std::vector<std::int64_t>> scratch_dims_;
+    std::unordered_map<std::vector<std::string>, SharedList<std::string>, ListHash> string_lists_;
+    std::unordered_map<std::vector<std::vector<std::int64_t>>, SharedList<std::vector<std::int64_t>>, ListHash> dims_lists_;
 };
 
 Trace parse(JsonElements::Read read, const std::string& origin) {

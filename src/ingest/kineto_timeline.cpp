@@ -12,7 +12,6 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <unordered_map>
 
 #include "bwacct/ingest_kineto.h"
 
@@ -45,8 +44,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 struct Act {
     std::size_t index = 0;  // into Trace::activities
     double ts = 0, end = 0;
-    std::size_t cls = 0, category = 0;
-    double launch = kNaN;  // CPU launch start; NaN without a launch record
+    std::uint32_t cls = 0, category = 0;  // TimeClass and Category values
+    double launch = kNaN;                 // CPU launch start; NaN without a launch record
     std::int64_t stream = 0;
 };
 
@@ -85,6 +84,9 @@ void sweep(const std::vector<Act>& acts, double longest, double lo, double hi, W
     };
     std::vector<Ev> ev;
     const auto from = std::lower_bound(acts.begin(), acts.end(), lo - longest, [](const Act& x, double v) { return x.ts < v; });
+    // Sized exactly (at most two events per activity that can reach the window): no doubling peak.
+    ev.reserve(2 * static_cast<std::size_t>(
+                       std::lower_bound(from, acts.end(), hi, [](const Act& x, double v) { return x.ts < v; }) - from));
     for (auto k = static_cast<std::size_t>(from - acts.begin()); k < acts.size() && acts[k].ts < hi; ++k) {
         const Act& x = acts[k];
         if (x.ts >= lo && x.ts < hi)
@@ -223,15 +225,35 @@ Timeline account_time(const Trace& t, const Links& links, const std::vector<Cate
 
     // Each activity's CPU launch (the runtime call with its correlation id) and the time that places it
     // in a step: its launch, else the start of the op it is linked to.
-    std::unordered_map<std::int64_t, double> launch_of;
+    // Correlation id → start of the first launch with it, as one sorted array (a hash map takes about
+    // 2.5 times the memory on a trace of millions of launches).
+    struct LaunchAt {
+        std::int64_t correlation;
+        double ts;
+    };
+    std::vector<LaunchAt> launch_of;
+    launch_of.reserve(static_cast<std::size_t>(
+        std::count_if(t.launches.begin(), t.launches.end(), [](const Launch& l) { return l.correlation >= 0; })));
     for (const Launch& l : t.launches)
         if (l.correlation >= 0)
-            launch_of.emplace(l.correlation, l.ts);
+            launch_of.push_back({l.correlation, l.ts});
+    std::stable_sort(launch_of.begin(), launch_of.end(),
+                     [](const LaunchAt& x, const LaunchAt& y) { return x.correlation < y.correlation; });
+    launch_of.erase(std::unique(launch_of.begin(), launch_of.end(),
+                                [](const LaunchAt& x, const LaunchAt& y) { return x.correlation == y.correlation; }),
+                    launch_of.end());
     std::vector<Step> steps = t.steps;
     std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.ts < b.ts; });
     std::vector<std::int64_t> step_of(n, -1);
     std::vector<bool> launched(n, false);
     std::map<std::int64_t, std::vector<Act>> by_device;
+    {  // sized exactly: no doubling peak
+        std::map<std::int64_t, std::size_t> per_device;
+        for (const GpuActivity& g : t.activities)
+            ++per_device[g.device];
+        for (const auto& [device, count] : per_device)
+            by_device[device].reserve(count);
+    }
     bool any_step = false;
     for (std::size_t a = 0; a < n; ++a) {
         const GpuActivity& g = t.activities[a];
@@ -239,11 +261,15 @@ Timeline account_time(const Trace& t, const Links& links, const std::vector<Cate
         x.index = a;
         x.ts = g.ts;
         x.end = g.ts + g.dur;
-        x.cls = static_cast<std::size_t>(time_class(g, category[a]));
-        x.category = static_cast<std::size_t>(category[a]);
+        x.cls = static_cast<std::uint32_t>(time_class(g, category[a]));
+        x.category = static_cast<std::uint32_t>(category[a]);
         x.stream = g.stream;
-        if (const auto it = g.correlation >= 0 ? launch_of.find(g.correlation) : launch_of.end(); it != launch_of.end())
-            x.launch = it->second;
+        if (g.correlation >= 0) {
+            const auto it = std::lower_bound(launch_of.begin(), launch_of.end(), g.correlation,
+                                             [](const LaunchAt& l, std::int64_t c) { return l.correlation < c; });
+            if (it != launch_of.end() && it->correlation == g.correlation)
+                x.launch = it->ts;
+        }
         double when = x.launch;
         if (std::isnan(when) && links.op[a] >= 0)
             when = t.ops[static_cast<std::size_t>(links.op[a])].ts;
@@ -338,6 +364,13 @@ Timeline account_time(const Trace& t, const Links& links, const std::vector<Cate
 
         // Streams over the window.
         std::map<std::int64_t, std::vector<Act>> by_stream;
+        {  // sized exactly: no doubling peak
+            std::map<std::int64_t, std::size_t> per_stream;
+            for (const Act& x : acts)
+                ++per_stream[x.stream];
+            for (const auto& [stream, count] : per_stream)
+                by_stream[stream].reserve(count);
+        }
         for (const Act& x : acts)
             by_stream[x.stream].push_back(x);
         for (const auto& [stream, list] : by_stream) {

@@ -81,6 +81,43 @@ TEST(KinetoReader, GpuIsTheOneTheKernelsRanOn) {
     EXPECT_EQ(trace_gpu_name(parse_kineto(other, "two.json")), "GPU zero");
 }
 
+// Flat memory (docs/ingest.md, "Performance"): ops with equal "Input Dims", "Input type" and "Concrete
+// Inputs" lists share one interned list each; a different list is its own; a key given twice in
+// "args" appends (as the vectors did), and an empty list reads as empty.
+TEST(KinetoReader, InternsTheInputListsOfOps) {
+    const std::string ops = R"({"traceEvents": [
+      {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 1, "dur": 1,
+       "args": {"Input Dims": [[2, 3], [2, 3], []], "Input type": ["float", "float", "Scalar"], "Concrete Inputs": ["", "", "1"]}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::mul", "pid": 1, "tid": 1, "ts": 3, "dur": 1,
+       "args": {"Input Dims": [[2, 3], [2, 3], []], "Input type": ["float", "float", "Scalar"], "Concrete Inputs": ["", "", "1"]}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 5, "dur": 1,
+       "args": {"Input Dims": [[2, 4], [2, 4], []], "Input type": ["float", "float", "Scalar"], "Concrete Inputs": ["", "", "2"]}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::cat", "pid": 1, "tid": 1, "ts": 7, "dur": 1,
+       "args": {"Input Dims": [[5]], "Input type": [], "External id": 3},
+       "args": {"Input Dims": [[6], []], "Input type": ["long int"]}},
+      {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 9, "dur": 1, "args": {"device": 0, "stream": 7}}
+    ]})";
+    const Trace t = parse_kineto(ops, "lists.json");
+    ASSERT_EQ(t.ops.size(), 4u);
+    const CpuOp &a = t.ops[0], &b = t.ops[1], &c = t.ops[2], &d = t.ops[3];
+    EXPECT_TRUE(a.dims.same(b.dims));
+    EXPECT_TRUE(a.types.same(b.types));
+    EXPECT_TRUE(a.concrete.same(b.concrete));
+    EXPECT_FALSE(a.dims.same(c.dims));
+    EXPECT_TRUE(a.types.same(c.types));
+    EXPECT_FALSE(a.concrete.same(c.concrete));
+    EXPECT_EQ(c.dims[0], (std::vector<std::int64_t>{2, 4}));
+    EXPECT_EQ(c.concrete[2], "2");
+    ASSERT_EQ(d.dims.size(), 3u);  // [[5]] then [[6], []]
+    EXPECT_EQ(d.dims[0], (std::vector<std::int64_t>{5}));
+    EXPECT_EQ(d.dims[1], (std::vector<std::int64_t>{6}));
+    EXPECT_TRUE(d.dims[2].empty());
+    ASSERT_EQ(d.types.size(), 1u);
+    EXPECT_EQ(d.types[0], "long int");
+    EXPECT_TRUE(d.concrete.empty());
+    EXPECT_EQ(d.concrete.begin(), d.concrete.end());
+}
+
 TEST(KinetoReader, KeepsWhatTheAccountingNeeds) {
     const Trace t = parse_kineto(kSmall, "small.json");
     EXPECT_EQ(t.events, 5u);
@@ -241,6 +278,33 @@ TEST(KinetoLink, ExternalIdThenCorrelationThenContainment) {
     EXPECT_EQ(l.how[3], LinkHow::none);
     EXPECT_EQ(l.parent[1], 0);   // inner inside outer
     EXPECT_EQ(l.parent[2], -1);  // another thread
+}
+
+// Ids given more than once (the id maps are sorted arrays, docs/ingest.md "Performance"): among ops
+// sharing an External id the latest start wins, the later in the file on equal starts; among launches
+// sharing a correlation id the first in the file names the op.
+TEST(KinetoLink, RepeatedIdsKeepTheirRule) {
+    const std::string text = R"({"traceEvents": [
+      {"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":0,"dur":100,"args":{"External id":5}},
+      {"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":10,"dur":10,"args":{"External id":5}},
+      {"ph":"X","cat":"cpu_op","name":"c","pid":1,"tid":2,"ts":5,"dur":10,"args":{"External id":5}},
+      {"ph":"X","cat":"cpu_op","name":"d","pid":1,"tid":3,"ts":30,"dur":10,"args":{"External id":6}},
+      {"ph":"X","cat":"cpu_op","name":"e","pid":1,"tid":4,"ts":30,"dur":10,"args":{"External id":6}},
+      {"ph":"X","cat":"cpu_op","name":"f","pid":1,"tid":5,"ts":50,"dur":10,"args":{"External id":7}},
+      {"ph":"X","cat":"cpu_op","name":"g","pid":1,"tid":5,"ts":70,"dur":10,"args":{"External id":8}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":5,"ts":52,"dur":1,"args":{"External id":7,"correlation":40}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":5,"ts":72,"dur":1,"args":{"External id":8,"correlation":40}},
+      {"ph":"X","cat":"kernel","name":"k5","ts":200,"dur":1,"args":{"External id":5}},
+      {"ph":"X","cat":"kernel","name":"k6","ts":210,"dur":1,"args":{"External id":6}},
+      {"ph":"X","cat":"kernel","name":"k40","ts":220,"dur":1,"args":{"correlation":40}}
+    ]})";
+    const Trace t = parse_kineto(text, "repeated.json");
+    const Links l = link_activities(t);
+    ASSERT_EQ(l.op.size(), 3u);
+    EXPECT_EQ(l.op[0], 1);  // b (ts 10) over a (ts 0) and c (ts 5)
+    EXPECT_EQ(l.op[1], 4);  // d and e both start at 30: e, the later in the file
+    EXPECT_EQ(l.op[2], 5);  // correlation 40: the first launch (External id 7, op f)
+    EXPECT_EQ(l.how[2], LinkHow::correlation);
 }
 
 }  // namespace
