@@ -1,6 +1,7 @@
-// Attention backward ops costed from their Input Dims (src/ingest/kineto_cost_attention.cpp): FLOPs
+// Attention ops beyond the fused forward (src/ingest/kineto_cost_attention.cpp): backward ops, FLOPs
 // 2.5× the forward's (FlashAttention-2's convention), bytes dO, Q, K, V, O, logsumexp read and dQ, dK,
-// dV written. Expected values by hand, arithmetic in the comments.
+// dV written; and varlen (packed) forward attention where the lengths are known. Expected values by
+// hand, arithmetic in the comments.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -94,6 +95,29 @@ TEST(KinetoAttentionBackward, FlashBackwardBshdNotCausal) {
 TEST(KinetoAttentionBackward, WithoutFourDimShapesNotCosted) {
     EXPECT_FALSE(cost_cpu_op("aten::_scaled_dot_product_efficient_attention_backward",
                              op_of({{8, 256, 64}, {8, 256, 64}, {8, 256, 64}, {8, 256, 64}}, {bf, bf, bf, bf}, {})));
+}
+
+TEST(KinetoAttentionVarlen, EqualLengthsCostedUnequalNot) {
+    // flash_attn::_flash_attn_varlen_forward(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k,
+    // dropout_p, softmax_scale, causal, ...): q [1024, 16, 64], k, v [1024, 4, 64] bf16, cu_seqlens [5]
+    // (4 sequences), max 256: 4 · 256 = 1024 = total, so every sequence is 256 long.
+    const CpuOp op = op_of({{1024, 16, 64}, {1024, 4, 64}, {1024, 4, 64}, {5}, {5}, {}, {}, {}, {}, {}},
+                           {bf, bf, bf, "int", "int", "Scalar", "Scalar", "Scalar", "Scalar", "Scalar"},
+                           {"", "", "", "", "", "256", "256", "0.", "0.125", "True"});
+    const auto c = cost_cpu_op("flash_attn::_flash_attn_varlen_forward", op);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->category, Category::attention);
+    EXPECT_EQ(c->shape, "B=4 H=16 Hkv=4 Sq=256 Sk=256 D=64 causal varlen");
+    // Causal pairs 256·256 − 256·255/2 = 32896; FLOPs 4·4·16·32896·64 = 538968064.
+    EXPECT_EQ(c->cost.flops, 538968064u);
+    // Q 1024·16·64·2 B = 2097152; K, V 1024·4·64·2 B = 524288 each: read 2097152 + 2·524288 = 3145728; O written 2097152.
+    EXPECT_EQ(c->cost.bytes_read, 3145728u);
+    EXPECT_EQ(c->cost.bytes_written, 2097152u);
+    // 1000 tokens in 4 sequences of at most 256: the per-sequence lengths are values the trace lacks.
+    const CpuOp uneven = op_of({{1000, 16, 64}, {1000, 4, 64}, {1000, 4, 64}, {5}, {5}, {}, {}, {}, {}, {}},
+                               {bf, bf, bf, "int", "int", "Scalar", "Scalar", "Scalar", "Scalar", "Scalar"},
+                               {"", "", "", "", "", "256", "256", "0.", "0.125", "True"});
+    EXPECT_FALSE(cost_cpu_op("flash_attn::_flash_attn_varlen_forward", uneven));
 }
 
 }  // namespace
