@@ -6,8 +6,9 @@
 
 #include <algorithm>
 #include <map>
-#include <numeric>
 #include <optional>
+
+#include "bwacct/exact.h"
 
 namespace bwacct::kineto {
 namespace {
@@ -113,25 +114,24 @@ std::vector<EagerAttention> eager_attention(const Trace& t, const Links& links) 
                 const auto dtype = input_dtype(first, qa);
                 const bool lead_ok = v.size() == s.size() && std::equal(s.begin(), s.end() - 2, v.begin());
                 if (lead_ok && dtype && v[v.size() - 2] == s.back() && v.back() == q.back()) {
-                    AttentionDesc d;
-                    // Leading dims: [B, H, ...] (4-D and up) or [B·H] (bmm).
-                    d.batch = static_cast<std::uint64_t>(s[0]);
-                    d.heads =
-                        std::accumulate(s.begin() + 1, s.end() - 2, std::uint64_t{1},
-                                        [](std::uint64_t acc, std::int64_t x) { return acc * static_cast<std::uint64_t>(x); });
-                    d.kv_heads = d.heads;
-                    d.q_len = static_cast<std::uint64_t>(s[s.size() - 2]);
-                    d.kv_len = static_cast<std::uint64_t>(s.back());
-                    d.head_dim = static_cast<std::uint64_t>(q.back());
-                    d.dtype = *dtype;
-                    d.impl = AttentionImpl::naive;
-                    try {
+                    try {  // shapes the engine refuses (a count past 64 bits): no group
+                        AttentionDesc d;
+                        // Leading dims: [B, H, ...] (4-D and up) or [B·H] (bmm).
+                        d.batch = static_cast<std::uint64_t>(s[0]);
+                        Exact heads = 1;
+                        for (auto x = s.begin() + 1; x != s.end() - 2; ++x)
+                            heads = heads * Exact(static_cast<std::uint64_t>(*x));
+                        d.heads = d.kv_heads = heads.value();
+                        d.q_len = static_cast<std::uint64_t>(s[s.size() - 2]);
+                        d.kv_len = static_cast<std::uint64_t>(s.back());
+                        d.head_dim = static_cast<std::uint64_t>(q.back());
+                        d.dtype = *dtype;
+                        d.impl = AttentionImpl::naive;
                         EagerAttention e;
                         e.ops = fmt::format("{} → {} → {}", first_name, chain->softmax_name, name);
-                        Dims lead(s.begin(), s.end() - 2);
                         std::string lead_text;
-                        for (std::int64_t x : lead)
-                            lead_text += fmt::format("{}{}", lead_text.empty() ? "" : "x", x);
+                        for (auto x = s.begin(); x != s.end() - 2; ++x)
+                            lead_text += fmt::format("{}{}", lead_text.empty() ? "" : "x", *x);
                         e.shape = fmt::format("batch={} Sq={} Sk={} D={}", lead_text, d.q_len, d.kv_len, d.head_dim);
                         e.dtype = std::string(dtype_name(d.dtype));
                         e.desc = d;
@@ -150,7 +150,7 @@ std::vector<EagerAttention> eager_attention(const Trace& t, const Links& links) 
                             op_group[ops[p]] = static_cast<std::int64_t>(it->second);
                         chain.reset();
                         continue;
-                    } catch (const std::exception&) {  // shapes the engine refuses: no group
+                    } catch (const std::exception&) {
                     }
                 }
             }

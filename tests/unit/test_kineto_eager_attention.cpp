@@ -76,4 +76,18 @@ TEST(KinetoEagerAttention, NoShapesNoGroups) {
     EXPECT_TRUE(eager_attention(t, link_activities(t)).empty());
 }
 
+TEST(KinetoEagerAttention, CountsPast64BitsGiveNoGroup) {
+    // batch·heads = 2^40 · 2^40 = 2^80 does not fit 64 bits: no group, no wrapped number, no crash.
+    const Trace t = parse_kineto(R"({"traceEvents": [
+        {"ph": "X", "cat": "cpu_op", "name": "aten::matmul", "pid": 1, "tid": 1, "ts": 0, "dur": 5,
+         "args": {"External id": 1, "Input Dims": [[1099511627776, 1099511627776, 4, 2], [1099511627776, 1099511627776, 2, 4]], "Input type": ["float", "float"]}},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::softmax", "pid": 1, "tid": 1, "ts": 6, "dur": 5,
+         "args": {"External id": 2, "Input Dims": [[1099511627776, 1099511627776, 4, 4], [], []], "Input type": ["float", "Scalar", ""]}},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::matmul", "pid": 1, "tid": 1, "ts": 12, "dur": 5,
+         "args": {"External id": 3, "Input Dims": [[1099511627776, 1099511627776, 4, 4], [1099511627776, 1099511627776, 4, 2]], "Input type": ["float", "float"]}},
+        {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"External id": 1, "device": 0, "stream": 7}}]})",
+                                 "huge");
+    EXPECT_TRUE(eager_attention(t, link_activities(t)).empty());
+}
+
 }  // namespace
