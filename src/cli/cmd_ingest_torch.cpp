@@ -8,6 +8,7 @@
 
 #include "bwacct/error.h"
 #include "bwacct/ingest_kineto.h"
+#include "bwacct/kineto_eager_attention.h"
 #include "bwacct/values.h"
 #include "command.h"
 #include "ingest_common.h"
@@ -137,6 +138,40 @@ Section time_section(const Summary& s) {
     return sec;
 }
 
+// Eager attention chains (matmul → softmax → matmul): a view beside the per-op records, whose kernels
+// keep their own rows and costs.
+Section eager_attention_section(const std::vector<EagerAttention>& groups) {
+    Section sec{"eager_attention", "eager attention (matmul → softmax → matmul, grouped)", {}, {}, {}};
+    sec.columns = {{"ops", "ops", 0},
+                   {"shape", "shape", 0},
+                   {"dtype", "dtype", 0},
+                   {"calls", "calls", 0},
+                   {"kernels", "kernels", 0},
+                   {"kernel_us", "kernel µs", 2},
+                   {"time_us", "µs per call", 3},
+                   {"flops", "FLOPs", 0},
+                   {"bytes_read", "bytes read", 0},
+                   {"bytes_written", "bytes written", 0},
+                   {"tflops", "TFLOP/s", 2},
+                   {"bw_GBps", "GB/s", 1},
+                   {"flash_bytes", "fused bytes", 0}};
+    for (const EagerAttention& g : groups) {
+        const double per_call = g.kernel_us / static_cast<double>(g.calls);
+        const std::uint64_t bytes = g.eager.bytes_read + g.eager.bytes_written;
+        sec.rows.push_back({g.ops, g.shape, g.dtype, g.calls, g.kernels, g.kernel_us, per_call, g.eager.flops, g.eager.bytes_read,
+                            g.eager.bytes_written,
+                            per_call > 0 ? Cell{static_cast<double>(g.eager.flops) / per_call / 1e6} : Cell{},
+                            per_call > 0 ? Cell{static_cast<double>(bytes) / per_call / 1e3} : Cell{},
+                            g.flash.bytes_read + g.flash.bytes_written});
+    }
+    sec.notes.push_back(
+        "each chain's kernels (both matmuls, the softmax and the scale/mask/dropout ops between) keep their own rows "
+        "above; this groups them: FLOPs 4·batch·Sq·Sk·D, bytes Q, K, V read and O written plus the score matrix S "
+        "written and read and P written and read (4·|S|); fused bytes: the same attention in one kernel "
+        "(docs/formulas.md, \"Attention\")");
+    return sec;
+}
+
 // The events the reader could not use (no or non-numeric "ts"/"dur"), by reason: never dropped silently.
 Section skipped_section(const Trace& t) {
     Section sec{"skipped_events", "trace events skipped", {}, {}, {}};
@@ -192,6 +227,8 @@ int run(const Args& args, const Env& env) {
     r.summary = torch_summary(s, r.records, record_group, unanalysed_us);
     r.sections = {kernel_section(s, top), category_section(s), roof_section(s, r.records, busy, unanalysed_us),
                   time_section(s),        window_section(s),   stream_section(s)};
+    if (const auto eager = eager_attention(trace, link_activities(trace)); !eager.empty())
+        r.sections.push_back(eager_attention_section(eager));
     if (!trace.skipped.empty()) {
         std::uint64_t skipped = 0, gpu = 0;
         for (const auto& [reason, n] : trace.skipped) {

@@ -1,3 +1,5 @@
+// The one rule set that names what a GPU kernel (or op) does: `ingest nsys` and `ingest torch-trace`
+// (src/ingest/kineto_category.cpp maps it onto its categories) use these same rules.
 #include "bwacct/kernel_category.h"
 
 #include <algorithm>
@@ -9,53 +11,76 @@
 namespace bwacct {
 namespace {
 
-bool has_any(const std::string& lower, std::initializer_list<const char*> words) {
-    return std::any_of(words.begin(), words.end(), [&](const char* w) { return lower.find(w) != std::string::npos; });
+bool has_any(const std::string& s, std::initializer_list<std::string_view> words) {
+    return std::any_of(words.begin(), words.end(), [&](std::string_view w) { return s.find(w) != std::string::npos; });
+}
+
+bool starts(const std::string& s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
+
+// Communication: NCCL/RCCL, PyTorch symmetric memory, vLLM/SGLang custom all-reduce.
+bool is_collective(const std::string& n) {
+    return has_any(
+        n, {"nccl", "rccl", "multimem_", "symm_mem", "cross_device_reduce", "custom_ar", "all_reduce", "allreduce", "all_gather",
+            "allgather", "reduce_scatter", "reducescatter", "alltoall", "all_to_all", "record_param_comms", "c10d::"});
 }
 
 }  // namespace
 
 KernelCategory classify_kernel(std::string_view name) {
-    std::string lower(name);
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (has_any(lower, {"nccl"}))
-        return KernelCategory::nccl;
-    if (has_any(lower, {"flash", "fmha", "attention", "attn", "sdpa", "mha_"}))
+    std::string n(name);
+    std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (n.empty())
+        return KernelCategory::other;
+    if (is_collective(n))
+        return KernelCategory::collective;
+    if (has_any(n, {"moe", "expert"}))
+        return KernelCategory::moe;
+    if (has_any(n, {"flash", "fmha", "attention", "attn", "sdpa", "mha_", "paged", "flashinfer", "mla_", "decode_kernel"}))
         return KernelCategory::attention;
-    if (has_any(lower, {"gemm", "gemv", "cutlass", "cublas", "matmul", "xmma", "nvjet", "wgmma"}))
+    if (has_any(n, {"conv_", "convolution", "conv1d", "conv2d", "conv3d", "igemm_", "implicit_gemm", "dgrad", "wgrad", "fprop",
+                    "winograd", "im2col", "col2im"}))
+        return KernelCategory::conv;
+    if (starts(n, "triton_tem") || starts(n, "triton_mm") || starts(n, "triton_bmm"))
         return KernelCategory::gemm;
-    if (has_any(lower, {"layer_norm", "layernorm", "rms_norm", "rmsnorm", "batch_norm", "batchnorm", "group_norm", "groupnorm"}))
+    if (has_any(n, {"gemm", "gemv", "cutlass", "cublas", "matmul", "xmma", "nvjet", "wgmma", "_mma", "hipblaslt", "rocblas",
+                    "tensile", "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::linear"}) ||
+        starts(n, "cijk_") || starts(n, "bmm_"))
+        return KernelCategory::gemm;
+    if (has_any(n, {"softmax"}))
+        return KernelCategory::softmax;
+    if (has_any(n, {"norm", "bn_fw", "bn_bw"}))
         return KernelCategory::norm;
-    if (has_any(lower, {"memcpy", "memset", "copy", "catarray", "transpose"}))
-        return KernelCategory::memcpy;
-    if (has_any(lower, {"reduce", "reduction", "softmax", "argmax", "argmin", "topk", "dot_kernel", "cub::"}))
+    // ("lamb_", not "lamb": every lambda in a templated kernel name would match)
+    if (has_any(n, {"adam", "sgd", "lamb_", "foreach", "multi_tensor_apply", "optimizer"}))
+        return KernelCategory::optimizer;
+    if (starts(n, "triton_per") || starts(n, "triton_red"))
         return KernelCategory::reduce;
-    if (has_any(lower, {"elementwise", "vectorized", "unrolled", "pointwise", "fused_", "activation", "silu", "gelu", "relu",
-                        "add_kernel", "mul_kernel", "triad_kernel", "rotary", "rope"}))
+    if (has_any(n,
+                {"dot_kernel", "reduce",    "reduction",  "argmax",     "argmin",    "topk",      "sort",      "scan",
+                 "cumsum",     "cumprod",   "radix",      "histogram",  "cub::",     "rocprim",   "aten::sum", "aten::mean",
+                 "aten::max",  "aten::min", "aten::amax", "aten::norm", "aten::any", "aten::all", "nll_loss",  "cross_entropy"}))
+        return KernelCategory::reduce;
+    if (has_any(n, {"index",       "gather",    "scatter", "embedding", "catarray", "cat_",          "aten::cat",
+                    "aten::stack", "transpose", "permute", "cache",     "page",     "masked_select", "nonzero",
+                    "unique",      "pad",       "roll",    "flip",      "repeat",   "upsample",      "pool"}))
+        return KernelCategory::indexing;
+    if (starts(n, "triton_"))
+        return KernelCategory::elementwise;  // triton_poi_* and other generated pointwise kernels
+    if (has_any(n,
+                {"elementwise",  "vectorized",     "unrolled",    "pointwise",  "fused_",       "activation", "silu",  "gelu",
+                 "relu",         "sigmoid",        "tanh",        "add_kernel", "mul_kernel",   "rotary",     "rope",  "quant",
+                 "fill",         "copy",           "act_and_mul", "cast",       "convert",      "where",      "clamp", "dropout",
+                 "triad_kernel", "nstream_kernel", "aten::",      "_c::",       "sgl_kernel::", "aiter::"}))
         return KernelCategory::elementwise;
     return KernelCategory::other;
 }
 
 const char* category_name(KernelCategory c) {
-    switch (c) {
-        case KernelCategory::gemm:
-            return "gemm";
-        case KernelCategory::attention:
-            return "attention";
-        case KernelCategory::norm:
-            return "norm";
-        case KernelCategory::elementwise:
-            return "elementwise";
-        case KernelCategory::reduce:
-            return "reduce";
-        case KernelCategory::memcpy:
-            return "memcpy";
-        case KernelCategory::nccl:
-            return "nccl";
-        case KernelCategory::other:
-            return "other";
-    }
-    return "other";
+    static constexpr std::array<const char*, 12> kNames{"gemm",     "conv",      "attention",   "moe",
+                                                        "norm",     "softmax",   "elementwise", "reduce",
+                                                        "indexing", "optimizer", "collective",  "other"};
+    static_assert(kNames.size() == static_cast<std::size_t>(KernelCategory::other) + 1);
+    return kNames[static_cast<std::size_t>(c)];
 }
 
 std::string short_kernel_name(std::string_view name) {

@@ -1,12 +1,13 @@
-// The category of a GPU activity that no formula covered: rules on the (lower-cased) kernel name and
-// the name of the op that launched it, in the order of docs/ingest.md ("Categories"). Rules name
-// families of kernels (libraries, code generators, serving engines), never one trace's kernels.
+// The category of a GPU activity that no formula covered: its kind (memcpy, memset), then the name
+// rules shared with `ingest nsys` (classify_kernel) on the kernel's name and the name of the op that
+// launched it, in the order of docs/ingest.md ("Categories").
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <initializer_list>
 
 #include "bwacct/ingest_kineto.h"
+#include "bwacct/kernel_category.h"
 
 namespace bwacct::kineto {
 namespace {
@@ -21,58 +22,35 @@ bool has_any(const std::string& s, std::initializer_list<std::string_view> words
     return std::any_of(words.begin(), words.end(), [&](std::string_view w) { return s.find(w) != std::string::npos; });
 }
 
-bool starts(const std::string& s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
-
-// Communication: NCCL/RCCL, PyTorch symmetric memory, vLLM/SGLang custom all-reduce.
-bool is_collective(const std::string& n) {
-    return has_any(
-        n, {"nccl", "rccl", "multimem_", "symm_mem", "cross_device_reduce", "custom_ar", "all_reduce", "allreduce", "all_gather",
-            "allgather", "reduce_scatter", "reducescatter", "alltoall", "all_to_all", "record_param_comms", "c10d::"});
-}
-
-// One name (a kernel's or an op's) to a category; `other` when no rule matches.
+// One name (a kernel's or an op's) to a category: the kernel-name rules of `ingest nsys`
+// (classify_kernel, src/ingest/kernel_category.cpp), one rule set for both.
 Category name_category(const std::string& n) {
-    if (n.empty())
-        return Category::other;
-    if (is_collective(n))
-        return Category::collective;
-    if (has_any(n, {"moe", "expert"}))
-        return Category::moe;
-    if (has_any(n, {"flash", "fmha", "attention", "attn", "sdpa", "mha_", "paged", "flashinfer", "mla_", "decode_kernel"}))
-        return Category::attention;
-    if (has_any(n, {"conv_", "convolution", "conv1d", "conv2d", "conv3d", "igemm_", "implicit_gemm", "dgrad", "wgrad", "fprop",
-                    "winograd", "im2col", "col2im"}))
-        return Category::conv;
-    if (starts(n, "triton_tem") || starts(n, "triton_mm") || starts(n, "triton_bmm"))
-        return Category::gemm;
-    if (has_any(n, {"gemm", "gemv", "cutlass", "cublas", "matmul", "xmma", "nvjet", "wgmma", "_mma", "hipblaslt", "rocblas",
-                    "tensile", "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::linear"}) ||
-        starts(n, "cijk_") || starts(n, "bmm_"))
-        return Category::gemm;
-    if (has_any(n, {"softmax"}))
-        return Category::softmax;
-    if (has_any(n, {"norm", "bn_fw", "bn_bw"}))
-        return Category::norm;
-    // ("lamb_", not "lamb": every lambda in a templated kernel name would match)
-    if (has_any(n, {"adam", "sgd", "lamb_", "foreach", "multi_tensor_apply", "optimizer"}))
-        return Category::optimizer;
-    if (starts(n, "triton_per") || starts(n, "triton_red"))
-        return Category::reduce;
-    if (has_any(n, {"reduce",    "reduction",  "argmax",     "argmin",    "topk",      "sort",      "scan",         "cumsum",
-                    "cumprod",   "radix",      "histogram",  "cub::",     "rocprim",   "aten::sum", "aten::mean",   "aten::max",
-                    "aten::min", "aten::amax", "aten::norm", "aten::any", "aten::all", "nll_loss",  "cross_entropy"}))
-        return Category::reduce;
-    if (has_any(n, {"index",       "gather",    "scatter", "embedding", "catarray", "cat_",          "aten::cat",
-                    "aten::stack", "transpose", "permute", "cache",     "page",     "masked_select", "nonzero",
-                    "unique",      "pad",       "roll",    "flip",      "repeat",   "upsample",      "pool"}))
-        return Category::indexing;
-    if (starts(n, "triton_"))
-        return Category::elementwise;  // triton_poi_* and other generated pointwise kernels
-    if (has_any(n, {"elementwise", "vectorized", "unrolled", "pointwise", "fused_",      "activation",   "silu",
-                    "gelu",        "relu",       "sigmoid",  "tanh",      "add_kernel",  "mul_kernel",   "rotary",
-                    "rope",        "quant",      "fill",     "copy",      "act_and_mul", "cast",         "convert",
-                    "where",       "clamp",      "dropout",  "aten::",    "_c::",        "sgl_kernel::", "aiter::"}))
-        return Category::elementwise;
+    switch (classify_kernel(n)) {
+        case KernelCategory::gemm:
+            return Category::gemm;
+        case KernelCategory::conv:
+            return Category::conv;
+        case KernelCategory::attention:
+            return Category::attention;
+        case KernelCategory::moe:
+            return Category::moe;
+        case KernelCategory::norm:
+            return Category::norm;
+        case KernelCategory::softmax:
+            return Category::softmax;
+        case KernelCategory::elementwise:
+            return Category::elementwise;
+        case KernelCategory::reduce:
+            return Category::reduce;
+        case KernelCategory::indexing:
+            return Category::indexing;
+        case KernelCategory::optimizer:
+            return Category::optimizer;
+        case KernelCategory::collective:
+            return Category::collective;
+        case KernelCategory::other:
+            return Category::other;
+    }
     return Category::other;
 }
 

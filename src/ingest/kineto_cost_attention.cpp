@@ -1,8 +1,12 @@
-// Fused attention ops (flash / memory-efficient / cuDNN): batch, heads, sequence lengths and head
-// dim from Q's and K's dims, GQA from K's head count, causal from the op's "Concrete Inputs".
+// Fused attention ops (flash / memory-efficient / cuDNN), forward and backward: batch, heads, sequence
+// lengths and head dim from Q's and K's dims, GQA from K's head count, causal from the op's "Concrete
+// Inputs". Backward: FLOPs 2.5× the forward's (FlashAttention-2's count: 5 matmuls against 2); bytes
+// dO, Q, K, V, O and the logsumexp read, dQ, dK, dV written (docs/formulas.md, "Attention backward").
 #include <fmt/format.h>
 
 #include <array>
+#include <cstdint>
+#include <optional>
 
 #include "bwacct/ingest_kineto.h"
 #include "bwacct/ops.h"
@@ -17,6 +21,141 @@ struct Layout {
     bool mask_type;      // the flag is an integer mask type (non-zero: causal)
 };
 
+// The backward ops (native_functions.yaml): grad_out 0, query 1, key 2, value 3; `out` and `lse` the
+// indices of the forward's output and logsumexp.
+struct BackwardLayout {
+    Layout l;
+    std::size_t out, lse;
+};
+
+constexpr std::array<BackwardLayout, 5> kBackward{{
+    {{"aten::_flash_attention_backward", true, 11, false}, 4, 5},
+    {{"aten::_efficient_attention_backward", true, 14, true}, 5, 10},
+    {{"aten::_scaled_dot_product_flash_attention_backward", false, 11, false}, 4, 5},
+    {{"aten::_scaled_dot_product_efficient_attention_backward", false, 11, false}, 5, 6},
+    {{"aten::_scaled_dot_product_cudnn_attention_backward", false, 14, false}, 4, 5},
+}};
+
+// Q (input q_at) and K (input q_at + 1) as an attention; nullopt when the shapes are not 4-D.
+std::optional<AttentionDesc> describe(const Layout& layout, const CpuOp& op, std::size_t q_at) {
+    const auto q = input_shape(op, q_at), k = input_shape(op, q_at + 1);
+    const auto dtype = input_dtype(op, q_at);
+    if (!q || !k || !dtype || q->size() != 4 || k->size() != 4)
+        return std::nullopt;
+    const std::size_t s = layout.bshd ? 1 : 2, h = layout.bshd ? 2 : 1;
+    AttentionDesc d;
+    d.batch = (*q)[0];
+    d.heads = (*q)[h];
+    d.kv_heads = (*k)[h];
+    d.q_len = (*q)[s];
+    d.kv_len = (*k)[s];
+    d.head_dim = (*q)[3];
+    d.dtype = *dtype;
+    d.impl = AttentionImpl::flash;
+    if (layout.causal < op.concrete.size()) {
+        const std::string& flag = op.concrete[layout.causal];
+        d.causal = layout.mask_type ? (!flag.empty() && flag != "0") : (flag == "True" || flag == "1");
+    }
+    return d;
+}
+
+OpCost described(const std::string& name, const AttentionDesc& d, Cost cost) {
+    OpCost r;
+    r.op = name;
+    r.shape = fmt::format("B={} H={} Hkv={} Sq={} Sk={} D={}{}", d.batch, d.heads, d.kv_heads, d.q_len, d.kv_len, d.head_dim,
+                          d.causal ? " causal" : "");
+    r.dtype = std::string(dtype_name(d.dtype));
+    r.category = Category::attention;
+    r.cost = std::move(cost);
+    r.params = {{"batch", d.batch},   {"heads", d.heads},       {"kv_heads", d.kv_heads}, {"q_len", d.q_len},
+                {"kv_len", d.kv_len}, {"head_dim", d.head_dim}, {"causal", d.causal}};
+    return r;
+}
+
+// Variable-length (packed) attention: Q [total_q, H, D], K [total_k, H_kv, D], cu_seqlens [B + 1] and the
+// max lengths as Concrete Inputs. The per-sequence lengths are tensor VALUES the trace does not hold, so
+// the pairs are known only when every sequence has the max length (total = B · max, B = 1 included).
+struct Varlen {
+    std::string_view name;
+    std::size_t cu_q, cu_k, max_q, max_k, causal;
+};
+
+constexpr std::array<Varlen, 2> kVarlen{{
+    {"aten::_flash_attention_forward", 3, 4, 5, 6, 8},          // cum_seq_q, cum_seq_k given
+    {"flash_attn::_flash_attn_varlen_forward", 3, 4, 5, 6, 9},  // flash-attn >= 2.6's registered op
+}};
+
+std::optional<std::uint64_t> concrete_int(const CpuOp& op, std::size_t i) {
+    if (i >= op.concrete.size() || op.concrete[i].empty())
+        return std::nullopt;
+    std::uint64_t v = 0;
+    for (const char ch : op.concrete[i]) {
+        if (ch < '0' || ch > '9' || v > (UINT64_MAX - 9) / 10)
+            return std::nullopt;
+        v = v * 10 + static_cast<std::uint64_t>(ch - '0');
+    }
+    return v;
+}
+
+std::optional<OpCost> varlen(const std::string& name, const Varlen& v, const CpuOp& op) {
+    const auto q = input_shape(op, 0), k = input_shape(op, 1), cq = input_shape(op, v.cu_q), ck = input_shape(op, v.cu_k);
+    const auto dtype = input_dtype(op, 0);
+    const auto mq = concrete_int(op, v.max_q), mk = concrete_int(op, v.max_k);
+    if (!q || !k || !cq || !ck || !dtype || !mq || !mk || q->size() != 3 || k->size() != 3 || cq->size() != 1 ||
+        ck->size() != 1 || (*cq)[0] < 2 || (*cq)[0] != (*ck)[0])
+        return std::nullopt;
+    const std::uint64_t batch = (*cq)[0] - 1;
+    if ((*q)[0] != batch * *mq || (*k)[0] != batch * *mk)
+        return std::nullopt;  // unequal lengths: the pairs depend on cu_seqlens' values
+    AttentionDesc d;
+    d.batch = batch;
+    d.heads = (*q)[1];
+    d.kv_heads = (*k)[1];
+    d.q_len = *mq;
+    d.kv_len = *mk;
+    d.head_dim = (*q)[2];
+    d.dtype = *dtype;
+    d.impl = AttentionImpl::flash;
+    if (v.causal < op.concrete.size())
+        d.causal = op.concrete[v.causal] == "True" || op.concrete[v.causal] == "1";
+    OpCost r = described(name, d, attention_cost(d));
+    r.shape += " varlen";
+    return r;
+}
+
+std::optional<OpCost> backward(const std::string& name, const BackwardLayout& b, const CpuOp& op) {
+    const auto d = describe(b.l, op, 1);
+    if (!d)
+        return std::nullopt;
+    const Cost fwd = attention_cost(*d);
+    Cost c;
+    c.op = name;
+    c.unit = fwd.unit;
+    c.compute_dtype = fwd.compute_dtype;
+    c.launches = 1;
+    // FLOPs: the forward's 4·B·H·pairs·d (two matmuls per pair: QKᵀ, PV) times 2.5: the backward
+    // recomputes QKᵀ and runs dV = PᵀdO, dP = dO Vᵀ, dQ = dS K, dK = dSᵀ Q (five).
+    c.flops = fwd.flops / 2 * 5;
+    c.terms.push_back({"flops", "2.5 · forward (4·B·H_q·pairs·d): 5 matmuls per pair against the forward's 2",
+                       fmt::format("2.5·{}", fwd.flops), fmt::format("{} FLOP", c.flops)});
+    // Bytes: Q-shaped dO, Q, O and K, V read with the logsumexp; dQ, dK, dV written (each once).
+    const std::uint64_t q_bytes = storage_bytes(d->dtype, Exact(d->batch * d->heads * d->q_len * d->head_dim)).value();
+    const std::uint64_t kv_bytes = storage_bytes(d->dtype, Exact(d->batch * d->kv_heads * d->kv_len * d->head_dim)).value();
+    std::uint64_t lse = 0;
+    if (const auto s = input_shape(op, b.lse); s && b.lse < op.types.size())
+        if (const auto t = storage_dtype(op.types[b.lse]))
+            lse = storage_bytes(*t, element_count(*s)).value();
+    c.bytes_read = 3 * q_bytes + 2 * kv_bytes + lse;
+    c.bytes_written = q_bytes + 2 * kv_bytes;
+    c.terms.push_back({"bytes read", "dO + Q + O (B·H_q·S_q·d each) + K + V (B·H_kv·S_k·d each) + logsumexp",
+                       fmt::format("3·{} + 2·{} + {}", q_bytes, kv_bytes, lse), fmt::format("{} B", c.bytes_read)});
+    c.terms.push_back(
+        {"bytes written", "dQ + dK + dV", fmt::format("{} + 2·{}", q_bytes, kv_bytes), fmt::format("{} B", c.bytes_written)});
+    OpCost r = described(name, *d, std::move(c));
+    r.shape += " bwd";
+    return r;
+}
+
 constexpr std::array<Layout, 6> kLayouts{{
     {"aten::_flash_attention_forward", true, 8, false},
     {"aten::_efficient_attention_forward", true, 9, true},
@@ -29,40 +168,18 @@ constexpr std::array<Layout, 6> kLayouts{{
 }  // namespace
 
 std::optional<OpCost> cost_attention_op(const std::string& name, const CpuOp& op) {
-    const Layout* layout = nullptr;
+    for (const BackwardLayout& b : kBackward)
+        if (b.l.name == name)
+            return backward(name, b, op);
+    for (const Varlen& v : kVarlen)
+        if (v.name == name && input_shape(op, 0) && input_shape(op, 0)->size() == 3)
+            return varlen(name, v, op);
     for (const Layout& l : kLayouts)
-        if (l.name == name)
-            layout = &l;
-    if (layout == nullptr)
-        return std::nullopt;
-    const auto q = input_shape(op, 0), k = input_shape(op, 1);
-    const auto dtype = input_dtype(op, 0);
-    if (!q || !k || !dtype || q->size() != 4 || k->size() != 4)
-        return std::nullopt;
-    const std::size_t s = layout->bshd ? 1 : 2, h = layout->bshd ? 2 : 1;
-    AttentionDesc d;
-    d.batch = (*q)[0];
-    d.heads = (*q)[h];
-    d.kv_heads = (*k)[h];
-    d.q_len = (*q)[s];
-    d.kv_len = (*k)[s];
-    d.head_dim = (*q)[3];
-    d.dtype = *dtype;
-    d.impl = AttentionImpl::flash;
-    if (layout->causal < op.concrete.size()) {
-        const std::string& flag = op.concrete[layout->causal];
-        d.causal = layout->mask_type ? (!flag.empty() && flag != "0") : (flag == "True" || flag == "1");
-    }
-    OpCost r;
-    r.op = name;
-    r.shape = fmt::format("B={} H={} Hkv={} Sq={} Sk={} D={}{}", d.batch, d.heads, d.kv_heads, d.q_len, d.kv_len, d.head_dim,
-                          d.causal ? " causal" : "");
-    r.dtype = std::string(dtype_name(d.dtype));
-    r.category = Category::attention;
-    r.cost = attention_cost(d);
-    r.params = {{"batch", d.batch},   {"heads", d.heads},       {"kv_heads", d.kv_heads}, {"q_len", d.q_len},
-                {"kv_len", d.kv_len}, {"head_dim", d.head_dim}, {"causal", d.causal}};
-    return r;
+        if (l.name == name) {
+            const auto d = describe(l, op, 0);
+            return d ? std::optional<OpCost>(described(name, *d, attention_cost(*d))) : std::nullopt;
+        }
+    return std::nullopt;
 }
 
 }  // namespace bwacct::kineto

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <vector>
 
 #include "bwacct/ingest_nsight.h"
 
@@ -42,9 +43,10 @@ IngestReport nsys_report(const NsysKernSum& sum, const std::string& file) {
     }
     kernels.notes.push_back("time % is the file's own column; category is a guess from the kernel name");
 
-    constexpr std::array kOrder{KernelCategory::gemm,        KernelCategory::attention, KernelCategory::norm,
-                                KernelCategory::elementwise, KernelCategory::reduce,    KernelCategory::memcpy,
-                                KernelCategory::nccl,        KernelCategory::other};
+    // Every category, in the enum's order (the rules' order in docs/ingest.md).
+    std::vector<KernelCategory> order;
+    for (std::size_t c = 0; c <= static_cast<std::size_t>(KernelCategory::other); ++c)
+        order.push_back(static_cast<KernelCategory>(c));
     Section cats;
     cats.key = "by_category";
     cats.title = "Kernel time by category";
@@ -53,7 +55,7 @@ IngestReport nsys_report(const NsysKernSum& sum, const std::string& file) {
                     {"instances", "instances", 0},
                     {"total_us", "total us", 1},
                     {"share_pct", "share %", 1}};
-    for (const KernelCategory c : kOrder) {
+    for (const KernelCategory c : order) {
         std::uint64_t n = 0, instances = 0;
         double us = 0;
         for (const NsysKernel& k : sum.kernels)

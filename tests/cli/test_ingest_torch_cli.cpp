@@ -164,4 +164,24 @@ TEST(IngestTorchCli, FullKernelNamesInMachineOutputShortInTheTable) {
     EXPECT_NE(table.err.find("skipped"), std::string::npos) << table.err;
 }
 
+TEST(IngestTorchCli, EagerAttentionGroupedBesideTheKernels) {
+    // tests/data/kineto/synthetic_eager_attention.json: two bf16 matmul → div → softmax → matmul chains,
+    // scores [2,4,128,128], D 64 (hand arithmetic in tests/unit/test_kineto_eager_attention.cpp).
+    const json doc = run_json({"ingest", "torch-trace", data("synthetic_eager_attention.json"), "--format", "json"});
+    ASSERT_TRUE(doc.is_object());
+    const json& rows = doc["sections"]["eager_attention"]["rows"];
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0]["shape"], "batch=2x4 Sq=128 Sk=128 D=64");
+    EXPECT_EQ(rows[0]["calls"], 2);
+    EXPECT_EQ(rows[0]["flops"], 33554432);  // 4·2·4·128·128·64
+    // 30 µs of kernels per call: 33554432 FLOP / 30 µs = 1.1185 TFLOP/s; (917504 + 655360) B / 30 µs = 52.43 GB/s.
+    EXPECT_NEAR(rows[0]["tflops"].get<double>(), 1.1185, 1e-3);
+    EXPECT_NEAR(rows[0]["bw_GBps"].get<double>(), 52.429, 1e-2);
+    // The kernels keep their own rows: the bmm kernels are still GEMMs.
+    EXPECT_GT(section_us(doc, "by_category", "category", "gemm", "kernel_us"), 0);
+    // Traces without such chains have no section.
+    const json ddp = run_json({"ingest", "torch-trace", data(kDdp), "--gpu", "a100-sxm-40gb", "--format", "json"});
+    EXPECT_FALSE(ddp["sections"].contains("eager_attention"));
+}
+
 }  // namespace

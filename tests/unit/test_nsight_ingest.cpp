@@ -13,6 +13,7 @@
 
 #include "../../src/ingest/csv.h"
 #include "bwacct/error.h"
+#include "bwacct/ingest_kineto.h"
 #include "bwacct/ingest_nsight.h"
 #include "bwacct/kernel_category.h"
 
@@ -85,19 +86,42 @@ TEST(KernelCategory, NamesFromTheFixtures) {
               KernelCategory::gemm);
     EXPECT_EQ(classify_kernel("void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<(int)128>>(Flash_fwd_params)"),
               KernelCategory::attention);
-    EXPECT_EQ(classify_kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096>)"), KernelCategory::nccl);
+    EXPECT_EQ(classify_kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096>)"),
+              KernelCategory::collective);
     EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16>(int)"),
               KernelCategory::norm);
     EXPECT_EQ(classify_kernel("void at::native::<unnamed>::CatArrayBatchedCopy_vectorized<OpaqueType<2>>(char *)"),
-              KernelCategory::memcpy);
+              KernelCategory::indexing);
     EXPECT_EQ(classify_kernel("void at::native::reduce_kernel<(int)512, (int)1, at::native::ReduceOp<float>>(T3)"),
               KernelCategory::reduce);
-    EXPECT_EQ(classify_kernel("void <unnamed>::softmax_warp_forward<float, float, float, (int)6>(T2 *)"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void <unnamed>::softmax_warp_forward<float, float, float, (int)6>(T2 *)"),
+              KernelCategory::softmax);
     EXPECT_EQ(classify_kernel(
                   "void at::native::vectorized_elementwise_kernel<(int)4, at::native::CUDAFunctor_add<c10::BFloat16>>(int)"),
               KernelCategory::elementwise);
-    EXPECT_EQ(classify_kernel("void at::native::bitonicSortKVInPlace<(int)-2, long>(T5)"), KernelCategory::other);
+    EXPECT_EQ(classify_kernel("void at::native::bitonicSortKVInPlace<(int)-2, long>(T5)"), KernelCategory::reduce);  // "sort"
+    EXPECT_EQ(classify_kernel("void init_kernel<double>(T1 *, T1 *, T1 *, T1, T1, T1)"), KernelCategory::other);
     EXPECT_STREQ(category_name(KernelCategory::attention), "attention");
+}
+
+TEST(KernelCategory, OneRuleSetWithTorchTraces) {
+    // Every kernel of the nsys fixture gets the category a torch trace gives the same kernel name
+    // (classify_kernel is the rule set of both; kineto::activity_category maps it onto its enum).
+    const NsysKernSum s = parse_nsys_kern_sum(fixture("nsight/nsys_cuda_gpu_kern_sum_rtx5090_deepseekocr_decode.csv"), "n");
+    ASSERT_FALSE(s.kernels.empty());
+    for (const NsysKernel& k : s.kernels)
+        EXPECT_EQ(std::string(category_name(k.category)),
+                  std::string(kineto::category_name(kineto::activity_category(kineto::Activity::kernel, k.name))))
+            << k.name;
+    // Names the two rule sets once disagreed on: a cat kernel (nsys said memcpy), a softmax (nsys said
+    // reduce), a MoE kernel and a cuDNN convolution (nsys said other), an NCCL kernel (nsys said nccl).
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::CatArrayBatchedCopy<OpaqueType<2>>(char *)"),
+              KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void moe::dev::finalize::finalizeKernelVecLoad<float>(int)"), KernelCategory::moe);
+    EXPECT_EQ(classify_kernel("sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw"), KernelCategory::conv);
+    EXPECT_EQ(classify_kernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"),
+              KernelCategory::collective);
+    EXPECT_STREQ(category_name(KernelCategory::collective), "collective");
 }
 
 TEST(KernelCategory, ShortNames) {
@@ -132,9 +156,9 @@ TEST(NsysKernSum, SmallCsvRowsAndCategories) {
     EXPECT_DOUBLE_EQ(*s.kernels[0].time_pct, 50.0);
     EXPECT_EQ(s.kernels[3].name, "void cutlass_gemm \"quoted\", x");
     EXPECT_EQ(s.kernels[3].category, KernelCategory::gemm);
-    EXPECT_EQ(s.kernels[2].category, KernelCategory::nccl);
+    EXPECT_EQ(s.kernels[2].category, KernelCategory::collective);
 
-    // by category: gemm 5000 + 500 ns = 5.5 us of 10000 ns = 55 %; elementwise 3 us, 30 %; nccl 1.5 us, 15 %.
+    // by category: gemm 5000 + 500 ns = 5.5 us of 10000 ns = 55 %; elementwise 3 us, 30 %; collective 1.5 us, 15 %.
     const IngestReport r = nsys_report(s, "small.csv");
     const Section& cats = section(r, "by_category");
     ASSERT_EQ(cats.rows.size(), 3u);
@@ -145,7 +169,7 @@ TEST(NsysKernSum, SmallCsvRowsAndCategories) {
     EXPECT_EQ(std::get<std::uint64_t>(cats.rows[0][n]), 2u);
     EXPECT_EQ(std::get<std::string>(cats.rows[1][0]), "elementwise");
     EXPECT_DOUBLE_EQ(real(cats.rows[1][share]), 30.0);
-    EXPECT_EQ(std::get<std::string>(cats.rows[2][0]), "nccl");
+    EXPECT_EQ(std::get<std::string>(cats.rows[2][0]), "collective");
     EXPECT_DOUBLE_EQ(real(cats.rows[2][us]), 1.5);
     EXPECT_TRUE(r.records.empty());  // nsys gives no bytes: nothing to cost
 }
@@ -193,15 +217,15 @@ TEST(NsysKernSum, ConsoleTableInsideNsysProfileOutput) {
     EXPECT_DOUBLE_EQ(*s.kernels[0].max_us, 583.741);
     EXPECT_EQ(s.kernels[3].name, "void dot_kernel<double>(const T1 *, const T1 *, T1 *, int)");
     EXPECT_EQ(s.kernels[3].category, KernelCategory::reduce);
-    EXPECT_EQ(s.kernels[4].category, KernelCategory::memcpy);  // copy_kernel
-    EXPECT_EQ(s.kernels[5].category, KernelCategory::other);   // init_kernel
-    // Elementwise (add, triad, mul): 58,234,880 + 57,859,042 + 39,251,815 = 155,345,737 ns of the sum
-    // 155,345,737 + 38,722,376 + 38,259,881 + 521,885 = 232,849,879 ns -> 66.7150... %.
+    EXPECT_EQ(s.kernels[4].category, KernelCategory::elementwise);  // copy_kernel ("copy", as in torch traces)
+    EXPECT_EQ(s.kernels[5].category, KernelCategory::other);        // init_kernel
+    // Elementwise (add, triad, mul, copy): 58,234,880 + 57,859,042 + 39,251,815 + 38,259,881 = 193,605,618 ns
+    // of the sum 193,605,618 + 38,722,376 + 521,885 = 232,849,879 ns -> 83.1461... %.
     const IngestReport report = nsys_report(s, "p");
     const Section& cats = section(report, "by_category");
     EXPECT_EQ(std::get<std::string>(cats.rows[0][0]), "elementwise");
-    EXPECT_DOUBLE_EQ(real(cats.rows[0][column(cats, "total_us")]), 155345.737);
-    EXPECT_NEAR(real(cats.rows[0][column(cats, "share_pct")]), 100.0 * 155345737.0 / 232849879.0, 1e-9);
+    EXPECT_DOUBLE_EQ(real(cats.rows[0][column(cats, "total_us")]), 193605.618);
+    EXPECT_NEAR(real(cats.rows[0][column(cats, "share_pct")]), 100.0 * 193605618.0 / 232849879.0, 1e-9);
 }
 
 TEST(NsysKernSum, BadInput) {
