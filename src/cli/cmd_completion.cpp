@@ -11,6 +11,7 @@
 #include "bwacct/error.h"
 #include "bwacct/suggest.h"
 #include "command.h"
+#include "option_kind.h"
 
 #ifndef BWACCT_VERSION
 #define BWACCT_VERSION "0.0.0"
@@ -222,7 +223,9 @@ std::string man_page(const Tables& t) {
             continue;
         s += fmt::format(".SS \"bwacct {}\"\n{}\n", roff(c.parent.empty() ? c.name : c.parent + " " + c.name), roff(c.summary));
         for (const OptionSpec& o : c.options) {
-            s += fmt::format(".TP\n.B {}\n{}", roff(o.positional ? o.name : o.name), roff(o.help));
+            const std::string_view kind = option_kind(c, o).value_or("");
+            s += fmt::format(".TP\n.B {}{}\n{}", roff(o.name), kind.empty() ? "" : " \\fI" + roff(std::string(kind)) + "\\fR",
+                             roff(o.help));
             if (!o.default_value.empty())
                 s += fmt::format(" (default: {})", roff(o.default_value));
             s += "\n";
