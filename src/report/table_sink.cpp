@@ -45,11 +45,10 @@ void TableSink::detailed(const Record& r) {
     const Cost& c = r.cost;
     auto bold = [&](const std::string& s) { return opt_.color ? "\x1b[1m" + s + "\x1b[0m" : s; };
     // The answer first: one line per GPU.
-    std::size_t id_width = 0;
+    std::vector<GpuVerdict> lines;
     for (const Verdict& v : r.verdicts)
-        id_width = std::max(id_width, v.gpu.size());
-    for (const Verdict& v : r.verdicts)
-        fmt::print(out_, "{:<{}}  {}\n", v.gpu, id_width, verdict_line(r, v));
+        lines.push_back({v.gpu, verdict_line(r, v)});
+    print_verdict_lines(out_, lines);
     fmt::print(out_, "\n{}  {}\n", bold(c.op), params_text(r));
     fmt::print(out_, "  {:<14}{} ({}, {} {})\n", "FLOPs", human_count(c.flops), human_si(static_cast<double>(c.flops), "FLOP"),
                unit_name(c.unit), dtype_name(c.compute_dtype));

@@ -23,12 +23,20 @@ std::string short_number(double v) {
     return s;
 }
 
-namespace {
-
 std::string bound_text(Roof b) {
     return b == Roof::overhead ? std::string("overhead-bound (no roof explains half the time)")
                                : fmt::format("{}-bound", roof_name(b));
 }
+
+void print_verdict_lines(std::FILE* out, const std::vector<GpuVerdict>& lines) {
+    std::size_t id_width = 0;
+    for (const GpuVerdict& l : lines)
+        id_width = std::max(id_width, l.gpu.size());
+    for (const GpuVerdict& l : lines)
+        fmt::print(out, "{:<{}}  {}\n", l.gpu, id_width, l.text);
+}
+
+namespace {
 
 std::string time_word(const Record& r, const TimedAnalysis& t) {
     if (!t.projected_from.empty())
