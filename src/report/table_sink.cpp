@@ -210,10 +210,16 @@ void TableSink::sweep_row(const Record& r) {
                 if (c.name != "op")
                     e.params.push_back({c.name, c.human});
             }
-            if (!best_ || *score > best_->score)
-                best_ = e;
-            if (!worst_ || *score < worst_->score)
-                worst_ = std::move(e);
+            if (v.timed && v.timed->x_floor && *v.timed->x_floor < 1) {
+                ++below_count_;
+                if (!below_ || *score > below_->score)
+                    below_ = std::move(e);
+            } else {
+                if (!best_ || *score > best_->score)
+                    best_ = e;
+                if (!worst_ || *score < worst_->score)
+                    worst_ = std::move(e);
+            }
         }
         if (source_.empty())
             source_ = source_text(r.source);
@@ -304,10 +310,17 @@ void TableSink::finish() {
         }
         return fmt::format("{}on {}: {}", s, e.gpu, e.text);
     };
+    if (best_ || below_)
+        fmt::print(out_, "\n");
     if (best_ && worst_) {
-        fmt::print(out_, "\nbest   {}\n", point(*best_));
+        fmt::print(out_, "best   {}\n", point(*best_));
         fmt::print(out_, "worst  {}\n", point(*worst_));
     }
+    if (below_)
+        fmt::print(out_,
+                   "below  {} point{} faster than the modelled floor, left out of best and worst (a time under the floor "
+                   "means the time or the model's peaks and minimum bytes are off); fastest: {}\n",
+                   below_count_, below_count_ == 1 ? " is" : "s are", point(*below_));
 }
 
 void TableSink::emit(const Record& r) {

@@ -94,4 +94,21 @@ TEST(VerdictFirst, ProjectSaysTheProjectedFigurePerGpu) {
     EXPECT_EQ(lines[1], "h100-sxm  hbm-bound (given) · projected 13.96 fps from 20 fps on h200 · 0.6979× speed (modelled)");
 }
 
+// ---- A sweep's best point is never one that beats the floor.
+
+TEST(SweepBest, APointBelowTheModelledFloorIsFlaggedNotBest) {
+    // --zip pairs (m, time): m=1024 at 50 µs and m=2048 at 200 µs, K = N = 5120, bf16, on the H200 (989.4 TFLOP/s).
+    // m=1024: 2·1024·5120·5120 = 53,687,091,200 FLOP / 989.4e12 = 54.26 µs compute floor (HBM: 73,400,320 B /
+    // 4800 GB/s = 15.29 µs): 50 µs is 0.92× the floor, impossible by the model, and once ranked best (score 1/0.92).
+    // m=2048: 107,374,182,400 / 989.4e12 = 108.52 µs; 200 / 108.52 = 1.84× floor: the only real point.
+    const RunResult r =
+        run_bwacct({"gemm", "--m", "1024,2048", "--k", "5120", "--n", "5120", "--time-us", "50,200", "--zip", "--gpu", "h200"});
+    ASSERT_TRUE(succeeded(r)) << report(r);
+    EXPECT_NE(r.out.find("\nbest   m=2048 on h200: 1.84× floor (200 µs vs floor 108.5 µs)\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\nworst  m=2048 on h200: 1.84× floor"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\nbelow  1 point is faster than the modelled floor, left out of best and worst"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("fastest: m=1024 on h200: 0.92× floor (50 µs vs floor 54.26 µs)\n"), std::string::npos) << r.out;
+}
+
 }  // namespace
