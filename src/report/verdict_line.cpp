@@ -12,15 +12,7 @@ namespace bwacct::detail {
 
 std::string short_number(double v) {
     const double a = std::abs(v);
-    const int digits = a >= 100 ? 1 : a >= 1 ? 2 : a > 0 ? std::max(0, 2 - static_cast<int>(std::floor(std::log10(a)))) : 0;
-    std::string s = fmt::format("{:.{}f}", v, digits);
-    if (s.find('.') != std::string::npos) {
-        while (s.back() == '0')
-            s.pop_back();
-        if (s.back() == '.')
-            s.pop_back();
-    }
-    return s;
+    return fixed_trimmed(v, a >= 100 ? 1 : a >= 1 ? 2 : a > 0 ? significant_decimals(a, 3) : 0);
 }
 
 std::string bound_text(Roof b) {
