@@ -33,7 +33,7 @@ std::vector<std::string> with(std::vector<std::string> a, const std::vector<std:
     return a;
 }
 
-TEST(VerdictFirst, LayerSaysBoundFloorAndTokensPerSecondPerGpu) {
+TEST(VerdictFirstWorkloads, LayerSaysBoundFloorAndTokensPerSecondPerGpu) {
     // Layer floor: 10 ops × 10 µs = 100 µs; decode, batch 4 → 4 tokens per step; 4 / 100 µs = 40,000 tokens/s.
     const auto lines = verdict_block(with({"layer"}, with(kTiny, {"--gpu", "h200,h100-sxm"})), 2);
     ASSERT_EQ(lines.size(), 2u);
@@ -41,7 +41,7 @@ TEST(VerdictFirst, LayerSaysBoundFloorAndTokensPerSecondPerGpu) {
     EXPECT_EQ(lines[1], "h100-sxm  dispatch-bound · floor 100 µs per layer · 40000 tokens/s through one layer (modelled)");
 }
 
-TEST(VerdictFirst, ModelDecodeSaysTimePerTokenAndTokensPerSecond) {
+TEST(VerdictFirstWorkloads, ModelDecodeSaysTimePerTokenAndTokensPerSecond) {
     // 2 layers × 10 ops + embedding + final norm + LM head = 23 launches × 10 µs = 230 µs = 0.23 ms per
     // decode step (one token per sequence); 4 sequences / 230 µs = 17,391.3 → 17391 tokens/s.
     const auto lines = verdict_block(with({"model", "--layers", "2", "--vocab", "64"}, with(kTiny, {"--gpu", "h200"})), 1);
@@ -50,7 +50,7 @@ TEST(VerdictFirst, ModelDecodeSaysTimePerTokenAndTokensPerSecond) {
               "h200  dispatch-bound · floor 0.23 ms per token (one per sequence each step) · 17391 tokens/s (modelled)");
 }
 
-TEST(VerdictFirst, ModelFitSaysFitsOrNot) {
+TEST(VerdictFirstWorkloads, ModelFitSaysFitsOrNot) {
     // Llama 3 70B in bf16: about 70.6e9 parameters × 2 B ≈ 141 GB of weights alone, over the L4's 24 GB and
     // under the B200's 180 GB (179.1 GiB in the catalog).
     const auto lines = verdict_block({"model", "--preset", "llama3-70b", "--fit", "--context", "1024", "--gpu", "l4,b200"}, 2);
@@ -60,7 +60,7 @@ TEST(VerdictFirst, ModelFitSaysFitsOrNot) {
     EXPECT_NE(lines[1].find(" of 179.1 GiB HBM · largest batch at context 1024: "), std::string::npos) << lines[1];
 }
 
-TEST(VerdictFirst, TrainSaysBoundTokensPerGpuGpusAndCost) {
+TEST(VerdictFirstWorkloads, TrainSaysBoundTokensPerGpuGpusAndCost) {
     // F_tok = γ·κ·N = 1.2 · 6 · 70e9 = 5.04e11 FLOP; r_comp = 989.4e12 / 5.04e11 = 1963.10 tokens/s (the
     // binding roof: r_mem is ~383k on the H100); u · r_comp = 0.75 · 1963.10 = 1472.32 → "1472.3";
     // GPUs = ⌈200000 / 1472.32⌉ = ⌈135.84⌉ = 136; $/hr = 136 × 2.5 = 340.
@@ -72,7 +72,7 @@ TEST(VerdictFirst, TrainSaysBoundTokensPerGpuGpusAndCost) {
     EXPECT_EQ(lines[0], "h100-sxm  compute-bound · 1472.3 tokens/s per GPU · 136 GPUs for 200000 tokens/s · $340/hr (modelled)");
 }
 
-TEST(VerdictFirst, StepSaysLimitFloorAgainstTheGivenTimeAndFootprint) {
+TEST(VerdictFirstWorkloads, StepSaysLimitFloorAgainstTheGivenTimeAndFootprint) {
     // fp32 params and grads 124e6 × 4 = 496e6 B each, Adam 8 B/param = 992e6 B, activations 3.2e9 B:
     // footprint 5.184e9 B, traffic 2 × 5.184e9 = 10.368e9 B. H100 SXM 3350 GB/s: floor 10.368e9 / 3350e9 s
     // = 3.0949 ms → "3.09"; 180 / 3.0949 = 58.16× floor; 10.368e9 B / 0.18 s = 57.6 GB/s = 1.7 % of 3350;
@@ -85,7 +85,7 @@ TEST(VerdictFirst, StepSaysLimitFloorAgainstTheGivenTimeAndFootprint) {
               "of HBM bandwidth · footprint 6.0 % of HBM");
 }
 
-TEST(VerdictFirst, ProjectSaysTheProjectedFigurePerGpu) {
+TEST(VerdictFirstWorkloads, ProjectSaysTheProjectedFigurePerGpu) {
     // HBM: b200 8000 / h200 4800 = 1.6667× → 20 fps × 1.6667 = 33.33 fps; h100-sxm 3350 / 4800 = 0.6979×
     // → 13.96 fps.
     const auto lines = verdict_block({"project", "--from", "h200", "--to", "b200,h100-sxm", "--fps", "20", "--bound", "hbm"}, 2);
