@@ -44,8 +44,8 @@ std::vector<std::string> dtype_words() {
 
 // What an option's value is completed from: GPU ids, dtypes, formats, files, or nothing (a number).
 enum class Values { none, gpus, dtypes, formats, files };
-Values values_of(const OptionSpec& o) {
-    if (o.positional || o.name == "--gpu-file" || o.name == "--hf-config" || o.name == "--cache")
+Values values_of(const CommandSpec& c, const OptionSpec& o) {
+    if (o.positional || option_kind(c, o) == std::optional<std::string_view>("FILE"))  // --gpu-file, --plot, --baseline ...
         return Values::files;
     if (o.name == "--gpu" || o.name == "--from" || o.name == "--to")
         return Values::gpus;
@@ -87,7 +87,7 @@ struct Tables {
         std::vector<std::string> out;
         for (const CommandSpec& c : commands)
             for (const OptionSpec& o : c.options)
-                if (!o.positional && values_of(o) == v && std::find(out.begin(), out.end(), o.name) == out.end())
+                if (!o.positional && values_of(c, o) == v && std::find(out.begin(), out.end(), o.name) == out.end())
                     out.push_back(o.name);
         return out;
     }
@@ -170,7 +170,7 @@ std::string fish(const Tables& t) {
                 continue;
             }
             std::string values;
-            switch (values_of(o)) {
+            switch (values_of(c, o)) {
                 case Values::gpus:
                     values = " -xa " + fish_quote(words(t.gpus));
                     break;

@@ -100,4 +100,17 @@ TEST(HelpKinds, FlagsShowNoKind) {
     EXPECT_EQ(option_line({"gemm"}, "--bias").rfind("--bias  ", 0), 0u) << option_line({"gemm"}, "--bias");
 }
 
+// The completion script reads the same kinds: every FILE option completes file names (--plot and
+// --baseline did not, being missing from a hand-kept list).
+TEST(HelpKinds, FileOptionsCompleteFileNames) {
+    const RunResult r = run_bwacct({"completion", "bash"});
+    ASSERT_TRUE(succeeded(r)) << report(r);
+    std::string files_case;
+    for (const std::string& l : lines_of(r.out))
+        if (l.find(") COMPREPLY=($(compgen -f") != std::string::npos)
+            files_case = l;
+    for (const char* o : {"--gpu-file", "--plot", "--hf-config", "--baseline", "--cache"})
+        EXPECT_NE(files_case.find(o), std::string::npos) << o << " missing from: " << files_case;
+}
+
 }  // namespace
