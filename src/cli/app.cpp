@@ -20,6 +20,7 @@
 #include "bwacct/values.h"
 #include "command.h"
 #include "mpi_context.h"
+#include "option_kind.h"
 #include "output_policy.h"
 
 #ifndef BWACCT_VERSION
@@ -199,6 +200,7 @@ int dispatch(int argc, char** argv, std::string& who, int& write_errno) {
             } else {
                 b->values[o.name] = o.default_value;
                 CLI::Option* opt = b->app->add_option(o.name, b->values[o.name], o.help);
+                opt->type_name(std::string(option_kind(spec, o).value_or("TEXT")));  // INT|RANGE, SIZE, FILE ...
                 if (!o.default_value.empty())
                     opt->default_str(o.default_value);
                 b->options[o.name] = opt;

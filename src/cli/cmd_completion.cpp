@@ -11,6 +11,7 @@
 #include "bwacct/error.h"
 #include "bwacct/suggest.h"
 #include "command.h"
+#include "option_kind.h"
 
 #ifndef BWACCT_VERSION
 #define BWACCT_VERSION "0.0.0"
@@ -43,8 +44,8 @@ std::vector<std::string> dtype_words() {
 
 // What an option's value is completed from: GPU ids, dtypes, formats, files, or nothing (a number).
 enum class Values { none, gpus, dtypes, formats, files };
-Values values_of(const OptionSpec& o) {
-    if (o.positional || o.name == "--gpu-file" || o.name == "--hf-config" || o.name == "--cache")
+Values values_of(const CommandSpec& c, const OptionSpec& o) {
+    if (o.positional || option_kind(c, o) == std::optional<std::string_view>("FILE"))  // --gpu-file, --plot, --baseline ...
         return Values::files;
     if (o.name == "--gpu" || o.name == "--from" || o.name == "--to")
         return Values::gpus;
@@ -86,7 +87,7 @@ struct Tables {
         std::vector<std::string> out;
         for (const CommandSpec& c : commands)
             for (const OptionSpec& o : c.options)
-                if (!o.positional && values_of(o) == v && std::find(out.begin(), out.end(), o.name) == out.end())
+                if (!o.positional && values_of(c, o) == v && std::find(out.begin(), out.end(), o.name) == out.end())
                     out.push_back(o.name);
         return out;
     }
@@ -169,7 +170,7 @@ std::string fish(const Tables& t) {
                 continue;
             }
             std::string values;
-            switch (values_of(o)) {
+            switch (values_of(c, o)) {
                 case Values::gpus:
                     values = " -xa " + fish_quote(words(t.gpus));
                     break;
@@ -222,7 +223,9 @@ std::string man_page(const Tables& t) {
             continue;
         s += fmt::format(".SS \"bwacct {}\"\n{}\n", roff(c.parent.empty() ? c.name : c.parent + " " + c.name), roff(c.summary));
         for (const OptionSpec& o : c.options) {
-            s += fmt::format(".TP\n.B {}\n{}", roff(o.positional ? o.name : o.name), roff(o.help));
+            const std::string_view kind = option_kind(c, o).value_or("");
+            s += fmt::format(".TP\n.B {}{}\n{}", roff(o.name), kind.empty() ? "" : " \\fI" + roff(std::string(kind)) + "\\fR",
+                             roff(o.help));
             if (!o.default_value.empty())
                 s += fmt::format(" (default: {})", roff(o.default_value));
             s += "\n";

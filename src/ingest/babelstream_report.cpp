@@ -34,6 +34,44 @@ const BabelStreamRun* run_of(const BabelStreamFile& f, int run) {
     return nullptr;
 }
 
+// A BabelStream row's bandwidth in GB/s (10^9 B/s): the printed MB/s or MiB/s.
+double row_GBps(const BabelStreamFile& f, const BabelStreamRow& row) {
+    const BabelStreamRun* run = run_of(f, row.run);
+    return row.bw_printed * (run && run->mebibytes ? 1048576.0 : 1e6) / 1e9;
+}
+
+// The answer first: the best kernel's bandwidth (over both formats' rows) and its share of each GPU's
+// HBM peak; without a GPU, how to get that share.
+std::vector<std::string> babelstream_summary(const BabelStreamFile& f, const std::vector<const GpuSpec*>& gpus) {
+    std::string best_name;
+    double best = -1;
+    for (const BabelStreamRow& row : f.rows)
+        if (const double bw = row_GBps(f, row); bw > best) {
+            best = bw;
+            best_name = f.runs.size() > 1 ? fmt::format("{} (run {})", row.function, row.run) : row.function;
+        }
+    for (const GpuStreamRow& row : f.gs_rows)
+        if (row.bw_GBps > best) {
+            best = row.bw_GBps;
+            best_name =
+                fmt::format("{} {} (device {}, block {}, {} B)", row.kernel, row.dtype, row.device, row.block, row.buffer_bytes);
+        }
+    if (best < 0)
+        return {};
+    bool unverified = !f.gs_validation_failure.empty();
+    for (const BabelStreamRun& run : f.runs)
+        unverified = unverified || !run.validation_failure.empty();
+    const std::string head =
+        fmt::format("best kernel {} {:.1f} GB/s{}", best_name, best, unverified ? " (unverified: validation failed)" : "");
+    if (gpus.empty())
+        return {head + "; give --gpu for % of the HBM peak"};
+    std::vector<std::string> lines;
+    for (const GpuSpec* g : gpus)
+        lines.push_back(fmt::format("{} = {:.1f} % of {} HBM peak {:.0f} GB/s", head, 100 * best / g->hbm_bw_GBps.value, g->id,
+                                    g->hbm_bw_GBps.value));
+    return lines;
+}
+
 void babelstream_section(const BabelStreamFile& f, const std::vector<const GpuSpec*>& gpus, IngestReport& r) {
     Section s;
     s.key = "kernels";
@@ -54,7 +92,7 @@ void babelstream_section(const BabelStreamFile& f, const std::vector<const GpuSp
     for (const BabelStreamRow& row : f.rows) {
         const BabelStreamRun* run = run_of(f, row.run);
         const double unit = run && run->mebibytes ? 1048576.0 : 1e6;  // bytes per printed M(i)B
-        const double bw_GBps = row.bw_printed * unit / 1e9;
+        const double bw_GBps = row_GBps(f, row);
         const int arrays = babelstream_arrays(row.function);
         Cell bytes_cell, derived_cell, check_cell = std::string("no array size");
         if (arrays == 0) {
@@ -191,6 +229,7 @@ IngestReport babelstream_report(const BabelStreamFile& f, const std::string& fil
         babelstream_section(f, gpus, r);
     if (!f.gs_rows.empty())
         gpu_stream_section(f, gpus, r);
+    r.summary.lines = babelstream_summary(f, gpus);
     return r;
 }
 

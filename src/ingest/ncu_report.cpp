@@ -1,6 +1,7 @@
 // The IngestReport of an ncu export: measured DRAM bytes and bandwidth per kernel against the HBM peak.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "bwacct/ingest_nsight.h"
@@ -10,6 +11,34 @@ namespace {
 
 Cell opt(const std::optional<double>& v) { return v ? Cell(*v) : Cell(); }
 Cell bytes_cell(const std::optional<double>& v) { return v ? Cell(static_cast<std::uint64_t>(std::llround(*v))) : Cell(); }
+
+// The middle value (the mean of the two middle ones for an even count); `v` is not empty.
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The answer first: how many kernels, their time, and the median kernel's share of each GPU's HBM peak.
+std::vector<std::string> ncu_summary(const std::vector<double>& bws, std::size_t kernels, double time_us,
+                                     const std::vector<const GpuSpec*>& gpus) {
+    std::string head = fmt::format("{} kernel{}, {:.1f} us in all", kernels, kernels == 1 ? "" : "s", time_us);
+    if (bws.empty())
+        return {head + "; no kernel has both DRAM bytes and a duration: no bandwidth"};
+    const double med = median(bws), lo = *std::min_element(bws.begin(), bws.end()),
+                 hi = *std::max_element(bws.begin(), bws.end());
+    if (gpus.empty())
+        return {
+            fmt::format("{}; median kernel {:.1f} GB/s of DRAM traffic (range {:.1f}-{:.1f}); give --gpu for % of the HBM peak",
+                        head, med, lo, hi)};
+    std::vector<std::string> lines;
+    for (const GpuSpec* g : gpus) {
+        const double peak = g->hbm_bw_GBps.value;
+        lines.push_back(fmt::format("{}; median kernel {:.1f} GB/s = {:.1f} % of {} HBM peak {:.0f} GB/s (range {:.1f}-{:.1f} %)",
+                                    head, med, 100 * med / peak, g->id, peak, 100 * lo / peak, 100 * hi / peak));
+    }
+    return lines;
+}
 
 }  // namespace
 
@@ -41,6 +70,8 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
     names.title = "Kernel names in full";
     names.columns = {{"name", "name", 0}, {"id", "id", 0}};
     bool rounded = false;
+    std::vector<double> bws;  // each kernel's GB/s, for the summary
+    double time_us = 0;
     for (const NcuKernel& k : p.kernels) {
         rounded = rounded || k.rounded_bytes;
         std::optional<double> bytes = k.dram_bytes;
@@ -49,7 +80,11 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
         std::optional<double> bw;
         if (bytes && k.time_us && *k.time_us > 0)
             bw = *bytes / (*k.time_us * 1e3);  // bytes / (us * 1e-6) / 1e9
-        else
+        if (bw)
+            bws.push_back(*bw);
+        if (k.time_us)
+            time_us += *k.time_us;
+        if (!bw)
             r.warnings.push_back(fmt::format("kernel {} ({}): no {}; bandwidth not computed", k.id, short_kernel_name(k.name),
                                              !bytes ? "DRAM byte counts (dram__bytes_read.sum + dram__bytes_write.sum)"
                                                     : "positive duration (gpu__time_duration.sum)"));
@@ -72,6 +107,7 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
         "% of peak uses the catalog's HBM figure; ncu dram % is ncu's own share of its sustained peak");
     r.sections.push_back(std::move(s));
     r.sections.push_back(std::move(names));
+    r.summary.lines = ncu_summary(bws, p.kernels.size(), time_us, gpus);
     r.notes.push_back(
         "bytes are measured DRAM traffic (hardware counters), not a formula's minimum: L2 hits are not "
         "counted, re-reads and partial sectors are");

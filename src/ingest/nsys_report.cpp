@@ -1,7 +1,9 @@
 // The IngestReport of an nsys kernel summary: per-kernel times and time per category.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <variant>
 #include <vector>
 
 #include "bwacct/ingest_nsight.h"
@@ -69,6 +71,21 @@ IngestReport nsys_report(const NsysKernSum& sum, const std::string& file) {
         cats.rows.push_back(
             {std::string(category_name(c)), n, instances, us, total_us > 0 ? Cell(100.0 * us / total_us) : Cell()});
     }
+    // The answer first: the kernel time and the categories that take most of it (at most three).
+    std::vector<std::pair<double, std::string>> by_time;
+    for (const auto& row : cats.rows)
+        if (total_us > 0)
+            by_time.push_back({std::get<double>(row[3]), std::get<std::string>(row[0])});
+    std::stable_sort(by_time.begin(), by_time.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::string top;
+    for (std::size_t i = 0; i < by_time.size() && i < 3; ++i)
+        top += fmt::format("{}{} {:.1f} %", top.empty() ? "" : ", ", by_time[i].second, 100.0 * by_time[i].first / total_us);
+    std::uint64_t launches = 0;
+    for (const NsysKernel& k : sum.kernels)
+        launches += k.instances;
+    r.summary.lines.push_back(fmt::format("kernel time {:.1f} us over {} kernel{} ({} launches){}", total_us, sum.kernels.size(),
+                                          sum.kernels.size() == 1 ? "" : "s", launches,
+                                          top.empty() ? "" : "; top categories: " + top));
     cats.notes.push_back(fmt::format("share % = category total / sum of all kernel totals ({:.1f} us over {} kernels)", total_us,
                                      sum.kernels.size()));
     r.sections = {std::move(kernels), std::move(cats), std::move(names)};

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -35,6 +36,21 @@ std::string human_si(double v, const char* unit) {
 }
 
 std::string fixed(double v, int digits) { return fmt::format("{:.{}f}", v, digits); }
+
+int significant_decimals(double v, int sig) {
+    return std::max(0, sig - 1 - static_cast<int>(std::floor(std::log10(std::fabs(v)))));
+}
+
+std::string fixed_trimmed(double v, int digits) {
+    std::string s = fmt::format("{:.{}f}", v, digits);
+    if (s.find('.') != std::string::npos) {
+        while (s.back() == '0')
+            s.pop_back();
+        if (s.back() == '.')
+            s.pop_back();
+    }
+    return s;
+}
 
 std::string percent(double fraction) {
     const double p = fraction * 100;

@@ -10,6 +10,7 @@
 #include "bwacct/finite_guard.h"
 #include "bwacct/layer_report.h"
 #include "human.h"
+#include "verdict_line.h"
 
 namespace bwacct {
 namespace {
@@ -134,6 +135,15 @@ void print_generate_report(const GenerateReport& r, Format format, std::FILE* ou
     }
     if (format != Format::table)
         throw InputError("--format", "model --phase generate prints table or json");
+    std::vector<detail::GpuVerdict> lines;  // the answer first: time to the first token, per token after, tokens/s
+    for (const GenerateGpu& g : r.gpus)
+        lines.push_back(
+            {g.gpu, fmt::format("TTFT {} ms · TPOT {} · total {} ms · {} tokens/s per sequence (modelled floors)",
+                                detail::short_number(g.ttft_us / 1000),
+                                g.tpot_us ? detail::short_number(*g.tpot_us / 1000) + " ms" : std::string("-"),
+                                detail::short_number(g.total_us / 1000), detail::short_number(g.tokens_per_s_per_seq))});
+    detail::print_verdict_lines(out, lines);
+    fmt::print(out, "\n");
     fmt::print(out, "model  {}: generate, batch {}, prompt {} tokens, output {} tokens; tp {}; act {}, weights {}, KV {}\n",
                who(r.preset, r.config), r.run.batch, r.prompt, r.output, r.run.tp, dtype_name(r.run.dtype),
                format_name(block_weight_format(r.config, r.run)), format_name(kv_cache_format(r.config, r.run)));
@@ -235,6 +245,15 @@ void print_fit_report(const FitReport& r, Format format, std::FILE* out) {
     }
     if (format != Format::table)
         throw InputError("--format", "model --fit prints table or json");
+    std::vector<detail::GpuVerdict> lines;  // the answer first: fits or not, and the largest batch that does
+    for (const FitGpu& g : r.gpus)
+        lines.push_back(
+            {g.gpu, g.capacity_bytes
+                        ? fmt::format("{} · {} of {} HBM · largest batch at context {}: {}", g.fits ? "fits" : "does not fit",
+                                      human_bytes(g.total_bytes), human_bytes(*g.capacity_bytes), r.run.context, g.max_batch)
+                        : fmt::format("unknown: the catalog has no HBM capacity · needs {}", human_bytes(g.total_bytes))});
+    detail::print_verdict_lines(out, lines);
+    fmt::print(out, "\n");
     fmt::print(out, "model  {}: fit, batch {}, context {}; tp {}; act {}, weights {}, KV {}\n", who(r.preset, r.config),
                r.run.batch, r.run.context, r.run.tp, dtype_name(r.run.dtype), format_name(block_weight_format(r.config, r.run)),
                format_name(kv_cache_format(r.config, r.run)));

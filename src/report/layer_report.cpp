@@ -14,6 +14,7 @@
 #include "bwacct/finite_guard.h"
 #include "bwacct/pipeline_parallel.h"
 #include "human.h"
+#include "verdict_line.h"
 
 namespace bwacct {
 namespace {
@@ -366,9 +367,40 @@ std::string precision_text(const TransformerConfig& c, const LayerRun& run) {
     return fmt::format("act {}, weights {}, KV {}", dtype_name(run.dtype), format_name(w), format_name(kv));
 }
 
+// The answer first, one line per GPU: what binds, the floor and the rate. `layer`: one layer's floor
+// and tokens/s through it; `model`: the time per step (decode: per token of each sequence), tokens/s,
+// and the pipeline's or the diffusion run's figure when there is one.
+std::vector<detail::GpuVerdict> verdict_lines(const LayerReport& r) {
+    std::vector<detail::GpuVerdict> lines;
+    for (const GpuTotals& t : r.totals) {
+        std::string text;
+        if (!t.model) {
+            text = fmt::format("{} · floor {} µs per layer · {} tokens/s through one layer (modelled)",
+                               detail::bound_text(t.layer.bound), detail::short_number(t.layer.floor_us),
+                               fixed(t.layer.tokens_per_s, 0));
+        } else {
+            const SpanTotals& m = *t.model;
+            const std::string per = r.config.dit                   ? "per forward"
+                                    : r.run.phase == Phase::decode ? "per token (one per sequence each step)"
+                                                                   : "per step";
+            text = fmt::format("{} · floor {} ms {} · {} tokens/s (modelled)", detail::bound_text(m.bound),
+                               detail::short_number(m.floor_us / 1000), per, fixed(m.tokens_per_s, 0));
+        }
+        if (t.pipeline)
+            text += fmt::format(" · pipeline step {} ms, {} tokens/s", detail::short_number(t.pipeline->step_us / 1000),
+                                fixed(t.pipeline->tokens_per_s, 0));
+        if (t.dit && t.dit->fps)
+            text += fmt::format(" · {} FPS", fixed(*t.dit->fps, 2));
+        lines.push_back({t.gpu, text});
+    }
+    return lines;
+}
+
 void print_table(const LayerReport& r, std::FILE* out) {
     const TransformerConfig& c = r.config;
     const LayerRun& run = r.run;
+    detail::print_verdict_lines(out, verdict_lines(r));
+    fmt::print(out, "\n");
     const std::string who = c.name.empty()     ? std::string("given architecture")
                             : r.preset.empty() ? c.name
                                                : fmt::format("{} (preset {})", c.name, r.preset);

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 
+#include "human.h"
 #include "svg.h"
 
 namespace bwacct::plot {
@@ -220,15 +221,7 @@ std::string short_number(double v) {
         return "0";
     if (a < 0.001 || a >= 1e7)
         return fmt::format("{:.2e}", v);
-    const int digits = std::max(0, 2 - static_cast<int>(std::floor(std::log10(a))));
-    std::string s = fmt::format("{:.{}f}", v, digits);
-    if (s.find('.') != std::string::npos) {
-        while (s.back() == '0')
-            s.pop_back();
-        if (s.back() == '.')
-            s.pop_back();
-    }
-    return s;
+    return detail::fixed_trimmed(v, detail::significant_decimals(a, 3));
 }
 
 void draw_frame(Svg& svg, const Frame& f) {

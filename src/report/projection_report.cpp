@@ -9,6 +9,7 @@
 #include "bwacct/error.h"
 #include "bwacct/finite_guard.h"
 #include "human.h"
+#include "verdict_line.h"
 
 namespace bwacct {
 namespace {
@@ -151,6 +152,16 @@ void print_projections(const std::vector<Projection>& projections, const std::st
         j["projections"].push_back(projection_json(p));
     require_finite(j);  // every figure, before the first byte of any format
     if (format == Format::table) {
+        // The answer first, one line per GPU (and given value): the projected figure and the ratio.
+        std::vector<detail::GpuVerdict> lines;
+        for (const Projection& p : projections) {
+            const std::string unit = quantity_unit(p, rate_unit);
+            lines.push_back({p.to.gpu, fmt::format("{} (given) · projected {} {} from {} {} on {} · {}× speed (modelled)",
+                                                   detail::bound_text(p.bound), sig(p.projected, 4), unit, plain(p.given), unit,
+                                                   p.from.gpu, detail::fixed(p.ratio, 4))});
+        }
+        detail::print_verdict_lines(out, lines);
+        fmt::print(out, "\n");
         bool first = true;
         for (const Projection& p : projections) {
             if (!first)

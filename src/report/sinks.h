@@ -86,6 +86,10 @@ private:
     std::vector<std::size_t> width_;
     std::vector<GpuSummary> gpus_;
     std::optional<Extreme> best_, worst_;
+    // Points whose time is below the modelled floor (x_floor < 1): left out of best and worst, counted,
+    // and the fastest of them shown on its own line (the time or the model is off, not a good point).
+    std::optional<Extreme> below_;
+    std::size_t below_count_ = 0;
 };
 
 }  // namespace bwacct::detail

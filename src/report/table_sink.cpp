@@ -45,11 +45,10 @@ void TableSink::detailed(const Record& r) {
     const Cost& c = r.cost;
     auto bold = [&](const std::string& s) { return opt_.color ? "\x1b[1m" + s + "\x1b[0m" : s; };
     // The answer first: one line per GPU.
-    std::size_t id_width = 0;
+    std::vector<GpuVerdict> lines;
     for (const Verdict& v : r.verdicts)
-        id_width = std::max(id_width, v.gpu.size());
-    for (const Verdict& v : r.verdicts)
-        fmt::print(out_, "{:<{}}  {}\n", v.gpu, id_width, verdict_line(r, v));
+        lines.push_back({v.gpu, verdict_line(r, v)});
+    print_verdict_lines(out_, lines);
     fmt::print(out_, "\n{}  {}\n", bold(c.op), params_text(r));
     fmt::print(out_, "  {:<14}{} ({}, {} {})\n", "FLOPs", human_count(c.flops), human_si(static_cast<double>(c.flops), "FLOP"),
                unit_name(c.unit), dtype_name(c.compute_dtype));
@@ -211,10 +210,16 @@ void TableSink::sweep_row(const Record& r) {
                 if (c.name != "op")
                     e.params.push_back({c.name, c.human});
             }
-            if (!best_ || *score > best_->score)
-                best_ = e;
-            if (!worst_ || *score < worst_->score)
-                worst_ = std::move(e);
+            if (v.timed && v.timed->x_floor && *v.timed->x_floor < 1) {
+                ++below_count_;
+                if (!below_ || *score > below_->score)
+                    below_ = std::move(e);
+            } else {
+                if (!best_ || *score > best_->score)
+                    best_ = e;
+                if (!worst_ || *score < worst_->score)
+                    worst_ = std::move(e);
+            }
         }
         if (source_.empty())
             source_ = source_text(r.source);
@@ -305,10 +310,17 @@ void TableSink::finish() {
         }
         return fmt::format("{}on {}: {}", s, e.gpu, e.text);
     };
+    if (best_ || below_)
+        fmt::print(out_, "\n");
     if (best_ && worst_) {
-        fmt::print(out_, "\nbest   {}\n", point(*best_));
+        fmt::print(out_, "best   {}\n", point(*best_));
         fmt::print(out_, "worst  {}\n", point(*worst_));
     }
+    if (below_)
+        fmt::print(out_,
+                   "below  {} point{} faster than the modelled floor, left out of best and worst (a time under the floor "
+                   "means the time or the model's peaks and minimum bytes are off); fastest: {}\n",
+                   below_count_, below_count_ == 1 ? " is" : "s are", point(*below_));
 }
 
 void TableSink::emit(const Record& r) {

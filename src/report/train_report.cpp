@@ -8,6 +8,7 @@
 #include "bwacct/finite_guard.h"
 #include "cell_quote.h"
 #include "human.h"
+#include "verdict_line.h"
 
 namespace bwacct {
 namespace {
@@ -88,7 +89,21 @@ json train_per_token_json(const TrainPerToken& t) {
                 {"net_bytes", t.net_bytes}};
 }
 
+// The answer first, one line per hardware: what binds, tokens/s per GPU, GPUs for the target, cost.
+void train_verdicts(const TrainReport& r, std::FILE* out) {
+    std::vector<detail::GpuVerdict> lines;
+    for (const TrainPlan& p : r.plans)
+        lines.push_back(
+            {p.hw.name,
+             fmt::format("{}-bound · {} tokens/s per GPU · {} GPUs for {} tokens/s{} (modelled)", train_bound_name(p.rates.bound),
+                         detail::short_number(p.rates.r_gpu), p.gpus, detail::short_number(r.target_tokens_s),
+                         p.cost_per_hr ? fmt::format(" · ${}/hr", detail::short_number(*p.cost_per_hr)) : std::string())});
+    detail::print_verdict_lines(out, lines);
+    fmt::print(out, "\n");
+}
+
 void train_table(const TrainReport& r, std::FILE* out) {
+    train_verdicts(r, out);
     const TrainModel& m = r.model;
     const TrainConfig& c = r.config;
     const TrainPerToken& t = r.per_token;
@@ -182,6 +197,22 @@ std::string limit_text(const StepAnalysis& a) {
 
 void step_table(const StepReport& r, std::FILE* out) {
     const StepTraffic& t = r.traffic;
+    // The answer first, one line per GPU: the limit, the given step time against the HBM floor of its
+    // traffic, and whether the footprint fits.
+    std::vector<detail::GpuVerdict> lines;
+    for (const StepAnalysis& a : r.gpus) {
+        const std::string limit = limit_text(a);
+        lines.push_back(
+            {a.hw.id,
+             fmt::format(
+                 "{} · HBM floor {} ms · given {} ms = {}× floor · {} of HBM bandwidth{}",
+                 a.limit == StepLimit::neither ? "neither capacity- nor bandwidth-limited" : limit.substr(0, limit.find(':')),
+                 detail::short_number(a.floor_ms), detail::short_number(r.step_ms), detail::fixed(r.step_ms / a.floor_ms, 2),
+                 percent(a.util_hbm),
+                 a.capacity_fraction ? fmt::format(" · footprint {} of HBM", percent(*a.capacity_fraction)) : std::string())});
+    }
+    detail::print_verdict_lines(out, lines);
+    fmt::print(out, "\n");
     fmt::print(out, "training step traffic (seed 003 model: each state moved twice; step time given, traffic modelled)\n");
     fmt::print(out, "  {:<12} {:>28} {:>28}\n", "", "resident", "traffic per step (2×)");
     auto row = [&](const char* name, std::uint64_t b, const std::string& note) {

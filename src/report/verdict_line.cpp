@@ -12,23 +12,23 @@ namespace bwacct::detail {
 
 std::string short_number(double v) {
     const double a = std::abs(v);
-    const int digits = a >= 100 ? 1 : a >= 1 ? 2 : a > 0 ? std::max(0, 2 - static_cast<int>(std::floor(std::log10(a)))) : 0;
-    std::string s = fmt::format("{:.{}f}", v, digits);
-    if (s.find('.') != std::string::npos) {
-        while (s.back() == '0')
-            s.pop_back();
-        if (s.back() == '.')
-            s.pop_back();
-    }
-    return s;
+    return fixed_trimmed(v, a >= 100 ? 1 : a >= 1 ? 2 : a > 0 ? significant_decimals(a, 3) : 0);
 }
-
-namespace {
 
 std::string bound_text(Roof b) {
     return b == Roof::overhead ? std::string("overhead-bound (no roof explains half the time)")
                                : fmt::format("{}-bound", roof_name(b));
 }
+
+void print_verdict_lines(std::FILE* out, const std::vector<GpuVerdict>& lines) {
+    std::size_t id_width = 0;
+    for (const GpuVerdict& l : lines)
+        id_width = std::max(id_width, l.gpu.size());
+    for (const GpuVerdict& l : lines)
+        fmt::print(out, "{:<{}}  {}\n", l.gpu, id_width, l.text);
+}
+
+namespace {
 
 std::string time_word(const Record& r, const TimedAnalysis& t) {
     if (!t.projected_from.empty())

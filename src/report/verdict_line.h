@@ -2,8 +2,10 @@
 // floor ("h200  compute-bound · floor 114.5 µs · given 140 µs = 1.22× floor · 81.8 % of tensor bf16
 // dense peak"), and the score that ranks the points of a sweep (best and worst).
 #pragma once
+#include <cstdio>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bwacct/record.h"
 
@@ -11,6 +13,17 @@ namespace bwacct::detail {
 
 // 140 → "140", 114.46 → "114.5", 1.2231 → "1.22", 0.01234 → "0.0123": a few significant digits.
 std::string short_number(double v);
+
+// "hbm-bound", "compute-bound", "overhead-bound (no roof explains half the time)".
+std::string bound_text(Roof b);
+
+// One GPU's answer: its id and the line after it.
+struct GpuVerdict {
+    std::string gpu, text;
+};
+// The answer first: one line per GPU, the ids padded to the longest ("h200      hbm-bound · floor ...").
+// Every table that compares GPUs (ops, layer, model, train, step, project) starts with this block.
+void print_verdict_lines(std::FILE* out, const std::vector<GpuVerdict>& lines);
 
 // The verdict line of one GPU (without the padded GPU id in front).
 std::string verdict_line(const Record& r, const Verdict& v);

@@ -51,8 +51,9 @@ TEST(VerdictFirst, JsonCarriesXFloorBesideUtil) {
 }
 
 TEST(VerdictFirst, SweepEndsWithBestAndWorstPoint) {
-    // m=1024: floor = 2·1024·5120·5120 / 989.4e12 = 54.26 µs → 60 / 54.26 = 1.11× floor (the worst);
-    // m=2048: floor 108.52 µs → 60 / 108.52 = 0.55× floor (faster than the floor: the best score).
+    // m=1024: floor = 2·1024·5120·5120 / 989.4e12 = 54.26 µs → 60 / 54.26 = 1.11× floor (best and worst);
+    // m=2048: floor 108.52 µs → 60 / 108.52 = 0.55× floor: faster than the floor, so not a best point but
+    // flagged on its own line.
     const RunResult r =
         run_bwacct({"gemm", "--m", "1024,2048", "--k", "5120", "--n", "5120", "--gpu", "h200", "--time-us", "60"});
     ASSERT_TRUE(succeeded(r)) << report(r);
@@ -62,9 +63,11 @@ TEST(VerdictFirst, SweepEndsWithBestAndWorstPoint) {
     EXPECT_NE(lines[0].find("h200  2 points"), std::string::npos) << r.out;
     EXPECT_NE(lines[0].find("floor 54.26–108.5 µs"), std::string::npos) << r.out;
     EXPECT_NE(lines[0].find("0.55–1.11× floor"), std::string::npos) << r.out;
-    ASSERT_GE(lines.size(), 2u);
-    EXPECT_EQ(lines[lines.size() - 2].rfind("best   m=2048 on h200: 0.55× floor", 0), 0u) << r.out;
-    EXPECT_EQ(lines.back().rfind("worst  m=1024 on h200: 1.11× floor", 0), 0u) << r.out;
+    ASSERT_GE(lines.size(), 3u);
+    EXPECT_EQ(lines[lines.size() - 3].rfind("best   m=1024 on h200: 1.11× floor", 0), 0u) << r.out;
+    EXPECT_EQ(lines[lines.size() - 2].rfind("worst  m=1024 on h200: 1.11× floor", 0), 0u) << r.out;
+    EXPECT_EQ(lines.back().rfind("below  1 point is faster than the modelled floor", 0), 0u) << r.out;
+    EXPECT_NE(lines.back().find("fastest: m=2048 on h200: 0.55× floor"), std::string::npos) << r.out;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -122,7 +122,9 @@ std::vector<OptionHelp> value_options(const std::vector<std::string>& command) {
     args.push_back("--help");
     const RunResult r = run_bwacct(args);
     std::vector<OptionHelp> out;
-    static const std::regex opt(R"(^  (--[A-Za-z0-9-]+) TEXT\S*\s*(.*)$)");
+    // "--m INT|RANGE", "--batch INT|RANGE=1", "--hw KEY=VALUE": the option, one space, its kind (help
+    // shows each option's kind); a flag has none (its help follows after the padding).
+    static const std::regex opt(R"(^  (--[A-Za-z0-9-]+) [A-Z][A-Z|=]*\S*\s*(.*)$)");
     for (const std::string& l : lines_of(r.out)) {
         std::smatch m;
         if (std::regex_search(l, m, opt)) {

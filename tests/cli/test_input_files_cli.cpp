@@ -133,13 +133,16 @@ TEST(InputFiles, DashIsStandardInputAndPipesWork) {
     const RunResult b = run_sh("\"$B\" fit - < " + q(kFit));
     ASSERT_EQ(b.status, 0) << report(b);
     EXPECT_EQ(b.out.substr(b.out.find('\n')), a.out.substr(a.out.find('\n')));  // the first line names the file
-    // A model preset and the catalog from standard input (the first line of `layer` names the preset).
+    // A model preset and the catalog from standard input (the header line of `layer` names the preset).
     const std::string preset = std::string(BWACCT_TEST_DATA) + "/../../configs/models/llama3-70b.json";
     const RunResult c = run_bwacct({"layer", "--preset", preset, "--gpu", "h100-sxm", "--tokens", "2048"});
     ASSERT_TRUE(succeeded(c)) << report(c);
     const RunResult e = run_sh("\"$B\" layer --preset - --gpu h100-sxm --tokens 2048 < " + q(preset));
     ASSERT_EQ(e.status, 0) << report(e);
-    EXPECT_EQ(e.out.substr(e.out.find('\n')), c.out.substr(c.out.find('\n')));
+    // After the verdict lines, the line "layer  Llama 3 70B (preset PATH or -)" names the preset: compare the rest.
+    const auto after_preset = [](const std::string& out) { return out.substr(out.find('\n', out.find("\nlayer  ") + 1)); };
+    EXPECT_EQ(after_preset(e.out), after_preset(c.out));
+    EXPECT_EQ(e.out.substr(0, e.out.find('\n')), c.out.substr(0, c.out.find('\n')));  // the same verdict line
     const RunResult g = run_bwacct({"gpus", "--format", "json"});
     RunOptions from_stdin;
     from_stdin.env["BWACCT_CATALOG"] = "-";
