@@ -104,6 +104,8 @@ LayerRun inference_run_from(const Args& args, bool generate) {
     r.phase = Phase::decode;
     r.batch = *count_option(args, "--batch");
     r.tp = *count_option(args, "--tp");
+    r.ep = *count_option(args, "--ep");
+    r.pp = *count_option(args, "--pp");
     r.sequence_parallel = args.flag("--sequence-parallel");
     precision_from(args, r);
     static constexpr std::array<Choice<AttentionImpl>, 2> kImpls{
@@ -112,6 +114,15 @@ LayerRun inference_run_from(const Args& args, bool generate) {
     if (const auto touched = count_option(args, "--experts-touched"))
         r.experts_touched = *touched;
     const char* what = generate ? "--phase generate" : "--fit";
+    if (args.given("--micro-batches"))
+        throw InputError("--micro-batches",
+                         generate ? "does not apply to --phase generate (each step is one batch through every stage)"
+                                  : "does not apply to --fit: --batch counts every sequence a stage holds KV for (all "
+                                    "micro-batches in flight)");
+    if (generate && r.pp > 1)
+        throw InputError("--pp",
+                         "is not modelled with --phase generate (a token's latency crosses every stage); use --phase decode "
+                         "--pp N for the pipelined step");
     for (const char* o : {"--seq", "--tokens", "--recompute"})
         if (args.given(o))
             throw InputError(o, fmt::format("does not apply to {} ({})", what,

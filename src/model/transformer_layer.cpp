@@ -733,14 +733,15 @@ std::uint64_t layer_context(const TransformerConfig& cfg, std::uint64_t layer, s
     return is_local_layer(cfg, layer) ? std::min(context, cfg.sliding_window) : context;
 }
 
-Exact weight_bytes_per_rank(const TransformerConfig& cfg, const LayerRun& run) {
+RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
     // Each matrix [K, N] on one rank (column-parallel: N/tp; row-parallel: K/tp), in the block weight
     // format; everything else (embedding and LM head vocab-parallel, norms, router, biases, q/k norms)
-    // in the activation dtype.
+    // in the activation dtype. Routed experts under ep > 1: E/ep whole experts (not split by tp).
     const StorageFormat w = block_weight_format(cfg, run);
-    const Exact tp(run.tp), d(cfg.hidden), hd(head_dim(cfg));
+    const Exact d(cfg.hidden), hd(head_dim(cfg));
     const Exact h(cfg.heads / run.tp), kv(cfg.kv_heads / run.tp);
     auto mat = [&](Exact k, Exact n) { return format_bytes(w, k, n); };
+    auto act = [&](Exact elems) { return storage_bytes(run.dtype, elems); };
     const ParamCount p = param_count(cfg);
     Exact attn_mats, attn_mat_params;
     if (cfg.mla) {
@@ -761,27 +762,37 @@ Exact weight_bytes_per_rank(const TransformerConfig& cfg, const LayerRun& run) {
         attn_mat_params = d * Exact(cfg.heads + 2 * cfg.kv_heads) * hd + Exact(cfg.heads) * hd * d;
     }
     const bool gated = cfg.mlp == MlpKind::gated;
-    auto mlp_mats = [&](std::uint64_t ffn) {  // per rank: gate and up [D, F/tp], down [F/tp, D]
-        const Exact f(ffn / run.tp);
+    auto mlp_mats = [&](std::uint64_t ffn, std::uint64_t split) {  // gate and up [D, F/split], down [F/split, D]
+        const Exact f(ffn / split);
         return (gated ? Exact(2) : Exact(1)) * mat(d, f) + mat(f, d);
     };
     auto mlp_params = [&](std::uint64_t ffn) { return (gated ? Exact(3) : Exact(2)) * d * Exact(ffn); };
-    const Exact dense_layers(dense_layer_count(cfg)), moe_layers(moe_layer_count(cfg));
-    Exact mats = Exact(cfg.layers) * attn_mats + dense_layers * mlp_mats(cfg.ffn);
-    Exact mat_params = Exact(cfg.layers) * attn_mat_params + dense_layers * mlp_params(cfg.ffn);
+    RankWeights rw;
+    // The rest of a layer (norms, biases, q/k norms; a MoE layer's router) is replicated.
+    rw.dense_layer = attn_mats + mlp_mats(cfg.ffn, run.tp) + act(p.per_layer - attn_mat_params - mlp_params(cfg.ffn));
     if (cfg.moe) {
         const MoeConfig& m = *cfg.moe;
-        mats += moe_layers * (Exact(m.experts) * mlp_mats(m.expert_ffn));
-        mat_params += moe_layers * (Exact(m.experts) * mlp_params(m.expert_ffn));
+        rw.routed = run.ep > 1 ? Exact(m.experts / run.ep) * mlp_mats(m.expert_ffn, 1)
+                               : Exact(m.experts) * mlp_mats(m.expert_ffn, run.tp);
+        Exact moe_mat_params = Exact(m.experts) * mlp_params(m.expert_ffn);
+        Exact shared;
         if (m.shared_experts > 0) {
-            mats += moe_layers * mlp_mats(m.shared_experts * m.expert_ffn);
-            mat_params += moe_layers * mlp_params(m.shared_experts * m.expert_ffn);
+            shared = mlp_mats(m.shared_experts * m.expert_ffn, run.tp);
+            moe_mat_params += mlp_params(m.shared_experts * m.expert_ffn);
         }
+        rw.moe_layer = attn_mats + rw.routed + shared + act(p.moe_per_layer - attn_mat_params - moe_mat_params);
     }
-    // The rest, whole-model counts: embedding and LM head split by vocab over tp, the small rest replicated.
-    const Exact vocab_tables = p.embedding + p.lm_head;
-    const Exact rest = p.total - mat_params - vocab_tables;
-    return mats + storage_bytes(run.dtype, vocab_tables / tp) + storage_bytes(run.dtype, rest);
+    // Embedding and LM head split by vocab over tp (Megatron's vocab-parallel tables).
+    rw.embedding = act(p.embedding / Exact(run.tp));
+    rw.lm_head = act(Exact(cfg.vocab) * d / Exact(run.tp));
+    rw.final_norm = act(p.final_norm);
+    return rw;
+}
+
+Exact weight_bytes_per_rank(const TransformerConfig& cfg, const LayerRun& run) {
+    const RankWeights w = rank_weights(cfg, run);
+    return Exact(dense_layer_count(cfg)) * w.dense_layer + Exact(moe_layer_count(cfg)) * w.moe_layer + w.embedding +
+           (cfg.tied_embeddings ? Exact(0) : w.lm_head) + w.final_norm;
 }
 
 std::vector<LayerOp> model_edge_ops(const TransformerConfig& cfg, const LayerRun& run) {
@@ -910,7 +921,10 @@ LayerMemory layer_memory(const TransformerConfig& cfg, const LayerRun& run) {
     Exact mlp = t * gate * f + t * f;
     if (cfg.moe) {  // router logits; per routed row: input, gate/up, activation, expert output; the shared experts
         const MoeConfig& e = *cfg.moe;
-        const Exact rows = t * Exact(e.top_k), fe(e.expert_ffn / run.tp), fs(e.shared_experts * e.expert_ffn / run.tp);
+        // Under ep > 1 each rank dispatches tokens/tp (rounded up) and receives as many · k rows on average,
+        // of whole experts (docs/formulas.md, "Expert parallelism").
+        const Exact rows = run.ep > 1 ? Exact((run.tokens() + run.tp - 1) / run.tp) * Exact(e.top_k) : t * Exact(e.top_k);
+        const Exact fe(run.ep > 1 ? e.expert_ffn : e.expert_ffn / run.tp), fs(e.shared_experts * e.expert_ffn / run.tp);
         mlp = t * Exact(e.experts) + rows * (d + gate * fe + fe + d) + t * (gate * fs + fs);
     }
     m.activations = bytes(Exact(4) * outer * d + attn + mlp) + m.attention_scores;
