@@ -26,8 +26,6 @@ void validate_ep(const TransformerConfig& cfg, const LayerRun& run) {
     validate_ep_split(cfg, run.ep);
     if (run.ep == 1)
         return;
-    if (run.phase == Phase::training)
-        throw InputError("--ep", "expert parallelism is modelled for inference (prefill, decode); training is not modelled yet");
     if (run.sequence_parallel)
         throw InputError("--ep", "is not modelled together with --sequence-parallel; leave one out");
     if (run.tokens() % run.tp != 0)

@@ -281,17 +281,25 @@ struct Builder {
         }
     }
 
-    // One all-to-all over the EP group: each rank's buffer of T_r · k rows of D.
+    // One all-to-all over the EP group per pass: each rank's buffer of T_r · k rows of D. Training: the
+    // backward sends the gradients of the same rows the other way (dispatch's backward returns dX to the
+    // tokens' ranks, combine's sends dY to the experts' ranks), and recomputation repeats the forward.
     void ep_alltoall(const std::string& what, const ExpertParallel& e) {
         CollectiveDesc d;
         d.kind = CollectiveKind::alltoall;
         d.size_bytes = e.a2a_bytes;
         d.ranks = e.ranks;
         d.dtype = run.dtype;
-        add(fmt::format("alltoall experts {} (fwd)", what), OpPart::tp_comm,
-            fmt::format("[{}, {}] {} = {} B per rank over {} EP ranks; {} B leave each rank", e.rows_per_rank, cfg.hidden,
-                        dtype_name(run.dtype), e.a2a_bytes, e.ranks, e.wire_bytes),
-            collective_cost(d));
+        std::vector<const char*> passes{"fwd"};
+        if (training() && run.recompute)
+            passes.push_back("recompute");
+        if (training())
+            passes.push_back("bwd");
+        for (const char* pass : passes)
+            add(fmt::format("alltoall experts {} ({})", what, pass), OpPart::tp_comm,
+                fmt::format("[{}, {}] {} = {} B per rank over {} EP ranks; {} B leave each rank", e.rows_per_rank, cfg.hidden,
+                            dtype_name(run.dtype), e.a2a_bytes, e.ranks, e.wire_bytes),
+                collective_cost(d));
     }
 
     // The shared experts under EP: a dense MLP of `ffn`, unsharded, on this rank's `t` tokens.
@@ -657,7 +665,10 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& cfg, const L
     b.reduce_out("attn_out");
     b.residual("attn_residual");
     b.norm("mlp_norm", OpPart::norm, b.outer_rows());
-    b.gather_in("mlp_in");
+    // An expert-parallel MoE layer takes its TP rank's share of the tokens from the replicated input: no
+    // `f` operator (its backward is the all-gather of dX below).
+    if (!(cfg.moe && !dense_mlp && run.ep > 1))
+        b.gather_in("mlp_in");
     if (cfg.moe && !dense_mlp)
         b.moe_mlp();
     else
@@ -666,8 +677,15 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& cfg, const L
         b.norm("post_mlp_norm", OpPart::norm, t);
     if (cfg.moe && !dense_mlp && run.ep > 1) {
         // Each TP rank combined its own share of the tokens: gather them back (the all-reduce's place).
-        if (run.tp > 1)
+        // Training: the backward mirrors it: each rank's dX covers its share of the tokens, gathered for the
+        // replicated input (the forward gather's gradient is a slice: no traffic).
+        if (run.tp > 1) {
             b.collective(CollectiveKind::allgather, "mlp_out (ep)", "fwd", t, cfg.hidden);
+            if (run.phase == Phase::training && run.recompute)
+                b.collective(CollectiveKind::allgather, "mlp_out (ep)", "recompute", t, cfg.hidden);
+            if (run.phase == Phase::training)
+                b.collective(CollectiveKind::allgather, "mlp_in grad (ep)", "bwd", t, cfg.hidden);
+        }
     } else {
         b.reduce_out("mlp_out");
     }

@@ -50,3 +50,62 @@ TEST(StageParallelCli, WanPp2SplitsTheBlocksAndSendsTokensTimesHidden) {
     const RunResult many = run_bwacct({"model", "--preset", "wan2.1-t2v-14b", "--tokens", "2160", "--pp", "41", "--gpu", "h200"});
     EXPECT_TRUE(failed_cleanly(many, 2, "--pp")) << report(many);
 }
+
+// ---- Expert parallelism in training: Mixtral-8x7B (D 4096, 8 experts of ffn 14336, top-2), one sequence of
+// 4096 tokens, bf16.
+
+namespace {
+
+std::vector<std::string> op_names(const json& doc, const std::string& prefix) {
+    std::vector<std::string> out;
+    for (const json& op : doc.at("ops"))
+        if (op.at("scope") == "layer" && op.at("name").get<std::string>().rfind(prefix, 0) == 0)
+            out.push_back(op.at("name"));
+    return out;
+}
+
+u64 size_of(const json& op) { return num_u(op.at("collective"), "size_bytes"); }
+
+const json& layer_op(const json& doc, const std::string& name) {
+    for (const json& op : doc.at("ops"))
+        if (op.at("scope") == "layer" && op.at("name") == name)
+            return op;
+    ADD_FAILURE() << "no op " << name;
+    static const json none = json::object();
+    return none;
+}
+
+}  // namespace
+
+TEST(StageParallelCli, MixtralTrainingEp2Tp2SendsEveryAllToAllBothWays) {
+    const json doc = run_json({"layer", "--preset", "mixtral-8x7b", "--phase", "training", "--seq", "4096", "--tp", "2", "--ep",
+                               "2", "--gpu", "h200", "--format", "json"});
+    ASSERT_FALSE(doc.is_null());
+    // dispatch and combine, each forward and backward (the gradients of the same rows, the other way)
+    const std::vector<std::string> a2a = op_names(doc, "alltoall experts");
+    const std::vector<std::string> want{"alltoall experts dispatch (fwd)", "alltoall experts dispatch (bwd)",
+                                        "alltoall experts combine (fwd)", "alltoall experts combine (bwd)"};
+    EXPECT_EQ(a2a, want);
+    // each TP rank routes 4096 / 2 = 2048 tokens · k 2 = 4096 rows of 4096 bf16: 4096 · 4096 · 2 = 33,554,432 B
+    for (const std::string& n : a2a)
+        EXPECT_EQ(size_of(layer_op(doc, n)), 33554432u) << n;
+    // the TP share of the tokens is gathered back in the forward, and dX in the backward: [4096, 4096] bf16
+    EXPECT_EQ(size_of(layer_op(doc, "allgather mlp_out (ep) (fwd)")), 33554432u);
+    EXPECT_EQ(size_of(layer_op(doc, "allgather mlp_in grad (ep) (bwd)")), 33554432u);
+    // and no Megatron `f` all-reduce before the MoE layer (its tokens are sliced, not its weights)
+    EXPECT_TRUE(op_names(doc, "allreduce mlp_in").empty());
+    // grouped gate/up GEMM per rank, forward + two backward GEMMs: 3 · 2 · 4096 rows · 4096 · 2·14336
+    // = 6 · 4096 · 4096 · 28672 = 2,886,218,022,912 FLOPs
+    EXPECT_EQ(num_u(layer_op(doc, "experts_gate_up"), "flops"), 2886218022912u);
+}
+
+TEST(StageParallelCli, MixtralTrainingEp2RecomputeRepeatsTheForwardAllToAlls) {
+    const json doc = run_json({"layer", "--preset", "mixtral-8x7b", "--phase", "training", "--seq", "4096", "--ep", "2",
+                               "--recompute", "--gpu", "h200", "--format", "json"});
+    ASSERT_FALSE(doc.is_null());
+    const std::vector<std::string> a2a = op_names(doc, "alltoall experts");
+    ASSERT_EQ(a2a.size(), 6u);  // dispatch and combine × (fwd, recompute, bwd)
+    // tp 1: all 4096 tokens · 2 = 8192 rows · 4096 · 2 B = 67,108,864 B
+    EXPECT_EQ(size_of(layer_op(doc, "alltoall experts combine (recompute)")), 67108864u);
+    EXPECT_TRUE(op_names(doc, "allgather").empty());  // tp 1: nothing to gather
+}
