@@ -25,10 +25,12 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// Token counts (--seq, --tokens, --context, --prompt) take K/M suffixes (powers of 1024: 32K = 32768).
+// Token counts (--seq, --tokens, --context, --prompt, --output, --text-tokens) take K/M suffixes (powers of
+// 1024: 32K = 32768) and say "token count" when refused; the other counts are plain integers.
 ValueKind kind_of(const std::string& option) {
-    return option == "--seq" || option == "--tokens" || option == "--context" || option == "--prompt" ? ValueKind::tokens
-                                                                                                      : ValueKind::count;
+    static constexpr std::array<std::string_view, 6> kTokens{"--seq",    "--tokens", "--context",
+                                                             "--prompt", "--output", "--text-tokens"};
+    return std::find(kTokens.begin(), kTokens.end(), option) != kTokens.end() ? ValueKind::tokens : ValueKind::count;
 }
 
 std::optional<std::uint64_t> count_option(const Args& args, const std::string& option) {
