@@ -99,22 +99,41 @@ void precision_from(const Args& args, LayerRun& r) {
         throw InputError("--dtype", "int4 activations are not modelled; use --weight-dtype int4 (and --kv-dtype int4)");
 }
 
-// --phase generate (model only): --prompt and --output; the run is the decode run the steps share.
-// --fit: --context (the KV length) and --batch; the run is a decode run at that context.
-LayerRun inference_run_from(const Args& args, bool generate) {
+// The options every run shares: batch, parallelism, precision, attention, experts touched.
+LayerRun common_run_from(const Args& args) {
     LayerRun r;
-    r.phase = Phase::decode;
     r.batch = *count_option(args, "--batch");
     r.tp = *count_option(args, "--tp");
     r.ep = *count_option(args, "--ep");
     r.pp = *count_option(args, "--pp");
+    r.micro_batches = *count_option(args, "--micro-batches");
     r.sequence_parallel = args.flag("--sequence-parallel");
+    r.recompute = args.flag("--recompute");
     precision_from(args, r);
     static constexpr std::array<Choice<AttentionImpl>, 2> kImpls{
         {{"flash", AttentionImpl::flash}, {"naive", AttentionImpl::naive}}};
     r.attention = parse_choice(args.get("--attention"), "--attention", "attention implementation", kImpls);
     if (const auto touched = count_option(args, "--experts-touched"))
         r.experts_touched = *touched;
+    return r;
+}
+
+// The roofs' options: launch overhead, link bandwidth and latency, efficiency factors.
+AnalysisOptions analysis_from(const Args& args) {
+    AnalysisOptions a;
+    a.launch_us = launch_us_option(args);
+    a.link_GBps = single_real(args, "--link-GBps");
+    a.alpha_us = single_real(args, "--alpha-us");
+    if (args.given("--efficiency"))
+        a.efficiency = parse_efficiency(args.get("--efficiency"), "--efficiency");
+    return a;
+}
+
+// --phase generate (model only): --prompt and --output; the run is the decode run the steps share.
+// --fit: --context (the KV length) and --batch; the run is a decode run at that context.
+LayerRun inference_run_from(const Args& args, bool generate) {
+    LayerRun r = common_run_from(args);
+    r.phase = Phase::decode;
     const char* what = generate ? "--phase generate" : "--fit";
     if (args.given("--micro-batches"))
         throw InputError("--micro-batches",
@@ -129,6 +148,10 @@ LayerRun inference_run_from(const Args& args, bool generate) {
         if (args.given(o))
             throw InputError(o, fmt::format("does not apply to {} ({})", what,
                                             generate ? "give --prompt and --output" : "give --batch and --context"));
+    if (!generate)
+        for (const char* o : {"--efficiency", "--launch-us", "--link-GBps", "--alpha-us"})
+            if (args.given(o))
+                throw InputError(o, "does not apply to --fit (it sizes memory, not time)");
     if (generate) {
         if (args.given("--context"))
             throw InputError("--context", "does not apply to --phase generate: the context grows from --prompt by one per token");
@@ -179,21 +202,8 @@ LayerRun run_from(const Args& args) {
     for (const char* o : {"--prompt", "--output"})
         if (args.given(o))
             throw InputError(o, "applies to `bwacct model --phase generate` only");
-    LayerRun r;
+    LayerRun r = common_run_from(args);
     r.phase = parse_phase(args.get("--phase"));
-    r.batch = *count_option(args, "--batch");
-    r.tp = *count_option(args, "--tp");
-    r.ep = *count_option(args, "--ep");
-    r.pp = *count_option(args, "--pp");
-    r.micro_batches = *count_option(args, "--micro-batches");
-    r.sequence_parallel = args.flag("--sequence-parallel");
-    r.recompute = args.flag("--recompute");
-    precision_from(args, r);
-    static constexpr std::array<Choice<AttentionImpl>, 2> kImpls{
-        {{"flash", AttentionImpl::flash}, {"naive", AttentionImpl::naive}}};
-    r.attention = parse_choice(args.get("--attention"), "--attention", "attention implementation", kImpls);
-    if (const auto touched = count_option(args, "--experts-touched"))
-        r.experts_touched = *touched;
     dit_run_from(args, r.dit);
     const auto seq = count_option(args, "--seq"), tokens = count_option(args, "--tokens"),
                context = count_option(args, "--context");
@@ -318,10 +328,7 @@ int run_point(const Args& args, const Env& env, bool whole_model, Format format,
             if (config.vocab == 0 || config.layers == 0)
                 throw InputError(config.vocab == 0 ? "--vocab" : "--layers", "is required for a whole model (or give --preset)");
             const LayerRun irun = inference_run_from(args, generate);
-            AnalysisOptions ia;
-            ia.launch_us = launch_us_option(args);
-            ia.link_GBps = single_real(args, "--link-GBps");
-            ia.alpha_us = single_real(args, "--alpha-us");
+            const AnalysisOptions ia = analysis_from(args);
             const Catalog cat = catalog_for(args);
             const std::vector<const GpuSpec*> sel = cat.select(args.get("--gpu"), "--gpu");
             try {
@@ -377,12 +384,7 @@ int run_point(const Args& args, const Env& env, bool whole_model, Format format,
             throw InputError("--vocab", "is required for a whole model (or give --preset)");
         if (whole_model && config.layers == 0)
             throw InputError("--layers", "is required for a whole model (or give --preset)");
-        AnalysisOptions analysis;
-        analysis.launch_us = launch_us_option(args);
-        analysis.link_GBps = single_real(args, "--link-GBps");
-        analysis.alpha_us = single_real(args, "--alpha-us");
-        if (args.given("--efficiency"))
-            analysis.efficiency = parse_efficiency(args.get("--efficiency"), "--efficiency");
+        const AnalysisOptions analysis = analysis_from(args);
         const Catalog catalog = catalog_for(args);
         const std::vector<const GpuSpec*> gpus = catalog.select(args.get("--gpu"), "--gpu");
         LayerReport report;

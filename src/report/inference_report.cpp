@@ -28,6 +28,8 @@ json model_json(const std::string& preset, const TransformerConfig& c, const Lay
                 {"weight_format", format_name(block_weight_format(c, run))},
                 {"kv_format", format_name(kv_cache_format(c, run))},
                 {"tp", run.tp},
+                {"ep", run.ep},
+                {"pp", run.pp},
                 {"batch", run.batch}};
 }
 
@@ -35,6 +37,46 @@ std::string who(const std::string& preset, const TransformerConfig& c) {
     if (c.name.empty())
         return "given architecture";
     return preset.empty() ? c.name : fmt::format("{} (preset {})", c.name, preset);
+}
+
+// The head both documents share: schema, command, source and the model.
+json report_head(const char* schema, const std::string& preset, const TransformerConfig& c, const LayerRun& run) {
+    json j;
+    j["schema"] = schema;
+    j["command"] = "model";
+    j["source"] = "modelled";
+    j["model"] = model_json(preset, c, run);
+    return j;
+}
+
+// Prints `j` for --format json and returns true; returns false for table (the caller prints it); refuses
+// the other formats naming `what`.
+bool print_json(const json& j, Format format, const char* what, std::FILE* out) {
+    require_finite(j);
+    if (format == Format::json) {
+        fmt::print(out, "{}\n", j.dump(2));
+        return true;
+    }
+    if (format != Format::table)
+        throw InputError("--format", fmt::format("{} prints table or json", what));
+    return false;
+}
+
+// The table's first line: the model, what was asked (`run_text`) and the precision.
+void print_title(std::FILE* out, const std::string& preset, const TransformerConfig& c, const LayerRun& run,
+                 const std::string& run_text) {
+    fmt::print(out, "model  {}: {}; act {}, weights {}, KV {}\n", who(preset, c), run_text, dtype_name(run.dtype),
+               format_name(block_weight_format(c, run)), format_name(kv_cache_format(c, run)));
+}
+
+void print_lines(std::FILE* out, const char* label, const std::vector<std::string>& lines) {
+    for (const std::string& l : lines)
+        fmt::print(out, "  {}: {}\n", label, l);
+}
+
+void add_limitations(std::vector<std::string>& notes, const TransformerConfig& c) {
+    for (const std::string& l : c.limitations)
+        notes.push_back("limitation: " + l);
 }
 
 // KV-cache bytes of layers first … first + n − 1 on one rank (a sliding-window layer holds min(context, window)
@@ -112,18 +154,14 @@ GenerateReport build_generate_report(const std::string& preset, const Transforme
         "generate = prefill of {} tokens (time to first token) + Σ of the {} decode steps at contexts {} … {} (each step's "
         "model floor, evaluated step by step, not at a midpoint)",
         prompt, output - 1, prompt + 1, prompt + output - 1));
-    for (const std::string& l : config.limitations)
-        r.notes.push_back("limitation: " + l);
+    add_limitations(r.notes, config);
     return r;
 }
 
 void print_generate_report(const GenerateReport& r, Format format, std::FILE* out) {
-    json j;
-    j["schema"] = "bwacct.generate/1";
-    j["command"] = "model";
-    j["source"] = "modelled";
-    j["model"] = model_json(r.preset, r.config, r.run);
-    j["run"] = json{{"phase", "generate"}, {"batch", r.run.batch}, {"prompt", r.prompt}, {"output", r.output}, {"tp", r.run.tp}};
+    json j = report_head("bwacct.generate/1", r.preset, r.config, r.run);
+    j["run"] = json{{"phase", "generate"}, {"batch", r.run.batch}, {"prompt", r.prompt},
+                    {"output", r.output},  {"tp", r.run.tp},       {"ep", r.run.ep}};
     json gs = json::array();
     for (const GenerateGpu& g : r.gpus)
         gs.push_back(json{{"gpu", g.gpu},
@@ -137,16 +175,11 @@ void print_generate_report(const GenerateReport& r, Format format, std::FILE* ou
                           {"tokens_per_s_per_gpu", g.tokens_per_s_per_gpu}});
     j["totals"] = gs;
     j["notes"] = r.notes;
-    require_finite(j);
-    if (format == Format::json) {
-        fmt::print(out, "{}\n", j.dump(2));
+    if (print_json(j, format, "model --phase generate", out))
         return;
-    }
-    if (format != Format::table)
-        throw InputError("--format", "model --phase generate prints table or json");
-    fmt::print(out, "model  {}: generate, batch {}, prompt {} tokens, output {} tokens; tp {}; act {}, weights {}, KV {}\n",
-               who(r.preset, r.config), r.run.batch, r.prompt, r.output, r.run.tp, dtype_name(r.run.dtype),
-               format_name(block_weight_format(r.config, r.run)), format_name(kv_cache_format(r.config, r.run)));
+    print_title(out, r.preset, r.config, r.run,
+                fmt::format("generate, batch {}, prompt {} tokens, output {} tokens; tp {}, ep {}", r.run.batch, r.prompt,
+                            r.output, r.run.tp, r.run.ep));
     fmt::print(out, "  {:<12}modelled: each step's floor from catalog peaks, no measurement\n", "time");
     fmt::print(out, "  {:<10}{:>14}{:>14}{:>16}{:>16}{:>14}{:>16}{:>16}\n", "gpu", "TTFT ms", "TPOT ms", "first step ms",
                "last step ms", "total ms", "tok/s per seq", "tok/s per GPU");
@@ -155,8 +188,7 @@ void print_generate_report(const GenerateReport& r, Format format, std::FILE* ou
                    g.tpot_us ? fixed(*g.tpot_us / 1000, 3) : std::string("-"), fixed(g.first_step_us / 1000, 3),
                    fixed(g.last_step_us / 1000, 3), fixed(g.total_us / 1000, 3), fixed(g.tokens_per_s_per_seq, 1),
                    fixed(g.tokens_per_s_per_gpu, 1));
-    for (const std::string& n : r.notes)
-        fmt::print(out, "  note: {}\n", n);
+    print_lines(out, "note", r.notes);
 }
 
 FitReport build_fit_report(const std::string& preset, const TransformerConfig& config, const LayerRun& run,
@@ -270,17 +302,12 @@ FitReport build_fit_report(const std::string& preset, const TransformerConfig& c
             "norm and LM head on the last{}; --batch counts every sequence a stage holds KV for (all micro-batches in "
             "flight); the stage with the largest total decides",
             run.pp, run.pp, config.tied_embeddings ? " (tied embeddings: the last stage holds its own copy of the table)" : ""));
-    for (const std::string& l : config.limitations)
-        r.notes.push_back("limitation: " + l);
+    add_limitations(r.notes, config);
     return r;
 }
 
 void print_fit_report(const FitReport& r, Format format, std::FILE* out) {
-    json j;
-    j["schema"] = "bwacct.fit/1";
-    j["command"] = "model";
-    j["source"] = "modelled";
-    j["model"] = model_json(r.preset, r.config, r.run);
+    json j = report_head("bwacct.fit/1", r.preset, r.config, r.run);
     j["run"] = json{{"batch", r.run.batch}, {"context", r.run.context}, {"tp", r.run.tp}, {"ep", r.run.ep}, {"pp", r.run.pp}};
     j["per_gpu"] = json{{"stage", r.stage},
                         {"weights_bytes", r.weights},
@@ -314,16 +341,11 @@ void print_fit_report(const FitReport& r, Format format, std::FILE* out) {
     j["gpus"] = gs;
     j["assumptions"] = r.assumptions;
     j["notes"] = r.notes;
-    require_finite(j);
-    if (format == Format::json) {
-        fmt::print(out, "{}\n", j.dump(2));
+    if (print_json(j, format, "model --fit", out))
         return;
-    }
-    if (format != Format::table)
-        throw InputError("--format", "model --fit prints table or json");
-    fmt::print(out, "model  {}: fit, batch {}, context {}; tp {}, ep {}, pp {}; act {}, weights {}, KV {}\n",
-               who(r.preset, r.config), r.run.batch, r.run.context, r.run.tp, r.run.ep, r.run.pp, dtype_name(r.run.dtype),
-               format_name(block_weight_format(r.config, r.run)), format_name(kv_cache_format(r.config, r.run)));
+    print_title(
+        out, r.preset, r.config, r.run,
+        fmt::format("fit, batch {}, context {}; tp {}, ep {}, pp {}", r.run.batch, r.run.context, r.run.tp, r.run.ep, r.run.pp));
     if (r.stages.size() > 1) {
         for (std::size_t i = 0; i < r.stages.size(); ++i) {
             const FitStage& s = r.stages[i];
@@ -347,10 +369,8 @@ void print_fit_report(const FitReport& r, Format format, std::FILE* out) {
                    human_bytes(g.total_bytes), human_bytes(*g.capacity_bytes), g.fits ? "fits" : "does not fit", r.run.context,
                    g.max_batch, r.stages.size() > 1 ? fmt::format(" (stage {} limits it)", g.limiting_stage) : "");
     }
-    for (const std::string& a : r.assumptions)
-        fmt::print(out, "  assumption: {}\n", a);
-    for (const std::string& n : r.notes)
-        fmt::print(out, "  note: {}\n", n);
+    print_lines(out, "assumption", r.assumptions);
+    print_lines(out, "note", r.notes);
 }
 
 }  // namespace bwacct

@@ -196,3 +196,22 @@ TEST(FitCli, GenerateUsesEpAndRefusesPp) {
                                      "--pp", "2", "--gpu", "h200"});
     EXPECT_TRUE(failed_cleanly(pp, 2, "--pp")) << report(pp);
 }
+
+// One reading of the roof options for every run: --phase generate took --launch-us, --link-GBps and --alpha-us
+// but ignored --efficiency; --fit (memory only) ignored all four.
+TEST(FitCli, GenerateScalesItsRoofsAndFitRefusesTimeOptions) {
+    const json g = run_json({"model", "--preset", "llama3-8b", "--phase", "generate", "--prompt", "64", "--output", "1",
+                             "--efficiency", "hbm=0.5,compute=0.5", "--gpu", "h200", "--format", "json"});
+    const json p = run_json({"model", "--preset", "llama3-8b", "--phase", "prefill", "--seq", "64", "--efficiency",
+                             "hbm=0.5,compute=0.5", "--gpu", "h200", "--format", "json"});
+    ASSERT_FALSE(g.is_null());
+    ASSERT_FALSE(p.is_null());
+    // output 1: the whole generation is the prefill, at the same scaled roofs
+    expect_rel(num_d(g.at("totals").at(0), "ttft_us"), p.at("totals").at(0).at("model").at("floor_us").get<double>(), 1e-12,
+               "TTFT with --efficiency");
+    for (const char* o : {"--efficiency", "--launch-us", "--link-GBps", "--alpha-us"}) {
+        const RunResult r = run_bwacct({"model", "--preset", "llama3-8b", "--fit", "--context", "4096", "--gpu", "h200", o,
+                                        std::string(o) == "--efficiency" ? "hbm=0.5" : "1"});
+        EXPECT_TRUE(failed_cleanly(r, 2, o)) << report(r);
+    }
+}
