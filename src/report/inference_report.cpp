@@ -154,6 +154,10 @@ GenerateReport build_generate_report(const std::string& preset, const Transforme
         "generate = prefill of {} tokens (time to first token) + Σ of the {} decode steps at contexts {} … {} (each step's "
         "model floor, evaluated step by step, not at a midpoint)",
         prompt, output - 1, prompt + 1, prompt + output - 1));
+    if (options.efficiency.scaled())
+        r.notes.push_back(fmt::format("roofs scaled by efficiency: compute × {}, HBM × {}, link × {} ({})",
+                                      options.efficiency.compute, options.efficiency.hbm, options.efficiency.link,
+                                      options.efficiency.source));
     add_limitations(r.notes, config);
     return r;
 }

@@ -209,6 +209,10 @@ TEST(FitCli, GenerateScalesItsRoofsAndFitRefusesTimeOptions) {
     // output 1: the whole generation is the prefill, at the same scaled roofs
     expect_rel(num_d(g.at("totals").at(0), "ttft_us"), p.at("totals").at(0).at("model").at("floor_us").get<double>(), 1e-12,
                "TTFT with --efficiency");
+    bool labelled = false;
+    for (const json& n : g.at("notes"))
+        labelled = labelled || n.get<std::string>().find("roofs scaled by efficiency: compute × 0.5, HBM × 0.5") == 0;
+    EXPECT_TRUE(labelled) << g.at("notes").dump();
     for (const char* o : {"--efficiency", "--launch-us", "--link-GBps", "--alpha-us"}) {
         const RunResult r = run_bwacct({"model", "--preset", "llama3-8b", "--fit", "--context", "4096", "--gpu", "h200", o,
                                         std::string(o) == "--efficiency" ? "hbm=0.5" : "1"});
