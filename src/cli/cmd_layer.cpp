@@ -325,6 +325,11 @@ int run_point(const Args& args, const Env& env, bool whole_model, Format format,
                 throw InputError("--fit", "give --fit or --phase generate, not both");
             if (fit && args.given("--phase"))
                 throw InputError("--phase", "does not apply to --fit (it sizes a decode batch at --context)");
+            if (config.dit)
+                throw InputError(generate ? "--phase" : "--fit",
+                                 fmt::format("{} applies to decoder-only language models (a diffusion transformer has no "
+                                             "token-by-token generation or KV cache); use --steps and --frames-per-chunk",
+                                             generate ? "generate" : "--fit"));
             if (config.vocab == 0 || config.layers == 0)
                 throw InputError(config.vocab == 0 ? "--vocab" : "--layers", "is required for a whole model (or give --preset)");
             const LayerRun irun = inference_run_from(args, generate);

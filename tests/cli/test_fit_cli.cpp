@@ -173,6 +173,7 @@ TEST(FitCli, RefusesWhatItCannotSplit) {
     bad({"--preset", "llama3-70b", "--pp", "81"}, "--pp");   // 80 layers
     bad({"--preset", "llama3-70b", "--pp", "0"}, "--pp");
     bad({"--preset", "llama3-70b", "--pp", "2", "--micro-batches", "4"}, "--micro-batches");
+    bad({"--preset", "wan2.1-t2v-14b"}, "--fit");  // a diffusion transformer: no KV cache (it said "--vocab is required")
 }
 
 // --ep and --pp were read by the decode/prefill runs only: --phase generate ignored them silently.
