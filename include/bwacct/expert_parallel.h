@@ -19,12 +19,14 @@ struct ExpertParallel {
     std::uint64_t wire_bytes = 0;       // sent by each rank per all-to-all, one direction: (N − 1)/N · T_r · k · D · b
 };
 
+// Throws InputError naming --ep when `ep` ranks cannot split the routed experts (0, no MoE, E % ep != 0).
+void validate_ep_split(const TransformerConfig& cfg, std::uint64_t ep);
 // Throws InputError naming --ep (or --tokens) when the run cannot be expert-parallel.
 void validate_ep(const TransformerConfig& cfg, const LayerRun& run);
 // The split for a MoE layer (run.ep > 1).
 ExpertParallel expert_parallel(const TransformerConfig& cfg, const LayerRun& run);
-// Bytes of the routed experts' weights one rank holds over the model: moe_layers · E/N · expert · b
-// (E · expert · b per layer when ep = 1, sharded by tp then).
+// Bytes of the routed experts' weights one rank holds over the model, in the block weight format:
+// moe_layers · E/N experts (all E per layer when ep = 1, sharded by tp then).
 Exact routed_expert_bytes_per_rank(const TransformerConfig& cfg, const LayerRun& run);
 
 }  // namespace bwacct

@@ -44,24 +44,38 @@ void print_generate_report(const GenerateReport& report, Format format, std::FIL
 struct FitGpu {
     std::string gpu;
     std::optional<std::uint64_t> capacity_bytes;  // the catalog's HBM capacity; none: the entry lacks it
-    std::uint64_t total_bytes = 0;
+    std::uint64_t total_bytes = 0;                // the deciding stage's total at run.batch
     bool fits = false;
-    std::uint64_t max_batch = 0;  // largest batch whose total fits (0: not even one sequence)
+    std::uint64_t max_batch = 0;     // largest batch whose total fits on every stage (0: not even one sequence)
+    std::size_t limiting_stage = 0;  // the stage whose largest batch is max_batch
+};
+
+// One pipeline stage's share on each of its GPUs (one stage when pp = 1).
+struct FitStage {
+    std::uint64_t first_layer = 0, layers = 0;  // layers first_layer … first_layer + layers − 1 (0-based)
+    bool embedding = false, lm_head = false;    // the edges it holds (the last stage also the final norm)
+    std::uint64_t weights = 0, kv_cache = 0, kv_per_seq = 0;
+    std::uint64_t total = 0;  // weights + KV + activations + workspace at run.batch
 };
 
 struct FitReport {
     std::string preset;
     TransformerConfig config;
-    LayerRun run;                                                             // batch, context (the KV length), tp, precision
+    LayerRun run;  // batch, context (the KV length), tp, ep, pp, precision
+    std::vector<FitStage> stages;
+    std::size_t stage = 0;  // the stage with the largest total at run.batch: the figures below are its
     std::uint64_t weights = 0, kv_cache = 0, activations = 0, workspace = 0;  // per GPU, at run.batch
     std::uint64_t kv_per_seq = 0, activations_per_seq = 0;                    // the per-sequence slopes
     std::vector<FitGpu> gpus;
+    std::vector<std::string> assumptions;  // what the activation and workspace terms assume
     std::vector<std::string> notes;
 };
 
-// Memory per GPU of serving `run.batch` sequences of `run.context` tokens: weights (after TP sharding),
-// KV cache, activations at the prefill peak (one layer's forward tensors for batch · context tokens) and
-// `workspace` bytes; the largest batch that fits each GPU's HBM capacity.
+// Memory per GPU of serving `run.batch` sequences of `run.context` tokens after TP, EP and PP sharding:
+// weights (tp; routed experts over ep; layers over pp stages, embedding on the first, final norm and LM
+// head on the last), KV cache of the stage's layers, activations at the prefill peak (one layer's forward
+// tensors for batch · context tokens) and `workspace` bytes; the largest stage decides. The largest batch
+// that fits each GPU's HBM capacity on every stage. Throws InputError naming --ep or --pp.
 FitReport build_fit_report(const std::string& preset, const TransformerConfig& config, const LayerRun& run,
                            std::uint64_t workspace, const std::vector<const GpuSpec*>& gpus);
 void print_fit_report(const FitReport& report, Format format, std::FILE* out);

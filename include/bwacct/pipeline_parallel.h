@@ -20,9 +20,14 @@ std::vector<StageLayers> pipeline_stages(const TransformerConfig& cfg, std::uint
 
 // Throws InputError naming --pp or --micro-batches.
 void validate_pp(const TransformerConfig& cfg, const LayerRun& run);
-// Bytes one micro-batch sends across one stage boundary, per pass: the [T, D] hidden state (a DiT
-// also its text context [B·L, D] and timestep rows [B, 6·D]).
+// Bytes one micro-batch sends across one stage boundary, per pass: the [T, D] hidden state in the
+// activation dtype (a DiT's stages each compute the text context and timestep rows from the given inputs).
 Exact stage_send_bytes(const TransformerConfig& cfg, const LayerRun& run);
+// The stage an op outside the layers runs on: the embedding (and its collective) on the first, the final
+// norm and head on the last; a DiT's patch embedding on the first, its text and timestep embeddings on every
+// stage, its head on the last.
+enum class EdgeStage { first, every, last };
+EdgeStage edge_op_stage(const TransformerConfig& cfg, const LayerOp& op);
 // The point-to-point op of one boundary (a sendrecv of stage_send_bytes; training: one per pass).
 std::vector<LayerOp> stage_sendrecv_ops(const TransformerConfig& cfg, const LayerRun& run);
 // Idle fraction of a GPipe or 1F1B step: (N − 1)/(M + N − 1).

@@ -139,7 +139,21 @@ Exact kv_bytes(const TransformerConfig& cfg, const LayerRun& run, Exact tokens);
 // local sliding-window layer, else context.
 std::uint64_t layer_context(const TransformerConfig& cfg, std::uint64_t layer, std::uint64_t context);
 bool is_local_layer(const TransformerConfig& cfg, std::uint64_t layer);
-// Weight bytes of the whole model on one rank under tensor parallelism tp (exact per matrix, scales included).
+// Weight bytes one rank holds, by part (exact per matrix, scales included), under tensor parallelism
+// run.tp and expert parallelism run.ep: attention, dense MLPs and shared experts sharded by tp, a MoE
+// layer's routed experts E/ep whole experts per rank when ep > 1 (else all E sharded by tp), norms,
+// biases and the router replicated, embedding and LM head vocab-parallel. docs/formulas.md ("Fit").
+struct RankWeights {
+    Exact dense_layer;  // one layer with a dense MLP
+    Exact moe_layer;    // one MoE layer: attention, router, routed and shared experts, norms (0 without MoE)
+    Exact routed;       // the routed experts' part of moe_layer
+    Exact embedding;    // vocab/tp · D
+    Exact lm_head;      // vocab/tp · D: the head's table (with tied embeddings only a stage without the embedding holds it)
+    Exact final_norm;
+};
+RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run);
+// Weight bytes of the whole model on one rank (no pipeline split): layers + embedding + LM head (once when
+// tied) + final norm.
 Exact weight_bytes_per_rank(const TransformerConfig& cfg, const LayerRun& run);
 // The ops outside the blocks: embedding lookup, final norm, LM head (and their TP collectives).
 std::vector<LayerOp> model_edge_ops(const TransformerConfig& cfg, const LayerRun& run);

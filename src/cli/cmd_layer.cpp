@@ -25,10 +25,12 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// Token counts (--seq, --tokens, --context, --prompt) take K/M suffixes (powers of 1024: 32K = 32768).
+// Token counts (--seq, --tokens, --context, --prompt, --output, --text-tokens) take K/M suffixes (powers of
+// 1024: 32K = 32768) and say "token count" when refused; the other counts are plain integers.
 ValueKind kind_of(const std::string& option) {
-    return option == "--seq" || option == "--tokens" || option == "--context" || option == "--prompt" ? ValueKind::tokens
-                                                                                                      : ValueKind::count;
+    static constexpr std::array<std::string_view, 6> kTokens{"--seq",    "--tokens", "--context",
+                                                             "--prompt", "--output", "--text-tokens"};
+    return std::find(kTokens.begin(), kTokens.end(), option) != kTokens.end() ? ValueKind::tokens : ValueKind::count;
 }
 
 std::optional<std::uint64_t> count_option(const Args& args, const std::string& option) {
@@ -97,25 +99,59 @@ void precision_from(const Args& args, LayerRun& r) {
         throw InputError("--dtype", "int4 activations are not modelled; use --weight-dtype int4 (and --kv-dtype int4)");
 }
 
-// --phase generate (model only): --prompt and --output; the run is the decode run the steps share.
-// --fit: --context (the KV length) and --batch; the run is a decode run at that context.
-LayerRun inference_run_from(const Args& args, bool generate) {
+// The options every run shares: batch, parallelism, precision, attention, experts touched.
+LayerRun common_run_from(const Args& args) {
     LayerRun r;
-    r.phase = Phase::decode;
     r.batch = *count_option(args, "--batch");
     r.tp = *count_option(args, "--tp");
+    r.ep = *count_option(args, "--ep");
+    r.pp = *count_option(args, "--pp");
+    r.micro_batches = *count_option(args, "--micro-batches");
     r.sequence_parallel = args.flag("--sequence-parallel");
+    r.recompute = args.flag("--recompute");
     precision_from(args, r);
     static constexpr std::array<Choice<AttentionImpl>, 2> kImpls{
         {{"flash", AttentionImpl::flash}, {"naive", AttentionImpl::naive}}};
     r.attention = parse_choice(args.get("--attention"), "--attention", "attention implementation", kImpls);
     if (const auto touched = count_option(args, "--experts-touched"))
         r.experts_touched = *touched;
+    return r;
+}
+
+// The roofs' options: launch overhead, link bandwidth and latency, efficiency factors.
+AnalysisOptions analysis_from(const Args& args) {
+    AnalysisOptions a;
+    a.launch_us = launch_us_option(args);
+    a.link_GBps = single_real(args, "--link-GBps");
+    a.alpha_us = single_real(args, "--alpha-us");
+    if (args.given("--efficiency"))
+        a.efficiency = parse_efficiency(args.get("--efficiency"), "--efficiency");
+    return a;
+}
+
+// --phase generate (model only): --prompt and --output; the run is the decode run the steps share.
+// --fit: --context (the KV length) and --batch; the run is a decode run at that context.
+LayerRun inference_run_from(const Args& args, bool generate) {
+    LayerRun r = common_run_from(args);
+    r.phase = Phase::decode;
     const char* what = generate ? "--phase generate" : "--fit";
+    if (args.given("--micro-batches"))
+        throw InputError("--micro-batches",
+                         generate ? "does not apply to --phase generate (each step is one batch through every stage)"
+                                  : "does not apply to --fit: --batch counts every sequence a stage holds KV for (all "
+                                    "micro-batches in flight)");
+    if (generate && r.pp > 1)
+        throw InputError("--pp",
+                         "is not modelled with --phase generate (a token's latency crosses every stage); use --phase decode "
+                         "--pp N for the pipelined step");
     for (const char* o : {"--seq", "--tokens", "--recompute"})
         if (args.given(o))
             throw InputError(o, fmt::format("does not apply to {} ({})", what,
                                             generate ? "give --prompt and --output" : "give --batch and --context"));
+    if (!generate)
+        for (const char* o : {"--efficiency", "--launch-us", "--link-GBps", "--alpha-us"})
+            if (args.given(o))
+                throw InputError(o, "does not apply to --fit (it sizes memory, not time)");
     if (generate) {
         if (args.given("--context"))
             throw InputError("--context", "does not apply to --phase generate: the context grows from --prompt by one per token");
@@ -166,21 +202,8 @@ LayerRun run_from(const Args& args) {
     for (const char* o : {"--prompt", "--output"})
         if (args.given(o))
             throw InputError(o, "applies to `bwacct model --phase generate` only");
-    LayerRun r;
+    LayerRun r = common_run_from(args);
     r.phase = parse_phase(args.get("--phase"));
-    r.batch = *count_option(args, "--batch");
-    r.tp = *count_option(args, "--tp");
-    r.ep = *count_option(args, "--ep");
-    r.pp = *count_option(args, "--pp");
-    r.micro_batches = *count_option(args, "--micro-batches");
-    r.sequence_parallel = args.flag("--sequence-parallel");
-    r.recompute = args.flag("--recompute");
-    precision_from(args, r);
-    static constexpr std::array<Choice<AttentionImpl>, 2> kImpls{
-        {{"flash", AttentionImpl::flash}, {"naive", AttentionImpl::naive}}};
-    r.attention = parse_choice(args.get("--attention"), "--attention", "attention implementation", kImpls);
-    if (const auto touched = count_option(args, "--experts-touched"))
-        r.experts_touched = *touched;
     dit_run_from(args, r.dit);
     const auto seq = count_option(args, "--seq"), tokens = count_option(args, "--tokens"),
                context = count_option(args, "--context");
@@ -302,13 +325,15 @@ int run_point(const Args& args, const Env& env, bool whole_model, Format format,
                 throw InputError("--fit", "give --fit or --phase generate, not both");
             if (fit && args.given("--phase"))
                 throw InputError("--phase", "does not apply to --fit (it sizes a decode batch at --context)");
+            if (config.dit)
+                throw InputError(generate ? "--phase" : "--fit",
+                                 fmt::format("{} applies to decoder-only language models (a diffusion transformer has no "
+                                             "token-by-token generation or KV cache); use --steps and --frames-per-chunk",
+                                             generate ? "generate" : "--fit"));
             if (config.vocab == 0 || config.layers == 0)
                 throw InputError(config.vocab == 0 ? "--vocab" : "--layers", "is required for a whole model (or give --preset)");
             const LayerRun irun = inference_run_from(args, generate);
-            AnalysisOptions ia;
-            ia.launch_us = launch_us_option(args);
-            ia.link_GBps = single_real(args, "--link-GBps");
-            ia.alpha_us = single_real(args, "--alpha-us");
+            const AnalysisOptions ia = analysis_from(args);
             const Catalog cat = catalog_for(args);
             const std::vector<const GpuSpec*> sel = cat.select(args.get("--gpu"), "--gpu");
             try {
@@ -325,6 +350,7 @@ int run_point(const Args& args, const Env& env, bool whole_model, Format format,
                                                  {"prompt", g.prompt},
                                                  {"output", g.output},
                                                  {"tp", irun.tp},
+                                                 {"ep", irun.ep},
                                                  {"gpu", x.gpu},
                                                  {"ttft_us", x.ttft_us},
                                                  {"tpot_us", x.tpot_us ? json(*x.tpot_us) : json(nullptr)},
@@ -346,6 +372,8 @@ int run_point(const Args& args, const Env& env, bool whole_model, Format format,
                                      {"batch", irun.batch},
                                      {"context", irun.context},
                                      {"tp", irun.tp},
+                                     {"ep", irun.ep},
+                                     {"pp", irun.pp},
                                      {"gpu", x.gpu},
                                      {"total_bytes", x.total_bytes},
                                      {"hbm_capacity_bytes", x.capacity_bytes ? json(*x.capacity_bytes) : json(nullptr)},
@@ -364,12 +392,7 @@ int run_point(const Args& args, const Env& env, bool whole_model, Format format,
             throw InputError("--vocab", "is required for a whole model (or give --preset)");
         if (whole_model && config.layers == 0)
             throw InputError("--layers", "is required for a whole model (or give --preset)");
-        AnalysisOptions analysis;
-        analysis.launch_us = launch_us_option(args);
-        analysis.link_GBps = single_real(args, "--link-GBps");
-        analysis.alpha_us = single_real(args, "--alpha-us");
-        if (args.given("--efficiency"))
-            analysis.efficiency = parse_efficiency(args.get("--efficiency"), "--efficiency");
+        const AnalysisOptions analysis = analysis_from(args);
         const Catalog catalog = catalog_for(args);
         const std::vector<const GpuSpec*> gpus = catalog.select(args.get("--gpu"), "--gpu");
         LayerReport report;

@@ -11,18 +11,21 @@
 
 namespace bwacct {
 
-void validate_ep(const TransformerConfig& cfg, const LayerRun& run) {
-    if (run.ep == 0)
+void validate_ep_split(const TransformerConfig& cfg, std::uint64_t ep) {
+    if (ep == 0)
         throw InputError("--ep", "must be a positive integer (expert-parallel ranks)");
-    if (run.ep == 1)
+    if (ep == 1)
         return;
     if (!cfg.moe)
         throw InputError("--ep", "applies to mixture-of-experts models only (this one has no routed experts)");
-    const MoeConfig& m = *cfg.moe;
-    if (m.experts % run.ep != 0)
-        throw InputError("--ep", fmt::format("must divide the routed experts ({} % {} != 0)", m.experts, run.ep));
-    if (run.phase == Phase::training)
-        throw InputError("--ep", "expert parallelism is modelled for inference (prefill, decode); training is not modelled yet");
+    if (cfg.moe->experts % ep != 0)
+        throw InputError("--ep", fmt::format("must divide the routed experts ({} % {} != 0)", cfg.moe->experts, ep));
+}
+
+void validate_ep(const TransformerConfig& cfg, const LayerRun& run) {
+    validate_ep_split(cfg, run.ep);
+    if (run.ep == 1)
+        return;
     if (run.sequence_parallel)
         throw InputError("--ep", "is not modelled together with --sequence-parallel; leave one out");
     if (run.tokens() % run.tp != 0)
@@ -65,13 +68,7 @@ ExpertParallel expert_parallel(const TransformerConfig& cfg, const LayerRun& run
 Exact routed_expert_bytes_per_rank(const TransformerConfig& cfg, const LayerRun& run) {
     if (!cfg.moe)
         return Exact(0);
-    const MoeConfig& m = *cfg.moe;
-    const Exact mats = cfg.mlp == MlpKind::gated ? Exact(3) : Exact(2);
-    const Exact one = mats * Exact(cfg.hidden) * Exact(m.expert_ffn);
-    const Exact layers(moe_layer_count(cfg));
-    if (run.ep > 1)
-        return storage_bytes(run.dtype, layers * Exact(m.experts / run.ep) * one);
-    return storage_bytes(run.dtype, layers * Exact(m.experts) * one / Exact(run.tp));
+    return Exact(moe_layer_count(cfg)) * rank_weights(cfg, run).routed;
 }
 
 }  // namespace bwacct

@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include "bwacct/dit.h"
 #include "bwacct/dtype.h"
 #include "bwacct/error.h"
 
@@ -41,11 +40,20 @@ void validate_pp(const TransformerConfig& cfg, const LayerRun& run) {
 }
 
 Exact stage_send_bytes(const TransformerConfig& cfg, const LayerRun& run) {
-    Exact elems = Exact(run.tokens()) * Exact(cfg.hidden);
-    if (cfg.dit)  // the text context and the six modulation rows travel with the hidden state
-        elems += Exact(run.batch) * Exact(dit_text_tokens(cfg, run)) * Exact(cfg.hidden) +
-                 Exact(run.batch) * Exact(6) * Exact(cfg.hidden);
-    return storage_bytes(run.dtype, elems);
+    return storage_bytes(run.dtype, Exact(run.tokens()) * Exact(cfg.hidden));
+}
+
+EdgeStage edge_op_stage(const TransformerConfig& cfg, const LayerOp& op) {
+    if (cfg.dit) {
+        if (op.name == "patch_embedding")
+            return EdgeStage::first;
+        // The text and timestep embeddings: their inputs (the text encoder's output, the timestep) are given to
+        // every stage, which computes the context and modulation rows its blocks use.
+        return op.part == OpPart::embedding ? EdgeStage::every : EdgeStage::last;
+    }
+    const bool embedding =
+        op.part == OpPart::embedding || (op.part == OpPart::tp_comm && op.name.find("embedding") != std::string::npos);
+    return embedding ? EdgeStage::first : EdgeStage::last;
 }
 
 std::vector<LayerOp> stage_sendrecv_ops(const TransformerConfig& cfg, const LayerRun& run) {

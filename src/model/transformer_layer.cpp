@@ -281,17 +281,25 @@ struct Builder {
         }
     }
 
-    // One all-to-all over the EP group: each rank's buffer of T_r · k rows of D.
+    // One all-to-all over the EP group per pass: each rank's buffer of T_r · k rows of D. Training: the
+    // backward sends the gradients of the same rows the other way (dispatch's backward returns dX to the
+    // tokens' ranks, combine's sends dY to the experts' ranks), and recomputation repeats the forward.
     void ep_alltoall(const std::string& what, const ExpertParallel& e) {
         CollectiveDesc d;
         d.kind = CollectiveKind::alltoall;
         d.size_bytes = e.a2a_bytes;
         d.ranks = e.ranks;
         d.dtype = run.dtype;
-        add(fmt::format("alltoall experts {} (fwd)", what), OpPart::tp_comm,
-            fmt::format("[{}, {}] {} = {} B per rank over {} EP ranks; {} B leave each rank", e.rows_per_rank, cfg.hidden,
-                        dtype_name(run.dtype), e.a2a_bytes, e.ranks, e.wire_bytes),
-            collective_cost(d));
+        std::vector<const char*> passes{"fwd"};
+        if (training() && run.recompute)
+            passes.push_back("recompute");
+        if (training())
+            passes.push_back("bwd");
+        for (const char* pass : passes)
+            add(fmt::format("alltoall experts {} ({})", what, pass), OpPart::tp_comm,
+                fmt::format("[{}, {}] {} = {} B per rank over {} EP ranks; {} B leave each rank", e.rows_per_rank, cfg.hidden,
+                            dtype_name(run.dtype), e.a2a_bytes, e.ranks, e.wire_bytes),
+                collective_cost(d));
     }
 
     // The shared experts under EP: a dense MLP of `ffn`, unsharded, on this rank's `t` tokens.
@@ -657,7 +665,10 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& cfg, const L
     b.reduce_out("attn_out");
     b.residual("attn_residual");
     b.norm("mlp_norm", OpPart::norm, b.outer_rows());
-    b.gather_in("mlp_in");
+    // An expert-parallel MoE layer takes its TP rank's share of the tokens from the replicated input: no
+    // `f` operator (its backward is the all-gather of dX below).
+    if (!(cfg.moe && !dense_mlp && run.ep > 1))
+        b.gather_in("mlp_in");
     if (cfg.moe && !dense_mlp)
         b.moe_mlp();
     else
@@ -666,8 +677,15 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& cfg, const L
         b.norm("post_mlp_norm", OpPart::norm, t);
     if (cfg.moe && !dense_mlp && run.ep > 1) {
         // Each TP rank combined its own share of the tokens: gather them back (the all-reduce's place).
-        if (run.tp > 1)
+        // Training: the backward mirrors it: each rank's dX covers its share of the tokens, gathered for the
+        // replicated input (the forward gather's gradient is a slice: no traffic).
+        if (run.tp > 1) {
             b.collective(CollectiveKind::allgather, "mlp_out (ep)", "fwd", t, cfg.hidden);
+            if (run.phase == Phase::training && run.recompute)
+                b.collective(CollectiveKind::allgather, "mlp_out (ep)", "recompute", t, cfg.hidden);
+            if (run.phase == Phase::training)
+                b.collective(CollectiveKind::allgather, "mlp_in grad (ep)", "bwd", t, cfg.hidden);
+        }
     } else {
         b.reduce_out("mlp_out");
     }
@@ -733,14 +751,15 @@ std::uint64_t layer_context(const TransformerConfig& cfg, std::uint64_t layer, s
     return is_local_layer(cfg, layer) ? std::min(context, cfg.sliding_window) : context;
 }
 
-Exact weight_bytes_per_rank(const TransformerConfig& cfg, const LayerRun& run) {
+RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
     // Each matrix [K, N] on one rank (column-parallel: N/tp; row-parallel: K/tp), in the block weight
     // format; everything else (embedding and LM head vocab-parallel, norms, router, biases, q/k norms)
-    // in the activation dtype.
+    // in the activation dtype. Routed experts under ep > 1: E/ep whole experts (not split by tp).
     const StorageFormat w = block_weight_format(cfg, run);
-    const Exact tp(run.tp), d(cfg.hidden), hd(head_dim(cfg));
+    const Exact d(cfg.hidden), hd(head_dim(cfg));
     const Exact h(cfg.heads / run.tp), kv(cfg.kv_heads / run.tp);
     auto mat = [&](Exact k, Exact n) { return format_bytes(w, k, n); };
+    auto act = [&](Exact elems) { return storage_bytes(run.dtype, elems); };
     const ParamCount p = param_count(cfg);
     Exact attn_mats, attn_mat_params;
     if (cfg.mla) {
@@ -761,27 +780,37 @@ Exact weight_bytes_per_rank(const TransformerConfig& cfg, const LayerRun& run) {
         attn_mat_params = d * Exact(cfg.heads + 2 * cfg.kv_heads) * hd + Exact(cfg.heads) * hd * d;
     }
     const bool gated = cfg.mlp == MlpKind::gated;
-    auto mlp_mats = [&](std::uint64_t ffn) {  // per rank: gate and up [D, F/tp], down [F/tp, D]
-        const Exact f(ffn / run.tp);
+    auto mlp_mats = [&](std::uint64_t ffn, std::uint64_t split) {  // gate and up [D, F/split], down [F/split, D]
+        const Exact f(ffn / split);
         return (gated ? Exact(2) : Exact(1)) * mat(d, f) + mat(f, d);
     };
     auto mlp_params = [&](std::uint64_t ffn) { return (gated ? Exact(3) : Exact(2)) * d * Exact(ffn); };
-    const Exact dense_layers(dense_layer_count(cfg)), moe_layers(moe_layer_count(cfg));
-    Exact mats = Exact(cfg.layers) * attn_mats + dense_layers * mlp_mats(cfg.ffn);
-    Exact mat_params = Exact(cfg.layers) * attn_mat_params + dense_layers * mlp_params(cfg.ffn);
+    RankWeights rw;
+    // The rest of a layer (norms, biases, q/k norms; a MoE layer's router) is replicated.
+    rw.dense_layer = attn_mats + mlp_mats(cfg.ffn, run.tp) + act(p.per_layer - attn_mat_params - mlp_params(cfg.ffn));
     if (cfg.moe) {
         const MoeConfig& m = *cfg.moe;
-        mats += moe_layers * (Exact(m.experts) * mlp_mats(m.expert_ffn));
-        mat_params += moe_layers * (Exact(m.experts) * mlp_params(m.expert_ffn));
+        rw.routed = run.ep > 1 ? Exact(m.experts / run.ep) * mlp_mats(m.expert_ffn, 1)
+                               : Exact(m.experts) * mlp_mats(m.expert_ffn, run.tp);
+        Exact moe_mat_params = Exact(m.experts) * mlp_params(m.expert_ffn);
+        Exact shared;
         if (m.shared_experts > 0) {
-            mats += moe_layers * mlp_mats(m.shared_experts * m.expert_ffn);
-            mat_params += moe_layers * mlp_params(m.shared_experts * m.expert_ffn);
+            shared = mlp_mats(m.shared_experts * m.expert_ffn, run.tp);
+            moe_mat_params += mlp_params(m.shared_experts * m.expert_ffn);
         }
+        rw.moe_layer = attn_mats + rw.routed + shared + act(p.moe_per_layer - attn_mat_params - moe_mat_params);
     }
-    // The rest, whole-model counts: embedding and LM head split by vocab over tp, the small rest replicated.
-    const Exact vocab_tables = p.embedding + p.lm_head;
-    const Exact rest = p.total - mat_params - vocab_tables;
-    return mats + storage_bytes(run.dtype, vocab_tables / tp) + storage_bytes(run.dtype, rest);
+    // Embedding and LM head split by vocab over tp (Megatron's vocab-parallel tables).
+    rw.embedding = act(p.embedding / Exact(run.tp));
+    rw.lm_head = act(Exact(cfg.vocab) * d / Exact(run.tp));
+    rw.final_norm = act(p.final_norm);
+    return rw;
+}
+
+Exact weight_bytes_per_rank(const TransformerConfig& cfg, const LayerRun& run) {
+    const RankWeights w = rank_weights(cfg, run);
+    return Exact(dense_layer_count(cfg)) * w.dense_layer + Exact(moe_layer_count(cfg)) * w.moe_layer + w.embedding +
+           (cfg.tied_embeddings ? Exact(0) : w.lm_head) + w.final_norm;
 }
 
 std::vector<LayerOp> model_edge_ops(const TransformerConfig& cfg, const LayerRun& run) {
@@ -910,7 +939,10 @@ LayerMemory layer_memory(const TransformerConfig& cfg, const LayerRun& run) {
     Exact mlp = t * gate * f + t * f;
     if (cfg.moe) {  // router logits; per routed row: input, gate/up, activation, expert output; the shared experts
         const MoeConfig& e = *cfg.moe;
-        const Exact rows = t * Exact(e.top_k), fe(e.expert_ffn / run.tp), fs(e.shared_experts * e.expert_ffn / run.tp);
+        // Under ep > 1 each rank dispatches tokens/tp (rounded up) and receives as many · k rows on average,
+        // of whole experts (docs/formulas.md, "Expert parallelism").
+        const Exact rows = run.ep > 1 ? Exact((run.tokens() + run.tp - 1) / run.tp) * Exact(e.top_k) : t * Exact(e.top_k);
+        const Exact fe(run.ep > 1 ? e.expert_ffn : e.expert_ffn / run.tp), fs(e.shared_experts * e.expert_ffn / run.tp);
         mlp = t * Exact(e.experts) + rows * (d + gate * fe + fe + d) + t * (gate * fs + fs);
     }
     m.activations = bytes(Exact(4) * outer * d + attn + mlp) + m.attention_scores;

@@ -110,11 +110,6 @@ json dit_json(const DitTiming& d) {
                 {"fps", d.fps ? json(*d.fps) : json(nullptr)}};
 }
 
-// Which stage an op outside the layers runs on: the embedding (and its collective) on the first.
-bool first_stage_op(const LayerOp& op) {
-    return op.part == OpPart::embedding || (op.part == OpPart::tp_comm && op.name.find("embedding") != std::string::npos);
-}
-
 double floors(const std::vector<OpResult>& ops, std::size_t gi) {
     double f = 0;
     for (const OpResult& o : ops)
@@ -129,12 +124,14 @@ PipelineTiming pipeline_timing(const LayerReport& r, std::size_t gi) {
     p.micro_batches = r.run.micro_batches;
     p.send_bytes = stage_send_bytes(c, r.run).value();
     const double moe = floors(r.layer_ops, gi), dense = c.moe ? floors(r.dense_layer_ops, gi) : moe;
-    double first = 0, last = 0;
-    for (const OpResult& o : r.edge_ops)
-        (first_stage_op(o.op) ? first : last) += o.verdicts[gi].floor_us;
+    double first = 0, every = 0, last = 0;
+    for (const OpResult& o : r.edge_ops) {
+        const EdgeStage where = edge_op_stage(c, o.op);
+        (where == EdgeStage::first ? first : where == EdgeStage::every ? every : last) += o.verdicts[gi].floor_us;
+    }
     for (const StageLayers& s : pipeline_stages(c, r.run.pp)) {
-        const double t =
-            static_cast<double>(s.dense) * dense + static_cast<double>(s.moe) * moe + (s.first ? first : 0) + (s.last ? last : 0);
+        const double t = static_cast<double>(s.dense) * dense + static_cast<double>(s.moe) * moe + every + (s.first ? first : 0) +
+                         (s.last ? last : 0);
         p.slowest_stage_us = std::max(p.slowest_stage_us, t);
     }
     p.send_us = floors(r.pipeline_ops, gi);
@@ -587,8 +584,6 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
     if (whole_model)
         r.edge_ops = analyze_ops(model_edge_ops(config, run), gpus, options);
     validate_pp(config, run);
-    if (config.dit && run.pp > 1)
-        throw InputError("--pp", "is not modelled for diffusion transformers yet; leave it out");
     if (run.pp > 1)
         r.pipeline_ops = analyze_ops(stage_sendrecv_ops(config, run), gpus, options);
     LayerRun first = run;
@@ -644,8 +639,17 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
         r.notes.push_back(
             "model: the embedding lookup reads only the rows of this step's tokens, not the whole table; inference computes "
             "logits for the last position of each sequence only");
-    else if (config.layers != 0)
+    else if (!whole_model && config.layers != 0)
         r.notes.push_back("layers × layer: the embedding, final norm and LM head are left out (see `bwacct model`)");
+    if (run.pp > 1)
+        r.notes.push_back(fmt::format(
+            "PP {}: stages are consecutive layer ranges (the first L mod {} one more); {}; each boundary sends the [tokens, "
+            "hidden] activations of a micro-batch in --dtype{}",
+            run.pp, run.pp,
+            config.dit ? "the patch embedding runs on the first stage, the text and timestep embeddings on every stage (each "
+                         "is given the text encoder's output and the timestep), the head on the last"
+                       : "the embedding runs on the first stage, the final norm and LM head on the last",
+            run.phase == Phase::training ? " (and their gradients back)" : ""));
     if (config.moe)
         r.notes.push_back(
             "MoE: the model floor is MoE layers × the layer above + dense-first layers × the dense layer; expert weights "

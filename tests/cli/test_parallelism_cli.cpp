@@ -88,7 +88,7 @@ TEST(ParallelismCli, BadInputNamesTheOption) {
     expect_bad({"layer", "--preset", "llama3-8b", "--tokens", "2048", "--ep", "2"}, {"--ep", "mixture-of-experts"});
     expect_bad({"model", "--preset", "llama3-8b", "--tokens", "2048", "--pp", "33"}, {"--pp", "32"});
     expect_bad({"model", "--preset", "llama3-8b", "--tokens", "2048", "--micro-batches", "4"}, {"--micro-batches", "--pp"});
-    expect_bad({"model", "--preset", "wan2.1-t2v-14b", "--tokens", "2160", "--pp", "2"}, {"--pp"});
+    expect_bad({"model", "--preset", "wan2.1-t2v-14b", "--tokens", "2160", "--pp", "41"}, {"--pp", "40"});  // 40 blocks
     for (const char* e :
          {"hbm", "hbm=", "hbm=1.5", "hbm=0", "hbm=-0.5", "hbm=abc", "flops=0.5", "hbm=0.9,hbm=0.8", "hbm=nan", ""})
         expect_bad(with(mixtral, {"--efficiency", e}), {"--efficiency"});

@@ -94,10 +94,12 @@ TEST(ExpertParallel, RefusesWhatItCannotSplit) {
     EXPECT_EQ(option_of([&] { (void)transformer_layer_ops(mixtral, decode(16, 1, 3)); }), "--ep");  // 8 % 3
     EXPECT_EQ(option_of([&] { (void)transformer_layer_ops(llama, decode(16, 1, 2)); }), "--ep");    // no experts
     EXPECT_EQ(option_of([&] { (void)transformer_layer_ops(mixtral, decode(3, 2, 2)); }), "--ep");   // 3 tokens, tp 2
+    // training is modelled (it was refused): dispatch and combine, forward and backward
     LayerRun t = decode(16, 1, 2);
     t.phase = Phase::training;
     t.seq = t.context = 128;
-    EXPECT_EQ(option_of([&] { (void)transformer_layer_ops(mixtral, t); }), "--ep");
+    EXPECT_EQ(option_of([&] { (void)transformer_layer_ops(mixtral, t); }), "");
+    EXPECT_EQ(named(transformer_layer_ops(mixtral, t), "alltoall experts").size(), 4u);
     LayerRun many = decode(16, 1, 4);
     many.experts_touched = 3;  // a rank holds 2
     EXPECT_EQ(option_of([&] { (void)transformer_layer_ops(mixtral, many); }), "--experts-touched");

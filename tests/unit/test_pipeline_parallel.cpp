@@ -58,11 +58,11 @@ TEST(PipelineParallel, BubbleAndSendBytes) {
     // training sends the gradient back too
     r.phase = Phase::training;
     EXPECT_EQ(stage_sendrecv_ops(llama, r).size(), 2u);
-    // a DiT sends the hidden state, the text context and the six modulation rows:
-    // (2160 + 512 + 6)·5120·2 = 2678·10,240 = 27,422,720 B
+    // a DiT sends the [tokens, hidden] state only (each stage computes the text context and the modulation
+    // rows from the given inputs): 2160·5120·2 = 22,118,400 B
     LayerRun d;
     d.seq = d.context = 2160;
-    EXPECT_EQ(stage_send_bytes(load_model_preset("wan2.1-t2v-14b", "--preset"), d).value(), 27422720u);
+    EXPECT_EQ(stage_send_bytes(load_model_preset("wan2.1-t2v-14b", "--preset"), d).value(), 22118400u);
 }
 
 TEST(PipelineParallel, RefusesImpossibleSplits) {
