@@ -244,6 +244,20 @@ std::vector<MatrixCase> build_matrix() {
          {},
          {},
          {}},
+        // The MoE override and the Hugging Face config file (a valid Llama-3-8B config.json in {DIR}).
+        {{"model", "--hf-config", "{DIR}/config.json", "--phase", "decode", "--batch", "1", "--context", "128"},
+         {},
+         {},
+         {},
+         {},
+         {"--hf-config"}},
+        {{"layer", "--preset", "mixtral-8x7b", "--phase", "decode", "--batch", "16", "--context", "4096", "--experts-touched",
+          "4"},
+         {{"--experts-touched", K::integer}},
+         {},
+         {},
+         {},
+         {}},
         {{"model", "--preset", "llama3-70b", "--tokens", "4096", "--pp", "4", "--micro-batches", "8"},
          {{"--pp", K::integer}, {"--micro-batches", K::integer}},
          {},
@@ -563,6 +577,7 @@ protected:
         // valid inputs, so that each case differs from a passing run only in the bad value
         write_text(dir_->file("times.csv"), "bytes,time_us\n1048576,10\n2097152,15\n4194304,25\n");
         write_text(dir_->file("input.txt"), "not used: each ingest case replaces the file\n");
+        write_text(dir_->file("config.json"), read_text(std::string(BWACCT_TEST_DATA) + "/models/llama-3-8b.config.json"));
         // issue 14: a valid nccl-tests log (baselines) and a bwacct JSON output (compare)
         write_text(dir_->file("all_reduce.log"), read_text(std::string(BWACCT_TEST_DATA) + "/ux/all_reduce_base.log"));
         write_text(dir_->file("a.json"), run_bwacct({"gemm", "--m", "64", "--n", "64", "--k", "64", "--format", "json"}).out);

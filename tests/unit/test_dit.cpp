@@ -158,7 +158,9 @@ TEST(Dit, RefusesWhatItDoesNotModel) {
             {R"({"_class_name": "WanModel", "dim": 1536, "num_layers": 30, "num_heads": 12})", "ffn_dim"},
             {R"({"_class_name": "WanModel", "dim": 1536, "num_layers": 30, "num_heads": 12, "ffn_dim": 8960, "patch_size": [1, 2]})",
              "patch_size"}})
-        EXPECT_NE(error_of([&] { (void)parse_hf_config(text, "--hf-config x.json"); }).find(field), std::string::npos) << text;
+        EXPECT_NE(error_of([&, &config = text] { (void)parse_hf_config(config, "--hf-config x.json"); }).find(field),
+                  std::string::npos)
+            << text;
     // Wan2.1-T2V-1.3B (dim 1536, 12 heads, 30 layers, ffn 8960) reads
     EXPECT_EQ(error_of([&] {
                   (void)parse_hf_config(

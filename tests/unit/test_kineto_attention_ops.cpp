@@ -8,20 +8,14 @@
 #include <vector>
 
 #include "bwacct/ingest_kineto.h"
+#include "kineto_test_ops.h"
 
 namespace {
 
 using namespace bwacct::kineto;
 
-CpuOp op_of(std::vector<std::vector<std::int64_t>> dims, std::vector<std::string> types, std::vector<std::string> concrete) {
-    CpuOp o;
-    o.dims = std::move(dims);
-    o.types = std::move(types);
-    o.concrete = std::move(concrete);
-    return o;
-}
-
-const std::string bf = "c10::BFloat16";
+using bwacct::kineto::test::bf;
+using bwacct::kineto::test::op_of;
 
 TEST(KinetoAttentionBackward, SdpaFlashBackwardCausalGqa) {
     // _scaled_dot_product_flash_attention_backward(grad_out, q, k, v, out, logsumexp, cum_seq_q, cum_seq_k,

@@ -5,21 +5,15 @@
 #include <string>
 
 #include "bwacct/ingest_kineto.h"
+#include "kineto_test_ops.h"
 
 namespace {
 
 using namespace bwacct::kineto;
 using bwacct::Param;
 
-CpuOp op_of(std::vector<std::vector<std::int64_t>> dims, std::vector<std::string> types, std::vector<std::string> concrete = {}) {
-    CpuOp o;
-    o.dims = std::move(dims);
-    o.types = std::move(types);
-    o.concrete = std::move(concrete);
-    return o;
-}
-
-const std::string bf = "c10::BFloat16";
+using bwacct::kineto::test::bf;
+using bwacct::kineto::test::op_of;
 
 TEST(KinetoCost, AddmmWithBias) {
     // BERT's attention projection: addmm(bias[512], x[141,512], W[512,512]), bf16.
