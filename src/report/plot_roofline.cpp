@@ -323,13 +323,14 @@ std::string roofline_chart(const std::vector<Record>& records, const std::vector
             svg.marker(source_marker(d.source), f.x.pos(d.x), f.y.pos(d.y), 3.5, "#222", "#222");
     // Labels, one per labelled record: below-right of its point, else above-right, below-left, above-left,
     // below, above; on a record's next GPU's point when the first has no room. Records whose points have
-    // no room anywhere then get a spot nearby with a leader line to their first point; a label with no
+    // no room anywhere then get a spot nearby with a leader line to the first of their points with one; a label with no
     // room even so is left out, and a note says how many.
     const TextStyle point_text{10, "start", "#333", false, 0};
-    std::set<std::size_t> done;
+    std::set<std::size_t> wanted, done;
     for (const Dot& d : dots) {
         if (d.label.empty() || done.count(d.record) > 0)
             continue;
+        wanted.insert(d.record);
         const double px = f.x.pos(d.x), py = f.y.pos(d.y);
         std::vector<Spot> spots;
         for (const auto& [dx, dy] : {std::pair{6.0, 13.0}, {6.0, -6.0}, {-6.0, 13.0}, {-6.0, -6.0}, {0.0, 17.0}, {0.0, -9.0}})
@@ -342,12 +343,12 @@ std::string roofline_chart(const std::vector<Record>& records, const std::vector
     for (const Dot& d : dots) {
         if (d.label.empty() || done.count(d.record) > 0)
             continue;
-        done.insert(d.record);  // one try per record, on its first point
-        if (const std::optional<Label> l = placer.place_with_leader(d.label, point_text, {f.x.pos(d.x), f.y.pos(d.y)}, 5))
+        if (const std::optional<Label> l = placer.place_with_leader(d.label, point_text, {f.x.pos(d.x), f.y.pos(d.y)}, 5)) {
             draw_label(svg, *l);
-        else
-            ++left_out;
+            done.insert(d.record);
+        }
     }
+    left_out += wanted.size() - done.size();
     if (left_out > 0)
         draw_notes(svg, f.x0 - 60, notes_top + static_cast<double>(notes.size()) * kNoteLine,
                    {fmt::format("{} label{} left out where {} would cross a roof or other text", left_out,
