@@ -18,6 +18,7 @@
 #include "bwacct/error.h"
 #include "bwacct/ops.h"
 #include "plot_charts.h"
+#include "plot_labels.h"
 
 namespace bwacct::plot {
 
@@ -262,6 +263,83 @@ std::string collective_chart(const std::vector<Record>& records, const std::vect
     else
         notes.push_back("Modelled times (α–β model); busbw = size / time × bus factor (nccl-tests)");
 
+    // Geometry first: every line, then the labels placed off all of them (plot_labels.h), then the
+    // height (a note when a label has no room).
+    LabelPlacer placer({fb.x0, fb.y0, fb.x1, fb.y1});
+    // Link roofs on the busbw panel, one per GPU, the highest first.
+    std::vector<std::size_t> order(links.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return links[a].GBps > links[b].GBps; });
+    for (std::size_t i : order) {
+        const double y = fb.y.pos(links[i].GBps);
+        placer.add_line(fb.x0, y, fb.x1, y);
+    }
+    // Fits: t = α + size/β sampled at 64 log-spaced sizes across the panel; only where t > 0 and inside the box.
+    std::vector<std::vector<std::pair<double, double>>> fit_lines(series.size());
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        if (!fits[i])
+            continue;
+        for (int k = 0; k <= 64; ++k) {
+            const double size = ft.x.value_at(ft.x0 + (ft.x1 - ft.x0) * k / 64.0);
+            const double t = fits[i]->alpha_us + fits[i]->us_per_byte * size;
+            if (t >= ft.y.min() && t <= ft.y.max())
+                fit_lines[i].push_back({ft.x.pos(size), ft.y.pos(t)});
+        }
+        placer.add_polyline(fit_lines[i]);
+    }
+    // Series: a line through the points (only when each size appears once: several times per size,
+    // e.g. a --time-us list, are shown as markers alone), markers on top.
+    struct SeriesLines {
+        std::vector<std::pair<double, double>> time, busbw;
+        bool time_line = false, busbw_line = false;
+    };
+    std::vector<SeriesLines> series_lines;
+    for (const Series& s : series) {
+        const bool one_per_size = std::adjacent_find(s.samples.begin(), s.samples.end(), [](const Sample& a, const Sample& b) {
+                                      return a.size == b.size;
+                                  }) == s.samples.end();
+        SeriesLines sl;
+        for (const Sample& p : s.samples) {
+            sl.time.push_back({ft.x.pos(p.size), ft.y.pos(p.time_us)});
+            if (p.busbw > 0)
+                sl.busbw.push_back({fb.x.pos(p.size), fb.y.pos(p.busbw)});
+        }
+        sl.time_line = one_per_size && (s.thin || !s.fit);
+        sl.busbw_line = one_per_size;
+        if (sl.time_line)
+            placer.add_polyline(sl.time);
+        if (sl.busbw_line)
+            placer.add_polyline(sl.busbw);
+        series_lines.push_back(std::move(sl));
+    }
+    // Link labels: above the line at its left end (where busbw is low), else below it, else at the
+    // right end, else the middle; else off the line with a leader; else left out with a note.
+    const TextStyle link_text{11, "start", "#222", false, 0};
+    std::vector<Label> link_labels;
+    std::size_t left_out = 0;
+    for (std::size_t i : order) {
+        const LinkRoof& l = links[i];
+        const double y = fb.y.pos(l.GBps);
+        TextStyle st = link_text;
+        st.fill = palette(gpu_slot(gpus, seen, l.gpu));
+        const std::string text = cut(fmt::format("{} {} {} GB/s", l.gpu, l.name, short_number(l.GBps)), 60);
+        const double mid = (fb.x0 + fb.x1) / 2;
+        const std::vector<Spot> spots{{fb.x0 + 5, y - 5, "start", 0}, {fb.x0 + 5, y + 13, "start", 0},
+                                      {fb.x1 - 5, y - 5, "end", 0},   {fb.x1 - 5, y + 13, "end", 0},
+                                      {mid, y - 5, "middle", 0},      {mid, y + 13, "middle", 0}};
+        std::optional<Label> placed = placer.place(text, st, spots);
+        if (!placed)
+            placed = placer.place_with_leader(text, st, {fb.x0 + 5 + text_width(text, st.size) / 2, y}, 2);
+        if (placed)
+            link_labels.push_back(*placed);
+        else
+            ++left_out;
+    }
+    if (left_out > 0)
+        notes.push_back(fmt::format("{} link label{} left out where {} would cross a line or other text", left_out,
+                                    left_out == 1 ? "" : "s", left_out == 1 ? "it" : "they"));
+
     const double notes_top = ft.y1 + 72;
     const double height =
         std::max(notes_top + static_cast<double>(notes.size()) * kNoteLine + 8, kTop + legend_height(legend) + 40);
@@ -274,61 +352,31 @@ std::string collective_chart(const std::vector<Record>& records, const std::vect
     draw_frame(svg, ft);
     draw_frame(svg, fb);
 
-    // Link roofs on the busbw panel, labelled above the line at its left end (where busbw is low),
-    // pushed apart when two GPUs' links are close.
-    double prev_label_y = -1e9;
-    std::vector<std::size_t> order(links.size());
-    for (std::size_t i = 0; i < order.size(); ++i)
-        order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return links[a].GBps > links[b].GBps; });
     for (std::size_t i : order) {
-        const LinkRoof& l = links[i];
-        const std::string& color = palette(gpu_slot(gpus, seen, l.gpu));
-        const double y = fb.y.pos(l.GBps);
-        svg.line(fb.x0, y, fb.x1, y, {color, 2, ""});
-        const double label_y = std::max(y - 5, prev_label_y + 13);
-        prev_label_y = label_y;
-        svg.text(fb.x0 + 5, label_y, cut(fmt::format("{} {} {} GB/s", l.gpu, l.name, short_number(l.GBps)), 60),
-                 {11, "start", color, false, 0});
+        const double y = fb.y.pos(links[i].GBps);
+        svg.line(fb.x0, y, fb.x1, y, {palette(gpu_slot(gpus, seen, links[i].gpu)), 2, ""});
     }
-    // Fits: t = α + size/β sampled at 64 log-spaced sizes across the panel; only where t > 0 and inside the box.
+    for (std::size_t i = 0; i < series.size(); ++i)
+        if (fits[i])
+            svg.polyline(fit_lines[i], {series[i].color, 1.5, "7 4"});
     for (std::size_t i = 0; i < series.size(); ++i) {
-        if (!fits[i])
-            continue;
-        std::vector<std::pair<double, double>> pts;
-        for (int k = 0; k <= 64; ++k) {
-            const double size = ft.x.value_at(ft.x0 + (ft.x1 - ft.x0) * k / 64.0);
-            const double t = fits[i]->alpha_us + fits[i]->us_per_byte * size;
-            if (t >= ft.y.min() && t <= ft.y.max())
-                pts.push_back({ft.x.pos(size), ft.y.pos(t)});
-        }
-        svg.polyline(pts, {series[i].color, 1.5, "7 4"});
-    }
-    // Series: a line through the points (only when each size appears once: several times per size,
-    // e.g. a --time-us list, are shown as markers alone), markers on top.
-    for (const Series& s : series) {
-        const bool one_per_size = std::adjacent_find(s.samples.begin(), s.samples.end(), [](const Sample& a, const Sample& b) {
-                                      return a.size == b.size;
-                                  }) == s.samples.end();
-        std::vector<std::pair<double, double>> pt, pb;
-        for (const Sample& p : s.samples) {
-            pt.push_back({ft.x.pos(p.size), ft.y.pos(p.time_us)});
-            if (p.busbw > 0)
-                pb.push_back({fb.x.pos(p.size), fb.y.pos(p.busbw)});
-        }
+        const Series& s = series[i];
+        const SeriesLines& sl = series_lines[i];
         const Stroke st{s.color, s.thin ? 1.2 : 1.0, s.thin ? "2 3" : ""};
-        if (one_per_size && (s.thin || !s.fit))
-            svg.polyline(pt, st);
-        if (one_per_size)
-            svg.polyline(pb, st);
+        if (sl.time_line)
+            svg.polyline(sl.time, st);
+        if (sl.busbw_line)
+            svg.polyline(sl.busbw, st);
         if (s.thin)
             continue;
         const std::string fill = s.filled ? s.color : "#ffffff";
-        for (const auto& [x, y] : pt)
+        for (const auto& [x, y] : sl.time)
             svg.marker(s.marker, x, y, 3.2, fill, s.color);
-        for (const auto& [x, y] : pb)
+        for (const auto& [x, y] : sl.busbw)
             svg.marker(s.marker, x, y, 3.2, fill, s.color);
     }
+    for (const Label& l : link_labels)
+        draw_label(svg, l);
 
     draw_legend(svg, kLegendX, kTop, legend, 48);
     draw_notes(svg, ft.x0 - 60, notes_top, notes);

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "plot_charts.h"
+#include "plot_labels.h"
 
 namespace bwacct::plot {
 
@@ -44,25 +45,27 @@ struct Dot {
     std::size_t record = 0;  // which drawn record (one label per record, on the first of its dots with room)
 };
 
-struct Box {
-    double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-    bool overlaps(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
-};
-
+// A roof's label: where it may stand (first free spot wins) and the point a leader line would name.
 struct RoofLabel {
-    double x = 0, y = 0;
     std::string text;
-    std::string color;
+    TextStyle style;
+    std::vector<Spot> spots;
+    Point target;
 };
 
-// Pushes labels apart vertically (at least 13 px), keeping their order.
-void spread(std::vector<RoofLabel>& labels, double top) {
-    std::sort(labels.begin(), labels.end(), [](const RoofLabel& a, const RoofLabel& b) { return a.y < b.y; });
-    double prev = top;
-    for (RoofLabel& l : labels) {
-        l.y = std::max(l.y, prev + 13);
-        prev = l.y;
+// Spots along a horizontal roof from pixel xa to xb at height y: the right end first, then stepping
+// left to the ridge, each `first_dy` from the line, then `second_dy`.
+std::vector<Spot> along_flat_roof(double xa, double xb, double y, double width, double first_dy, double second_dy) {
+    std::vector<Spot> spots;
+    const double span = std::max(0.0, xb - (xa + width));
+    for (int k = 0; k <= 4; ++k) {
+        const double x = xb - span * k / 4;
+        spots.push_back({x, y + first_dy, "end", 0});
+        spots.push_back({x, y + second_dy, "end", 0});
+        if (span == 0)
+            break;
     }
+    return spots;
 }
 
 }  // namespace
@@ -215,8 +218,14 @@ std::string roofline_chart(const std::vector<Record>& records, const std::vector
     draw_title(svg, f.x0, 34, opt.title.empty() ? "Roofline" : opt.title, 110);
     draw_frame(svg, f);
 
-    // Roofs.
-    std::vector<RoofLabel> roof_labels;
+    // Roofs: every line first, so that no label (roof or point) is placed across one.
+    LabelPlacer placer({f.x0, f.y0, f.x1, f.y1});
+    auto roof_line = [&](double x1, double y1, double x2, double y2, const Stroke& s) {
+        svg.line(x1, y1, x2, y2, s);
+        placer.add_line(x1, y1, x2, y2);
+    };
+    const TextStyle roof_text{11, "start", "#222", false, 0};
+    std::vector<RoofLabel> flat_labels, slope_labels;
     for (const HbmRoof& h : hbm) {
         if (h.GBps <= 0)
             continue;
@@ -226,21 +235,43 @@ std::string roofline_chart(const std::vector<Record>& records, const std::vector
         const double xb = std::min(f.x.max(), h.ridge_max > 0 ? h.ridge_max : f.x.max());
         if (xa >= xb)
             continue;
-        svg.line(f.x.pos(xa), f.y.pos(xa * h.GBps / 1e3), f.x.pos(xb), f.y.pos(std::min(xb * h.GBps / 1e3, f.y.max())),
-                 {color, 2, ""});
-        // Label along the slope, a little to the right of where the line enters.
+        const Point from{f.x.pos(xa), f.y.pos(xa * h.GBps / 1e3)};
+        const Point to{f.x.pos(xb), f.y.pos(std::min(xb * h.GBps / 1e3, f.y.max()))};
+        roof_line(from.x, from.y, to.x, to.y, {color, 2, ""});
+        // Label along the slope: from 14 px past where the line enters, then further up it; above the
+        // line, then below it (offsets across the line, in the label's own frame).
         const double angle =
             std::atan2(f.y.pos(10 * h.GBps / 1e3) - f.y.pos(h.GBps / 1e3), f.x.pos(10) - f.x.pos(1)) * 180 / 3.14159265358979;
-        const double lx = f.x.pos(xa) + 14;
-        const double ly = f.y.pos(f.x.value_at(lx) * h.GBps / 1e3) - 6;
-        svg.text(lx, ly, fmt::format("{} HBM {} GB/s", h.gpu, short_number(h.GBps)), {11, "start", color, false, angle});
+        RoofLabel l{fmt::format("{} HBM {} GB/s", h.gpu, short_number(h.GBps)), roof_text, {}, {}};
+        l.style.fill = color;
+        const double length = std::hypot(to.x - from.x, to.y - from.y);
+        const Point u{(to.x - from.x) / length, (to.y - from.y) / length};
+        const double sn = std::sin(angle * 3.14159265358979 / 180), cs = std::cos(angle * 3.14159265358979 / 180);
+        const Point up{sn, -cs};  // the text's "up", perpendicular to the line
+        const double below = kAscent * l.style.size + LabelPlacer::kPad + 2;
+        const double room = length - 28 - text_width(l.text, l.style.size);
+        for (int k = 0; k <= 4; ++k) {
+            const double s = 14 + (room > 0 ? room * k / 4 : 0);
+            const Point p{from.x + u.x * s, from.y + u.y * s};
+            l.spots.push_back({p.x + up.x * 5, p.y + up.y * 5, "start", angle});
+            l.spots.push_back({p.x - up.x * below, p.y - up.y * below, "start", angle});
+            if (room <= 0)
+                break;
+        }
+        l.target = {from.x + u.x * 14, from.y + u.y * 14};
+        slope_labels.push_back(std::move(l));
     }
     for (const ComputeRoof& c : compute) {
         const std::string& color = palette(gpu_slot(gpus, seen, c.gpu));
-        const double xa = std::max(f.x.min(), c.ridge());
-        svg.line(f.x.pos(xa), f.y.pos(c.tflops), f.x1, f.y.pos(c.tflops), {color, 2, ""});
-        roof_labels.push_back(
-            {f.x1 - 4, f.y.pos(c.tflops) - 5, fmt::format("{} {} {} TFLOP/s", c.gpu, c.label, short_number(c.tflops)), color});
+        const double xa = f.x.pos(std::max(f.x.min(), c.ridge())), y = f.y.pos(c.tflops);
+        roof_line(xa, y, f.x1, y, {color, 2, ""});
+        RoofLabel l{fmt::format("{} {} {} TFLOP/s", c.gpu, c.label, short_number(c.tflops)), roof_text, {}, {}};
+        l.style.fill = color;
+        const double w = text_width(l.text, l.style.size);
+        // Above the line at its right end, else below it, then further left.
+        l.spots = along_flat_roof(xa, f.x1 - 4, y, w, -5, 13);
+        l.target = {f.x1 - 4 - w / 2, y};
+        flat_labels.push_back(std::move(l));
     }
     for (const Calibration& c : opt.achievable) {
         if (c.hbm_GBps <= 0)
@@ -250,20 +281,37 @@ std::string roofline_chart(const std::vector<Record>& records, const std::vector
         const double xa = std::max(f.x.min(), f.y.min() * 1e3 / c.hbm_GBps);
         const double xb = std::min(f.x.max(), ridge);
         if (xa < xb)
-            svg.line(f.x.pos(xa), f.y.pos(xa * c.hbm_GBps / 1e3), f.x.pos(xb), f.y.pos(xb * c.hbm_GBps / 1e3), dashed);
+            roof_line(f.x.pos(xa), f.y.pos(xa * c.hbm_GBps / 1e3), f.x.pos(xb), f.y.pos(xb * c.hbm_GBps / 1e3), dashed);
         if (c.bf16_tflops > 0) {
-            svg.line(f.x.pos(std::max(f.x.min(), ridge)), f.y.pos(c.bf16_tflops), f.x1, f.y.pos(c.bf16_tflops), dashed);
-            roof_labels.push_back(
-                {f.x1 - 4, f.y.pos(c.bf16_tflops) + 14,
-                 fmt::format("calibrated bf16 {} TFLOP/s, HBM {} GB/s", short_number(c.bf16_tflops), short_number(c.hbm_GBps)),
-                 "#555"});
+            const double xr = f.x.pos(std::max(f.x.min(), ridge)), y = f.y.pos(c.bf16_tflops);
+            roof_line(xr, y, f.x1, y, dashed);
+            RoofLabel l{
+                fmt::format("calibrated bf16 {} TFLOP/s, HBM {} GB/s", short_number(c.bf16_tflops), short_number(c.hbm_GBps)),
+                roof_text,
+                {},
+                {}};
+            l.style.fill = "#555";
+            const double w = text_width(l.text, l.style.size);
+            // Below the line first (the catalog's roof, above it, has its label above its own line).
+            l.spots = along_flat_roof(xr, f.x1 - 4, y, w, 14, -5);
+            l.target = {f.x1 - 4 - w / 2, y};
+            flat_labels.push_back(std::move(l));
         }
     }
-    spread(roof_labels, f.y0);
-    std::vector<Box> placed;  // text already on the chart, for the point labels to avoid
-    for (const RoofLabel& l : roof_labels) {
-        svg.text(l.x, l.y, l.text, {11, "end", l.color, false, 0});
-        placed.push_back({l.x - 6.8 * static_cast<double>(l.text.size()), l.y - 10, l.x, l.y + 2});
+    // Roof labels: the flat roofs' from the highest roof down, then the slopes'; each at its first free
+    // spot, else off the line with a leader, else left out (counted in the note below).
+    std::stable_sort(flat_labels.begin(), flat_labels.end(),
+                     [](const RoofLabel& a, const RoofLabel& b) { return a.target.y < b.target.y; });
+    flat_labels.insert(flat_labels.end(), slope_labels.begin(), slope_labels.end());
+    std::size_t left_out = 0;
+    for (const RoofLabel& l : flat_labels) {
+        std::optional<Label> placed = placer.place(l.text, l.style, l.spots);
+        if (!placed)
+            placed = placer.place_with_leader(l.text, l.style, l.target, 2);
+        if (placed)
+            draw_label(svg, *placed);
+        else
+            ++left_out;
     }
 
     // Points: modelled first, timed on top; then their labels.
@@ -274,34 +322,37 @@ std::string roofline_chart(const std::vector<Record>& records, const std::vector
         if (d.timed)
             svg.marker(source_marker(d.source), f.x.pos(d.x), f.y.pos(d.y), 3.5, "#222", "#222");
     // Labels, one per labelled record: below-right of its point, else above-right, below-left, above-left,
-    // below, above; on a record's next GPU's point when the first has no room. A label that would overlap
-    // other text (or leave the box) everywhere is left out, and a note says how many.
+    // below, above; on a record's next GPU's point when the first has no room. Records whose points have
+    // no room anywhere then get a spot nearby with a leader line to the first of their points with one; a label with no
+    // room even so is left out, and a note says how many.
+    const TextStyle point_text{10, "start", "#333", false, 0};
     std::set<std::size_t> wanted, done;
     for (const Dot& d : dots) {
         if (d.label.empty() || done.count(d.record) > 0)
             continue;
         wanted.insert(d.record);
         const double px = f.x.pos(d.x), py = f.y.pos(d.y);
-        const double w = 6.5 * static_cast<double>(d.label.size()) + 4, h = 11;
-        for (const auto& [dx, dy] : {std::pair{6.0, 13.0}, {6.0, -6.0}, {-6.0, 13.0}, {-6.0, -6.0}, {0.0, 17.0}, {0.0, -9.0}}) {
-            const double left = dx > 0 ? px + dx : dx < 0 ? px + dx - w : px - w / 2;
-            const Box b{left, py + dy - h + 2, left + w, py + dy + 2};
-            if (b.x0 < f.x0 || b.x1 > f.x1 || b.y0 < f.y0 || b.y1 > f.y1)
-                continue;
-            if (std::any_of(placed.begin(), placed.end(), [&](const Box& o) { return o.overlaps(b); }))
-                continue;
-            placed.push_back(b);
-            const char* anchor = dx > 0 ? "start" : dx < 0 ? "end" : "middle";
-            svg.text(px + dx, py + dy, d.label, {10, anchor, "#333", false, 0});
+        std::vector<Spot> spots;
+        for (const auto& [dx, dy] : {std::pair{6.0, 13.0}, {6.0, -6.0}, {-6.0, 13.0}, {-6.0, -6.0}, {0.0, 17.0}, {0.0, -9.0}})
+            spots.push_back({px + dx, py + dy, dx > 0 ? "start" : dx < 0 ? "end" : "middle", 0});
+        if (const std::optional<Label> l = placer.place(d.label, point_text, spots)) {
+            draw_label(svg, *l);
             done.insert(d.record);
-            break;
         }
     }
-    const std::size_t crowded = wanted.size() - done.size();
-    if (crowded > 0)
+    for (const Dot& d : dots) {
+        if (d.label.empty() || done.count(d.record) > 0)
+            continue;
+        if (const std::optional<Label> l = placer.place_with_leader(d.label, point_text, {f.x.pos(d.x), f.y.pos(d.y)}, 5)) {
+            draw_label(svg, *l);
+            done.insert(d.record);
+        }
+    }
+    left_out += wanted.size() - done.size();
+    if (left_out > 0)
         draw_notes(svg, f.x0 - 60, notes_top + static_cast<double>(notes.size()) * kNoteLine,
-                   {fmt::format("{} point label{} left out where {} would overlap other text", crowded, crowded == 1 ? "" : "s",
-                                crowded == 1 ? "it" : "they")});
+                   {fmt::format("{} label{} left out where {} would cross a roof or other text", left_out,
+                                left_out == 1 ? "" : "s", left_out == 1 ? "it" : "they")});
 
     draw_legend(svg, kLegendX, kTop, legend, 46);
     draw_notes(svg, f.x0 - 60, notes_top, notes);
