@@ -189,8 +189,8 @@ TraceBaseline compare_traces(const Summary& now, const Summary& base, double tol
     s.notes.push_back(windows);
     s.notes.push_back(fmt::format(
         "verdict: regressed when time / baseline time - 1 > {0:g} %, improved when below -{0:g} %, else same; new / "
-        "vanished: time in one window only (never a regression by itself: its time is in its category's row); exit code 3 "
-        "when any row regressed",
+        "vanished: time in one window only (never a regression by itself: its time is in its category's row); kernels "
+        "without a formula are in their category's row only; exit code 3 when any row regressed",
         tolerance * 100));
     return out;
 }
