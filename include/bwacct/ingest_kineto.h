@@ -285,6 +285,7 @@ struct StreamTime {
 
 struct Timeline {
     std::vector<double> activity_busy;        // per activity: its share of the whole-trace busy time
+    std::vector<double> activity_window_us;   // per activity: its duration inside the profiled window (clipped to it)
     std::vector<double> category_exposed_us;  // per category (enum order), whole trace
     WindowTime trace;                         // first activity start to last end, per device
     WindowTime window;                        // the profiled window (below)
@@ -311,6 +312,7 @@ struct Group {
     std::uint64_t calls = 0, kernels = 0;
     double kernel_us = 0;  // sum of the kernels' durations
     double busy_us = 0;    // their share of the GPU busy time (overlaps counted once)
+    double window_us = 0;  // the kernels' durations inside the profiled window (Timeline::activity_window_us)
 };
 struct KernelRow {
     std::string name, op;
@@ -323,6 +325,7 @@ struct CategoryTime {
     Category category = Category::other;
     std::uint64_t kernels = 0, costed = 0;
     double kernel_us = 0, busy_us = 0, uncosted_busy_us = 0;
+    double window_us = 0;                            // kernel durations inside the profiled window
     double exposed_us = 0;                           // time this category runs and no higher time class runs (see TimeClass)
     std::map<std::string, double> uncosted_reasons;  // why kernels had no formula → their kernel µs
 };

@@ -5,14 +5,17 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "bwacct/error.h"
 #include "bwacct/ingest_kineto.h"
+#include "bwacct/kineto_baseline.h"
 #include "bwacct/kineto_eager_attention.h"
 #include "bwacct/values.h"
 #include "command.h"
 #include "ingest_common.h"
 #include "ingest_torch_time.h"
+#include "tolerance.h"
 
 namespace bwacct::cli {
 namespace {
@@ -184,10 +187,29 @@ Section skipped_section(const Trace& t) {
     return sec;
 }
 
+// --baseline FILE read with the same reader and summarised (its Trace freed at once); errors name --baseline.
+Summary baseline_summary(const std::string& base_path) {
+    try {
+        return summarize(read_kineto(base_path));
+    } catch (const InputError& e) {
+        throw InputError("--baseline", e.what());
+    }
+}
+
 int run(const Args& args, const Env& env) {
     const std::string& path = args.get("file");
     const std::size_t top = top_of(args);
+    const double tolerance = parse_tolerance(args.get("--tolerance"), "--tolerance");
+    const std::string& base_path = args.get("--baseline");
+    if (base_path.empty() && args.given("--tolerance"))
+        throw InputError("--tolerance", "applies to --baseline; give --baseline FILE too");
+    if (base_path == "-" && path == "-")
+        throw InputError("--baseline", "standard input ('-') is already the trace; give the baseline as a file");
     const Trace trace = read_kineto(path);
+    // The baseline is read and checked before anything is printed.
+    std::optional<Summary> base;
+    if (!base_path.empty())
+        base = baseline_summary(base_path);
     const Catalog catalog = catalog_for(args);
     const std::string device = trace_gpu_name(trace);
     const std::vector<const GpuSpec*> gpus = ingest_gpus(args, catalog, device, "");
@@ -261,7 +283,13 @@ int run(const Args& args, const Env& env) {
             "the CPU ops carry no \"Input Dims\" (profiled without record_shapes=True): only kernels "
             "with their own metadata (NCCL) can be costed");
     r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
-    return emit_ingest(r, gpus, args, env);
+    if (!base)
+        return emit_ingest(r, gpus, args, env);
+    TraceBaseline cmp = compare_traces(s, *base, tolerance, base_path);
+    r.summary.lines.insert(r.summary.lines.begin(), cmp.lines.begin(), cmp.lines.end());
+    r.sections.insert(r.sections.begin(), std::move(cmp.section));
+    const int rc = emit_ingest(r, gpus, args, env);
+    return rc == 0 && cmp.regressed > 0 ? kExitRegressed : rc;
 }
 
 }  // namespace
@@ -272,6 +300,13 @@ CommandSpec ingest_torch_command() {
     c.summary = "PyTorch profiler (Kineto) trace: kernels linked to their ops, costed, per-shape bandwidth and roofs";
     c.example = "bwacct ingest torch-trace trace.json.gz --gpu h100-sxm --top 20";
     c.options = ingest_options("PyTorch profiler (Kineto) Chrome trace, .json or .json.gz", "");
+    c.options.push_back({"--baseline",
+                         "a known-good trace of the same run: kernel time per category and per (op, shape, dtype) "
+                         "against it (per step when both have ProfilerSteps); exit code 3 when any grew beyond "
+                         "--tolerance",
+                         ""});
+    c.options.push_back({"--tolerance", "with --baseline: how far a time may grow before it counts as a regression", "5%"});
+    c.example += "\n  bwacct ingest torch-trace new.json.gz --baseline known_good.json.gz --tolerance 3%";
     c.run = run;
     return c;
 }

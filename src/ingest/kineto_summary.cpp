@@ -32,7 +32,7 @@ struct Grouper {
         const auto it = index.find(key);
         if (it != index.end())
             return it->second;
-        groups.push_back({std::move(c), 0, 0, 0, 0});
+        groups.push_back({std::move(c), 0, 0, 0, 0, 0});
         index.emplace(key, groups.size() - 1);
         return groups.size() - 1;
     }
@@ -204,8 +204,10 @@ Summary summarize(const Trace& t) {
         const double share = s.time.activity_busy[a];
         CategoryTime& ct = s.categories[static_cast<std::size_t>(category[a])];
         ct.busy_us += share;
+        ct.window_us += s.time.activity_window_us[a];
         if (group[a] >= 0) {
             gr.groups[static_cast<std::size_t>(group[a])].busy_us += share;
+            gr.groups[static_cast<std::size_t>(group[a])].window_us += s.time.activity_window_us[a];
         } else {
             ct.uncosted_busy_us += share;
             s.uncosted_busy_us += share;

@@ -219,6 +219,7 @@ Timeline account_time(const Trace& t, const Links& links, const std::vector<Cate
     Timeline tl;
     const std::size_t n = t.activities.size();
     tl.activity_busy.assign(n, 0);
+    tl.activity_window_us.assign(n, 0);
     tl.category_exposed_us.assign(categories, 0);
     tl.trace.name = "whole trace";
     tl.window.name = "profiled window";
@@ -348,6 +349,7 @@ Timeline account_time(const Trace& t, const Links& links, const std::vector<Cate
         add(tl.window, w);
         for (const Act& x : acts) {
             const double dur = x.end - x.ts;
+            tl.activity_window_us[x.index] = std::max(0.0, std::min(x.end, whi) - std::max(x.ts, wlo));
             const bool inside_start = x.ts >= wlo && x.ts < whi;
             if (!inside_start && (x.end <= wlo || x.ts >= whi)) {
                 tl.outside_kernel_us += dur;

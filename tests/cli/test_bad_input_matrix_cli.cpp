@@ -366,6 +366,15 @@ std::vector<MatrixCase> build_matrix() {
                            {},
                            {"--baseline"}});
     add_cases(out, Command{{"compare", "{DIR}/a.json", "{DIR}/a.json"}, {}, {}, {}, {}, {"b"}});
+    const std::string trace = std::string(BWACCT_TEST_DATA) + "/kineto/synthetic_eager_attention.json";
+    add_cases(out, Command{{"ingest", "torch-trace", trace, "--baseline", trace}, {}, {}, {}, {}, {"--baseline"}});
+    out.push_back(
+        {"IngestTorchBaselineNotATrace", {"ingest", "torch-trace", trace, "--baseline", "{DIR}/times.csv"}, {"times.csv"}});
+    out.push_back({"IngestTorchToleranceNotANumber",
+                   {"ingest", "torch-trace", trace, "--baseline", trace, "--tolerance", "abc"},
+                   {"--tolerance"}});
+    out.push_back(
+        {"IngestTorchToleranceWithoutBaseline", {"ingest", "torch-trace", trace, "--tolerance", "5%"}, {"--tolerance"}});
 
     // Products that overflow 64 bits although each value is below 2^53 (2^32 each).
     const std::string big = "4294967296";
