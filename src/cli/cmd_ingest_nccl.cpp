@@ -95,10 +95,7 @@ CommandSpec ingest_nccl_command() {
         if (!baseline)
             return emit_ingest(report, gpus, args, env);
         NcclBaseline cmp = compare_nccl(log, *baseline, tolerance, baseline_path);
-        report.summary.lines.insert(report.summary.lines.begin(), cmp.lines.begin(), cmp.lines.end());
-        report.sections.insert(report.sections.begin(), std::move(cmp.section));
-        const int rc = emit_ingest(report, gpus, args, env);
-        return rc == 0 && cmp.regressed > 0 ? kExitRegressed : rc;
+        return emit_ingest_with_baseline(report, cmp.lines, std::move(cmp.section), cmp.regressed, gpus, args, env);
     };
     return c;
 }

@@ -286,10 +286,7 @@ int run(const Args& args, const Env& env) {
     if (!base)
         return emit_ingest(r, gpus, args, env);
     TraceBaseline cmp = compare_traces(s, *base, tolerance, base_path);
-    r.summary.lines.insert(r.summary.lines.begin(), cmp.lines.begin(), cmp.lines.end());
-    r.sections.insert(r.sections.begin(), std::move(cmp.section));
-    const int rc = emit_ingest(r, gpus, args, env);
-    return rc == 0 && cmp.regressed > 0 ? kExitRegressed : rc;
+    return emit_ingest_with_baseline(r, cmp.lines, std::move(cmp.section), cmp.regressed, gpus, args, env);
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
 #include "ingest_common.h"
 
 #include <filesystem>
+#include <utility>
 
 #include "bwacct/error.h"
 #include "bwacct/text_file.h"
 #include "bwacct/values.h"
 #include "plot_option.h"
+#include "tolerance.h"
 
 namespace bwacct::cli {
 
@@ -113,6 +115,14 @@ int emit_ingest(const IngestReport& report, const std::vector<const GpuSpec*>& g
     po.fit = reported_fit(report);
     write_plot_if_asked(args, plotted, gpus, po);
     return 0;
+}
+
+int emit_ingest_with_baseline(IngestReport& report, const std::vector<std::string>& lines, Section section, std::size_t regressed,
+                              const std::vector<const GpuSpec*>& gpus, const Args& args, const Env& env) {
+    report.summary.lines.insert(report.summary.lines.begin(), lines.begin(), lines.end());
+    report.sections.insert(report.sections.begin(), std::move(section));
+    const int rc = emit_ingest(report, gpus, args, env);
+    return rc == 0 && regressed > 0 ? kExitRegressed : rc;
 }
 
 }  // namespace bwacct::cli

@@ -32,4 +32,9 @@ std::vector<const GpuSpec*> ingest_gpus_or_none(const Args& args, const Catalog&
 // Prints the report in --format (at most --top records), then writes --plot when given.
 int emit_ingest(const IngestReport& report, const std::vector<const GpuSpec*>& gpus, const Args& args, const Env& env);
 
+// As emit_ingest, with a baseline comparison first (`--baseline`): its summary lines lead the report's,
+// its section leads the sections. Returns kExitRegressed (3) when `regressed` > 0 and printing succeeded.
+int emit_ingest_with_baseline(IngestReport& report, const std::vector<std::string>& lines, Section section, std::size_t regressed,
+                              const std::vector<const GpuSpec*>& gpus, const Args& args, const Env& env);
+
 }  // namespace bwacct::cli
