@@ -345,5 +345,7 @@ struct Summary {
     std::vector<std::string> warnings;
 };
 Summary summarize(const Trace& t);
+// The same with the trace's links already made (link_activities), for callers that need them too.
+Summary summarize(const Trace& t, const Links& links);
 
 }  // namespace bwacct::kineto

@@ -213,7 +213,8 @@ int run(const Args& args, const Env& env) {
     const Catalog catalog = catalog_for(args);
     const std::string device = trace_gpu_name(trace);
     const std::vector<const GpuSpec*> gpus = ingest_gpus(args, catalog, device, "");
-    const Summary s = summarize(trace);
+    const Links links = link_activities(trace);  // made once: the summary and the eager-attention view use them
+    const Summary s = summarize(trace, links);
 
     IngestReport r;
     r.tool = "torch-trace";
@@ -249,7 +250,7 @@ int run(const Args& args, const Env& env) {
     r.summary = torch_summary(s, r.records, record_group, unanalysed_us);
     r.sections = {kernel_section(s, top), category_section(s), roof_section(s, r.records, busy, unanalysed_us),
                   time_section(s),        window_section(s),   stream_section(s)};
-    if (const auto eager = eager_attention(trace, link_activities(trace)); !eager.empty())
+    if (const auto eager = eager_attention(trace, links); !eager.empty())
         r.sections.push_back(eager_attention_section(eager));
     if (!trace.skipped.empty()) {
         std::uint64_t skipped = 0, gpu = 0;

@@ -133,8 +133,9 @@ struct Grouper {
 
 }  // namespace
 
-Summary summarize(const Trace& t) {
-    const Links links = link_activities(t);
+Summary summarize(const Trace& t) { return summarize(t, link_activities(t)); }
+
+Summary summarize(const Trace& t, const Links& links) {
     Grouper gr{t, links, {}, {}, std::vector<std::int64_t>(t.ops.size(), kUnknown), std::vector<bool>(t.ops.size(), false),
                0, 0,     {}};
     {  // the most common NCCL group size: the world of the trace's other collectives
