@@ -232,9 +232,10 @@ std::optional<OpCost> cost_collective_kernel(const GpuActivity& a);
 // (the group size the trace's NCCL kernels give; nullopt below 2).
 std::optional<OpCost> cost_symmetric_collective(const std::string& name, const CpuOp& op, std::uint64_t ranks);
 // A memcpy or memset from its own event: direction from the name ("Memcpy HtoD (Pinned -> Device)"),
-// bytes from its "bytes" arg, else from the copy op that launched it (`op`, may be null); nullopt
-// for kernels or without a byte count.
-std::optional<OpCost> cost_transfer(const GpuActivity& a, std::string_view name, const CpuOp* op);
+// bytes from its "bytes" arg, else from the op that launched it (`op`, may be null, named `op_name`)
+// when that op is a copy (memcpy) or a fill (memset), whose input 0 is the destination; nullopt for
+// kernels or without a byte count.
+std::optional<OpCost> cost_transfer(const GpuActivity& a, std::string_view name, const CpuOp* op, std::string_view op_name = {});
 // Category of an activity no formula covered, from its kind, its kernel name and the name of the op
 // that launched it ("" when none): rules on names (docs/ingest.md), never a list of one trace's kernels.
 Category activity_category(Activity kind, std::string_view kernel_name, std::string_view op_name = {});
@@ -284,12 +285,14 @@ struct StreamTime {
 };
 
 struct Timeline {
-    std::vector<double> activity_busy;        // per activity: its share of the whole-trace busy time
-    std::vector<double> activity_window_us;   // per activity: its duration inside the profiled window (clipped to it)
-    std::vector<double> category_exposed_us;  // per category (enum order), whole trace
-    WindowTime trace;                         // first activity start to last end, per device
-    WindowTime window;                        // the profiled window (below)
-    std::vector<WindowTime> steps;            // per ProfilerStep, in time order; empty without steps
+    std::vector<double> activity_busy;               // per activity: its share of the whole-trace busy time
+    std::vector<double> activity_window_us;          // per activity: its duration inside the profiled window (clipped to it)
+    std::vector<double> activity_window_busy;        // per activity: its share of the profiled window's busy time
+    std::vector<double> category_exposed_us;         // per category (enum order), whole trace
+    std::vector<double> window_category_exposed_us;  // per category (enum order), profiled window
+    WindowTime trace;                                // first activity start to last end, per device
+    WindowTime window;                               // the profiled window (below)
+    std::vector<WindowTime> steps;                   // per ProfilerStep, in time order; empty without steps
     // How the window was found: "ProfilerStep" (each step from the first GPU start of the activities
     // launched during it to the next step's; the last to the last end of its activities) or "linked"
     // (first start to last end of the activities with a CPU launch record).
@@ -310,9 +313,10 @@ Timeline account_time(const Trace& t, const Links& links, const std::vector<Cate
 struct Group {
     OpCost what;  // the cost of ONE call
     std::uint64_t calls = 0, kernels = 0;
-    double kernel_us = 0;  // sum of the kernels' durations
-    double busy_us = 0;    // their share of the GPU busy time (overlaps counted once)
-    double window_us = 0;  // the kernels' durations inside the profiled window (Timeline::activity_window_us)
+    double kernel_us = 0;       // sum of the kernels' durations
+    double busy_us = 0;         // their share of the GPU busy time (overlaps counted once)
+    double window_us = 0;       // the kernels' durations inside the profiled window (Timeline::activity_window_us)
+    double window_busy_us = 0;  // their share of the profiled window's busy time (Timeline::activity_window_busy)
 };
 struct KernelRow {
     std::string name, op;
@@ -325,9 +329,12 @@ struct CategoryTime {
     Category category = Category::other;
     std::uint64_t kernels = 0, costed = 0;
     double kernel_us = 0, busy_us = 0, uncosted_busy_us = 0;
-    double window_us = 0;                            // kernel durations inside the profiled window
-    double exposed_us = 0;                           // time this category runs and no higher time class runs (see TimeClass)
-    std::map<std::string, double> uncosted_reasons;  // why kernels had no formula → their kernel µs
+    double window_us = 0;   // kernel durations inside the profiled window
+    double exposed_us = 0;  // time this category runs and no higher time class runs (see TimeClass)
+    // The same over the profiled window: busy share, the part no formula covers, exposed time.
+    double window_busy_us = 0, window_uncosted_busy_us = 0, window_exposed_us = 0;
+    std::map<std::string, double> uncosted_reasons;         // why kernels had no formula → their kernel µs
+    std::map<std::string, double> window_uncosted_reasons;  // the same → their share of the window's busy µs
 };
 struct Summary {
     std::vector<Group> groups;                               // by kernel_us, largest first
@@ -341,7 +348,9 @@ struct Summary {
     double kernel_us = 0;    // sum of durations (≥ busy when streams overlap)
     double uncosted_us = 0;  // durations of activities no formula covered
     double uncosted_busy_us = 0;
-    Timeline time;  // overlap by priority, the profiled window, idle explained
+    double window_busy_us = 0;           // busy time of the profiled window (Timeline::window)
+    double window_uncosted_busy_us = 0;  // the part of it no formula covers
+    Timeline time;                       // overlap by priority, the profiled window, idle explained
     std::vector<std::string> warnings;
 };
 Summary summarize(const Trace& t);

@@ -86,6 +86,10 @@ Section category_section(const Summary& s) {
                    {"busy_share", "% busy", 1},
                    {"uncosted_busy_us", "unaccounted µs", 2},
                    {"exposed_us", "exposed µs", 2},
+                   {"window_busy_us", "window busy µs", 2},
+                   {"window_busy_share", "% window busy", 1},
+                   {"window_uncosted_busy_us", "window unaccounted µs", 2},
+                   {"window_exposed_us", "window exposed µs", 2},
                    {"reason", "main reason unaccounted", 0}};
     for (const CategoryTime& c : s.categories) {
         if (c.kernels == 0)
@@ -94,7 +98,8 @@ Section category_section(const Summary& s) {
         const auto top = std::max_element(c.uncosted_reasons.begin(), c.uncosted_reasons.end(),
                                           [](const auto& x, const auto& y) { return x.second < y.second; });
         sec.rows.push_back({std::string(category_name(c.category)), c.kernels, c.costed, c.kernel_us, c.busy_us,
-                            100 * share(c.busy_us, s.busy_us), c.uncosted_busy_us, c.exposed_us,
+                            100 * share(c.busy_us, s.busy_us), c.uncosted_busy_us, c.exposed_us, c.window_busy_us,
+                            100 * share(c.window_busy_us, s.window_busy_us), c.window_uncosted_busy_us, c.window_exposed_us,
                             top == c.uncosted_reasons.end() ? Cell{} : Cell{top->first}});
     }
     sec.notes.push_back(
@@ -104,24 +109,43 @@ Section category_section(const Summary& s) {
     sec.notes.push_back(
         "exposed µs: the time this category runs while no higher time class runs (categories of one class overlap, "
         "so these do not add up)");
+    sec.notes.push_back(
+        "window columns: the same over the profiled window (see the window section), the basis of the summary; the "
+        "window busy rows add up to the window's busy time");
     return sec;
 }
 
-Section roof_section(const Summary& s, const std::vector<Record>& records, const std::vector<double>& busy,
-                     double unanalysed_us) {
-    std::map<std::string, double> by_roof;
+// Busy time (whole trace and profiled window) of the records by the roof that binds each, beside the
+// groups not analysed and the time no formula covers.
+struct BusyPair {
+    double trace = 0, window = 0;
+};
+Section roof_section(const Summary& s, const std::vector<Record>& records, const std::vector<const Group*>& record_group,
+                     BusyPair unanalysed) {
+    std::map<std::string, BusyPair> by_roof;
     for (std::size_t i = 0; i < records.size(); ++i) {
         const auto& v = records[i].verdicts;
-        by_roof[!v.empty() && v.front().timed ? std::string(roof_name(v.front().timed->bound)) : "no verdict"] += busy[i];
+        BusyPair& b = by_roof[!v.empty() && v.front().timed ? std::string(roof_name(v.front().timed->bound)) : "no verdict"];
+        b.trace += record_group[i]->busy_us;
+        b.window += record_group[i]->window_busy_us;
     }
     Section sec{"by_roof", "GPU busy time by binding roof", {}, {}, {}};
-    sec.columns = {{"roof", "binding roof", 0}, {"busy_us", "busy µs", 2}, {"busy_share", "% busy", 1}};
-    for (const auto& [roof, us] : by_roof)
-        sec.rows.push_back({roof, us, 100 * share(us, s.busy_us)});
-    if (unanalysed_us > 0)
-        sec.rows.push_back({std::string("not analysed"), unanalysed_us, 100 * share(unanalysed_us, s.busy_us)});
-    sec.rows.push_back({std::string("unaccounted (no formula)"), s.uncosted_busy_us, 100 * share(s.uncosted_busy_us, s.busy_us)});
-    sec.notes.push_back("roof of each (op, shape, dtype) group on the first GPU, at its mean kernel time per call");
+    sec.columns = {{"roof", "binding roof", 0},
+                   {"busy_us", "busy µs", 2},
+                   {"busy_share", "% busy", 1},
+                   {"window_busy_us", "window busy µs", 2},
+                   {"window_busy_share", "% window busy", 1}};
+    const auto row = [&](const std::string& roof, BusyPair b) {
+        sec.rows.push_back({roof, b.trace, 100 * share(b.trace, s.busy_us), b.window, 100 * share(b.window, s.window_busy_us)});
+    };
+    for (const auto& [roof, b] : by_roof)
+        row(roof, b);
+    if (unanalysed.trace > 0 || unanalysed.window > 0)
+        row("not analysed", unanalysed);
+    row("unaccounted (no formula)", {s.uncosted_busy_us, s.window_uncosted_busy_us});
+    sec.notes.push_back(
+        "roof of each (op, shape, dtype) group on the first GPU, at its mean kernel time per call; busy: whole trace, "
+        "window busy: the profiled window");
     return sec;
 }
 
@@ -223,12 +247,12 @@ int run(const Args& args, const Env& env) {
                            trace.ops.size(), trace.activities.size(), device.empty() ? "" : fmt::format(", GPU '{}'", device));
     for (const GpuSpec* g : gpus)
         r.gpus.push_back(g->id);
-    std::vector<double> busy;
     std::vector<const Group*> record_group;
-    double unanalysed_us = 0;
+    BusyPair unanalysed;
     for (const Group& g : s.groups) {
         if (g.calls == 0 || !(g.kernel_us > 0)) {
-            unanalysed_us += g.busy_us;
+            unanalysed.trace += g.busy_us;
+            unanalysed.window += g.window_busy_us;
             continue;
         }
         std::vector<Param> params{{"torch_op", g.what.op}};
@@ -240,15 +264,15 @@ int run(const Args& args, const Env& env) {
         try {
             r.records.push_back(
                 ingested_record(std::move(params), g.what.cost, g.kernel_us / static_cast<double>(g.calls), gpus));
-            busy.push_back(g.busy_us);
             record_group.push_back(&g);
         } catch (const InputError& e) {
-            unanalysed_us += g.busy_us;
+            unanalysed.trace += g.busy_us;
+            unanalysed.window += g.window_busy_us;
             r.warnings.push_back(fmt::format("{} {} {}: not analysed: {}", g.what.op, g.what.shape, g.what.dtype, e.what()));
         }
     }
-    r.summary = torch_summary(s, r.records, record_group, unanalysed_us);
-    r.sections = {kernel_section(s, top), category_section(s), roof_section(s, r.records, busy, unanalysed_us),
+    r.summary = torch_summary(s, r.records, record_group, unanalysed.window);
+    r.sections = {kernel_section(s, top), category_section(s), roof_section(s, r.records, record_group, unanalysed),
                   time_section(s),        window_section(s),   stream_section(s)};
     if (const auto eager = eager_attention(trace, links); !eager.empty())
         r.sections.push_back(eager_attention_section(eager));
@@ -275,9 +299,10 @@ int run(const Args& args, const Env& env) {
                     "{} by time containment, {} not linked",
                     s.linked[0], s.linked[1], s.linked[2], s.linked[3]));
     r.notes.push_back(
-        fmt::format("{} of {} GPU activities costed by a formula; busy {:.2f} µs, idle {:.2f} µs, "
-                    "unaccounted {:.2f} µs",
-                    s.activities - s.uncosted_kernels, s.activities, s.busy_us, s.idle_us, s.uncosted_busy_us));
+        fmt::format("{} of {} GPU activities costed by a formula; whole trace: busy {:.2f} µs, idle {:.2f} µs, "
+                    "unaccounted {:.2f} µs; profiled window: busy {:.2f} µs, unaccounted {:.2f} µs",
+                    s.activities - s.uncosted_kernels, s.activities, s.busy_us, s.idle_us, s.uncosted_busy_us, s.window_busy_us,
+                    s.window_uncosted_busy_us));
     const bool shapes = std::any_of(trace.ops.begin(), trace.ops.end(), [](const CpuOp& o) { return !o.dims.empty(); });
     if (!trace.ops.empty() && !shapes)
         r.notes.push_back(

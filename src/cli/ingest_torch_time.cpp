@@ -215,19 +215,20 @@ IngestSummary torch_summary(const Summary& s, const std::vector<Record>& records
         line += "; no communication";
     sum.lines.push_back(line);
 
-    // Top three categories by busy time (whole trace), each with the roof that binds most of its time.
-    std::map<std::size_t, std::map<std::string, double>> roof_us;  // category → bound → busy µs
+    // Top three categories by busy time over the profiled window, each with the roof that binds most
+    // of its time there.
+    std::map<std::size_t, std::map<std::string, double>> roof_us;  // category → bound → window busy µs
     for (std::size_t i = 0; i < records.size(); ++i) {
         const auto& v = records[i].verdicts;
         const std::string bound = !v.empty() && v.front().timed ? std::string(roof_name(v.front().timed->bound)) : "no verdict";
-        roof_us[static_cast<std::size_t>(record_group[i]->what.category)][bound] += record_group[i]->busy_us;
+        roof_us[static_cast<std::size_t>(record_group[i]->what.category)][bound] += record_group[i]->window_busy_us;
     }
     std::vector<const CategoryTime*> cats;
     for (const CategoryTime& c : s.categories)
-        if (c.busy_us > 0)
+        if (c.window_busy_us > 0)
             cats.push_back(&c);
     std::stable_sort(cats.begin(), cats.end(),
-                     [](const CategoryTime* a, const CategoryTime* b) { return a->busy_us > b->busy_us; });
+                     [](const CategoryTime* a, const CategoryTime* b) { return a->window_busy_us > b->window_busy_us; });
     if (cats.size() > 3)
         cats.resize(3);
     Section top{"top_categories", "", {}, {}, {}};
@@ -239,11 +240,11 @@ IngestSummary torch_summary(const Summary& s, const std::vector<Record>& records
         double analysed = 0;
         for (const auto& [roof, t] : by)
             analysed += t;
-        if (c->uncosted_busy_us > 0)
-            by["no formula"] += c->uncosted_busy_us;
+        if (c->window_uncosted_busy_us > 0)
+            by["no formula"] += c->window_uncosted_busy_us;
         // Costed groups that got no record (refused by the GPU's peaks): what remains of the category.
-        const double rest = c->busy_us - analysed - c->uncosted_busy_us;
-        if (rest > 1e-9 * c->busy_us && unanalysed_us > 0)
+        const double rest = c->window_busy_us - analysed - c->window_uncosted_busy_us;
+        if (rest > 1e-9 * c->window_busy_us && unanalysed_us > 0)
             by["not analysed"] += rest;
         std::string bound = "no formula";
         double most = 0;
@@ -253,14 +254,31 @@ IngestSummary torch_summary(const Summary& s, const std::vector<Record>& records
                 most = t;
             }
         const std::string name(category_name(c->category));
-        top.rows.push_back(
-            {name, c->busy_us, 100 * share(c->busy_us, s.busy_us), c->exposed_us, bound, 100 * share(most, c->busy_us)});
+        top.rows.push_back({name, c->window_busy_us, 100 * share(c->window_busy_us, w.busy_us), c->window_exposed_us, bound,
+                            100 * share(most, c->window_busy_us)});
         parts.push_back(
-            fmt::format("{} {:.1f} % ({} for {:.0f} % of it)", name, 100 * share(c->busy_us, s.busy_us),
+            fmt::format("{} {:.1f} % ({} for {:.0f} % of it)", name, 100 * share(c->window_busy_us, w.busy_us),
                         bound == "no formula" || bound == "no verdict" || bound == "not analysed" ? bound : bound + "-bound",
-                        100 * share(most, c->busy_us)));
+                        100 * share(most, c->window_busy_us)));
     }
-    sum.lines.push_back(fmt::format("top categories by busy time (whole trace): {}", fmt::join(parts, ", ")));
+    sum.lines.push_back(fmt::format("top categories by busy time (window): {}", fmt::join(parts, ", ")));
+
+    // The time no formula covers, over the window and the whole trace, with its main reason.
+    {
+        std::map<std::string, double> reasons;
+        for (const CategoryTime& c : s.categories)
+            for (const auto& [why, t] : c.window_uncosted_reasons)
+                reasons[why] += t;
+        const auto main =
+            std::max_element(reasons.begin(), reasons.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+        line =
+            fmt::format("unaccounted (no formula): {:.1f} % of the window's busy time ({}), {:.1f} % of the whole trace's ({})",
+                        100 * share(s.window_uncosted_busy_us, w.busy_us), us(s.window_uncosted_busy_us),
+                        100 * share(s.uncosted_busy_us, tl.trace.busy_us), us(s.uncosted_busy_us));
+        if (main != reasons.end())
+            line += fmt::format("; most of the window's: {} ({})", main->first, us(main->second));
+        sum.lines.push_back(line);
+    }
 
     // The three records farthest below their roof by absolute time lost: kernel time − calls × the
     // roof's time per call (the first GPU's verdict).
@@ -293,7 +311,7 @@ IngestSummary torch_summary(const Summary& s, const std::vector<Record>& records
                                     g.what.dtype, us(l.lost), us(g.kernel_us), us(l.roof), bound));
     }
     if (!parts.empty())
-        sum.lines.push_back(fmt::format("farthest below their roof: {}", fmt::join(parts, "; ")));
+        sum.lines.push_back(fmt::format("farthest below their roof (whole trace): {}", fmt::join(parts, "; ")));
     else
         sum.lines.push_back("farthest below their roof: no record analysed on a GPU");
 
@@ -321,7 +339,11 @@ IngestSummary torch_summary(const Summary& s, const std::vector<Record>& records
                                          {"left_out_launched_outside_steps", tl.outside_other_launch},
                                          {"left_out_ran_outside", tl.outside_ran_outside},
                                          {"left_out_kernel_us", tl.outside_kernel_us},
-                                         {"cut_activities", tl.cut}});
+                                         {"cut_activities", tl.cut},
+                                         {"window_unaccounted_us", s.window_uncosted_busy_us},
+                                         {"window_unaccounted_share", 100 * share(s.window_uncosted_busy_us, w.busy_us)},
+                                         {"trace_unaccounted_us", s.uncosted_busy_us},
+                                         {"trace_unaccounted_share", 100 * share(s.uncosted_busy_us, tl.trace.busy_us)}});
     for (std::size_t c = 0; c < kTimeClasses; ++c)
         sum.fields.push_back({fmt::format("exposed_{}_us", time_class_name(static_cast<TimeClass>(c))), w.exposed_us[c]});
     for (std::size_t c = 0; c < kTimeClasses; ++c)

@@ -17,23 +17,40 @@
 namespace bwacct::kineto {
 namespace {
 
-// The bytes of input 0 of a copy or fill op (its destination), or 0.
-std::uint64_t op_bytes(const CpuOp* op) {
-    if (op == nullptr)
+// Whether the op that launched a transfer is itself a copy (memcpy) or a fill (memset), so that its
+// input 0 is the transfer's destination: by the op's base name (after "::"), a rule, not a list of one
+// trace's ops. Anything else (a convolution zeroing its workspace, a library's staging copy) does not
+// give the size.
+bool op_sizes_transfer(Activity kind, std::string_view op_name) {
+    const std::size_t colon = op_name.rfind("::");
+    const std::string_view base = colon == std::string_view::npos ? op_name : op_name.substr(colon + 2);
+    const auto has = [&](std::string_view w) { return base.find(w) != std::string_view::npos; };
+    if (kind == Activity::memset)
+        return has("fill") || has("zero");
+    return has("copy") || has("clone") || has("contiguous") || base == "to" || base == "_local_scalar_dense";
+}
+
+// The bytes of input 0 of a copy or fill op (its destination), or 0. A tensor input with no dims is a
+// 0-d tensor of one element (`Input Dims` [] with a tensor type such as "float"; a Scalar or an absent
+// input has no storage type).
+std::uint64_t op_bytes(Activity kind, const CpuOp* op, std::string_view op_name) {
+    if (op == nullptr || op->dims.empty() || op->types.empty() || !op_sizes_transfer(kind, op_name))
         return 0;
+    const auto dtype = storage_dtype(op->types[0]);
+    if (!dtype)
+        return 0;
+    if (op->dims[0].empty())
+        return storage_bytes(*dtype, Exact(1)).value();
     const auto shape = input_shape(*op, 0);
-    const auto dtype = op->types.empty() ? std::nullopt : storage_dtype(op->types[0]);
-    if (!shape || !dtype)
-        return 0;
-    return storage_bytes(*dtype, element_count(*shape)).value();
+    return shape ? storage_bytes(*dtype, element_count(*shape)).value() : 0;
 }
 
 }  // namespace
 
-std::optional<OpCost> cost_transfer(const GpuActivity& a, std::string_view name, const CpuOp* op) {
+std::optional<OpCost> cost_transfer(const GpuActivity& a, std::string_view name, const CpuOp* op, std::string_view op_name) {
     if (a.kind == Activity::kernel)
         return std::nullopt;
-    const std::uint64_t bytes = a.bytes > 0 ? a.bytes : op_bytes(op);
+    const std::uint64_t bytes = a.bytes > 0 ? a.bytes : op_bytes(a.kind, op, op_name);
     if (bytes == 0)
         return std::nullopt;
     const Category cat = activity_category(a.kind, name);

@@ -32,7 +32,7 @@ struct Grouper {
         const auto it = index.find(key);
         if (it != index.end())
             return it->second;
-        groups.push_back({std::move(c), 0, 0, 0, 0, 0});
+        groups.push_back({std::move(c), 0, 0, 0, 0, 0, 0});
         index.emplace(key, groups.size() - 1);
         return groups.size() - 1;
     }
@@ -62,7 +62,7 @@ struct Grouper {
         const GpuActivity& g = t.activities[a];
         if (g.kind != Activity::kernel) {  // a memcpy or memset: its own bytes and direction
             const CpuOp* op = links.op[a] >= 0 ? &t.ops[static_cast<std::size_t>(links.op[a])] : nullptr;
-            if (auto c = cost_transfer(g, t.names[g.name], op)) {
+            if (auto c = cost_transfer(g, t.names[g.name], op, op ? std::string_view(t.names[op->name]) : std::string_view())) {
                 const std::size_t grp = group_of(std::move(*c));
                 ++groups[grp].calls;
                 return static_cast<std::int64_t>(grp);
@@ -102,8 +102,12 @@ struct Grouper {
     // Why an activity has no formula (docs/ingest.md, "Reasons").
     std::string reason(std::size_t a, Category category) const {
         const GpuActivity& g = t.activities[a];
-        if (g.kind != Activity::kernel)
-            return "no byte count in trace (no \"bytes\" arg, no copy-op shapes)";
+        if (g.kind != Activity::kernel) {
+            if (links.op[a] < 0)
+                return "no byte count in trace (no \"bytes\" arg, no CPU op linked)";
+            return fmt::format("no byte count in trace (no \"bytes\" arg; the launching op {} does not give the size)",
+                               t.names[t.ops[static_cast<std::size_t>(links.op[a])].name]);
+        }
         if (g.collective)
             return "collective metadata not understood (collective name, dtype or group size)";
         if (links.op[a] < 0)
@@ -157,6 +161,10 @@ Summary summarize(const Trace& t, const Links& links) {
         s.categories[c].category = static_cast<Category>(c);
 
     std::vector<std::int64_t> group(t.activities.size());
+    // Why each uncosted activity has no formula, as an index into `reasons` (4 bytes an activity).
+    std::vector<std::string> reasons;
+    std::map<std::string, std::uint32_t> reason_index;
+    std::vector<std::uint32_t> reason_of(t.activities.size(), 0);
     std::vector<Category> category(t.activities.size());
     std::map<std::uint32_t, std::size_t> kernel_rows;  // kernel name → row
     for (std::size_t a = 0; a < t.activities.size(); ++a) {
@@ -179,6 +187,10 @@ Summary summarize(const Trace& t, const Links& links) {
             ++s.uncosted_kernels;
             s.uncosted_us += g.dur;
             ct.uncosted_reasons[why] += g.dur;
+            const auto [at, added] = reason_index.emplace(why, static_cast<std::uint32_t>(reasons.size()));
+            if (added)
+                reasons.push_back(why);
+            reason_of[a] = at->second;
         }
         const auto [it, fresh] = kernel_rows.emplace(g.name, s.kernels.size());
         if (fresh) {
@@ -202,20 +214,30 @@ Summary summarize(const Trace& t, const Links& links) {
     // running then and shared among its activities (kineto_timeline.cpp), so the shares add up to it.
     s.time = account_time(t, links, category, s.categories.size());
     for (std::size_t a = 0; a < t.activities.size(); ++a) {
-        const double share = s.time.activity_busy[a];
+        const double share = s.time.activity_busy[a], window_share = s.time.activity_window_busy[a];
         CategoryTime& ct = s.categories[static_cast<std::size_t>(category[a])];
         ct.busy_us += share;
         ct.window_us += s.time.activity_window_us[a];
+        ct.window_busy_us += window_share;
         if (group[a] >= 0) {
-            gr.groups[static_cast<std::size_t>(group[a])].busy_us += share;
-            gr.groups[static_cast<std::size_t>(group[a])].window_us += s.time.activity_window_us[a];
+            Group& grp = gr.groups[static_cast<std::size_t>(group[a])];
+            grp.busy_us += share;
+            grp.window_us += s.time.activity_window_us[a];
+            grp.window_busy_us += window_share;
         } else {
             ct.uncosted_busy_us += share;
             s.uncosted_busy_us += share;
+            ct.window_uncosted_busy_us += window_share;
+            s.window_uncosted_busy_us += window_share;
+            if (window_share > 0)
+                ct.window_uncosted_reasons[reasons[reason_of[a]]] += window_share;
         }
     }
-    for (std::size_t c = 0; c < s.categories.size(); ++c)
+    for (std::size_t c = 0; c < s.categories.size(); ++c) {
         s.categories[c].exposed_us = s.time.category_exposed_us[c];
+        s.categories[c].window_exposed_us = s.time.window_category_exposed_us[c];
+    }
+    s.window_busy_us = s.time.window.busy_us;
     s.busy_us = s.time.trace.busy_us;
     s.span_us = s.time.trace.span_us;
     s.idle_us = std::max(0.0, s.span_us - s.busy_us);

@@ -220,7 +220,9 @@ Timeline account_time(const Trace& t, const Links& links, const std::vector<Cate
     const std::size_t n = t.activities.size();
     tl.activity_busy.assign(n, 0);
     tl.activity_window_us.assign(n, 0);
+    tl.activity_window_busy.assign(n, 0);
     tl.category_exposed_us.assign(categories, 0);
+    tl.window_category_exposed_us.assign(categories, 0);
     tl.trace.name = "whole trace";
     tl.window.name = "profiled window";
 
@@ -345,7 +347,7 @@ Timeline account_time(const Trace& t, const Links& links, const std::vector<Cate
         if (std::isnan(wlo))  // nothing of this device in the window
             wlo = whi = lo;
         WindowTime w;
-        sweep(acts, longest, wlo, whi, w, nullptr, nullptr);
+        sweep(acts, longest, wlo, whi, w, &tl.activity_window_busy, &tl.window_category_exposed_us);
         add(tl.window, w);
         for (const Act& x : acts) {
             const double dur = x.end - x.ts;

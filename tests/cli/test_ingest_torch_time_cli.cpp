@@ -72,6 +72,23 @@ TEST(IngestTorchTimeCli, SummaryWindowAndExposedCommunication) {
     EXPECT_DOUBLE_EQ(coll["busy_us"].get<double>(), 10.0);
     EXPECT_DOUBLE_EQ(coll["kernel_us"].get<double>(), 20.0);
     EXPECT_DOUBLE_EQ(coll["exposed_us"].get<double>(), 10.0);
+    // Over the window [0,20]: the collective's share is again its exposed 10 µs, the compute kernel's
+    // 10 µs; the queued kernel [30,40] has none. Neither kernel without a CPU op has a formula:
+    //   window unaccounted = the compute kernel's 10 µs, 10 / 20 = 50 %;
+    //   whole trace unaccounted = 10 + 10 = 20 µs of busy 30, 66.67 %.
+    EXPECT_DOUBLE_EQ(coll["window_busy_us"].get<double>(), 10.0);
+    EXPECT_DOUBLE_EQ(coll["window_busy_share"].get<double>(), 50.0);
+    EXPECT_DOUBLE_EQ(s["window_unaccounted_us"].get<double>(), 10.0);
+    EXPECT_DOUBLE_EQ(s["window_unaccounted_share"].get<double>(), 50.0);
+    EXPECT_DOUBLE_EQ(s["trace_unaccounted_us"].get<double>(), 20.0);
+    EXPECT_NEAR(s["trace_unaccounted_share"].get<double>(), 200.0 / 3, 1e-9);
+    double window_rows = 0;
+    for (const json& row : doc["sections"]["by_category"]["rows"])
+        window_rows += row["window_busy_us"].get<double>();
+    EXPECT_DOUBLE_EQ(window_rows, 20.0);
+    const json& unaccounted = row_of(doc, "by_roof", "roof", "unaccounted (no formula)");
+    EXPECT_DOUBLE_EQ(unaccounted["busy_us"].get<double>(), 20.0);
+    EXPECT_DOUBLE_EQ(unaccounted["window_busy_us"].get<double>(), 10.0);
     expect_finite_json_text(run_bwacct({"ingest", "torch-trace", trace, "--gpu", "h100-sxm", "--format", "json"}).out, "json");
 
     // The table starts with the summary, before the records and the detailed sections.
@@ -81,6 +98,9 @@ TEST(IngestTorchTimeCli, SummaryWindowAndExposedCommunication) {
     const std::size_t summary = at("GPU busy 20.0 µs of the 20.0 µs profiled window");
     ASSERT_NE(summary, std::string::npos) << table.out;
     EXPECT_NE(at("50.0 % of it hidden under compute"), std::string::npos) << table.out;
+    EXPECT_NE(at("unaccounted (no formula): 50.0 % of the window's busy time (10.0 µs), 66.7 % of the whole trace's (20.0 µs)"),
+              std::string::npos)
+        << table.out;
     EXPECT_LT(summary, at("torch-trace: "));  // before the file's header line
     EXPECT_LT(summary, at("GPU time by category"));
     EXPECT_LT(summary, at("records"));

@@ -60,6 +60,17 @@ void expect_accounted(const std::string& name) {
         EXPECT_LE(reasons, c.kernel_us * (1 + 1e-12) + 1e-9) << name;
     }
     EXPECT_NEAR(categories, s.busy_us, 1e-9 * s.busy_us) << name;
+    // The same over the profiled window: the categories' window shares add up to its busy time, and
+    // what no formula covers there is part of what none covers in the whole trace.
+    double window = 0, window_uncosted = 0;
+    for (const CategoryTime& c : s.categories) {
+        window += c.window_busy_us;
+        window_uncosted += c.window_uncosted_busy_us;
+        EXPECT_LE(c.window_uncosted_busy_us, c.window_busy_us * (1 + 1e-12) + 1e-9) << name;
+    }
+    EXPECT_NEAR(window, s.window_busy_us, 1e-9 * s.window_busy_us) << name;
+    EXPECT_NEAR(window_uncosted, s.window_uncosted_busy_us, 1e-9 * s.window_busy_us) << name;
+    EXPECT_LE(s.window_uncosted_busy_us, s.uncosted_busy_us * (1 + 1e-12) + 1e-9) << name;
 }
 
 double unaccounted_share(const std::string& name) {
@@ -72,25 +83,21 @@ TEST(KinetoAcceptance, BertEveryKernelAccountedWithin5Percent) {
     EXPECT_LE(unaccounted_share(kBert), 0.05);
 }
 
-// Kernel time without a formula for a reason other than the profiler's window (kernels queued before
-// it started have no CPU op, so no shapes: the profiled-window accounting leaves them out), as a share
-// of all kernel time.
+// The share of the profiled window's busy time no formula covers (kernels queued before the profiler
+// started have no CPU op, so no shapes: the window leaves them out).
 double unaccounted_in_window(const std::string& name) {
     const Summary& s = summary(name);
-    double us = 0;
-    for (const CategoryTime& c : s.categories)
-        for (const auto& [why, t] : c.uncosted_reasons)
-            if (why.rfind("no CPU op linked", 0) != 0)
-                us += t;
-    return us / s.kernel_us;
+    return s.window_uncosted_busy_us / s.window_busy_us;
 }
 
 // ResNet on MI300X: 968 kernels at the start were queued before profiling began (no CPU launch
 // record; 24 ms of RCCL among them): over the whole span they leave a third of the busy time without a
-// formula; every linked kernel but a few is costed.
+// formula; over the three profiled steps (measured: 608.9 of 56,234.1 µs, 1.1 %) every kernel but a few
+// is costed.
 TEST(KinetoAcceptance, ResnetEveryLinkedKernelAccountedWithin5Percent) {
     expect_accounted(kResnet);
     EXPECT_LE(unaccounted_in_window(kResnet), 0.05);
+    EXPECT_GT(unaccounted_share(kResnet), 0.05);  // the whole span is not: the window is what makes the difference
 }
 
 TEST(KinetoAcceptance, SglangEveryKernelAccountedWithin10Percent) {
