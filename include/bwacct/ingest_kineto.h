@@ -225,6 +225,7 @@ std::optional<OpCost> cost_conv_op(const std::string& name, const CpuOp& op);   
 std::optional<OpCost> cost_backward_op(const std::string& name, const CpuOp& op);   // norm/activation/softmax/loss bwd
 std::optional<OpCost> cost_data_op(const std::string& name, const CpuOp& op);       // indexing, reductions, fills, sort
 std::optional<OpCost> cost_serving_op(const std::string& name, const CpuOp& op);    // vLLM/SGLang/aiter custom ops
+std::optional<OpCost> cost_compiled_op(const std::string& name, const CpuOp& op);   // TorchInductor triton_* kernels
 // An NCCL kernel's own collective, from its metadata; nullopt without it.
 std::optional<OpCost> cost_collective_kernel(const GpuActivity& a);
 // A collective op outside NCCL (PyTorch symmetric memory `symm_mem::*all_reduce*`, vLLM/SGLang custom

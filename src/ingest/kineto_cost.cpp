@@ -78,8 +78,8 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
 std::optional<OpCost> cost_cpu_op(const std::string& name, const CpuOp& op) {
     if (op.dims.empty())
         return std::nullopt;  // record_shapes was off
-    for (auto* family :
-         {cost_gemm_op, cost_attention_op, cost_conv_op, cost_pointwise_op, cost_backward_op, cost_data_op, cost_serving_op})
+    for (auto* family : {cost_gemm_op, cost_attention_op, cost_conv_op, cost_pointwise_op, cost_backward_op, cost_data_op,
+                         cost_serving_op, cost_compiled_op})
         if (auto c = family(name, op))
             return c;
     return std::nullopt;
