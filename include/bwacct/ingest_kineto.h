@@ -322,7 +322,8 @@ struct Group {
 struct KernelRow {
     std::string name, op;
     Category category = Category::other;
-    std::string reason;  // why its time has no formula ("no shapes in trace", "no formula for aten::sort"); "" when costed
+    std::string reason;  // why its time has no formula ("no shapes in trace", "no formula for aten::sort"): the reason covering
+                         // most of its uncosted time; "" when costed
     std::uint64_t count = 0;
     double total_us = 0;
 };

@@ -4,7 +4,8 @@
 // FLOPs per element of the activations count each arithmetic step and each exp/erf/tanh as 1:
 // relu, clamp, threshold, hardtanh 1 (a compare-select); leaky_relu 2; mish 5; pow, rsqrt, sqrt, log, sin,
 // cos, erf, abs, reciprocal, rsub 1; sigmoid 4 (neg, exp, +1, reciprocal); silu 4 (x/(1+exp(−x)): neg, exp, +1, div);
-// gelu 5 (x/√2, erf, +1, ·x, ·½); tanh, exp 1. Binary arithmetic 1; copies 0.
+// gelu 5 (x/√2, erf, +1, ·x, ·½); tanh, exp 1. Binary arithmetic 1; copies 0; comparisons and logical
+// ops (eq, ne, lt, le, gt, ge, logical_*, isnan, isinf, isfinite) 1, writing bool (1 byte per element).
 // Broadcast operands smaller than the output are read once at their own size (added to the reads).
 #include <fmt/format.h>
 
@@ -36,13 +37,54 @@ constexpr std::array<NormOp, 8> kNorms{{{"aten::native_layer_norm", NormKind::la
 struct PointwiseOp {
     std::string_view name;  // without the aten:: prefix; a trailing '_' (in place) is accepted too
     std::uint64_t flops;
+    bool bool_out = false;  // a comparison or logical op: the output is bool, 1 byte per element
 };
-constexpr PointwiseOp kPointwise[]{
-    {"relu", 1},     {"pow", 1},       {"rsqrt", 1},      {"sqrt", 1}, {"reciprocal", 1}, {"abs", 1},       {"log", 1},
-    {"sin", 1},      {"cos", 1},       {"erf", 1},        {"rsub", 1}, {"clamp", 1},      {"clamp_min", 1}, {"clamp_max", 1},
-    {"hardtanh", 1}, {"threshold", 1}, {"leaky_relu", 2}, {"mish", 5}, {"gelu", 5},       {"silu", 4},      {"sigmoid", 4},
-    {"tanh", 1},     {"exp", 1},       {"neg", 1},        {"add", 1},  {"sub", 1},        {"mul", 1},       {"div", 1},
-    {"maximum", 1},  {"minimum", 1},   {"copy", 0},       {"clone", 0}};
+constexpr PointwiseOp kPointwise[]{{"relu", 1},
+                                   {"pow", 1},
+                                   {"rsqrt", 1},
+                                   {"sqrt", 1},
+                                   {"reciprocal", 1},
+                                   {"abs", 1},
+                                   {"log", 1},
+                                   {"sin", 1},
+                                   {"cos", 1},
+                                   {"erf", 1},
+                                   {"rsub", 1},
+                                   {"clamp", 1},
+                                   {"clamp_min", 1},
+                                   {"clamp_max", 1},
+                                   {"hardtanh", 1},
+                                   {"threshold", 1},
+                                   {"leaky_relu", 2},
+                                   {"mish", 5},
+                                   {"gelu", 5},
+                                   {"silu", 4},
+                                   {"sigmoid", 4},
+                                   {"tanh", 1},
+                                   {"exp", 1},
+                                   {"neg", 1},
+                                   {"add", 1},
+                                   {"sub", 1},
+                                   {"mul", 1},
+                                   {"div", 1},
+                                   {"maximum", 1},
+                                   {"minimum", 1},
+                                   {"copy", 0},
+                                   {"clone", 0},
+                                   // Comparisons and logical ops: one compare per element, a bool written.
+                                   {"eq", 1, true},
+                                   {"ne", 1, true},
+                                   {"lt", 1, true},
+                                   {"le", 1, true},
+                                   {"gt", 1, true},
+                                   {"ge", 1, true},
+                                   {"logical_and", 1, true},
+                                   {"logical_or", 1, true},
+                                   {"logical_xor", 1, true},
+                                   {"logical_not", 1, true},
+                                   {"isnan", 1, true},
+                                   {"isinf", 1, true},
+                                   {"isfinite", 1, true}};
 
 std::uint64_t elems(const Shape& s) {
     std::uint64_t n = 1;
@@ -81,6 +123,25 @@ std::optional<OpCost> cost_norm(const NormOp& n, const CpuOp& op) {
     r.cost = norm_cost(d);
     r.params = {{"shape", r.shape}};
     return r;
+}
+
+// The label of an integer or bool tensor type ("long int" → "int64"); the type itself when unknown.
+std::string integer_type_label(const std::string& t) {
+    if (t == "long int" || t == "long")
+        return "int64";
+    if (t == "unsigned long")
+        return "uint64";
+    if (t == "int")
+        return "int32";
+    if (t == "unsigned int")
+        return "uint32";
+    if (t == "short")
+        return "int16";
+    if (t == "unsigned short")
+        return "uint16";
+    if (t == "unsigned char")
+        return "uint8";
+    return t;
 }
 
 // copy_(self, src): read src (its dtype), write self (its dtype).
@@ -130,19 +191,47 @@ std::optional<OpCost> cost_pointwise_op(const std::string& name, const CpuOp& op
     if (base == "copy")
         return cost_copy(name, op);
 
-    // Tensor inputs: the inputs with a shape and a known dtype, all of one dtype.
+    // Tensor inputs: the inputs with a shape and a known dtype, all of one dtype. A 0-d tensor (Input
+    // Dims [] with a tensor type) is one element and, as in PyTorch's type promotion, a scalar operand:
+    // beside full tensors it is a broadcast read of its own storage bytes, whatever its dtype; an op
+    // of 0-d tensors only is costed as one element. Integer tensors (an optimizer's step count, batch
+    // norm's num_batches_tracked) move bytes at their storage size and do no floating-point work.
     std::vector<Shape> tensors;
     std::optional<DType> dtype;
-    for (std::size_t i = 0; i < op.dims.size(); ++i) {
+    std::string type_name;
+    std::vector<std::size_t> zero_d;  // inputs that are 0-d tensors
+    for (std::size_t i = 0; i < op.dims.size() && i < op.types.size(); ++i) {
+        const auto storage = storage_dtype(op.types[i]);
+        if (op.dims[i].empty() && storage) {
+            zero_d.push_back(i);
+            continue;
+        }
         const auto s = input_shape(op, i);
         if (!s)
             continue;
-        const auto t = input_dtype(op, i);
-        if (!t || (dtype && *t != *dtype))
+        const auto t = input_dtype(op, i) ? input_dtype(op, i) : storage;
+        if (!t || (dtype && (*t != *dtype || op.types[i] != type_name)))
             return std::nullopt;
         dtype = t;
+        type_name = op.types[i];
         tensors.push_back(*s);
     }
+    std::uint64_t scalar_bytes = 0;  // 0-d operands beside full tensors
+    const bool only_zero_d = tensors.empty();
+    if (only_zero_d) {
+        for (const std::size_t i : zero_d) {
+            const auto t = input_dtype(op, i) ? input_dtype(op, i) : storage_dtype(op.types[i]);
+            if (dtype && (*t != *dtype || op.types[i] != type_name))
+                return std::nullopt;
+            dtype = t;
+            type_name = op.types[i];
+            tensors.push_back(Shape{1});
+        }
+    } else {
+        for (const std::size_t i : zero_d)
+            scalar_bytes += storage_bytes(*storage_dtype(op.types[i]), Exact(1)).value();
+    }
+    const bool integer = dtype && !torch_dtype(type_name);
     if (tensors.empty())
         return std::nullopt;
     Shape out = tensors.front();
@@ -164,11 +253,11 @@ std::optional<OpCost> cost_pointwise_op(const std::string& name, const CpuOp& op
     d.dtype = *dtype;
     d.inputs = full;
     d.outputs = 1;
-    d.flops_per_elem = p->flops;
+    d.flops_per_elem = integer ? 0 : p->flops;
     OpCost r;
     r.op = name;
-    r.shape = shape_text(out);
-    r.dtype = std::string(dtype_name(d.dtype));
+    r.shape = only_zero_d ? "0-d" : shape_text(out);
+    r.dtype = integer ? integer_type_label(type_name) : std::string(dtype_name(d.dtype));
     r.category = Category::elementwise;
     r.cost = elementwise_cost(d);
     if (small_elems > 0) {
@@ -178,7 +267,21 @@ std::optional<OpCost> cost_pointwise_op(const std::string& name, const CpuOp& op
         r.cost.terms.push_back({"read broadcast operands", "their elements · bytes per element",
                                 fmt::format("{}·{}/8", small_elems, dtype_bits(d.dtype)), fmt::format("{} B", bytes)});
     }
-    r.params = {{"shape", shape_text(out)}, {"inputs", full}};
+    if (p->bool_out) {
+        const std::uint64_t written = elems(out);  // bool: 1 byte per element
+        r.cost.terms.push_back({"write bool output", "elements · 1 B (replaces the output at the input's size)",
+                                fmt::format("{}·1", written), fmt::format("{} B", written)});
+        r.cost.bytes_written = written;
+        r.dtype += "->bool";
+    }
+    if (scalar_bytes > 0) {
+        r.cost.bytes_read += scalar_bytes;
+        r.cost.terms.push_back({"read 0-d tensor operands", "one element each at its own size", fmt::format("{} B", scalar_bytes),
+                                fmt::format("{} B", scalar_bytes)});
+    }
+    if (integer)
+        r.cost.terms.push_back({"flops", "integer arithmetic: no floating-point operations", "0", "0 FLOP"});
+    r.params = {{"shape", r.shape}, {"inputs", full}};
     return r;
 }
 

@@ -166,7 +166,8 @@ Summary summarize(const Trace& t, const Links& links) {
     std::map<std::string, std::uint32_t> reason_index;
     std::vector<std::uint32_t> reason_of(t.activities.size(), 0);
     std::vector<Category> category(t.activities.size());
-    std::map<std::uint32_t, std::size_t> kernel_rows;  // kernel name → row
+    std::map<std::uint32_t, std::size_t> kernel_rows;                    // kernel name → row
+    std::map<std::size_t, std::map<std::string, double>> row_reason_us;  // row → reason → uncosted kernel µs
     for (std::size_t a = 0; a < t.activities.size(); ++a) {
         const GpuActivity& g = t.activities[a];
         ++s.linked[static_cast<std::size_t>(links.how[a])];
@@ -202,8 +203,11 @@ Summary summarize(const Trace& t, const Links& links) {
             s.kernels.push_back(std::move(row));
         }
         KernelRow& row = s.kernels[it->second];
-        if (row.reason.empty() && !why.empty())
-            row.reason = why;
+        if (!why.empty()) {  // the row's reason: the one covering most of its uncosted kernel time
+            const double now = row_reason_us[it->second][why] += g.dur;
+            if (row.reason.empty() || (why != row.reason && now > row_reason_us[it->second][row.reason]))
+                row.reason = why;
+        }
         ++row.count;
         row.total_us += g.dur;
         if (row.op.empty() && links.op[a] >= 0)
