@@ -99,6 +99,62 @@ std::optional<OpCost> cost_batch_norm(const std::string& name, const CpuOp& op) 
     return r;
 }
 
+// Pointwise losses (input, target[, weights], reduction): FLOPs per element forward and backward, and
+// where the forward's `reduction` sits in its schema (0 = none: a full output; 1 mean, 2 sum: one value).
+//   mse: (x−y)², accumulate: 3; backward 2(x−y)/N·g: 3.   l1: |x−y|, accumulate: 3; backward sign·g: 3.
+//   smooth_l1 / huber: x−y, |·|, compare, the branch (≤ 2), accumulate: 6; backward x−y, |·|, compare, d/β or sign, ·g: 5.
+//   binary_cross_entropy: −(y·log x + (1−y)·log(1−x)): 2 logs, 2 subtractions, 2 multiplies, add, negate, accumulate: 9;
+//       backward g·(x−y)/(x(1−x)): 5.
+//   binary_cross_entropy_with_logits: (1−y)·x + log(1+e^−x): 8; backward (sigmoid(x)−y)·g: sigmoid 4 + 2 = 6.
+struct LossOp {
+    std::string_view base;
+    std::uint64_t fwd_flops, bwd_flops;
+    std::size_t reduction;  // index of `reduction` in the forward's inputs
+};
+constexpr std::array<LossOp, 6> kLosses{{
+    {"mse_loss", 3, 3, 2},
+    {"l1_loss", 3, 3, 2},
+    {"smooth_l1_loss", 6, 5, 2},
+    {"huber_loss", 6, 5, 2},
+    {"binary_cross_entropy", 9, 5, 3},
+    {"binary_cross_entropy_with_logits", 8, 6, 4},
+}};
+
+// Input i's bytes, a 0-d tensor (Input Dims [] with a tensor type) being one element.
+std::uint64_t tensor_bytes(const CpuOp& op, std::size_t i) {
+    if (i < op.dims.size() && op.dims[i].empty() && i < op.types.size())
+        if (const auto t = storage_dtype(op.types[i]))
+            return bytes_of(*t, 1);
+    return input_bytes(op, i);
+}
+
+// Forward: input and target (and a weight of their size) read, the loss written (full, or one value
+// when reduced). Backward (grad_output, input, target, ...): every tensor input read (grad_output is
+// 0-d when the loss was reduced), grad_input of the input's shape written.
+std::optional<OpCost> cost_loss(const std::string& name, const LossOp& l, bool backward, const CpuOp& op) {
+    const std::size_t x = backward ? 1 : 0;
+    const auto shape = input_shape(op, x);
+    const auto t = input_dtype(op, x);
+    if (!shape || !t)
+        return std::nullopt;
+    const std::uint64_t n = elems(*shape);
+    // The tensors before `reduction` are read; one after it is an out= buffer (written, counted below).
+    std::uint64_t read = 0;
+    for (std::size_t i = 0; i < op.dims.size() && i < l.reduction + (backward ? 1 : 0); ++i)
+        read += tensor_bytes(op, i);
+    std::uint64_t written = bytes_of(*t, n);
+    std::string how = "every tensor input read; grad_input written";
+    if (!backward) {
+        const bool reduced = !(l.reduction < op.concrete.size() && op.concrete[l.reduction] == "0");
+        written = reduced ? bytes_of(*t, 1) : bytes_of(*t, n);
+        how = reduced ? "input, target (and weights) read; the reduced loss written"
+                      : "input, target (and weights) read; the loss written";
+    }
+    return traffic(name, shape_text(*shape), *t, std::string(dtype_name(*t)), read, written,
+                   n * (backward ? l.bwd_flops : l.fwd_flops), backward ? Category::elementwise : Category::reduce,
+                   fmt::format("{}; {} FLOPs per element", how, backward ? l.bwd_flops : l.fwd_flops));
+}
+
 }  // namespace
 
 std::optional<OpCost> cost_backward_op(const std::string& name, const CpuOp& op) {
@@ -110,6 +166,13 @@ std::optional<OpCost> cost_backward_op(const std::string& name, const CpuOp& op)
         name == "aten::_native_batch_norm_legit" || name == "aten::_native_batch_norm_legit_no_training" ||
         name == "aten::_batch_norm_with_update" || name == "aten::native_group_norm")
         return cost_batch_norm(name, op);
+    for (const LossOp& l : kLosses) {
+        if (base == l.base)
+            return cost_loss(name, l, false, op);
+        if (base.size() == l.base.size() + 9 && base.substr(0, l.base.size()) == l.base &&
+            base.substr(l.base.size()) == "_backward")
+            return cost_loss(name, l, true, op);
+    }
     if (base == "nll_loss_forward" || base == "nll_loss2d_forward") {
         // self [N, C], target [N]: the N picked log-probabilities and the targets read, one value written.
         const auto self = input_shape(op, 0), target = input_shape(op, 1);

@@ -59,3 +59,36 @@ TEST(KinetoScalarTensors, MixedDtypesOfFullTensorsStayUncosted) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace bwacct::kineto;
+using bwacct::kineto::test::bf;
+using bwacct::kineto::test::op_of;
+
+TEST(KinetoLosses, MseLossForwardAndBackwardOfTheResnetTrace) {
+    // aten::mse_loss(self [10, 1000] bf16, target [10, 1000] bf16, reduction = 1 (mean)):
+    // read 2·10,000·2 = 40,000 B, write one bf16 = 2 B, FLOPs 3·10,000 = 30,000 (sub, square, accumulate).
+    const auto f = cost_cpu_op("aten::mse_loss", op_of({{10, 1000}, {10, 1000}, {}}, {bf, bf, "Scalar"}, {"", "", "1"}));
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->category, Category::reduce);
+    EXPECT_EQ(f->cost.bytes_read, 40000u);
+    EXPECT_EQ(f->cost.bytes_written, 2u);
+    EXPECT_EQ(f->cost.flops, 30000u);
+    // reduction = 0 (none): the loss is written in full, 10,000·2 = 20,000 B.
+    const auto none = cost_cpu_op("aten::mse_loss", op_of({{10, 1000}, {10, 1000}, {}}, {bf, bf, "Scalar"}, {"", "", "0"}));
+    ASSERT_TRUE(none);
+    EXPECT_EQ(none->cost.bytes_written, 20000u);
+    // aten::mse_loss_backward(grad_output 0-d bf16, self, target, reduction, grad_input out=): read
+    // 2 + 20,000 + 20,000 = 40,002 B (the out= buffer is written, not read), write 20,000 B,
+    // FLOPs 3·10,000 = 30,000 (sub, ·2/N, ·grad).
+    const auto b = cost_cpu_op("aten::mse_loss_backward", op_of({{}, {10, 1000}, {10, 1000}, {}, {10, 1000}},
+                                                                {bf, bf, bf, "Scalar", bf}, {"", "", "", "1", ""}));
+    ASSERT_TRUE(b);
+    EXPECT_EQ(b->category, Category::elementwise);
+    EXPECT_EQ(b->cost.bytes_read, 40002u);
+    EXPECT_EQ(b->cost.bytes_written, 20000u);
+    EXPECT_EQ(b->cost.flops, 30000u);
+}
+
+}  // namespace
