@@ -140,6 +140,11 @@ std::uint64_t sequences(const CpuOp& op, std::size_t i) {
     return s && s->size() == 1 && (*s)[0] >= 2 ? (*s)[0] - 1 : 0;
 }
 
+// total = parts · each, without overflow.
+bool equal_split(std::uint64_t total, std::uint64_t parts, std::uint64_t each) {
+    return total % parts == 0 && total / parts == each;
+}
+
 VarlenAttention refuse(std::string why) {
     VarlenAttention v;
     v.recognised = true;
@@ -195,7 +200,7 @@ VarlenAttention verdict(const std::string& name, const Layout& L, const CpuOp& o
             if (!mq)
                 return refuse(
                     fmt::format("no max_seqlen_q in trace for {} ({} query tokens in {} sequences)", name, total, batch));
-            if (total != batch * *mq)
+            if (!equal_split(total, batch, *mq))
                 return refuse(
                     fmt::format("unequal query lengths in {}: {} tokens in {} sequences of at most {} (the lengths are "
                                 "cu_seqlens_q values, not in trace)",
@@ -224,7 +229,7 @@ VarlenAttention verdict(const std::string& name, const Layout& L, const CpuOp& o
         if (batch == 1) {
             kv_len = total;
             how += fmt::format("; kv = Σk = {}", total);
-        } else if (!mk || total != batch * *mk) {
+        } else if (!mk || !equal_split(total, batch, *mk)) {
             return refuse(mk ? fmt::format("unequal key lengths in {}: {} keys in {} sequences of at most {} (the lengths are "
                                            "cu_seqlens_k values, not in trace)",
                                            name, total, batch, *mk)
