@@ -313,10 +313,11 @@ VarlenAttention verdict(const std::string& name, const Layout& L, const CpuOp& o
     c.terms.insert(c.terms.begin(), Term{"sequence lengths", how, fmt::format("B={} S_q={} S_k={}", batch, q_len, kv_len),
                                          fmt::format("{} sequences of {} queries, {} keys", batch, q_len, kv_len)});
     OpCost r = detail::attention_record(name, d, std::move(c));
-    r.shape += cache ? " paged" : " varlen";
-    r.params.push_back({"lengths", std::string(cache ? "from cu_seqlens_q and max_seqlen_q/k (KV cache: q ≤ kv ≤ max_seqlen_k): "
-                                                       "all equal"
-                                                     : "from cu_seqlens and max_seqlen: all equal")});
+    r.shape += cache ? " paged" : packed_q ? " varlen" : "";
+    r.params.push_back(
+        {"lengths", std::string(cache ? "from cu_seqlens_q and max_seqlen_q/k (KV cache: q ≤ kv ≤ max_seqlen_k): all equal"
+                                : packed_q ? "from cu_seqlens and max_seqlen: all equal"
+                                           : "from Q's and K's dims")});
     VarlenAttention out;
     out.recognised = true;
     out.cost = std::move(r);

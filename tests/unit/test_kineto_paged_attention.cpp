@@ -156,6 +156,19 @@ TEST(KinetoPagedAttention, VllmFa2DecodeAndUnequalKeysNotCosted) {
     EXPECT_NE(attention_uncosted_reason("_vllm_fa2_C::varlen_fwd", packed).find("unequal key lengths"), std::string::npos);
 }
 
+TEST(KinetoPagedAttention, VllmFa2PackedDecodeEqualLengthsCosted) {
+    // Decode with packed keys: 8 sequences (cu_seqlens [9]) of one query (Σq = 8 = 8·1); K [32768, 8, 128]
+    // with 32768 = 8·4096 = B·max_seqlen_k ⇒ every kv = 4096. Causal, one query aligned to the end of the keys:
+    // pairs 1·4096 − 1·0/2 = 4096; FLOPs 4·8·32·4096·128 = 536,870,912. Q 8·32·1·128·2 = 65,536 B; K, V
+    // 8·8·4096·128·2 = 67,108,864 each: read 65,536 + 134,217,728 = 134,283,264; O 65,536 written.
+    const auto c = cost_cpu_op("_vllm_fa2_C::varlen_fwd", vllm_fa2(8, {32768, 8, 128}, 9, {}, "1", "4096"));
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->shape, "B=8 H=32 Hkv=8 Sq=1 Sk=4096 D=128 causal varlen");
+    EXPECT_EQ(c->cost.flops, 536870912u);
+    EXPECT_EQ(c->cost.bytes_read, 134283264u);
+    EXPECT_EQ(c->cost.bytes_written, 65536u);
+}
+
 // FlashAttention-3 as sgl-kernel registers it: fwd(q, k, v, k_new, v_new, q_v, out, cu_seqlens_q,
 // cu_seqlens_k, cu_seqlens_k_new, seqused_q, seqused_k, max_seqlen_q, max_seqlen_k, page_table,
 // kv_batch_idx, leftpad_k, rotary_cos, rotary_sin, seqlens_rotary, q_descale, k_descale, v_descale,
@@ -201,6 +214,25 @@ TEST(KinetoPagedAttention, Fa3OneSequencePackedAndDecodeRefused) {
         fa3({{777, 32, 128}, {777, 8, 128}, {777, 8, 128}, {}, {}, {}, {}, {2}, {2}, {}, {}, {}, {}, {}, {}, {}, {1}}, "", "");
     EXPECT_FALSE(cost_cpu_op("sgl_kernel::fwd", leftpad));
     EXPECT_NE(attention_uncosted_reason("sgl_kernel::fwd", leftpad).find("leftpad_k given"), std::string::npos);
+}
+
+TEST(KinetoPagedAttention, Fa3BatchModeFromDims) {
+    // FlashAttention-3's batch mode: Q [2, 128, 32, 128], K, V [2, 128, 8, 128], no cu_seqlens, page table or
+    // seqused_k: B = 2, S_q = S_k = 128. Causal pairs 128·128 − 128·127/2 = 16384 − 8128 = 8256; FLOPs
+    // 4·2·32·8256·128 = 270,532,608. Q 2·128·32·128·2 = 2,097,152 B; K, V 2·128·8·128·2 = 524,288 each: read
+    // 3,145,728.
+    const auto c = cost_cpu_op("_vllm_fa3_C::fwd", fa3({{2, 128, 32, 128}, {2, 128, 8, 128}, {2, 128, 8, 128}}, "", ""));
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->shape, "B=2 H=32 Hkv=8 Sq=128 Sk=128 D=128 causal");
+    EXPECT_EQ(c->cost.flops, 270532608u);
+    EXPECT_EQ(c->cost.bytes_read, 3145728u);
+    EXPECT_EQ(c->cost.bytes_written, 2097152u);
+    // With seqused_k [2] the cache [2, 128, …] holds up to 128 keys per sequence and the queries are 64:
+    // each kv between 64 and 128, values.
+    const CpuOp used = fa3({{2, 64, 32, 128}, {2, 128, 8, 128}, {2, 128, 8, 128}, {}, {}, {}, {}, {}, {}, {}, {}, {2}}, "", "");
+    EXPECT_FALSE(cost_cpu_op("_vllm_fa3_C::fwd", used));
+    EXPECT_NE(attention_uncosted_reason("_vllm_fa3_C::fwd", used).find("between q = 64 and max_seqlen_k = 128"),
+              std::string::npos);
 }
 
 TEST(KinetoPagedAttention, UncostedReasonNamesWhatTheTraceLacks) {
