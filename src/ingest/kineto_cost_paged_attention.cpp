@@ -22,6 +22,7 @@
 #include <array>
 #include <cctype>
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string_view>
 
@@ -182,6 +183,8 @@ VarlenAttention verdict(const std::string& name, const Layout& L, const CpuOp& o
         if (given(op, r.at))
             return refuse(fmt::format("{} given to {}: which keys each query sees are its values, not in trace", r.what, name));
     const bool packed_q = q->size() == 3;
+    if (!packed_q && given(op, L.cu_q))
+        return refuse(fmt::format("Q of {} is [B, S, H, d] but cu_seqlens_q is given", name));
     const std::uint64_t heads = (*q)[q->size() - 2], head_dim = q->back();
 
     // Queries.
@@ -355,10 +358,14 @@ VarlenAttention varlen_attention(const std::string& name, const CpuOp& op) {
 }
 
 std::string attention_uncosted_reason(const std::string& op_name, const CpuOp& op) {
-    if (const VarlenAttention v = varlen_attention(op_name, op); v.recognised)
-        return v.cost ? std::string() : v.why;
-    if (!attention_name(op_name) || cost_attention_op(op_name, op))
-        return "";
+    try {  // the engine refuses shapes by throwing (InputError, OverflowError): a reason, never an escape
+        if (const VarlenAttention v = varlen_attention(op_name, op); v.recognised)
+            return v.cost ? std::string() : v.why;
+        if (!attention_name(op_name) || cost_attention_op(op_name, op))
+            return "";
+    } catch (const std::exception& e) {
+        return fmt::format("shapes of {} refused by the engine: {}", op_name, e.what());
+    }
     // Query tokens: the first floating-point input's leading dims ([tokens, H, d], [B, S, H, d], [tokens, H·d]).
     std::uint64_t tokens = 0;
     for (std::size_t i = 0; i < op.dims.size() && tokens == 0; ++i)

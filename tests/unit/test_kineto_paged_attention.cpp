@@ -250,6 +250,12 @@ TEST(KinetoPagedAttention, UncostedReasonNamesWhatTheTraceLacks) {
                                         op_of({{888, 1, 64}, {888, 1, 64}, {4213816, 16, 1, 64}, {4213816, 16, 1, 64}, {888}},
                                               {bf, bf, "unsigned char", "unsigned char", "long int"})),
               "");
+    // Lengths past 64-bit counts: one sequence of 2^40 tokens gives 2^40·2^40 pairs; the engine refuses
+    // (OverflowError), and the reason says so instead of throwing.
+    const CpuOp huge = aiter_prefill(std::int64_t{1} << 40, 2, "1099511627776", "1099511627776");
+    EXPECT_ANY_THROW(cost_cpu_op("aiter::mha_batch_prefill", huge));
+    EXPECT_EQ(attention_uncosted_reason("aiter::mha_batch_prefill", huge).rfind("shapes of aiter::mha_batch_prefill refused", 0),
+              0u);
     // A costed fixed-shape attention has no reason.
     EXPECT_EQ(attention_uncosted_reason("aten::_scaled_dot_product_flash_attention",
                                         op_of({{1, 8, 141, 64}, {1, 8, 141, 64}, {1, 8, 141, 64}, {}, {}},
