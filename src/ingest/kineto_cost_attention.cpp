@@ -1,7 +1,8 @@
 // Fused attention ops (flash / memory-efficient / cuDNN), forward and backward: batch, heads, sequence
 // lengths and head dim from Q's and K's dims, GQA from K's head count, causal from the op's "Concrete
-// Inputs". Backward: FLOPs 2.5× the forward's (FlashAttention-2's count: 5 matmuls against 2); bytes
-// dO, Q, K, V, O and the logsumexp read, dQ, dK, dV written (docs/formulas.md, "Attention backward").
+// Inputs". Variable-length and paged-KV ops: kineto_cost_paged_attention.cpp. Backward: FLOPs 2.5× the forward's
+// (FlashAttention-2's count: 5 matmuls against 2); bytes dO, Q, K, V, O and the logsumexp read, dQ, dK, dV written
+// (docs/formulas.md, "Attention backward").
 #include <fmt/format.h>
 
 #include <array>
@@ -10,6 +11,7 @@
 
 #include "bwacct/ingest_kineto.h"
 #include "bwacct/ops.h"
+#include "kineto_attention.h"
 
 namespace bwacct::kineto {
 namespace {
@@ -60,67 +62,7 @@ std::optional<AttentionDesc> describe(const Layout& layout, const CpuOp& op, std
 }
 
 OpCost described(const std::string& name, const AttentionDesc& d, Cost cost) {
-    OpCost r;
-    r.op = name;
-    r.shape = fmt::format("B={} H={} Hkv={} Sq={} Sk={} D={}{}", d.batch, d.heads, d.kv_heads, d.q_len, d.kv_len, d.head_dim,
-                          d.causal ? " causal" : "");
-    r.dtype = std::string(dtype_name(d.dtype));
-    r.category = Category::attention;
-    r.cost = std::move(cost);
-    r.params = {{"batch", d.batch},   {"heads", d.heads},       {"kv_heads", d.kv_heads}, {"q_len", d.q_len},
-                {"kv_len", d.kv_len}, {"head_dim", d.head_dim}, {"causal", d.causal}};
-    return r;
-}
-
-// Variable-length (packed) attention: Q [total_q, H, D], K [total_k, H_kv, D], cu_seqlens [B + 1] and the
-// max lengths as Concrete Inputs. The per-sequence lengths are tensor VALUES the trace does not hold, so
-// the pairs are known only when every sequence has the max length (total = B · max, B = 1 included).
-struct Varlen {
-    std::string_view name;
-    std::size_t cu_q, cu_k, max_q, max_k, causal;
-};
-
-constexpr std::array<Varlen, 2> kVarlen{{
-    {"aten::_flash_attention_forward", 3, 4, 5, 6, 8},          // cum_seq_q, cum_seq_k given
-    {"flash_attn::_flash_attn_varlen_forward", 3, 4, 5, 6, 9},  // flash-attn >= 2.6's registered op
-}};
-
-std::optional<std::uint64_t> concrete_int(const CpuOp& op, std::size_t i) {
-    if (i >= op.concrete.size() || op.concrete[i].empty())
-        return std::nullopt;
-    std::uint64_t v = 0;
-    for (const char ch : op.concrete[i]) {
-        if (ch < '0' || ch > '9' || v > (UINT64_MAX - 9) / 10)
-            return std::nullopt;
-        v = v * 10 + static_cast<std::uint64_t>(ch - '0');
-    }
-    return v;
-}
-
-std::optional<OpCost> varlen(const std::string& name, const Varlen& v, const CpuOp& op) {
-    const auto q = input_shape(op, 0), k = input_shape(op, 1), cq = input_shape(op, v.cu_q), ck = input_shape(op, v.cu_k);
-    const auto dtype = input_dtype(op, 0);
-    const auto mq = concrete_int(op, v.max_q), mk = concrete_int(op, v.max_k);
-    if (!q || !k || !cq || !ck || !dtype || !mq || !mk || q->size() != 3 || k->size() != 3 || cq->size() != 1 ||
-        ck->size() != 1 || (*cq)[0] < 2 || (*cq)[0] != (*ck)[0])
-        return std::nullopt;
-    const std::uint64_t batch = (*cq)[0] - 1;
-    if ((*q)[0] != batch * *mq || (*k)[0] != batch * *mk)
-        return std::nullopt;  // unequal lengths: the pairs depend on cu_seqlens' values
-    AttentionDesc d;
-    d.batch = batch;
-    d.heads = (*q)[1];
-    d.kv_heads = (*k)[1];
-    d.q_len = *mq;
-    d.kv_len = *mk;
-    d.head_dim = (*q)[2];
-    d.dtype = *dtype;
-    d.impl = AttentionImpl::flash;
-    if (v.causal < op.concrete.size())
-        d.causal = op.concrete[v.causal] == "True" || op.concrete[v.causal] == "1";
-    OpCost r = described(name, d, attention_cost(d));
-    r.shape += " varlen";
-    return r;
+    return detail::attention_record(name, d, std::move(cost));
 }
 
 std::optional<OpCost> backward(const std::string& name, const BackwardLayout& b, const CpuOp& op) {
@@ -167,13 +109,25 @@ constexpr std::array<Layout, 6> kLayouts{{
 
 }  // namespace
 
+OpCost detail::attention_record(const std::string& name, const AttentionDesc& d, Cost cost) {
+    OpCost r;
+    r.op = name;
+    r.shape = fmt::format("B={} H={} Hkv={} Sq={} Sk={} D={}{}", d.batch, d.heads, d.kv_heads, d.q_len, d.kv_len, d.head_dim,
+                          d.causal ? " causal" : "");
+    r.dtype = std::string(dtype_name(d.dtype));
+    r.category = Category::attention;
+    r.cost = std::move(cost);
+    r.params = {{"batch", d.batch},   {"heads", d.heads},       {"kv_heads", d.kv_heads}, {"q_len", d.q_len},
+                {"kv_len", d.kv_len}, {"head_dim", d.head_dim}, {"causal", d.causal}};
+    return r;
+}
+
 std::optional<OpCost> cost_attention_op(const std::string& name, const CpuOp& op) {
     for (const BackwardLayout& b : kBackward)
         if (b.l.name == name)
             return backward(name, b, op);
-    for (const Varlen& v : kVarlen)
-        if (v.name == name && input_shape(op, 0) && input_shape(op, 0)->size() == 3)
-            return varlen(name, v, op);
+    if (VarlenAttention v = varlen_attention(name, op); v.recognised)
+        return std::move(v.cost);  // packed / paged: src/ingest/kineto_cost_paged_attention.cpp
     for (const Layout& l : kLayouts)
         if (l.name == name) {
             const auto d = describe(l, op, 0);
