@@ -161,7 +161,7 @@ Trace parse_kineto_stream(std::istream& in, const std::string& origin);
 Trace read_kineto(const std::string& path, std::uint64_t max_bytes = kMaxTraceBytes);
 
 // ---- Linking.
-enum class LinkHow { external_id, correlation, containment, none };
+enum class LinkHow { external_id, correlation, containment, inferred, none };
 std::string_view link_how_name(LinkHow h);
 struct Links {
     std::vector<std::int64_t> op;      // per activity: the innermost CPU op that launched it, or -1
@@ -169,8 +169,19 @@ struct Links {
     std::vector<std::int64_t> parent;  // per CPU op: the op enclosing it on its thread, or -1
 };
 // External id (op ↔ activity), else the launch with the activity's correlation id (its External id,
-// else the innermost op on its thread containing it), else none.
+// else the innermost op on its thread containing it), else none; then infer_unlinked.
 Links link_activities(const Trace& t);
+// Activities with no link and no CPU launch record at all (queued before the profiler started; never a
+// CUDA-graph replay, which has its cudaGraphLaunch record) get the op of the linked activity in the same
+// place of a repeated kernel sequence (src/ingest/kineto_infer.cpp, docs/ingest.md "Linking"): the
+// names of the activity and of its K neighbours before and after on its stream, in start order, found
+// among the linked activities of the same device, all of whose ops carry the same shaped ops (name,
+// Input Dims, Input type, Concrete Inputs), so the same cost group. K = kInferContext, doubled up to
+// kInferContextMax while the linked activities with the context disagree; at a stream's edge, or when
+// no linked activity has the whole context, the context after it, else the one before. Sets
+// LinkHow::inferred; returns how many.
+constexpr std::size_t kInferContext = 8, kInferContextMax = 128;
+std::uint64_t infer_unlinked(const Trace& t, Links& links);
 
 // ---- Costing.
 // What a GPU activity does (docs/ingest.md, "Categories"). memcpy_* by direction; `memcpy` when the
@@ -339,10 +350,10 @@ struct CategoryTime {
     std::map<std::string, double> window_uncosted_reasons;  // the same → their share of the window's busy µs
 };
 struct Summary {
-    std::vector<Group> groups;                               // by kernel_us, largest first
-    std::vector<KernelRow> kernels;                          // by total_us, largest first
-    std::vector<CategoryTime> categories;                    // every category, in enum order
-    std::uint64_t activities = 0, linked[4] = {0, 0, 0, 0};  // by LinkHow
+    std::vector<Group> groups;                                  // by kernel_us, largest first
+    std::vector<KernelRow> kernels;                             // by total_us, largest first
+    std::vector<CategoryTime> categories;                       // every category, in enum order
+    std::uint64_t activities = 0, linked[5] = {0, 0, 0, 0, 0};  // by LinkHow
     std::uint64_t uncosted_kernels = 0;
     double busy_us = 0;      // union of activity intervals, per device, summed over devices
     double span_us = 0;      // first start to last end, per device, summed

@@ -296,8 +296,8 @@ int run(const Args& args, const Env& env) {
         "(sum of the op's kernels / calls)");
     r.notes.push_back(
         fmt::format("kernels linked to their CPU op: {} by External id, {} via the launch's correlation id, "
-                    "{} by time containment, {} not linked",
-                    s.linked[0], s.linked[1], s.linked[2], s.linked[3]));
+                    "{} by time containment, {} inferred from the same place of a repeated kernel sequence, {} not linked",
+                    s.linked[0], s.linked[1], s.linked[2], s.linked[3], s.linked[4]));
     r.notes.push_back(
         fmt::format("{} of {} GPU activities costed by a formula; whole trace: busy {:.2f} µs, idle {:.2f} µs, "
                     "unaccounted {:.2f} µs; profiled window: busy {:.2f} µs, unaccounted {:.2f} µs",

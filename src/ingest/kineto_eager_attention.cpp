@@ -162,7 +162,7 @@ std::vector<EagerAttention> eager_attention(const Trace& t, const Links& links) 
     }
     for (std::size_t a = 0; a < t.activities.size(); ++a) {
         const std::int64_t op = links.op[a];
-        if (op < 0 || op_group[static_cast<std::size_t>(op)] < 0)
+        if (op < 0 || links.how[a] == LinkHow::inferred || op_group[static_cast<std::size_t>(op)] < 0)  // chains counted: linked
             continue;
         EagerAttention& e = out[static_cast<std::size_t>(op_group[static_cast<std::size_t>(op)])];
         ++e.kernels;

@@ -1,6 +1,7 @@
 // Which CPU op launched each GPU activity: the activity's External id names the op (Kineto gives the
 // innermost op on the launching thread); else the CUDA runtime launch with the same correlation id
-// names it by its External id, or lies inside it in time on the same thread.
+// names it by its External id, or lies inside it in time on the same thread; else, with no launch
+// record at all, the op of its twin in a repeated kernel sequence (kineto_infer.cpp).
 #include <algorithm>
 #include <unordered_map>
 
@@ -16,6 +17,8 @@ std::string_view link_how_name(LinkHow h) {
             return "correlation id";
         case LinkHow::containment:
             return "time containment";
+        case LinkHow::inferred:
+            return "inferred";
         case LinkHow::none:
             return "none";
     }
@@ -154,6 +157,7 @@ Links link_activities(const Trace& t) {
             links.how[a] = LinkHow::containment;
         }
     }
+    infer_unlinked(t, links);
     return links;
 }
 

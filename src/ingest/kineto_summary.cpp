@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <unordered_map>
@@ -26,6 +27,7 @@ struct Grouper {
     std::uint64_t ranks = 0;                             // the group size the trace's NCCL kernels give (0: none)
     std::uint64_t rejected = 0;                          // ops whose shapes the engine refused
     std::string first_rejection;
+    std::map<std::size_t, std::uint64_t> inferred;  // group → kernels costed through an inferred link
 
     std::size_t group_of(OpCost c) {
         const std::string key = c.op + "|" + c.shape + "|" + c.dtype;
@@ -83,8 +85,11 @@ struct Grouper {
         }
         for (std::int64_t op = links.op[a]; op >= 0; op = links.parent[static_cast<std::size_t>(op)]) {
             const std::int64_t grp = cost_op(static_cast<std::size_t>(op));
-            if (grp >= 0)
+            if (grp >= 0) {
+                if (links.how[a] == LinkHow::inferred)
+                    ++inferred[static_cast<std::size_t>(grp)];
                 return grp;
+            }
         }
         return kNone;
     }
@@ -141,7 +146,7 @@ Summary summarize(const Trace& t) { return summarize(t, link_activities(t)); }
 
 Summary summarize(const Trace& t, const Links& links) {
     Grouper gr{t, links, {}, {}, std::vector<std::int64_t>(t.ops.size(), kUnknown), std::vector<bool>(t.ops.size(), false),
-               0, 0,     {}};
+               0, 0,     {}, {}};
     {  // the most common NCCL group size: the world of the trace's other collectives
         std::map<std::uint64_t, std::uint64_t> sizes;
         for (const GpuActivity& g : t.activities)
@@ -212,6 +217,17 @@ Summary summarize(const Trace& t, const Links& links) {
         row.total_us += g.dur;
         if (row.op.empty() && links.op[a] >= 0)
             row.op = t.names[t.ops[static_cast<std::size_t>(links.op[a])].name];
+    }
+
+    // Inferred kernels ran in calls no op recorded: as many calls as their group's linked kernels per call.
+    for (const auto& [g, k] : gr.inferred) {
+        Group& grp = gr.groups[g];
+        if (grp.kernels <= k || grp.calls == 0) {  // no linked twin costed here (cannot happen; never divide by 0)
+            grp.calls += k;
+            continue;
+        }
+        const auto per_call = static_cast<double>(grp.kernels - k) / static_cast<double>(grp.calls);
+        grp.calls += static_cast<std::uint64_t>(std::llround(static_cast<double>(k) / per_call));
     }
 
     // Busy time: the union of the activity intervals, each instant given to the highest time class

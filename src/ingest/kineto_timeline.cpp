@@ -274,7 +274,7 @@ Timeline account_time(const Trace& t, const Links& links, const std::vector<Cate
                 x.launch = it->ts;
         }
         double when = x.launch;
-        if (std::isnan(when) && links.op[a] >= 0)
+        if (std::isnan(when) && links.op[a] >= 0 && links.how[a] != LinkHow::inferred)  // an inferred op ran in another step
             when = t.ops[static_cast<std::size_t>(links.op[a])].ts;
         launched[a] = !std::isnan(when);
         if (launched[a] && !steps.empty()) {
