@@ -11,6 +11,7 @@
 
 #include "bwacct/error.h"
 #include "bwacct/ingest_kineto.h"
+#include "kineto_attention.h"
 
 namespace bwacct::kineto {
 namespace {
@@ -130,6 +131,8 @@ struct Grouper {
         const bool lists = std::any_of(o.types.begin(), o.types.end(), [](const std::string& ty) { return ty == "TensorList"; });
         if (category == Category::collective && ranks < 2)
             return fmt::format("no group size in trace (no NCCL metadata) for {}", t.names[o.name]);
+        if (std::string why = attention_uncosted_reason(t.names[o.name], o); !why.empty())
+            return why;
         std::string r = lists ? fmt::format("tensor-list shapes of {} not in trace", t.names[o.name])
                         : category == Category::moe
                             ? fmt::format("no expert-weight shapes among the inputs of {}", t.names[o.name])
