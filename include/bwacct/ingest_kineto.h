@@ -22,6 +22,7 @@
 
 #include "bwacct/cost.h"
 #include "bwacct/record.h"
+#include "bwacct/transformer.h"
 
 namespace bwacct::kineto {
 
@@ -255,6 +256,31 @@ Category activity_category(Activity kind, std::string_view kernel_name, std::str
 // grouped GEMM), or "" when it shows none.
 std::string kernel_operand_types(std::string_view kernel_name);
 
+// ---- What the trace lacks, given by the user (`ingest torch-trace --hf-config FILE [--tp N]`;
+// src/ingest/kineto_cost_moe_config.cpp, docs/formulas.md "MoE from a model config").
+struct TraceHints {
+    std::optional<TransformerConfig> model;  // MoE ops whose inputs lack expert weights are costed from it
+    std::string model_origin;                // how reports name it: "--hf-config FILE"
+    std::uint64_t tp = 0;                    // the model-parallel degree when the trace does not show it (0: not given)
+};
+// The degree d the experts are split over (TP shards each expert's FFN, EP splits the experts: either way a
+// rank does 1/d of the FLOPs and reads 1/d of the expected expert-weight bytes), and the clue it came from.
+struct ModelParallel {
+    std::uint64_t degree = 1;
+    std::string clue;  // "attention heads: OP holds 8 of the config's 64 query heads per rank", "--tp", ...
+};
+// From the trace's attention ops (the config's num_attention_heads / query heads per rank, the most common
+// over the ops), else `tp` (--tp), else 1. Throws InputError naming --tp when `tp` disagrees with the trace.
+ModelParallel model_parallel_degree(const Trace& t, const TransformerConfig& cfg, std::uint64_t tp);
+// Whether `name` is a MoE op's (the serving rule: "moe" or "experts" in its base name, not a backward).
+bool moe_op_name(std::string_view name);
+// A MoE op whose inputs hold the hidden states [T, H'] (input 0) and the router logits [T, E] but no expert
+// weights (vLLM's moe_forward), costed per rank from `cfg` (top-k, hidden H, expert FFN I, the weights'
+// format) over `mp.degree` ranks. nullopt with `why` set when it cannot be (E ≠ the config's routed experts,
+// both named; no router logits; a config without routed experts).
+std::optional<OpCost> cost_moe_from_config(const std::string& name, const CpuOp& op, const TransformerConfig& cfg,
+                                           const ModelParallel& mp, const std::string& origin, std::string& why);
+
 // ---- Time accounting (src/ingest/kineto_timeline.cpp): concurrent streams by priority, the profiled
 // window, idle time explained, launch delays. It works for any Category value (categories are
 // iterated, never named): the priority is by time class, taken from the activity itself.
@@ -365,9 +391,11 @@ struct Summary {
     double window_uncosted_busy_us = 0;  // the part of it no formula covers
     Timeline time;                       // overlap by priority, the profiled window, idle explained
     std::vector<std::string> warnings;
+    std::vector<std::string> notes;  // what the hints did ("36 MoE ops costed from --hf-config FILE: ...")
 };
 Summary summarize(const Trace& t);
-// The same with the trace's links already made (link_activities), for callers that need them too.
-Summary summarize(const Trace& t, const Links& links);
+// The same with the trace's links already made (link_activities), for callers that need them too, and what
+// the trace lacks from the user (`hints`: without them nothing changes).
+Summary summarize(const Trace& t, const Links& links, const TraceHints& hints = {});
 
 }  // namespace bwacct::kineto

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "bwacct/error.h"
+#include "bwacct/hf_config.h"
 #include "bwacct/ingest_kineto.h"
 #include "bwacct/kineto_baseline.h"
 #include "bwacct/kineto_eager_attention.h"
@@ -211,10 +212,32 @@ Section skipped_section(const Trace& t) {
     return sec;
 }
 
+// What the trace lacks, from the user: --hf-config FILE (MoE ops without expert-weight inputs costed from it)
+// and --tp N (their model-parallel degree when the trace's attention ops do not show it).
+TraceHints trace_hints(const Args& args) {
+    TraceHints h;
+    if (args.given("--hf-config") || !args.get("--hf-config").empty()) {
+        if (args.get("--hf-config").empty())
+            throw InputError("--hf-config", "expected the path of a Hugging Face config.json");
+        h.model = load_hf_config(args.get("--hf-config"), "--hf-config");
+        h.model_origin = "--hf-config " + args.get("--hf-config");
+    }
+    if (args.given("--tp") || !args.get("--tp").empty()) {
+        const std::vector<double> v = parse_values(args.get("--tp"), "--tp", ValueKind::whole);
+        if (v.size() != 1 || v.front() < 1)
+            throw InputError("--tp", "takes one positive integer (the model-parallel ranks the experts are split over)");
+        if (!h.model)
+            throw InputError("--tp", "applies with --hf-config FILE (the MoE model's config.json)");
+        h.tp = static_cast<std::uint64_t>(v.front());
+    }
+    return h;
+}
+
 // --baseline FILE read with the same reader and summarised (its Trace freed at once); errors name --baseline.
-Summary baseline_summary(const std::string& base_path) {
+Summary baseline_summary(const std::string& base_path, const TraceHints& hints) {
     try {
-        return summarize(read_kineto(base_path));
+        const Trace base = read_kineto(base_path);
+        return summarize(base, link_activities(base), hints);
     } catch (const InputError& e) {
         throw InputError("--baseline", e.what());
     }
@@ -229,16 +252,17 @@ int run(const Args& args, const Env& env) {
         throw InputError("--tolerance", "applies to --baseline; give --baseline FILE too");
     if (base_path == "-" && path == "-")
         throw InputError("--baseline", "standard input ('-') is already the trace; give the baseline as a file");
+    const TraceHints hints = trace_hints(args);
     const Trace trace = read_kineto(path);
     // The baseline is read and checked before anything is printed.
     std::optional<Summary> base;
     if (!base_path.empty())
-        base = baseline_summary(base_path);
+        base = baseline_summary(base_path, hints);
     const Catalog catalog = catalog_for(args);
     const std::string device = trace_gpu_name(trace);
     const std::vector<const GpuSpec*> gpus = ingest_gpus(args, catalog, device, "");
     const Links links = link_activities(trace);  // made once: the summary and the eager-attention view use them
-    const Summary s = summarize(trace, links);
+    const Summary s = summarize(trace, links, hints);
 
     IngestReport r;
     r.tool = "torch-trace";
@@ -309,6 +333,7 @@ int run(const Args& args, const Env& env) {
             "the CPU ops carry no \"Input Dims\" (profiled without record_shapes=True): only kernels "
             "with their own metadata (NCCL) can be costed");
     r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
+    r.notes.insert(r.notes.end(), s.notes.begin(), s.notes.end());
     if (!base)
         return emit_ingest(r, gpus, args, env);
     TraceBaseline cmp = compare_traces(s, *base, tolerance, base_path);
@@ -329,6 +354,15 @@ CommandSpec ingest_torch_command() {
                          "--tolerance",
                          ""});
     c.options.push_back({"--tolerance", "with --baseline: how far a time may grow before it counts as a regression", "5%"});
+    c.options.push_back({"--hf-config",
+                         "the model's Hugging Face config.json: MoE ops whose inputs lack the expert weights (vLLM's "
+                         "moe_forward) are costed from it (top-k, hidden, expert FFN, weight format)",
+                         ""});
+    c.options.push_back({"--tp",
+                         "with --hf-config: the ranks the experts are split over, when the trace's attention ops do not "
+                         "show it",
+                         ""});
+    c.example += "\n  bwacct ingest torch-trace vllm_moe.json.gz --hf-config gpt-oss-120b/config.json";
     c.example += "\n  bwacct ingest torch-trace new.json.gz --baseline known_good.json.gz --tolerance 3%";
     c.run = run;
     return c;

@@ -20,14 +20,14 @@ namespace {
 
 using json = nlohmann::json;
 
-enum class Family { llama, qwen2, qwen3, gemma2, gemma3, mixtral, qwen3_moe, deepseek };
+enum class Family { llama, qwen2, qwen3, gemma2, gemma3, mixtral, qwen3_moe, deepseek, gpt_oss };
 
 struct Arch {
     const char* name;
     Family family;
 };
 
-constexpr std::array<Arch, 10> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 11> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"MistralForCausalLM", Family::llama},
                                        {"Qwen2ForCausalLM", Family::qwen2},
                                        {"Qwen3ForCausalLM", Family::qwen3},
@@ -36,7 +36,8 @@ constexpr std::array<Arch, 10> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"MixtralForCausalLM", Family::mixtral},
                                        {"Qwen3MoeForCausalLM", Family::qwen3_moe},
                                        {"DeepseekV3ForCausalLM", Family::deepseek},
-                                       {"DeepseekV2ForCausalLM", Family::deepseek}}};
+                                       {"DeepseekV2ForCausalLM", Family::deepseek},
+                                       {"GptOssForCausalLM", Family::gpt_oss}}};
 
 struct Reader {
     const json& doc;
@@ -133,6 +134,21 @@ void read_sliding_window(const Reader& r, Family fam, TransformerConfig& c) {
     }
 }
 
+// gpt-oss (transformers' modeling_gpt_oss.py): what the family does that the engine's model does not, each a
+// limitation of every report. Its alternating sliding windows come from "layer_types" (read_sliding_window).
+void read_gpt_oss_limits(const Reader& r, const MoeConfig& m, TransformerConfig& c) {
+    if (r.has("swiglu_limit"))
+        c.limitations.push_back(fmt::format(
+            "swiglu_limit = {}: gpt-oss's clamped GLU, (up + 1) · gate · sigmoid(1.702 · gate) with gate and up clamped, is "
+            "modelled as SiLU(gate) · up (a few vector FLOPs per element fewer)",
+            r.doc.at("swiglu_limit").dump()));
+    c.limitations.push_back(
+        "attention sinks (one learned logit per head in every softmax row) are not counted: one term per query row and head");
+    c.limitations.push_back(fmt::format(
+        "expert biases (gate_up 2 · {} + down {} per expert: {} parameters per layer) are not counted (parameters or bytes)",
+        m.expert_ffn, c.hidden, m.experts * (2 * m.expert_ffn + c.hidden)));
+}
+
 // quantization_config → the weights' storage format. fp8 (block scales from weight_block_size, else one
 // per tensor), AWQ (4-bit, group_size, zero_point), GPTQ (4/8-bit, group_size, −1 = per channel; sym: no
 // zero point), modelopt (quant_algo NVFP4 or FP8), mxfp4. Anything else: refused naming the field.
@@ -141,6 +157,17 @@ StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std:
         r.fail("\"quantization_config\" must be an object");
     const Reader qr{q, r.origin};
     const std::string method = qr.text_or("quant_method", "");
+    // Checkpoints that keep the attention projections unquantized (gpt-oss: "model.layers.*.self_attn"): the engine
+    // stores every linear weight of the blocks in one format.
+    if (q.contains("modules_to_not_convert") && q.at("modules_to_not_convert").is_array())
+        for (const json& e : q.at("modules_to_not_convert"))
+            if (e.is_string() && e.get<std::string>().find("self_attn") != std::string::npos) {
+                limitations.push_back(
+                    fmt::format("quantization_config.modules_to_not_convert keeps {} unquantized: bwacct stores the attention "
+                                "projections in the checkpoint's format like the MLP weights (their bytes are understated)",
+                                e.dump()));
+                break;
+            }
     auto group_of = [&](const char* key, std::uint64_t fallback) -> std::uint64_t {
         if (!qr.has(key))
             return fallback;
@@ -286,10 +313,17 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     if (r.has("quantization_config"))
         c.weight_format = read_quantization(r, doc.at("quantization_config"), c.limitations);
 
-    if (fam == Family::mixtral || fam == Family::qwen3_moe || fam == Family::deepseek) {
+    if (fam == Family::mixtral || fam == Family::qwen3_moe || fam == Family::deepseek || fam == Family::gpt_oss) {
         MoeConfig m;
         m.top_k = r.count("num_experts_per_tok");
-        if (fam == Family::mixtral) {
+        if (fam == Family::gpt_oss) {
+            // transformers' GptOssMLP: a router Linear(hidden, E) with bias, then every layer's experts (gate_up
+            // [E, hidden, 2·I], down [E, I, hidden], both with biases).
+            m.experts = r.count("num_local_experts");
+            m.expert_ffn = c.ffn;
+            m.router_bias = true;
+            read_gpt_oss_limits(r, m, c);
+        } else if (fam == Family::mixtral) {
             m.experts = r.count("num_local_experts");
             m.expert_ffn = c.ffn;
         } else if (fam == Family::qwen3_moe) {

@@ -11,6 +11,7 @@
 
 #include "bwacct/error.h"
 #include "bwacct/ingest_kineto.h"
+#include "bwacct/quant.h"
 #include "kineto_attention.h"
 
 namespace bwacct::kineto {
@@ -21,6 +22,8 @@ constexpr std::int64_t kUnknown = -2, kNone = -1;
 struct Grouper {
     const Trace& t;
     const Links& links;
+    const TraceHints& hints;
+    std::optional<ModelParallel> parallel;  // with a MoE config among the hints: the degree its experts split over
     std::vector<Group> groups;
     std::unordered_map<std::string, std::size_t> index;  // op|shape|dtype → group
     std::vector<std::int64_t> op_group;                  // per op: group, kNone (no formula), kUnknown (not tried)
@@ -28,7 +31,9 @@ struct Grouper {
     std::uint64_t ranks = 0;                             // the group size the trace's NCCL kernels give (0: none)
     std::uint64_t rejected = 0;                          // ops whose shapes the engine refused
     std::string first_rejection;
-    std::map<std::size_t, std::uint64_t> inferred;  // group → kernels costed through an inferred link
+    std::uint64_t hinted = 0;                         // MoE ops costed from the hints' model config
+    std::map<std::size_t, std::string> hint_refusal;  // per MoE op the config could not cost: why (by op index)
+    std::map<std::size_t, std::uint64_t> inferred;    // group → kernels costed through an inferred link
 
     std::size_t group_of(OpCost c) {
         const std::string key = c.op + "|" + c.shape + "|" + c.dtype;
@@ -47,6 +52,14 @@ struct Grouper {
             auto c = cost_cpu_op(t.names[t.ops[i].name], t.ops[i]);
             if (!c && !t.ops[i].dims.empty())
                 c = cost_symmetric_collective(t.names[t.ops[i].name], t.ops[i], ranks);
+            if (!c && parallel && moe_op_name(t.names[t.ops[i].name])) {  // expert weights not among the inputs
+                std::string why;
+                c = cost_moe_from_config(t.names[t.ops[i].name], t.ops[i], *hints.model, *parallel, hints.model_origin, why);
+                if (c)
+                    ++hinted;
+                else if (!why.empty())
+                    hint_refusal.emplace(i, std::move(why));
+            }
             if (c) {
                 const std::size_t g = group_of(std::move(*c));
                 ++groups[g].calls;
@@ -133,7 +146,9 @@ struct Grouper {
             return fmt::format("no group size in trace (no NCCL metadata) for {}", t.names[o.name]);
         if (std::string why = attention_uncosted_reason(t.names[o.name], o); !why.empty())
             return why;
-        std::string r = lists ? fmt::format("tensor-list shapes of {} not in trace", t.names[o.name])
+        const auto refused = hint_refusal.find(i);
+        std::string r = lists                           ? fmt::format("tensor-list shapes of {} not in trace", t.names[o.name])
+                        : refused != hint_refusal.end() ? refused->second
                         : category == Category::moe
                             ? fmt::format("no expert-weight shapes among the inputs of {}", t.names[o.name])
                             : fmt::format("no formula for {}", t.names[o.name]);
@@ -143,13 +158,56 @@ struct Grouper {
     }
 };
 
+// What the hints did, said in the report: the ops costed from the config and how, the ops it could not cost,
+// or that it costed nothing (a dense config, no MoE op lacking its weights); the config's limitations.
+void hint_notes(const TraceHints& hints, const Grouper& gr, Summary& s) {
+    const TransformerConfig& cfg = *hints.model;
+    if (!cfg.moe) {
+        s.notes.push_back(fmt::format("{}: {} has no routed experts; no op costed from it", hints.model_origin,
+                                      cfg.name.empty() ? std::string("the model") : cfg.name));
+        return;
+    }
+    if (gr.hinted > 0) {
+        s.notes.push_back(fmt::format(
+            "{} MoE ops costed from {}: T and E from each op's inputs (E checked against the config's {} routed experts); "
+            "top-k {}, hidden {}, expert FFN {} and the expert weights' format ({}) from the config; split over d = {} "
+            "ranks ({}); activations at the trace's dims, weights at the config's; records labelled shapes_from "
+            "\"--hf-config\"",
+            gr.hinted, hints.model_origin, cfg.moe->experts, cfg.moe->top_k, cfg.hidden, cfg.moe->expert_ffn,
+            cfg.weight_format ? format_name(*cfg.weight_format) : std::string("the hidden states' type"), gr.parallel->degree,
+            gr.parallel->clue));
+    } else if (gr.hint_refusal.empty()) {
+        s.notes.push_back(
+            fmt::format("{}: no MoE op without expert weights in the trace; no op costed from it", hints.model_origin));
+    }
+    if (!gr.hint_refusal.empty())
+        s.warnings.push_back(fmt::format("{} MoE ops not costed from {} (the first: {})", gr.hint_refusal.size(),
+                                         hints.model_origin, gr.hint_refusal.begin()->second));
+    for (const std::string& l : cfg.limitations)
+        s.notes.push_back(fmt::format("{} limitation: {}", hints.model_origin, l));
+}
+
 }  // namespace
 
 Summary summarize(const Trace& t) { return summarize(t, link_activities(t)); }
 
-Summary summarize(const Trace& t, const Links& links) {
-    Grouper gr{t, links, {}, {}, std::vector<std::int64_t>(t.ops.size(), kUnknown), std::vector<bool>(t.ops.size(), false),
-               0, 0,     {}, {}};
+Summary summarize(const Trace& t, const Links& links, const TraceHints& hints) {
+    Grouper gr{t,
+               links,
+               hints,
+               std::nullopt,
+               {},
+               {},
+               std::vector<std::int64_t>(t.ops.size(), kUnknown),
+               std::vector<bool>(t.ops.size(), false),
+               0,
+               0,
+               {},
+               0,
+               {},
+               {}};
+    if (hints.model && hints.model->moe)
+        gr.parallel = model_parallel_degree(t, *hints.model, hints.tp);
     {  // the most common NCCL group size: the world of the trace's other collectives
         std::map<std::uint64_t, std::uint64_t> sizes;
         for (const GpuActivity& g : t.activities)
@@ -269,6 +327,8 @@ Summary summarize(const Trace& t, const Links& links) {
     std::stable_sort(s.groups.begin(), s.groups.end(), [](const Group& a, const Group& b) { return a.kernel_us > b.kernel_us; });
     std::stable_sort(s.kernels.begin(), s.kernels.end(),
                      [](const KernelRow& a, const KernelRow& b) { return a.total_us > b.total_us; });
+    if (hints.model)
+        hint_notes(hints, gr, s);
     if (gr.rejected > 0)
         s.warnings.push_back(
             fmt::format("{} op(s) not costed: the engine refused their shapes (first: {})", gr.rejected, gr.first_rejection));

@@ -375,6 +375,21 @@ std::vector<MatrixCase> build_matrix() {
                    {"--tolerance"}});
     out.push_back(
         {"IngestTorchToleranceWithoutBaseline", {"ingest", "torch-trace", trace, "--tolerance", "5%"}, {"--tolerance"}});
+    // What the trace lacks, from the user: --hf-config FILE (the file classes) and --tp N (its numbers; only with
+    // --hf-config, and never against the degree the trace's attention ops show: 8 query heads of gpt-oss's 64).
+    const std::string gpt_oss = std::string(BWACCT_TEST_DATA) + "/models/gpt-oss-120b.config.json";
+    add_cases(out, Command{{"ingest", "torch-trace", trace, "--hf-config", gpt_oss, "--tp", "2"},
+                           {{"--tp", K::integer}},
+                           {},
+                           {},
+                           {},
+                           {"--hf-config"}});
+    out.push_back({"IngestTorchTpWithoutHfConfig", {"ingest", "torch-trace", trace, "--tp", "8"}, {"--tp"}});
+    out.push_back(
+        {"IngestTorchTpAgainstTheTrace",
+         {"ingest", "torch-trace", std::string(BWACCT_TEST_DATA) + "/kineto/kineto_b200_vllm_moe_eager_tracelens.json.gz",
+          "--gpu", "b200", "--hf-config", gpt_oss, "--tp", "4"},
+         {"--tp"}});
 
     // Products that overflow 64 bits although each value is below 2^53 (2^32 each).
     const std::string big = "4294967296";

@@ -123,6 +123,47 @@ TEST(HfConfig, DeepSeekV3TotalAndActiveParametersWithoutTheMtpModule) {
     ASSERT_EQ(c.limitations.size(), 2u);
 }
 
+TEST(HfConfig, GptOss120bParametersSlidingLayersAndLimitations) {
+    const TransformerConfig c = hf("gpt-oss-120b");
+    ASSERT_TRUE(c.moe);
+    EXPECT_EQ(c.moe->experts, 128u);
+    EXPECT_EQ(c.moe->top_k, 4u);
+    EXPECT_EQ(c.moe->expert_ffn, 2880u);
+    EXPECT_TRUE(c.moe->router_bias);
+    EXPECT_EQ(head_dim(c), 64u);  // given: 64 · 64 = 4096 ≠ hidden 2880
+    // mxfp4 experts: 4-bit e2m1 + one 8-bit e8m0 scale per 32 (4.25 bits per weight)
+    ASSERT_TRUE(c.weight_format);
+    EXPECT_EQ(c.weight_format->dtype, DType::mxfp4);
+    EXPECT_EQ(c.weight_format->group, 32u);
+    // layer_types: 18 × [sliding, full], window 128
+    EXPECT_EQ(c.sliding_window, 128u);
+    ASSERT_EQ(c.local_layers.size(), 36u);
+    EXPECT_TRUE(c.local_layers[0]);
+    EXPECT_FALSE(c.local_layers[1]);
+    const ParamCount p = param_count(c);
+    // attention 2880·(64 + 2·8)·64 + 64·64·2880 = 26,542,080 + q/k/v biases 80·64 = 5,120 + o bias 2880 = 26,550,080
+    EXPECT_EQ(p.attention.value(), 26550080u);
+    // router 128·2880 + 128 (bias) = 368,768; one expert 3·2880·2880 = 24,883,200
+    EXPECT_EQ(p.router.value(), 368768u);
+    EXPECT_EQ(p.expert.value(), 24883200u);
+    // per layer 26,550,080 + 368,768 + 128·24,883,200 (3,185,049,600) + norms 2·2880 = 3,211,974,208
+    EXPECT_EQ(p.moe_per_layer.value(), 3211974208u);
+    // total 36·3,211,974,208 (115,631,071,488) + embedding and LM head 2·201,088·2880 (1,158,266,880) + 2880
+    //     = 116,789,341,248; with the expert biases left out (36·128·(2·2880 + 2880) = 39,813,120) the model
+    //     card's 116.83 B: 116,829,154,368
+    EXPECT_EQ(p.total.value(), 116789341248u);
+    // active: 124 of 128 experts idle in 36 layers: − 36·124·24,883,200 (111,078,604,800) = 5,710,736,448;
+    // less the embedding 579,133,440 = 5,131,603,008, the card's 5.13 B active (it leaves the embedding out)
+    EXPECT_EQ(p.active.value(), 5710736448u);
+    // Said, not modelled: the clamped GLU, attention sinks, expert biases, bf16 attention of an mxfp4 checkpoint.
+    ASSERT_EQ(c.limitations.size(), 4u);
+    std::string all;
+    for (const std::string& l : c.limitations)
+        all += l + "\n";
+    for (const char* what : {"swiglu_limit", "attention sinks", "expert biases", "1105920 parameters per layer", "self_attn"})
+        EXPECT_NE(all.find(what), std::string::npos) << what << " in:\n" << all;
+}
+
 TEST(HfConfig, ExpectedExpertsTouchedUnderUniformRouting) {
     // E·(1 − (1 − k/E)^T): Mixtral batch 1: 8·(1 − 6/8) = 2; batch 16: 8·(1 − 0.75^16) = 7.91982
     EXPECT_DOUBLE_EQ(expected_experts_touched(8, 2, 1), 2.0);

@@ -1,0 +1,194 @@
+// MoE ops whose inputs lack the expert weights, costed from a model config (`ingest torch-trace --hf-config`):
+// hand-computed FLOPs and bytes of a synthetic vLLM-style moe_forward, the degree from the attention op's
+// query heads, and the refusals (expert count, dense config, --tp contradicting the trace).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "bwacct/error.h"
+#include "bwacct/ingest_kineto.h"
+#include "bwacct/quant.h"
+#include "kineto_test_ops.h"
+
+using namespace bwacct;
+using namespace bwacct::kineto;
+using bwacct::kineto::test::bf;
+using bwacct::kineto::test::op_of;
+
+namespace {
+
+// A small gated MoE: hidden 48, 4 query heads of 12, 8 experts of FFN 32, top-2, MXFP4 expert weights.
+TransformerConfig small_moe() {
+    TransformerConfig c;
+    c.name = "small-moe";
+    c.hidden = 48;
+    c.layers = 2;
+    c.heads = 4;
+    c.kv_heads = 2;
+    c.head_dim = 12;
+    c.ffn = 32;
+    c.vocab = 100;
+    MoeConfig m;
+    m.experts = 8;
+    m.top_k = 2;
+    m.expert_ffn = 32;
+    c.moe = m;
+    c.weight_format = weight_format(DType::mxfp4, 0);
+    return c;
+}
+
+// vLLM's shapes: hidden states padded to 64 wide (the config says 48), router logits [16, 8].
+CpuOp moe_forward(std::int64_t experts = 8) { return op_of({{16, 64}, {16, experts}, {}}, {bf, bf, ""}); }
+
+const char* kTrace = R"({"traceEvents": [
+  {"ph":"X","cat":"cpu_op","name":"vllm::unified_attention_with_output","pid":1,"tid":1,"ts":0,"dur":5,
+   "args":{"External id":1,"Input Dims":[[16,2,12],[16,1,12],[16,1,12],[16,2,12]],
+           "Input type":["c10::BFloat16","c10::BFloat16","c10::BFloat16","c10::BFloat16"]}},
+  {"ph":"X","cat":"kernel","name":"fmhaSm100PagedKv","ts":0,"dur":4,"args":{"External id":1}},
+  {"ph":"X","cat":"cpu_op","name":"vllm::moe_forward","pid":1,"tid":1,"ts":10,"dur":20,
+   "args":{"External id":2,"Input Dims":[[16,64],[16,8],[]],"Input type":["c10::BFloat16","c10::BFloat16",""]}},
+  {"ph":"X","cat":"kernel","name":"routingIndicesHistogramKernel","ts":10,"dur":2,"args":{"External id":2}},
+  {"ph":"X","cat":"kernel","name":"bmm_MxE4m3_MxE2m1MxE4m3_Fp32_swiGlu","ts":12,"dur":6,"args":{"External id":2}},
+  {"ph":"X","cat":"kernel","name":"bmm_Bfloat16_MxE2m1MxE4m3_Fp32","ts":18,"dur":4,"args":{"External id":2}}
+]})";
+
+TraceHints hints_of(TransformerConfig c, std::uint64_t tp = 0) {
+    TraceHints h;
+    h.model = std::move(c);
+    h.model_origin = "--hf-config small.json";
+    h.tp = tp;
+    return h;
+}
+
+const CategoryTime& moe_time(const Summary& s) { return s.categories[static_cast<std::size_t>(Category::moe)]; }
+
+bool has_text(const std::vector<std::string>& lines, const std::string& what) {
+    for (const std::string& l : lines)
+        if (l.find(what) != std::string::npos)
+            return true;
+    return false;
+}
+
+}  // namespace
+
+TEST(KinetoMoeConfig, FlopsAndBytesPerRankByHand) {
+    const TransformerConfig c = small_moe();
+    std::string why;
+    const auto r = cost_moe_from_config("vllm::moe_forward", moe_forward(), c, {2, "test"}, "--hf-config small.json", why);
+    ASSERT_TRUE(r) << why;
+    EXPECT_EQ(r->shape, "T=16 E=8 k=2 H=48 I=32 d=2");
+    EXPECT_EQ(r->category, Category::moe);
+    EXPECT_EQ(r->dtype, "bf16");
+    // FLOPs: 2·T·k·3·H·I / d = 2·16·2·3·48·32 / 2 = 294,912 / 2 = 147,456
+    EXPECT_EQ(r->cost.flops, 147456u);
+    // One expert in MXFP4 (4-bit + one 8-bit scale per 32 along K):
+    //   gate_up [K=48, N=64]: 48·64·4/8 = 1536 + 64·⌈48/32⌉ = 128 scale bytes = 1664
+    //   down    [K=32, N=48]: 32·48·4/8 =  768 + 48·⌈32/32⌉ =  48 scale bytes =  816  → 2480 B
+    // touched: 8·(1 − (1 − 2/8)^16) = 8·(1 − 0.75^16) = 8·0.98997740424 = 7.919819234
+    // weights per rank: round(7.919819234·2480 / 2) = round(9820.5759) = 9821
+    // activations: hidden [16, 64] bf16 = 2048 B and logits [16, 8] = 256 B read, output [16, 64] = 2048 B written
+    EXPECT_EQ(r->cost.bytes_read, 9821u + 2048u + 256u);
+    EXPECT_EQ(r->cost.bytes_written, 2048u);
+    EXPECT_EQ(r->cost.unit, Unit::tensor);
+    EXPECT_EQ(r->cost.compute_dtype, DType::bf16);  // mxfp4 weights × bf16 activations: bf16 math (the engine's rule)
+    bool labelled = false;
+    for (const Param& p : r->params)
+        if (p.name == "shapes_from")
+            labelled = std::get<std::string>(p.value) == "--hf-config";
+    EXPECT_TRUE(labelled);
+}
+
+TEST(KinetoMoeConfig, PlainMlpAndBf16WeightsWithoutAQuantizationConfig) {
+    TransformerConfig c = small_moe();
+    c.mlp = MlpKind::plain;
+    c.weight_format.reset();
+    std::string why;
+    const auto r = cost_moe_from_config("vllm::moe_forward", moe_forward(), c, {1, "test"}, "--hf-config small.json", why);
+    ASSERT_TRUE(r) << why;
+    // FLOPs 2·16·2·2·48·32 / 1 = 196,608 (up and down only)
+    EXPECT_EQ(r->cost.flops, 196608u);
+    // one expert in bf16: (48·32 + 32·48)·2 = 6144 B; round(7.919819234·6144) = round(48659.37) = 48659
+    EXPECT_EQ(r->cost.bytes_read, 48659u + 2048u + 256u);
+}
+
+TEST(KinetoMoeConfig, ExpertCountThatDoesNotMatchIsRefusedNamingBoth) {
+    std::string why;
+    EXPECT_FALSE(cost_moe_from_config("vllm::moe_forward", moe_forward(32), small_moe(), {1, "t"}, "--hf-config small.json", why));
+    EXPECT_NE(why.find("give 32 experts"), std::string::npos) << why;
+    EXPECT_NE(why.find("has 8 routed experts"), std::string::npos) << why;
+    TransformerConfig dense = small_moe();
+    dense.moe.reset();
+    EXPECT_FALSE(cost_moe_from_config("vllm::moe_forward", moe_forward(), dense, {1, "t"}, "--hf-config d.json", why));
+    EXPECT_NE(why.find("no routed experts"), std::string::npos) << why;
+}
+
+TEST(KinetoMoeConfig, DegreeFromTheAttentionOpsQueryHeadsElseTpElseOne) {
+    const Trace t = parse_kineto(kTrace, "moe.json");
+    const TransformerConfig c = small_moe();
+    // 4 query heads in the config, 2 per rank in the trace: d = 2
+    const ModelParallel mp = model_parallel_degree(t, c, 0);
+    EXPECT_EQ(mp.degree, 2u);
+    EXPECT_NE(mp.clue.find("vllm::unified_attention_with_output holds 2 of the config's 4"), std::string::npos) << mp.clue;
+    EXPECT_EQ(model_parallel_degree(t, c, 2).degree, 2u);
+    try {
+        model_parallel_degree(t, c, 4);
+        ADD_FAILURE() << "--tp 4 against a trace showing degree 2";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("--tp"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("degree 2"), std::string::npos) << e.what();
+    }
+    // Head size 16 in the config: the trace's attention (head size 12) is not this model's; --tp, else 1.
+    TransformerConfig other = c;
+    other.head_dim = 16;
+    EXPECT_EQ(model_parallel_degree(t, other, 4).degree, 4u);
+    EXPECT_EQ(model_parallel_degree(t, other, 4).clue.rfind("--tp", 0), 0u);
+    EXPECT_EQ(model_parallel_degree(t, other, 0).degree, 1u);
+}
+
+// Without the hints nothing changes; with them every kernel under moe_forward lands in its group.
+TEST(KinetoMoeConfig, SummaryCostsTheOpsKernelsAndSaysHow) {
+    const Trace t = parse_kineto(kTrace, "moe.json");
+    const Links links = link_activities(t);
+    const Summary before = summarize(t, links);
+    EXPECT_EQ(moe_time(before).costed, 0u);
+    EXPECT_EQ(moe_time(before).kernels, 3u);
+    EXPECT_TRUE(before.notes.empty());
+
+    const Summary s = summarize(t, links, hints_of(small_moe()));
+    EXPECT_EQ(moe_time(s).kernels, 3u);
+    EXPECT_EQ(moe_time(s).costed, 3u);
+    EXPECT_DOUBLE_EQ(moe_time(s).uncosted_busy_us, 0.0);
+    const Group* g = nullptr;
+    for (const Group& x : s.groups)
+        if (x.what.op == "vllm::moe_forward")
+            g = &x;
+    ASSERT_NE(g, nullptr);
+    EXPECT_EQ(g->what.shape, "T=16 E=8 k=2 H=48 I=32 d=2");  // d from the attention op: 4 / 2
+    EXPECT_EQ(g->calls, 1u);
+    EXPECT_EQ(g->kernels, 3u);
+    EXPECT_DOUBLE_EQ(g->kernel_us, 12.0);  // 2 + 6 + 4
+    EXPECT_EQ(g->what.cost.flops, 147456u);
+    EXPECT_TRUE(has_text(s.notes, "1 MoE ops costed from --hf-config small.json")) << s.notes.front();
+    EXPECT_TRUE(has_text(s.notes, "d = 2 ranks (attention heads"));
+}
+
+TEST(KinetoMoeConfig, SummaryWithAMismatchedOrDenseConfigCostsNothingAndSaysWhy) {
+    const Trace t = parse_kineto(kTrace, "moe.json");
+    const Links links = link_activities(t);
+    TransformerConfig wrong = small_moe();
+    wrong.moe->experts = 32;
+    const Summary s = summarize(t, links, hints_of(wrong));
+    EXPECT_EQ(moe_time(s).costed, 0u);
+    bool named = false;
+    for (const KernelRow& k : s.kernels)
+        if (k.category == Category::moe)
+            named = k.reason.find("give 8 experts, --hf-config small.json has 32") != std::string::npos;
+    EXPECT_TRUE(named);
+    EXPECT_TRUE(has_text(s.warnings, "1 MoE ops not costed from --hf-config small.json"));
+
+    TransformerConfig dense = small_moe();
+    dense.moe.reset();
+    const Summary d = summarize(t, links, hints_of(dense));
+    EXPECT_EQ(moe_time(d).costed, 0u);
+    EXPECT_TRUE(has_text(d.notes, "small-moe has no routed experts; no op costed from it"));
+}
