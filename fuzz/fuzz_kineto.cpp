@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "bwacct/ingest_kineto.h"
 #include "fuzz_common.h"
@@ -21,6 +22,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
               "a summary time is NaN");
         check(!std::isnan(s.time.window.busy_us) && !std::isnan(s.time.window.span_us) && !std::isnan(s.time.delay.max_us),
               "a window time is NaN");
+        // Tensor-list ops: the reader's nested Input Dims through the list formulas, with each kernel's
+        // element type (the summary passes none), and their reasons.
+        for (const bwacct::kineto::CpuOp& op : trace.ops) {
+            if (op.dims.extra().empty())
+                continue;
+            for (const bwacct::kineto::TensorListDims& l : op.dims.extra())
+                check(l.kept() <= l.count && l.count >= 1 && l.kept() <= bwacct::kineto::kMaxListTensors,
+                      "a tensor list keeps more than it counts");
+            const std::string& name = trace.names[op.name];
+            for (const std::string_view kernel :
+                 {"CatArrayBatchedCopy<OpaqueType<4u>>", "BinaryOpListAlphaFunctor<c10::BFloat16, 2>", ""}) {
+                bwacct::fuzz::accept_rejection([&] {
+                    (void)bwacct::kineto::cost_list_op(name, op, bwacct::kineto::kernel_element_type(kernel));
+                    (void)bwacct::kineto::list_gap_reason(name, op, kernel);
+                });
+            }
+        }
     });
     return 0;
 }

@@ -9,6 +9,7 @@
 // groups per (op, shape, dtype), kernel table, time by category, busy and idle time.
 #pragma once
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <initializer_list>
@@ -39,16 +40,21 @@ struct CollectiveArgs {
 // Dims", "Input type" and "Concrete Inputs" (a trace repeats a few hundred distinct lists over
 // millions of ops), so an op holds three pointers, not three vectors of its own. Reads as a const
 // std::vector (size, [], iteration); assigning a vector makes a list of its own (tests, fuzzers).
-template <class T>
+// `Extra`: what the shared node carries beside the items (the Input Dims' tensor lists), in the same
+// allocation, so it costs an op nothing.
+struct NoExtra {
+    bool operator==(const NoExtra&) const = default;
+};
+template <class T, class Extra = NoExtra>
 class SharedList {
 public:
     using value_type = T;
     using const_iterator = typename std::vector<T>::const_iterator;
 
     SharedList() = default;
-    SharedList(std::vector<T> items) {  // NOLINT(google-explicit-constructor): `op.dims = {...}`
-        if (!items.empty())
-            node_ = new Node{std::move(items), {1}};
+    SharedList(std::vector<T> items, Extra extra = {}) {  // NOLINT(google-explicit-constructor): `op.dims = {...}`
+        if (!items.empty() || !(extra == Extra{}))
+            node_ = new Node{std::move(items), std::move(extra), {1}};
     }
     SharedList(std::initializer_list<T> items) : SharedList(std::vector<T>(items)) {}
     SharedList(const SharedList& o) noexcept : node_(o.node_) {
@@ -66,6 +72,7 @@ public:
     }
 
     const std::vector<T>& items() const { return node_ ? node_->items : empty_(); }
+    const Extra& extra() const { return node_ ? node_->extra : no_extra_(); }
     std::size_t size() const { return items().size(); }
     bool empty() const { return items().empty(); }
     const T& operator[](std::size_t i) const { return items()[i]; }
@@ -79,23 +86,54 @@ public:
 private:
     struct Node {
         std::vector<T> items;
+        [[no_unique_address]] Extra extra;
         std::atomic<std::size_t> refs;
     };
     static const std::vector<T>& empty_() {
         static const std::vector<T> none;
         return none;
     }
+    static const Extra& no_extra_() {
+        static const Extra none{};
+        return none;
+    }
     Node* node_ = nullptr;
 };
+
+// One TensorList input's tensors, as "Input Dims" gives them (`[[64], [128, 64]]` for a list of two).
+// Kineto writes "TensorList" as the input's type (no element type: the kernel's name shows it, see
+// kernel_element_type) and spells out at most 30 tensors (PyTorch's TENSOR_LIST_DISPLAY_LENGTH_LIMIT; a
+// longer list is written `[]`, and so is not here at all). The reader keeps at most kMaxListTensors
+// tensors of up to kMaxListRank dims; past those it only counts (`count` > kept(): the list is partial).
+struct TensorListDims {
+    std::uint32_t input = 0;          // its position among the op's inputs ("Input Dims" index)
+    std::uint32_t count = 0;          // tensors the trace lists (kept and not kept)
+    std::vector<std::int64_t> dims;   // the kept tensors' dims, one tensor after another
+    std::vector<std::uint32_t> ends;  // per kept tensor: where its dims end in `dims`
+    std::size_t kept() const { return ends.size(); }
+    bool complete() const { return kept() == count; }
+    // Tensor k's dims (k < kept()); empty for a 0-dim tensor.
+    std::vector<std::int64_t> shape(std::size_t k) const {
+        const std::size_t b = k == 0 ? 0 : ends[k - 1];
+        return {dims.begin() + static_cast<std::ptrdiff_t>(b), dims.begin() + static_cast<std::ptrdiff_t>(ends[k])};
+    }
+    bool operator==(const TensorListDims&) const = default;
+};
+constexpr std::uint32_t kMaxListTensors = 1024;  // tensors kept per list (PyTorch writes at most 30)
+constexpr std::size_t kMaxListRank = 64;         // dims kept per tensor of a list
+// A list of shapes (one per input, in order) with the op's TensorList inputs beside it, sorted by input.
+using InputDims = SharedList<std::vector<std::int64_t>, std::vector<TensorListDims>>;
+// Builds a TensorListDims (tests, fuzzers): the same bounds as the reader.
+TensorListDims tensor_list_dims(std::uint32_t input, const std::vector<std::vector<std::int64_t>>& shapes);
 
 struct CpuOp {
     std::uint32_t name = 0;    // index into Trace::names
     std::uint32_t thread = 0;  // index into Trace::threads
     double ts = 0, dur = 0;    // µs
     std::int64_t external_id = -1;
-    SharedList<std::vector<std::int64_t>> dims;  // "Input Dims" (a non-tensor input: empty)
-    SharedList<std::string> types;               // "Input type"
-    SharedList<std::string> concrete;            // "Concrete Inputs"
+    InputDims dims;                    // "Input Dims" (a non-tensor or TensorList input: empty; lists: dims.extra())
+    SharedList<std::string> types;     // "Input type"
+    SharedList<std::string> concrete;  // "Concrete Inputs"
 };
 
 struct Launch {  // cuda_runtime / cuda_driver event (cudaLaunchKernel, cudaMemcpyAsync, ...)
@@ -227,9 +265,29 @@ std::optional<std::vector<std::uint64_t>> input_shape(const CpuOp& op, std::size
 // Input `i`'s dtype (torch_dtype of its "Input type"), or nullopt.
 std::optional<DType> input_dtype(const CpuOp& op, std::size_t i);
 std::string shape_text(const std::vector<std::uint64_t>& shape);  // "1x141x512"
+// Input `input`'s tensor list (its element shapes as the trace gives them), or null (not a list, or the
+// trace spelled out none of its tensors).
+const TensorListDims* input_list(const CpuOp& op, std::size_t input);
+// The element type of the tensors a kernel moves, as its name shows it: the first template argument of
+// a multi-tensor functor ("multi_tensor_apply_kernel<…, BinaryOpListAlphaFunctor<c10::BFloat16, 2, 2,
+// 0>, …>": bf16) or a copy kernel's opaque width ("CatArrayBatchedCopy<OpaqueType<8u>, …>": 8 bytes).
+struct ElementType {
+    DType dtype = DType::fp32;  // for an opaque width: a dtype of that width (1: int8, 2: bf16, 4: fp32, 8: fp64)
+    std::string label;          // "bf16", or "8-byte" for an opaque width
+};
+std::optional<ElementType> kernel_element_type(std::string_view kernel_name);
 // The engine's cost of one call of `op`; nullopt when the engine has no formula for it or its
-// shapes are not recorded (record_shapes off).
-std::optional<OpCost> cost_cpu_op(const std::string& name, const CpuOp& op);
+// shapes are not recorded (record_shapes off). `kernel_name`: a kernel the op launched (the element
+// type of its tensor lists, which the trace gives nowhere else); "" when unknown.
+std::optional<OpCost> cost_cpu_op(const std::string& name, const CpuOp& op, std::string_view kernel_name = {});
+// Ops over tensor lists (cat, stack, _foreach_*, _fused_adam[w]_, _amp_foreach_non_finite_check_and_unscale_),
+// with the lists' element type `element`; nullopt without it, when a list's shapes are not in the trace, or
+// for another op.
+std::optional<OpCost> cost_list_op(const std::string& name, const CpuOp& op, const std::optional<ElementType>& element);
+// Why a tensor-list op has no cost (the summary's reason for its kernels): "tensor-list shapes of OP not in
+// trace" (Kineto writes a list of more than 30 tensors as []), "tensor list of OP cut at N of M tensors",
+// "no element type for the tensor lists of OP in its kernel's name"; "" when `op` has no TensorList input.
+std::string list_gap_reason(const std::string& name, const CpuOp& op, std::string_view kernel_name);
 std::optional<OpCost> cost_gemm_op(const std::string& name, const CpuOp& op);
 std::optional<OpCost> cost_attention_op(const std::string& name, const CpuOp& op);
 std::optional<OpCost> cost_pointwise_op(const std::string& name, const CpuOp& op);  // norms, softmax, elementwise

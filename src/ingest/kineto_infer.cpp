@@ -49,12 +49,12 @@ std::uint64_t mix(std::uint64_t h) {  // splitmix64's finaliser
 }
 
 bool has_shapes(const CpuOp& op) {
-    return std::any_of(op.dims.begin(), op.dims.end(), [](const auto& d) { return !d.empty(); });
+    return !op.dims.extra().empty() || std::any_of(op.dims.begin(), op.dims.end(), [](const auto& d) { return !d.empty(); });
 }
 
-template <class T>
-bool same_list(const SharedList<T>& x, const SharedList<T>& y) {
-    return x.same(y) || x.items() == y.items();
+template <class T, class Extra>
+bool same_list(const SharedList<T, Extra>& x, const SharedList<T, Extra>& y) {
+    return x.same(y) || (x.items() == y.items() && x.extra() == y.extra());
 }
 
 // The next op at or above `op` that has shapes, or -1.

@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <unordered_map>
@@ -467,29 +469,79 @@ private:
                 scratch_strings_.emplace_back(*text);
         return intern_list(string_lists_, scratch_strings_);
     }
-    SharedList<std::vector<std::int64_t>> dims(dom::element v, const SharedList<std::vector<std::int64_t>>& before) {
-        // One entry per array in the list (a non-tensor input: []), its numbers as integers.
-        // The scratch list's shapes are reused (cleared, capacity kept): no allocation per op once warm.
+    // "Input Dims": one entry per array in the list (a non-tensor input: []), its numbers as integers.
+    // An input whose elements are arrays is a TensorList (`[[2, 3], [2, 3]]`): its entry stays empty and
+    // its tensors go to the list's extra (TensorListDims), bounded: at most kMaxListTensors tensors of
+    // kMaxListRank dims kept, the rest counted. Only these three levels are read (deeper arrays are
+    // skipped, never walked), so no nesting costs more than its text.
+    // The scratch lists are reused (cleared, capacity kept): no allocation per op once warm.
+    InputDims dims(dom::element v, const InputDims& before) {
         std::size_t n = 0;
         auto next = [&]() -> std::vector<std::int64_t>& {
-            if (n == scratch_dims_.size())
-                scratch_dims_.emplace_back();
-            std::vector<std::int64_t>& shape = scratch_dims_[n++];
+            if (n == scratch_dims_.first.size())
+                scratch_dims_.first.emplace_back();
+            std::vector<std::int64_t>& shape = scratch_dims_.first[n++];
             shape.clear();
             return shape;
         };
+        std::vector<TensorListDims>& lists = scratch_dims_.second;
+        lists.assign(before.extra().begin(), before.extra().end());
         for (const std::vector<std::int64_t>& shape : before)
             next() = shape;
         for (const dom::element in : array_of(v)) {
             if (in.type() != dom::element_type::ARRAY)
                 continue;
+            const auto position = static_cast<std::uint32_t>(std::min<std::size_t>(n, UINT32_MAX));
             std::vector<std::int64_t>& shape = next();
-            for (const dom::element d : array_of(in))
-                if (const auto i = read_id(d))
+            TensorListDims* list = nullptr;
+            for (const dom::element d : array_of(in)) {
+                if (d.type() == dom::element_type::ARRAY) {  // a tensor of a TensorList
+                    if (!list) {
+                        lists.emplace_back();
+                        list = &lists.back();
+                        list->input = position;
+                    }
+                    tensor(*list, array_of(d));
+                } else if (const auto i = read_id(d)) {
                     shape.push_back(*i);
+                }
+            }
+            if (list)
+                shape.clear();  // a list's entry: empty, as for any input that is not one tensor
         }
-        scratch_dims_.resize(n);
-        return intern_list(dims_lists_, scratch_dims_);
+        scratch_dims_.first.resize(n);
+        if (scratch_dims_.first.empty() && lists.empty())
+            return {};
+        const auto it = dims_lists_.find(scratch_dims_);
+        if (it != dims_lists_.end())
+            return it->second;
+        InputDims list(scratch_dims_.first, lists);
+        dims_lists_.emplace(scratch_dims_, list);
+        return list;
+    }
+    // One tensor of a list: kept while the list holds fewer than kMaxListTensors and it has at most
+    // kMaxListRank integer dims (once one is not kept, the rest are only counted: what is kept is a prefix).
+    static void tensor(TensorListDims& list, dom::array dims) {
+        const bool room = list.complete() && list.count < kMaxListTensors;
+        if (list.count < UINT32_MAX)
+            ++list.count;
+        if (!room)
+            return;
+        const std::size_t start = list.dims.size();
+        bool ok = dims.size() <= kMaxListRank;
+        for (const dom::element d : dims) {
+            if (!ok)
+                break;
+            const auto i = read_id(d);
+            ok = i.has_value();
+            if (ok)
+                list.dims.push_back(*i);
+        }
+        if (!ok) {
+            list.dims.resize(start);
+            return;
+        }
+        list.ends.push_back(static_cast<std::uint32_t>(list.dims.size()));
     }
 
     void op(std::string_view name, double ts, double dur) {
@@ -544,20 +596,28 @@ private:
                 mix(h, std::hash<std::string>{}(s));
             return h;
         }
-        std::size_t operator()(const std::vector<std::vector<std::int64_t>>& l) const {
+        std::size_t operator()(const std::pair<std::vector<std::vector<std::int64_t>>, std::vector<TensorListDims>>& l) const {
             std::size_t h = 14695981039346656037ull;
-            for (const auto& shape : l) {
+            for (const auto& shape : l.first) {
                 mix(h, shape.size());
                 for (const std::int64_t d : shape)
+                    mix(h, static_cast<std::size_t>(d));
+            }
+            for (const TensorListDims& list : l.second) {
+                mix(h, list.input);
+                mix(h, list.count);
+                mix(h, list.ends.size());
+                for (const std::int64_t d : list.dims)
                     mix(h, static_cast<std::size_t>(d));
             }
             return h;
         }
     };
     std::vector<std::string> scratch_strings_;
-    std::vector<std::vector<std::int64_t>> scratch_dims_;
+    using DimsKey = std::pair<std::vector<std::vector<std::int64_t>>, std::vector<TensorListDims>>;
+    DimsKey scratch_dims_;
     std::unordered_map<std::vector<std::string>, SharedList<std::string>, ListHash> string_lists_;
-    std::unordered_map<std::vector<std::vector<std::int64_t>>, SharedList<std::vector<std::int64_t>>, ListHash> dims_lists_;
+    std::unordered_map<DimsKey, InputDims, ListHash> dims_lists_;
 };
 
 Trace parse(JsonElements::Read read, const std::string& origin) {
@@ -594,6 +654,21 @@ Trace parse_kineto_stream(std::istream& in, const std::string& origin) {
         [buf](char* dst, std::size_t n) { return static_cast<std::size_t>(buf->sgetn(dst, static_cast<std::streamsize>(n))); },
         origin);
 }
+TensorListDims tensor_list_dims(std::uint32_t input, const std::vector<std::vector<std::int64_t>>& shapes) {
+    TensorListDims list;
+    list.input = input;
+    for (const std::vector<std::int64_t>& shape : shapes) {
+        const bool room = list.complete() && list.count < kMaxListTensors && shape.size() <= kMaxListRank;
+        if (list.count < UINT32_MAX)
+            ++list.count;
+        if (!room)
+            continue;
+        list.dims.insert(list.dims.end(), shape.begin(), shape.end());
+        list.ends.push_back(static_cast<std::uint32_t>(list.dims.size()));
+    }
+    return list;
+}
+
 std::string trace_gpu_name(const Trace& t) {
     if (t.devices.empty())
         return "";

@@ -44,12 +44,14 @@ struct Grouper {
         index.emplace(key, groups.size() - 1);
         return groups.size() - 1;
     }
-    std::int64_t cost_op(std::size_t i) {
+    // `kernel_name`: the kernel the op launched (a tensor list's element type is in it, not in the trace);
+    // the first kernel's result is kept for the op (the kernels of a list op all carry the type).
+    std::int64_t cost_op(std::size_t i, std::string_view kernel_name) {
         if (op_group[i] != kUnknown)
             return op_group[i];
         op_group[i] = kNone;
         try {
-            auto c = cost_cpu_op(t.names[t.ops[i].name], t.ops[i]);
+            auto c = cost_cpu_op(t.names[t.ops[i].name], t.ops[i], kernel_name);
             if (!c && !t.ops[i].dims.empty())
                 c = cost_symmetric_collective(t.names[t.ops[i].name], t.ops[i], ranks);
             if (!c && parallel && moe_op_name(t.names[t.ops[i].name])) {  // expert weights not among the inputs
@@ -98,7 +100,7 @@ struct Grouper {
             }
         }
         for (std::int64_t op = links.op[a]; op >= 0; op = links.parent[static_cast<std::size_t>(op)]) {
-            const std::int64_t grp = cost_op(static_cast<std::size_t>(op));
+            const std::int64_t grp = cost_op(static_cast<std::size_t>(op), t.names[g.name]);
             if (grp >= 0) {
                 if (links.how[a] == LinkHow::inferred)
                     ++inferred[static_cast<std::size_t>(grp)];
@@ -116,7 +118,7 @@ struct Grouper {
         return links.op[a] >= 0 ? std::string_view(t.names[t.ops[static_cast<std::size_t>(links.op[a])].name]) : "";
     }
     static bool has_shapes(const CpuOp& op) {
-        return std::any_of(op.dims.begin(), op.dims.end(), [](const auto& d) { return !d.empty(); });
+        return !op.dims.extra().empty() || std::any_of(op.dims.begin(), op.dims.end(), [](const auto& d) { return !d.empty(); });
     }
     // Why an activity has no formula (docs/ingest.md, "Reasons").
     std::string reason(std::size_t a, Category category) const {
@@ -147,7 +149,10 @@ struct Grouper {
         if (std::string why = attention_uncosted_reason(t.names[o.name], o); !why.empty())
             return why;
         const auto refused = hint_refusal.find(i);
-        std::string r = lists                           ? fmt::format("tensor-list shapes of {} not in trace", t.names[o.name])
+        std::string list_why = lists ? list_gap_reason(t.names[o.name], o, t.names[g.name]) : std::string();
+        if (lists && list_why.empty())
+            list_why = fmt::format("no formula for {}", t.names[o.name]);
+        std::string r = lists                           ? list_why
                         : refused != hint_refusal.end() ? refused->second
                         : category == Category::moe
                             ? fmt::format("no expert-weight shapes among the inputs of {}", t.names[o.name])

@@ -1,0 +1,324 @@
+// Ops over tensor lists from a Kineto op's nested "Input Dims" (docs/formulas.md, "Tensor-list ops"):
+// cat/stack, the `_foreach_*` multi-tensor ops, fused Adam/AdamW and AMP's unscale. Kineto gives a
+// list's input type as "TensorList", never its element type: that comes from the name of a kernel the
+// op launched (kernel_element_type), so these costs need one.
+//
+// Bytes: every tensor of every list read once, each result written once, at the element type's size.
+// FLOPs: 0 for cat, stack, copy and zero; 1 per element for a unary or binary foreach op (2 for add/sub
+// with an alpha other than 1: a multiply-add), 3 for addcmul/addcdiv/lerp, 4 for sigmoid; 1 per input
+// element for the per-tensor reductions (norm, max); 13 per parameter for Adam (+2 with weight decay,
+// +1 unscaling by grad_scale), counted from PyTorch's adam_math (aten/src/ATen/native/cuda/fused_adam_utils.cuh).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+
+#include "kineto_cost_util.h"
+
+namespace bwacct::kineto {
+namespace {
+
+using namespace detail;
+
+bool is_list_type(const CpuOp& op, std::size_t i) { return i < op.types.size() && op.types[i] == "TensorList"; }
+
+// Elements of a complete list (tensor k: the product of its dims; a 0-dim tensor: 1); nullopt for a
+// partial list or a negative dim.
+std::optional<Exact> list_elements(const TensorListDims& l) {
+    if (!l.complete())
+        return std::nullopt;
+    Exact total = 0;
+    std::size_t b = 0;
+    for (const std::uint32_t e : l.ends) {
+        Exact n = 1;
+        for (std::size_t j = b; j < e; ++j) {
+            if (l.dims[j] < 0)
+                return std::nullopt;
+            n = n * Exact(static_cast<std::uint64_t>(l.dims[j]));
+        }
+        total += n;
+        b = e;
+    }
+    return total;
+}
+
+// "[64]×2 [128x64]": runs of equal shapes, at most 8 runs, then the tensor and element counts.
+std::string list_text(const TensorListDims& l, Exact elements) {
+    std::string s;
+    std::size_t runs = 0, k = 0;
+    while (k < l.kept()) {
+        const std::vector<std::int64_t> shape = l.shape(k);
+        std::size_t same = 1;
+        while (k + same < l.kept() && l.shape(k + same) == shape)
+            ++same;
+        if (++runs > 8) {
+            s += fmt::format(" … {} tensors, {} elements", l.count, elements.value());
+            return s;
+        }
+        std::string dims;
+        for (const std::int64_t d : shape)
+            dims += fmt::format("{}{}", dims.empty() ? "" : "x", d);
+        s += fmt::format("{}[{}]{}", s.empty() ? "" : " ", dims, same > 1 ? fmt::format("×{}", same) : "");
+        k += same;
+    }
+    return s;
+}
+
+// A number from Concrete Inputs ("0.01", "-0.001"); nullopt when absent or not one.
+std::optional<double> number_arg(const CpuOp& op, std::size_t i) {
+    if (i >= op.concrete.size() || op.concrete[i].empty())
+        return std::nullopt;
+    const std::string& s = op.concrete[i];
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (end != s.c_str() + s.size())
+        return std::nullopt;
+    return v;
+}
+
+struct List {
+    const TensorListDims* dims;
+    Exact elements;
+};
+
+// The op's TensorList inputs, in order; nullopt when one of them has no (or partial) shapes in the trace.
+std::optional<std::vector<List>> lists_of(const CpuOp& op) {
+    std::vector<List> out;
+    const std::size_t inputs = std::max(op.dims.size(), op.types.size());
+    for (std::size_t i = 0; i < inputs; ++i) {
+        const TensorListDims* l = input_list(op, i);
+        if (!l) {
+            if (is_list_type(op, i))
+                return std::nullopt;
+            continue;
+        }
+        const auto n = list_elements(*l);
+        if (!n)
+            return std::nullopt;
+        out.push_back({l, *n});
+    }
+    return out;
+}
+
+std::uint64_t bytes(const ElementType& e, Exact n) { return storage_bytes(e.dtype, n).value(); }
+
+std::optional<OpCost> cat_op(const std::string& name, const CpuOp& op, const ElementType& e) {
+    const TensorListDims* l = input_list(op, 0);
+    if (!l)
+        return std::nullopt;
+    const auto n = list_elements(*l);
+    if (!n)
+        return std::nullopt;
+    const std::uint64_t b = bytes(e, *n);
+    return traffic(name, list_text(*l, *n), e.dtype, e.label, b, b, 0, Category::indexing,
+                   "every tensor of the list read, their concatenation written; 0 FLOPs");
+}
+
+std::optional<OpCost> foreach_op(const std::string& name, std::string_view fn, const CpuOp& op, const ElementType& e) {
+    const auto lists = lists_of(op);
+    if (!lists || lists->empty())
+        return std::nullopt;
+    const List& self = lists->front();
+    for (const List& l : *lists)
+        if (l.dims->count != self.dims->count)
+            return std::nullopt;  // foreach ops take lists of one length
+    Exact read = 0;
+    for (const List& l : *lists)
+        read += l.elements;
+    Exact written = self.elements, flops = self.elements;
+    std::string how = "each list's tensors read, the results written; 1 FLOP per element";
+    if (fn == "zero") {
+        read = 0;
+        flops = 0;
+        how = "the list written; 0 FLOPs";
+    } else if (fn == "copy") {
+        if (lists->size() < 2)
+            return std::nullopt;
+        read = read - self.elements;
+        flops = 0;
+        how = "the source list read, the destination list written; 0 FLOPs";
+    } else if (fn == "norm" || fn == "max") {
+        if (lists->size() != 1)
+            return std::nullopt;
+        written = self.dims->count;
+        how = "each tensor read, one value per tensor written; 1 FLOP per input element";
+    } else if (fn == "addcmul" || fn == "addcdiv" || fn == "lerp") {
+        flops = Exact(3) * self.elements;
+        how = "each list's tensors read, the results written; 3 FLOPs per element";
+    } else if (fn == "sigmoid") {
+        flops = Exact(4) * self.elements;
+        how = "each tensor read, the results written; 4 FLOPs per element";
+    } else if ((fn == "add" || fn == "sub") && lists->size() == 2 && number_arg(op, 2).value_or(1.0) != 1.0) {
+        flops = Exact(2) * self.elements;
+        how = "both lists read, the results written; 2 FLOPs per element (a + alpha·b)";
+    }
+    std::string shape = list_text(*self.dims, self.elements);
+    if (lists->size() > 1)
+        shape = fmt::format("{} lists of {}", lists->size(), shape);
+    return traffic(name, shape, e.dtype, e.label, bytes(e, read), bytes(e, written), flops.value(), Category::optimizer, how);
+}
+
+// _fused_adam_(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, lr, beta1, beta2,
+// weight_decay, eps, amsgrad, maximize, grad_scale, found_inf): inputs 0–5 lists, weight_decay at 9,
+// grad_scale at 13.
+std::optional<OpCost> adam_op(const std::string& name, const CpuOp& op, const ElementType& e) {
+    std::optional<Exact> n[5];
+    const TensorListDims* params = input_list(op, 0);
+    for (std::size_t i = 0; i < 5; ++i) {
+        const TensorListDims* l = input_list(op, i);
+        if (!l) {
+            if (i == 4)  // max_exp_avg_sqs: empty (written []) without amsgrad
+                n[i] = Exact(0);
+            continue;
+        }
+        if (params && l->count != params->count)
+            return std::nullopt;
+        n[i] = list_elements(*l);
+    }
+    for (const auto& x : n)
+        if (!x)
+            return std::nullopt;
+    const TensorListDims* steps = input_list(op, 5);
+    if (steps && !steps->complete())
+        return std::nullopt;
+    const bool amsgrad = input_list(op, 4) != nullptr;
+    const bool decay = number_arg(op, 9).value_or(0.0) != 0.0;
+    const bool scaled = op.types.size() > 13 && storage_dtype(op.types[13]).has_value();
+    // Read params, grads, exp_avg, exp_avg_sq (and max_exp_avg_sq) in the element type, and the fp32
+    // step count of each parameter; write params, exp_avg, exp_avg_sq (and max_exp_avg_sq; grads when
+    // grad_scale unscales them in place).
+    const Exact read = bytes(e, *n[0] + *n[1] + *n[2] + *n[3] + *n[4]) + (steps ? Exact(4) * Exact(steps->count) : Exact(0));
+    const Exact written = bytes(e, *n[0] + *n[2] + *n[3] + *n[4] + (scaled ? *n[1] : Exact(0)));
+    const std::uint64_t per = 13 + (decay ? 2 : 0) + (scaled ? 1 : 0);
+    std::string shape = list_text(*params, *n[0]);
+    if (amsgrad)
+        shape += " amsgrad";
+    if (decay)
+        shape += " weight_decay";
+    if (scaled)
+        shape += " grad_scale";
+    return traffic(name, shape, e.dtype, e.label, read.value(), written.value(), (Exact(per) * *n[0]).value(),
+                   Category::optimizer,
+                   fmt::format("params, grads, exp_avg, exp_avg_sq read, params and both moments written; {} FLOPs per "
+                               "parameter (PyTorch's adam_math)",
+                               per));
+}
+
+std::optional<OpCost> unscale_op(const std::string& name, const CpuOp& op, const ElementType& e) {
+    const TensorListDims* l = input_list(op, 0);
+    if (!l)
+        return std::nullopt;
+    const auto n = list_elements(*l);
+    if (!n)
+        return std::nullopt;
+    const std::uint64_t b = bytes(e, *n);
+    return traffic(name, list_text(*l, *n), e.dtype, e.label, b, b, n->value(), Category::optimizer,
+                   "each gradient read, checked and written back unscaled; 1 FLOP per element");
+}
+
+enum class ListOp { none, cat, foreach, adam, unscale };
+
+ListOp list_op_kind(std::string_view name, std::string_view& fn) {
+    if (name.rfind("aten::", 0) != 0)
+        return ListOp::none;
+    std::string_view base = name.substr(6);
+    if (base == "cat" || base == "stack" || base == "concat" || base == "concatenate" || base == "_cat")
+        return ListOp::cat;
+    if (base == "_fused_adam_" || base == "_fused_adamw_" || base == "_fused_adam" || base == "_fused_adamw")
+        return ListOp::adam;
+    if (base == "_amp_foreach_non_finite_check_and_unscale_")
+        return ListOp::unscale;
+    if (base.rfind("_foreach_", 0) == 0 && base.size() > 9) {
+        fn = base.substr(9);
+        if (fn.back() == '_')
+            fn.remove_suffix(1);
+        return fn.empty() ? ListOp::none : ListOp::foreach;
+    }
+    return ListOp::none;
+}
+
+}  // namespace
+
+const TensorListDims* input_list(const CpuOp& op, std::size_t input) {
+    for (const TensorListDims& l : op.dims.extra())
+        if (l.input == input)
+            return l.kept() > 0 || l.count > 0 ? &l : nullptr;
+    return nullptr;
+}
+
+std::optional<ElementType> kernel_element_type(std::string_view k) {
+    if (const std::size_t p = k.find("OpaqueType<"); p != std::string_view::npos) {
+        unsigned width = 0;
+        const char* first = k.data() + p + 11;
+        const auto [end, ec] = std::from_chars(first, k.data() + k.size(), width);
+        if (ec != std::errc() || end == first)
+            return std::nullopt;
+        const DType t = width == 1 ? DType::int8 : width == 2 ? DType::bf16 : width == 4 ? DType::fp32 : DType::fp64;
+        if (width != 1 && width != 2 && width != 4 && width != 8)
+            return std::nullopt;
+        return ElementType{t, fmt::format("{}-byte", width)};
+    }
+    for (const std::string_view marker : {std::string_view("Functor<"), std::string_view("lpnorm_cleanup<")}) {
+        const std::size_t p = k.find(marker);
+        if (p == std::string_view::npos)
+            continue;
+        std::string_view arg = k.substr(p + marker.size());
+        arg = arg.substr(0, std::min(arg.find(','), arg.find('>')));
+        while (!arg.empty() && arg.front() == ' ')
+            arg.remove_prefix(1);
+        while (!arg.empty() && arg.back() == ' ')
+            arg.remove_suffix(1);
+        if (const auto t = torch_dtype(arg))
+            return ElementType{*t, std::string(dtype_name(*t))};
+        if (const auto t = storage_dtype(arg))
+            return ElementType{*t, std::string(arg)};
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+std::optional<OpCost> cost_list_op(const std::string& name, const CpuOp& op, const std::optional<ElementType>& element) {
+    std::string_view fn;
+    const ListOp kind = list_op_kind(name, fn);
+    if (kind == ListOp::none || !element)
+        return std::nullopt;
+    switch (kind) {
+        case ListOp::cat:
+            return cat_op(name, op, *element);
+        case ListOp::foreach:
+            return foreach_op(name, fn, op, *element);
+        case ListOp::adam:
+            return adam_op(name, op, *element);
+        case ListOp::unscale:
+            return unscale_op(name, op, *element);
+        case ListOp::none:
+            break;
+    }
+    return std::nullopt;
+}
+
+std::string list_gap_reason(const std::string& name, const CpuOp& op, std::string_view kernel_name) {
+    bool typed = false, shaped = false;
+    for (std::size_t i = 0; i < op.types.size(); ++i)
+        typed = typed || is_list_type(op, i);
+    for (const TensorListDims& l : op.dims.extra()) {
+        shaped = true;
+        if (!l.complete())
+            return fmt::format("tensor list of {} cut at {} of {} tensors", name, l.kept(), l.count);
+    }
+    if (!typed && !shaped)
+        return "";
+    if (!shaped)
+        return fmt::format("tensor-list shapes of {} not in trace", name);
+    std::string_view fn;
+    if (list_op_kind(name, fn) == ListOp::none)
+        return fmt::format("no formula for {}", name);
+    if (!kernel_element_type(kernel_name))
+        return fmt::format("no element type for the tensor lists of {} in its kernel's name", name);
+    if (!cost_list_op(name, op, kernel_element_type(kernel_name)))
+        return fmt::format("tensor-list shapes of {} not in trace", name);
+    return "";
+}
+
+}  // namespace bwacct::kineto
