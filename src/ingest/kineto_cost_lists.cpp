@@ -310,7 +310,7 @@ std::string list_gap_reason(const std::string& name, const CpuOp& op, std::strin
     if (!typed && !shaped)
         return "";
     if (!shaped)
-        return fmt::format("tensor-list shapes of {} not in trace", name);
+        return fmt::format("tensor-list shapes of {} not in trace (Kineto writes a list of more than 30 tensors as [])", name);
     std::string_view fn;
     if (list_op_kind(name, fn) == ListOp::none)
         return fmt::format("no formula for {}", name);

@@ -137,8 +137,12 @@ struct Grouper {
         for (std::int64_t op = links.op[a]; op >= 0 && shaped < 0; op = links.parent[static_cast<std::size_t>(op)])
             if (has_shapes(t.ops[static_cast<std::size_t>(op)]))
                 shaped = op;
-        if (shaped < 0)
+        if (shaped < 0) {
+            const CpuOp& linked = t.ops[static_cast<std::size_t>(links.op[a])];
+            if (std::string why = list_gap_reason(t.names[linked.name], linked, t.names[g.name]); !why.empty())
+                return why;  // a tensor-list op whose lists Kineto wrote without shapes
             return category == Category::collective ? "no collective metadata or shapes in trace" : "no shapes in trace";
+        }
         const std::size_t i = static_cast<std::size_t>(shaped);
         if (op_rejected[i])
             return fmt::format("shapes of {} refused by the engine", t.names[t.ops[i].name]);

@@ -108,7 +108,7 @@ TEST(KinetoLists, ReaderKeepsNestedInputDims) {
     // Kineto's [] for a list of more than 30 tensors: no shapes, and the op says so.
     EXPECT_EQ(input_list(t.ops[5], 0), nullptr);
     EXPECT_EQ(list_gap_reason("aten::_foreach_add_", t.ops[5], kAddBf16),
-              "tensor-list shapes of aten::_foreach_add_ not in trace");
+              "tensor-list shapes of aten::_foreach_add_ not in trace (Kineto writes a list of more than 30 tensors as [])");
 }
 
 TEST(KinetoLists, OpsWithoutListsAreUnaffected) {
@@ -363,6 +363,45 @@ TEST(KinetoLists, AmpUnscale) {
     EXPECT_EQ(c->cost.bytes_read, 1248u);
     EXPECT_EQ(c->cost.bytes_written, 1248u);
     EXPECT_EQ(c->cost.flops, 312u);
+}
+
+}  // namespace
+
+namespace {
+
+// The whole path on a trace: the reader keeps the lists, the summary passes each op its kernel's name
+// (the element type), and every activity is costed.
+TEST(KinetoLists, SummaryCostsEveryListOpOfASyntheticTrace) {
+    using namespace bwacct::kineto;
+    const Summary s = summarize(read_kineto(std::string(BWACCT_TEST_DATA) + "/kineto/synthetic_tensor_lists.json"));
+    EXPECT_EQ(s.activities, 3u);
+    EXPECT_EQ(s.uncosted_kernels, 0u);
+    const auto group = [&](const std::string& op) -> const Group* {
+        for (const Group& g : s.groups)
+            if (g.what.op == op)
+                return &g;
+        ADD_FAILURE() << "no group " << op;
+        return nullptr;
+    };
+    // cat of [2, 3] and [4, 3] with 4-byte elements (OpaqueType<4u>): 18 elements, read 72 B, write 72 B.
+    const Group* cat = group("aten::cat");
+    ASSERT_NE(cat, nullptr);
+    EXPECT_EQ(cat->what.cost.bytes_read, 72u);
+    EXPECT_EQ(cat->what.cost.bytes_written, 72u);
+    // _foreach_add_ of two bf16 lists of [64] and [128, 64]: 64 + 8,192 = 8,256 elements per list;
+    // read both lists 2·8,256·2 = 33,024 B, write self 8,256·2 = 16,512 B.
+    const Group* add = group("aten::_foreach_add_");
+    ASSERT_NE(add, nullptr);
+    EXPECT_EQ(add->what.cost.bytes_read, 33024u);
+    EXPECT_EQ(add->what.cost.bytes_written, 16512u);
+    // _fused_adamw_ over one fp32 [8] parameter: params, grads, exp_avg, exp_avg_sq read (4·8·4 =
+    // 128 B) and the one 0-d step tensor (4 B): 132 B; params, exp_avg, exp_avg_sq written (3·8·4 =
+    // 96 B); 13 FLOPs per parameter + 2 for the decoupled weight decay = 15·8 = 120.
+    const Group* adam = group("aten::_fused_adamw_");
+    ASSERT_NE(adam, nullptr);
+    EXPECT_EQ(adam->what.cost.bytes_read, 132u);
+    EXPECT_EQ(adam->what.cost.bytes_written, 96u);
+    EXPECT_EQ(adam->what.cost.flops, 120u);
 }
 
 }  // namespace
