@@ -113,7 +113,8 @@ TEST(KinetoMoeConfig, PlainMlpAndBf16WeightsWithoutAQuantizationConfig) {
 
 TEST(KinetoMoeConfig, ExpertCountThatDoesNotMatchIsRefusedNamingBoth) {
     std::string why;
-    EXPECT_FALSE(cost_moe_from_config("vllm::moe_forward", moe_forward(32), small_moe(), {1, "t"}, "--hf-config small.json", why));
+    EXPECT_FALSE(
+        cost_moe_from_config("vllm::moe_forward", moe_forward(32), small_moe(), {1, "t"}, "--hf-config small.json", why));
     EXPECT_NE(why.find("give 32 experts"), std::string::npos) << why;
     EXPECT_NE(why.find("has 8 routed experts"), std::string::npos) << why;
     TransformerConfig dense = small_moe();
