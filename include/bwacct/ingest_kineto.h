@@ -262,6 +262,15 @@ std::optional<DType> torch_dtype(std::string_view input_type);
 std::optional<DType> storage_dtype(std::string_view input_type);
 // Input `i`'s dims as a tensor shape (every dim positive), or nullopt (absent, a scalar, a zero dim).
 std::optional<std::vector<std::uint64_t>> input_shape(const CpuOp& op, std::size_t i);
+// Whether the op recorded any shape: a tensor input's dims or a tensor list's element shapes.
+inline bool op_has_shapes(const CpuOp& op) {
+    if (!op.dims.extra().empty())
+        return true;
+    for (const auto& d : op.dims)
+        if (!d.empty())
+            return true;
+    return false;
+}
 // Input `i`'s dtype (torch_dtype of its "Input type"), or nullopt.
 std::optional<DType> input_dtype(const CpuOp& op, std::size_t i);
 std::string shape_text(const std::vector<std::uint64_t>& shape);  // "1x141x512"

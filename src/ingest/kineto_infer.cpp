@@ -48,10 +48,6 @@ std::uint64_t mix(std::uint64_t h) {  // splitmix64's finaliser
     return h ^ (h >> 31);
 }
 
-bool has_shapes(const CpuOp& op) {
-    return !op.dims.extra().empty() || std::any_of(op.dims.begin(), op.dims.end(), [](const auto& d) { return !d.empty(); });
-}
-
 template <class T, class Extra>
 bool same_list(const SharedList<T, Extra>& x, const SharedList<T, Extra>& y) {
     return x.same(y) || (x.items() == y.items() && x.extra() == y.extra());
@@ -59,7 +55,7 @@ bool same_list(const SharedList<T, Extra>& x, const SharedList<T, Extra>& y) {
 
 // The next op at or above `op` that has shapes, or -1.
 std::int64_t shaped(const Trace& t, const Links& links, std::int64_t op) {
-    while (op >= 0 && !has_shapes(t.ops[static_cast<std::size_t>(op)]))
+    while (op >= 0 && !op_has_shapes(t.ops[static_cast<std::size_t>(op)]))
         op = links.parent[static_cast<std::size_t>(op)];
     return op;
 }

@@ -113,12 +113,9 @@ struct Grouper {
     // else the innermost linked op; "" when none is linked.
     std::string_view op_name(std::size_t a) const {
         for (std::int64_t op = links.op[a]; op >= 0; op = links.parent[static_cast<std::size_t>(op)])
-            if (has_shapes(t.ops[static_cast<std::size_t>(op)]))
+            if (op_has_shapes(t.ops[static_cast<std::size_t>(op)]))
                 return t.names[t.ops[static_cast<std::size_t>(op)].name];
         return links.op[a] >= 0 ? std::string_view(t.names[t.ops[static_cast<std::size_t>(links.op[a])].name]) : "";
-    }
-    static bool has_shapes(const CpuOp& op) {
-        return !op.dims.extra().empty() || std::any_of(op.dims.begin(), op.dims.end(), [](const auto& d) { return !d.empty(); });
     }
     // Why an activity has no formula (docs/ingest.md, "Reasons").
     std::string reason(std::size_t a, Category category) const {
@@ -135,7 +132,7 @@ struct Grouper {
             return "no CPU op linked (queued before the profiler started, or replayed from a CUDA graph)";
         std::int64_t shaped = -1;
         for (std::int64_t op = links.op[a]; op >= 0 && shaped < 0; op = links.parent[static_cast<std::size_t>(op)])
-            if (has_shapes(t.ops[static_cast<std::size_t>(op)]))
+            if (op_has_shapes(t.ops[static_cast<std::size_t>(op)]))
                 shaped = op;
         if (shaped < 0) {
             const CpuOp& linked = t.ops[static_cast<std::size_t>(links.op[a])];
