@@ -223,8 +223,8 @@ TraceHints trace_hints(const Args& args) {
         h.model_origin = "--hf-config " + args.get("--hf-config");
     }
     if (args.given("--tp") || !args.get("--tp").empty()) {
-        const std::vector<double> v = parse_values(args.get("--tp"), "--tp", ValueKind::whole);
-        if (v.size() != 1 || v.front() < 1)
+        const std::vector<double> v = parse_values(args.get("--tp"), "--tp", ValueKind::count);
+        if (v.size() != 1)
             throw InputError("--tp", "takes one positive integer (the model-parallel ranks the experts are split over)");
         if (!h.model)
             throw InputError("--tp", "applies with --hf-config FILE (the MoE model's config.json)");

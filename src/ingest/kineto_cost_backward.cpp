@@ -120,14 +120,6 @@ constexpr std::array<LossOp, 6> kLosses{{
     {"binary_cross_entropy_with_logits", 8, 6, 4},
 }};
 
-// Input i's bytes, a 0-d tensor (Input Dims [] with a tensor type) being one element.
-std::uint64_t tensor_bytes(const CpuOp& op, std::size_t i) {
-    if (i < op.dims.size() && op.dims[i].empty() && i < op.types.size())
-        if (const auto t = storage_dtype(op.types[i]))
-            return bytes_of(*t, 1);
-    return input_bytes(op, i);
-}
-
 // Forward: input and target (and a weight of their size) read, the loss written (full, or one value
 // when reduced). Backward (grad_output, input, target, ...): every tensor input read (grad_output is
 // 0-d when the loss was reduced), grad_input of the input's shape written.

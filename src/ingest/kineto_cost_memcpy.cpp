@@ -13,6 +13,7 @@
 #include "bwacct/error.h"
 #include "bwacct/ingest_kineto.h"
 #include "bwacct/ops.h"
+#include "kineto_cost_util.h"
 
 namespace bwacct::kineto {
 namespace {
@@ -22,27 +23,16 @@ namespace {
 // trace's ops. Anything else (a convolution zeroing its workspace, a library's staging copy) does not
 // give the size.
 bool op_sizes_transfer(Activity kind, std::string_view op_name) {
-    const std::size_t colon = op_name.rfind("::");
-    const std::string_view base = colon == std::string_view::npos ? op_name : op_name.substr(colon + 2);
+    const std::string_view base = detail::base_name(op_name);
     const auto has = [&](std::string_view w) { return base.find(w) != std::string_view::npos; };
     if (kind == Activity::memset)
         return has("fill") || has("zero");
     return has("copy") || has("clone") || has("contiguous") || base == "to" || base == "_local_scalar_dense";
 }
 
-// The bytes of input 0 of a copy or fill op (its destination), or 0. A tensor input with no dims is a
-// 0-d tensor of one element (`Input Dims` [] with a tensor type such as "float"; a Scalar or an absent
-// input has no storage type).
+// The bytes of input 0 of a copy or fill op (its destination; a 0-d tensor is one element), or 0.
 std::uint64_t op_bytes(Activity kind, const CpuOp* op, std::string_view op_name) {
-    if (op == nullptr || op->dims.empty() || op->types.empty() || !op_sizes_transfer(kind, op_name))
-        return 0;
-    const auto dtype = storage_dtype(op->types[0]);
-    if (!dtype)
-        return 0;
-    if (op->dims[0].empty())
-        return storage_bytes(*dtype, Exact(1)).value();
-    const auto shape = input_shape(*op, 0);
-    return shape ? storage_bytes(*dtype, element_count(*shape)).value() : 0;
+    return op != nullptr && op_sizes_transfer(kind, op_name) ? detail::tensor_bytes(*op, 0) : 0;
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "bwacct/error.h"
 #include "bwacct/ingest_kineto.h"
 #include "bwacct/ops.h"
+#include "kineto_cost_util.h"
 
 namespace bwacct::kineto {
 namespace {
@@ -229,7 +230,7 @@ std::optional<OpCost> cost_pointwise_op(const std::string& name, const CpuOp& op
         }
     } else {
         for (const std::size_t i : zero_d)
-            scalar_bytes += storage_bytes(*storage_dtype(op.types[i]), Exact(1)).value();
+            scalar_bytes += detail::tensor_bytes(op, i);
     }
     const bool integer = dtype && !torch_dtype(type_name);
     if (tensors.empty())

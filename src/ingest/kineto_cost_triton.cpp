@@ -31,24 +31,19 @@ std::optional<OpCost> cost_compiled_op(const std::string& name, const CpuOp& op)
     for (std::size_t i = 0; i < op.dims.size(); ++i) {
         if (i >= op.types.size())
             break;
-        const auto storage = storage_dtype(op.types[i]);
-        if (!storage)
+        if (!storage_dtype(op.types[i]))
             continue;  // a Scalar (xnumel, a constant) or an absent argument
         // A tensor argument: its dims (a 0-d tensor is one element).
-        std::uint64_t bytes = 0;
-        if (op.dims[i].empty()) {
-            bytes = bytes_of(*storage, 1);
-        } else if (const auto s = input_shape(op, i)) {
-            bytes = storage_bytes(*storage, element_count(*s)).value();
-        } else {
+        const auto shape = input_shape(op, i);
+        if (!op.dims[i].empty() && !shape)
             continue;  // a zero-size tensor moves nothing
-        }
+        const std::uint64_t bytes = tensor_bytes(op, i);
         read += written;  // the previous "last" argument was an input after all
         written = bytes;
         ++tensors;
         if (!first_float)
             first_float = input_dtype(op, i);
-        shapes += fmt::format("{}{}", shapes.empty() ? "" : ",", op.dims[i].empty() ? "1" : shape_text(*input_shape(op, i)));
+        shapes += fmt::format("{}{}", shapes.empty() ? "" : ",", shape ? shape_text(*shape) : "1");
     }
     if (tensors == 0)
         return std::nullopt;

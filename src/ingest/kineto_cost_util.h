@@ -26,6 +26,15 @@ inline std::uint64_t input_bytes(const CpuOp& op, std::size_t i) {
 
 inline std::uint64_t bytes_of(DType t, std::uint64_t n) { return storage_bytes(t, Exact(n)).value(); }
 
+// Input i's bytes as a tensor, a 0-d tensor (Input Dims [] with a tensor type) being one element; 0 for a
+// Scalar, an absent input or a zero-size tensor.
+inline std::uint64_t tensor_bytes(const CpuOp& op, std::size_t i) {
+    if (i < op.dims.size() && op.dims[i].empty() && i < op.types.size())
+        if (const auto t = storage_dtype(op.types[i]))
+            return bytes_of(*t, 1);
+    return input_bytes(op, i);
+}
+
 // The op name without its namespace ("_C::fused_add_rms_norm" → "fused_add_rms_norm").
 inline std::string_view base_name(std::string_view name) {
     const std::size_t p = name.rfind("::");
