@@ -12,6 +12,8 @@
 #include <tuple>
 #include <utility>
 
+#include "baseline_verdict.h"
+
 namespace bwacct::kineto {
 namespace {
 
@@ -131,15 +133,12 @@ TraceBaseline compare_traces(const Summary& now, const Summary& base, double tol
         } else {
             ++out.compared;
             const double change = *r.now / *r.base - 1;  // a present row's base time is positive
-            std::string verdict = "same";
-            if (change > tolerance) {
-                verdict = "regressed";
+            const std::string verdict = baseline_verdict(change, tolerance, Worse::when_higher);
+            if (verdict == "regressed") {
                 ++out.regressed;
                 regressions.emplace_back(change, r.label());
-            } else if (change < -tolerance) {
-                verdict = "improved";
-                ++improved;
             }
+            improved += verdict == "improved" ? 1 : 0;
             if (!worst || change > worst->first)
                 worst = std::pair{change, r.label()};
             row.insert(row.end(), {*r.base, *r.now, *r.now - *r.base, change * 100, verdict});

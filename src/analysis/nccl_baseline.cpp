@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "baseline_verdict.h"
 #include "bwacct/error.h"
 #include "bwacct/ingest_nccl.h"
 
@@ -73,17 +74,10 @@ NcclBaseline compare_nccl(const NcclLog& now, const NcclLog& base, double tolera
             std::optional<double> change;
             if (o > 0)
                 change = n / o - 1;
-            std::string verdict = "same";
-            if (change && *change < -tolerance) {
-                verdict = "regressed";
-                ++out.regressed;
-            } else if (change && *change > tolerance) {
-                verdict = "improved";
-                ++improved;
-            } else if (!change && n > 0) {
-                verdict = "improved";
-                ++improved;
-            }
+            const std::string verdict =
+                change ? baseline_verdict(*change, tolerance, Worse::when_lower) : std::string(n > 0 ? "improved" : "same");
+            out.regressed += verdict == "regressed" ? 1 : 0;
+            improved += verdict == "improved" ? 1 : 0;
             if (change && (!worst || *change < worst->first))
                 worst = std::pair{*change, key.second};
             row.insert(row.end(), {o, n, change ? Cell(*change * 100) : Cell(), verdict});
