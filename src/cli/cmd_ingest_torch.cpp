@@ -216,9 +216,7 @@ Section skipped_section(const Trace& t) {
 // and --tp N (their model-parallel degree when the trace's attention ops do not show it).
 TraceHints trace_hints(const Args& args) {
     TraceHints h;
-    if (args.given("--hf-config") || !args.get("--hf-config").empty()) {
-        if (args.get("--hf-config").empty())
-            throw InputError("--hf-config", "expected the path of a Hugging Face config.json");
+    if (args.given("--hf-config") || !args.get("--hf-config").empty()) {  // an empty path: the reader's "no file named"
         h.model = load_hf_config(args.get("--hf-config"), "--hf-config");
         h.model_origin = "--hf-config " + args.get("--hf-config");
     }

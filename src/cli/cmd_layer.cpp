@@ -47,11 +47,9 @@ TransformerConfig config_from(const Args& args) {
     TransformerConfig c;
     if (args.given("--preset") && args.given("--hf-config"))
         throw InputError("--hf-config", "give --preset (a bwacct preset) or --hf-config (a Hugging Face config.json), not both");
-    if (args.given("--hf-config") && args.get("--hf-config").empty())
-        throw InputError("--hf-config", "expected the path of a Hugging Face config.json");
     if (!args.get("--preset").empty())
         c = load_model_preset(args.get("--preset"), "--preset");
-    else if (!args.get("--hf-config").empty())
+    else if (args.given("--hf-config") || !args.get("--hf-config").empty())  // an empty path: the reader's "no file named"
         c = load_hf_config(args.get("--hf-config"), "--hf-config");
     const std::pair<const char*, std::uint64_t TransformerConfig::*> sizes[] = {
         {"--hidden", &TransformerConfig::hidden},     {"--layers", &TransformerConfig::layers},
