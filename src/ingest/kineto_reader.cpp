@@ -363,9 +363,9 @@ private:
                                          printable(std::string(ph.substr(0, 8))))];
             return;
         }
-        // "ProfilerStep#N" (a user annotation, a CPU op in older PyTorch): the steps' CPU ranges, which
-        // bound the profiled window (kineto_timeline.cpp).
-        if ((cat == "user_annotation" || cat == "cpu_op") && name.rfind("ProfilerStep#", 0) == 0) {
+        // "ProfilerStep#N" (a user annotation; a CPU op in older PyTorch: "cpu_op", or "Operator" in
+        // PyTorch 1.8/1.9): the steps' CPU ranges, which bound the profiled window (kineto_timeline.cpp).
+        if ((cat == "user_annotation" || kind_of(cat) == Kind::op) && name.rfind("ProfilerStep#", 0) == 0) {
             const bool numeric = (ts_field == TimeField::number || ts_field == TimeField::string_number) &&
                                  (dur_field == TimeField::number || dur_field == TimeField::string_number);
             if (numeric && dur >= 0 && dur <= 1e12 && std::abs(ts) <= 1e17)

@@ -311,12 +311,13 @@ TEST(KinetoLink, RepeatedIdsKeepTheirRule) {
 // torch-trace/kineto_tbplugin_v100_torch19_old_categories_subset.json): the GPU list is named
 // "computeProperties" and the GPU and runtime events spell "external id" in lower case. The GPU is
 // read, and the kernel links to its op by that External id: here the launch (ts 50) lies inside
-// "decoy" (ts 0..100) on the same thread, so containment alone would pick "decoy", not "aten::add_".
+// "ProfilerStep#1" (ts 0..100) on the same thread, so containment alone would pick the step, not
+// "aten::add_" (thread "2"). Steps are "Operator" events in these traces and still bound the window.
 TEST(KinetoLink, Torch19SpellingsOfTheGpuListAndExternalId) {
     const std::string text = R"({"schemaVersion": 1,
       "computeProperties": [{"id": 0, "name": "Tesla V100-DGXS-32GB", "totalGlobalMem": 34084028416}],
       "traceEvents": [
-      {"ph":"X","cat":"Operator","name":"decoy","pid":1,"tid":"1","ts":0,"dur":100,"args":{"Device":1,"External id":60}},
+      {"ph":"X","cat":"Operator","name":"ProfilerStep#1","pid":1,"tid":"1","ts":0,"dur":100,"args":{"Device":1,"External id":60}},
       {"ph":"X","cat":"Operator","name":"aten::add_","pid":1,"tid":"2","ts":0,"dur":100,"args":{"Device":1,"External id":61}},
       {"ph":"X","cat":"Runtime","name":"cudaLaunchKernel","pid":1,"tid":"1","ts":50,"dur":15,
        "args":{"cbid":211,"correlation":369,"external id":61,"external ts":0}},
@@ -325,6 +326,10 @@ TEST(KinetoLink, Torch19SpellingsOfTheGpuListAndExternalId) {
     ]})";
     const Trace t = parse_kineto(text, "torch19.json");
     EXPECT_EQ(trace_gpu_name(t), "Tesla V100-DGXS-32GB");
+    // Its steps are "Operator" events too (here the outer op spans the step): ProfilerStep#1, [0, 100].
+    ASSERT_EQ(t.steps.size(), 1u);
+    EXPECT_EQ(t.steps[0].name, "ProfilerStep#1");
+    EXPECT_EQ(t.steps[0].dur, 100);
     const Links l = link_activities(t);
     ASSERT_EQ(l.op.size(), 1u);
     EXPECT_EQ(l.op[0], 1);  // aten::add_, by the kernel's own "external id"
