@@ -17,6 +17,33 @@ bool has_any(const std::string& s, std::initializer_list<std::string_view> words
 
 bool starts(const std::string& s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
 
+bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+
+// Does a word of `original` begin at byte i? A word begins at the start, after a character that is
+// not a letter ("_roll", "::pad", "2pool"), or at a camel-case step ("AdaptiveMaxPool", "RMSNorm").
+bool word_starts_at(std::string_view original, std::size_t i) {
+    if (i == 0)
+        return true;
+    const char prev = original[i - 1], cur = original[i];
+    if (!is_upper(prev) && !is_lower(prev))
+        return true;
+    if (is_lower(prev) && is_upper(cur))
+        return true;
+    return is_upper(prev) && is_upper(cur) && i + 1 < original.size() && is_lower(original[i + 1]);
+}
+
+// Short words that are also pieces of longer ones ("roll" in "unrolled_elementwise_kernel", "pad"
+// in "padded", "pool" in "mempool"): they count only where a word of the name starts with them.
+// `lowered` is `original` in lower case (same length).
+bool has_any_word(std::string_view original, const std::string& lowered, std::initializer_list<std::string_view> words) {
+    for (std::string_view w : words)
+        for (std::size_t at = lowered.find(w); at != std::string::npos; at = lowered.find(w, at + 1))
+            if (word_starts_at(original, at))
+                return true;
+    return false;
+}
+
 // Communication: NCCL/RCCL, PyTorch symmetric memory, vLLM/SGLang custom all-reduce.
 bool is_collective(const std::string& n) {
     return has_any(
@@ -35,7 +62,15 @@ KernelCategory classify_kernel(std::string_view name) {
         return KernelCategory::collective;
     if (has_any(n, {"moe", "expert"}))
         return KernelCategory::moe;
-    if (has_any(n, {"flash", "fmha", "attention", "attn", "sdpa", "mha_", "paged", "flashinfer", "mla_", "decode_kernel"}))
+    // Library names say nothing of the operation: "flashinfer" (which holds "flash") names FlashInfer's
+    // norm, activation and sampling kernels too. Its attention kernels say Prefill, Decode or Paged.
+    std::string ops = n, ops_original(name);
+    for (std::size_t at = ops.find("flashinfer"); at != std::string::npos; at = ops.find("flashinfer", at + 1)) {
+        ops.replace(at, 10, 10, '#');
+        ops_original.replace(at, 10, 10, '#');
+    }
+    if (has_any(ops, {"flash", "fmha", "attention", "attn", "sdpa", "mha_", "paged", "mla_", "decode_kernel"}) ||
+        has_any_word(ops_original, ops, {"prefill", "decode"}))
         return KernelCategory::attention;
     if (has_any(n, {"conv_", "convolution", "conv1d", "conv2d", "conv3d", "igemm_", "implicit_gemm", "dgrad", "wgrad", "fprop",
                     "winograd", "im2col", "col2im"}))
@@ -48,6 +83,10 @@ KernelCategory classify_kernel(std::string_view name) {
         return KernelCategory::gemm;
     if (has_any(n, {"softmax"}))
         return KernelCategory::softmax;
+    // Random-number generation (aten::normal_, uniform_, bernoulli_, dropout masks) is pointwise work;
+    // "normal" would otherwise read as a normalization.
+    if (has_any(n, {"normal_", "uniform_", "bernoulli", "philox", "curand", "distribution_elementwise"}))
+        return KernelCategory::elementwise;
     if (has_any(n, {"norm", "bn_fw", "bn_bw"}))
         return KernelCategory::norm;
     // ("lamb_", not "lamb": every lambda in a templated kernel name would match)
@@ -60,9 +99,9 @@ KernelCategory classify_kernel(std::string_view name) {
                  "cumsum",     "cumprod",   "radix",      "histogram",  "cub::",     "rocprim",   "aten::sum", "aten::mean",
                  "aten::max",  "aten::min", "aten::amax", "aten::norm", "aten::any", "aten::all", "nll_loss",  "cross_entropy"}))
         return KernelCategory::reduce;
-    if (has_any(n, {"index",       "gather",    "scatter", "embedding", "catarray", "cat_",          "aten::cat",
-                    "aten::stack", "transpose", "permute", "cache",     "page",     "masked_select", "nonzero",
-                    "unique",      "pad",       "roll",    "flip",      "repeat",   "upsample",      "pool"}))
+    if (has_any(n, {"index", "indices", "gather", "scatter", "embedding", "catarray", "cat_", "aten::cat", "aten::stack",
+                    "transpose", "permute", "masked_select", "nonzero", "upsample"}) ||
+        has_any_word(name, n, {"cache", "page", "unique", "pad", "roll", "flip", "repeat", "pool"}))
         return KernelCategory::indexing;
     if (starts(n, "triton_"))
         return KernelCategory::elementwise;  // triton_poi_* and other generated pointwise kernels

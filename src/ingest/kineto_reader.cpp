@@ -137,6 +137,12 @@ Kind kind_of(std::string_view c) {
         return Kind::launch;
     return Kind::none;
 }
+// The list of GPUs: "deviceProperties" (Kineto since 2021); "computeProperties" in the traces of
+// PyTorch 1.8/1.9 (its entries also carry "id" and "name").
+bool is_device_list_key(std::string_view k) { return k == "deviceProperties" || k == "computeProperties"; }
+// An event's External id: "External id"; "external id" in the GPU and runtime events of PyTorch 1.8/1.9.
+bool is_external_id_key(std::string_view k) { return k == "External id" || k == "external id"; }
+
 const char* kind_name(Kind k) {
     return k == Kind::activity ? "GPU activity" : k == Kind::op ? "CPU op" : k == Kind::launch ? "runtime call" : "";
 }
@@ -223,10 +229,10 @@ private:
             if (c == '[') {
                 const bool events = key_ == "traceEvents";
                 saw_events = saw_events || events;
-                array(events ? Elements::events : key_ == "deviceProperties" ? Elements::devices : Elements::other);
+                array(events ? Elements::events : is_device_list_key(key_) ? Elements::devices : Elements::other);
             } else {
                 const dom::element v = parse(in_.value());
-                if (key_ == "deviceProperties" && v.type() == dom::element_type::OBJECT)
+                if (is_device_list_key(key_) && v.type() == dom::element_type::OBJECT)
                     for (const dom::key_value_pair d : object_of(v))
                         device(d.value);
             }
@@ -357,9 +363,9 @@ private:
                                          printable(std::string(ph.substr(0, 8))))];
             return;
         }
-        // "ProfilerStep#N" (a user annotation, a CPU op in older PyTorch): the steps' CPU ranges, which
-        // bound the profiled window (kineto_timeline.cpp).
-        if ((cat == "user_annotation" || cat == "cpu_op") && name.rfind("ProfilerStep#", 0) == 0) {
+        // "ProfilerStep#N" (a user annotation; a CPU op in older PyTorch: "cpu_op", or "Operator" in
+        // PyTorch 1.8/1.9): the steps' CPU ranges, which bound the profiled window (kineto_timeline.cpp).
+        if ((cat == "user_annotation" || kind_of(cat) == Kind::op) && name.rfind("ProfilerStep#", 0) == 0) {
             const bool numeric = (ts_field == TimeField::number || ts_field == TimeField::string_number) &&
                                  (dur_field == TimeField::number || dur_field == TimeField::string_number);
             if (numeric && dur >= 0 && dur <= 1e12 && std::abs(ts) <= 1e17)
@@ -411,7 +417,7 @@ private:
         for (const dom::object args : args_)
             for (const dom::key_value_pair f : args) {
                 const std::string_view k = f.key;
-                if (k == "External id")
+                if (is_external_id_key(k))
                     a.external_id = read_id(f.value).value_or(a.external_id);
                 else if (k == "correlation")
                     a.correlation = read_id(f.value).value_or(a.correlation);
@@ -553,7 +559,7 @@ private:
         for (const dom::object args : args_)
             for (const dom::key_value_pair f : args) {
                 const std::string_view k = f.key;
-                if (k == "External id")
+                if (is_external_id_key(k))
                     o.external_id = read_id(f.value).value_or(o.external_id);
                 else if (k == "Input Dims" && f.value.type() == dom::element_type::ARRAY)
                     o.dims = dims(f.value, o.dims);
@@ -572,7 +578,7 @@ private:
         l.dur = dur;
         for (const dom::object args : args_)
             for (const dom::key_value_pair f : args) {
-                if (f.key == "External id")
+                if (is_external_id_key(f.key))
                     l.external_id = read_id(f.value).value_or(l.external_id);
                 else if (f.key == "correlation")
                     l.correlation = read_id(f.value).value_or(l.correlation);

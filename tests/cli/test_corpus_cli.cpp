@@ -160,9 +160,9 @@ void expect_number(const json& row, const std::string& key, const std::string& w
     }
 }
 
-void check_nccl(const json& doc, const std::string& what) {
-    ASSERT_TRUE(doc["sections"].contains("rows")) << what << ": no rows section";
-    const json& rows = doc["sections"]["rows"]["rows"];
+void check_nccl_rows(const json& sections, const std::string& what) {
+    ASSERT_TRUE(sections.contains("rows")) << what << ": no rows section";
+    const json& rows = sections["rows"]["rows"];
     EXPECT_FALSE(rows.empty()) << what << ": no result rows";
     std::size_t i = 0;
     for (const json& r : rows) {
@@ -178,8 +178,22 @@ void check_nccl(const json& doc, const std::string& what) {
         EXPECT_EQ(r.value("matches_log", std::string("missing")), "yes")
             << where << ": log algbw " << r.value("algbw_GBps", json()).dump() << " busbw "
             << r.value("busbw_GBps", json()).dump() << ", re-derived " << r.value("algbw_rederived_GBps", json()).dump() << " / "
-            << r.value("busbw_rederived_GBps", json()).dump() << " (" << doc["sections"]["rows"]["title"] << ")";
+            << r.value("busbw_rederived_GBps", json()).dump() << " (" << sections["rows"]["title"] << ")";
     }
+}
+
+// One run: its rows are in "sections"; a file holding several runs (several header blocks) reports
+// each run's sections under "runs" (docs/json.md), every run checked alike.
+void check_nccl(const json& doc, const std::string& what) {
+    if (doc.contains("runs") && doc["runs"].is_array() && !doc["runs"].empty()) {
+        for (const json& run : doc["runs"]) {
+            const std::string where = what + " run " + run.value("run", json()).dump();
+            ASSERT_TRUE(run.contains("sections")) << where << ": no sections";
+            check_nccl_rows(run["sections"], where);
+        }
+        return;
+    }
+    check_nccl_rows(doc["sections"], what);
 }
 
 void check_babelstream(const json& doc, const std::string& what) {

@@ -307,4 +307,33 @@ TEST(KinetoLink, RepeatedIdsKeepTheirRule) {
     EXPECT_EQ(l.how[2], LinkHow::correlation);
 }
 
+// PyTorch 1.8/1.9 traces (pytorch/kineto tb_plugin/test/gpu_metrics_input.json; the corpus file
+// torch-trace/kineto_tbplugin_v100_torch19_old_categories_subset.json): the GPU list is named
+// "computeProperties" and the GPU and runtime events spell "external id" in lower case. The GPU is
+// read, and the kernel links to its op by that External id: here the launch (ts 50) lies inside
+// "ProfilerStep#1" (ts 0..100) on the same thread, so containment alone would pick the step, not
+// "aten::add_" (thread "2"). Steps are "Operator" events in these traces and still bound the window.
+TEST(KinetoLink, Torch19SpellingsOfTheGpuListAndExternalId) {
+    const std::string text = R"({"schemaVersion": 1,
+      "computeProperties": [{"id": 0, "name": "Tesla V100-DGXS-32GB", "totalGlobalMem": 34084028416}],
+      "traceEvents": [
+      {"ph":"X","cat":"Operator","name":"ProfilerStep#1","pid":1,"tid":"1","ts":0,"dur":100,"args":{"Device":1,"External id":60}},
+      {"ph":"X","cat":"Operator","name":"aten::add_","pid":1,"tid":"2","ts":0,"dur":100,"args":{"Device":1,"External id":61}},
+      {"ph":"X","cat":"Runtime","name":"cudaLaunchKernel","pid":1,"tid":"1","ts":50,"dur":15,
+       "args":{"cbid":211,"correlation":369,"external id":61,"external ts":0}},
+      {"ph":"X","cat":"Kernel","name":"k","pid":0,"tid":"stream 7","ts":70,"dur":2,
+       "args":{"queued":0,"device":0,"context":1,"stream":7,"correlation":369,"external id":61}}
+    ]})";
+    const Trace t = parse_kineto(text, "torch19.json");
+    EXPECT_EQ(trace_gpu_name(t), "Tesla V100-DGXS-32GB");
+    // Its steps are "Operator" events too (here the outer op spans the step): ProfilerStep#1, [0, 100].
+    ASSERT_EQ(t.steps.size(), 1u);
+    EXPECT_EQ(t.steps[0].name, "ProfilerStep#1");
+    EXPECT_EQ(t.steps[0].dur, 100);
+    const Links l = link_activities(t);
+    ASSERT_EQ(l.op.size(), 1u);
+    EXPECT_EQ(l.op[0], 1);  // aten::add_, by the kernel's own "external id"
+    EXPECT_EQ(l.how[0], LinkHow::external_id);
+}
+
 }  // namespace

@@ -104,6 +104,52 @@ TEST(KernelCategory, NamesFromTheFixtures) {
     EXPECT_STREQ(category_name(KernelCategory::attention), "attention");
 }
 
+// Short words count only where a word of the name starts with them (kernel_category.cpp
+// has_any_word): PyTorch's unrolled_elementwise_kernel (in the nsys fixture and the corpus V100 trace)
+// is elementwise, not "roll" (indexing); roll, padding and pooling kernels keep their category.
+// Random-number kernels (aten::normal_) are elementwise, not a normalization.
+TEST(KernelCategory, ShortWordsMatchAtWordStarts) {
+    EXPECT_EQ(classify_kernel("void at::native::unrolled_elementwise_kernel<at::native::AddFunctor<float>, "
+                              "at::detail::Array<char*, 3>, OffsetCalculator<2, unsigned int>>(int)"),
+              KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda("
+                              "at::TensorIteratorBase &)::[lambda() (instance 3)]>(int, T1)"),
+              KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void at::native::roll_cuda_kernel<float>(const T1 *, T1 *, long, long, long, long, long)"),
+              KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::reflection_pad2d_out_kernel<float>(int)"),
+              KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::AdaptiveMaxPool2d<float>(int)"), KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void vllm::reshape_and_cache_kernel<__nv_bfloat16>(int)"), KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<float, 4, "
+                              "at::native::templates::cuda::normal_and_transform<float, float>>(int)"),
+              KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>(int)"), KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("void flashinfer::norm::RMSNormKernel<8u, __nv_bfloat16>(int)"), KernelCategory::norm);
+}
+
+// A library's name is not an operation: "flashinfer" holds "flash", yet SGLang's FlashInfer norm,
+// activation and sampling kernels are not attention; FlashInfer's attention kernels still are.
+TEST(KernelCategory, FlashInferKernelsByTheirOperation) {
+    EXPECT_EQ(classify_kernel("void flashinfer::norm::FusedAddRMSNormKernel<8u, __nv_bfloat16>(T2 *, T2 *, T2 *, unsigned "
+                              "int, unsigned int, unsigned int, float, float)"),
+              KernelCategory::norm);
+    EXPECT_EQ(
+        classify_kernel("void flashinfer::activation::act_and_mul_kernel<__nv_bfloat16, &silu<float>>(T1 *, const T1 *, int)"),
+        KernelCategory::elementwise);
+    EXPECT_EQ(
+        classify_kernel("void flashinfer::sampling::TopKTopPSamplingFromProbKernel<1024u, (cub::BlockScanAlgorithm)1>(float *)"),
+        KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void flashinfer::SinglePrefillWithKVCacheKernel<(flashinfer::MaskMode)1, KernelTraits>(Params)"),
+              KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("void flashinfer::BatchDecodeWithPagedKVCacheKernel<(flashinfer::PosEncodingMode)0, 2u>(Params)"),
+              KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>(Flash_fwd_params)"),
+              KernelCategory::attention);
+    // SGLang's Triton kernel that builds FlashInfer's KV index arrays (shipped sglang trace): index work.
+    EXPECT_EQ(classify_kernel("create_flashinfer_kv_indices_triton"), KernelCategory::indexing);
+}
+
 TEST(KernelCategory, OneRuleSetWithTorchTraces) {
     // Every kernel of the nsys fixture gets the category a torch trace gives the same kernel name
     // (classify_kernel is the rule set of both; kineto::activity_category maps it onto its enum).
