@@ -7,7 +7,8 @@
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 30: build + 10 targets fit in ~6 min on 2 cores)
 #
-# BWACCT_FUZZ_BUILD_DIR picks the build directory; BWACCT_FUZZ_JOBS how many fuzzers run at once.
+# BWACCT_FUZZ_BUILD_DIR picks the build directory (one already configured with -DBWACCT_FUZZ=ON is
+# reused as it is, as .ci/run does with its sanitizer build); BWACCT_FUZZ_JOBS how many fuzzers run at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,14 +38,20 @@ targets=(
 )
 
 start=$SECONDS
-echo "== fuzz: building $build (clang, libFuzzer + ASan + UBSan)"
-configure_log=$(mktemp)
-CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
-  -DBWACCT_CUDA=OFF -DBWACCT_MPI=OFF -DBWACCT_TESTS=OFF -DBWACCT_FUZZ=ON >"$configure_log" 2>&1 ||
-  { cat "$configure_log" >&2; rm -f "$configure_log"; exit 1; }
-grep "fuzz_.* not built" "$configure_log" || true
-rm -f "$configure_log"
+if [[ -f "$build/CMakeCache.txt" ]] && grep -qx 'BWACCT_FUZZ:BOOL=ON' "$build/CMakeCache.txt"; then
+  # A build directory already configured with the fuzzers (CI's sanitizer build, .ci/run): its flags
+  # are kept and only what is missing is built.
+  echo "== fuzz: building in $build (configured with BWACCT_FUZZ=ON; its flags kept)"
+else
+  echo "== fuzz: building $build (clang, libFuzzer + ASan + UBSan)"
+  configure_log=$(mktemp)
+  CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
+    -DBWACCT_CUDA=OFF -DBWACCT_MPI=OFF -DBWACCT_TESTS=OFF -DBWACCT_FUZZ=ON >"$configure_log" 2>&1 ||
+    { cat "$configure_log" >&2; rm -f "$configure_log"; exit 1; }
+  grep "fuzz_.* not built" "$configure_log" || true
+  rm -f "$configure_log"
+fi
 cmake --build "$build" -j "$(nproc)" --target bwacct_fuzzers >/dev/null
 echo "   built in $((SECONDS - start)) s"
 
