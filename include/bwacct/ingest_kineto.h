@@ -206,9 +206,13 @@ struct Links {
     std::vector<std::int64_t> op;      // per activity: the innermost CPU op that launched it, or -1
     std::vector<LinkHow> how;          // per activity
     std::vector<std::int64_t> parent;  // per CPU op: the op enclosing it on its thread, or -1
+    // Activities whose External id (their own or their launch's) was passed over because the op it
+    // names does not hold the launch in time (not the ops' ids); each was linked by the next clue.
+    std::uint64_t ids_not_enclosing = 0;
 };
 // External id (op ↔ activity), else the launch with the activity's correlation id (its External id,
-// else the innermost op on its thread containing it), else none; then infer_unlinked.
+// else the innermost op on its thread containing it), else none; then infer_unlinked. An id whose op does
+// not hold the activity's launch in time is not taken (Links::ids_not_enclosing).
 Links link_activities(const Trace& t);
 // Activities with no link and no CPU launch record at all (queued before the profiler started; never a
 // CUDA-graph replay, which has its cudaGraphLaunch record) get the op of the linked activity in the same

@@ -320,6 +320,11 @@ int run(const Args& args, const Env& env) {
         fmt::format("kernels linked to their CPU op: {} by External id, {} via the launch's correlation id, "
                     "{} by time containment, {} inferred from the same place of a repeated kernel sequence, {} not linked",
                     s.linked[0], s.linked[1], s.linked[2], s.linked[3], s.linked[4]));
+    if (links.ids_not_enclosing > 0)
+        r.warnings.push_back(
+            fmt::format("{} GPU activities carry an External id naming a CPU op that does not hold their launch in time (not "
+                        "the ops' ids): the id was passed over and each linked by its launch record instead",
+                        links.ids_not_enclosing));
     r.notes.push_back(
         fmt::format("{} of {} GPU activities costed by a formula; whole trace: busy {:.2f} µs, idle {:.2f} µs, "
                     "unaccounted {:.2f} µs; profiled window: busy {:.2f} µs, unaccounted {:.2f} µs",

@@ -131,27 +131,34 @@ Links link_activities(const Trace& t) {
 
     for (std::size_t a = 0; a < t.activities.size(); ++a) {
         const GpuActivity& g = t.activities[a];
-        if (g.external_id >= 0) {
-            if (const IdIndex* e = find_id(by_external, g.external_id)) {
-                links.op[a] = static_cast<std::int64_t>(e->index);
-                links.how[a] = LinkHow::external_id;
-                continue;
+        const IdIndex* launch = g.correlation >= 0 ? find_id(by_correlation, g.correlation) : nullptr;
+        const Launch* l = launch ? &t.launches[launch->index] : nullptr;
+        // An op named by an External id must hold the launch in time when the launch is in the trace: a
+        // trace whose ids are not the ops' (another counter's numbers) would otherwise charge a kernel to
+        // an unrelated op. Such an id is passed over for the next clue.
+        bool passed_over = false;
+        auto by_id = [&](std::int64_t id) -> const IdIndex* {
+            const IdIndex* e = id >= 0 ? find_id(by_external, id) : nullptr;
+            if (e && l && !contains(t.ops[e->index], l->ts)) {
+                links.ids_not_enclosing += passed_over ? 0 : 1;
+                passed_over = true;
+                return nullptr;
             }
-        }
-        if (g.correlation < 0)
+            return e;
+        };
+        if (const IdIndex* e = by_id(g.external_id)) {
+            links.op[a] = static_cast<std::int64_t>(e->index);
+            links.how[a] = LinkHow::external_id;
             continue;
-        const IdIndex* launch = find_id(by_correlation, g.correlation);
-        if (!launch)
-            continue;
-        const Launch& l = t.launches[launch->index];
-        if (l.external_id >= 0) {
-            if (const IdIndex* e = find_id(by_external, l.external_id)) {
-                links.op[a] = static_cast<std::int64_t>(e->index);
-                links.how[a] = LinkHow::correlation;
-                continue;
-            }
         }
-        const std::int64_t op = innermost(l.thread, l.ts);
+        if (!l)
+            continue;
+        if (const IdIndex* e = by_id(l->external_id)) {
+            links.op[a] = static_cast<std::int64_t>(e->index);
+            links.how[a] = LinkHow::correlation;
+            continue;
+        }
+        const std::int64_t op = innermost(l->thread, l->ts);
         if (op >= 0) {
             links.op[a] = op;
             links.how[a] = LinkHow::containment;

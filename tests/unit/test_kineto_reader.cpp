@@ -336,4 +336,23 @@ TEST(KinetoLink, Torch19SpellingsOfTheGpuListAndExternalId) {
     EXPECT_EQ(l.how[0], LinkHow::external_id);
 }
 
+// An External id that names an op not holding the launch in time is not the ops' id: passed over, the
+// kernel is linked by its launch (here by containment), and counted once however many ids were passed.
+TEST(KinetoLink, ExternalIdOfAnOpNotHoldingTheLaunchIsPassedOver) {
+    const std::string text = R"({"traceEvents": [
+      {"ph":"X","cat":"cpu_op","name":"aten::early","pid":1,"tid":1,"ts":0,"dur":10,"args":{"External id":7}},
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":20,"dur":20,"args":{"External id":8}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":25,"dur":5,
+       "args":{"correlation":7,"External id":7}},
+      {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":50,"dur":2,
+       "args":{"device":0,"stream":7,"correlation":7,"External id":7}}
+    ]})";
+    const Trace t = parse_kineto(text, "ids.json");
+    const Links l = link_activities(t);
+    ASSERT_EQ(l.op.size(), 1u);
+    EXPECT_EQ(l.op[0], 1);  // aten::mm [20, 40] holds the launch at 25; aten::early [0, 10] does not
+    EXPECT_EQ(l.how[0], LinkHow::containment);
+    EXPECT_EQ(l.ids_not_enclosing, 1u);  // the kernel's id and its launch's both passed over: one activity
+}
+
 }  // namespace
