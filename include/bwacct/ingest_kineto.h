@@ -34,6 +34,7 @@ struct CollectiveArgs {
     std::string name;  // "Collective name": allreduce, allgather, reduce_scatter, broadcast, ...
     std::uint64_t in_nelems = 0, out_nelems = 0, group_size = 0;
     std::string dtype;  // "Float", "BFloat16", "Half", "Long", ...
+    bool operator==(const CollectiveArgs&) const = default;
 };
 
 // A read-only list shared by every CPU op that has the same one: the reader interns each op's "Input
@@ -206,7 +207,16 @@ struct Links {
     std::vector<std::int64_t> op;      // per activity: the innermost CPU op that launched it, or -1
     std::vector<LinkHow> how;          // per activity
     std::vector<std::int64_t> parent;  // per CPU op: the op enclosing it on its thread, or -1
+    // Collective kernels with no metadata of their own (queued before the profiler), set by
+    // infer_unlinked, sorted by activity: the linked twin whose collective metadata each takes, or why
+    // none (docs/ingest.md, "Linking").
+    std::vector<std::pair<std::size_t, std::size_t>> collective_twin;  // (activity, twin activity)
+    std::vector<std::pair<std::size_t, std::string>> collective_why;   // (activity, reason)
 };
+// An activity's collective metadata: its own, else its twin's (Links::collective_twin); nullptr without.
+const CollectiveArgs* collective_of(const Trace& t, const Links& links, std::size_t a);
+// Why a collective kernel without metadata took none from twins (Links::collective_why); "" otherwise.
+std::string_view collective_why(const Links& links, std::size_t a);
 // External id (op ↔ activity), else the launch with the activity's correlation id (its External id,
 // else the innermost op on its thread containing it), else none; then infer_unlinked.
 Links link_activities(const Trace& t);
@@ -307,6 +317,7 @@ std::optional<OpCost> cost_serving_op(const std::string& name, const CpuOp& op);
 std::optional<OpCost> cost_compiled_op(const std::string& name, const CpuOp& op);   // TorchInductor triton_* kernels
 // An NCCL kernel's own collective, from its metadata; nullopt without it.
 std::optional<OpCost> cost_collective_kernel(const GpuActivity& a);
+std::optional<OpCost> cost_collective_kernel(const CollectiveArgs& m);
 // A collective op outside NCCL (PyTorch symmetric memory `symm_mem::*all_reduce*`, vLLM/SGLang custom
 // all-reduce): kind from the op's name, message = its largest floating-point input, over `ranks`
 // (the group size the trace's NCCL kernels give; nullopt below 2).
