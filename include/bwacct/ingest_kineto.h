@@ -227,8 +227,10 @@ Links link_activities(const Trace& t);
 // among the linked activities of the same device, all of whose ops carry the same shaped ops (name,
 // Input Dims, Input type, Concrete Inputs), so the same cost group. K = kInferContext, doubled up to
 // kInferContextMax while the linked activities with the context disagree; at a stream's edge, or when
-// no linked activity has the whole context, the context after it, else the one before. Sets
-// LinkHow::inferred; returns how many.
+// no linked activity has the whole context, the context after it, else the one before. A collective
+// kernel without metadata of its own takes its twins' when all carry the same, found by that context on
+// its stream, else by its stream's repeated sequence (Links::collective_twin); else a reason
+// (Links::collective_why). Sets LinkHow::inferred; returns how many.
 constexpr std::size_t kInferContext = 8, kInferContextMax = 128;
 std::uint64_t infer_unlinked(const Trace& t, Links& links);
 

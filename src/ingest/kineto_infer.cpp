@@ -20,6 +20,10 @@
 // when no linked activity has the whole context (the last kernels before the first linked step), the
 // context after it, else the one before. No name-only match: one linked shape of a kernel says nothing of
 // the shape of an unlinked call of it.
+// A collective kernel without metadata of its own (NCCL's comes on the kernel event from the launch) whose
+// twins carry it takes theirs when every twin carries the same (Links::collective_twin); those the
+// name context cannot place (a communicator's stream runs one kernel name for every collective) are
+// placed by their stream's period (place_collectives), or given a reason (Links::collective_why).
 // Memory, O(activities): the stream order (4 bytes an activity), prefix hashes of the name-id sequence
 // (8 bytes), the launches' correlation ids, and per undecided candidate three 64-bit context keys with
 // their evidence; never strings.
@@ -140,10 +144,10 @@ void place_collectives(const Trace& t, Links& links, const std::vector<std::uint
         const GpuActivity &a = t.activities[order[x]], &b = t.activities[order[y]];
         return a.device == b.device && a.stream == b.stream;
     };
-    std::vector<std::uint64_t> tokens;  // prefix hashes of the tokens, built at the first run that needs them
+    std::vector<std::uint64_t> tokens;  // prefix hashes of the tokens of the run at hand, from its start
     const std::string kNoMeta = "no collective metadata (queued before the profiler started)";
     for (std::size_t c = 0; c < candidates.size();) {
-        // The run of candidates[c]: [lo, hi); its candidates: candidates[c, c_end).
+        // The run of candidates[c]: [lo, hi); its candidates: candidates[c_begin, c) (after the loop below).
         std::size_t lo = candidates[c], hi = lo + 1;
         while (lo > 0 && same_run(lo - 1, lo))
             --lo;
@@ -169,18 +173,16 @@ void place_collectives(const Trace& t, Links& links, const std::vector<std::uint
         }
         if (todo.empty())
             continue;
-        if (tokens.empty()) {
-            tokens.assign(n + 1, 0);
-            for (std::size_t p = 0; p < n; ++p) {
-                const GpuActivity& g = t.activities[order[p]];
-                std::uint64_t h = g.name + 1;
-                if (g.collective) {
-                    const CollectiveArgs& m = *g.collective;
-                    h = mix(h ^ mix(text_hash(m.name) ^
-                                    mix(text_hash(m.dtype) ^ mix(m.in_nelems ^ mix(m.out_nelems ^ mix(m.group_size))))));
-                }
-                tokens[p + 1] = (mulmod(tokens[p], kBase) + h % kMod) % kMod;
+        tokens.assign(hi - lo + 1, 0);
+        for (std::size_t p = lo; p < hi; ++p) {
+            const GpuActivity& g = t.activities[order[p]];
+            std::uint64_t h = g.name + 1;
+            if (g.collective) {
+                const CollectiveArgs& m = *g.collective;
+                h = mix(h ^ mix(text_hash(m.name) ^
+                                mix(text_hash(m.dtype) ^ mix(m.in_nelems ^ mix(m.out_nelems ^ mix(m.group_size))))));
             }
+            tokens[p - lo + 1] = (mulmod(tokens[p - lo], kBase) + h % kMod) % kMod;
         }
         const std::size_t tail = hi - f;
         std::size_t period = 0, names_period = 0;
@@ -188,7 +190,7 @@ void place_collectives(const Trace& t, Links& links, const std::vector<std::uint
             if (periodic(prefix, lo, hi, p)) {
                 if (names_period == 0)
                     names_period = p;
-                if (periodic(tokens, f, hi, p))
+                if (periodic(tokens, f - lo, hi - lo, p))
                     period = p;
             }
         const std::size_t use = period != 0 ? period : names_period;
@@ -203,7 +205,9 @@ void place_collectives(const Trace& t, Links& links, const std::vector<std::uint
             std::string differ;
             for (std::size_t q = first; q < hi && differ.empty(); q += use) {
                 const GpuActivity& twin = t.activities[order[q]];
-                if (!twin.collective)
+                if (twin.name != t.activities[a].name)  // the names' hashes said they repeat: checked
+                    differ = "kernel name";
+                else if (!twin.collective)
                     differ = "whether they carry collective metadata";
                 else if (q != first)
                     differ = disagreement(*t.activities[order[first]].collective, *twin.collective);
