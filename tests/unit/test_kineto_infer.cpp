@@ -349,6 +349,38 @@ TEST(KinetoInfer, CollectivesWhoseStepsDifferAreNotGuessed) {
               "disagree on message size, dtype");
 }
 
+// Negative, no sequence at all: one queued ncclDevKernel_Generic before a single linked allreduce. A
+// tail of one kernel holds no two repetitions of any period: a reason, no guess (one linked call says
+// nothing of an unlinked one).
+TEST(KinetoInfer, CollectiveWithoutARepeatedSequenceGivesAReason) {
+    Trace t;
+    t.names = {"ncclDevKernel_Generic", "record_param_comms"};
+    GpuActivity queued;
+    queued.stream = 4;
+    queued.dur = 2;
+    queued.correlation = 100000;
+    t.activities.push_back(queued);
+    CpuOp o;
+    o.name = 1;
+    o.ts = 7;
+    o.dur = 1;
+    o.external_id = 1;
+    t.ops.push_back(o);
+    t.launches.push_back({0, 8, 0.5, 1, 1});
+    GpuActivity linked = queued;
+    linked.ts = 10;
+    linked.correlation = 1;
+    linked.external_id = 1;
+    linked.collective = CollectiveArgs{"allreduce", 1000, 1000, 8, "BFloat16"};
+    t.activities.push_back(linked);
+    const Links l = link_activities(t);
+    EXPECT_EQ(l.how[0], LinkHow::none);
+    EXPECT_EQ(collective_of(t, l, 0), nullptr);
+    EXPECT_EQ(collective_why(l, 0),
+              "no collective metadata (queued before the profiler started); no repeated kernel sequence on its stream "
+              "places it among linked twins");
+}
+
 // Kernels whose correlation id has a CPU launch record (a cudaGraphLaunch replaying a CUDA graph, outside
 // every op) are never inferred, though their names repeat a linked sequence: a graph's shapes may differ
 // from the eager run's.
