@@ -34,6 +34,7 @@ struct CollectiveArgs {
     std::string name;  // "Collective name": allreduce, allgather, reduce_scatter, broadcast, ...
     std::uint64_t in_nelems = 0, out_nelems = 0, group_size = 0;
     std::string dtype;  // "Float", "BFloat16", "Half", "Long", ...
+    bool operator==(const CollectiveArgs&) const = default;
 };
 
 // A read-only list shared by every CPU op that has the same one: the reader interns each op's "Input
@@ -209,7 +210,16 @@ struct Links {
     // Activities whose External id (their own or their launch's) was passed over because the op it
     // names does not hold the launch in time (not the ops' ids); each was linked by the next clue.
     std::uint64_t ids_not_enclosing = 0;
+    // Collective kernels with no metadata of their own (queued before the profiler), set by
+    // infer_unlinked, sorted by activity: the linked twin whose collective metadata each takes, or why
+    // none (docs/ingest.md, "Linking").
+    std::vector<std::pair<std::size_t, std::size_t>> collective_twin;  // (activity, twin activity)
+    std::vector<std::pair<std::size_t, std::string>> collective_why;   // (activity, reason)
 };
+// An activity's collective metadata: its own, else its twin's (Links::collective_twin); nullptr without.
+const CollectiveArgs* collective_of(const Trace& t, const Links& links, std::size_t a);
+// Why a collective kernel without metadata took none from twins (Links::collective_why); "" otherwise.
+std::string_view collective_why(const Links& links, std::size_t a);
 // External id (op ↔ activity), else the launch with the activity's correlation id (its External id,
 // else the innermost op on its thread containing it), else none; then infer_unlinked. An id whose op does
 // not hold the activity's launch in time is not taken (Links::ids_not_enclosing).
@@ -221,8 +231,10 @@ Links link_activities(const Trace& t);
 // among the linked activities of the same device, all of whose ops carry the same shaped ops (name,
 // Input Dims, Input type, Concrete Inputs), so the same cost group. K = kInferContext, doubled up to
 // kInferContextMax while the linked activities with the context disagree; at a stream's edge, or when
-// no linked activity has the whole context, the context after it, else the one before. Sets
-// LinkHow::inferred; returns how many.
+// no linked activity has the whole context, the context after it, else the one before. A collective
+// kernel without metadata of its own takes its twins' when all carry the same, found by that context on
+// its stream, else by its stream's repeated sequence (Links::collective_twin); else a reason
+// (Links::collective_why). Sets LinkHow::inferred; returns how many.
 constexpr std::size_t kInferContext = 8, kInferContextMax = 128;
 std::uint64_t infer_unlinked(const Trace& t, Links& links);
 
@@ -311,6 +323,7 @@ std::optional<OpCost> cost_serving_op(const std::string& name, const CpuOp& op);
 std::optional<OpCost> cost_compiled_op(const std::string& name, const CpuOp& op);   // TorchInductor triton_* kernels
 // An NCCL kernel's own collective, from its metadata; nullopt without it.
 std::optional<OpCost> cost_collective_kernel(const GpuActivity& a);
+std::optional<OpCost> cost_collective_kernel(const CollectiveArgs& m);
 // A collective op outside NCCL (PyTorch symmetric memory `symm_mem::*all_reduce*`, vLLM/SGLang custom
 // all-reduce): kind from the op's name, message = its largest floating-point input, over `ranks`
 // (the group size the trace's NCCL kernels give; nullopt below 2).

@@ -64,9 +64,10 @@ std::optional<DType> element_type(std::string_view t) {
 }  // namespace
 
 std::optional<OpCost> cost_collective_kernel(const GpuActivity& a) {
-    if (!a.collective)
-        return std::nullopt;
-    const CollectiveArgs& m = *a.collective;
+    return a.collective ? cost_collective_kernel(*a.collective) : std::nullopt;
+}
+
+std::optional<OpCost> cost_collective_kernel(const CollectiveArgs& m) {
     const auto kind = collective_kind(m.name);
     const auto dtype = element_type(m.dtype);
     if (!kind || !dtype || m.group_size < 2)

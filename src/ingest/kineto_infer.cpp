@@ -20,12 +20,19 @@
 // when no linked activity has the whole context (the last kernels before the first linked step), the
 // context after it, else the one before. No name-only match: one linked shape of a kernel says nothing of
 // the shape of an unlinked call of it.
+// A collective kernel without metadata of its own (NCCL's comes on the kernel event from the launch) whose
+// twins carry it takes theirs when every twin carries the same (Links::collective_twin); those the
+// name context cannot place (a communicator's stream runs one kernel name for every collective) are
+// placed by their stream's period (place_collectives), or given a reason (Links::collective_why).
 // Memory, O(activities): the stream order (4 bytes an activity), prefix hashes of the name-id sequence
 // (8 bytes), the launches' correlation ids, and per undecided candidate three 64-bit context keys with
 // their evidence; never strings.
 #include <algorithm>
 #include <array>
 #include <numeric>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "bwacct/ingest_kineto.h"
 
@@ -74,6 +81,148 @@ bool same_shaped_chain(const Trace& t, const Links& links, std::int64_t x, std::
     return x < 0 && y < 0;
 }
 
+std::uint64_t powmod(std::uint64_t e) {  // kBase^e
+    std::uint64_t r = 1, b = kBase;
+    for (; e > 0; e >>= 1, b = mulmod(b, b))
+        if (e & 1)
+            r = mulmod(r, b);
+    return r;
+}
+
+// The hash of the `count` tokens from position `first` on, from their prefix hashes.
+std::uint64_t span_hash(const std::vector<std::uint64_t>& prefix, std::size_t first, std::size_t count) {
+    return (prefix[first + count] + kMod - mulmod(prefix[first], powmod(count))) % kMod;
+}
+
+// Whether the tokens at positions [first, end) repeat with period p (each equals the one p after it).
+bool periodic(const std::vector<std::uint64_t>& prefix, std::size_t first, std::size_t end, std::size_t p) {
+    return end - first <= p || span_hash(prefix, first, end - first - p) == span_hash(prefix, first + p, end - first - p);
+}
+
+std::uint64_t text_hash(std::string_view s) {
+    std::uint64_t h = 0xCBF29CE484222325ull;  // FNV-1a
+    for (const char c : s)
+        h = (h ^ static_cast<unsigned char>(c)) * 0x100000001B3ull;
+    return h;
+}
+
+// What two collectives' metadata disagree on, in words ("message size", "dtype", ...).
+std::string disagreement(const CollectiveArgs& x, const CollectiveArgs& y) {
+    std::string r;
+    auto add = [&](bool differ, std::string_view what) {
+        if (differ)
+            r += (r.empty() ? "" : ", ") + std::string(what);
+    };
+    add(x.name != y.name, "collective");
+    add(x.in_nelems != y.in_nelems || x.out_nelems != y.out_nelems, "message size");
+    add(x.dtype != y.dtype, "dtype");
+    add(x.group_size != y.group_size, "group size");
+    return r;
+}
+
+// Collective kernels with no metadata of their own that the name context did not place (a
+// communicator's stream runs one kernel name, ncclDevKernel_Generic, for every collective: names alone
+// cannot tell a step's broadcast from its all-reduce buckets). Per (device, stream) run [lo, hi) with
+// such kernels: its tail [f, hi), after the last activity without a launch record, holds only launched
+// activities; a token per activity (its name, and its collective metadata when it has some). The period
+// P: the smallest with two whole repetitions in the tail (hi − f ≥ 2P) over which the tokens repeat
+// with period P, and over which the names of the whole run do too (the kernels queued before the
+// profiler follow the same sequence). Its twins: the tail's activities at positions p + m·P. Taken when
+// every twin carries metadata and all of it is the same (the tokens' hashes say so; checked exactly);
+// else, with the names' own period (the smallest with two repetitions in the tail) standing in, the
+// reason says what the twins disagree on, or that no repeated sequence places it.
+void place_collectives(const Trace& t, Links& links, const std::vector<std::uint32_t>& order,
+                       const std::vector<std::uint64_t>& prefix, const std::vector<std::uint32_t>& candidates,
+                       std::vector<std::pair<std::size_t, std::int64_t>>& found) {
+    const std::size_t n = order.size();
+    std::vector<std::size_t> placed;  // activities the name context placed
+    placed.reserve(found.size());
+    for (const auto& f : found)
+        placed.push_back(f.first);
+    std::sort(placed.begin(), placed.end());
+    auto same_run = [&](std::size_t x, std::size_t y) {
+        const GpuActivity &a = t.activities[order[x]], &b = t.activities[order[y]];
+        return a.device == b.device && a.stream == b.stream;
+    };
+    std::vector<std::uint64_t> tokens;  // prefix hashes of the tokens of the run at hand, from its start
+    const std::string kNoMeta = "no collective metadata (queued before the profiler started)";
+    for (std::size_t c = 0; c < candidates.size();) {
+        // The run of candidates[c]: [lo, hi); its candidates: candidates[c_begin, c) (after the loop below).
+        std::size_t lo = candidates[c], hi = lo + 1;
+        while (lo > 0 && same_run(lo - 1, lo))
+            --lo;
+        while (hi < n && same_run(lo, hi))
+            ++hi;
+        const std::size_t c_begin = c;
+        while (c < candidates.size() && candidates[c] < hi)
+            ++c;
+        const std::size_t f = candidates[c - 1] + 1;
+        // The kernel names that carry metadata in the tail: a candidate of one of them is a collective.
+        std::vector<std::uint32_t> collective_names;
+        for (std::size_t q = f; q < hi; ++q)
+            if (t.activities[order[q]].collective)
+                collective_names.push_back(t.activities[order[q]].name);
+        std::sort(collective_names.begin(), collective_names.end());
+        std::vector<std::size_t> todo;  // positions of the run's collective candidates left
+        for (std::size_t i = c_begin; i < c; ++i) {
+            const std::size_t p = candidates[i];
+            const GpuActivity& g = t.activities[order[p]];
+            if (!g.collective && std::binary_search(collective_names.begin(), collective_names.end(), g.name) &&
+                !std::binary_search(placed.begin(), placed.end(), order[p]))
+                todo.push_back(p);
+        }
+        if (todo.empty())
+            continue;
+        tokens.assign(hi - lo + 1, 0);
+        for (std::size_t p = lo; p < hi; ++p) {
+            const GpuActivity& g = t.activities[order[p]];
+            std::uint64_t h = g.name + 1;
+            if (g.collective) {
+                const CollectiveArgs& m = *g.collective;
+                h = mix(h ^ mix(text_hash(m.name) ^
+                                mix(text_hash(m.dtype) ^ mix(m.in_nelems ^ mix(m.out_nelems ^ mix(m.group_size))))));
+            }
+            tokens[p - lo + 1] = (mulmod(tokens[p - lo], kBase) + h % kMod) % kMod;
+        }
+        const std::size_t tail = hi - f;
+        std::size_t period = 0, names_period = 0;
+        for (std::size_t p = 1; 2 * p <= tail && period == 0; ++p)
+            if (periodic(prefix, lo, hi, p)) {
+                if (names_period == 0)
+                    names_period = p;
+                if (periodic(tokens, f - lo, hi - lo, p))
+                    period = p;
+            }
+        const std::size_t use = period != 0 ? period : names_period;
+        for (const std::size_t p : todo) {
+            const std::size_t a = order[p];
+            if (use == 0) {
+                links.collective_why.emplace_back(
+                    a, kNoMeta + "; no repeated kernel sequence on its stream places it among linked twins");
+                continue;
+            }
+            const std::size_t first = p + (f - p + use - 1) / use * use;  // its first twin in the tail (hi − f ≥ 2·use)
+            std::string differ;
+            for (std::size_t q = first; q < hi && differ.empty(); q += use) {
+                const GpuActivity& twin = t.activities[order[q]];
+                if (twin.name != t.activities[a].name)  // the names' hashes said they repeat: checked
+                    differ = "kernel name";
+                else if (!twin.collective)
+                    differ = "whether they carry collective metadata";
+                else if (q != first)
+                    differ = disagreement(*t.activities[order[first]].collective, *twin.collective);
+            }
+            if (!differ.empty()) {
+                links.collective_why.emplace_back(
+                    a, fmt::format("{}; its twins in the repeated kernel sequence disagree on {}", kNoMeta, differ));
+                continue;
+            }
+            found.emplace_back(a, links.op[order[first]]);
+            links.collective_twin.emplace_back(a, order[first]);
+        }
+    }
+}
+
 enum Side : std::uint64_t { both = 1, after = 2, before = 3 };
 constexpr std::array<Side, 3> kSides{both, after, before};
 
@@ -86,6 +235,20 @@ struct Evidence {
 };
 
 }  // namespace
+
+const CollectiveArgs* collective_of(const Trace& t, const Links& links, std::size_t a) {
+    if (const auto& own = t.activities[a].collective)
+        return &*own;
+    const auto it =
+        std::lower_bound(links.collective_twin.begin(), links.collective_twin.end(), std::make_pair(a, std::size_t{0}));
+    return it != links.collective_twin.end() && it->first == a ? &*t.activities[it->second].collective : nullptr;
+}
+
+std::string_view collective_why(const Links& links, std::size_t a) {
+    const auto it = std::lower_bound(links.collective_why.begin(), links.collective_why.end(), a,
+                                     [](const auto& x, std::size_t v) { return x.first < v; });
+    return it != links.collective_why.end() && it->first == a ? std::string_view(it->second) : std::string_view();
+}
 
 std::uint64_t infer_unlinked(const Trace& t, Links& links) {
     const std::size_t n = t.activities.size();
@@ -125,6 +288,7 @@ std::uint64_t infer_unlinked(const Trace& t, Links& links) {
             undecided.push_back(static_cast<std::uint32_t>(p));
     if (undecided.empty())
         return 0;
+    const std::vector<std::uint32_t> candidates = undecided;  // every candidate's position, ascending
     std::vector<std::uint64_t> prefix(n + 1, 0);
     for (std::size_t p = 0; p < n; ++p)
         prefix[p + 1] = (mulmod(prefix[p], kBase) + t.activities[order[p]].name + 1) % kMod;
@@ -150,12 +314,13 @@ std::uint64_t infer_unlinked(const Trace& t, Links& links) {
         return mix(h ^ mix(static_cast<std::uint64_t>(t.activities[order[p]].device) * 4 + side) ^ (k << 56)) | 1;
     };
 
-    // Whether two linked activities would be costed alike: NCCL metadata on both or neither, the same
-    // shaped ops up their chains.
+    // Whether two linked activities would be costed alike: the same NCCL metadata or none on both, the
+    // same shaped ops up their chains.
     auto agree = [&](std::int64_t x, std::int64_t y) {
-        const auto xi = static_cast<std::size_t>(x), yi = static_cast<std::size_t>(y);
-        return t.activities[xi].collective.has_value() == t.activities[yi].collective.has_value() &&
-               same_shaped_chain(t, links, links.op[xi], links.op[yi]);
+        const auto &cx = t.activities[static_cast<std::size_t>(x)].collective,
+                   &cy = t.activities[static_cast<std::size_t>(y)].collective;
+        return cx.has_value() == cy.has_value() && (!cx || *cx == *cy) &&
+               same_shaped_chain(t, links, links.op[static_cast<std::size_t>(x)], links.op[static_cast<std::size_t>(y)]);
     };
     std::vector<std::pair<std::size_t, std::int64_t>> found;  // (activity, op), applied at the end
     std::vector<Evidence> seen;                               // by key: the undecided candidates' contexts at K = k
@@ -232,7 +397,8 @@ std::uint64_t infer_unlinked(const Trace& t, Links& links) {
             if (e.unknown >= 0 && (e.unknown_ambiguous || e.twin < 0 || !agree(e.twin, e.unknown)))
                 e.ambiguous = true;
         // Each candidate: the whole context, else after, else before; the first one seen linked decides:
-        // agreed (linked), ambiguous (wider next time), or no linked twin with the candidate's metadata.
+        // agreed (linked; a collective without metadata takes its twin's), ambiguous (wider next time), or
+        // no linked twin with the candidate's metadata.
         std::size_t kept = 0;
         for (const std::uint32_t p : undecided) {
             const std::size_t a = order[p];
@@ -240,20 +406,33 @@ std::uint64_t infer_unlinked(const Trace& t, Links& links) {
                 const Evidence* e = find(context(p, side, k));
                 if (!e || (e->twin < 0 && e->unknown < 0))
                     continue;
-                if (e->ambiguous)
+                if (e->ambiguous) {
                     undecided[kept++] = p;
-                else if (t.activities[static_cast<std::size_t>(e->twin)].collective.has_value() ==
-                         t.activities[a].collective.has_value())
-                    found.emplace_back(a, links.op[static_cast<std::size_t>(e->twin)]);
+                    break;
+                }
+                const auto twin = static_cast<std::size_t>(e->twin);
+                const GpuActivity &self = t.activities[a], &other = t.activities[twin];
+                if (other.collective.has_value() == self.collective.has_value()) {
+                    found.emplace_back(a, links.op[twin]);
+                } else if (!self.collective && other.device == self.device && other.stream == self.stream) {
+                    // A collective kernel without metadata takes its twins' (agree() made it the same for
+                    // all) when the twin runs on its stream (a communicator's; another's group may
+                    // differ); else place_collectives tries.
+                    found.emplace_back(a, links.op[twin]);
+                    links.collective_twin.emplace_back(a, twin);
+                }
                 break;
             }
         }
         undecided.resize(kept);
     }
+    place_collectives(t, links, order, prefix, candidates, found);
     for (const auto& [a, op] : found) {
         links.op[a] = op;
         links.how[a] = LinkHow::inferred;
     }
+    std::sort(links.collective_twin.begin(), links.collective_twin.end());
+    std::sort(links.collective_why.begin(), links.collective_why.end());
     return found.size();
 }
 

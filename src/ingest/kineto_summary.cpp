@@ -87,9 +87,9 @@ struct Grouper {
             }
             return kNone;
         }
-        if (g.collective) {
+        if (const CollectiveArgs* m = collective_of(t, links, a)) {  // its own, or its twins' (inferred)
             try {
-                if (auto c = cost_collective_kernel(g)) {
+                if (auto c = cost_collective_kernel(*m)) {
                     const std::size_t grp = group_of(std::move(*c));
                     ++groups[grp].calls;
                     return static_cast<std::int64_t>(grp);
@@ -126,8 +126,10 @@ struct Grouper {
             return fmt::format("no byte count in trace (no \"bytes\" arg; the launching op {} does not give the size)",
                                t.names[t.ops[static_cast<std::size_t>(links.op[a])].name]);
         }
-        if (g.collective)
+        if (collective_of(t, links, a))
             return "collective metadata not understood (collective name, dtype or group size)";
+        if (const std::string_view why = collective_why(links, a); !why.empty())
+            return std::string(why);
         if (links.op[a] < 0)
             return "no CPU op linked (queued before the profiler started, or replayed from a CUDA graph)";
         std::int64_t shaped = -1;
@@ -333,6 +335,12 @@ Summary summarize(const Trace& t, const Links& links, const TraceHints& hints) {
     std::stable_sort(s.groups.begin(), s.groups.end(), [](const Group& a, const Group& b) { return a.kernel_us > b.kernel_us; });
     std::stable_sort(s.kernels.begin(), s.kernels.end(),
                      [](const KernelRow& a, const KernelRow& b) { return a.total_us > b.total_us; });
+    if (!links.collective_twin.empty())
+        s.notes.push_back(fmt::format(
+            "{} collective kernels without metadata of their own (queued before the profiler started) costed from the "
+            "collective metadata of their linked twins in the same place of a repeated kernel sequence (inferred; outside "
+            "the profiled window)",
+            links.collective_twin.size()));
     if (hints.model)
         hint_notes(hints, gr, s);
     if (gr.rejected > 0)

@@ -5,6 +5,8 @@
 // ResNet trace with the links of its first kernels removed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <map>
 #include <string>
 
@@ -179,21 +181,204 @@ TEST(KinetoInfer, AStreamEdgeDoesNotResolveAmbiguity) {
 }
 
 // An NCCL kernel queued before the profiler started carries no collective metadata, while its linked
-// twins do (and are costed from it, not from their op): it stays unlinked rather than filed under an op
-// its twins were not costed from. Here k3 of steps 1 and 2 carry allreduce metadata, k3 of step 0 none.
-TEST(KinetoInfer, NoTwinCostedFromMetadataTheKernelLacks) {
+// twins do (and are costed from it, not from their op): it takes its twins' metadata when they all
+// carry the same. Here k3 of steps 1 and 2 carry allreduce metadata (1000 floats, 2 ranks), k3 of step
+// 0 none: it is inferred to k3 of step 1 and costed as that allreduce. The group: message 1000 · 4 B =
+// 4000 B (nccl-tests' allreduce size: the input), 2 ranks; 3 kernels (2 linked, 1 inferred), one call
+// each, 3 µs.
+TEST(KinetoInfer, CollectiveWithoutMetadataTakesItsTwinsMetadata) {
     Builder b;
     b.step(0, false);
     b.step(1, true);
     b.step(2, true);
+    const CollectiveArgs meta{"allreduce", 1000, 1000, 2, "Float"};
     for (std::size_t s : {1u, 2u})
-        b.t.activities[s * kStep + 3].collective = CollectiveArgs{"allreduce", 1000, 1000, 2, "Float"};
+        b.t.activities[s * kStep + 3].collective = meta;
+    const Links l = link_activities(b.t);
+    for (std::size_t i = 0; i < kStep; ++i)
+        EXPECT_EQ(l.how[i], LinkHow::inferred) << "k" << i;
+    const CollectiveArgs* got = collective_of(b.t, l, 3);
+    ASSERT_NE(got, nullptr);
+    EXPECT_EQ(*got, meta);
+    EXPECT_EQ(collective_of(b.t, l, 2), nullptr);  // k2 has none, nor have its twins
+    const Summary s = summarize(b.t, l);
+    EXPECT_EQ(s.uncosted_kernels, 0u);
+    bool seen = false;
+    for (const Group& g : s.groups)
+        if (g.what.op == "nccl:allreduce") {
+            seen = true;
+            ASSERT_TRUE(g.what.cost.collective);
+            EXPECT_EQ(g.what.cost.collective->size_bytes, 4000u);
+            EXPECT_EQ(g.what.cost.collective->ranks, 2u);
+            EXPECT_EQ(g.kernels, 3u);
+            EXPECT_EQ(g.calls, 3u);
+            EXPECT_DOUBLE_EQ(g.kernel_us, 3.0);
+        }
+    EXPECT_TRUE(seen);
+    EXPECT_TRUE(std::any_of(s.notes.begin(), s.notes.end(),
+                            [](const std::string& n) { return n.rfind("1 collective kernels without metadata", 0) == 0; }));
+}
+
+// Negative: k3 of step 1 carries 1000 floats, k3 of step 2 2000. The name context finds both twins,
+// which disagree, at every width; on the stream's repeated sequence (names with period 12, the
+// metadata with none) the twins of k3 at positions 15 and 27 disagree too: no guess, a reason. The
+// eleven others are inferred as before.
+TEST(KinetoInfer, CollectiveTwinsThatDisagreeGiveAReason) {
+    Builder b;
+    b.step(0, false);
+    b.step(1, true);
+    b.step(2, true);
+    b.t.activities[kStep + 3].collective = CollectiveArgs{"allreduce", 1000, 1000, 2, "Float"};
+    b.t.activities[2 * kStep + 3].collective = CollectiveArgs{"allreduce", 2000, 2000, 2, "Float"};
     const Links l = link_activities(b.t);
     EXPECT_EQ(l.how[3], LinkHow::none);
+    EXPECT_EQ(collective_of(b.t, l, 3), nullptr);
+    const std::string why =
+        "no collective metadata (queued before the profiler started); its twins in the repeated kernel sequence disagree "
+        "on message size";
+    EXPECT_EQ(collective_why(l, 3), why);
     for (std::size_t i = 0; i < kStep; ++i)
         if (i != 3) {
             EXPECT_EQ(l.how[i], LinkHow::inferred) << "k" << i;
         }
+    const Summary s = summarize(b.t, l);
+    EXPECT_EQ(s.uncosted_kernels, 1u);
+    bool seen = false;
+    for (const KernelRow& k : s.kernels)
+        if (k.name == "k3") {
+            seen = true;
+            EXPECT_EQ(k.reason, why);
+        }
+    EXPECT_TRUE(seen);
+}
+
+// A communicator's stream (ResNet's RCCL stream in miniature): every collective is the one kernel
+// ncclDevKernel_Generic, so names cannot place it; a step runs broadcast 9600 bf16, broadcast 20 int64,
+// allreduce 1000 bf16, allreduce 3000 bf16 (8 ranks). Steps 1..3 are linked (12 kernels, the tail); five
+// kernels queued before the profiler precede them: the last of a step, then a whole step. The tokens
+// (name and metadata) of the tail repeat with period 4 (two repetitions fit in 12), the names of the
+// whole stream too: the five take, in order, the metadata of positions 5 + 4·m − 1 ... : allreduce 3000,
+// broadcast 9600, broadcast 20, allreduce 1000, allreduce 3000. Message sizes (nccl-tests' convention,
+// the input): 3000 · 2 B = 6000 B; 9600 · 2 = 19200 B; 20 · 8 = 160 B; 1000 · 2 = 2000 B.
+TEST(KinetoInfer, CollectivesOfOneKernelNameArePlacedByTheirStreamsPeriod) {
+    Trace t;
+    t.names = {"ncclDevKernel_Generic", "record_param_comms"};
+    const std::array<CollectiveArgs, 4> phase{{{"broadcast", 9600, 9600, 8, "BFloat16"},
+                                               {"broadcast", 20, 20, 8, "Long"},
+                                               {"allreduce", 1000, 1000, 8, "BFloat16"},
+                                               {"allreduce", 3000, 3000, 8, "BFloat16"}}};
+    auto kernel = [&](double ts, std::int64_t correlation) {
+        GpuActivity g;
+        g.name = 0;
+        g.ts = ts;
+        g.dur = 2;
+        g.stream = 4;
+        g.correlation = correlation;
+        t.activities.push_back(g);
+    };
+    for (std::size_t i = 0; i < 5; ++i)  // queued before the profiler: no launch record
+        kernel(10.0 * static_cast<double>(i), 100000 + static_cast<std::int64_t>(i));
+    for (std::int64_t id = 1; id <= 12; ++id) {
+        const double ts = 100.0 + 10.0 * static_cast<double>(id);
+        CpuOp o;
+        o.name = 1;
+        o.ts = ts - 3;
+        o.dur = 1;
+        o.external_id = id;
+        t.ops.push_back(o);
+        t.launches.push_back({0, ts - 2.5, 0.5, id, id});
+        kernel(ts, id);
+        t.activities.back().external_id = id;
+        t.activities.back().collective = phase[static_cast<std::size_t>(id - 1) % 4];
+    }
+    const Links l = link_activities(t);
+    const std::array<std::size_t, 5> want{3, 0, 1, 2, 3};
+    for (std::size_t i = 0; i < 5; ++i) {
+        EXPECT_EQ(l.how[i], LinkHow::inferred) << i;
+        const CollectiveArgs* got = collective_of(t, l, i);
+        ASSERT_NE(got, nullptr) << i;
+        EXPECT_EQ(*got, phase[want[i]]) << i;
+    }
+    const Summary s = summarize(t, l);
+    EXPECT_EQ(s.uncosted_kernels, 0u);
+    std::map<std::uint64_t, std::uint64_t> kernels_by_size;  // message bytes → kernels
+    for (const Group& g : s.groups)
+        kernels_by_size[g.what.cost.collective->size_bytes] += g.kernels;
+    // Linked 3 of each; inferred: allreduce 3000 twice, the others once.
+    EXPECT_EQ(kernels_by_size, (std::map<std::uint64_t, std::uint64_t>{{160, 4}, {2000, 4}, {6000, 5}, {19200, 4}}));
+}
+
+// Negative, the same stream: step 2's allreduce 1000 is 1500 instead (dynamic shapes). The tail's tokens
+// repeat with no period that fits twice in 12; the names repeat with period 1, so every tail kernel is a
+// twin of every queued one, and they disagree (the first two: broadcast 9600 bf16 and 20 int64).
+TEST(KinetoInfer, CollectivesWhoseStepsDifferAreNotGuessed) {
+    Trace t;
+    t.names = {"ncclDevKernel_Generic", "record_param_comms"};
+    auto kernel = [&](double ts, std::int64_t correlation) {
+        GpuActivity g;
+        g.name = 0;
+        g.ts = ts;
+        g.dur = 2;
+        g.stream = 4;
+        g.correlation = correlation;
+        t.activities.push_back(g);
+    };
+    kernel(0, 100000);
+    for (std::int64_t id = 1; id <= 12; ++id) {
+        const double ts = 100.0 + 10.0 * static_cast<double>(id);
+        CpuOp o;
+        o.name = 1;
+        o.ts = ts - 3;
+        o.dur = 1;
+        o.external_id = id;
+        t.ops.push_back(o);
+        t.launches.push_back({0, ts - 2.5, 0.5, id, id});
+        kernel(ts, id);
+        t.activities.back().external_id = id;
+        const std::array<CollectiveArgs, 4> phase{{{"broadcast", 9600, 9600, 8, "BFloat16"},
+                                                   {"broadcast", 20, 20, 8, "Long"},
+                                                   {"allreduce", id == 7 ? 1500u : 1000u, id == 7 ? 1500u : 1000u, 8, "BFloat16"},
+                                                   {"allreduce", 3000, 3000, 8, "BFloat16"}}};
+        t.activities.back().collective = phase[static_cast<std::size_t>(id - 1) % 4];
+    }
+    const Links l = link_activities(t);
+    EXPECT_EQ(l.how[0], LinkHow::none);
+    EXPECT_EQ(collective_of(t, l, 0), nullptr);
+    EXPECT_EQ(collective_why(l, 0),
+              "no collective metadata (queued before the profiler started); its twins in the repeated kernel sequence "
+              "disagree on message size, dtype");
+}
+
+// Negative, no sequence at all: one queued ncclDevKernel_Generic before a single linked allreduce. A
+// tail of one kernel holds no two repetitions of any period: a reason, no guess (one linked call says
+// nothing of an unlinked one).
+TEST(KinetoInfer, CollectiveWithoutARepeatedSequenceGivesAReason) {
+    Trace t;
+    t.names = {"ncclDevKernel_Generic", "record_param_comms"};
+    GpuActivity queued;
+    queued.stream = 4;
+    queued.dur = 2;
+    queued.correlation = 100000;
+    t.activities.push_back(queued);
+    CpuOp o;
+    o.name = 1;
+    o.ts = 7;
+    o.dur = 1;
+    o.external_id = 1;
+    t.ops.push_back(o);
+    t.launches.push_back({0, 8, 0.5, 1, 1});
+    GpuActivity linked = queued;
+    linked.ts = 10;
+    linked.correlation = 1;
+    linked.external_id = 1;
+    linked.collective = CollectiveArgs{"allreduce", 1000, 1000, 8, "BFloat16"};
+    t.activities.push_back(linked);
+    const Links l = link_activities(t);
+    EXPECT_EQ(l.how[0], LinkHow::none);
+    EXPECT_EQ(collective_of(t, l, 0), nullptr);
+    EXPECT_EQ(collective_why(l, 0),
+              "no collective metadata (queued before the profiler started); no repeated kernel sequence on its stream "
+              "places it among linked twins");
 }
 
 // Kernels whose correlation id has a CPU launch record (a cudaGraphLaunch replaying a CUDA graph, outside
