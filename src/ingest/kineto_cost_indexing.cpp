@@ -240,6 +240,88 @@ std::optional<OpCost> arange_op(const std::string& name, const CpuOp& op) {
                    Category::elementwise, "ceil((end − start) / step) elements written; 0 FLOPs");
 }
 
+// A list of integers from a Concrete Input ("[1, 1, 2, 2]", "[-1]"); nullopt when absent or malformed.
+std::optional<std::vector<std::int64_t>> int_list(const CpuOp& op, std::size_t i) {
+    if (i >= op.concrete.size() || op.concrete[i].size() < 2 || op.concrete[i].front() != '[')
+        return std::nullopt;
+    std::vector<std::int64_t> out;
+    const std::string& s = op.concrete[i];
+    const char* p = s.data() + 1;
+    const char* end = s.data() + s.size();
+    while (p < end) {
+        if (*p == ' ' || *p == ',' || *p == ']') {
+            ++p;
+            continue;
+        }
+        std::int64_t v = 0;
+        const auto [next, ec] = std::from_chars(p, end, v);
+        if (ec != std::errc())
+            return std::nullopt;
+        out.push_back(v);
+        p = next;
+    }
+    return out;
+}
+
+// Output shapes of the reshaping copies: constant_pad_nd(self, pad, value) (pad: [left, right] pairs
+// from the last dim backwards, negative crops), repeat(self, repeats) (repeats may add leading dims),
+// upsample_*(self, output_size, ...) ([N, C] + output_size), and their element count; nullopt when the
+// Concrete Inputs do not give it.
+std::optional<Shape> reshaped_output(std::string_view base, const Shape& x, const CpuOp& op) {
+    const auto list = int_list(op, 1);
+    if (!list || list->empty())
+        return std::nullopt;
+    Shape out = x;
+    if (base == "constant_pad_nd") {
+        if (list->size() % 2 != 0 || list->size() / 2 > x.size())
+            return std::nullopt;
+        for (std::size_t k = 0; k < list->size() / 2; ++k) {
+            const std::int64_t d = static_cast<std::int64_t>(x[x.size() - 1 - k]) + (*list)[2 * k] + (*list)[2 * k + 1];
+            if (d <= 0)
+                return std::nullopt;
+            out[x.size() - 1 - k] = static_cast<std::uint64_t>(d);
+        }
+        return out;
+    }
+    if (base == "repeat") {
+        if (list->size() < x.size())
+            return std::nullopt;
+        out.assign(list->size() - x.size(), 1);
+        out.insert(out.end(), x.begin(), x.end());
+        for (std::size_t k = 0; k < out.size(); ++k) {
+            if ((*list)[k] <= 0)
+                return std::nullopt;
+            out[k] *= static_cast<std::uint64_t>((*list)[k]);
+        }
+        return out;
+    }
+    // upsample: the spatial dims after [N, C]
+    if (x.size() != list->size() + 2)
+        return std::nullopt;
+    for (std::size_t k = 0; k < list->size(); ++k) {
+        if ((*list)[k] <= 0)
+            return std::nullopt;
+        out[k + 2] = static_cast<std::uint64_t>((*list)[k]);
+    }
+    return out;
+}
+
+// Interpolation FLOPs per output element of upsample_*: nearest 0; linear 3 (a lerp: a + w·(b − a)),
+// bilinear 3 lerps = 9, trilinear 7 lerps = 21; bicubic 16 taps·2 = 32. nullopt for another mode.
+std::optional<std::uint64_t> upsample_flops(std::string_view base) {
+    if (base.find("nearest") != std::string_view::npos)
+        return 0;
+    if (base.find("trilinear") != std::string_view::npos)
+        return 21;
+    if (base.find("bilinear") != std::string_view::npos)
+        return 9;
+    if (base.find("linear") != std::string_view::npos)
+        return 3;
+    if (base.find("bicubic") != std::string_view::npos)
+        return 32;
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<OpCost> cost_data_op(const std::string& name, const CpuOp& op) {
@@ -254,6 +336,41 @@ std::optional<OpCost> cost_data_op(const std::string& name, const CpuOp& op) {
 
     if (is_index_op(base))
         return index_op(name, base, op);
+    if (base == "flip" || base == "roll" || base == "fliplr" || base == "flipud") {
+        if (!x || !t)
+            return std::nullopt;
+        return traffic(name, shape_text(*x), *t, label(op, 0), input_bytes(op, 0), input_bytes(op, 0), 0, Category::elementwise,
+                       "input read, its permuted copy written; 0 FLOPs");
+    }
+    const bool upsample = base.rfind("upsample_", 0) == 0 && base.find("backward") == std::string_view::npos;
+    if (base == "constant_pad_nd" || base == "repeat" || upsample) {
+        const auto out = x ? reshaped_output(upsample ? std::string_view("upsample") : base, *x, op) : std::nullopt;
+        const auto per = upsample ? upsample_flops(base) : std::optional<std::uint64_t>(0);
+        if (!out || !t || !per)
+            return std::nullopt;
+        const std::uint64_t n = elems(*out);
+        return traffic(name, fmt::format("{} → {}", shape_text(*x), shape_text(*out)), *t, label(op, 0), input_bytes(op, 0),
+                       bytes_of(*t, n), n * *per, Category::elementwise,
+                       *per == 0 ? std::string("input read, output written; 0 FLOPs")
+                                 : fmt::format("input read, output written; {} FLOPs per output element (interpolation)", *per));
+    }
+    if (base.rfind("upsample_", 0) == 0) {
+        // upsample_*_backward(grad_output, output_size, input_size, ...): grad_output read, grad_input
+        // [input_size] written; each grad_output element spread over its taps (the forward's FLOPs).
+        const auto in = int_list(op, 2);
+        const auto per = upsample_flops(base);
+        if (!x || !t || !in || !per || in->empty())
+            return std::nullopt;
+        std::uint64_t n = 1;
+        for (const std::int64_t d : *in) {
+            if (d <= 0)
+                return std::nullopt;
+            n *= static_cast<std::uint64_t>(d);
+        }
+        return traffic(name, shape_text(*x), *t, label(op, 0), input_bytes(op, 0), bytes_of(*t, n),
+                       elems(*x) * std::max<std::uint64_t>(*per, 1), Category::elementwise,
+                       "grad_output read, grad_input written; the forward's FLOPs per grad_output element (1 for nearest)");
+    }
     if (base == "arange")
         return arange_op(name, op);
     if (base == "fill" || base == "zero" || base == "ones_like" || base == "zeros_like" || base == "normal" ||
@@ -387,6 +504,9 @@ std::string indexing_uncosted_reason(const std::string& name, const CpuOp& op) {
     std::string_view base = std::string_view(name).substr(6);
     if (base.size() > 1 && base.back() == '_' && base[base.size() - 2] != '_')
         base.remove_suffix(1);
+    if (base == "nonzero" || base == "unique" || base == "_unique" || base == "_unique2" || base == "unique_consecutive" ||
+        base == "unique_dim" || base == "masked_select" || base == "argwhere")
+        return fmt::format("output size of {} is a count of its input's values, not in trace", name);
     if (!is_index_op(base))
         return "";
     std::string why;

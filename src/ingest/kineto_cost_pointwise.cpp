@@ -4,7 +4,11 @@
 // FLOPs per element of the activations count each arithmetic step and each exp/erf/tanh as 1:
 // relu, clamp, threshold, hardtanh 1 (a compare-select); leaky_relu 2; mish 5; pow, rsqrt, sqrt, log, sin,
 // cos, erf, abs, reciprocal, rsub 1; sigmoid 4 (neg, exp, +1, reciprocal); silu 4 (x/(1+exp(−x)): neg, exp, +1, div);
-// gelu 5 (x/√2, erf, +1, ·x, ·½); tanh, exp 1. Binary arithmetic 1; copies 0; comparisons and logical
+// gelu 5 (x/√2, erf, +1, ·x, ·½); tanh, exp 1; softplus 5 (·β, exp, +1, log, /β); hardswish 5 (+3, max,
+// min, ·x, /6); hardsigmoid 4; elu 4 (compare, exp, −1, ·α); exp2, expm1, log1p, log2, log10, tan, sinh,
+// cosh, asin, acos, atan, atan2, square, floor, ceil, round, trunc, frac, sign, sgn, remainder, fmod,
+// floor_divide, nan_to_num, bitwise ops 1 (0 on integer types, as all integer arithmetic); tril, triu 0
+// (a masked copy). Binary arithmetic 1; copies 0; comparisons and logical
 // ops (eq, ne, lt, le, gt, ge, logical_*, isnan, isinf, isfinite) 1, writing bool (1 byte per element).
 // Broadcast operands smaller than the output are read once at their own size (added to the reads).
 #include <fmt/format.h>
@@ -71,6 +75,40 @@ constexpr PointwiseOp kPointwise[]{{"relu", 1},
                                    {"div", 1},
                                    {"maximum", 1},
                                    {"minimum", 1},
+                                   {"softplus", 5},
+                                   {"hardswish", 5},
+                                   {"hardsigmoid", 4},
+                                   {"elu", 4},
+                                   {"exp2", 1},
+                                   {"expm1", 1},
+                                   {"log1p", 1},
+                                   {"log2", 1},
+                                   {"log10", 1},
+                                   {"tan", 1},
+                                   {"sinh", 1},
+                                   {"cosh", 1},
+                                   {"asin", 1},
+                                   {"acos", 1},
+                                   {"atan", 1},
+                                   {"atan2", 1},
+                                   {"square", 1},
+                                   {"floor", 1},
+                                   {"ceil", 1},
+                                   {"round", 1},
+                                   {"trunc", 1},
+                                   {"frac", 1},
+                                   {"sign", 1},
+                                   {"sgn", 1},
+                                   {"remainder", 1},
+                                   {"fmod", 1},
+                                   {"floor_divide", 1},
+                                   {"nan_to_num", 1},
+                                   {"bitwise_and", 1},
+                                   {"bitwise_or", 1},
+                                   {"bitwise_xor", 1},
+                                   {"bitwise_not", 1},
+                                   {"tril", 0},
+                                   {"triu", 0},
                                    {"copy", 0},
                                    {"clone", 0},
                                    // Comparisons and logical ops: one compare per element, a bool written.
