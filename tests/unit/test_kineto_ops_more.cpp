@@ -329,6 +329,89 @@ TEST(KinetoOpsMore, FlashInferRaggedOneSequence) {
     EXPECT_NE(attention_uncosted_reason(kRagged, w).find("sliding window 127"), std::string::npos);
 }
 
+// ---- Training and vision ops.
+
+TEST(KinetoOpsMore, DropoutForwardAndBackward) {
+    // native_dropout(bf16 [8, 128], 0.1, True): read 1024·2 = 2048 B; write output 2048 + bool mask 1024
+    // = 3072 B; 2 FLOPs per element = 2048.
+    const auto f =
+        cost_cpu_op("aten::native_dropout", op_of({{8, 128}, {}, {}}, {bf, "Scalar", "Scalar"}, {"", "0.1", "True"}), "");
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->cost.bytes_read, 2048u);
+    EXPECT_EQ(f->cost.bytes_written, 3072u);
+    EXPECT_EQ(f->cost.flops, 2048u);
+    // native_dropout_backward(grad bf16 [8, 128], mask bool [8, 128], scale): read 2048 + 1024 = 3072 B, write 2048 B.
+    const auto b = cost_cpu_op("aten::native_dropout_backward",
+                               op_of({{8, 128}, {8, 128}, {}}, {bf, "bool", "Scalar"}, {"", "", "1.11"}), "");
+    ASSERT_TRUE(b);
+    EXPECT_EQ(b->cost.bytes_read, 3072u);
+    EXPECT_EQ(b->cost.bytes_written, 2048u);
+    EXPECT_EQ(b->cost.flops, 2048u);
+}
+
+TEST(KinetoOpsMore, AdaptiveAvgPoolBackward) {
+    // (grad_output fp32 [10, 512, 1, 1], self fp32 [10, 512, 7, 7]): read 5120·4 = 20,480 B; write
+    // 10·512·49 = 250,880 elements · 4 = 1,003,520 B; 250,880 FLOPs.
+    const auto c =
+        cost_cpu_op("aten::_adaptive_avg_pool2d_backward", op_of({{10, 512, 1, 1}, {10, 512, 7, 7}}, {"float", "float"}), "");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.bytes_read, 20480u);
+    EXPECT_EQ(c->cost.bytes_written, 1003520u);
+    EXPECT_EQ(c->cost.flops, 250880u);
+}
+
+TEST(KinetoOpsMore, PadRepeatUpsampleFlip) {
+    // constant_pad_nd(bf16 [2, 3, 8, 8], [1, 1, 2, 2]): last dim 8+1+1 = 10, the one before 8+2+2 = 12 →
+    // [2, 3, 12, 10] = 720 elements: read 384·2 = 768 B, write 1440 B.
+    const auto p = cost_cpu_op("aten::constant_pad_nd",
+                               op_of({{2, 3, 8, 8}, {}, {}}, {bf, "ScalarList", "Scalar"}, {"", "[1, 1, 2, 2]", "0"}), "");
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->cost.bytes_read, 768u);
+    EXPECT_EQ(p->cost.bytes_written, 1440u);
+    // repeat(fp32 [3, 4], [2, 1, 2]) → [2, 3, 8] = 48 elements: read 48 B, write 192 B.
+    const auto r = cost_cpu_op("aten::repeat", op_of({{3, 4}, {}}, {"float", "ScalarList"}, {"", "[2, 1, 2]"}), "");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->cost.bytes_read, 48u);
+    EXPECT_EQ(r->cost.bytes_written, 192u);
+    // upsample_bilinear2d(bf16 [1, 4, 8, 8], [16, 16], False): 4·256 = 1024 outputs, 2048 B written,
+    // 9 FLOPs each = 9216; read 256·2 = 512 B. Nearest: 0 FLOPs.
+    const auto u = cost_cpu_op("aten::upsample_bilinear2d",
+                               op_of({{1, 4, 8, 8}, {}, {}}, {bf, "ScalarList", "Scalar"}, {"", "[16, 16]", "False"}), "");
+    ASSERT_TRUE(u);
+    EXPECT_EQ(u->cost.bytes_read, 512u);
+    EXPECT_EQ(u->cost.bytes_written, 2048u);
+    EXPECT_EQ(u->cost.flops, 9216u);
+    const auto n = cost_cpu_op("aten::upsample_nearest2d", op_of({{1, 4, 8, 8}, {}}, {bf, "ScalarList"}, {"", "[16, 16]"}), "");
+    ASSERT_TRUE(n);
+    EXPECT_EQ(n->cost.flops, 0u);
+    // upsample_nearest2d_backward(grad bf16 [1, 4, 16, 16], output_size, input_size [1, 4, 8, 8]):
+    // read 1024·2 = 2048 B, write 256·2 = 512 B, 1 FLOP per grad_output element = 1024.
+    const auto nb =
+        cost_cpu_op("aten::upsample_nearest2d_backward",
+                    op_of({{1, 4, 16, 16}, {}, {}}, {bf, "ScalarList", "ScalarList"}, {"", "[16, 16]", "[1, 4, 8, 8]"}), "");
+    ASSERT_TRUE(nb);
+    EXPECT_EQ(nb->cost.bytes_read, 2048u);
+    EXPECT_EQ(nb->cost.bytes_written, 512u);
+    EXPECT_EQ(nb->cost.flops, 1024u);
+    // flip(bf16 [4, 8], [0]): read and write 64 B.
+    const auto f = cost_cpu_op("aten::flip", op_of({{4, 8}, {}}, {bf, "ScalarList"}, {"", "[0]"}), "");
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->cost.bytes_written, 64u);
+}
+
+TEST(KinetoOpsMore, MoreActivationsAndDataDependentOutputs) {
+    // hardswish(bf16 [100]): read 200 B, write 200 B, 5 FLOPs per element = 500.
+    const auto h = cost_cpu_op("aten::hardswish", op_of({{100}}, {bf}), "");
+    ASSERT_TRUE(h);
+    EXPECT_EQ(h->cost.flops, 500u);
+    EXPECT_EQ(h->cost.bytes_read + h->cost.bytes_written, 400u);
+    // nonzero: its output size is a count of values.
+    const auto nz = op_of({{100}}, {"bool"});
+    EXPECT_FALSE(cost_cpu_op("aten::nonzero", nz, ""));
+    EXPECT_EQ(indexing_uncosted_reason("aten::nonzero", nz),
+              "output size of aten::nonzero is a count of its input's values, not in trace");
+}
+
 // ---- A previously uncosted real op is costed now (the shipped SGLang trace).
 
 TEST(KinetoOpsMore, SglangSubAndArangeAreCostedIndexSaysWhy) {
