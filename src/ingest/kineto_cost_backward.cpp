@@ -207,7 +207,7 @@ std::optional<OpCost> cost_backward_op(const std::string& name, const CpuOp& op)
         return traffic(name, shape_text(*gin), *t, std::string(dtype_name(*t)), input_bytes(op, 0), bytes_of(*t, elems(*gin)),
                        elems(*gin), Category::reduce, "grad_output read; grad_input written; 1 FLOP per grad_input element");
     }
-    if (base == "native_dropout") {
+    if (base == "native_dropout" || base == "_fused_dropout") {
         // (input, p, train): input read; output and its bool mask (1 B an element) written; 2 FLOPs per
         // element (the draw's compare, the 1/(1−p) scale).
         const auto x = input_shape(op, 0);
@@ -218,7 +218,7 @@ std::optional<OpCost> cost_backward_op(const std::string& name, const CpuOp& op)
         return traffic(name, shape_text(*x), *t, std::string(dtype_name(*t)), input_bytes(op, 0), bytes_of(*t, n) + n, 2 * n,
                        Category::elementwise, "input read; output and bool mask written; 2 FLOPs per element");
     }
-    if (base == "native_dropout_backward") {
+    if (base == "native_dropout_backward" || base == "_masked_scale") {
         // (grad_output, mask, scale): grad_output and the bool mask read, grad_input written; 2 FLOPs per
         // element (mask · g · scale).
         const auto g = input_shape(op, 0);

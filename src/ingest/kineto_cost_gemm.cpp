@@ -1,4 +1,5 @@
-// Matrix products from a Kineto op's "Input Dims": aten::mm, addmm, bmm, baddbmm, matmul, linear.
+// Matrix products from a Kineto op's "Input Dims": aten::mm, addmm, bmm, baddbmm, matmul, linear, mv,
+// addmv (N = 1), and _scaled_mm (fp8 A and B, C in out_dtype, the per-tensor or per-row scales read).
 // M, N, K (and the batch) from the operand shapes; transposes are layout only (the minimum bytes do
 // not change). addmm's `self` of N elements is the engine's bias (read once, C's dtype); a full
 // M×N (or B×M×N) addend is read in full: its bytes are added to the reads.
@@ -48,6 +49,57 @@ std::optional<Mnk> matmul_dims(Shape a, Shape b, bool fold_batch_into_m) {
     return r;
 }
 
+// _scaled_mm(self [M, K], mat2 [K, N], scale_a, scale_b, bias, scale_result, out_dtype, use_fast_accum):
+// A and B in their (fp8) types, C in out_dtype (a c10::ScalarType code: 5 fp16, 6 fp32, 15 bf16; None:
+// A's type), the scales (a scalar, or one per row of A / column of B) and a bias [N] read.
+std::optional<OpCost> cost_scaled_mm(const std::string& name, const CpuOp& op) {
+    const auto sa = input_shape(op, 0), sb = input_shape(op, 1);
+    const auto ta = input_dtype(op, 0), tb = input_dtype(op, 1);
+    if (!sa || !sb || !ta || !tb || sa->size() != 2 || sb->size() != 2 || (*sa)[1] != (*sb)[0])
+        return std::nullopt;
+    DType c = *ta;
+    if (op.concrete.size() > 6 && !op.concrete[6].empty()) {
+        const std::string& code = op.concrete[6];
+        if (code == "5")
+            c = DType::fp16;
+        else if (code == "6")
+            c = DType::fp32;
+        else if (code == "15")
+            c = DType::bf16;
+        else if (code != "None")
+            return std::nullopt;
+    }
+    GemmDesc d;
+    d.m = (*sa)[0];
+    d.k = (*sa)[1];
+    d.n = (*sb)[1];
+    d.a = *ta;
+    d.b = *tb;
+    d.c = c;
+    d.bias = input_shape(op, 4).has_value();
+    OpCost r;
+    r.op = name;
+    r.shape = fmt::format("M={} N={} K={}{}", d.m, d.n, d.k, d.bias ? " bias" : "");
+    r.dtype = fmt::format("{}x{}->{}", dtype_name(d.a), dtype_name(d.b), dtype_name(d.c));
+    r.category = Category::gemm;
+    r.cost = gemm_cost(d);
+    std::uint64_t scales = 0;
+    for (const std::size_t i : {std::size_t{2}, std::size_t{3}, std::size_t{5}})
+        if (i < op.dims.size() && i < op.types.size()) {
+            const auto s = input_shape(op, i);
+            const auto t = storage_dtype(op.types[i]);
+            if (t)
+                scales += storage_bytes(*t, Exact(s ? product(*s, 0, s->size()) : 1)).value();
+        }
+    if (scales > 0) {
+        r.cost.bytes_read += scales;
+        r.cost.terms.push_back({"read scales", "scale_a, scale_b (and scale_result) at their own sizes",
+                                fmt::format("{} B", scales), fmt::format("{} B", scales)});
+    }
+    r.params = {{"m", d.m}, {"n", d.n}, {"k", d.k}, {"bias", d.bias}};
+    return r;
+}
+
 }  // namespace
 
 std::optional<OpCost> cost_gemm_op(const std::string& name, const CpuOp& op) {
@@ -62,6 +114,13 @@ std::optional<OpCost> cost_gemm_op(const std::string& name, const CpuOp& op) {
     } else if (name == "aten::linear") {
         linear = true;
         addend = 2;
+    } else if (name == "aten::mv") {
+    } else if (name == "aten::addmv") {
+        a = 1;
+        b = 2;
+        addend = 0;
+    } else if (name == "aten::_scaled_mm") {
+        return cost_scaled_mm(name, op);
     } else {
         return std::nullopt;
     }
@@ -76,6 +135,8 @@ std::optional<OpCost> cost_gemm_op(const std::string& name, const CpuOp& op) {
         std::swap((*sb)[0], (*sb)[1]);
     }
     if ((name == "aten::mm" || name == "aten::addmm") && (sa->size() != 2 || sb->size() != 2))
+        return std::nullopt;
+    if ((name == "aten::mv" || name == "aten::addmv") && (sa->size() != 2 || sb->size() != 1))
         return std::nullopt;
     if ((name == "aten::bmm" || name == "aten::baddbmm") && (sa->size() != 3 || sb->size() != 3))
         return std::nullopt;

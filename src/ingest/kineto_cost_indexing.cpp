@@ -374,10 +374,14 @@ std::optional<OpCost> cost_data_op(const std::string& name, const CpuOp& op) {
     if (base == "arange")
         return arange_op(name, op);
     if (base == "fill" || base == "zero" || base == "ones_like" || base == "zeros_like" || base == "normal" ||
-        base == "uniform" || base == "random") {
-        if (!x || !t)
+        base == "uniform" || base == "random" || base == "bernoulli" || base == "exponential" || base == "geometric" ||
+        base == "log_normal" || base == "cauchy") {
+        // The output written (a 0-d tensor, Input Dims [] with a tensor type: one element).
+        const std::uint64_t written = tensor_bytes(op, 0);
+        if (!t || written == 0)
             return std::nullopt;
-        return traffic(name, shape_text(*x), *t, label(op, 0), 0, input_bytes(op, 0), 0, Category::elementwise, "output written");
+        return traffic(name, x ? shape_text(*x) : std::string("0-d"), *t, label(op, 0), 0, written, 0, Category::elementwise,
+                       "output written");
     }
     if (base == "copy" || base == "_to_copy" || base == "clone" || base == "contiguous") {
         // Source is input 1 for copy_(self, src), else input 0; destination self's type (input 0).
