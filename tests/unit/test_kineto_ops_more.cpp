@@ -412,6 +412,43 @@ TEST(KinetoOpsMore, MoreActivationsAndDataDependentOutputs) {
               "output size of aten::nonzero is a count of its input's values, not in trace");
 }
 
+// ---- GEMM variants and fills.
+
+TEST(KinetoOpsMore, ScaledMmAndMv) {
+    // _scaled_mm(fp8 [128, 64], fp8 [64, 256], scale_a 0-d fp32, scale_b 0-d fp32, bias None, scale_result
+    // None, out_dtype 15 = bf16, use_fast_accum): FLOPs 2·128·256·64 = 4,194,304; read A 128·64 = 8,192 B
+    // + B 64·256 = 16,384 B + scales 2·4 = 8 B = 24,584 B; write C 128·256·2 = 65,536 B.
+    const auto c = cost_cpu_op("aten::_scaled_mm",
+                               op_of({{128, 64}, {64, 256}, {}, {}, {}, {}, {}, {}},
+                                     {"c10::Float8_e4m3fn", "c10::Float8_e4m3fn", "float", "float", "", "", "Scalar", "Scalar"},
+                                     {"", "", "", "", "", "", "15", "False"}),
+                               "");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->category, Category::gemm);
+    EXPECT_EQ(c->cost.flops, 4194304u);
+    EXPECT_EQ(c->cost.bytes_read, 24584u);
+    EXPECT_EQ(c->cost.bytes_written, 65536u);
+    // mv(bf16 [1024, 512], bf16 [512]): FLOPs 2·1024·512 = 1,048,576; read 1024·512·2 + 512·2 = 1,049,600 B,
+    // write 1024·2 = 2,048 B.
+    const auto v = cost_cpu_op("aten::mv", op_of({{1024, 512}, {512}}, {bf, bf}), "");
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->cost.flops, 1048576u);
+    EXPECT_EQ(v->cost.bytes_read, 1049600u);
+    EXPECT_EQ(v->cost.bytes_written, 2048u);
+}
+
+TEST(KinetoOpsMore, FillOfAZeroDimTensorAndRandomFills) {
+    // The ResNet trace's fill_(bf16 0-d, 1): one element written, 2 B.
+    const auto f = cost_cpu_op("aten::fill_", op_of({{}, {}}, {bf, "Scalar"}, {"", "1"}), "");
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->cost.bytes_written, 2u);
+    EXPECT_EQ(f->cost.bytes_read, 0u);
+    // exponential_(fp32 [32, 1000]) (a sampler's draw): 32,000·4 = 128,000 B written.
+    const auto e = cost_cpu_op("aten::exponential_", op_of({{32, 1000}, {}, {}}, {"float", "Scalar", ""}, {"", "1", ""}), "");
+    ASSERT_TRUE(e);
+    EXPECT_EQ(e->cost.bytes_written, 128000u);
+}
+
 // ---- A previously uncosted real op is costed now (the shipped SGLang trace).
 
 TEST(KinetoOpsMore, SglangSubAndArangeAreCostedIndexSaysWhy) {
