@@ -1,5 +1,6 @@
 // Matrix products from a Kineto op's "Input Dims": aten::mm, addmm, bmm, baddbmm, matmul, linear, mv,
-// addmv (N = 1), and _scaled_mm (fp8 A and B, C in out_dtype, the per-tensor or per-row scales read).
+// addmv (N = 1), _scaled_mm (fp8 A and B, C in out_dtype, the per-tensor or per-row scales read), and
+// _grouped_mm (MoE's grouped GEMM, where offs splits the tokens but the total work is the shapes').
 // M, N, K (and the batch) from the operand shapes; transposes are layout only (the minimum bytes do
 // not change). addmm's `self` of N elements is the engine's bias (read once, C's dtype); a full
 // M×N (or B×M×N) addend is read in full: its bytes are added to the reads.
@@ -100,6 +101,94 @@ std::optional<OpCost> cost_scaled_mm(const std::string& name, const CpuOp& op) {
     return r;
 }
 
+// _grouped_mm(self, mat2, offs, bias, out_dtype) (ATen's grouped GEMM, aten/src/ATen/native/cuda/Blas.cpp):
+// G groups; offs [G] holds where each group ends (values), but the work does not depend on them:
+//   self [T, K] · mat2 [G, K, N] (offs splits the T rows; each row meets one group's weight):
+//       FLOPs 2·T·K·N; read T·K + G·K·N; write T·N;
+//   self [M, T] · mat2 [T, N] (offs splits K = T; a weight gradient per group): FLOPs 2·M·N·T; read
+//       M·T + T·N; write G·M·N;
+//   self [G, M, K] · mat2 [G, K, N]: a batched GEMM of G.
+// C in out_dtype (Concrete Input 4: a c10::ScalarType code), else self's type; offs read (4 B each).
+std::optional<OpCost> cost_grouped_mm(const std::string& name, const CpuOp& op) {
+    const auto sa = input_shape(op, 0), sb = input_shape(op, 1);
+    const auto ta = input_dtype(op, 0), tb = input_dtype(op, 1);
+    if (!sa || !sb || !ta || !tb)
+        return std::nullopt;
+    DType c = *ta;
+    if (op.concrete.size() > 4 && !op.concrete[4].empty() && op.concrete[4] != "None") {
+        const std::string& code = op.concrete[4];
+        if (code == "5")
+            c = DType::fp16;
+        else if (code == "6")
+            c = DType::fp32;
+        else if (code == "15")
+            c = DType::bf16;
+        else
+            return std::nullopt;
+    }
+    const auto offs = input_shape(op, 2);
+    GemmDesc d;
+    d.a = *ta;
+    d.b = *tb;
+    d.c = c;
+    std::uint64_t groups = 0, extra_b = 0, extra_c = 0;
+    std::string form;
+    if (sa->size() == 2 && sb->size() == 3 && (*sa)[1] == (*sb)[1]) {
+        groups = (*sb)[0];
+        d.m = (*sa)[0];
+        d.k = (*sa)[1];
+        d.n = (*sb)[2];
+        extra_b = (groups - 1) * d.k * d.n;  // every group's weight read once
+        form = "tokens split by offs";
+    } else if (sa->size() == 2 && sb->size() == 2 && (*sa)[1] == (*sb)[0]) {
+        if (!offs || offs->size() != 1)
+            return std::nullopt;
+        groups = (*offs)[0];
+        d.m = (*sa)[0];
+        d.k = (*sa)[1];
+        d.n = (*sb)[1];
+        extra_c = (groups - 1) * d.m * d.n;  // one M×N output per group
+        form = "K split by offs";
+    } else if (sa->size() == 3 && sb->size() == 3 && (*sa)[0] == (*sb)[0] && (*sa)[2] == (*sb)[1]) {
+        groups = (*sa)[0];
+        d.batch = groups;
+        d.m = (*sa)[1];
+        d.k = (*sa)[2];
+        d.n = (*sb)[2];
+        form = "batched";
+    } else {
+        return std::nullopt;
+    }
+    if (groups == 0)
+        return std::nullopt;
+    d.bias = input_shape(op, 3).has_value();
+    OpCost r;
+    r.op = name;
+    r.shape = fmt::format("G={} M={} N={} K={} ({})", groups, d.m, d.n, d.k, form);
+    r.dtype = d.a == d.c && d.b == d.c ? std::string(dtype_name(d.c))
+                                       : fmt::format("{}x{}->{}", dtype_name(d.a), dtype_name(d.b), dtype_name(d.c));
+    r.category = Category::gemm;
+    r.cost = gemm_cost(d);
+    if (extra_b > 0) {
+        const std::uint64_t bytes = storage_bytes(d.b, Exact(extra_b)).value();
+        r.cost.bytes_read += bytes;
+        r.cost.terms.push_back({"read the other groups' weights", "(G − 1)·K·N · bytes per element",
+                                fmt::format("{}·{}·{}", groups - 1, d.k, d.n), fmt::format("{} B", bytes)});
+    }
+    if (extra_c > 0) {
+        const std::uint64_t bytes = storage_bytes(d.c, Exact(extra_c)).value();
+        r.cost.bytes_written += bytes;
+        r.cost.terms.push_back({"write the other groups' outputs", "(G − 1)·M·N · bytes per element",
+                                fmt::format("{}·{}·{}", groups - 1, d.m, d.n), fmt::format("{} B", bytes)});
+    }
+    if (offs && offs->size() == 1) {
+        r.cost.bytes_read += 4 * (*offs)[0];
+        r.cost.terms.push_back({"read offs", "G · 4 B", fmt::format("{}·4", (*offs)[0]), fmt::format("{} B", 4 * (*offs)[0])});
+    }
+    r.params = {{"groups", groups}, {"m", d.m}, {"n", d.n}, {"k", d.k}};
+    return r;
+}
+
 }  // namespace
 
 std::optional<OpCost> cost_gemm_op(const std::string& name, const CpuOp& op) {
@@ -121,6 +210,8 @@ std::optional<OpCost> cost_gemm_op(const std::string& name, const CpuOp& op) {
         addend = 0;
     } else if (name == "aten::_scaled_mm") {
         return cost_scaled_mm(name, op);
+    } else if (name == "aten::_grouped_mm") {
+        return cost_grouped_mm(name, op);
     } else {
         return std::nullopt;
     }

@@ -437,6 +437,24 @@ TEST(KinetoOpsMore, ScaledMmAndMv) {
     EXPECT_EQ(v->cost.bytes_written, 2048u);
 }
 
+TEST(KinetoOpsMore, GroupedMmOfMoe) {
+    // _grouped_mm(bf16 [512, 256] tokens, bf16 [8, 256, 128] expert weights, offs int32 [8]): FLOPs
+    // 2·512·256·128 = 33,554,432; read tokens 512·256·2 = 262,144 + weights 8·256·128·2 = 524,288 + offs
+    // 8·4 = 32 → 786,464 B; write 512·128·2 = 131,072 B.
+    const auto c = cost_cpu_op("aten::_grouped_mm", op_of({{512, 256}, {8, 256, 128}, {8}, {}, {}}, {bf, bf, "int", "", ""}), "");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.flops, 33554432u);
+    EXPECT_EQ(c->cost.bytes_read, 786464u);
+    EXPECT_EQ(c->cost.bytes_written, 131072u);
+    // The weight gradient form: [128, 512] · [512, 256] with offs [8]: FLOPs 2·128·256·512 = 33,554,432;
+    // read 128·512·2 + 512·256·2 + 32 = 131,072 + 262,144 + 32 = 393,248 B; write 8·128·256·2 = 524,288 B.
+    const auto w = cost_cpu_op("aten::_grouped_mm", op_of({{128, 512}, {512, 256}, {8}, {}, {}}, {bf, bf, "int", "", ""}), "");
+    ASSERT_TRUE(w);
+    EXPECT_EQ(w->cost.flops, 33554432u);
+    EXPECT_EQ(w->cost.bytes_read, 393248u);
+    EXPECT_EQ(w->cost.bytes_written, 524288u);
+}
+
 TEST(KinetoOpsMore, FillOfAZeroDimTensorAndRandomFills) {
     // The ResNet trace's fill_(bf16 0-d, 1): one element written, 2 B.
     const auto f = cost_cpu_op("aten::fill_", op_of({{}, {}}, {bf, "Scalar"}, {"", "1"}), "");
