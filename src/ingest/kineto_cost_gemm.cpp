@@ -108,15 +108,21 @@ std::optional<OpCost> cost_scaled_mm(const std::string& name, const CpuOp& op) {
 //   self [M, T] · mat2 [T, N] (offs splits K = T; a weight gradient per group): FLOPs 2·M·N·T; read
 //       M·T + T·N; write G·M·N;
 //   self [G, M, K] · mat2 [G, K, N]: a batched GEMM of G.
-// C in out_dtype (Concrete Input 4: a c10::ScalarType code), else self's type; offs read (4 B each).
-std::optional<OpCost> cost_grouped_mm(const std::string& name, const CpuOp& op) {
+// C in out_dtype (a c10::ScalarType code), else self's type; offs read (4 B each). _scaled_grouped_mm(self,
+// mat2, scale_a, scale_b, offs, bias, scale_result, out_dtype, use_fast_accum): the same, fp8 operands,
+// the scales read at their own sizes.
+struct GroupedArgs {
+    std::size_t offs, bias, out_dtype;
+    std::vector<std::size_t> scales;
+};
+std::optional<OpCost> cost_grouped_mm(const std::string& name, const CpuOp& op, const GroupedArgs& at) {
     const auto sa = input_shape(op, 0), sb = input_shape(op, 1);
     const auto ta = input_dtype(op, 0), tb = input_dtype(op, 1);
     if (!sa || !sb || !ta || !tb)
         return std::nullopt;
     DType c = *ta;
-    if (op.concrete.size() > 4 && !op.concrete[4].empty() && op.concrete[4] != "None") {
-        const std::string& code = op.concrete[4];
+    if (op.concrete.size() > at.out_dtype && !op.concrete[at.out_dtype].empty() && op.concrete[at.out_dtype] != "None") {
+        const std::string& code = op.concrete[at.out_dtype];
         if (code == "5")
             c = DType::fp16;
         else if (code == "6")
@@ -126,7 +132,7 @@ std::optional<OpCost> cost_grouped_mm(const std::string& name, const CpuOp& op) 
         else
             return std::nullopt;
     }
-    const auto offs = input_shape(op, 2);
+    const auto offs = input_shape(op, at.offs);
     GemmDesc d;
     d.a = *ta;
     d.b = *tb;
@@ -161,7 +167,7 @@ std::optional<OpCost> cost_grouped_mm(const std::string& name, const CpuOp& op) 
     }
     if (groups == 0)
         return std::nullopt;
-    d.bias = input_shape(op, 3).has_value();
+    d.bias = input_shape(op, at.bias).has_value();
     OpCost r;
     r.op = name;
     r.shape = fmt::format("G={} M={} N={} K={} ({})", groups, d.m, d.n, d.k, form);
@@ -184,6 +190,18 @@ std::optional<OpCost> cost_grouped_mm(const std::string& name, const CpuOp& op) 
     if (offs && offs->size() == 1) {
         r.cost.bytes_read += 4 * (*offs)[0];
         r.cost.terms.push_back({"read offs", "G · 4 B", fmt::format("{}·4", (*offs)[0]), fmt::format("{} B", 4 * (*offs)[0])});
+    }
+    std::uint64_t scales = 0;
+    for (const std::size_t i : at.scales)
+        if (i < op.types.size())
+            if (const auto t = storage_dtype(op.types[i])) {
+                const auto sh = input_shape(op, i);
+                scales += storage_bytes(*t, Exact(sh ? product(*sh, 0, sh->size()) : 1)).value();
+            }
+    if (scales > 0) {
+        r.cost.bytes_read += scales;
+        r.cost.terms.push_back({"read scales", "scale_a, scale_b (and scale_result) at their own sizes",
+                                fmt::format("{} B", scales), fmt::format("{} B", scales)});
     }
     r.params = {{"groups", groups}, {"m", d.m}, {"n", d.n}, {"k", d.k}};
     return r;
@@ -211,7 +229,9 @@ std::optional<OpCost> cost_gemm_op(const std::string& name, const CpuOp& op) {
     } else if (name == "aten::_scaled_mm") {
         return cost_scaled_mm(name, op);
     } else if (name == "aten::_grouped_mm") {
-        return cost_grouped_mm(name, op);
+        return cost_grouped_mm(name, op, {2, 3, 4, {}});
+    } else if (name == "aten::_scaled_grouped_mm") {
+        return cost_grouped_mm(name, op, {4, 5, 7, {2, 3, 6}});
     } else {
         return std::nullopt;
     }

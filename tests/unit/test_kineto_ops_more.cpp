@@ -453,6 +453,20 @@ TEST(KinetoOpsMore, GroupedMmOfMoe) {
     EXPECT_EQ(w->cost.flops, 33554432u);
     EXPECT_EQ(w->cost.bytes_read, 393248u);
     EXPECT_EQ(w->cost.bytes_written, 524288u);
+    // _scaled_grouped_mm(fp8 [512, 256], fp8 [8, 256, 128] (its transpose's layout is the same bytes),
+    // scale_a fp32 [512], scale_b fp32 [8, 128], offs int32 [8], bias None, scale_result None, out_dtype 15 bf16):
+    // FLOPs 33,554,432; read 512·256 + 8·256·128 + scales (512 + 1024)·4 + offs 32 = 131,072 + 262,144 + 6,144 + 32
+    // = 399,392 B; write 512·128·2 = 131,072 B.
+    const auto f =
+        cost_cpu_op("aten::_scaled_grouped_mm",
+                    op_of({{512, 256}, {8, 256, 128}, {512}, {8, 128}, {8}, {}, {}, {}, {}},
+                          {"c10::Float8_e4m3fn", "c10::Float8_e4m3fn", "float", "float", "int", "", "", "Scalar", "Scalar"},
+                          {"", "", "", "", "", "", "", "15", "True"}),
+                    "");
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->cost.flops, 33554432u);
+    EXPECT_EQ(f->cost.bytes_read, 399392u);
+    EXPECT_EQ(f->cost.bytes_written, 131072u);
 }
 
 TEST(KinetoOpsMore, FillOfAZeroDimTensorAndRandomFills) {
