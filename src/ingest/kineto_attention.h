@@ -21,6 +21,9 @@ struct VarlenAttention {
     std::string why;
 };
 VarlenAttention varlen_attention(const std::string& name, const CpuOp& op);
+// FlashInfer's batch prefill (paged, ragged), batch decode and single prefill/decode run ops
+// (src/ingest/kineto_cost_flashinfer.cpp); not recognised for other names.
+VarlenAttention flashinfer_attention(const std::string& name, const CpuOp& op);
 
 // Why an attention op has no cost: the varlen / paged verdict's reason, or for attention ops whose
 // arguments hold no lengths at all (vLLM's unified_attention*, FlashInfer's run ops, paged decode)

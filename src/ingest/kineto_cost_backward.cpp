@@ -195,6 +195,40 @@ std::optional<OpCost> cost_backward_op(const std::string& name, const CpuOp& op)
                        bytes_of(*t, *rows * g->back()), elems(*g), Category::indexing,
                        "grad_output + indices read; num_weights·D written; 1 FLOP per accumulated element");
     }
+    if (base == "avg_pool2d_backward" || base == "avg_pool3d_backward" || base == "adaptive_avg_pool2d_backward" ||
+        base == "_adaptive_avg_pool2d_backward" || base == "adaptive_avg_pool3d_backward" ||
+        base == "_adaptive_avg_pool3d_backward") {
+        // (grad_output, self, ...): grad_output read, grad_input (self's shape) written; each grad_input
+        // element the sum of its windows' shares: 1 FLOP per grad_input element.
+        const auto gin = input_shape(op, 1);
+        const auto t = input_dtype(op, 1);
+        if (!gin || !t || !input_shape(op, 0))
+            return std::nullopt;
+        return traffic(name, shape_text(*gin), *t, std::string(dtype_name(*t)), input_bytes(op, 0), bytes_of(*t, elems(*gin)),
+                       elems(*gin), Category::reduce, "grad_output read; grad_input written; 1 FLOP per grad_input element");
+    }
+    if (base == "native_dropout" || base == "_fused_dropout") {
+        // (input, p, train): input read; output and its bool mask (1 B an element) written; 2 FLOPs per
+        // element (the draw's compare, the 1/(1−p) scale).
+        const auto x = input_shape(op, 0);
+        const auto t = input_dtype(op, 0);
+        if (!x || !t)
+            return std::nullopt;
+        const std::uint64_t n = elems(*x);
+        return traffic(name, shape_text(*x), *t, std::string(dtype_name(*t)), input_bytes(op, 0), bytes_of(*t, n) + n, 2 * n,
+                       Category::elementwise, "input read; output and bool mask written; 2 FLOPs per element");
+    }
+    if (base == "native_dropout_backward" || base == "_masked_scale") {
+        // (grad_output, mask, scale): grad_output and the bool mask read, grad_input written; 2 FLOPs per
+        // element (mask · g · scale).
+        const auto g = input_shape(op, 0);
+        const auto t = input_dtype(op, 0);
+        if (!g || !t)
+            return std::nullopt;
+        return traffic(name, shape_text(*g), *t, std::string(dtype_name(*t)), input_bytes(op, 0) + input_bytes(op, 1),
+                       bytes_of(*t, elems(*g)), 2 * elems(*g), Category::elementwise,
+                       "grad_output + mask read; grad_input written; 2 FLOPs per element");
+    }
     if (base == "max_pool2d_with_indices_backward" || base == "max_pool3d_with_indices_backward") {
         // grad_output and indices (last input) read; grad_input (self's shape) written.
         const auto gin = input_shape(op, 1);

@@ -1,4 +1,6 @@
-// Matrix products from a Kineto op's "Input Dims": aten::mm, addmm, bmm, baddbmm, matmul, linear.
+// Matrix products from a Kineto op's "Input Dims": aten::mm, addmm, bmm, baddbmm, matmul, linear, mv,
+// addmv (N = 1), _scaled_mm (fp8 A and B, C in out_dtype, the per-tensor or per-row scales read), and
+// _grouped_mm (MoE's grouped GEMM, where offs splits the tokens but the total work is the shapes').
 // M, N, K (and the batch) from the operand shapes; transposes are layout only (the minimum bytes do
 // not change). addmm's `self` of N elements is the engine's bias (read once, C's dtype); a full
 // M×N (or B×M×N) addend is read in full: its bytes are added to the reads.
@@ -48,6 +50,163 @@ std::optional<Mnk> matmul_dims(Shape a, Shape b, bool fold_batch_into_m) {
     return r;
 }
 
+// _scaled_mm(self [M, K], mat2 [K, N], scale_a, scale_b, bias, scale_result, out_dtype, use_fast_accum):
+// A and B in their (fp8) types, C in out_dtype (a c10::ScalarType code: 5 fp16, 6 fp32, 15 bf16; None:
+// A's type), the scales (a scalar, or one per row of A / column of B) and a bias [N] read.
+std::optional<OpCost> cost_scaled_mm(const std::string& name, const CpuOp& op) {
+    const auto sa = input_shape(op, 0), sb = input_shape(op, 1);
+    const auto ta = input_dtype(op, 0), tb = input_dtype(op, 1);
+    if (!sa || !sb || !ta || !tb || sa->size() != 2 || sb->size() != 2 || (*sa)[1] != (*sb)[0])
+        return std::nullopt;
+    DType c = *ta;
+    if (op.concrete.size() > 6 && !op.concrete[6].empty()) {
+        const std::string& code = op.concrete[6];
+        if (code == "5")
+            c = DType::fp16;
+        else if (code == "6")
+            c = DType::fp32;
+        else if (code == "15")
+            c = DType::bf16;
+        else if (code != "None")
+            return std::nullopt;
+    }
+    GemmDesc d;
+    d.m = (*sa)[0];
+    d.k = (*sa)[1];
+    d.n = (*sb)[1];
+    d.a = *ta;
+    d.b = *tb;
+    d.c = c;
+    d.bias = input_shape(op, 4).has_value();
+    OpCost r;
+    r.op = name;
+    r.shape = fmt::format("M={} N={} K={}{}", d.m, d.n, d.k, d.bias ? " bias" : "");
+    r.dtype = fmt::format("{}x{}->{}", dtype_name(d.a), dtype_name(d.b), dtype_name(d.c));
+    r.category = Category::gemm;
+    r.cost = gemm_cost(d);
+    std::uint64_t scales = 0;
+    for (const std::size_t i : {std::size_t{2}, std::size_t{3}, std::size_t{5}})
+        if (i < op.dims.size() && i < op.types.size()) {
+            const auto s = input_shape(op, i);
+            const auto t = storage_dtype(op.types[i]);
+            if (t)
+                scales += storage_bytes(*t, Exact(s ? product(*s, 0, s->size()) : 1)).value();
+        }
+    if (scales > 0) {
+        r.cost.bytes_read += scales;
+        r.cost.terms.push_back({"read scales", "scale_a, scale_b (and scale_result) at their own sizes",
+                                fmt::format("{} B", scales), fmt::format("{} B", scales)});
+    }
+    r.params = {{"m", d.m}, {"n", d.n}, {"k", d.k}, {"bias", d.bias}};
+    return r;
+}
+
+// _grouped_mm(self, mat2, offs, bias, out_dtype) (ATen's grouped GEMM, aten/src/ATen/native/cuda/Blas.cpp):
+// G groups; offs [G] holds where each group ends (values), but the work does not depend on them:
+//   self [T, K] · mat2 [G, K, N] (offs splits the T rows; each row meets one group's weight):
+//       FLOPs 2·T·K·N; read T·K + G·K·N; write T·N;
+//   self [M, T] · mat2 [T, N] (offs splits K = T; a weight gradient per group): FLOPs 2·M·N·T; read
+//       M·T + T·N; write G·M·N;
+//   self [G, M, K] · mat2 [G, K, N]: a batched GEMM of G.
+// C in out_dtype (a c10::ScalarType code), else self's type; offs read (4 B each). _scaled_grouped_mm(self,
+// mat2, scale_a, scale_b, offs, bias, scale_result, out_dtype, use_fast_accum): the same, fp8 operands,
+// the scales read at their own sizes.
+struct GroupedArgs {
+    std::size_t offs, bias, out_dtype;
+    std::vector<std::size_t> scales;
+};
+std::optional<OpCost> cost_grouped_mm(const std::string& name, const CpuOp& op, const GroupedArgs& at) {
+    const auto sa = input_shape(op, 0), sb = input_shape(op, 1);
+    const auto ta = input_dtype(op, 0), tb = input_dtype(op, 1);
+    if (!sa || !sb || !ta || !tb)
+        return std::nullopt;
+    DType c = *ta;
+    if (op.concrete.size() > at.out_dtype && !op.concrete[at.out_dtype].empty() && op.concrete[at.out_dtype] != "None") {
+        const std::string& code = op.concrete[at.out_dtype];
+        if (code == "5")
+            c = DType::fp16;
+        else if (code == "6")
+            c = DType::fp32;
+        else if (code == "15")
+            c = DType::bf16;
+        else
+            return std::nullopt;
+    }
+    const auto offs = input_shape(op, at.offs);
+    GemmDesc d;
+    d.a = *ta;
+    d.b = *tb;
+    d.c = c;
+    std::uint64_t groups = 0, extra_b = 0, extra_c = 0;
+    std::string form;
+    if (sa->size() == 2 && sb->size() == 3 && (*sa)[1] == (*sb)[1]) {
+        groups = (*sb)[0];
+        d.m = (*sa)[0];
+        d.k = (*sa)[1];
+        d.n = (*sb)[2];
+        extra_b = (groups - 1) * d.k * d.n;  // every group's weight read once
+        form = "tokens split by offs";
+    } else if (sa->size() == 2 && sb->size() == 2 && (*sa)[1] == (*sb)[0]) {
+        if (!offs || offs->size() != 1)
+            return std::nullopt;
+        groups = (*offs)[0];
+        d.m = (*sa)[0];
+        d.k = (*sa)[1];
+        d.n = (*sb)[1];
+        extra_c = (groups - 1) * d.m * d.n;  // one M×N output per group
+        form = "K split by offs";
+    } else if (sa->size() == 3 && sb->size() == 3 && (*sa)[0] == (*sb)[0] && (*sa)[2] == (*sb)[1]) {
+        groups = (*sa)[0];
+        d.batch = groups;
+        d.m = (*sa)[1];
+        d.k = (*sa)[2];
+        d.n = (*sb)[2];
+        form = "batched";
+    } else {
+        return std::nullopt;
+    }
+    if (groups == 0)
+        return std::nullopt;
+    d.bias = input_shape(op, at.bias).has_value();
+    OpCost r;
+    r.op = name;
+    r.shape = fmt::format("G={} M={} N={} K={} ({})", groups, d.m, d.n, d.k, form);
+    r.dtype = d.a == d.c && d.b == d.c ? std::string(dtype_name(d.c))
+                                       : fmt::format("{}x{}->{}", dtype_name(d.a), dtype_name(d.b), dtype_name(d.c));
+    r.category = Category::gemm;
+    r.cost = gemm_cost(d);
+    if (extra_b > 0) {
+        const std::uint64_t bytes = storage_bytes(d.b, Exact(extra_b)).value();
+        r.cost.bytes_read += bytes;
+        r.cost.terms.push_back({"read the other groups' weights", "(G − 1)·K·N · bytes per element",
+                                fmt::format("{}·{}·{}", groups - 1, d.k, d.n), fmt::format("{} B", bytes)});
+    }
+    if (extra_c > 0) {
+        const std::uint64_t bytes = storage_bytes(d.c, Exact(extra_c)).value();
+        r.cost.bytes_written += bytes;
+        r.cost.terms.push_back({"write the other groups' outputs", "(G − 1)·M·N · bytes per element",
+                                fmt::format("{}·{}·{}", groups - 1, d.m, d.n), fmt::format("{} B", bytes)});
+    }
+    if (offs && offs->size() == 1) {
+        r.cost.bytes_read += 4 * (*offs)[0];
+        r.cost.terms.push_back({"read offs", "G · 4 B", fmt::format("{}·4", (*offs)[0]), fmt::format("{} B", 4 * (*offs)[0])});
+    }
+    std::uint64_t scales = 0;
+    for (const std::size_t i : at.scales)
+        if (i < op.types.size())
+            if (const auto t = storage_dtype(op.types[i])) {
+                const auto sh = input_shape(op, i);
+                scales += storage_bytes(*t, Exact(sh ? product(*sh, 0, sh->size()) : 1)).value();
+            }
+    if (scales > 0) {
+        r.cost.bytes_read += scales;
+        r.cost.terms.push_back({"read scales", "scale_a, scale_b (and scale_result) at their own sizes",
+                                fmt::format("{} B", scales), fmt::format("{} B", scales)});
+    }
+    r.params = {{"groups", groups}, {"m", d.m}, {"n", d.n}, {"k", d.k}};
+    return r;
+}
+
 }  // namespace
 
 std::optional<OpCost> cost_gemm_op(const std::string& name, const CpuOp& op) {
@@ -62,6 +221,17 @@ std::optional<OpCost> cost_gemm_op(const std::string& name, const CpuOp& op) {
     } else if (name == "aten::linear") {
         linear = true;
         addend = 2;
+    } else if (name == "aten::mv") {
+    } else if (name == "aten::addmv") {
+        a = 1;
+        b = 2;
+        addend = 0;
+    } else if (name == "aten::_scaled_mm") {
+        return cost_scaled_mm(name, op);
+    } else if (name == "aten::_grouped_mm") {
+        return cost_grouped_mm(name, op, {2, 3, 4, {}});
+    } else if (name == "aten::_scaled_grouped_mm") {
+        return cost_grouped_mm(name, op, {4, 5, 7, {2, 3, 6}});
     } else {
         return std::nullopt;
     }
@@ -76,6 +246,8 @@ std::optional<OpCost> cost_gemm_op(const std::string& name, const CpuOp& op) {
         std::swap((*sb)[0], (*sb)[1]);
     }
     if ((name == "aten::mm" || name == "aten::addmm") && (sa->size() != 2 || sb->size() != 2))
+        return std::nullopt;
+    if ((name == "aten::mv" || name == "aten::addmv") && (sa->size() != 2 || sb->size() != 1))
         return std::nullopt;
     if ((name == "aten::bmm" || name == "aten::baddbmm") && (sa->size() != 3 || sb->size() != 3))
         return std::nullopt;

@@ -7,8 +7,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <limits>
 
+#include "kineto_cost_reasons.h"
 #include "kineto_cost_util.h"
 
 namespace bwacct::kineto {
@@ -87,6 +90,238 @@ std::optional<OpCost> reduction(const std::string& name, const CpuOp& op, bool i
                    "input read, reduced output written; 1 FLOP per input element");
 }
 
+// aten::index(self, indices) / index_put_(self, indices, values, accumulate) / _index_put_impl_: the
+// indices are a Tensor?[] list (input 1). With its shapes in the trace (Kineto writes that list as an
+// empty input in the releases seen so far), k index tensors index self's first k dims: the output (or
+// the positions written) is broadcast(index shapes) × self's remaining dims. Index tensors are int64
+// (8 B an element). A bool mask has the count of its true values as its length, a value the trace
+// lacks: an index shaped like self's leading dims may be one, and is refused (index_reason says so).
+struct IndexShape {
+    std::uint64_t elements = 0;  // output elements (index) / elements written (index_put)
+    std::uint64_t index_bytes = 0;
+    std::string text;
+};
+std::optional<IndexShape> index_shape(const CpuOp& op, std::string* why) {
+    const auto self = input_shape(op, 0);
+    const TensorListDims* l = input_list(op, 1);
+    if (!self || !l || !l->complete() || l->count == 0 || l->count > self->size()) {
+        if (why)
+            *why = l && !l->complete() ? "its index list is cut short in the trace"
+                                       : "its Tensor?[] index list is written without shapes in the trace";
+        return std::nullopt;
+    }
+    Shape b;
+    std::uint64_t index_elems = 0;
+    for (std::size_t k = 0; k < l->kept(); ++k) {
+        Shape s;
+        for (const std::int64_t d : l->shape(k)) {
+            if (d <= 0)
+                return std::nullopt;
+            s.push_back(static_cast<std::uint64_t>(d));
+        }
+        if (!s.empty() && s.size() <= self->size() && std::equal(s.begin(), s.end(), self->begin())) {
+            if (why)
+                *why = fmt::format(
+                    "index {} has self's leading dims {}: a bool mask's length is its count of true values, "
+                    "not in trace",
+                    k, shape_text(s));
+            return std::nullopt;
+        }
+        index_elems += s.empty() ? 1 : elems(s);
+        // broadcast b with s
+        Shape out(std::max(b.size(), s.size()));
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            const std::uint64_t x = i < b.size() ? b[b.size() - 1 - i] : 1, y = i < s.size() ? s[s.size() - 1 - i] : 1;
+            if (x != y && x != 1 && y != 1)
+                return std::nullopt;
+            out[out.size() - 1 - i] = std::max(x, y);
+        }
+        b = std::move(out);
+    }
+    std::uint64_t n = b.empty() ? 1 : elems(b);
+    for (std::size_t d = l->count; d < self->size(); ++d)
+        n *= (*self)[d];
+    return IndexShape{n, bytes_of(DType::fp64, index_elems),
+                      fmt::format("{} [{} index tensors] → {} elements", shape_text(*self), l->count, n)};
+}
+
+std::optional<OpCost> index_op(const std::string& name, std::string_view base, const CpuOp& op) {
+    const auto t = type_of(op, 0);
+    const auto sh = index_shape(op, nullptr);
+    if (!t || !sh)
+        return std::nullopt;
+    const std::uint64_t moved = bytes_of(*t, sh->elements);
+    if (base == "index")
+        return traffic(name, sh->text, *t, label(op, 0), moved + sh->index_bytes, moved, 0, Category::indexing,
+                       "gathered elements + int64 index tensors read, output written");
+    // index_put: values read (at their own size, broadcast to the positions) and the indices; with
+    // accumulate (input 3 True) the written positions are read too and added to (1 FLOP each).
+    const bool accumulate = op.concrete.size() > 3 && op.concrete[3] == "True";
+    const std::uint64_t values = tensor_bytes(op, 2);
+    return traffic(name, sh->text, *t, label(op, 0), values + sh->index_bytes + (accumulate ? moved : 0), moved,
+                   accumulate ? sh->elements : 0, Category::indexing,
+                   accumulate ? "values + int64 indices + the indexed elements read, indexed elements written; 1 FLOP each"
+                              : "values + int64 indices read, indexed elements written");
+}
+
+bool is_index_op(std::string_view base) { return base == "index" || base == "index_put" || base == "_index_put_impl"; }
+
+// A dtype code of a Concrete Input (c10::ScalarType: 0 uint8, 1 int8, 2 int16, 3 int32, 4 int64, 5 fp16,
+// 6 fp32, 7 fp64, 11 bool, 15 bf16) as a storage dtype and label.
+std::optional<std::pair<DType, std::string>> scalar_type_code(const std::string& s) {
+    int v = -1;
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size())
+        return std::nullopt;
+    switch (v) {
+        case 0:
+            return std::pair{DType::int8, std::string("uint8")};
+        case 1:
+            return std::pair{DType::int8, std::string("int8")};
+        case 2:
+            return std::pair{DType::fp16, std::string("int16")};
+        case 3:
+            return std::pair{DType::fp32, std::string("int32")};
+        case 4:
+            return std::pair{DType::fp64, std::string("int64")};
+        case 5:
+            return std::pair{DType::fp16, std::string("fp16")};
+        case 6:
+            return std::pair{DType::fp32, std::string("fp32")};
+        case 7:
+            return std::pair{DType::fp64, std::string("fp64")};
+        case 11:
+            return std::pair{DType::int8, std::string("bool")};
+        case 15:
+            return std::pair{DType::bf16, std::string("bf16")};
+        default:
+            return std::nullopt;
+    }
+}
+
+// arange(end | start, end[, step], dtype, layout, device, pin_memory) and arange.start_out(start, end,
+// step, out): ceil((end − start) / step) elements written at the dtype (the out tensor's type; None:
+// int64 when every bound is an integer, else the default fp32); nothing read, 0 FLOPs.
+std::optional<OpCost> arange_op(const std::string& name, const CpuOp& op) {
+    const std::size_t n = op.types.size();
+    std::size_t bounds = 0, dtype_at = 0;
+    std::optional<std::pair<DType, std::string>> type;
+    if (n == 4 && storage_dtype(op.types[3])) {  // start_out
+        bounds = 3;
+        type = std::pair{*storage_dtype(op.types[3]), label(op, 3)};
+    } else if (n == 5 || n == 6 || n == 7) {
+        bounds = n - 4;
+        dtype_at = bounds;
+        if (dtype_at < op.concrete.size() && !op.concrete[dtype_at].empty())
+            type = scalar_type_code(op.concrete[dtype_at]);
+    } else {
+        return std::nullopt;
+    }
+    if (op.concrete.size() < bounds)
+        return std::nullopt;
+    double v[3] = {0, 0, 1};
+    bool integral = true;
+    for (std::size_t i = 0; i < bounds; ++i) {
+        const std::string& c = op.concrete[i];
+        char* end = nullptr;
+        const double x = std::strtod(c.c_str(), &end);
+        if (c.empty() || end != c.c_str() + c.size() || !std::isfinite(x))
+            return std::nullopt;
+        integral = integral && c.find_first_of(".eE") == std::string::npos;
+        v[bounds == 1 ? 1 : i] = x;
+    }
+    const double count = std::ceil((v[1] - v[0]) / v[2]);
+    if (!(count >= 1) || count > 1e15)
+        return std::nullopt;
+    if (!type)
+        type = integral ? std::pair{DType::fp64, std::string("int64")} : std::pair{DType::fp32, std::string("fp32")};
+    const auto elements = static_cast<std::uint64_t>(count);
+    return traffic(name, fmt::format("{} elements", elements), type->first, type->second, 0, bytes_of(type->first, elements), 0,
+                   Category::elementwise, "ceil((end − start) / step) elements written; 0 FLOPs");
+}
+
+// A list of integers from a Concrete Input ("[1, 1, 2, 2]", "[-1]"); nullopt when absent or malformed.
+std::optional<std::vector<std::int64_t>> int_list(const CpuOp& op, std::size_t i) {
+    if (i >= op.concrete.size() || op.concrete[i].size() < 2 || op.concrete[i].front() != '[')
+        return std::nullopt;
+    std::vector<std::int64_t> out;
+    const std::string& s = op.concrete[i];
+    const char* p = s.data() + 1;
+    const char* end = s.data() + s.size();
+    while (p < end) {
+        if (*p == ' ' || *p == ',' || *p == ']') {
+            ++p;
+            continue;
+        }
+        std::int64_t v = 0;
+        const auto [next, ec] = std::from_chars(p, end, v);
+        if (ec != std::errc())
+            return std::nullopt;
+        out.push_back(v);
+        p = next;
+    }
+    return out;
+}
+
+// Output shapes of the reshaping copies: constant_pad_nd(self, pad, value) (pad: [left, right] pairs
+// from the last dim backwards, negative crops), repeat(self, repeats) (repeats may add leading dims),
+// upsample_*(self, output_size, ...) ([N, C] + output_size), and their element count; nullopt when the
+// Concrete Inputs do not give it.
+std::optional<Shape> reshaped_output(std::string_view base, const Shape& x, const CpuOp& op) {
+    const auto list = int_list(op, 1);
+    if (!list || list->empty())
+        return std::nullopt;
+    Shape out = x;
+    if (base == "constant_pad_nd") {
+        if (list->size() % 2 != 0 || list->size() / 2 > x.size())
+            return std::nullopt;
+        for (std::size_t k = 0; k < list->size() / 2; ++k) {
+            const std::int64_t d = static_cast<std::int64_t>(x[x.size() - 1 - k]) + (*list)[2 * k] + (*list)[2 * k + 1];
+            if (d <= 0)
+                return std::nullopt;
+            out[x.size() - 1 - k] = static_cast<std::uint64_t>(d);
+        }
+        return out;
+    }
+    if (base == "repeat") {
+        if (list->size() < x.size())
+            return std::nullopt;
+        out.assign(list->size() - x.size(), 1);
+        out.insert(out.end(), x.begin(), x.end());
+        for (std::size_t k = 0; k < out.size(); ++k) {
+            if ((*list)[k] <= 0)
+                return std::nullopt;
+            out[k] *= static_cast<std::uint64_t>((*list)[k]);
+        }
+        return out;
+    }
+    // upsample: the spatial dims after [N, C]
+    if (x.size() != list->size() + 2)
+        return std::nullopt;
+    for (std::size_t k = 0; k < list->size(); ++k) {
+        if ((*list)[k] <= 0)
+            return std::nullopt;
+        out[k + 2] = static_cast<std::uint64_t>((*list)[k]);
+    }
+    return out;
+}
+
+// Interpolation FLOPs per output element of upsample_*: nearest 0; linear 3 (a lerp: a + w·(b − a)),
+// bilinear 3 lerps = 9, trilinear 7 lerps = 21; bicubic 16 taps·2 = 32. nullopt for another mode.
+std::optional<std::uint64_t> upsample_flops(std::string_view base) {
+    if (base.find("nearest") != std::string_view::npos)
+        return 0;
+    if (base.find("trilinear") != std::string_view::npos)
+        return 21;
+    if (base.find("bilinear") != std::string_view::npos)
+        return 9;
+    if (base.find("linear") != std::string_view::npos)
+        return 3;
+    if (base.find("bicubic") != std::string_view::npos)
+        return 32;
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<OpCost> cost_data_op(const std::string& name, const CpuOp& op) {
@@ -99,11 +334,54 @@ std::optional<OpCost> cost_data_op(const std::string& name, const CpuOp& op) {
     const auto x = input_shape(op, 0);
     const auto t = type_of(op, 0);
 
-    if (base == "fill" || base == "zero" || base == "ones_like" || base == "zeros_like" || base == "normal" ||
-        base == "uniform" || base == "random") {
+    if (is_index_op(base))
+        return index_op(name, base, op);
+    if (base == "flip" || base == "roll" || base == "fliplr" || base == "flipud") {
         if (!x || !t)
             return std::nullopt;
-        return traffic(name, shape_text(*x), *t, label(op, 0), 0, input_bytes(op, 0), 0, Category::elementwise, "output written");
+        return traffic(name, shape_text(*x), *t, label(op, 0), input_bytes(op, 0), input_bytes(op, 0), 0, Category::elementwise,
+                       "input read, its permuted copy written; 0 FLOPs");
+    }
+    const bool upsample = base.rfind("upsample_", 0) == 0 && base.find("backward") == std::string_view::npos;
+    if (base == "constant_pad_nd" || base == "repeat" || upsample) {
+        const auto out = x ? reshaped_output(upsample ? std::string_view("upsample") : base, *x, op) : std::nullopt;
+        const auto per = upsample ? upsample_flops(base) : std::optional<std::uint64_t>(0);
+        if (!out || !t || !per)
+            return std::nullopt;
+        const std::uint64_t n = elems(*out);
+        return traffic(name, fmt::format("{} → {}", shape_text(*x), shape_text(*out)), *t, label(op, 0), input_bytes(op, 0),
+                       bytes_of(*t, n), n * *per, Category::elementwise,
+                       *per == 0 ? std::string("input read, output written; 0 FLOPs")
+                                 : fmt::format("input read, output written; {} FLOPs per output element (interpolation)", *per));
+    }
+    if (base.rfind("upsample_", 0) == 0) {
+        // upsample_*_backward(grad_output, output_size, input_size, ...): grad_output read, grad_input
+        // [input_size] written; each grad_output element spread over its taps (the forward's FLOPs).
+        const auto in = int_list(op, 2);
+        const auto per = upsample_flops(base);
+        if (!x || !t || !in || !per || in->empty())
+            return std::nullopt;
+        std::uint64_t n = 1;
+        for (const std::int64_t d : *in) {
+            if (d <= 0)
+                return std::nullopt;
+            n *= static_cast<std::uint64_t>(d);
+        }
+        return traffic(name, shape_text(*x), *t, label(op, 0), input_bytes(op, 0), bytes_of(*t, n),
+                       elems(*x) * std::max<std::uint64_t>(*per, 1), Category::elementwise,
+                       "grad_output read, grad_input written; the forward's FLOPs per grad_output element (1 for nearest)");
+    }
+    if (base == "arange")
+        return arange_op(name, op);
+    if (base == "fill" || base == "zero" || base == "ones_like" || base == "zeros_like" || base == "normal" ||
+        base == "uniform" || base == "random" || base == "bernoulli" || base == "exponential" || base == "geometric" ||
+        base == "log_normal" || base == "cauchy") {
+        // The output written (a 0-d tensor, Input Dims [] with a tensor type: one element).
+        const std::uint64_t written = tensor_bytes(op, 0);
+        if (!t || written == 0)
+            return std::nullopt;
+        return traffic(name, x ? shape_text(*x) : std::string("0-d"), *t, label(op, 0), 0, written, 0, Category::elementwise,
+                       "output written");
     }
     if (base == "copy" || base == "_to_copy" || base == "clone" || base == "contiguous") {
         // Source is input 1 for copy_(self, src), else input 0; destination self's type (input 0).
@@ -222,6 +500,23 @@ std::optional<OpCost> cost_data_op(const std::string& name, const CpuOp& op) {
                        "input read; 1 FLOP per input element (window compare/add)");
     }
     return std::nullopt;
+}
+
+std::string indexing_uncosted_reason(const std::string& name, const CpuOp& op) {
+    if (name.rfind("aten::", 0) != 0)
+        return "";
+    std::string_view base = std::string_view(name).substr(6);
+    if (base.size() > 1 && base.back() == '_' && base[base.size() - 2] != '_')
+        base.remove_suffix(1);
+    if (base == "nonzero" || base == "unique" || base == "_unique" || base == "_unique2" || base == "unique_consecutive" ||
+        base == "unique_dim" || base == "masked_select" || base == "argwhere")
+        return fmt::format("output size of {} is a count of its input's values, not in trace", name);
+    if (!is_index_op(base))
+        return "";
+    std::string why;
+    if (!input_shape(op, 0) || index_shape(op, &why) || why.empty())
+        return "";
+    return fmt::format("indexed shape of {} not in trace: {}", name, why);
 }
 
 }  // namespace bwacct::kineto

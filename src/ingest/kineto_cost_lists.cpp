@@ -1,5 +1,5 @@
 // Ops over tensor lists from a Kineto op's nested "Input Dims" (docs/formulas.md, "Tensor-list ops"):
-// cat/stack, the `_foreach_*` multi-tensor ops, fused Adam/AdamW and AMP's unscale. Kineto gives a
+// cat/stack, the `_foreach_*` multi-tensor ops, fused Adam/AdamW, SGD and Adagrad, and AMP's unscale. Kineto gives a
 // list's input type as "TensorList", never its element type: that comes from the name of a kernel the
 // op launched (kernel_element_type), so these costs need one.
 //
@@ -7,7 +7,8 @@
 // FLOPs: 0 for cat, stack, copy and zero; 1 per element for a unary or binary foreach op (2 for add/sub
 // with an alpha other than 1: a multiply-add), 3 for addcmul/addcdiv/lerp, 4 for sigmoid; 1 per input
 // element for the per-tensor reductions (norm, max); 13 per parameter for Adam (+2 with weight decay,
-// +1 unscaling by grad_scale), counted from PyTorch's adam_math (aten/src/ATen/native/cuda/fused_adam_utils.cuh).
+// +1 unscaling by grad_scale), counted from PyTorch's adam_math (aten/src/ATen/native/cuda/fused_adam_utils.cuh);
+// fused SGD and Adagrad from sgd_math and adagrad_math (at sgd_op, adagrad_op).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -205,6 +206,85 @@ std::optional<OpCost> adam_op(const std::string& name, const CpuOp& op, const El
                                per));
 }
 
+// _fused_sgd_(params, grads, momentum_buffer_list, *, weight_decay, momentum, lr, dampening, nesterov,
+// maximize, is_first_step, grad_scale, found_inf): lists at 0–2 (momentum buffers [] without momentum),
+// weight_decay at 3, momentum at 4, nesterov at 7, is_first_step at 9, grad_scale at 10. FLOPs per
+// parameter from PyTorch's sgd_math (aten/src/ATen/native/cuda/FusedSgdKernel.cu): p −= lr·g 2;
+// + 1 unscaling by grad_scale; + 2 weight decay (g += wd·p); with momentum, buf = momentum·buf +
+// (1 − dampening)·g 3 (0 on the first step, where buf = g), + 2 nesterov (g + momentum·buf).
+std::optional<OpCost> sgd_op(const std::string& name, const CpuOp& op, const ElementType& e) {
+    const TensorListDims* params = input_list(op, 0);
+    const TensorListDims* grads = input_list(op, 1);
+    const TensorListDims* bufs = input_list(op, 2);
+    if (!params || !grads || grads->count != params->count || (bufs && bufs->count != params->count))
+        return std::nullopt;
+    const auto np = list_elements(*params), ng = list_elements(*grads);
+    const auto nb = bufs ? list_elements(*bufs) : std::optional<Exact>(Exact(0));
+    if (!np || !ng || !nb)
+        return std::nullopt;
+    const bool momentum = bufs != nullptr && number_arg(op, 4).value_or(0.0) != 0.0;
+    const bool decay = number_arg(op, 3).value_or(0.0) != 0.0;
+    const bool nesterov = momentum && op.concrete.size() > 7 && op.concrete[7] == "True";
+    const bool first = op.concrete.size() > 9 && op.concrete[9] == "True";
+    const bool scaled = op.types.size() > 10 && storage_dtype(op.types[10]).has_value();
+    // Read params, grads (and the momentum buffers); write params (the buffers; grads when grad_scale
+    // unscales them in place).
+    const Exact bn = momentum ? *nb : Exact(0);
+    const Exact read = bytes(e, *np + *ng + bn);
+    const Exact written = bytes(e, *np + bn + (scaled ? *ng : Exact(0)));
+    const std::uint64_t per = 2 + (scaled ? 1 : 0) + (decay ? 2 : 0) + (momentum && !first ? 3 : 0) + (nesterov ? 2 : 0);
+    std::string shape = list_text(*params, *np);
+    if (momentum)
+        shape += first ? " momentum (first step)" : " momentum";
+    if (nesterov)
+        shape += " nesterov";
+    if (decay)
+        shape += " weight_decay";
+    if (scaled)
+        shape += " grad_scale";
+    return traffic(name, shape, e.dtype, e.label, read.value(), written.value(), (Exact(per) * *np).value(), Category::optimizer,
+                   fmt::format("params, grads{} read, params{} written; {} FLOPs per parameter (PyTorch's sgd_math)",
+                               momentum ? ", momentum buffers" : "", momentum ? " and momentum buffers" : "", per));
+}
+
+// _fused_adagrad_(params, grads, state_sums, state_steps, *, lr, lr_decay, weight_decay, eps, maximize,
+// grad_scale, found_inf): lists at 0–3, weight_decay at 6, maximize at 8, grad_scale at 9. FLOPs per
+// parameter from PyTorch's adagrad_math (aten/src/ATen/native/cpu/FusedAdagradKernel.cpp): sum += g·g 2,
+// sqrt(sum) + eps 2, p −= clr·g / std 3, so 7; + 1 unscaling by grad_scale, + 1 maximize (−g), + 2
+// weight decay (g += wd·p). The step count is read once per tensor (fp32).
+std::optional<OpCost> adagrad_op(const std::string& name, const CpuOp& op, const ElementType& e) {
+    const TensorListDims* l[3] = {input_list(op, 0), input_list(op, 1), input_list(op, 2)};
+    Exact n[3];
+    for (std::size_t i = 0; i < 3; ++i) {
+        if (!l[i] || l[i]->count != l[0]->count)
+            return std::nullopt;
+        const auto x = list_elements(*l[i]);
+        if (!x)
+            return std::nullopt;
+        n[i] = *x;
+    }
+    const TensorListDims* steps = input_list(op, 3);
+    if (steps && !steps->complete())
+        return std::nullopt;
+    const bool decay = number_arg(op, 6).value_or(0.0) != 0.0;
+    const bool maximize = op.concrete.size() > 8 && op.concrete[8] == "True";
+    const bool scaled = op.types.size() > 9 && storage_dtype(op.types[9]).has_value();
+    const Exact read = bytes(e, n[0] + n[1] + n[2]) + (steps ? Exact(4) * Exact(steps->count) : Exact(0));
+    const Exact written = bytes(e, n[0] + n[2] + (scaled ? n[1] : Exact(0)));
+    const std::uint64_t per = 7 + (scaled ? 1 : 0) + (maximize ? 1 : 0) + (decay ? 2 : 0);
+    std::string shape = list_text(*l[0], n[0]);
+    if (decay)
+        shape += " weight_decay";
+    if (maximize)
+        shape += " maximize";
+    if (scaled)
+        shape += " grad_scale";
+    return traffic(name, shape, e.dtype, e.label, read.value(), written.value(), (Exact(per) * n[0]).value(), Category::optimizer,
+                   fmt::format("params, grads, state_sums read, params and state_sums written; {} FLOPs per parameter "
+                               "(PyTorch's adagrad_math)",
+                               per));
+}
+
 std::optional<OpCost> unscale_op(const std::string& name, const CpuOp& op, const ElementType& e) {
     const TensorListDims* l = input_list(op, 0);
     if (!l)
@@ -217,7 +297,7 @@ std::optional<OpCost> unscale_op(const std::string& name, const CpuOp& op, const
                    "each gradient read, checked and written back unscaled; 1 FLOP per element");
 }
 
-enum class ListOp { none, cat, foreach, adam, unscale };
+enum class ListOp { none, cat, foreach, adam, sgd, adagrad, unscale };
 
 ListOp list_op_kind(std::string_view name, std::string_view& fn) {
     if (name.rfind("aten::", 0) != 0)
@@ -227,6 +307,10 @@ ListOp list_op_kind(std::string_view name, std::string_view& fn) {
         return ListOp::cat;
     if (base == "_fused_adam_" || base == "_fused_adamw_" || base == "_fused_adam" || base == "_fused_adamw")
         return ListOp::adam;
+    if (base == "_fused_sgd_" || base == "_fused_sgd")
+        return ListOp::sgd;
+    if (base == "_fused_adagrad_" || base == "_fused_adagrad")
+        return ListOp::adagrad;
     if (base == "_amp_foreach_non_finite_check_and_unscale_")
         return ListOp::unscale;
     if (base.rfind("_foreach_", 0) == 0 && base.size() > 9) {
@@ -290,6 +374,10 @@ std::optional<OpCost> cost_list_op(const std::string& name, const CpuOp& op, con
             return foreach_op(name, fn, op, *element);
         case ListOp::adam:
             return adam_op(name, op, *element);
+        case ListOp::sgd:
+            return sgd_op(name, op, *element);
+        case ListOp::adagrad:
+            return adagrad_op(name, op, *element);
         case ListOp::unscale:
             return unscale_op(name, op, *element);
         case ListOp::none:

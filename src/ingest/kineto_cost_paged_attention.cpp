@@ -347,6 +347,8 @@ bool attention_name(std::string_view name) {
 }  // namespace
 
 VarlenAttention varlen_attention(const std::string& name, const CpuOp& op) {
+    if (VarlenAttention f = flashinfer_attention(name, op); f.recognised)
+        return f;
     const Layout* l = layout_of(name);
     if (l == nullptr)
         return {};

@@ -13,6 +13,7 @@
 #include "bwacct/ingest_kineto.h"
 #include "bwacct/quant.h"
 #include "kineto_attention.h"
+#include "kineto_cost_reasons.h"
 
 namespace bwacct::kineto {
 namespace {
@@ -150,6 +151,8 @@ struct Grouper {
         if (category == Category::collective && ranks < 2)
             return fmt::format("no group size in trace (no NCCL metadata) for {}", t.names[o.name]);
         if (std::string why = attention_uncosted_reason(t.names[o.name], o); !why.empty())
+            return why;
+        if (std::string why = indexing_uncosted_reason(t.names[o.name], o); !why.empty())
             return why;
         const auto refused = hint_refusal.find(i);
         std::string list_why = lists ? list_gap_reason(t.names[o.name], o, t.names[g.name]) : std::string();

@@ -53,9 +53,14 @@ TEST(KinetoScalarTensors, ComparisonsWriteBool) {
     EXPECT_EQ(lt->cost.flops, 10u);
 }
 
-TEST(KinetoScalarTensors, MixedDtypesOfFullTensorsStayUncosted) {
-    // A bf16 tensor and a float tensor of the same shape: no single dtype to cost at.
-    EXPECT_FALSE(cost_cpu_op("aten::add", op_of({{4}, {4}}, {bf, "float"})));
+TEST(KinetoScalarTensors, MixedDtypesOfFullTensorsArePromoted) {
+    // A bf16 tensor and a float tensor of the same shape: PyTorch's result type fp32; each operand
+    // read at its own size. read 4·2 + 4·4 = 24 B, write 4·4 = 16 B, 4 FLOPs.
+    const auto c = cost_cpu_op("aten::add", op_of({{4}, {4}}, {bf, "float"}));
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.bytes_read, 24u);
+    EXPECT_EQ(c->cost.bytes_written, 16u);
+    EXPECT_EQ(c->cost.flops, 4u);
 }
 
 }  // namespace

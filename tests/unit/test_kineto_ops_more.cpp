@@ -1,0 +1,504 @@
+// More op formulas of `ingest torch-trace` (issue 12): pointwise ops of mixed types at PyTorch's promoted
+// result type; fused SGD and Adagrad from PyTorch's kernel math; aten::index / index_put from their
+// index list (a specific reason without it); arange; FlashInfer's attention run ops where their inputs
+// force the lengths. Expected numbers are computed by hand in the comments.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "../../src/ingest/kineto_attention.h"
+#include "../../src/ingest/kineto_cost_reasons.h"
+#include "bwacct/ingest_kineto.h"
+#include "kineto_test_ops.h"
+
+namespace {
+
+using namespace bwacct::kineto;
+using bwacct::DType;
+using test::bf;
+using test::op_of;
+
+CpuOp with_lists(std::vector<std::vector<std::int64_t>> dims, std::vector<TensorListDims> lists, std::vector<std::string> types,
+                 std::vector<std::string> concrete = {}) {
+    CpuOp o;
+    o.dims = InputDims(std::move(dims), std::move(lists));
+    o.types = std::move(types);
+    o.concrete = std::move(concrete);
+    return o;
+}
+
+const ElementType kF32{DType::fp32, "fp32"};
+
+// ---- Pointwise ops of mixed types (PyTorch's type promotion).
+
+TEST(KinetoOpsMore, LongMinusIntIsWrittenAsLong) {
+    // The SGLang trace's aten::sub(long [15], int [15], alpha 1): int64 − int32 → int64.
+    // read 15·8 + 15·4 = 180 B, write 15·8 = 120 B, integer: 0 FLOPs.
+    const auto c = cost_cpu_op("aten::sub", op_of({{15}, {15}, {}}, {"long int", "int", "Scalar"}, {"", "", "1"}), "");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.bytes_read, 180u);
+    EXPECT_EQ(c->cost.bytes_written, 120u);
+    EXPECT_EQ(c->cost.flops, 0u);
+    EXPECT_EQ(c->dtype, "int64,int32->int64");
+}
+
+TEST(KinetoOpsMore, IntTensorWithFloatScalarIsFp32) {
+    // add(int32 [4, 8], 0.5, alpha 1): a float Scalar over an integer tensor → the default fp32.
+    // read 32·4 = 128 B, write 32·4 = 128 B, 32 FLOPs (1 per element).
+    const auto c = cost_cpu_op("aten::add", op_of({{4, 8}, {}, {}}, {"int", "Scalar", "Scalar"}, {"", "0.5", "1"}), "");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.bytes_read, 128u);
+    EXPECT_EQ(c->cost.bytes_written, 128u);
+    EXPECT_EQ(c->cost.flops, 32u);
+    EXPECT_EQ(c->dtype, "int32->fp32");
+    // An integer Scalar keeps the integer type: read 128 B, write 128 B, 0 FLOPs.
+    const auto i = cost_cpu_op("aten::add", op_of({{4, 8}, {}, {}}, {"int", "Scalar", "Scalar"}, {"", "3", "1"}), "");
+    ASSERT_TRUE(i);
+    EXPECT_EQ(i->cost.bytes_written, 128u);
+    EXPECT_EQ(i->cost.flops, 0u);
+}
+
+TEST(KinetoOpsMore, Bf16TimesFp32IsFp32) {
+    // mul(bf16 [4, 8], fp32 [4, 8]) → fp32: read 32·2 + 32·4 = 192 B, write 32·4 = 128 B, 32 FLOPs.
+    const auto c = cost_cpu_op("aten::mul", op_of({{4, 8}, {4, 8}}, {bf, "float"}), "");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.bytes_read, 192u);
+    EXPECT_EQ(c->cost.bytes_written, 128u);
+    EXPECT_EQ(c->cost.flops, 32u);
+    // In place, the result is self's type: add_(bf16 [10], fp32 [10]) reads 10·2 + 10·4 = 60 B, writes 10·2 = 20 B.
+    const auto ip = cost_cpu_op("aten::add_", op_of({{10}, {10}, {}}, {bf, "float", "Scalar"}, {"", "", "1"}), "");
+    ASSERT_TRUE(ip);
+    EXPECT_EQ(ip->cost.bytes_read, 60u);
+    EXPECT_EQ(ip->cost.bytes_written, 20u);
+}
+
+TEST(KinetoOpsMore, ZeroDimOperandOfTheSameCategoryDoesNotPromote) {
+    // The vLLM trace's sub(int32 [1], 0-d int64, 1): a 0-d tensor of the same category does not take
+    // part → int32. read 1·4 + 8 (the 0-d operand) = 12 B, write 1·4 = 4 B.
+    const auto c = cost_cpu_op("aten::sub", op_of({{1}, {}, {}}, {"int", "long int", "Scalar"}, {"", "", "1"}), "");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.bytes_read, 12u);
+    EXPECT_EQ(c->cost.bytes_written, 4u);
+}
+
+TEST(KinetoOpsMore, TrueDivisionOfIntegersIsFloat) {
+    // div(int64 [10], int64 [10]) without a rounding mode → fp32: read 2·10·8 = 160 B, write 10·4 = 40 B,
+    // 10 FLOPs; with rounding_mode "floor" → int64: write 80 B, 0 FLOPs.
+    const auto c = cost_cpu_op("aten::div", op_of({{10}, {10}}, {"long int", "long int"}), "");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.bytes_read, 160u);
+    EXPECT_EQ(c->cost.bytes_written, 40u);
+    EXPECT_EQ(c->cost.flops, 10u);
+    const auto f = cost_cpu_op("aten::div", op_of({{10}, {10}, {}}, {"long int", "long int", "str"}, {"", "", "floor"}), "");
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->cost.bytes_written, 80u);
+    EXPECT_EQ(f->cost.flops, 0u);
+}
+
+TEST(KinetoOpsMore, SameTypeOperandsAreCostedAsBefore) {
+    // add(bf16 [4, 8], bf16 [4, 8]): read 2·32·2 = 128 B, write 64 B, 32 FLOPs; label bf16.
+    const auto c = cost_cpu_op("aten::add", op_of({{4, 8}, {4, 8}, {}}, {bf, bf, "Scalar"}, {"", "", "1"}), "");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.bytes_read, 128u);
+    EXPECT_EQ(c->cost.bytes_written, 64u);
+    EXPECT_EQ(c->cost.flops, 32u);
+    EXPECT_EQ(c->dtype, "bf16");
+    // fp8 with another float type: PyTorch refuses the promotion; so does the formula.
+    EXPECT_FALSE(cost_cpu_op("aten::add", op_of({{4}, {4}}, {"c10::Float8_e4m3fn", bf}), ""));
+}
+
+// ---- Fused SGD and Adagrad.
+
+const std::string kSgdFp32 =
+    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+    "namespace)::TensorListMetadata<3>, at::native::(anonymous namespace)::FusedSgdMathFunctor<float, 3>, double, double>";
+
+// _fused_sgd_(params, grads, momentum_buffer_list, weight_decay, momentum, lr, dampening, nesterov,
+// maximize, is_first_step, grad_scale, found_inf) over fp32 [4, 8] and [16]: 48 parameters.
+CpuOp sgd(bool momentum, const std::string& wd, const std::string& nesterov, const std::string& first,
+          const std::string& grad_scale) {
+    const std::vector<std::vector<std::int64_t>> shapes{{4, 8}, {16}};
+    std::vector<TensorListDims> lists{tensor_list_dims(0, shapes), tensor_list_dims(1, shapes)};
+    if (momentum)
+        lists.push_back(tensor_list_dims(2, shapes));
+    return with_lists({{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}, std::move(lists),
+                      {"TensorList", "TensorList", "TensorList", "Scalar", "Scalar", "Scalar", "Scalar", "Scalar", "Scalar",
+                       "Scalar", grad_scale, ""},
+                      {"", "", "", wd, momentum ? "0.9" : "0", "0.1", "0", nesterov, "False", first, "", ""});
+}
+
+TEST(KinetoOpsMore, FusedSgdWithMomentum) {
+    // weight decay and momentum, not the first step: 2 (p −= lr·g) + 2 (wd) + 3 (buf) = 7 FLOPs per
+    // parameter → 7·48 = 336. Read params, grads, buffers 3·48·4 = 576 B; write params, buffers 2·48·4 = 384 B.
+    const auto c = cost_cpu_op("aten::_fused_sgd_", sgd(true, "0.0001", "False", "False", ""), kSgdFp32);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->category, Category::optimizer);
+    EXPECT_EQ(c->cost.flops, 336u);
+    EXPECT_EQ(c->cost.bytes_read, 576u);
+    EXPECT_EQ(c->cost.bytes_written, 384u);
+    // Nesterov, grad_scale, no weight decay: 2 + 1 + 3 + 2 = 8 per parameter → 384 FLOPs; grads written
+    // back unscaled: write 3·48·4 = 576 B.
+    const auto n = cost_list_op("aten::_fused_sgd_", sgd(true, "0", "True", "False", "float"), kF32);
+    ASSERT_TRUE(n);
+    EXPECT_EQ(n->cost.flops, 384u);
+    EXPECT_EQ(n->cost.bytes_written, 576u);
+    // The first step copies g into the buffer: 2 + 2 = 4 per parameter → 192 FLOPs (the buffer still read and written).
+    const auto f = cost_list_op("aten::_fused_sgd_", sgd(true, "0.0001", "False", "True", ""), kF32);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->cost.flops, 192u);
+    EXPECT_EQ(f->cost.bytes_read, 576u);
+}
+
+TEST(KinetoOpsMore, FusedSgdWithoutMomentum) {
+    // momentum 0, buffers []: 2 FLOPs per parameter → 96; read params + grads 2·48·4 = 384 B, write 192 B.
+    const auto c = cost_list_op("aten::_fused_sgd_", sgd(false, "0", "False", "False", ""), kF32);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.flops, 96u);
+    EXPECT_EQ(c->cost.bytes_read, 384u);
+    EXPECT_EQ(c->cost.bytes_written, 192u);
+}
+
+TEST(KinetoOpsMore, FusedAdagrad) {
+    // _fused_adagrad_(params, grads, state_sums, state_steps, lr, lr_decay, weight_decay, eps, maximize,
+    // grad_scale, found_inf) over one fp32 [10] parameter: 7 FLOPs per parameter → 70; read params,
+    // grads, state_sums 3·10·4 + the fp32 step 4 = 124 B; write params, state_sums 2·10·4 = 80 B.
+    const std::vector<std::vector<std::int64_t>> p{{10}};
+    const auto op = [&](const std::string& wd, const std::string& maximize) {
+        return with_lists(
+            {{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}},
+            {tensor_list_dims(0, p), tensor_list_dims(1, p), tensor_list_dims(2, p),
+             tensor_list_dims(3, std::vector<std::vector<std::int64_t>>{std::vector<std::int64_t>{}})},
+            {"TensorList", "TensorList", "TensorList", "TensorList", "Scalar", "Scalar", "Scalar", "Scalar", "Scalar", "", ""},
+            {"", "", "", "", "0.01", "0", wd, "1e-10", maximize, "", ""});
+    };
+    const auto c = cost_list_op("aten::_fused_adagrad_", op("0", "False"), kF32);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.flops, 70u);
+    EXPECT_EQ(c->cost.bytes_read, 124u);
+    EXPECT_EQ(c->cost.bytes_written, 80u);
+    // Weight decay (+2) and maximize (+1): 10 per parameter → 100 FLOPs.
+    const auto w = cost_list_op("aten::_fused_adagrad_", op("0.01", "True"), kF32);
+    ASSERT_TRUE(w);
+    EXPECT_EQ(w->cost.flops, 100u);
+}
+
+// ---- aten::index / index_put.
+
+TEST(KinetoOpsMore, IndexFromItsIndexList) {
+    // index(bf16 [100, 64], [int64 [15]]): 15·64 = 960 elements gathered. Read 960·2 + 15·8 = 2040 B,
+    // write 960·2 = 1920 B.
+    const auto one = with_lists({{100, 64}, {}}, {tensor_list_dims(1, {{15}})}, {bf, "TensorList"});
+    const auto c = cost_cpu_op("aten::index", one, "");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->category, Category::indexing);
+    EXPECT_EQ(c->cost.bytes_read, 2040u);
+    EXPECT_EQ(c->cost.bytes_written, 1920u);
+    // Two index tensors [5] and [5] over [10, 20, 64]: 5·64 = 320 elements; read 640 + 2·5·8 = 720 B, write 640 B.
+    const auto two = with_lists({{10, 20, 64}, {}}, {tensor_list_dims(1, {{5}, {5}})}, {bf, "TensorList"});
+    const auto t = cost_cpu_op("aten::index", two, "");
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->cost.bytes_read, 720u);
+    EXPECT_EQ(t->cost.bytes_written, 640u);
+}
+
+TEST(KinetoOpsMore, IndexPutFromItsIndexList) {
+    // index_put_(bf16 [100, 64], [int64 [15]], values bf16 [15, 64], accumulate): 960 positions written
+    // (1920 B); read values 1920 + indices 120 = 2040 B; with accumulate also the 1920 B written to,
+    // 960 FLOPs.
+    const auto op = [](const std::string& acc) {
+        return with_lists({{100, 64}, {}, {15, 64}, {}}, {tensor_list_dims(1, {{15}})}, {bf, "TensorList", bf, "Scalar"},
+                          {"", "", "", acc});
+    };
+    const auto c = cost_cpu_op("aten::index_put_", op("False"), "");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.bytes_read, 2040u);
+    EXPECT_EQ(c->cost.bytes_written, 1920u);
+    EXPECT_EQ(c->cost.flops, 0u);
+    const auto a = cost_cpu_op("aten::_index_put_impl_", op("True"), "");
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->cost.bytes_read, 3960u);
+    EXPECT_EQ(a->cost.flops, 960u);
+}
+
+TEST(KinetoOpsMore, IndexWithoutItsListSaysWhy) {
+    // The SGLang and vLLM traces: Kineto writes the Tensor?[] indices as "" with [].
+    const auto op = op_of({{15360, 4096}, {}}, {bf, ""}, {"", ""});
+    EXPECT_FALSE(cost_cpu_op("aten::index", op, ""));
+    EXPECT_EQ(indexing_uncosted_reason("aten::index", op),
+              "indexed shape of aten::index not in trace: its Tensor?[] index list is written without shapes in the trace");
+    // An index shaped like self's leading dims may be a bool mask: refused, with the reason.
+    const auto mask = with_lists({{100, 64}, {}}, {tensor_list_dims(1, {{100}})}, {bf, "TensorList"});
+    EXPECT_FALSE(cost_cpu_op("aten::index", mask, ""));
+    EXPECT_NE(indexing_uncosted_reason("aten::index", mask).find("bool mask"), std::string::npos);
+    EXPECT_EQ(indexing_uncosted_reason("aten::index_select", op), "");
+}
+
+// ---- arange.
+
+TEST(KinetoOpsMore, Arange) {
+    // arange.start(223, 238, dtype 4 = int64, layout, device, pin_memory): 238 − 223 = 15 elements, 15·8 = 120 B.
+    const auto s = cost_cpu_op(
+        "aten::arange",
+        op_of({{}, {}, {}, {}, {}, {}}, {"Scalar", "Scalar", "Scalar", "", "", "Scalar"}, {"223", "238", "4", "", "", "False"}),
+        "");
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->cost.bytes_written, 120u);
+    EXPECT_EQ(s->cost.bytes_read, 0u);
+    // arange.start_out(223, 238, 1, out int64): 15·8 = 120 B.
+    const auto o = cost_cpu_op("aten::arange",
+                               op_of({{}, {}, {}, {0}}, {"Scalar", "Scalar", "Scalar", "long int"}, {"223", "238", "1", ""}), "");
+    ASSERT_TRUE(o);
+    EXPECT_EQ(o->cost.bytes_written, 120u);
+    // arange(10.5) with dtype None: a float bound → fp32, ceil(10.5) = 11 elements, 44 B.
+    const auto f =
+        cost_cpu_op("aten::arange", op_of({{}, {}, {}, {}, {}}, {"Scalar", "", "", "", ""}, {"10.5", "", "", "", ""}), "");
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->cost.bytes_written, 44u);
+}
+
+// ---- FlashInfer.
+
+const std::string kPaged = "flashinfer::batch_prefill_with_kv_cache_dtype_q_bf16_dtype_kv_bf16_head_dim_qk_128_paged_run";
+const std::string kRagged = "flashinfer::batch_prefill_with_kv_cache_dtype_q_bf16_dtype_kv_bf16_head_dim_qk_128_ragged_run";
+
+// paged_run(float_ws, int_ws, plan_info, q, k_cache, v_cache, qo_indptr, kv_indptr, kv_indices,
+// last_page_len, o, lse, mask_mode, layout, window_left, …)
+CpuOp paged(std::int64_t tokens, std::int64_t seqs, std::int64_t page, std::int64_t pages_used, const std::string& mask) {
+    return op_of({{1 << 20},
+                  {1 << 16},
+                  {},
+                  {tokens, 32, 128},
+                  {1000, page, 8, 128},
+                  {1000, page, 8, 128},
+                  {seqs + 1},
+                  {seqs + 1},
+                  {pages_used},
+                  {seqs},
+                  {tokens, 32, 128},
+                  {},
+                  {},
+                  {},
+                  {}},
+                 {"unsigned char", "unsigned char", "GenericList", bf, bf, bf, "int", "int", "int", "int", bf, "", "Scalar",
+                  "Scalar", "Scalar"},
+                 {"", "", "", "", "", "", "", "", "", "", "", "", mask, "0", "-1"});
+}
+
+TEST(KinetoOpsMore, FlashInferPagedDecodeWithPageSizeOne) {
+    // 8 sequences, 8 queries (a decode), page size 1, 2052 pages used: Σkv = 2052. FLOPs 4·H·d·Σkv =
+    // 4·32·128·2052 = 33,619,968. Bytes: Q 8·32·128·2 = 65,536 and K, V 2052·8·128·2 = 4,202,496 each
+    // read (8,470,528); O 65,536 written.
+    const VarlenAttention v = varlen_attention(kPaged, paged(8, 8, 1, 2052, "1"));
+    ASSERT_TRUE(v.recognised);
+    ASSERT_TRUE(v.cost) << v.why;
+    EXPECT_EQ(v.cost->category, Category::attention);
+    EXPECT_EQ(v.cost->cost.flops, 33619968u);
+    EXPECT_EQ(v.cost->cost.bytes_read, 8470528u);
+    EXPECT_EQ(v.cost->cost.bytes_written, 65536u);
+    // The same through the op dispatcher.
+    const auto c = cost_cpu_op(kPaged, paged(8, 8, 1, 2052, "1"), "");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.flops, 33619968u);
+}
+
+TEST(KinetoOpsMore, FlashInferRefusesWhatTheTraceLacks) {
+    // A prefill of 64 tokens in 4 sequences: the split is qo_indptr's values.
+    EXPECT_EQ(attention_uncosted_reason(kPaged, paged(64, 4, 1, 300, "1")),
+              "per-sequence query lengths of " + kPaged + " are qo_indptr values: 64 query tokens in 4 sequences");
+    // Page size 16: the last page's fill is a value.
+    EXPECT_NE(attention_uncosted_reason(kPaged, paged(8, 8, 16, 200, "1")).find("page size 16"), std::string::npos);
+    // A custom mask.
+    EXPECT_NE(attention_uncosted_reason(kPaged, paged(8, 8, 1, 2052, "2")).find("custom mask"), std::string::npos);
+}
+
+TEST(KinetoOpsMore, FlashInferRaggedOneSequence) {
+    // ragged_run(float_ws, int_ws, plan_info, q [512, 32, 128], k [512, 8, 128], v, qo_indptr [2],
+    // kv_indptr [2], o, lse, mask_mode 1, layout 0, window_left -1): one causal sequence of 512.
+    // pairs 512·512 − 512·511/2 = 131,328; FLOPs 4·32·131,328·128 = 2,151,677,952.
+    const auto op =
+        op_of({{1 << 20}, {1 << 16}, {}, {512, 32, 128}, {512, 8, 128}, {512, 8, 128}, {2}, {2}, {512, 32, 128}, {}, {}, {}, {}},
+              {"unsigned char", "unsigned char", "GenericList", bf, bf, bf, "int", "int", bf, "", "Scalar", "Scalar", "Scalar"},
+              {"", "", "", "", "", "", "", "", "", "", "1", "0", "-1"});
+    const auto c = cost_cpu_op(kRagged, op, "");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.flops, 2151677952u);
+    // A sliding window: refused.
+    auto w = op;
+    w.concrete = std::vector<std::string>{"", "", "", "", "", "", "", "", "", "", "1", "0", "127"};
+    EXPECT_NE(attention_uncosted_reason(kRagged, w).find("sliding window 127"), std::string::npos);
+}
+
+// ---- Training and vision ops.
+
+TEST(KinetoOpsMore, DropoutForwardAndBackward) {
+    // native_dropout(bf16 [8, 128], 0.1, True): read 1024·2 = 2048 B; write output 2048 + bool mask 1024
+    // = 3072 B; 2 FLOPs per element = 2048.
+    const auto f =
+        cost_cpu_op("aten::native_dropout", op_of({{8, 128}, {}, {}}, {bf, "Scalar", "Scalar"}, {"", "0.1", "True"}), "");
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->cost.bytes_read, 2048u);
+    EXPECT_EQ(f->cost.bytes_written, 3072u);
+    EXPECT_EQ(f->cost.flops, 2048u);
+    // native_dropout_backward(grad bf16 [8, 128], mask bool [8, 128], scale): read 2048 + 1024 = 3072 B, write 2048 B.
+    const auto b = cost_cpu_op("aten::native_dropout_backward",
+                               op_of({{8, 128}, {8, 128}, {}}, {bf, "bool", "Scalar"}, {"", "", "1.11"}), "");
+    ASSERT_TRUE(b);
+    EXPECT_EQ(b->cost.bytes_read, 3072u);
+    EXPECT_EQ(b->cost.bytes_written, 2048u);
+    EXPECT_EQ(b->cost.flops, 2048u);
+}
+
+TEST(KinetoOpsMore, AdaptiveAvgPoolBackward) {
+    // (grad_output fp32 [10, 512, 1, 1], self fp32 [10, 512, 7, 7]): read 5120·4 = 20,480 B; write
+    // 10·512·49 = 250,880 elements · 4 = 1,003,520 B; 250,880 FLOPs.
+    const auto c =
+        cost_cpu_op("aten::_adaptive_avg_pool2d_backward", op_of({{10, 512, 1, 1}, {10, 512, 7, 7}}, {"float", "float"}), "");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.bytes_read, 20480u);
+    EXPECT_EQ(c->cost.bytes_written, 1003520u);
+    EXPECT_EQ(c->cost.flops, 250880u);
+}
+
+TEST(KinetoOpsMore, PadRepeatUpsampleFlip) {
+    // constant_pad_nd(bf16 [2, 3, 8, 8], [1, 1, 2, 2]): last dim 8+1+1 = 10, the one before 8+2+2 = 12 →
+    // [2, 3, 12, 10] = 720 elements: read 384·2 = 768 B, write 1440 B.
+    const auto p = cost_cpu_op("aten::constant_pad_nd",
+                               op_of({{2, 3, 8, 8}, {}, {}}, {bf, "ScalarList", "Scalar"}, {"", "[1, 1, 2, 2]", "0"}), "");
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->cost.bytes_read, 768u);
+    EXPECT_EQ(p->cost.bytes_written, 1440u);
+    // repeat(fp32 [3, 4], [2, 1, 2]) → [2, 3, 8] = 48 elements: read 48 B, write 192 B.
+    const auto r = cost_cpu_op("aten::repeat", op_of({{3, 4}, {}}, {"float", "ScalarList"}, {"", "[2, 1, 2]"}), "");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->cost.bytes_read, 48u);
+    EXPECT_EQ(r->cost.bytes_written, 192u);
+    // upsample_bilinear2d(bf16 [1, 4, 8, 8], [16, 16], False): 4·256 = 1024 outputs, 2048 B written,
+    // 9 FLOPs each = 9216; read 256·2 = 512 B. Nearest: 0 FLOPs.
+    const auto u = cost_cpu_op("aten::upsample_bilinear2d",
+                               op_of({{1, 4, 8, 8}, {}, {}}, {bf, "ScalarList", "Scalar"}, {"", "[16, 16]", "False"}), "");
+    ASSERT_TRUE(u);
+    EXPECT_EQ(u->cost.bytes_read, 512u);
+    EXPECT_EQ(u->cost.bytes_written, 2048u);
+    EXPECT_EQ(u->cost.flops, 9216u);
+    const auto n = cost_cpu_op("aten::upsample_nearest2d", op_of({{1, 4, 8, 8}, {}}, {bf, "ScalarList"}, {"", "[16, 16]"}), "");
+    ASSERT_TRUE(n);
+    EXPECT_EQ(n->cost.flops, 0u);
+    // upsample_nearest2d_backward(grad bf16 [1, 4, 16, 16], output_size, input_size [1, 4, 8, 8]):
+    // read 1024·2 = 2048 B, write 256·2 = 512 B, 1 FLOP per grad_output element = 1024.
+    const auto nb =
+        cost_cpu_op("aten::upsample_nearest2d_backward",
+                    op_of({{1, 4, 16, 16}, {}, {}}, {bf, "ScalarList", "ScalarList"}, {"", "[16, 16]", "[1, 4, 8, 8]"}), "");
+    ASSERT_TRUE(nb);
+    EXPECT_EQ(nb->cost.bytes_read, 2048u);
+    EXPECT_EQ(nb->cost.bytes_written, 512u);
+    EXPECT_EQ(nb->cost.flops, 1024u);
+    // flip(bf16 [4, 8], [0]): read and write 64 B.
+    const auto f = cost_cpu_op("aten::flip", op_of({{4, 8}, {}}, {bf, "ScalarList"}, {"", "[0]"}), "");
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->cost.bytes_written, 64u);
+}
+
+TEST(KinetoOpsMore, MoreActivationsAndDataDependentOutputs) {
+    // hardswish(bf16 [100]): read 200 B, write 200 B, 5 FLOPs per element = 500.
+    const auto h = cost_cpu_op("aten::hardswish", op_of({{100}}, {bf}), "");
+    ASSERT_TRUE(h);
+    EXPECT_EQ(h->cost.flops, 500u);
+    EXPECT_EQ(h->cost.bytes_read + h->cost.bytes_written, 400u);
+    // nonzero: its output size is a count of values.
+    const auto nz = op_of({{100}}, {"bool"});
+    EXPECT_FALSE(cost_cpu_op("aten::nonzero", nz, ""));
+    EXPECT_EQ(indexing_uncosted_reason("aten::nonzero", nz),
+              "output size of aten::nonzero is a count of its input's values, not in trace");
+}
+
+// ---- GEMM variants and fills.
+
+TEST(KinetoOpsMore, ScaledMmAndMv) {
+    // _scaled_mm(fp8 [128, 64], fp8 [64, 256], scale_a 0-d fp32, scale_b 0-d fp32, bias None, scale_result
+    // None, out_dtype 15 = bf16, use_fast_accum): FLOPs 2·128·256·64 = 4,194,304; read A 128·64 = 8,192 B
+    // + B 64·256 = 16,384 B + scales 2·4 = 8 B = 24,584 B; write C 128·256·2 = 65,536 B.
+    const auto c = cost_cpu_op("aten::_scaled_mm",
+                               op_of({{128, 64}, {64, 256}, {}, {}, {}, {}, {}, {}},
+                                     {"c10::Float8_e4m3fn", "c10::Float8_e4m3fn", "float", "float", "", "", "Scalar", "Scalar"},
+                                     {"", "", "", "", "", "", "15", "False"}),
+                               "");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->category, Category::gemm);
+    EXPECT_EQ(c->cost.flops, 4194304u);
+    EXPECT_EQ(c->cost.bytes_read, 24584u);
+    EXPECT_EQ(c->cost.bytes_written, 65536u);
+    // mv(bf16 [1024, 512], bf16 [512]): FLOPs 2·1024·512 = 1,048,576; read 1024·512·2 + 512·2 = 1,049,600 B,
+    // write 1024·2 = 2,048 B.
+    const auto v = cost_cpu_op("aten::mv", op_of({{1024, 512}, {512}}, {bf, bf}), "");
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->cost.flops, 1048576u);
+    EXPECT_EQ(v->cost.bytes_read, 1049600u);
+    EXPECT_EQ(v->cost.bytes_written, 2048u);
+}
+
+TEST(KinetoOpsMore, GroupedMmOfMoe) {
+    // _grouped_mm(bf16 [512, 256] tokens, bf16 [8, 256, 128] expert weights, offs int32 [8]): FLOPs
+    // 2·512·256·128 = 33,554,432; read tokens 512·256·2 = 262,144 + weights 8·256·128·2 = 524,288 + offs
+    // 8·4 = 32 → 786,464 B; write 512·128·2 = 131,072 B.
+    const auto c = cost_cpu_op("aten::_grouped_mm", op_of({{512, 256}, {8, 256, 128}, {8}, {}, {}}, {bf, bf, "int", "", ""}), "");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.flops, 33554432u);
+    EXPECT_EQ(c->cost.bytes_read, 786464u);
+    EXPECT_EQ(c->cost.bytes_written, 131072u);
+    // The weight gradient form: [128, 512] · [512, 256] with offs [8]: FLOPs 2·128·256·512 = 33,554,432;
+    // read 128·512·2 + 512·256·2 + 32 = 131,072 + 262,144 + 32 = 393,248 B; write 8·128·256·2 = 524,288 B.
+    const auto w = cost_cpu_op("aten::_grouped_mm", op_of({{128, 512}, {512, 256}, {8}, {}, {}}, {bf, bf, "int", "", ""}), "");
+    ASSERT_TRUE(w);
+    EXPECT_EQ(w->cost.flops, 33554432u);
+    EXPECT_EQ(w->cost.bytes_read, 393248u);
+    EXPECT_EQ(w->cost.bytes_written, 524288u);
+    // _scaled_grouped_mm(fp8 [512, 256], fp8 [8, 256, 128] (its transpose's layout is the same bytes),
+    // scale_a fp32 [512], scale_b fp32 [8, 128], offs int32 [8], bias None, scale_result None, out_dtype 15 bf16):
+    // FLOPs 33,554,432; read 512·256 + 8·256·128 + scales (512 + 1024)·4 + offs 32 = 131,072 + 262,144 + 6,144 + 32
+    // = 399,392 B; write 512·128·2 = 131,072 B.
+    const auto f =
+        cost_cpu_op("aten::_scaled_grouped_mm",
+                    op_of({{512, 256}, {8, 256, 128}, {512}, {8, 128}, {8}, {}, {}, {}, {}},
+                          {"c10::Float8_e4m3fn", "c10::Float8_e4m3fn", "float", "float", "int", "", "", "Scalar", "Scalar"},
+                          {"", "", "", "", "", "", "", "15", "True"}),
+                    "");
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->cost.flops, 33554432u);
+    EXPECT_EQ(f->cost.bytes_read, 399392u);
+    EXPECT_EQ(f->cost.bytes_written, 131072u);
+}
+
+TEST(KinetoOpsMore, FillOfAZeroDimTensorAndRandomFills) {
+    // The ResNet trace's fill_(bf16 0-d, 1): one element written, 2 B.
+    const auto f = cost_cpu_op("aten::fill_", op_of({{}, {}}, {bf, "Scalar"}, {"", "1"}), "");
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->cost.bytes_written, 2u);
+    EXPECT_EQ(f->cost.bytes_read, 0u);
+    // exponential_(fp32 [32, 1000]) (a sampler's draw): 32,000·4 = 128,000 B written.
+    const auto e = cost_cpu_op("aten::exponential_", op_of({{32, 1000}, {}, {}}, {"float", "Scalar", ""}, {"", "1", ""}), "");
+    ASSERT_TRUE(e);
+    EXPECT_EQ(e->cost.bytes_written, 128000u);
+}
+
+// ---- A previously uncosted real op is costed now (the shipped SGLang trace).
+
+TEST(KinetoOpsMore, SglangSubAndArangeAreCostedIndexSaysWhy) {
+    const Trace t =
+        read_kineto(std::string(BWACCT_TEST_DATA) + "/kineto/kineto_mi300x_sglang_qwen3_8b_prefilldecode_tracelens.json.gz");
+    const Summary s = summarize(t);
+    bool index_reason = false;
+    for (const CategoryTime& c : s.categories)
+        for (const auto& [why, us] : c.uncosted_reasons) {
+            EXPECT_EQ(why.find("aten::sub"), std::string::npos) << why;
+            EXPECT_EQ(why.find("aten::arange"), std::string::npos) << why;
+            EXPECT_EQ(why, why.find("aten::index") == std::string::npos
+                               ? why
+                               : std::string("indexed shape of aten::index not in trace: its Tensor?[] index list is written "
+                                             "without shapes in the trace"));
+            index_reason = index_reason || why.find("aten::index") != std::string::npos;
+        }
+    EXPECT_TRUE(index_reason);
+}
+
+}  // namespace
