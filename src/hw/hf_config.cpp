@@ -65,10 +65,10 @@ struct ClassDefaults {
 };
 ClassDefaults class_defaults(Family fam) {
     static const json none = json::object();
-    static const json gemma3 = {
-        {"vocab_size", 262208},    {"hidden_size", 2304},      {"intermediate_size", 9216},
-        {"num_hidden_layers", 26}, {"num_attention_heads", 8}, {"num_key_value_heads", 4},
-        {"head_dim", 256},         {"sliding_window", 4096},   {"hidden_activation", "gelu_pytorch_tanh"}};
+    // Parsed, so the counts are unsigned JSON numbers as config.json's own are.
+    static const json gemma3 = json::parse(R"({"vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216,
+        "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+        "sliding_window": 4096, "hidden_activation": "gelu_pytorch_tanh"})");
     return fam == Family::gemma3 ? ClassDefaults{"Gemma3TextConfig", gemma3} : ClassDefaults{"", none};
 }
 
@@ -209,8 +209,8 @@ void read_qwen2_moe_shared_expert(const Reader& r, std::uint64_t hidden, std::ui
 }
 
 // quantization_config → the weights' storage format. fp8 (block scales from weight_block_size, else one
-// per tensor), AWQ (4-bit, group_size, zero_point), GPTQ (4/8-bit, group_size, −1 = per channel; sym: no
-// zero point), modelopt (quant_algo NVFP4 or FP8), mxfp4. Anything else: refused naming the field.
+// per tensor), fbgemm_fp8 (one fp32 scale per output channel), AWQ (4-bit, group_size, zero_point), GPTQ (4/8-bit, group_size, −1
+// = per channel; sym: no zero point), modelopt (quant_algo NVFP4 or FP8), mxfp4. Anything else: refused naming the field.
 StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std::string>& limitations) {
     if (!q.is_object())
         r.fail("\"quantization_config\" must be an object");
@@ -268,6 +268,16 @@ StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std:
         f.zero_bits = asymmetric ? static_cast<unsigned>(bits) : 0;
         return f;
     }
+    if (method == "fbgemm_fp8") {
+        // Meta's FP8 checkpoints (Llama-3.1-405B-Instruct-FP8): fp8 e4m3 weights with one fp32 scale per output
+        // channel (FBGEMM's row-wise scaling); activations quantised per token at each GEMM.
+        f = plain_format(DType::fp8_e4m3);
+        f.scale_bits = 32;
+        limitations.push_back(
+            "quantization_config.quant_method = fbgemm_fp8: the reference quantises activations to fp8 per token at each "
+            "GEMM; bwacct keeps activations in --act-dtype (default --dtype): give --act-dtype fp8 for that path");
+        return f;
+    }
     if (method == "mxfp4")
         return weight_format(DType::mxfp4, 0);
     if (method == "modelopt") {
@@ -279,8 +289,8 @@ StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std:
         r.fail(fmt::format("\"quantization_config.quant_algo\" = \"{}\" is not modelled (modelopt: NVFP4 or FP8)", algo));
     }
     r.fail(
-        fmt::format("\"quantization_config.quant_method\" = \"{}\" is not modelled (fp8, awq, gptq, modelopt NVFP4/FP8, "
-                    "mxfp4); bwacct will not guess the weights' storage",
+        fmt::format("\"quantization_config.quant_method\" = \"{}\" is not modelled (fp8, fbgemm_fp8, awq, gptq, modelopt "
+                    "NVFP4/FP8, mxfp4); bwacct will not guess the weights' storage",
                     method));
 }
 
@@ -322,6 +332,8 @@ std::vector<std::string> hf_architectures() {
     std::vector<std::string> out;
     for (const Arch& a : kArchs)
         out.emplace_back(a.name);
+    for (const Wrapper& w : kWrappers)
+        out.emplace_back(w.name);
     return out;
 }
 

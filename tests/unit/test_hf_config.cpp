@@ -521,6 +521,17 @@ TEST(HfConfig, Gemma3TextConfigDefaultsFillWhatGooglesFilesLeaveOut) {
     for (const std::string& l : c.limitations)
         named = named || (l.find("vocab_size = 262208") != std::string::npos && l.find("Gemma3TextConfig") != std::string::npos);
     EXPECT_TRUE(named);
+    EXPECT_TRUE(is_local_layer(c, 4));
+    EXPECT_FALSE(is_local_layer(c, 5));  // no layer_types, no pattern: every sixth layer global
+    // transformers >= 4.53 writes the period as "_sliding_window_pattern": read like "sliding_window_pattern"
+    const TransformerConfig g = parse_hf_config(
+        R"({"architectures": ["Gemma3ForCausalLM"], "hidden_size": 32, "num_hidden_layers": 4, "num_attention_heads": 4,
+            "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 64, "vocab_size": 100, "sliding_window": 16,
+            "_sliding_window_pattern": 2})",
+        "x");
+    EXPECT_TRUE(is_local_layer(g, 0));
+    EXPECT_FALSE(is_local_layer(g, 1));
+    EXPECT_TRUE(is_local_layer(g, 2));
 }
 
 TEST(HfConfig, MultimodalWrappersRefuseWhatTheyCannotRead) {
@@ -563,4 +574,21 @@ TEST(HfConfig, DiffusersWanTransformerReadsAsWanModel) {
         R"({"_class_name": "WanTransformer3DModel", "num_attention_heads": 2, "attention_head_dim": 8, "num_layers": 1,
             "ffn_dim": 32, "image_dim": 1280})");
     EXPECT_NE(e.find("image_dim"), std::string::npos) << e;
+}
+
+TEST(HfConfig, FbgemmFp8IsFp8WithOneFp32ScalePerOutputChannel) {
+    // Meta's Llama-3.1-405B-Instruct-FP8 ships "quantization_config": {"quant_method": "fbgemm_fp8", ...}
+    // (transformers' FbgemmFp8Linear: fp8 e4m3 weight [N, K], fp32 weight_scale [N, 1]); it was refused before.
+    const TransformerConfig c = parse_hf_config(
+        R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "intermediate_size": 64, "vocab_size": 100,
+            "quantization_config": {"quant_method": "fbgemm_fp8", "activation_scale_ub": 1200.0,
+                                    "modules_to_not_convert": ["lm_head"]}})",
+        "x");
+    ASSERT_TRUE(c.weight_format);
+    EXPECT_EQ(c.weight_format->dtype, DType::fp8_e4m3);
+    // a [4096, 1024] weight: 4096·1024 B of fp8 + 1024 fp32 scales (4096 B) = 4,198,400 B
+    EXPECT_EQ(format_bytes(*c.weight_format, Exact(4096), Exact(1024)).value(), 4198400u);
+    ASSERT_EQ(c.limitations.size(), 1u);  // activations quantised per token: said, not modelled
+    EXPECT_NE(c.limitations.front().find("fbgemm_fp8"), std::string::npos);
 }
