@@ -2,8 +2,8 @@
 // entry of "architectures") picks the mapping; a field that changes the arithmetic and is not
 // modelled, an unknown architecture or a malformed field is an InputError naming it and the file.
 // Fields read but deliberately not modelled (sliding windows, logit soft-capping, quantization,
-// the multi-token-prediction module) are listed in TransformerConfig::limitations, and every report
-// repeats them. Mapping: docs/formulas.md ("Hugging Face config.json").
+// the multi-token-prediction module, a multimodal wrapper's vision tower) are listed in
+// TransformerConfig::limitations, and every report repeats them. Mapping: docs/formulas.md ("Hugging Face config.json").
 #pragma once
 #include <string>
 #include <string_view>
@@ -17,7 +17,8 @@ namespace bwacct {
 TransformerConfig parse_hf_config(std::string_view json_text, const std::string& origin);
 // Reads and parses `path`; errors name `option` and the path.
 TransformerConfig load_hf_config(const std::string& path, const std::string& option);
-// The architectures the reader maps ("LlamaForCausalLM", ...).
+// The architectures the reader maps ("LlamaForCausalLM", ..., and the multimodal wrappers whose text_config it
+// reads, "Gemma3ForConditionalGeneration", ...).
 std::vector<std::string> hf_architectures();
 
 }  // namespace bwacct

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "bwacct/dit.h"
 #include "bwacct/error.h"
@@ -20,24 +21,56 @@ namespace {
 
 using json = nlohmann::json;
 
-enum class Family { llama, qwen2, qwen3, gemma2, gemma3, mixtral, qwen3_moe, deepseek, gpt_oss };
+enum class Family { llama, qwen2, qwen3, gemma2, gemma3, mixtral, qwen2_moe, qwen3_moe, deepseek, gpt_oss };
 
 struct Arch {
     const char* name;
     Family family;
 };
 
-constexpr std::array<Arch, 11> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 13> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"MistralForCausalLM", Family::llama},
+                                       // Phi3ForCausalLM: Llama's block with the q, k, v and the gate, up projections each
+                                       // fused into one matrix (qkv_proj, gate_up_proj): the same shapes and FLOPs.
+                                       {"Phi3ForCausalLM", Family::llama},
                                        {"Qwen2ForCausalLM", Family::qwen2},
                                        {"Qwen3ForCausalLM", Family::qwen3},
                                        {"Gemma2ForCausalLM", Family::gemma2},
                                        {"Gemma3ForCausalLM", Family::gemma3},
                                        {"MixtralForCausalLM", Family::mixtral},
+                                       {"Qwen2MoeForCausalLM", Family::qwen2_moe},
                                        {"Qwen3MoeForCausalLM", Family::qwen3_moe},
                                        {"DeepseekV3ForCausalLM", Family::deepseek},
                                        {"DeepseekV2ForCausalLM", Family::deepseek},
                                        {"GptOssForCausalLM", Family::gpt_oss}}};
+
+// Multimodal wrappers ("...ForConditionalGeneration") whose language model is one of the families above: its
+// fields sit in "text_config" (model_type `text_model_type`, read as `language_arch`); the vision tower and
+// projector ("vision_config") are not modelled, and every report says so.
+struct Wrapper {
+    const char* name;
+    const char* text_model_type;
+    const char* language_arch;
+};
+
+constexpr std::array<Wrapper, 2> kWrappers{{{"Gemma3ForConditionalGeneration", "gemma3_text", "Gemma3ForCausalLM"},
+                                            {"Mistral3ForConditionalGeneration", "mistral", "MistralForCausalLM"}}};
+
+// Fields transformers' config class fills in when config.json leaves them out, for the families whose published
+// files rely on it (Google's Gemma 3 multimodal config.json files give only a few text_config fields):
+// Gemma3TextConfig's defaults. Every default taken is named in the report's limitations.
+struct ClassDefaults {
+    const char* config_class;
+    const json& fields;
+};
+ClassDefaults class_defaults(Family fam) {
+    static const json none = json::object();
+    // Parsed, so the counts are unsigned JSON numbers as config.json's own are.
+    static const json gemma3 = json::parse(R"({"vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216,
+        "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+        "sliding_window": 4096, "hidden_activation": "gelu_pytorch_tanh"})");
+    return fam == Family::gemma3 ? ClassDefaults{"Gemma3TextConfig", gemma3} : ClassDefaults{"", none};
+}
 
 struct Reader {
     const json& doc;
@@ -98,6 +131,8 @@ std::string supported_list() {
     std::string s;
     for (const Arch& a : kArchs)
         s += (s.empty() ? "" : ", ") + std::string(a.name);
+    for (const Wrapper& w : kWrappers)
+        s += fmt::format(", {} (its text_config)", w.name);
     return s;
 }
 
@@ -106,7 +141,7 @@ std::string supported_list() {
 // (default 6); an explicit `layer_types` list ("sliding_attention"/"full_attention") wins; Qwen2/3 only with
 // `use_sliding_window`, on layers from `max_window_layers` on.
 void read_sliding_window(const Reader& r, Family fam, TransformerConfig& c) {
-    const bool qwen = fam == Family::qwen2 || fam == Family::qwen3 || fam == Family::qwen3_moe;
+    const bool qwen = fam == Family::qwen2 || fam == Family::qwen3 || fam == Family::qwen2_moe || fam == Family::qwen3_moe;
     if (!r.has("sliding_window") || (qwen && !r.flag_or("use_sliding_window", false)))
         return;
     c.sliding_window = r.count_or("sliding_window", 0);
@@ -124,7 +159,10 @@ void read_sliding_window(const Reader& r, Family fam, TransformerConfig& c) {
         return;
     }
     if (fam == Family::gemma2 || fam == Family::gemma3) {
-        const std::uint64_t period = fam == Family::gemma2 ? 2 : r.count_or("sliding_window_pattern", 6);
+        // transformers >= 4.53 writes Gemma 3's period as "_sliding_window_pattern" (and also "layer_types").
+        const std::uint64_t period = fam == Family::gemma2             ? 2
+                                     : r.has("sliding_window_pattern") ? r.count_or("sliding_window_pattern", 6)
+                                                                       : r.count_or("_sliding_window_pattern", 6);
         for (std::uint64_t i = 0; i < c.layers; ++i)
             c.local_layers.push_back((i + 1) % period != 0);
     } else if (qwen) {
@@ -149,9 +187,30 @@ void read_gpt_oss_limits(const Reader& r, const MoeConfig& m, TransformerConfig&
         m.expert_ffn, c.hidden, m.experts * (2 * m.expert_ffn + c.hidden)));
 }
 
+// Qwen2-MoE (transformers' Qwen2MoeSparseMoeBlock): beside the routed experts, one always-on gated MLP of
+// shared_expert_intermediate_size, scaled by sigmoid(shared_expert_gate(x)), a Linear(hidden, 1). The engine's
+// shared experts are n MLPs of the expert size fused into one of n · expert_ffn, so the shared expert is
+// read as shared_expert_intermediate_size / moe_intermediate_size of them (refused when that does not divide).
+void read_qwen2_moe_shared_expert(const Reader& r, std::uint64_t hidden, std::uint64_t layers, MoeConfig& m,
+                                  std::vector<std::string>& limitations) {
+    const std::uint64_t shared = r.natural_or("shared_expert_intermediate_size", 0);
+    if (shared == 0)
+        return;
+    if (shared % m.expert_ffn != 0)
+        r.fail(
+            fmt::format("\"shared_expert_intermediate_size\" ({}) must be a multiple of \"moe_intermediate_size\" ({}): "
+                        "bwacct models the shared expert as whole experts of that size",
+                        shared, m.expert_ffn));
+    m.shared_experts = shared / m.expert_ffn;
+    limitations.push_back(fmt::format(
+        "the shared expert's gate, sigmoid(Linear({0}, 1)) scaling its output, is not counted: {0} parameters per layer "
+        "({1} in all) and a GEMV per token",
+        hidden, hidden * layers));
+}
+
 // quantization_config → the weights' storage format. fp8 (block scales from weight_block_size, else one
-// per tensor), AWQ (4-bit, group_size, zero_point), GPTQ (4/8-bit, group_size, −1 = per channel; sym: no
-// zero point), modelopt (quant_algo NVFP4 or FP8), mxfp4. Anything else: refused naming the field.
+// per tensor), fbgemm_fp8 (one fp32 scale per output channel), AWQ (4-bit, group_size, zero_point), GPTQ (4/8-bit, group_size, −1
+// = per channel; sym: no zero point), modelopt (quant_algo NVFP4 or FP8), mxfp4. Anything else: refused naming the field.
 StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std::string>& limitations) {
     if (!q.is_object())
         r.fail("\"quantization_config\" must be an object");
@@ -209,6 +268,16 @@ StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std:
         f.zero_bits = asymmetric ? static_cast<unsigned>(bits) : 0;
         return f;
     }
+    if (method == "fbgemm_fp8") {
+        // Meta's FP8 checkpoints (Llama-3.1-405B-Instruct-FP8): fp8 e4m3 weights with one fp32 scale per output
+        // channel (FBGEMM's row-wise scaling); activations quantised per token at each GEMM.
+        f = plain_format(DType::fp8_e4m3);
+        f.scale_bits = 32;
+        limitations.push_back(
+            "quantization_config.quant_method = fbgemm_fp8: the reference quantises activations to fp8 per token at each "
+            "GEMM; bwacct keeps activations in --act-dtype (default --dtype): give --act-dtype fp8 for that path");
+        return f;
+    }
     if (method == "mxfp4")
         return weight_format(DType::mxfp4, 0);
     if (method == "modelopt") {
@@ -220,9 +289,41 @@ StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std:
         r.fail(fmt::format("\"quantization_config.quant_algo\" = \"{}\" is not modelled (modelopt: NVFP4 or FP8)", algo));
     }
     r.fail(
-        fmt::format("\"quantization_config.quant_method\" = \"{}\" is not modelled (fp8, awq, gptq, modelopt NVFP4/FP8, "
-                    "mxfp4); bwacct will not guess the weights' storage",
+        fmt::format("\"quantization_config.quant_method\" = \"{}\" is not modelled (fp8, fbgemm_fp8, awq, gptq, modelopt "
+                    "NVFP4/FP8, mxfp4); bwacct will not guess the weights' storage",
                     method));
+}
+
+// diffusers' WanTransformer3DModel config → the WanModel config.json keys parse_wan_config reads: the same network
+// (diffusers' conversion script maps Wan2.1's weights onto it one to one) under other names. Image conditioning
+// (image_dim, added_kv_proj_dim) and another q/k norm are refused, as WanModel's "i2v" and qk_norm = false are.
+json wan_from_diffusers(const Reader& r) {
+    for (const char* key : {"image_dim", "added_kv_proj_dim"})
+        if (r.has(key))
+            r.fail(
+                fmt::format("\"{}\" = {} is not modelled (image conditioning adds its own cross-attention); only null "
+                            "(text-to-video)",
+                            key, r.doc.at(key).dump()));
+    if (r.has("qk_norm") && r.doc.at("qk_norm") != "rms_norm_across_heads")
+        r.fail(
+            fmt::format("\"qk_norm\" = {} is not modelled (the DiT block is modelled with q/k RMSNorm across heads, "
+                        "\"rms_norm_across_heads\")",
+                        r.doc.at("qk_norm").dump()));
+    const std::uint64_t heads = r.count("num_attention_heads");
+    const std::uint64_t head_dim = r.count("attention_head_dim");
+    json w = {
+        {"_class_name", "WanModel"},           {"model_type", "t2v"},          {"dim", heads * head_dim}, {"num_heads", heads},
+        {"num_layers", r.count("num_layers")}, {"ffn_dim", r.count("ffn_dim")}};
+    for (const auto& [from, to] : std::array<std::pair<const char*, const char*>, 7>{{{"in_channels", "in_dim"},
+                                                                                      {"out_channels", "out_dim"},
+                                                                                      {"text_dim", "text_dim"},
+                                                                                      {"freq_dim", "freq_dim"},
+                                                                                      {"patch_size", "patch_size"},
+                                                                                      {"cross_attn_norm", "cross_attn_norm"},
+                                                                                      {"eps", "eps"}}})
+        if (r.has(from))
+            w[to] = r.doc.at(from);
+    return w;
 }
 
 }  // namespace
@@ -231,6 +332,8 @@ std::vector<std::string> hf_architectures() {
     std::vector<std::string> out;
     for (const Arch& a : kArchs)
         out.emplace_back(a.name);
+    for (const Wrapper& w : kWrappers)
+        out.emplace_back(w.name);
     return out;
 }
 
@@ -245,39 +348,88 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     }
     if (!doc.is_object())
         throw InputError(origin, "expected a JSON object (a Hugging Face config.json)");
-    const Reader r{doc, origin};
+    const Reader top{doc, origin};
     // A diffusers model config names its class instead of "architectures" (docs/formulas.md, "Video
     // diffusion transformers (DiT)").
     if (!doc.contains("architectures") && doc.contains("_class_name")) {
         if (doc.at("_class_name") == "WanModel")
             return parse_wan_config(json_text, origin);
-        r.fail(fmt::format("unsupported diffusers class {}; supported: WanModel (or a config.json with \"architectures\": {})",
-                           doc.at("_class_name").dump(), supported_list()));
+        if (doc.at("_class_name") == "WanTransformer3DModel") {
+            TransformerConfig w = parse_wan_config(wan_from_diffusers(top).dump(), origin);
+            w.name = "WanTransformer3DModel (t2v)";
+            w.source = fmt::format("diffusers config.json ({}), class WanTransformer3DModel (read as Wan2.1's WanModel)", origin);
+            return w;
+        }
+        top.fail(
+            fmt::format("unsupported diffusers class {}; supported: WanModel, WanTransformer3DModel (or a config.json "
+                        "with \"architectures\": {})",
+                        doc.at("_class_name").dump(), supported_list()));
     }
     if (!doc.contains("architectures") || !doc.at("architectures").is_array() || doc.at("architectures").empty() ||
         !doc.at("architectures").front().is_string())
-        r.fail("missing \"architectures\" (a list naming the model class, e.g. [\"LlamaForCausalLM\"])");
+        top.fail("missing \"architectures\" (a list naming the model class, e.g. [\"LlamaForCausalLM\"])");
     const std::string arch = doc.at("architectures").front().get<std::string>();
+
+    // A multimodal wrapper: the language model's fields are its "text_config"; the checkpoint-wide ones
+    // (quantization, tied embeddings, the name) may sit at the top level.
+    json lm = doc;
+    std::string lm_arch = arch;
+    std::string lm_origin = origin;
+    const Wrapper* wrapper = nullptr;
+    for (const Wrapper& w : kWrappers)
+        if (arch == w.name)
+            wrapper = &w;
+    if (wrapper != nullptr) {
+        if (!doc.contains("text_config") || !doc.at("text_config").is_object())
+            top.fail(fmt::format("\"text_config\" must be an object (the language model of {})", arch));
+        lm = doc.at("text_config");
+        lm_origin = origin + " text_config";
+        if (lm.contains("model_type") && !lm.at("model_type").is_null() && lm.at("model_type") != wrapper->text_model_type)
+            top.fail(fmt::format("\"text_config.model_type\" = {} is not modelled for {} (expected \"{}\")",
+                                 lm.at("model_type").dump(), arch, wrapper->text_model_type));
+        for (const char* key : {"quantization_config", "tie_word_embeddings", "_name_or_path"})
+            if ((!lm.contains(key) || lm.at(key).is_null()) && doc.contains(key))
+                lm[key] = doc.at(key);
+        lm_arch = wrapper->language_arch;
+    }
     const Arch* found = nullptr;
     for (const Arch& a : kArchs)
-        if (arch == a.name)
+        if (lm_arch == a.name)
             found = &a;
     if (found == nullptr)
-        r.fail(fmt::format("unsupported architecture \"{}\"; supported: {}", arch, supported_list()));
+        top.fail(fmt::format("unsupported architecture \"{}\"; supported: {}", arch, supported_list()));
     const Family fam = found->family;
     const bool gemma = fam == Family::gemma2 || fam == Family::gemma3;
+    std::string defaulted;
+    const ClassDefaults defaults = class_defaults(fam);
+    for (const auto& [key, value] : defaults.fields.items())
+        if (!lm.contains(key) || lm.at(key).is_null()) {
+            lm[key] = value;
+            defaulted += fmt::format("{}{} = {}", defaulted.empty() ? "" : ", ", key, value.dump());
+        }
+    const Reader r{lm, lm_origin};
 
     TransformerConfig c;
     c.name = r.has("_name_or_path") ? fmt::format("{} ({})", r.text_or("_name_or_path", arch), arch) : arch;
-    c.source = fmt::format("Hugging Face config.json ({}), architecture {}", origin, arch);
+    c.source = wrapper != nullptr ? fmt::format("Hugging Face config.json ({}), architecture {}: its text_config read as {}",
+                                                origin, arch, lm_arch)
+                                  : fmt::format("Hugging Face config.json ({}), architecture {}", origin, arch);
+    if (wrapper != nullptr)
+        c.limitations.push_back(
+            fmt::format("{} is multimodal: its language model (text_config, read as {}) is modelled; the vision tower and "
+                        "projector (vision_config) are not counted (parameters or time)",
+                        arch, lm_arch));
+    if (!defaulted.empty())
+        c.limitations.push_back(
+            fmt::format("config.json leaves out {} (transformers' {} defaults, taken here)", defaulted, defaults.config_class));
     c.hidden = r.count("hidden_size");
     c.layers = r.count("num_hidden_layers");
     c.heads = r.count("num_attention_heads");
     c.kv_heads = r.count_or("num_key_value_heads", c.heads);
     c.head_dim = r.count_or("head_dim", 0);
     c.vocab = r.count("vocab_size");
-    c.ffn = fam == Family::qwen3_moe ? r.count_or("intermediate_size", r.count("moe_intermediate_size"))
-                                     : r.count("intermediate_size");
+    const bool qwen_moe = fam == Family::qwen2_moe || fam == Family::qwen3_moe;
+    c.ffn = qwen_moe ? r.count_or("intermediate_size", r.count("moe_intermediate_size")) : r.count("intermediate_size");
     c.mlp = MlpKind::gated;
     c.norm = NormKind::rmsnorm;
     c.tied_embeddings = r.flag_or("tie_word_embeddings", gemma);  // transformers' per-class defaults
@@ -296,8 +448,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     }
     if (r.has("mlp_bias"))
         r.refuse_unless(!r.flag_or("mlp_bias", false), "mlp_bias", "biases on the MLP projections");
-    if (fam == Family::qwen2) {
-        c.qkv_bias = true;  // Qwen2Attention: q, k, v projections with bias, o without
+    if (fam == Family::qwen2 || fam == Family::qwen2_moe) {
+        c.qkv_bias = true;  // Qwen2Attention, Qwen2MoeAttention: q, k, v projections with bias, o without
     } else if (r.flag_or("attention_bias", false)) {
         r.refuse_unless(fam != Family::deepseek, "attention_bias", "biases on the latent-attention projections");
         c.qkv_bias = c.o_bias = true;
@@ -309,11 +461,11 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     for (const char* key : {"attn_logit_softcapping", "final_logit_softcapping"})
         if (r.has(key))
             c.limitations.push_back(fmt::format(
-                "{} = {} is not modelled: a tanh per score/logit (a few FLOPs per element, fused)", key, doc.at(key).dump()));
+                "{} = {} is not modelled: a tanh per score/logit (a few FLOPs per element, fused)", key, lm.at(key).dump()));
     if (r.has("quantization_config"))
-        c.weight_format = read_quantization(r, doc.at("quantization_config"), c.limitations);
+        c.weight_format = read_quantization(r, lm.at("quantization_config"), c.limitations);
 
-    if (fam == Family::mixtral || fam == Family::qwen3_moe || fam == Family::deepseek || fam == Family::gpt_oss) {
+    if (fam == Family::mixtral || qwen_moe || fam == Family::deepseek || fam == Family::gpt_oss) {
         MoeConfig m;
         m.top_k = r.count("num_experts_per_tok");
         if (fam == Family::gpt_oss) {
@@ -326,12 +478,14 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         } else if (fam == Family::mixtral) {
             m.experts = r.count("num_local_experts");
             m.expert_ffn = c.ffn;
-        } else if (fam == Family::qwen3_moe) {
+        } else if (qwen_moe) {
             m.experts = r.count("num_experts");
             m.expert_ffn = r.count("moe_intermediate_size");
+            if (fam == Family::qwen2_moe)
+                read_qwen2_moe_shared_expert(r, c.hidden, c.layers, m, c.limitations);
             r.refuse_unless(r.natural_or("decoder_sparse_step", 1) == 1, "decoder_sparse_step", "MoE on every k-th layer only");
-            if (doc.contains("mlp_only_layers"))
-                r.refuse_unless(doc.at("mlp_only_layers").is_array() && doc.at("mlp_only_layers").empty(), "mlp_only_layers",
+            if (lm.contains("mlp_only_layers"))
+                r.refuse_unless(lm.at("mlp_only_layers").is_array() && lm.at("mlp_only_layers").empty(), "mlp_only_layers",
                                 "dense layers at given positions");
         } else {
             m.experts = r.count("n_routed_experts");

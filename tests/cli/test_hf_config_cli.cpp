@@ -193,3 +193,67 @@ TEST(HfConfigCli, MlaRefusesWhatItDoesNotModel) {
     expect_bad({"layer", "--preset", "deepseek-v3", "--phase", "decode", "--context", "128", "--attention", "naive"},
                {"--attention"});
 }
+
+TEST(HfConfigCli, EveryPublishedConfigRunsWithTheModelCardsParameterCount) {
+    // tests/data/models/<name>.config.json (provenance and the model card's figure in each .src.txt), decode at batch 1
+    // over a 4096-token cache on an H200: exit 0, finite numbers, and the parameter counts derived by hand
+    // (the MoE, MLA, multimodal and Phi-3 rows in tests/unit/test_hf_config.cpp; dense rows here:
+    // L · [D·(h + 2·kv)·d + h·d·D (+ (h + 2·kv)·d Qwen2 q/k/v biases) (+ 2·d Qwen3 q/k norms) + 3·D·F + 2·D]
+    // + V·D (·2 untied) + D).
+    struct Row {
+        const char* name;
+        std::uint64_t total, active;
+    };
+    const Row rows[] = {
+        // 32 · (41,943,040 + 176,160,768 + 8192) + 2 · 128,256·4096 + 4096 (8.03 B)
+        {"llama-3.1-8b", 8030261248u, 8030261248u},
+        {"llama-3.2-3b", 3212749824u, 3212749824u},
+        // 36 · (9,439,744 + 67,633,152 + 4096) + 151,936·2048 (tied) + 2048 (3.09 B)
+        {"qwen2.5-3b", 3085938688u, 3085938688u},
+        {"qwen2.5-7b", 7615616512u, 7615616512u},
+        // 48 · (62,921,728 + 212,336,640 + 10,240) + 2 · 152,064·5120 + 5120 (14.7 B)
+        {"qwen2.5-14b", 14770033664u, 14770033664u},
+        // 64 · (62,921,728 + 424,673,280 + 10,240) + 2 · 152,064·5120 + 5120: 32.76 B, the Hub's 32.8 B (the card's
+        // "32.5 B" and "31.0 B non-embedding" are 0.8 % and 0.7 % under the 31,206,735,872 non-embedding count)
+        {"qwen2.5-32b", 32763876352u, 32763876352u},
+        // 36 · (26,214,656 + 74,711,040 + 5120) + 151,936·2560 (tied) + 2560 (4.0 B)
+        {"qwen3-4b", 4022468096u, 4022468096u},
+        // 36 · (41,943,296 + 150,994,944 + 8192) + 2 · 151,936·4096 + 4096 (8.2 B)
+        {"qwen3-8b", 8190735360u, 8190735360u},
+        // 40 · (62,914,816 + 267,386,880 + 10,240) + 2 · 151,936·5120 + 5120 (14.8 B)
+        {"qwen3-14b", 14768307200u, 14768307200u},
+        // 64 · (94,372,096 + 393,216,000 + 10,240) + 2 · 151,936·5120 + 5120 (32.8 B)
+        {"qwen3-32b", 32762123264u, 32762123264u},
+        {"qwen3-30b-a3b", 30532122624u, 3353032704u},
+        {"phi-3-mini-4k", 3821079552u, 3821079552u},
+        {"mixtral-8x22b", 140620634112u, 39152031744u},
+        {"deepseek-v2-lite-chat", 15706484224u, 2661150208u},
+        {"deepseek-v2", 235741434880u, 21375800320u},
+        {"qwen1.5-moe-a2.7b", 14315735040u, 2689124352u},
+        {"gemma-3-12b-it", 11766034176u, 11766034176u},
+    };
+    for (const Row& row : rows) {
+        const json doc = run_json({"model", "--hf-config", model_file(row.name), "--phase", "decode", "--batch", "1", "--context",
+                                   "4096", "--gpu", "h200", "--format", "json"});
+        ASSERT_FALSE(doc.is_null()) << row.name;
+        expect_finite_numbers(doc, row.name);
+        EXPECT_EQ(num_u(doc.at("params"), "total"), row.total) << row.name;
+        EXPECT_EQ(num_u(doc.at("params"), "active"), row.active) << row.name;
+        EXPECT_GT(doc.at("totals").at(0).at("model").at("floor_us").get<double>(), 0) << row.name;
+    }
+}
+
+TEST(HfConfigCli, MultimodalWrapperSaysTheVisionTowerIsNotCountedAndLlama4IsRefused) {
+    const json doc = run_json(
+        {"model", "--hf-config", model_file("gemma-3-12b-it"), "--phase", "decode", "--context", "4096", "--format", "json"});
+    ASSERT_FALSE(doc.is_null());
+    bool said = false;
+    for (const json& l : doc.at("model").at("limitations"))
+        said = said || l.get<std::string>().find("vision tower") != std::string::npos;
+    EXPECT_TRUE(said) << doc.at("model").dump();
+    TempDir dir;
+    write_text(dir.file("llama4.json"),
+               R"({"architectures": ["Llama4ForConditionalGeneration"], "text_config": {"hidden_size": 5120}})");
+    expect_bad({"model", "--hf-config", dir.file("llama4.json"), "--phase", "decode", "--context", "128"},
+               {"Llama4ForConditionalGeneration", "llama4.json", "--hf-config", "LlamaForCausalLM", "Qwen2MoeForCausalLM"});
+}
