@@ -210,6 +210,9 @@ struct Links {
     // Activities whose External id (their own or their launch's) was passed over because the op it
     // names does not hold the launch in time (not the ops' ids); each was linked by the next clue.
     std::uint64_t ids_not_enclosing = 0;
+    // Activities with a launch record that no CPU op holds in time (and no usable External id), ascending:
+    // not linked, but not queued before the profiler either.
+    std::vector<std::size_t> launch_outside_ops;
     // Collective kernels with no metadata of their own (queued before the profiler), set by
     // infer_unlinked, sorted by activity: the linked twin whose collective metadata each takes, or why
     // none (docs/ingest.md, "Linking").

@@ -162,6 +162,8 @@ Links link_activities(const Trace& t) {
         if (op >= 0) {
             links.op[a] = op;
             links.how[a] = LinkHow::containment;
+        } else {
+            links.launch_outside_ops.push_back(a);
         }
     }
     infer_unlinked(t, links);

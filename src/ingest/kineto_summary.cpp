@@ -132,7 +132,10 @@ struct Grouper {
         if (const std::string_view why = collective_why(links, a); !why.empty())
             return std::string(why);
         if (links.op[a] < 0)
-            return "no CPU op linked (queued before the profiler started, or replayed from a CUDA graph)";
+            return std::binary_search(links.launch_outside_ops.begin(), links.launch_outside_ops.end(), a)
+                       ? "no CPU op linked (its launch record lies in no CPU op of the trace, e.g. a CUDA graph "
+                         "replayed outside any profiled op)"
+                       : "no CPU op linked (no launch record: queued before the profiler started)";
         std::int64_t shaped = -1;
         for (std::int64_t op = links.op[a]; op >= 0 && shaped < 0; op = links.parent[static_cast<std::size_t>(op)])
             if (op_has_shapes(t.ops[static_cast<std::size_t>(op)]))

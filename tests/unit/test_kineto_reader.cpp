@@ -355,4 +355,30 @@ TEST(KinetoLink, ExternalIdOfAnOpNotHoldingTheLaunchIsPassedOver) {
     EXPECT_EQ(l.ids_not_enclosing, 1u);  // the kernel's id and its launch's both passed over: one activity
 }
 
+// An unlinked kernel's reason says which case it is: its launch record lies in no CPU op, or it has
+// no launch record at all (queued before the profiler).
+TEST(KinetoLink, UnlinkedKernelsSayWhetherTheyHadALaunchRecord) {
+    const std::string text = R"({"traceEvents": [
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":20,"dur":20,"args":{"External id":8}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaGraphLaunch","pid":1,"tid":1,"ts":60,"dur":5,"args":{"correlation":3}},
+      {"ph":"X","cat":"kernel","name":"graph_kernel","pid":0,"tid":7,"ts":70,"dur":2,
+       "args":{"device":0,"stream":7,"correlation":3}},
+      {"ph":"X","cat":"kernel","name":"early_kernel","pid":0,"tid":7,"ts":1,"dur":2,
+       "args":{"device":0,"stream":7,"correlation":1}}
+    ]})";
+    const Trace t = parse_kineto(text, "unlinked.json");
+    const Links l = link_activities(t);
+    ASSERT_EQ(l.op.size(), 2u);
+    EXPECT_EQ(l.op[0], -1);
+    EXPECT_EQ(l.op[1], -1);
+    EXPECT_EQ(l.launch_outside_ops, std::vector<std::size_t>{0});  // the graph launch at 60 is outside aten::mm [20, 40]
+    const Summary s = summarize(t, l);
+    std::map<std::string, std::string> reason;
+    for (const KernelRow& k : s.kernels)
+        reason[k.name] = k.reason;
+    EXPECT_EQ(reason["graph_kernel"].rfind("no CPU op linked (its launch record lies in no CPU op", 0), 0u)
+        << reason["graph_kernel"];
+    EXPECT_EQ(reason["early_kernel"], "no CPU op linked (no launch record: queued before the profiler started)");
+}
+
 }  // namespace
