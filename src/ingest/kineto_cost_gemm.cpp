@@ -9,6 +9,7 @@
 #include "bwacct/error.h"
 #include "bwacct/ingest_kineto.h"
 #include "bwacct/ops.h"
+#include "kineto_cost_util.h"
 
 namespace bwacct::kineto {
 namespace {
@@ -50,6 +51,17 @@ std::optional<Mnk> matmul_dims(Shape a, Shape b, bool fold_batch_into_m) {
     return r;
 }
 
+// C's type from an out_dtype input (a c10::ScalarType code) at `at`: A's type when absent or "None";
+// nullopt for a code other than fp16, fp32 or bf16.
+std::optional<DType> output_type(const CpuOp& op, std::size_t at, DType a) {
+    if (op.concrete.size() <= at || op.concrete[at].empty() || op.concrete[at] == "None")
+        return a;
+    const auto t = detail::scalar_type_code(op.concrete[at]);
+    if (!t || (t->second != "fp16" && t->second != "fp32" && t->second != "bf16"))
+        return std::nullopt;
+    return t->first;
+}
+
 // _scaled_mm(self [M, K], mat2 [K, N], scale_a, scale_b, bias, scale_result, out_dtype, use_fast_accum):
 // A and B in their (fp8) types, C in out_dtype (a c10::ScalarType code: 5 fp16, 6 fp32, 15 bf16; None:
 // A's type), the scales (a scalar, or one per row of A / column of B) and a bias [N] read.
@@ -58,18 +70,10 @@ std::optional<OpCost> cost_scaled_mm(const std::string& name, const CpuOp& op) {
     const auto ta = input_dtype(op, 0), tb = input_dtype(op, 1);
     if (!sa || !sb || !ta || !tb || sa->size() != 2 || sb->size() != 2 || (*sa)[1] != (*sb)[0])
         return std::nullopt;
-    DType c = *ta;
-    if (op.concrete.size() > 6 && !op.concrete[6].empty()) {
-        const std::string& code = op.concrete[6];
-        if (code == "5")
-            c = DType::fp16;
-        else if (code == "6")
-            c = DType::fp32;
-        else if (code == "15")
-            c = DType::bf16;
-        else if (code != "None")
-            return std::nullopt;
-    }
+    const std::optional<DType> out = output_type(op, 6, *ta);
+    if (!out)
+        return std::nullopt;
+    const DType c = *out;
     GemmDesc d;
     d.m = (*sa)[0];
     d.k = (*sa)[1];
@@ -120,18 +124,10 @@ std::optional<OpCost> cost_grouped_mm(const std::string& name, const CpuOp& op, 
     const auto ta = input_dtype(op, 0), tb = input_dtype(op, 1);
     if (!sa || !sb || !ta || !tb)
         return std::nullopt;
-    DType c = *ta;
-    if (op.concrete.size() > at.out_dtype && !op.concrete[at.out_dtype].empty() && op.concrete[at.out_dtype] != "None") {
-        const std::string& code = op.concrete[at.out_dtype];
-        if (code == "5")
-            c = DType::fp16;
-        else if (code == "6")
-            c = DType::fp32;
-        else if (code == "15")
-            c = DType::bf16;
-        else
-            return std::nullopt;
-    }
+    const std::optional<DType> out = output_type(op, at.out_dtype, *ta);
+    if (!out)
+        return std::nullopt;
+    const DType c = *out;
     const auto offs = input_shape(op, at.offs);
     GemmDesc d;
     d.a = *ta;

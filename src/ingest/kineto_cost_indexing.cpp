@@ -166,39 +166,6 @@ std::optional<OpCost> index_op(const std::string& name, std::string_view base, c
 
 bool is_index_op(std::string_view base) { return base == "index" || base == "index_put" || base == "_index_put_impl"; }
 
-// A dtype code of a Concrete Input (c10::ScalarType: 0 uint8, 1 int8, 2 int16, 3 int32, 4 int64, 5 fp16,
-// 6 fp32, 7 fp64, 11 bool, 15 bf16) as a storage dtype and label.
-std::optional<std::pair<DType, std::string>> scalar_type_code(const std::string& s) {
-    int v = -1;
-    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size())
-        return std::nullopt;
-    switch (v) {
-        case 0:
-            return std::pair{DType::int8, std::string("uint8")};
-        case 1:
-            return std::pair{DType::int8, std::string("int8")};
-        case 2:
-            return std::pair{DType::fp16, std::string("int16")};
-        case 3:
-            return std::pair{DType::fp32, std::string("int32")};
-        case 4:
-            return std::pair{DType::fp64, std::string("int64")};
-        case 5:
-            return std::pair{DType::fp16, std::string("fp16")};
-        case 6:
-            return std::pair{DType::fp32, std::string("fp32")};
-        case 7:
-            return std::pair{DType::fp64, std::string("fp64")};
-        case 11:
-            return std::pair{DType::int8, std::string("bool")};
-        case 15:
-            return std::pair{DType::bf16, std::string("bf16")};
-        default:
-            return std::nullopt;
-    }
-}
-
 // arange(end | start, end[, step], dtype, layout, device, pin_memory) and arange.start_out(start, end,
 // step, out): ceil((end − start) / step) elements written at the dtype (the out tensor's type; None:
 // int64 when every bound is an integer, else the default fp32); nothing read, 0 FLOPs.
