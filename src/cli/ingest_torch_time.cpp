@@ -57,7 +57,8 @@ WindowTime mean_of(const std::vector<WindowTime>& steps) {
     return m;
 }
 
-std::string us(double v) { return fmt::format("{:.1f} µs", v); }
+// One decimal; a time under 0.05 µs but not zero in two significant digits, not as "0.0 µs".
+std::string us(double v) { return v > 0 && v < 0.05 ? fmt::format("{:.2g} µs", v) : fmt::format("{:.1f} µs", v); }
 
 // "ProfilerStep#15..#17 (3 steps)", "the kernels with a CPU launch record", ...
 std::string window_words(const Timeline& tl) {

@@ -37,6 +37,16 @@ TEST(IngestSummary, BabelStreamBestKernelAndShareOfTheHbmPeak) {
               "best kernel TRIAD double (device 1, block 256, 4294967296 B) 7414.0 GB/s = 92.7 % of b200 HBM peak 8000 GB/s");
 }
 
+// A torch trace whose only kernel ran 0.020 µs (libkineto's own writer output, tests/data/corpus): the
+// unaccounted line gives the time in two significant digits, not as "0.0 µs" beside 100 %.
+TEST(IngestSummary, TorchUnaccountedTimeUnderATenthOfAMicrosecondIsNotZero) {
+    const RunResult r =
+        run_bwacct({"ingest", "torch-trace", kData + "/corpus/torch-trace/libkineto_test_h100_cuda_sync_events_after_fix.json",
+                    "--gpu", "h100-sxm"});
+    ASSERT_TRUE(succeeded(r)) << report(r);
+    EXPECT_NE(r.out.find("unaccounted (no formula): 100.0 % of the window's busy time (0.02 µs)"), std::string::npos) << r.out;
+}
+
 TEST(IngestSummary, NsysKernelTimeAndTopCategories) {
     TempDir tmp;
     write_text(tmp.file("kern_sum.csv"),
