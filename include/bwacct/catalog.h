@@ -36,6 +36,10 @@ public:
     // claim "NVIDIA L40S", "NVIDIA H200" does not claim "NVIDIA H200 NVL", but "NVIDIA H100 SXM5
     // 80GB" claims "NVIDIA H100 SXM5 80GB (simulated)"); nullptr when none matches.
     const GpuSpec* match(std::string_view device_name) const;
+    // When match() finds none: the entries whose name or a match string begins with the device name as
+    // whole words, ignoring case ("NVIDIA H100" → the H100 SXM, PCIe and NVL entries), so a refusal can
+    // list them; empty when none does.
+    std::vector<const GpuSpec*> candidates(std::string_view device_name) const;
 
 private:
     std::vector<GpuSpec> gpus_;

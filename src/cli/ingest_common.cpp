@@ -32,6 +32,19 @@ std::string read_text_input(const std::string& path, const std::string& expected
     return text;
 }
 
+namespace {
+// " (it could be h100-sxm, h100-pcie or h100-nvl)" when the name is the start of catalog entries' names.
+std::string candidates_text(const Catalog& catalog, const std::string& device_name) {
+    const std::vector<const GpuSpec*> c = catalog.candidates(device_name);
+    if (c.empty())
+        return "";
+    std::string ids;
+    for (std::size_t i = 0; i < c.size(); ++i)
+        ids += (i == 0 ? "" : i + 1 == c.size() ? " or " : ", ") + c[i]->id;
+    return " (it could be " + ids + ")";
+}
+}  // namespace
+
 std::vector<const GpuSpec*> ingest_gpus(const Args& args, const Catalog& catalog, const std::string& device_name,
                                         const std::string& fallback) {
     if (args.given("--gpu") || (!args.get("--gpu").empty() && device_name.empty()))
@@ -41,9 +54,10 @@ std::vector<const GpuSpec*> ingest_gpus(const Args& args, const Catalog& catalog
             return {g};
     if (!fallback.empty())
         return catalog.select(fallback, "--gpu");
-    throw InputError("--gpu", device_name.empty() ? "the file does not say which GPU it ran on; give --gpu ID (see 'bwacct gpus')"
-                                                  : "the file's GPU '" + device_name +
-                                                        "' is not in the catalog; give --gpu ID (see 'bwacct gpus')");
+    throw InputError("--gpu", device_name.empty()
+                                  ? "the file does not say which GPU it ran on; give --gpu ID (see 'bwacct gpus')"
+                                  : "the file's GPU '" + device_name + "' is not in the catalog" +
+                                        candidates_text(catalog, device_name) + "; give --gpu ID (see 'bwacct gpus')");
 }
 
 std::vector<const GpuSpec*> ingest_gpus_or_none(const Args& args, const Catalog& catalog, const std::string& device_name,
@@ -53,8 +67,9 @@ std::vector<const GpuSpec*> ingest_gpus_or_none(const Args& args, const Catalog&
     if (!device_name.empty())
         if (const GpuSpec* g = catalog.match(device_name))
             return {g};
-    note = (device_name.empty() ? std::string("the file does not say which GPU it ran on")
-                                : "the file's GPU '" + device_name + "' is not in the catalog") +
+    note = (device_name.empty()
+                ? std::string("the file does not say which GPU it ran on")
+                : "the file's GPU '" + device_name + "' is not in the catalog" + candidates_text(catalog, device_name)) +
            ": its numbers are re-derived and checked, but without a GPU there is no % of peak, roof or bound; give "
            "--gpu ID (see 'bwacct gpus'), or --gpu-file for a GPU the catalog lacks";
     return {};

@@ -3,6 +3,7 @@
 #include "bwacct/catalog.h"
 
 #include <fmt/format.h>
+#include <algorithm>
 
 #include <cctype>
 #include <cmath>
@@ -374,6 +375,21 @@ const GpuSpec* Catalog::match(std::string_view device_name) const {
             consider(m);
     }
     return best;
+}
+
+std::vector<const GpuSpec*> Catalog::candidates(std::string_view device_name) const {
+    std::vector<const GpuSpec*> out;
+    if (device_name.empty())
+        return out;
+    auto begins_with = [&](const std::string& s) {
+        return s.size() > device_name.size() &&
+               equal_ignoring_case(std::string_view(s).substr(0, device_name.size()), device_name) &&
+               s[device_name.size()] == ' ';
+    };
+    for (const GpuSpec& g : gpus_)
+        if (begins_with(g.name) || std::any_of(g.match.begin(), g.match.end(), begins_with))
+            out.push_back(&g);
+    return out;
 }
 
 std::vector<const GpuSpec*> Catalog::select(std::string_view list, const std::string& option) const {

@@ -130,6 +130,23 @@ TEST(Catalog, MatchesDeviceNamesByWholeWords) {
     EXPECT_EQ(id("AMD Instinct MI300X"), "mi300x");
 }
 
+// A name too short to match one entry ("NVIDIA H100": Kineto's writer output names no variant) lists the
+// entries it begins, as whole words, so the refusal can name them; a name that begins none lists none.
+TEST(Catalog, CandidatesAreTheEntriesTheNameBegins) {
+    const Catalog c = shipped();
+    auto ids = [&](const char* device) {
+        std::vector<std::string> v;
+        for (const GpuSpec* g : c.candidates(device))
+            v.push_back(g->id);
+        return v;
+    };
+    EXPECT_EQ(c.match("NVIDIA H100"), nullptr);
+    EXPECT_EQ(ids("NVIDIA H100"), (std::vector<std::string>{"h100-sxm", "h100-pcie", "h100-nvl"}));
+    EXPECT_EQ(ids("nvidia h100"), (std::vector<std::string>{"h100-sxm", "h100-pcie", "h100-nvl"}));  // case ignored
+    EXPECT_TRUE(ids("NVIDIA H1").empty());  // "NVIDIA H1" begins no name as a whole word
+    EXPECT_TRUE(ids("").empty());
+}
+
 TEST(Catalog, EveryMatchStringAndNameFindsItsOwnEntry) {
     // No entry's match string may resolve to another entry (a prefix or a shorter word swallowing it).
     const Catalog c = shipped();
