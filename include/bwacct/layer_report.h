@@ -78,7 +78,9 @@ struct LayerReport {
     std::vector<LayerKind> kinds;
     static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
     std::size_t layer_kind = 0, dense_kind = kNone;  // the kinds layer_ops and dense_layer_ops show
-    Exact model_kv_cache;  // Σ over layers of each layer's KV cache (windowed layers hold min(context, window) tokens)
+    Exact model_kv_cache;          // Σ over layers of each layer's KV cache (windowed layers hold min(context, window) tokens)
+    Exact model_activations;       // Σ over layers of each layer's activations (dense-first layers at their dense MLP)
+    Exact peak_layer_activations;  // the largest layer's activations (one layer's working set under checkpointing)
     std::vector<OpResult> pipeline_ops;  // --pp: the stage-to-stage sends of one micro-batch
     std::vector<GpuTotals> totals;
     LayerMemory memory;

@@ -186,6 +186,7 @@ struct LayerMemory {
     Exact activations_checkpointed;  // with full recomputation: the layer's input only
     Exact attention_scores;          // the B·H·S_q·S_k part of `activations` (naive attention only)
 };
-LayerMemory layer_memory(const TransformerConfig& cfg, const LayerRun& run);
+// dense_mlp: a MoE model's dense-first layer (its MLP is the dense --ffn one, no router or experts).
+LayerMemory layer_memory(const TransformerConfig& cfg, const LayerRun& run, bool dense_mlp = false);
 
 }  // namespace bwacct

@@ -915,7 +915,7 @@ ParamCount param_count(const TransformerConfig& cfg) {
     return p;
 }
 
-LayerMemory layer_memory(const TransformerConfig& cfg, const LayerRun& run) {
+LayerMemory layer_memory(const TransformerConfig& cfg, const LayerRun& run, bool dense_mlp) {
     if (cfg.dit)
         return dit_layer_memory(cfg, run);
     validate(cfg, run);
@@ -937,7 +937,7 @@ LayerMemory layer_memory(const TransformerConfig& cfg, const LayerRun& run) {
         attn = t * hq * Exact(cfg.mla->qk_nope_head_dim + cfg.mla->qk_rope_head_dim) +
                t * Exact(cfg.mla->kv_lora_rank + cfg.mla->qk_rope_head_dim) + t * hq * Exact(cfg.mla->kv_lora_rank);
     Exact mlp = t * gate * f + t * f;
-    if (cfg.moe) {  // router logits; per routed row: input, gate/up, activation, expert output; the shared experts
+    if (cfg.moe && !dense_mlp) {  // router logits; per routed row: input, gate/up, activation, expert output; the shared experts
         const MoeConfig& e = *cfg.moe;
         // Under ep > 1 each rank dispatches tokens/tp (rounded up) and receives as many · k rows on average,
         // of whole experts (docs/formulas.md, "Expert parallelism").

@@ -221,7 +221,12 @@ FitReport build_fit_report(const std::string& preset, const TransformerConfig& c
     auto activations = [&](std::uint64_t batch) {
         LayerRun x = pre;
         x.batch = batch;
-        return layer_memory(config, x).activations;
+        // The peak over the layer kinds: a MoE model's dense-first layers have their own (dense) MLP.
+        Exact a = layer_memory(config, x).activations;
+        if (config.moe && dense_layer_count(config) > 0)
+            if (const Exact dense = layer_memory(config, x, true).activations; dense.value() > a.value())
+                a = dense;
+        return a;
     };
     r.activations = activations(run.batch).value();
     r.activations_per_seq = activations(1).value();

@@ -288,11 +288,11 @@ json report_json(const LayerReport& r) {
              {"attention_scores_bytes", m.attention_scores.value()}};
     mem["kv_cache_bytes_per_token_per_layer"] = kv_bytes(c, run, Exact(1)).value();
     if (c.layers != 0)
-        mem["model"] =
-            json{{"kv_cache_bytes", (Exact(c.layers) * m.kv_cache).value()},
-                 {"kv_cache_bytes_per_token", (Exact(c.layers) * kv_bytes(c, run, Exact(1))).value()},
-                 {"activations_bytes", (Exact(c.layers) * m.activations).value()},
-                 {"activations_checkpointed_bytes", (Exact(c.layers) * m.activations_checkpointed + m.activations).value()}};
+        mem["model"] = json{{"kv_cache_bytes", (Exact(c.layers) * m.kv_cache).value()},
+                            {"kv_cache_bytes_per_token", (Exact(c.layers) * kv_bytes(c, run, Exact(1))).value()},
+                            {"activations_bytes", r.model_activations.value()},
+                            {"activations_checkpointed_bytes",
+                             (Exact(c.layers) * m.activations_checkpointed + r.peak_layer_activations).value()}};
     if (c.layers != 0)
         mem["model"]["kv_cache_bytes"] = r.model_kv_cache.value();
     json kinds = json::array();
@@ -508,8 +508,8 @@ void print_table(const LayerReport& r, std::FILE* out) {
     if (c.layers != 0)
         fmt::print(out, "  {:<34}KV {}, activations {} without checkpointing, {} with (L inputs + one layer's working set)\n",
                    fmt::format("× {} layers", c.layers), human_bytes(r.model_kv_cache.value()),
-                   human_bytes((Exact(c.layers) * m.activations).value()),
-                   human_bytes((Exact(c.layers) * m.activations_checkpointed + m.activations).value()));
+                   human_bytes(r.model_activations.value()),
+                   human_bytes((Exact(c.layers) * m.activations_checkpointed + r.peak_layer_activations).value()));
     for (const std::string& n : r.notes)
         fmt::print(out, "  note: {}\n", n);
 }
@@ -592,7 +592,11 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
     for (const LayerReport::LayerKind& k : r.kinds) {
         LayerRun kr = run;
         kr.window = k.window;
-        r.model_kv_cache += Exact(k.count) * layer_memory(config, kr).kv_cache;
+        const LayerMemory km = layer_memory(config, kr, k.dense);
+        r.model_kv_cache += Exact(k.count) * km.kv_cache;
+        r.model_activations += Exact(k.count) * km.activations;
+        if (km.activations.value() > r.peak_layer_activations.value())
+            r.peak_layer_activations = km.activations;
     }
     if ((config.vocab != 0 || config.dit) && config.layers != 0)
         r.params = param_count(config);

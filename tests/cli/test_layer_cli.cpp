@@ -37,6 +37,25 @@ TEST(LayerCli, Llama3_8bDecodeBatch1IsHbmBoundNearParamBytesOverBandwidth) {
     EXPECT_NEAR(h200_floor_ms(doc), param_ms, 0.1 * param_ms);
 }
 
+// DeepSeek-V3's three dense-first layers keep their dense MLP's activations, not the MoE layer's.
+TEST(LayerCli, DeepSeekDenseFirstLayersHoldTheirOwnActivations) {
+    const json doc = run_json({"model", "--preset", "deepseek-v3", "--phase", "prefill", "--batch", "1", "--seq", "1024", "--gpu",
+                               "h200", "--format", "json"});
+    ASSERT_FALSE(doc.is_null());
+    // Per token, elements (tp 1, bf16 2 B): 4·d = 4·7168 = 28,672; MLA attention 128·(128 + 64) + (512 + 64)
+    // + 128·512 = 24,576 + 576 + 65,536 = 90,688; MoE MLP: router 256 + 8 rows·(7168 + 2·2048 + 2048 + 7168)
+    // + shared (2·2048 + 2048) = 256 + 163,840 + 6,144 = 170,240; dense MLP 3·18,432 = 55,296.
+    // MoE layer 289,600 · 2 B = 579,200 B per token; dense layer 174,656 · 2 B = 349,312 B per token.
+    const json& mem = doc.at("memory");
+    EXPECT_EQ(num_u(mem, "activations_bytes"), 579200u * 1024u);  // the MoE layer's: 593,100,800
+    // 3 dense + 58 MoE layers: 1024 · (3 · 349,312 + 58 · 579,200) = 1024 · 34,641,536 = 35,472,932,864
+    // (61 · 579,200 · 1024 = 36,179,148,800 before, every layer taken as a MoE one).
+    EXPECT_EQ(num_u(mem.at("model"), "activations_bytes"), 35472932864u);
+    // With checkpointing: 61 layer inputs (7168 · 2 B · 1024 each) + the largest layer's (the MoE one):
+    // 61 · 14,680,064 + 593,100,800 = 1,488,584,704
+    EXPECT_EQ(num_u(mem.at("model"), "activations_checkpointed_bytes"), 1488584704u);
+}
+
 TEST(LayerCli, TpTwoLayerListsTwoAllReducesOf22118400Bytes) {
     const json doc = run_json({"layer", "--hidden", "5120", "--heads", "40", "--kv-heads", "40", "--ffn", "13824", "--tokens",
                                "2160", "--tp", "2", "--phase", "prefill", "--format", "json"});
