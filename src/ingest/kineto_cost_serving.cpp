@@ -244,7 +244,7 @@ std::optional<OpCost> cost_serving_op(const std::string& name, const CpuOp& op) 
                    [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
     if (contains(lower, "backward"))
         return std::nullopt;
-    if (contains(lower, "moe") || contains(lower, "experts"))
+    if (moe_op_name(name))  // the one MoE name rule, shared with the --hf-config costing
         return moe(name, op);
     if (contains(lower, "rms_norm") || contains(lower, "rmsnorm"))
         return rms_norm(name, lower, op);
