@@ -104,7 +104,9 @@ std::optional<std::vector<List>> lists_of(const CpuOp& op) {
 
 std::uint64_t bytes(const ElementType& e, Exact n) { return storage_bytes(e.dtype, n).value(); }
 
-std::optional<OpCost> cat_op(const std::string& name, const CpuOp& op, const ElementType& e) {
+// An op that reads every tensor of its first list and writes as many bytes: `flops_per_element` FLOPs each.
+std::optional<OpCost> read_write_list(const std::string& name, const CpuOp& op, const ElementType& e,
+                                      std::uint64_t flops_per_element, Category category, const std::string& formula) {
     const TensorListDims* l = input_list(op, 0);
     if (!l)
         return std::nullopt;
@@ -112,8 +114,12 @@ std::optional<OpCost> cat_op(const std::string& name, const CpuOp& op, const Ele
     if (!n)
         return std::nullopt;
     const std::uint64_t b = bytes(e, *n);
-    return traffic(name, list_text(*l, *n), e.dtype, e.label, b, b, 0, Category::indexing,
-                   "every tensor of the list read, their concatenation written; 0 FLOPs");
+    return traffic(name, list_text(*l, *n), e.dtype, e.label, b, b, flops_per_element * n->value(), category, formula);
+}
+
+std::optional<OpCost> cat_op(const std::string& name, const CpuOp& op, const ElementType& e) {
+    return read_write_list(name, op, e, 0, Category::indexing,
+                           "every tensor of the list read, their concatenation written; 0 FLOPs");
 }
 
 std::optional<OpCost> foreach_op(const std::string& name, std::string_view fn, const CpuOp& op, const ElementType& e) {
@@ -286,15 +292,8 @@ std::optional<OpCost> adagrad_op(const std::string& name, const CpuOp& op, const
 }
 
 std::optional<OpCost> unscale_op(const std::string& name, const CpuOp& op, const ElementType& e) {
-    const TensorListDims* l = input_list(op, 0);
-    if (!l)
-        return std::nullopt;
-    const auto n = list_elements(*l);
-    if (!n)
-        return std::nullopt;
-    const std::uint64_t b = bytes(e, *n);
-    return traffic(name, list_text(*l, *n), e.dtype, e.label, b, b, n->value(), Category::optimizer,
-                   "each gradient read, checked and written back unscaled; 1 FLOP per element");
+    return read_write_list(name, op, e, 1, Category::optimizer,
+                           "each gradient read, checked and written back unscaled; 1 FLOP per element");
 }
 
 enum class ListOp { none, cat, foreach, adam, sgd, adagrad, unscale };
