@@ -211,3 +211,13 @@ TEST(Dit, AnI2vWanModelIsRefusedItsConfigDoesNotSayWhichWan) {
     EXPECT_NE(e.find("\"i2v\""), std::string::npos) << e;
     EXPECT_NE(e.find("WanTransformer3DModel"), std::string::npos) << e;
 }
+
+TEST(Dit, WeightBytesCountTheHead) {
+    // Every parameter in bf16, the head included (before, the head was costed as an LLM's vocab · D LM head, 0 for a
+    // DiT): Wan2.1-T2V-14B 2 · 14,288,491,584 = 28,576,983,168 B (head 327,744 + 2·5120 = 337,984 parameters);
+    // the head is replicated under TP.
+    LayerRun r = chunk(2160, 1);
+    r.dtype = DType::bf16;
+    EXPECT_EQ(weight_bytes_per_rank(wan(), r).value(), 28576983168ull);
+    EXPECT_EQ(rank_weights(wan(), chunk(2160, 2)).lm_head.value(), 2u * 337984u);
+}
