@@ -217,10 +217,13 @@ void read_qwen2_moe_shared_expert(const Reader& r, std::uint64_t hidden, std::ui
 // zero points, NVFP4 (nvfp4-pack-quantized). Scales take scale_dtype when given, else the checkpoint's 16-bit dtype
 // (compressed-tensors stores them in the model's dtype). Anything else is refused naming the field.
 // An "ignore" entry naming what the engine keeps in the activation dtype anyway: the LM head and the MoE router
-// ("mlp.gate", not "mlp.gate_proj").
-bool ignored_outside_blocks(const std::string& e) {
+// ("mlp.gate", Mixtral's "block_sparse_moe.gate", Qwen-MoE's "shared_expert_gate"; not "gate_proj"), as a module
+// name or a "re:" pattern (a trailing "$" dropped).
+bool ignored_outside_blocks(std::string e) {
+    if (!e.empty() && e.back() == '$')
+        e.pop_back();
     auto ends_with = [&](std::string_view tail) { return e.size() >= tail.size() && e.substr(e.size() - tail.size()) == tail; };
-    return e.find("lm_head") != std::string::npos || ends_with("mlp.gate") || ends_with("mlp.gate$") || ends_with("router");
+    return e.find("lm_head") != std::string::npos || ends_with(".gate") || ends_with("shared_expert_gate") || ends_with("router");
 }
 
 StorageFormat read_compressed_tensors(const Reader& qr, const json& q, std::vector<std::string>& limitations) {
