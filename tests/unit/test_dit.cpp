@@ -221,3 +221,18 @@ TEST(Dit, WeightBytesCountTheHead) {
     EXPECT_EQ(weight_bytes_per_rank(wan(), r).value(), 28576983168ull);
     EXPECT_EQ(rank_weights(wan(), chunk(2160, 2)).lm_head.value(), 2u * 337984u);
 }
+
+TEST(Dit, Wan22A14bExpertIsOneWan14bWanModelPerStep) {
+    // Wan2.2-I2V-A14B in diffusers (transformer/ and transformer_2/, the high- and low-noise experts, one run per
+    // step): no image cross-attention (image_dim, added_kv_proj_dim null), the image latent concatenated on the
+    // channels (in_channels 36). One expert: Wan2.1-T2V-14B's 14,288,491,584 + (36 − 16)·4·5120 = 409,600 in the patch
+    // embedding = 14,288,901,184; both experts held: 28,577,802,368.
+    const TransformerConfig c = parse_hf_config(
+        R"({"_class_name": "WanTransformer3DModel", "added_kv_proj_dim": null, "attention_head_dim": 128,
+            "cross_attn_norm": true, "eps": 1e-06, "ffn_dim": 13824, "freq_dim": 256, "image_dim": null, "in_channels": 36,
+            "num_attention_heads": 40, "num_layers": 40, "out_channels": 16, "patch_size": [1, 2, 2],
+            "qk_norm": "rms_norm_across_heads", "rope_max_seq_len": 1024, "text_dim": 4096})",
+        "x");
+    EXPECT_EQ(param_count(c).total.value(), 14288901184ull);
+    EXPECT_EQ(2 * param_count(c).total.value(), 28577802368ull);
+}
