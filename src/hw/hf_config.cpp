@@ -227,7 +227,18 @@ bool ignored_outside_blocks(std::string e) {
 }
 
 StorageFormat read_compressed_tensors(const Reader& qr, const json& q, std::vector<std::string>& limitations) {
-    const std::string format = qr.text_or("format", "");
+    // The format: the top level's, else the one every group names (llm-compressor writes it per group for
+    // mixed checkpoints; "mixed-precision" at the top level when they differ).
+    std::string format = qr.text_or("format", "");
+    if (format.empty() && q.contains("config_groups") && q.at("config_groups").is_object())
+        for (const auto& [name, g] : q.at("config_groups").items())
+            if (g.is_object() && g.contains("format") && g.at("format").is_string()) {
+                if (!format.empty() && format != g.at("format").get<std::string>()) {
+                    format = "mixed-precision";
+                    break;
+                }
+                format = g.at("format").get<std::string>();
+            }
     static constexpr std::array<const char*, 5> kFormats{"float-quantized", "pack-quantized", "int-quantized", "naive-quantized",
                                                          "nvfp4-pack-quantized"};
     if (std::find(kFormats.begin(), kFormats.end(), format) == kFormats.end())

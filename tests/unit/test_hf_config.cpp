@@ -678,6 +678,12 @@ TEST(HfConfig, CompressedTensorsSchemesBwacctDoesNotModelAreRefusedByName) {
     const std::string fp8 = R"({"num_bits": 8, "type": "float", "strategy": "channel", "symmetric": true})";
     EXPECT_NE(error_of(llama_ct(fp8, "marlin-24")).find("\"marlin-24\""), std::string::npos);
     EXPECT_NE(error_of(llama_ct(fp8, "mixed-precision")).find("quantization_config.format"), std::string::npos);
+    // No top-level format: the groups' own (float-quantized here) is read.
+    std::string per_group = llama_ct(fp8, "float-quantized");
+    const std::string top = R"("format": "float-quantized", )", targets = R"("targets": ["Linear"],)";
+    per_group.erase(per_group.find(top), top.size());
+    per_group.insert(per_group.find(targets) + targets.size(), R"( "format": "float-quantized",)");
+    EXPECT_EQ(error_of(per_group), "");
     // 2-bit weights, asymmetric fp8, int4 one per byte (int-quantized), a per-token weight strategy
     for (const auto& [w, f] : std::vector<std::pair<std::string, std::string>>{
              {R"({"num_bits": 2, "type": "int", "strategy": "group", "group_size": 128})", "pack-quantized"},
