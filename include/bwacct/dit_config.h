@@ -17,6 +17,9 @@ struct DitConfig {
     std::uint64_t freq_dim = 256;                 // sinusoidal timestep embedding width
     std::uint64_t text_len = 512;                 // text tokens the context is padded to
     bool cross_attn_norm = true;                  // affine LayerNorm (norm3) before the cross-attention
+    // Wan2.2's WanModel embeds the timestep per token (t expanded to [B, seq]): the time MLP, the projection and
+    // the six modulation rows run over every token instead of once per sample (Wan2.1).
+    bool timestep_per_token = false;
 };
 
 // A diffusion run: the video tokens are LayerRun::seq (one forward over one chunk's latent tokens).

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -208,6 +209,146 @@ void read_qwen2_moe_shared_expert(const Reader& r, std::uint64_t hidden, std::ui
         hidden, hidden * layers));
 }
 
+// compressed-tensors (llm-compressor's checkpoints: RedHat/neuralmagic FP8-dynamic, W8A8, W4A16, NVFP4): the
+// linear weights' scheme is config_groups' "weights" (QuantizationArgs: num_bits, type, strategy, group_size,
+// block_structure, symmetric, scale_dtype), stored as "format" says. Modelled where it is one of the engine's
+// formats: fp8 e4m3 (float-quantized; strategy tensor, channel or block), int4 (pack-quantized, 4 bits per weight
+// packed in int32) or int8 (pack-, int- or naive-quantized) per group or channel with scales and, when asymmetric,
+// zero points, NVFP4 (nvfp4-pack-quantized). Scales take scale_dtype when given, else the checkpoint's 16-bit dtype
+// (compressed-tensors stores them in the model's dtype). Anything else is refused naming the field.
+// An "ignore" entry naming what the engine keeps in the activation dtype anyway: the LM head and the MoE router
+// ("mlp.gate", Mixtral's "block_sparse_moe.gate", Qwen-MoE's "shared_expert_gate"; not "gate_proj"), as a module
+// name or a "re:" pattern (a trailing "$" dropped).
+bool ignored_outside_blocks(std::string e) {
+    if (!e.empty() && e.back() == '$')
+        e.pop_back();
+    auto ends_with = [&](std::string_view tail) { return e.size() >= tail.size() && e.substr(e.size() - tail.size()) == tail; };
+    return e.find("lm_head") != std::string::npos || ends_with(".gate") || ends_with("shared_expert_gate") || ends_with("router");
+}
+
+StorageFormat read_compressed_tensors(const Reader& qr, const json& q, std::vector<std::string>& limitations) {
+    // The format: the top level's, else the one every group names (llm-compressor writes it per group for
+    // mixed checkpoints; "mixed-precision" at the top level when they differ).
+    std::string format = qr.text_or("format", "");
+    if (format.empty() && q.contains("config_groups") && q.at("config_groups").is_object())
+        for (const auto& [name, g] : q.at("config_groups").items())
+            if (g.is_object() && g.contains("format") && g.at("format").is_string()) {
+                if (!format.empty() && format != g.at("format").get<std::string>()) {
+                    format = "mixed-precision";
+                    break;
+                }
+                format = g.at("format").get<std::string>();
+            }
+    static constexpr std::array<const char*, 5> kFormats{"float-quantized", "pack-quantized", "int-quantized", "naive-quantized",
+                                                         "nvfp4-pack-quantized"};
+    if (std::find(kFormats.begin(), kFormats.end(), format) == kFormats.end())
+        qr.fail(
+            fmt::format("\"quantization_config.format\" = \"{}\" is not modelled (compressed-tensors: float-quantized, "
+                        "pack-quantized, int-quantized, naive-quantized, nvfp4-pack-quantized); bwacct will not guess",
+                        format));
+    for (const char* key : {"sparsity_config", "transform_config"})
+        if (qr.has(key) && !(q.at(key).is_object() && q.at(key).empty()))
+            qr.fail(fmt::format("\"quantization_config.{}\" = {} is not modelled ({}); bwacct will not guess", key,
+                                q.at(key).dump(), key[0] == 's' ? "sparse weights" : "rotations applied to the weights"));
+    if (!q.contains("config_groups") || !q.at("config_groups").is_object() || q.at("config_groups").empty())
+        qr.fail("\"quantization_config.config_groups\" must be an object of one or more schemes (compressed-tensors)");
+    // Every group must give the Linear weights one scheme: the engine stores all block weights in one format.
+    const json* weights = nullptr;
+    const json* inputs = nullptr;
+    for (const auto& [name, g] : q.at("config_groups").items()) {
+        if (!g.is_object() || !g.contains("weights") || !g.at("weights").is_object())
+            qr.fail(
+                fmt::format("\"quantization_config.config_groups.{}.weights\" must be an object (its QuantizationArgs)", name));
+        if (weights != nullptr && g.at("weights") != *weights)
+            qr.fail(
+                fmt::format("\"quantization_config.config_groups\" gives the weights more than one scheme (\"{}\" differs): "
+                            "not modelled, bwacct stores every linear weight of the blocks in one format",
+                            name));
+        weights = &g.at("weights");
+        if (g.contains("input_activations") && g.at("input_activations").is_object())
+            inputs = &g.at("input_activations");
+    }
+    const Reader w{*weights, qr.origin + " quantization_config weights"};
+    const std::uint64_t bits = w.count("num_bits");
+    const std::string type = w.text_or("type", "int");
+    const std::string strategy = w.text_or("strategy", "tensor");
+    const bool symmetric = w.flag_or("symmetric", true);
+    const std::string scale_dtype = w.text_or("scale_dtype", "");
+    const unsigned scale_bits = scale_dtype.empty() || scale_dtype.find("16") != std::string::npos ? 16
+                                : scale_dtype.find("32") != std::string::npos                      ? 32
+                                : scale_dtype.find("8") != std::string::npos                       ? 8
+                                                                                                   : 0;
+    if (scale_bits == 0)
+        w.fail(fmt::format("\"scale_dtype\" = \"{}\" is not modelled (a 8-, 16- or 32-bit type)", scale_dtype));
+    auto refuse = [&]() {
+        w.fail(
+            fmt::format("num_bits {} type {} strategy {}{} in format {} is not modelled (fp8 e4m3 tensor/channel/block, "
+                        "int4 or int8 group/channel, nvfp4); bwacct will not guess the weights' storage",
+                        bits, type, strategy, symmetric ? "" : " asymmetric", format));
+    };
+    StorageFormat f;
+    if (type == "float" && bits == 8 && (format == "float-quantized" || format == "naive-quantized")) {
+        if (!symmetric)
+            refuse();
+        f = plain_format(DType::fp8_e4m3);
+        if (strategy == "tensor") {
+            f.tensor_scale_bytes = scale_bits / 8;
+        } else if (strategy == "channel") {
+            f.scale_bits = scale_bits;  // group 0: one per output channel
+        } else if (strategy == "block") {
+            const json b = weights->value("block_structure", json());
+            if (!b.is_array() || b.size() != 2 || !b[0].is_number_unsigned() || b[0] != b[1] || b[0].get<std::uint64_t>() == 0)
+                w.fail(fmt::format("\"block_structure\" must be [n, n] (square blocks), got {}", b.dump()));
+            f.block = b[0].get<std::uint64_t>();
+            f.scale_bits = scale_bits;
+        } else {
+            refuse();
+        }
+    } else if (type == "int" && (bits == 4 || bits == 8) && (strategy == "group" || strategy == "channel") &&
+               (format == "pack-quantized" || (bits == 8 && format != "float-quantized" && format != "nvfp4-pack-quantized"))) {
+        f = plain_format(bits == 4 ? DType::int4 : DType::int8);
+        f.group = strategy == "group" ? w.count("group_size") : 0;
+        f.scale_bits = scale_bits;
+        // Zero points: packed like the weights (pack-quantized), else one int8 each.
+        f.zero_bits = symmetric ? 0 : format == "pack-quantized" ? static_cast<unsigned>(bits) : 8;
+    } else if (type == "float" && bits == 4 && format == "nvfp4-pack-quantized" && strategy == "tensor_group" &&
+               w.count_or("group_size", 16) == 16) {
+        f = weight_format(DType::fp4, 0);  // e2m1, one fp8 e4m3 scale per 16 + one fp32 global scale per tensor
+    } else {
+        refuse();
+    }
+    if (inputs != nullptr) {
+        const Reader a{*inputs, qr.origin + " quantization_config input_activations"};
+        const std::string atype = a.text_or("type", "int");
+        const std::uint64_t abits = a.count_or("num_bits", 8);
+        limitations.push_back(fmt::format(
+            "quantization_config input_activations ({} {}-bit, {}): the reference quantises activations at each GEMM; "
+            "bwacct keeps activations in --act-dtype (default --dtype): give --act-dtype {} for that path",
+            atype, abits, a.text_or("strategy", "tensor"),
+            atype == "float" ? (abits == 4 ? "nvfp4" : "fp8") : (abits == 4 ? "int4" : "int8")));
+    }
+    if (q.contains("ignore") && q.at("ignore").is_array()) {
+        std::string kept;
+        for (const json& e : q.at("ignore"))
+            if (e.is_string() && !ignored_outside_blocks(e.get<std::string>())) {
+                kept += (kept.empty() ? "" : ", ") + e.get<std::string>();
+                if (kept.size() > 120) {
+                    kept += ", ...";
+                    break;
+                }
+            }
+        if (!kept.empty())
+            limitations.push_back(fmt::format(
+                "quantization_config.ignore keeps {} unquantized: bwacct stores every linear weight of the blocks in the "
+                "checkpoint's format (their bytes are understated)",
+                kept));
+    }
+    if (q.contains("kv_cache_scheme") && q.at("kv_cache_scheme").is_object())
+        limitations.push_back(
+            "quantization_config.kv_cache_scheme quantises the KV cache: give --kv-dtype (e.g. fp8) for that path");
+    return f;
+}
+
 // quantization_config → the weights' storage format. fp8 (block scales from weight_block_size, else one
 // per tensor), fbgemm_fp8 (one fp32 scale per output channel), AWQ (4-bit, group_size, zero_point), GPTQ (4/8-bit, group_size, −1
 // = per channel; sym: no zero point), modelopt (quant_algo NVFP4 or FP8), mxfp4. Anything else: refused naming the field.
@@ -280,6 +421,8 @@ StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std:
     }
     if (method == "mxfp4")
         return weight_format(DType::mxfp4, 0);
+    if (method == "compressed-tensors")
+        return read_compressed_tensors(qr, q, limitations);
     if (method == "modelopt") {
         const std::string algo = qr.text_or("quant_algo", "");
         if (algo == "NVFP4")
@@ -290,7 +433,7 @@ StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std:
     }
     r.fail(
         fmt::format("\"quantization_config.quant_method\" = \"{}\" is not modelled (fp8, fbgemm_fp8, awq, gptq, modelopt "
-                    "NVFP4/FP8, mxfp4); bwacct will not guess the weights' storage",
+                    "NVFP4/FP8, mxfp4, compressed-tensors); bwacct will not guess the weights' storage",
                     method));
 }
 

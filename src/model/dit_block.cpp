@@ -38,6 +38,9 @@ struct DitBuilder {
     std::vector<LayerOp> ops;
 
     Exact bytes(Exact elems) const { return storage_bytes(run.dtype, elems); }
+    // E: the rows of the timestep embedding, once per sample (B), or per token (T) when the model embeds the
+    // timestep per token (Wan2.2).
+    u64 e_rows() const { return cfg.dit && cfg.dit->timestep_per_token ? run.tokens() : run.batch; }
 
     void add(std::string name, OpPart part, std::string detail, Cost c) {
         c.op = name;
@@ -73,7 +76,7 @@ struct DitBuilder {
     // An elementwise op over [T, D] that also reads `row_vectors` rows of [B, D] (shift, scale, gate).
     void modulated(const std::string& name, OpPart part, const std::string& what, u64 big_inputs, u64 row_vectors,
                    u64 flops_per_elem) {
-        const Exact td = Exact(run.tokens()) * Exact(cfg.hidden), bd = Exact(run.batch) * Exact(cfg.hidden);
+        const Exact td = Exact(run.tokens()) * Exact(cfg.hidden), bd = Exact(e_rows()) * Exact(cfg.hidden);
         Cost c;
         c.unit = Unit::vector;
         c.compute_dtype = run.dtype;
@@ -84,19 +87,19 @@ struct DitBuilder {
         c.terms.push_back(detail::term("flops", "per element · T·D",
                                        fmt::format("{}·{}·{}", flops_per_elem, run.tokens(), cfg.hidden), Exact(c.flops)));
         c.terms.push_back(detail::term(
-            "bytes read", "b·(inputs·T·D + rows·B·D)",
-            fmt::format("b·({}·{}·{} + {}·{}·{})", big_inputs, run.tokens(), cfg.hidden, row_vectors, run.batch, cfg.hidden),
+            "bytes read", "b·(inputs·T·D + rows·E·D)",
+            fmt::format("b·({}·{}·{} + {}·{}·{})", big_inputs, run.tokens(), cfg.hidden, row_vectors, e_rows(), cfg.hidden),
             Exact(c.bytes_read)));
         c.terms.push_back(
             detail::term("bytes written", "b·T·D", fmt::format("b·{}·{}", run.tokens(), cfg.hidden), Exact(c.bytes_written)));
         add(name, part,
-            fmt::format("{} [{}, {}] with {} [{}, {}] rows", what, run.tokens(), cfg.hidden, row_vectors, run.batch, cfg.hidden),
+            fmt::format("{} [{}, {}] with {} [{}, {}] rows", what, run.tokens(), cfg.hidden, row_vectors, e_rows(), cfg.hidden),
             c);
     }
 
-    // e = modulation + e_t over [B, rows·D]: the parameter (rows·D) and the timestep rows read, one write.
+    // e = modulation + e_t over [E, rows·D]: the parameter (rows·D) and the timestep rows read, one write.
     void modulation(const std::string& name, u64 rows) {
-        const Exact n = Exact(rows) * Exact(cfg.hidden), bn = Exact(run.batch) * n;
+        const Exact n = Exact(rows) * Exact(cfg.hidden), bn = Exact(e_rows()) * n;
         Cost c;
         c.unit = Unit::vector;
         c.compute_dtype = run.dtype;
@@ -104,10 +107,10 @@ struct DitBuilder {
         c.bytes_read = bytes(n + bn).value();
         c.bytes_written = bytes(bn).value();
         c.launches = 1;
-        c.terms.push_back(detail::term("bytes", "b·(rows·D + 2·B·rows·D)", fmt::format("b·({} + 2·{})", n.value(), bn.value()),
+        c.terms.push_back(detail::term("bytes", "b·(rows·D + 2·E·rows·D)", fmt::format("b·({} + 2·{})", n.value(), bn.value()),
                                        Exact(c.bytes())));
         add(name, OpPart::norm,
-            fmt::format("modulation [{}, {}] + e_t [{}, {}, {}]", rows, cfg.hidden, run.batch, rows, cfg.hidden), c);
+            fmt::format("modulation [{}, {}] + e_t [{}, {}, {}]", rows, cfg.hidden, e_rows(), rows, cfg.hidden), c);
     }
 
     void collective(CollectiveKind kind, const std::string& what, u64 rows, u64 cols, DType dtype) {
@@ -264,11 +267,13 @@ std::vector<LayerOp> dit_edge_ops(const TransformerConfig& cfg, const LayerRun& 
     b.elementwise("text_gelu", OpPart::embedding, "gelu_tanh", text_rows, d, 1, kGeluFlops);
     b.gemm("text_embedding_fc2", OpPart::embedding, text_rows, d, d);
     // Timestep: sinusoid (freq_dim) → Linear, SiLU, Linear → e_t; SiLU, Linear(D, 6D) → the six rows.
-    b.gemm("time_embedding_fc1", OpPart::embedding, run.batch, dc.freq_dim, d);
-    b.elementwise("time_silu", OpPart::embedding, "silu", run.batch, d, 1, kSiluFlops);
-    b.gemm("time_embedding_fc2", OpPart::embedding, run.batch, d, d);
-    b.elementwise("time_proj_silu", OpPart::embedding, "silu", run.batch, d, 1, kSiluFlops);
-    b.gemm("time_projection", OpPart::embedding, run.batch, d, 6 * d);
+    // Once per sample (Wan2.1), or per token (Wan2.2: E = T rows).
+    const u64 e = b.e_rows();
+    b.gemm("time_embedding_fc1", OpPart::embedding, e, dc.freq_dim, d);
+    b.elementwise("time_silu", OpPart::embedding, "silu", e, d, 1, kSiluFlops);
+    b.gemm("time_embedding_fc2", OpPart::embedding, e, d, d);
+    b.elementwise("time_proj_silu", OpPart::embedding, "silu", e, d, 1, kSiluFlops);
+    b.gemm("time_projection", OpPart::embedding, e, d, 6 * d);
     // Head: modulation (2 rows), LayerNorm, modulate, Linear(D, prod(patch)·out).
     b.modulation("head_modulation", 2);
     b.norm("head_norm", NormKind::layernorm, t, d);

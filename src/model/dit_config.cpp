@@ -73,11 +73,21 @@ DitConfig read_fields(const json& o, const std::string& origin) {
     if (o.contains("window_size") && !o.at("window_size").is_null() && o.at("window_size") != json::array({-1, -1}))
         throw InputError(origin, fmt::format("\"window_size\" = {} is not modelled (local attention); only [-1, -1] (global)",
                                              o.at("window_size").dump()));
-    if (o.contains("model_type") && !o.at("model_type").is_null() &&
-        (!o.at("model_type").is_string() || o.at("model_type").get<std::string>() != "t2v"))
-        throw InputError(origin, fmt::format("\"model_type\" = {} is not modelled (image conditioning adds its own "
-                                             "cross-attention); only \"t2v\"",
-                                             o.at("model_type").dump()));
+    // model_type: "t2v" (Wan2.1, and Wan2.2's A14B experts, whose reference repeats the one timestep over every
+    // token: the same numbers, computed once per sample as diffusers does); "ti2v" (Wan2.2-TI2V-5B: the image is
+    // the first latent frame, denoised at timestep 0, so the timestep is embedded per token). "i2v" is refused:
+    // Wan2.1's adds a CLIP image cross-attention, Wan2.2's (channel concatenation only) has the same config.json.
+    const std::string type = o.contains("model_type") && o.at("model_type").is_string()  ? o.at("model_type").get<std::string>()
+                             : o.contains("model_type") && !o.at("model_type").is_null() ? std::string("?")
+                                                                                         : std::string("t2v");
+    if (type == "ti2v")
+        d.timestep_per_token = true;
+    else if (type != "t2v")
+        throw InputError(origin,
+                         fmt::format("\"model_type\" = {} is not modelled (\"t2v\" or \"ti2v\"; an \"i2v\" WanModel is "
+                                     "Wan2.1's, with a CLIP image cross-attention, or Wan2.2's, without, and its config.json "
+                                     "does not say which: give the diffusers WanTransformer3DModel config, whose image_dim says)",
+                                     o.at("model_type").dump()));
     return d;
 }
 
@@ -90,7 +100,8 @@ DitConfig parse_dit_object(std::string_view json_text, const std::string& origin
 TransformerConfig parse_wan_config(std::string_view json_text, const std::string& origin) {
     const json doc = parse_object(json_text, origin, "WanModel's config.json");
     TransformerConfig c;
-    c.name = "WanModel (t2v)";
+    c.dit = read_fields(doc, origin);
+    c.name = c.dit->timestep_per_token ? "WanModel (ti2v)" : "WanModel (t2v)";
     c.source = fmt::format("diffusers config.json ({}), class WanModel (Wan2.1 wan/modules/model.py)", origin);
     c.hidden = count_or(doc, origin, "dim", 0, true);
     c.layers = count_or(doc, origin, "num_layers", 0, true);
@@ -105,7 +116,6 @@ TransformerConfig parse_wan_config(std::string_view json_text, const std::string
     c.norm = NormKind::layernorm;
     c.qk_norm = true;
     c.qkv_bias = c.o_bias = true;
-    c.dit = read_fields(doc, origin);
     c.limitations.push_back(
         "the reference computes RoPE in float64 and the modulation, gates and head in float32: modelled in --dtype");
     return c;

@@ -802,7 +802,8 @@ RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
     }
     // Embedding and LM head split by vocab over tp (Megatron's vocab-parallel tables).
     rw.embedding = act(p.embedding / Exact(run.tp));
-    rw.lm_head = act(Exact(cfg.vocab) * d / Exact(run.tp));
+    // A DiT's head (Linear(D, patch volume · out_dim) and its modulation) is replicated on every rank.
+    rw.lm_head = cfg.dit ? act(p.lm_head) : act(Exact(cfg.vocab) * d / Exact(run.tp));
     rw.final_norm = act(p.final_norm);
     return rw;
 }

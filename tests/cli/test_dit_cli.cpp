@@ -74,3 +74,15 @@ TEST(DitCli, DiffusionOptionsAreCheckedAndRefusedElsewhere) {
         expect_bad(args, {o, "diffusion"});
     }
 }
+
+TEST(DitCli, Wan22Ti2v5bRunsWithItsParameterCount) {
+    // Wan2.2-TI2V-5B's config.json (model_type "ti2v", refused before): 4,999,787,712 parameters, by hand in
+    // tests/unit/test_dit.cpp (Wan22Ti2v5bParametersAndItsPerTokenTimestep).
+    const json doc = run_json({"model", "--hf-config", std::string(BWACCT_TEST_DATA) + "/models/wan2.2-ti2v-5b.config.json",
+                               "--tokens", "2160", "--steps", "2", "--gpu", "h200", "--format", "json"});
+    ASSERT_FALSE(doc.is_null());
+    expect_finite_numbers(doc, "");
+    EXPECT_EQ(num_u(doc.at("params"), "total"), 4999787712ull);
+    // bf16: 2 B per parameter
+    EXPECT_EQ(num_u(doc.at("params"), "bytes"), 2ull * 4999787712ull);
+}

@@ -257,3 +257,30 @@ TEST(HfConfigCli, MultimodalWrapperSaysTheVisionTowerIsNotCountedAndLlama4IsRefu
     expect_bad({"model", "--hf-config", dir.file("llama4.json"), "--phase", "decode", "--context", "128"},
                {"Llama4ForConditionalGeneration", "llama4.json", "--hf-config", "LlamaForCausalLM", "Qwen2MoeForCausalLM"});
 }
+
+TEST(HfConfigCli, CompressedTensorsCheckpointsRunAndUnmodelledSchemesExit2) {
+    // Llama-3.1-8B's config.json with RedHatAI's W4A16 quantization_config (compressed-tensors, pack-quantized int4
+    // symmetric, group 128, the LM head ignored): refused before, now int4 g128 weights. Bytes by hand in
+    // tests/unit/test_hf_config.cpp (CompressedTensorsW4A16IsInt4PackedWithGroupScales): 5,700,591,616.
+    const TempDir dir;
+    std::string text = read_text(model_file("llama-3.1-8b"));
+    const std::string w4a16 =
+        R"("quantization_config": {"quant_method": "compressed-tensors", "format": "pack-quantized",
+           "config_groups": {"group_0": {"targets": ["Linear"], "input_activations": null, "output_activations": null,
+             "weights": {"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128, "symmetric": true,
+                         "dynamic": false, "actorder": null, "observer": "minmax"}}},
+           "ignore": ["lm_head"], "kv_cache_scheme": null, "quantization_status": "compressed"}, )";
+    write_text(dir.file("w4a16.json"), std::string(text).insert(text.find('{') + 1, w4a16));
+    const json doc = run_json({"model", "--hf-config", dir.file("w4a16.json"), "--phase", "decode", "--batch", "1", "--context",
+                               "4096", "--gpu", "h200", "--format", "json"});
+    ASSERT_FALSE(doc.is_null());
+    expect_finite_numbers(doc, "");
+    EXPECT_EQ(num_u(doc.at("params"), "total"), 8030261248u);
+    EXPECT_EQ(num_u(doc.at("params"), "bytes"), 5700591616u);
+    // A scheme outside the engine's formats (2-bit weights): exit 2, one line naming the field and the file.
+    std::string two_bit = w4a16;
+    two_bit.replace(two_bit.find("\"num_bits\": 4"), 13, "\"num_bits\": 2");
+    write_text(dir.file("w2.json"), std::string(text).insert(text.find('{') + 1, two_bit));
+    expect_bad({"model", "--hf-config", dir.file("w2.json"), "--phase", "decode", "--gpu", "h200"},
+               {"--hf-config", "w2.json", "num_bits 2"});
+}

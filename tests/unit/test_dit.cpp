@@ -168,3 +168,71 @@ TEST(Dit, RefusesWhatItDoesNotModel) {
               }),
               "");
 }
+
+TEST(Dit, Wan22Ti2v5bParametersAndItsPerTokenTimestep) {
+    // Wan2.2-TI2V-5B (model_type "ti2v"; refused before): D 3072, F 14,336, 24 heads, 30 blocks, in/out 48.
+    const TransformerConfig c =
+        load_hf_config(std::string(BWACCT_TEST_DATA) + "/models/wan2.2-ti2v-5b.config.json", "--hf-config");
+    ASSERT_TRUE(c.dit);
+    EXPECT_TRUE(c.dit->timestep_per_token);
+    EXPECT_EQ(c.name, "WanModel (ti2v)");
+    // Linear(i, o) = i·o + o:
+    //   patch 48·4·3072 + 3072 = 592,896; text 4096·3072 + 3072 + 3072² + 3072 = 22,026,240;
+    //   time 256·3072 + 3072 + 3072² + 3072 = 10,229,760; projection 3072·18,432 + 18,432 = 56,641,536 → 89,490,432
+    //   block: attention 2 · (4 · (3072² + 3072) + 2·3072) = 75,534,336; ffn 3072·14,336 + 14,336 + 14,336·3072 + 3072
+    //   = 88,097,792; norm3 2·3072 + modulation 6·3072 = 24,576 → 163,656,704 · 30 = 4,909,701,120
+    //   head 3072·(4·48) + 192 + 2·3072 = 596,160 → 4,999,787,712 (the model card's "5B")
+    EXPECT_EQ(param_count(c).total.value(), 4999787712u);
+    // The timestep is embedded per token (the image's first latent frame is at t = 0): T = 1000 tokens, B = 1.
+    const LayerRun r = chunk(1000, 1);
+    // time_projection [1000, 3072] × [3072, 18,432]: 2·1000·3072·18,432 = 113,246,208,000 FLOPs
+    EXPECT_EQ(find(dit_edge_ops(c, r), "time_projection").cost.flops, 113246208000ull);
+    const auto ops = dit_block_ops(c, r);
+    // modulation + e_t [1000, 6, 3072]: read 6·3072 + 1000·18,432, write 1000·18,432 → 2·(18,432 + 2·18,432,000)
+    //   = 73,764,864 B
+    EXPECT_EQ(find(ops, "modulation").cost.bytes(), 73764864u);
+    // modulate1 reads x̂ [1000, 3072] and per-token shift, scale [1000, 3072]: 2·3·3,072,000 = 18,432,000 B
+    EXPECT_EQ(find(ops, "modulate1").cost.bytes_read, 18432000u);
+    // Wan2.1's t2v reads one row each: 2·(3,072,000 + 2·3072) = 6,156,288 B
+    TransformerConfig t2v = c;
+    t2v.dit->timestep_per_token = false;
+    EXPECT_EQ(find(dit_block_ops(t2v, r), "modulate1").cost.bytes_read, 6156288u);
+}
+
+TEST(Dit, AnI2vWanModelIsRefusedItsConfigDoesNotSayWhichWan) {
+    // Wan2.1-I2V's WanModel (CLIP image cross-attention) and Wan2.2-I2V-A14B's (channel concatenation only) write the
+    // same config.json keys: refused, naming the diffusers config that tells them apart.
+    const std::string e = error_of([&] {
+        (void)parse_hf_config(
+            R"({"_class_name": "WanModel", "dim": 5120, "num_layers": 40, "num_heads": 40, "ffn_dim": 13824, "in_dim": 36,
+                "model_type": "i2v"})",
+            "x");
+    });
+    EXPECT_NE(e.find("\"i2v\""), std::string::npos) << e;
+    EXPECT_NE(e.find("WanTransformer3DModel"), std::string::npos) << e;
+}
+
+TEST(Dit, WeightBytesCountTheHead) {
+    // Every parameter in bf16, the head included (before, the head was costed as an LLM's vocab · D LM head, 0 for a
+    // DiT): Wan2.1-T2V-14B 2 · 14,288,491,584 = 28,576,983,168 B (head 327,744 + 2·5120 = 337,984 parameters);
+    // the head is replicated under TP.
+    LayerRun r = chunk(2160, 1);
+    r.dtype = DType::bf16;
+    EXPECT_EQ(weight_bytes_per_rank(wan(), r).value(), 28576983168ull);
+    EXPECT_EQ(rank_weights(wan(), chunk(2160, 2)).lm_head.value(), 2u * 337984u);
+}
+
+TEST(Dit, Wan22A14bExpertIsOneWan14bWanModelPerStep) {
+    // Wan2.2-I2V-A14B in diffusers (transformer/ and transformer_2/, the high- and low-noise experts, one run per
+    // step): no image cross-attention (image_dim, added_kv_proj_dim null), the image latent concatenated on the
+    // channels (in_channels 36). One expert: Wan2.1-T2V-14B's 14,288,491,584 + (36 − 16)·4·5120 = 409,600 in the patch
+    // embedding = 14,288,901,184; both experts held: 28,577,802,368.
+    const TransformerConfig c = parse_hf_config(
+        R"({"_class_name": "WanTransformer3DModel", "added_kv_proj_dim": null, "attention_head_dim": 128,
+            "cross_attn_norm": true, "eps": 1e-06, "ffn_dim": 13824, "freq_dim": 256, "image_dim": null, "in_channels": 36,
+            "num_attention_heads": 40, "num_layers": 40, "out_channels": 16, "patch_size": [1, 2, 2],
+            "qk_norm": "rms_norm_across_heads", "rope_max_seq_len": 1024, "text_dim": 4096})",
+        "x");
+    EXPECT_EQ(param_count(c).total.value(), 14288901184ull);
+    EXPECT_EQ(2 * param_count(c).total.value(), 28577802368ull);
+}

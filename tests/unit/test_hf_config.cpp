@@ -592,3 +592,123 @@ TEST(HfConfig, FbgemmFp8IsFp8WithOneFp32ScalePerOutputChannel) {
     ASSERT_EQ(c.limitations.size(), 1u);  // activations quantised per token: said, not modelled
     EXPECT_NE(c.limitations.front().find("fbgemm_fp8"), std::string::npos);
 }
+
+namespace {
+// Meta's Llama-3.1-8B config.json with a compressed-tensors quantization_config of the given weights scheme and
+// format (llm-compressor's layout: one "group_0" targeting Linear, "ignore": ["lm_head"]).
+std::string llama_ct(const std::string& weights, const std::string& format, const std::string& extra = "") {
+    std::string text = read_input_file(model_file("llama-3.1-8b"), "test", "a config.json");
+    const std::string q = fmt::format(
+        R"("quantization_config": {{"quant_method": "compressed-tensors", "format": "{}", "quantization_status": "compressed",
+            "config_groups": {{"group_0": {{"targets": ["Linear"], "weights": {},
+              "input_activations": {{"num_bits": 8, "type": "float", "strategy": "token", "dynamic": true, "symmetric": true}},
+              "output_activations": null}}}},
+            "ignore": ["lm_head"], "kv_cache_scheme": null, "sparsity_config": {{}}, "transform_config": {{}}{}}}, )",
+        format, weights, extra);
+    return text.insert(text.find('{') + 1, q);
+}
+Exact llama_ct_weight_bytes(const std::string& weights, const std::string& format) {
+    LayerRun r = decode(1, 1);
+    r.dtype = DType::bf16;
+    return weight_bytes_per_rank(parse_hf_config(llama_ct(weights, format), "x"), r);
+}
+}  // namespace
+
+TEST(HfConfig, CompressedTensorsFp8ChannelIsFp8WithA16BitScalePerOutputChannel) {
+    // RedHatAI's "FP8-dynamic" checkpoints: fp8 e4m3 weights, one scale per output channel (stored in the model's
+    // bf16), activations quantised per token at each GEMM; the LM head kept in bf16. Refused before.
+    const TransformerConfig c = parse_hf_config(
+        llama_ct(R"({"num_bits": 8, "type": "float", "strategy": "channel", "symmetric": true, "dynamic": false})",
+                 "float-quantized"),
+        "x");
+    ASSERT_TRUE(c.weight_format);
+    EXPECT_EQ(c.weight_format->dtype, DType::fp8_e4m3);
+    EXPECT_EQ(param_count(c).total.value(), 8030261248u);  // unchanged: Meta's 8,030,261,248
+    ASSERT_EQ(c.limitations.size(), 1u);                   // fp8 activations: said, not modelled
+    EXPECT_NE(c.limitations.front().find("--act-dtype fp8"), std::string::npos) << c.limitations.front();
+    // Per layer (D 4096, 32 heads + 2·8 KV heads of 128, F 14,336): payload qkv 4096·6144 + o 4096·4096 + 3·4096·14,336
+    //   = 25,165,824 + 16,777,216 + 176,160,768 = 218,103,808 B; scales 2 B per output channel:
+    //   2·(6144 + 4096 + 2·14,336 + 4096) = 86,016 B; norms 2·4096·2 = 16,384 B → 218,206,208 · 32 = 6,982,598,656
+    // + embedding and LM head in bf16 2 · 128,256·4096·2 = 2,101,346,304 + final norm 8,192 = 9,083,953,152 B
+    EXPECT_EQ(
+        llama_ct_weight_bytes(R"({"num_bits": 8, "type": "float", "strategy": "channel", "symmetric": true})", "float-quantized")
+            .value(),
+        9083953152u);
+}
+
+TEST(HfConfig, CompressedTensorsW4A16IsInt4PackedWithGroupScales) {
+    // RedHatAI's "quantized.w4a16": int4 symmetric, group 128, packed eight to an int32 (pack-quantized).
+    // Per layer: payload 218,103,808 / 2 = 109,051,904 B; one bf16 scale per 128 along K:
+    //   qkv 32·6144·2 = 393,216, o 32·4096·2 = 262,144, gate and up 32·14,336·2 = 917,504 each, down 112·4096·2 = 917,504
+    //   → 3,407,872 B; norms 16,384 → 112,476,160 · 32 = 3,599,237,120 + 2,101,354,496 (bf16 embedding, head, norm)
+    //   = 5,700,591,616 B
+    const std::string w4 = R"({"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128, "symmetric": true})";
+    EXPECT_EQ(llama_ct_weight_bytes(w4, "pack-quantized").value(), 5700591616u);
+    // Asymmetric: a 4-bit zero point beside each scale: + 3,407,872 / 4 = 851,968 B per layer (· 32 = 27,262,976).
+    EXPECT_EQ(
+        llama_ct_weight_bytes(R"({"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128, "symmetric": false})",
+                              "pack-quantized")
+            .value(),
+        5700591616u + 27262976u);
+    // W8A8 int8 per channel (int-quantized): payload 218,103,808 + scales 86,016 + norms 16,384, as the fp8 case.
+    EXPECT_EQ(
+        llama_ct_weight_bytes(R"({"num_bits": 8, "type": "int", "strategy": "channel", "symmetric": true})", "int-quantized")
+            .value(),
+        9083953152u);
+}
+
+TEST(HfConfig, CompressedTensorsFp8BlockAndPerTensorScales) {
+    const TransformerConfig blk = parse_hf_config(
+        llama_ct(R"({"num_bits": 8, "type": "float", "strategy": "block", "block_structure": [128, 128], "symmetric": true})",
+                 "float-quantized"),
+        "x");
+    ASSERT_TRUE(blk.weight_format);
+    EXPECT_EQ(blk.weight_format->block, 128u);
+    // a [7168, 2048] weight: 14,680,064 B + ⌈7168/128⌉·⌈2048/128⌉ = 56·16 = 896 bf16 scales (1,792 B)
+    EXPECT_EQ(format_bytes(*blk.weight_format, Exact(7168), Exact(2048)).value(), 14681856u);
+    const TransformerConfig tensor = parse_hf_config(
+        llama_ct(R"({"num_bits": 8, "type": "float", "strategy": "tensor", "symmetric": true, "scale_dtype": "float32"})",
+                 "float-quantized"),
+        "x");
+    ASSERT_TRUE(tensor.weight_format);
+    EXPECT_EQ(format_bytes(*tensor.weight_format, Exact(7168), Exact(2048)).value(), 14680064u + 4u);  // one fp32 scale
+}
+
+TEST(HfConfig, CompressedTensorsSchemesBwacctDoesNotModelAreRefusedByName) {
+    const std::string fp8 = R"({"num_bits": 8, "type": "float", "strategy": "channel", "symmetric": true})";
+    EXPECT_NE(error_of(llama_ct(fp8, "marlin-24")).find("\"marlin-24\""), std::string::npos);
+    EXPECT_NE(error_of(llama_ct(fp8, "mixed-precision")).find("quantization_config.format"), std::string::npos);
+    // No top-level format: the groups' own (float-quantized here) is read.
+    std::string per_group = llama_ct(fp8, "float-quantized");
+    const std::string top = R"("format": "float-quantized", )", targets = R"("targets": ["Linear"],)";
+    per_group.erase(per_group.find(top), top.size());
+    per_group.insert(per_group.find(targets) + targets.size(), R"( "format": "float-quantized",)");
+    EXPECT_EQ(error_of(per_group), "");
+    // 2-bit weights, asymmetric fp8, int4 one per byte (int-quantized), a per-token weight strategy
+    for (const auto& [w, f] : std::vector<std::pair<std::string, std::string>>{
+             {R"({"num_bits": 2, "type": "int", "strategy": "group", "group_size": 128})", "pack-quantized"},
+             {R"({"num_bits": 8, "type": "float", "strategy": "channel", "symmetric": false})", "float-quantized"},
+             {R"({"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128})", "int-quantized"},
+             {R"({"num_bits": 8, "type": "float", "strategy": "token"})", "float-quantized"}}) {
+        const std::string e = error_of(llama_ct(w, f));
+        EXPECT_NE(e.find("is not modelled"), std::string::npos) << w << " " << e;
+        EXPECT_NE(e.find("num_bits"), std::string::npos) << e;
+    }
+    // Two groups giving the weights two schemes; sparse weights; rotations.
+    EXPECT_NE(error_of(llama_ct(fp8, "float-quantized",
+                                R"(, "config_groups": {"a": {"weights": {"num_bits": 8, "type": "float"}},
+                                      "b": {"weights": {"num_bits": 4, "type": "int"}}})"))
+                  .find("more than one scheme"),
+              std::string::npos);
+    EXPECT_NE(error_of(llama_ct(fp8, "float-quantized", R"(, "sparsity_config": {"format": "sparse-24-bitmask"})"))
+                  .find("sparsity_config"),
+              std::string::npos);
+    // An ignore list beyond the LM head and the router is said (the bytes it keeps in bf16 are not counted).
+    const TransformerConfig c = parse_hf_config(
+        llama_ct(fp8, "float-quantized",
+                 R"(, "ignore": ["lm_head", "re:.*self_attn.*", "re:.*mlp.gate$", "re:.*block_sparse_moe.gate$"])"),
+        "x");
+    ASSERT_EQ(c.limitations.size(), 2u);
+    EXPECT_NE(c.limitations.back().find("re:.*self_attn.*"), std::string::npos) << c.limitations.back();
+    EXPECT_EQ(c.limitations.back().find(".gate"), std::string::npos) << c.limitations.back();  // routers: bf16 anyway
+}
