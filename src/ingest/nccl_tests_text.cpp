@@ -261,6 +261,10 @@ std::optional<NcclResult> read_result(const std::vector<std::string_view>& tok, 
     if (!parse_printed_number(tok[at], r.time_us) || !parse_printed_number(tok[at + 1], r.algbw_GBps) ||
         !parse_printed_number(tok[at + 2], r.busbw_GBps))
         return std::nullopt;
+    // nccl-tests never prints a negative time or bandwidth: such a value is another column (a root
+    // of -1) read under the wrong layout, e.g. a row cut short by a truncated log.
+    if (r.time_us.value < 0 || r.algbw_GBps.value < 0 || r.busbw_GBps.value < 0)
+        return std::nullopt;
     if (at + 3 < tok.size()) {
         PrintedNumber wrong;
         if (parse_printed_number(tok[at + 3], wrong))
@@ -432,6 +436,17 @@ struct TextReader {
             return;  // code fences, other programs' output
         // The header's layout; a row that does not fit it (logs pasted together) by its own tokens.
         auto fits = [&](const std::optional<Layout>& l) { return l && (tok.size() >= l->tokens || tok.size() == l->tokens - 4); };
+        // A row shorter than its header that still prints the header's redop name where the header
+        // has it (not a blank redop shifting the columns): the line was cut short (a truncated log).
+        PrintedNumber ignored;
+        if (header && !fits(header) && tok.size() < header->tokens && header->redop && header->redop < tok.size() &&
+            !parse_printed_number(tok[header->redop], ignored)) {
+            ++unreadable;
+            if (log.warnings.size() < 20)
+                log.warnings.push_back(fmt::format("line {}: row cut short ({} of the header's {} columns; a truncated log?): {}",
+                                                   line_no, tok.size(), header->tokens, std::string(line).substr(0, 120)));
+            return;
+        }
         const std::optional<Layout> layout = fits(header) ? header : layout_from_row(tok);
         // A full row, or (trace replay) a row with only the in-place result.
         const bool full = layout && tok.size() >= layout->tokens;

@@ -220,4 +220,38 @@ TEST(NcclAccounting, RanksFromTheRankLinesNotTheHeader) {
     EXPECT_TRUE(noted);
 }
 
+// A 2.x log (redop and root columns) whose last row was cut mid-number, as when the job is killed
+// while printing: 12 tokens under a 13-column header, the redop "sum" still in its column.
+const char* const kTruncatedLastRow =
+    "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n"
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)\n"
+    "        1024           256     float     sum      -1    66.03    0.02    0.03       0    57.88    0.02    0.03       0\n"
+    "        2048           512     float     sum      -1    59.72    0.03    0.06       0    59.34    0.03    0.0\n";
+
+TEST(NcclParse, RowCutShortUnderItsHeaderIsDroppedWithAWarning) {
+    // Old code read the cut row by its 12 tokens as the "redop, error column" layout: time = -1 (the
+    // root), algbw = 59.72 (the time), #wrong = 0.06 (the busbw): silently wrong numbers.
+    const NcclLog log = parse_nccl_tests(kTruncatedLastRow, "cut.log");
+    const NcclRun& run = one_run(log);
+    ASSERT_EQ(run.rows.size(), 1u);  // only the 1024-byte row is whole
+    EXPECT_EQ(run.rows[0].size, 1024u);
+    bool warned = false;
+    for (const auto& w : log.warnings)
+        warned = warned || (w.find("line 4") != std::string::npos && w.find("cut short") != std::string::npos);
+    EXPECT_TRUE(warned);
+}
+
+TEST(NcclParse, RowCutShortWithoutAHeaderIsNotReadWithANegativeTime) {
+    // Without the header the row-shape guess puts the time at the root's column (-1): nccl-tests
+    // never prints a negative time or bandwidth, so the row is unreadable, not a row with time -1.
+    const std::string with_header = kTruncatedLastRow;
+    const std::string no_header = with_header.substr(with_header.find("        1024"));
+    const NcclLog log = parse_nccl_tests(no_header, "cut.log");
+    const NcclRun& run = one_run(log);
+    ASSERT_EQ(run.rows.size(), 1u);
+    EXPECT_EQ(run.rows[0].size, 1024u);
+    ASSERT_TRUE(run.rows[0].out_of_place.has_value());
+    EXPECT_DOUBLE_EQ(run.rows[0].out_of_place->time_us.value, 66.03);
+}
+
 }  // namespace
