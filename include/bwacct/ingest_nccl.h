@@ -27,6 +27,7 @@ struct PrintedNumber {
 struct NcclResult {
     PrintedNumber time_us, algbw_GBps, busbw_GBps;
     std::optional<double> wrong;  // #wrong / error column; absent when printed N/A (validation off)
+    bool max_error = false;       // `wrong` is an older layout's "error" column (the largest deviation), not a count
 };
 
 struct NcclRow {

@@ -149,6 +149,7 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
                     {"regime", "regime", 0}};
 
     std::vector<AlphaBetaPoint> fit_points;
+    std::size_t max_error_rows = 0;
     std::size_t mismatched = 0, wrong_rows = 0, skipped = 0, printed_results = 0, underivable = 0;
     double busbw_sum = 0;
     struct Pending {
@@ -170,8 +171,9 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
                 ++underivable;
             else if (!c.ok)
                 ++mismatched;
-            if (r.wrong && *r.wrong > 0)
+            if (r.wrong && *r.wrong > 0 && !r.max_error)
                 ++wrong_rows;
+            max_error_rows += r.max_error ? 1 : 0;
             pending.push_back({rows.rows.size(), row.size});
             rows.rows.push_back({row.size, std::string(placement), r.time_us.value, r.algbw_GBps.value, r.busbw_GBps.value,
                                  c.derivable ? Cell(c.algbw) : Cell(), c.derivable ? Cell(c.busbw) : Cell(),
@@ -221,6 +223,10 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
             "so its rounding interval reaches 0 µs and size / time has no finite value; left out of the check, the α–β fit "
             "and the records",
             underivable));
+    if (max_error_rows > 0)
+        rows.notes.push_back(
+            "the log's \"error\" column (older nccl-tests: the largest deviation from the expected result, not a count "
+            "of wrong elements) is shown under #wrong as printed and not judged");
     if (wrong_rows > 0)
         rows.notes.push_back(
             fmt::format("{} results report wrong elements (#wrong > 0): nccl-tests found corrupted data; "

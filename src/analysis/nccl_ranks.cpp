@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "bwacct/error.h"
 #include "bwacct/ingest_nccl.h"
@@ -167,14 +168,15 @@ NcclRanks resolve_nccl_ranks(const NcclRun& run, CollectiveKind kind, std::optio
         const char* from;
     };
     const bool complete_list = r.rank_lines && r.rank_lines == r.highest_rank_plus_one;
-    const bool ratio_exact = r.ratio_min && r.ratio_max && *r.ratio_min == *r.ratio_max;
-    const Candidate candidates[] = {
+    std::optional<std::uint64_t> exact_ratio;  // the ratios fix one count
+    if (r.ratio_min && r.ratio_max && *r.ratio_min == *r.ratio_max)
+        exact_ratio = r.ratio_min;
+    const std::vector<Candidate> candidates{
         {complete_list ? r.highest_rank_plus_one : std::nullopt, "rank_lines"},
-        {ratio_exact ? r.ratio_min : std::nullopt, "busbw_algbw_ratio"},
+        {exact_ratio, "busbw_algbw_ratio"},
         {r.header_total, "header_x_processes"},
         {complete_list ? std::nullopt : r.highest_rank_plus_one, "highest_rank"},
         {r.per_process, "header"},
-        {r.ratio_min, "busbw_algbw_ratio"},
     };
     for (const Candidate& c : candidates) {
         if (!c.n || !fits(*c.n))
@@ -188,6 +190,10 @@ NcclRanks resolve_nccl_ranks(const NcclRun& run, CollectiveKind kind, std::optio
             throw InputError("--ranks",
                              "the log gives no rank count (no \"# Rank\" lines, nGpus header or busbw/algbw "
                              "ratio); give --ranks N");
+        // Only a range of counts from the ratios (small messages print busbw and algbw with too few digits
+        // to fix n): the smallest would be a guess.
+        if (r.ratio_min && fits(*r.ratio_min))
+            throw InputError("--ranks", fmt::format("{} does not fix the rank count: {}; give --ranks N", origin, all_clues));
         throw InputError(origin, fmt::format("{}: the rank count clues disagree: {}; give --ranks N to choose",
                                              run.first_line > 0 ? fmt::format("lines {}–{}", run.first_line, run.last_line)
                                                                 : std::string("the run"),

@@ -212,6 +212,7 @@ struct Layout {
     std::size_t redop = 0, root = 0, time = 0;
     std::size_t tokens = 0;  // tokens of a full row
     std::string name;
+    bool error_column = false;  // older nccl-tests: an "error" column (the largest deviation), not "#wrong"
 };
 
 // From the header line's tokens after '#': size count type [redop] [root] time algbw busbw #wrong|error ...
@@ -228,6 +229,7 @@ std::optional<Layout> layout_from_header(const std::vector<std::string_view>& to
         return std::nullopt;
     l.time = i;
     l.tokens = i + 8;
+    l.error_column = tok[i + 3] == "error";
     l.name = l.root ? "2.x: redop, root, #wrong" : l.redop ? "redop, error column" : "no redop or root column";
     return l;
 }
@@ -242,6 +244,7 @@ std::optional<Layout> layout_from_row(const std::vector<std::string_view>& tok) 
     } else if (tok.size() == 12 && !num(3) && num(4)) {
         l.redop = 3;
         l.time = 4;
+        l.error_column = true;  // the layout with a redop and no root is the older one
     } else if (tok.size() >= 13 && !num(3) && num(4) && num(5)) {
         l.redop = 3;
         l.root = 4;
@@ -254,8 +257,9 @@ std::optional<Layout> layout_from_row(const std::vector<std::string_view>& tok) 
     return l;
 }
 
-std::optional<NcclResult> read_result(const std::vector<std::string_view>& tok, std::size_t at) {
+std::optional<NcclResult> read_result(const std::vector<std::string_view>& tok, std::size_t at, bool error_column) {
     NcclResult r;
+    r.max_error = error_column;
     if (at + 2 >= tok.size())
         return std::nullopt;
     if (!parse_printed_number(tok[at], r.time_us) || !parse_printed_number(tok[at + 1], r.algbw_GBps) ||
@@ -468,10 +472,10 @@ struct TextReader {
                 row.root = static_cast<long long>(root.value);
         }
         if (full) {
-            row.out_of_place = read_result(tok, layout->time);
-            row.in_place = read_result(tok, layout->time + 4);
+            row.out_of_place = read_result(tok, layout->time, layout->error_column);
+            row.in_place = read_result(tok, layout->time + 4, layout->error_column);
         } else {
-            row.in_place = read_result(tok, layout->time);
+            row.in_place = read_result(tok, layout->time, layout->error_column);
         }
         if ((full && !row.out_of_place) || !row.in_place) {
             ++unreadable;

@@ -145,6 +145,49 @@ TEST(NcclRanks, ElidedRealLog) {
     EXPECT_EQ(n.n, 16u);
 }
 
+// Small messages only, no rank lines and no header: busbw/algbw printed with two decimals bound n from
+// below but do not fix it, so the count is refused (one line naming --ranks), never the smallest guessed.
+// 1024 B at 31.25 µs: algbw 0.03, busbw 0.06 → f ∈ [0.055/0.035, 0.065/0.025] = [1.571, 2.6]: n ≥ 1/(1 − 0.786)
+// = 4.67 → 5, no upper bound (f may reach 2); 2048 B at 31.5 µs: 0.07/0.12 → f ∈ [0.115/0.075, 0.125/0.065]
+// = [1.533, 1.923] → n ∈ [4.3, 26]. Both 6 and 16 fit.
+TEST(NcclRanks, ARatioRangeWithoutAnotherClueIsRefusedNotGuessed) {
+    const std::string text = std::string(kHeader) +
+                             "        1024           256     float     sum      -1    31.25    0.03    0.06      0"
+                             "    31.25    0.03    0.06      0\n"
+                             "        2048           512     float     sum      -1    31.50    0.07    0.12      0"
+                             "    31.50    0.07    0.12      0\n";
+    const NcclLog log = parse_nccl_tests(text, "t.log");
+    try {
+        resolve_nccl_ranks(log.runs.at(0), CollectiveKind::allreduce, std::nullopt, "t.log");
+        FAIL() << "expected a refusal naming --ranks";
+    } catch (const bwacct::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("--ranks"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("does not fix the rank count"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(resolve_nccl_ranks(log.runs.at(0), CollectiveKind::allreduce, 16, "t.log").n, 16u);
+}
+
+// Older nccl-tests/rccl-tests print an "error" column (the largest deviation, e.g. 4e-07) where 2.x prints
+// #wrong: a positive value there is not a count of corrupted elements.
+TEST(NcclRanks, AnOlderErrorColumnIsNotReadAsWrongElements) {
+    const std::string text =
+        "#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+        "#        (B)    (elements)                       (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
+        "  1073741824     268435456     float     sum   5000.0  214.75  402.65  4e-07   5000.0  214.75  402.65  2e-07\n";
+    const NcclLog log = parse_nccl_tests(text, "t.log");
+    ASSERT_EQ(log.runs.size(), 1u);
+    ASSERT_TRUE(log.runs[0].rows.at(0).in_place.has_value());
+    EXPECT_TRUE(log.runs[0].rows[0].in_place->max_error);
+    // 1073741824 B / 5000 µs = 214.75 GB/s; × 2·15/16 = 402.65: 16 ranks, fixed by the ratio.
+    const IngestReport r = account(log, CollectiveKind::allreduce);
+    bool error_note = false;
+    for (const std::string& n : section(r, "rows").notes) {
+        EXPECT_EQ(n.find("wrong elements (#wrong > 0)"), std::string::npos) << n;
+        error_note = error_note || n.find("\"error\" column") != std::string::npos;
+    }
+    EXPECT_TRUE(error_note);
+}
+
 TEST(NcclRanks, NoRankLinesHeaderPerProcessAndTheRatio) {
     // Two rows of the H200 log (16 ranks, factor 1.875) with only the header "nGpus 8" (one process's
     // ranks). 1048576 B: (19.56 ∓ 0.005)/(10.43 ± 0.005) = [1.87398, 1.87674] → n ∈ [15.87, 16.23];
