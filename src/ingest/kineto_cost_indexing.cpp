@@ -34,11 +34,11 @@ std::optional<std::size_t> dim_arg(const CpuOp& op, std::size_t i, std::size_t r
     return static_cast<std::size_t>(v < 0 ? v + r : v);
 }
 
-// A list of dims ("[1, 2]", "[-1]"), normalised; nullopt when absent or malformed; empty for "[]".
-std::optional<std::vector<std::size_t>> dims_arg(const CpuOp& op, std::size_t i, std::size_t rank) {
-    if (i >= op.concrete.size() || op.concrete[i].empty() || op.concrete[i].front() != '[')
+// A list of integers from a Concrete Input ("[1, 1, 2, 2]", "[-1]"); nullopt when absent or malformed.
+std::optional<std::vector<std::int64_t>> int_list(const CpuOp& op, std::size_t i) {
+    if (i >= op.concrete.size() || op.concrete[i].size() < 2 || op.concrete[i].front() != '[')
         return std::nullopt;
-    std::vector<std::size_t> out;
+    std::vector<std::int64_t> out;
     const std::string& s = op.concrete[i];
     const char* p = s.data() + 1;
     const char* end = s.data() + s.size();
@@ -49,11 +49,26 @@ std::optional<std::vector<std::size_t>> dims_arg(const CpuOp& op, std::size_t i,
         }
         std::int64_t v = 0;
         const auto [next, ec] = std::from_chars(p, end, v);
-        const std::int64_t r = static_cast<std::int64_t>(rank);
-        if (ec != std::errc() || v < -r || v >= r)
+        if (ec != std::errc())
+            return std::nullopt;
+        out.push_back(v);
+        p = next;
+    }
+    return out;
+}
+
+// A list of dims ("[1, 2]", "[-1]"), normalised against `rank`; nullopt when absent, malformed or out of
+// range; empty for "[]".
+std::optional<std::vector<std::size_t>> dims_arg(const CpuOp& op, std::size_t i, std::size_t rank) {
+    const auto list = int_list(op, i);
+    if (!list)
+        return std::nullopt;
+    const auto r = static_cast<std::int64_t>(rank);
+    std::vector<std::size_t> out;
+    for (const std::int64_t v : *list) {
+        if (v < -r || v >= r)
             return std::nullopt;
         out.push_back(static_cast<std::size_t>(v < 0 ? v + r : v));
-        p = next;
     }
     return out;
 }
@@ -205,29 +220,6 @@ std::optional<OpCost> arange_op(const std::string& name, const CpuOp& op) {
     const auto elements = static_cast<std::uint64_t>(count);
     return traffic(name, fmt::format("{} elements", elements), type->first, type->second, 0, bytes_of(type->first, elements), 0,
                    Category::elementwise, "ceil((end − start) / step) elements written; 0 FLOPs");
-}
-
-// A list of integers from a Concrete Input ("[1, 1, 2, 2]", "[-1]"); nullopt when absent or malformed.
-std::optional<std::vector<std::int64_t>> int_list(const CpuOp& op, std::size_t i) {
-    if (i >= op.concrete.size() || op.concrete[i].size() < 2 || op.concrete[i].front() != '[')
-        return std::nullopt;
-    std::vector<std::int64_t> out;
-    const std::string& s = op.concrete[i];
-    const char* p = s.data() + 1;
-    const char* end = s.data() + s.size();
-    while (p < end) {
-        if (*p == ' ' || *p == ',' || *p == ']') {
-            ++p;
-            continue;
-        }
-        std::int64_t v = 0;
-        const auto [next, ec] = std::from_chars(p, end, v);
-        if (ec != std::errc())
-            return std::nullopt;
-        out.push_back(v);
-        p = next;
-    }
-    return out;
 }
 
 // Output shapes of the reshaping copies: constant_pad_nd(self, pad, value) (pad: [left, right] pairs
