@@ -62,6 +62,23 @@ std::optional<DType> output_type(const CpuOp& op, std::size_t at, DType a) {
     return t->first;
 }
 
+// The scale tensors of an fp8 GEMM at inputs `at` (scale_a, scale_b, scale_result), added to the reads at
+// their own sizes and types (a 0-d scale: one element); inputs without a tensor type are skipped.
+void read_scales(OpCost& r, const CpuOp& op, const std::vector<std::size_t>& at) {
+    std::uint64_t scales = 0;
+    for (const std::size_t i : at)
+        if (i < op.dims.size() && i < op.types.size())
+            if (const auto t = storage_dtype(op.types[i])) {
+                const auto s = input_shape(op, i);
+                scales += storage_bytes(*t, Exact(s ? product(*s, 0, s->size()) : 1)).value();
+            }
+    if (scales > 0) {
+        r.cost.bytes_read += scales;
+        r.cost.terms.push_back({"read scales", "scale_a, scale_b (and scale_result) at their own sizes",
+                                fmt::format("{} B", scales), fmt::format("{} B", scales)});
+    }
+}
+
 // _scaled_mm(self [M, K], mat2 [K, N], scale_a, scale_b, bias, scale_result, out_dtype, use_fast_accum):
 // A and B in their (fp8) types, C in out_dtype (a c10::ScalarType code: 5 fp16, 6 fp32, 15 bf16; None:
 // A's type), the scales (a scalar, or one per row of A / column of B) and a bias [N] read.
@@ -88,19 +105,7 @@ std::optional<OpCost> cost_scaled_mm(const std::string& name, const CpuOp& op) {
     r.dtype = fmt::format("{}x{}->{}", dtype_name(d.a), dtype_name(d.b), dtype_name(d.c));
     r.category = Category::gemm;
     r.cost = gemm_cost(d);
-    std::uint64_t scales = 0;
-    for (const std::size_t i : {std::size_t{2}, std::size_t{3}, std::size_t{5}})
-        if (i < op.dims.size() && i < op.types.size()) {
-            const auto s = input_shape(op, i);
-            const auto t = storage_dtype(op.types[i]);
-            if (t)
-                scales += storage_bytes(*t, Exact(s ? product(*s, 0, s->size()) : 1)).value();
-        }
-    if (scales > 0) {
-        r.cost.bytes_read += scales;
-        r.cost.terms.push_back({"read scales", "scale_a, scale_b (and scale_result) at their own sizes",
-                                fmt::format("{} B", scales), fmt::format("{} B", scales)});
-    }
+    read_scales(r, op, {2, 3, 5});
     r.params = {{"m", d.m}, {"n", d.n}, {"k", d.k}, {"bias", d.bias}};
     return r;
 }
@@ -187,18 +192,7 @@ std::optional<OpCost> cost_grouped_mm(const std::string& name, const CpuOp& op, 
         r.cost.bytes_read += 4 * (*offs)[0];
         r.cost.terms.push_back({"read offs", "G · 4 B", fmt::format("{}·4", (*offs)[0]), fmt::format("{} B", 4 * (*offs)[0])});
     }
-    std::uint64_t scales = 0;
-    for (const std::size_t i : at.scales)
-        if (i < op.types.size())
-            if (const auto t = storage_dtype(op.types[i])) {
-                const auto sh = input_shape(op, i);
-                scales += storage_bytes(*t, Exact(sh ? product(*sh, 0, sh->size()) : 1)).value();
-            }
-    if (scales > 0) {
-        r.cost.bytes_read += scales;
-        r.cost.terms.push_back({"read scales", "scale_a, scale_b (and scale_result) at their own sizes",
-                                fmt::format("{} B", scales), fmt::format("{} B", scales)});
-    }
+    read_scales(r, op, at.scales);
     r.params = {{"groups", groups}, {"m", d.m}, {"n", d.n}, {"k", d.k}};
     return r;
 }
