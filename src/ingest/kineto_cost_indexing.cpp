@@ -143,15 +143,10 @@ std::optional<IndexShape> index_shape(const CpuOp& op, std::string* why) {
             return std::nullopt;
         }
         index_elems += s.empty() ? 1 : elems(s);
-        // broadcast b with s
-        Shape out(std::max(b.size(), s.size()));
-        for (std::size_t i = 0; i < out.size(); ++i) {
-            const std::uint64_t x = i < b.size() ? b[b.size() - 1 - i] : 1, y = i < s.size() ? s[s.size() - 1 - i] : 1;
-            if (x != y && x != 1 && y != 1)
-                return std::nullopt;
-            out[out.size() - 1 - i] = std::max(x, y);
-        }
-        b = std::move(out);
+        auto out = broadcast(b, s);
+        if (!out)
+            return std::nullopt;
+        b = std::move(*out);
     }
     std::uint64_t n = b.empty() ? 1 : elems(b);
     for (std::size_t d = l->count; d < self->size(); ++d)

@@ -134,18 +134,6 @@ std::uint64_t elems(const Shape& s) {
     return n;
 }
 
-// The broadcast of two shapes (right-aligned), or nullopt when they do not broadcast.
-std::optional<Shape> broadcast(const Shape& a, const Shape& b) {
-    Shape out(std::max(a.size(), b.size()));
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        const std::uint64_t x = i < a.size() ? a[a.size() - 1 - i] : 1, y = i < b.size() ? b[b.size() - 1 - i] : 1;
-        if (x != y && x != 1 && y != 1)
-            return std::nullopt;
-        out[out.size() - 1 - i] = std::max(x, y);
-    }
-    return out;
-}
-
 std::optional<OpCost> cost_norm(const NormOp& n, const CpuOp& op) {
     const auto x = input_shape(op, 0);
     const auto dtype = input_dtype(op, 0);
@@ -421,7 +409,7 @@ std::optional<OpCost> cost_pointwise_op(const std::string& name, const CpuOp& op
         return std::nullopt;
     Shape out = tensors.front();
     for (const Shape& s : tensors)
-        if (auto b = broadcast(out, s))
+        if (auto b = detail::broadcast(out, s))
             out = *b;
         else
             return std::nullopt;

@@ -2,6 +2,7 @@
 #pragma once
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <string>
@@ -66,6 +67,18 @@ inline OpCost traffic(const std::string& op, std::string shape, DType dtype, std
     if (flops > 0)
         c.terms.push_back({"flops", how, fmt::format("{}", flops), fmt::format("{} FLOP", flops)});
     return r;
+}
+
+// The broadcast of two shapes (right-aligned), or nullopt when they do not broadcast.
+inline std::optional<Shape> broadcast(const Shape& a, const Shape& b) {
+    Shape out(std::max(a.size(), b.size()));
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const std::uint64_t x = i < a.size() ? a[a.size() - 1 - i] : 1, y = i < b.size() ? b[b.size() - 1 - i] : 1;
+        if (x != y && x != 1 && y != 1)
+            return std::nullopt;
+        out[out.size() - 1 - i] = std::max(x, y);
+    }
+    return out;
 }
 
 // A dtype code of a Concrete Input (c10::ScalarType: 0 uint8, 1 int8, 2 int16, 3 int32, 4 int64, 5 fp16,
