@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <charconv>
 
 #include "kineto_cost_util.h"
 
@@ -41,15 +40,12 @@ constexpr std::array<BackwardOp, 14> kBackward{{
     {"_log_softmax_backward_data", 2, 4, Category::softmax},
 }};
 
+// A positive integer Concrete Input; nullopt otherwise.
 std::optional<std::uint64_t> concrete_int(const CpuOp& op, std::size_t i) {
-    if (i >= op.concrete.size())
+    const auto v = detail::int_arg(op, i);
+    if (!v || *v <= 0)
         return std::nullopt;
-    const std::string& s = op.concrete[i];
-    std::int64_t v = 0;
-    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size() || v <= 0)
-        return std::nullopt;
-    return static_cast<std::uint64_t>(v);
+    return static_cast<std::uint64_t>(*v);
 }
 
 // dX from dY and the saved input/output (all of input 0's shape and dtype).

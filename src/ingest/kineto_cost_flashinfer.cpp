@@ -22,12 +22,13 @@
 // A custom or multi-item mask, or a sliding window (window_left ≥ 0), is refused.
 #include <fmt/format.h>
 
-#include <charconv>
-
 #include "kineto_attention.h"
+#include "kineto_cost_util.h"
 
 namespace bwacct::kineto {
 namespace {
+
+using detail::int_arg;
 
 enum class Kind { none, paged, ragged, batch_decode, single_prefill, single_decode };
 
@@ -47,17 +48,6 @@ Kind kind_of(std::string_view name) {
     if (has("single_decode") && ends("_run"))
         return Kind::single_decode;
     return Kind::none;
-}
-
-std::optional<std::int64_t> int_arg(const CpuOp& op, std::size_t i) {
-    if (i >= op.concrete.size())
-        return std::nullopt;
-    const std::string& s = op.concrete[i];
-    std::int64_t v = 0;
-    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc() || p != s.data() + s.size())
-        return std::nullopt;
-    return v;
 }
 
 // Positions of the schema's arguments by kind.

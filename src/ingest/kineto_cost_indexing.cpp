@@ -21,17 +21,11 @@ using namespace detail;
 
 // A dimension argument ("1", "-1") normalised to [0, rank); nullopt when absent or out of range.
 std::optional<std::size_t> dim_arg(const CpuOp& op, std::size_t i, std::size_t rank) {
-    if (i >= op.concrete.size() || rank == 0)
-        return std::nullopt;
-    const std::string& s = op.concrete[i];
-    std::int64_t v = 0;
-    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size())
-        return std::nullopt;
+    const auto v = int_arg(op, i);
     const std::int64_t r = static_cast<std::int64_t>(rank);
-    if (v < -r || v >= r)
+    if (!v || rank == 0 || *v < -r || *v >= r)
         return std::nullopt;
-    return static_cast<std::size_t>(v < 0 ? v + r : v);
+    return static_cast<std::size_t>(*v < 0 ? *v + r : *v);
 }
 
 // A list of integers from a Concrete Input ("[1, 1, 2, 2]", "[-1]"); nullopt when absent or malformed.

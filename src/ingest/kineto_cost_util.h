@@ -69,6 +69,18 @@ inline OpCost traffic(const std::string& op, std::string shape, DType dtype, std
     return r;
 }
 
+// An integer Concrete Input ("3", "-1"), whole; nullopt when absent or not an integer.
+inline std::optional<std::int64_t> int_arg(const CpuOp& op, std::size_t i) {
+    if (i >= op.concrete.size())
+        return std::nullopt;
+    const std::string& s = op.concrete[i];
+    std::int64_t v = 0;
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size())
+        return std::nullopt;
+    return v;
+}
+
 // The broadcast of two shapes (right-aligned), or nullopt when they do not broadcast.
 inline std::optional<Shape> broadcast(const Shape& a, const Shape& b) {
     Shape out(std::max(a.size(), b.size()));
