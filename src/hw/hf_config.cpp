@@ -18,6 +18,7 @@
 #include "bwacct/text_file.h"
 #include "hf_moe_layers.h"
 #include "hf_reader.h"
+#include "hf_unmodelled.h"
 
 namespace bwacct {
 namespace {
@@ -39,7 +40,8 @@ enum class Family {
     llama4,
     olmoe,
     phimoe,
-    glm4_moe
+    glm4_moe,
+    minimax_m2
 };
 
 struct Arch {
@@ -47,7 +49,7 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 18> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 19> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"MistralForCausalLM", Family::llama},
                                        // Phi3ForCausalLM: Llama's block with the q, k, v and the gate, up projections each
                                        // fused into one matrix (qkv_proj, gate_up_proj): the same shapes and FLOPs.
@@ -67,7 +69,8 @@ constexpr std::array<Arch, 18> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"PhimoeForCausalLM", Family::phimoe},
                                        // microsoft/Phi-3.5-MoE-instruct's config.json names its remote-code class.
                                        {"PhiMoEForCausalLM", Family::phimoe},
-                                       {"Glm4MoeForCausalLM", Family::glm4_moe}}};
+                                       {"Glm4MoeForCausalLM", Family::glm4_moe},
+                                       {"MiniMaxM2ForCausalLM", Family::minimax_m2}}};
 
 // Multimodal wrappers ("...ForConditionalGeneration") whose language model is one of the families above: its
 // fields sit in "text_config" (model_type `text_model_type`, read as `language_arch`); the vision tower and
@@ -166,16 +169,21 @@ void read_gpt_oss_limits(const Reader& r, const MoeConfig& m, TransformerConfig&
         m.expert_ffn, c.hidden, m.experts * (2 * m.expert_ffn + c.hidden)));
 }
 
-// OLMoE (transformers' OlmoeAttention): Llama's attention with an RMSNorm of the whole Q (hidden_size) and of the whole
-// K (kv_heads · head_dim) before RoPE. The engine's q/k norm normalises the same elements per head (the same FLOPs and
-// bytes) and counts 2 · head_dim weights; the difference in weights is stated.
-void read_olmoe_attention(const Reader& r, TransformerConfig& c) {
+// A q_norm and k_norm over all of Q (heads · head_dim) and of K (kv_heads · head_dim) before RoPE (OLMoE's
+// OlmoeAttention, MiniMax-M2's qk_norm_type "per_layer"). The engine's q/k norm normalises the same elements per head
+// (the same FLOPs and bytes) and counts 2 · head_dim weights; the difference in weights is stated.
+void read_whole_qk_norm(const char* who, TransformerConfig& c) {
     c.qk_norm = true;
     const std::uint64_t hd = c.head_dim != 0 ? c.head_dim : c.hidden / c.heads;
     c.limitations.push_back(fmt::format(
-        "OLMoE's q_norm and k_norm normalise all of Q and of K ({} + {} weights per layer), modelled as per-head norms of "
+        "{}'s q_norm and k_norm normalise all of Q and of K ({} + {} weights per layer), modelled as per-head norms of "
         "the same elements ({} weights): {} parameters in all are not counted",
-        c.hidden, c.kv_heads * hd, 2 * hd, c.layers * (c.hidden + c.kv_heads * hd - 2 * hd)));
+        who, c.heads * hd, c.kv_heads * hd, 2 * hd, c.layers * (c.heads * hd + c.kv_heads * hd - 2 * hd)));
+}
+
+// OLMoE (transformers' OlmoeAttention): Llama's attention with whole-Q and whole-K RMSNorms.
+void read_olmoe_attention(const Reader& r, TransformerConfig& c) {
+    read_whole_qk_norm("OLMoE", c);
     if (r.has("clip_qkv"))
         c.limitations.push_back(fmt::format("clip_qkv = {}: the clamp of Q, K and V is not counted (one comparison per element)",
                                             r.doc.at("clip_qkv").dump()));
@@ -188,6 +196,33 @@ void read_phimoe_limits(const Reader& r, TransformerConfig& c) {
     if (r.flag_or("lm_head_bias", false))
         c.limitations.push_back(
             fmt::format("lm_head_bias: the LM head's bias ({} parameters, one add per logit) is not counted", c.vocab));
+}
+
+// MiniMax-M2 (transformers' modeling_minimax_m2.py): Llama's attention (head_dim given, q/k/v/o without bias) with
+// RMSNorms of Q and K, over all of each (qk_norm_type "per_layer") or per head; every layer a MoE block of
+// num_local_experts gated experts (w1, w3, w2) of intermediate_size, a router Linear(hidden, E) without bias and, with
+// use_routing_bias, a per-expert score-correction bias. Lightning-attention layers (attn_type_list 0, MiniMax-M1) are
+// refused before (hf_unmodelled.cpp); a shared expert (shared_intermediate_size > 0) is refused here.
+void read_minimax_m2(const Reader& r, TransformerConfig& c, MoeConfig& m) {
+    m.experts = r.count("num_local_experts");
+    m.expert_ffn = c.ffn;
+    m.router_bias = r.flag_or("use_routing_bias", false);
+    if (r.has("shared_intermediate_size"))
+        r.refuse_unless(r.natural_or("shared_intermediate_size", 0) == 0, "shared_intermediate_size",
+                        "MiniMax-M2's MoE block has no shared expert in its reference implementation");
+    if (r.flag_or("use_qk_norm", false)) {
+        const std::string type = r.text_or("qk_norm_type", "per_layer");
+        if (type == "per_layer")
+            read_whole_qk_norm("MiniMax-M2", c);
+        else if (type == "per_head")
+            c.qk_norm = true;
+        else
+            r.refuse_unless(false, "qk_norm_type", "a q/k norm per_layer (all of Q and K) or per_head");
+    }
+    if (r.flag_or("use_mtp", false) || r.natural_or("num_mtp_modules", 0) > 0)
+        c.limitations.push_back(
+            fmt::format("num_mtp_modules = {}: the multi-token-prediction modules are not counted (parameters or time)",
+                        r.has("num_mtp_modules") ? r.doc.at("num_mtp_modules").dump() : std::string("?")));
 }
 
 // Qwen2-MoE (transformers' Qwen2MoeSparseMoeBlock): beside the routed experts, one always-on gated MLP of
@@ -351,9 +386,67 @@ StorageFormat read_compressed_tensors(const Reader& qr, const json& q, std::vect
     return f;
 }
 
+// bitsandbytes (transformers' BitsAndBytesConfig: QLoRA and "-bnb-4bit" checkpoints). load_in_4bit: each linear weight
+// as 4-bit codes (nf4 or fp4: a 16-entry table, stored and read as 4 bits like int4) in blocks of 64 along the flattened
+// tensor, one absmax per block: fp32, or with bnb_4bit_use_double_quant an 8-bit code per block plus one fp32 offset
+// per tensor (the nested fp32 scale per 256 blocks is stated, not counted). load_in_8bit (LLM.int8()): int8 weights,
+// one fp32 scale per output row. Either way the GEMM dequantises to bnb_4bit_compute_dtype (4-bit) or fp16 (8-bit).
+StorageFormat read_bitsandbytes(const Reader& qr, const json& q, std::vector<std::string>& limitations) {
+    const bool four = qr.flag_or("load_in_4bit", false);
+    if (four == qr.flag_or("load_in_8bit", false))
+        qr.fail("\"quantization_config\" (bitsandbytes) must set exactly one of \"load_in_4bit\" and \"load_in_8bit\" to true");
+    StorageFormat f;
+    if (four) {
+        const std::string type = qr.text_or("bnb_4bit_quant_type", "fp4");
+        if (type != "nf4" && type != "fp4")
+            qr.fail(fmt::format(
+                "\"quantization_config.bnb_4bit_quant_type\" = \"{}\" is not a bitsandbytes 4-bit type (nf4 or fp4)", type));
+        f = plain_format(DType::int4);
+        f.group = 64;  // bitsandbytes' 4-bit blocksize (not a config field)
+        if (qr.flag_or("bnb_4bit_use_double_quant", false)) {
+            f.scale_bits = 8;
+            f.tensor_scale_bytes = 4;
+            limitations.push_back(
+                "bnb_4bit_use_double_quant: the nested fp32 scale of every 256 absmax codes (4 bytes per 16,384 weights) is "
+                "not counted");
+        } else {
+            f.scale_bits = 32;
+        }
+        limitations.push_back(
+            fmt::format("bitsandbytes {} weights are read as 4-bit codes with int4's bytes (the "
+                        "dequantisation is a 16-entry table lookup)",
+                        type));
+        const std::string compute = qr.text_or("bnb_4bit_compute_dtype", "float32");
+        if (compute != "bfloat16" && compute != "float16")
+            limitations.push_back(fmt::format(
+                "quantization_config.bnb_4bit_compute_dtype = {}: the reference dequantises to it and runs its GEMMs there; "
+                "bwacct keeps activations in --act-dtype (default --dtype): give --act-dtype fp32 for that path",
+                compute));
+    } else {
+        f = plain_format(DType::int8);
+        f.scale_bits = 32;  // group 0: one per output row (SCB)
+        limitations.push_back(
+            "bitsandbytes load_in_8bit (LLM.int8()): the outlier columns above llm_int8_threshold run in fp16 beside the int8 "
+            "GEMM; not counted");
+    }
+    if (q.contains("llm_int8_skip_modules") && q.at("llm_int8_skip_modules").is_array()) {
+        std::string kept;
+        for (const json& e : q.at("llm_int8_skip_modules"))
+            if (e.is_string() && !ignored_outside_blocks(e.get<std::string>()))
+                kept += (kept.empty() ? "" : ", ") + e.get<std::string>();
+        if (!kept.empty())
+            limitations.push_back(fmt::format(
+                "quantization_config.llm_int8_skip_modules keeps {} unquantized: bwacct stores every linear weight of the "
+                "blocks in the checkpoint's format (their bytes are understated)",
+                kept));
+    }
+    return f;
+}
+
 // quantization_config → the weights' storage format. fp8 (block scales from weight_block_size, else one
 // per tensor), fbgemm_fp8 (one fp32 scale per output channel), AWQ (4-bit, group_size, zero_point), GPTQ (4/8-bit, group_size, −1
-// = per channel; sym: no zero point), modelopt (quant_algo NVFP4 or FP8), mxfp4. Anything else: refused naming the field.
+// = per channel; sym: no zero point), modelopt (quant_algo NVFP4 or FP8), mxfp4, bitsandbytes. Anything else: refused naming the
+// field.
 StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std::string>& limitations) {
     if (!q.is_object())
         r.fail("\"quantization_config\" must be an object");
@@ -380,10 +473,15 @@ StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std:
     };
     StorageFormat f;
     if (method == "fp8") {
+        // transformers' FineGrainedFP8Config writes "e4m3"; MiniMax-M2's checkpoints give the torch dtype's name.
         const std::string fmt_name = qr.text_or("fmt", "e4m3");
-        if (fmt_name != "e4m3" && fmt_name != "e5m2")
-            r.fail(fmt::format("\"quantization_config.fmt\" = \"{}\" is not an fp8 format (e4m3 or e5m2)", fmt_name));
-        f = plain_format(fmt_name == "e4m3" ? DType::fp8_e4m3 : DType::fp8_e5m2);
+        const bool e4m3 = fmt_name == "e4m3" || fmt_name == "float8_e4m3fn" || fmt_name == "float8_e4m3";
+        if (!e4m3 && fmt_name != "e5m2" && fmt_name != "float8_e5m2")
+            r.fail(
+                fmt::format("\"quantization_config.fmt\" = \"{}\" is not an fp8 format (e4m3, e5m2, float8_e4m3fn or "
+                            "float8_e5m2)",
+                            fmt_name));
+        f = plain_format(e4m3 ? DType::fp8_e4m3 : DType::fp8_e5m2);
         if (qr.text_or("activation_scheme", "") == "dynamic")
             limitations.push_back(
                 "quantization_config.activation_scheme = dynamic: the reference quantises activations to fp8 at each GEMM "
@@ -433,9 +531,11 @@ StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std:
             return weight_format(DType::fp8_e4m3, 0);
         r.fail(fmt::format("\"quantization_config.quant_algo\" = \"{}\" is not modelled (modelopt: NVFP4 or FP8)", algo));
     }
+    if (method == "bitsandbytes")
+        return read_bitsandbytes(qr, q, limitations);
     r.fail(
         fmt::format("\"quantization_config.quant_method\" = \"{}\" is not modelled (fp8, fbgemm_fp8, awq, gptq, modelopt "
-                    "NVFP4/FP8, mxfp4, compressed-tensors); bwacct will not guess the weights' storage",
+                    "NVFP4/FP8, mxfp4, compressed-tensors, bitsandbytes); bwacct will not guess the weights' storage",
                     method));
 }
 
@@ -505,6 +605,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             w.source = fmt::format("diffusers config.json ({}), class WanTransformer3DModel (read as Wan2.1's WanModel)", origin);
             return w;
         }
+        if (doc.at("_class_name").is_string())
+            hf::refuse_unmodelled_class(top, doc.at("_class_name").get<std::string>());
         top.fail(
             fmt::format("unsupported diffusers class {}; supported: WanModel, WanTransformer3DModel (or a config.json "
                         "with \"architectures\": {})",
@@ -547,8 +649,10 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     for (const Arch& a : kArchs)
         if (lm_arch == a.name)
             found = &a;
-    if (found == nullptr)
+    if (found == nullptr) {
+        hf::refuse_unmodelled_class(top, arch);
         top.fail(fmt::format("unsupported architecture \"{}\"; supported: {}", arch, supported_list()));
+    }
     const Family fam = found->family;
     const bool gemma = fam == Family::gemma2 || fam == Family::gemma3;
     std::string defaulted;
@@ -559,6 +663,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             defaulted += fmt::format("{}{} = {}", defaulted.empty() ? "" : ", ", key, value.dump());
         }
     const Reader r{lm, lm_origin};
+    hf::refuse_unmodelled_layers(r);
 
     TransformerConfig c;
     c.name = r.has("_name_or_path") ? fmt::format("{} ({})", r.text_or("_name_or_path", arch), arch) : arch;
@@ -626,7 +731,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         c.weight_format = read_quantization(r, lm.at("quantization_config"), c.limitations);
 
     if (fam == Family::mixtral || qwen_moe || fam == Family::deepseek || fam == Family::gpt_oss || fam == Family::llama4 ||
-        fam == Family::olmoe || fam == Family::phimoe || fam == Family::glm4_moe) {
+        fam == Family::olmoe || fam == Family::phimoe || fam == Family::glm4_moe || fam == Family::minimax_m2) {
         MoeConfig m;
         m.top_k = r.count("num_experts_per_tok");
         if (fam == Family::gpt_oss) {
@@ -636,6 +741,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             m.expert_ffn = c.ffn;
             m.router_bias = true;
             read_gpt_oss_limits(r, m, c);
+        } else if (fam == Family::minimax_m2) {
+            read_minimax_m2(r, c, m);
         } else if (fam == Family::mixtral || fam == Family::olmoe || fam == Family::phimoe) {
             // MixtralSparseMoeBlock, OlmoeSparseMoeBlock, PhimoeSparseMoeBlock: a router Linear(hidden, E) without bias
             // and E gated experts of intermediate_size, on every layer.
