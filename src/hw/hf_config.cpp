@@ -263,6 +263,36 @@ bool ignored_outside_blocks(std::string e) {
     return e.find("lm_head") != std::string::npos || ends_with(".gate") || ends_with("shared_expert_gate") || ends_with("router");
 }
 
+// What a quantised checkpoint keeps out of the weights' format or adds beside it, stated (compressed-tensors and
+// modelopt write the same keys): "ignore" (modelopt also "exclude_modules") entries beyond the LM head and the MoE
+// router, and a quantised KV cache ("kv_cache_scheme"; modelopt's "kv_cache_quant_algo"), which --kv-dtype selects.
+void state_ignored_and_kv(const json& q, std::vector<std::string>& limitations) {
+    for (const char* key : {"ignore", "exclude_modules"}) {
+        if (!q.contains(key) || !q.at(key).is_array())
+            continue;
+        std::string kept;
+        for (const json& e : q.at(key))
+            if (e.is_string() && !ignored_outside_blocks(e.get<std::string>())) {
+                kept += (kept.empty() ? "" : ", ") + e.get<std::string>();
+                if (kept.size() > 120) {
+                    kept += ", ...";
+                    break;
+                }
+            }
+        if (!kept.empty())
+            limitations.push_back(
+                fmt::format("quantization_config.{} keeps {} unquantized: bwacct stores every linear weight of the blocks in the "
+                            "checkpoint's format (their bytes are understated)",
+                            key, kept));
+    }
+    const bool kv_scheme = q.contains("kv_cache_scheme") && q.at("kv_cache_scheme").is_object();
+    const bool kv_algo = q.contains("kv_cache_quant_algo") && q.at("kv_cache_quant_algo").is_string();
+    if (kv_scheme || kv_algo)
+        limitations.push_back(fmt::format(
+            "quantization_config.{} quantises the KV cache: give --kv-dtype (e.g. fp8) for that path",
+            kv_scheme ? "kv_cache_scheme" : "kv_cache_quant_algo = " + q.at("kv_cache_quant_algo").get<std::string>()));
+}
+
 StorageFormat read_compressed_tensors(const Reader& qr, const json& q, std::vector<std::string>& limitations) {
     // The format: the top level's, else the one every group names (llm-compressor writes it per group for
     // mixed checkpoints; "mixed-precision" at the top level when they differ).
@@ -364,25 +394,7 @@ StorageFormat read_compressed_tensors(const Reader& qr, const json& q, std::vect
             atype, abits, a.text_or("strategy", "tensor"),
             atype == "float" ? (abits == 4 ? "nvfp4" : "fp8") : (abits == 4 ? "int4" : "int8")));
     }
-    if (q.contains("ignore") && q.at("ignore").is_array()) {
-        std::string kept;
-        for (const json& e : q.at("ignore"))
-            if (e.is_string() && !ignored_outside_blocks(e.get<std::string>())) {
-                kept += (kept.empty() ? "" : ", ") + e.get<std::string>();
-                if (kept.size() > 120) {
-                    kept += ", ...";
-                    break;
-                }
-            }
-        if (!kept.empty())
-            limitations.push_back(fmt::format(
-                "quantization_config.ignore keeps {} unquantized: bwacct stores every linear weight of the blocks in the "
-                "checkpoint's format (their bytes are understated)",
-                kept));
-    }
-    if (q.contains("kv_cache_scheme") && q.at("kv_cache_scheme").is_object())
-        limitations.push_back(
-            "quantization_config.kv_cache_scheme quantises the KV cache: give --kv-dtype (e.g. fp8) for that path");
+    state_ignored_and_kv(q, limitations);
     return f;
 }
 
@@ -524,11 +536,17 @@ StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std:
     if (method == "compressed-tensors")
         return read_compressed_tensors(qr, q, limitations);
     if (method == "modelopt") {
+        // NVIDIA ModelOpt: NVFP4 (W4A4) or FP8 (W8A8) with static activation scales: the reference quantises the GEMM
+        // inputs too. The KV cache and the modules left in 16 bits are stated (state_ignored_and_kv).
         const std::string algo = qr.text_or("quant_algo", "");
-        if (algo == "NVFP4")
-            return weight_format(DType::fp4, 0);
-        if (algo == "FP8")
-            return weight_format(DType::fp8_e4m3, 0);
+        if (algo == "NVFP4" || algo == "FP8") {
+            state_ignored_and_kv(q, limitations);
+            limitations.push_back(fmt::format(
+                "quantization_config.quant_algo = {}: the reference quantises activations at each GEMM too; bwacct keeps "
+                "activations in --act-dtype (default --dtype): give --act-dtype {} for that path",
+                algo, algo == "NVFP4" ? "nvfp4" : "fp8"));
+            return weight_format(algo == "NVFP4" ? DType::fp4 : DType::fp8_e4m3, 0);
+        }
         r.fail(fmt::format("\"quantization_config.quant_algo\" = \"{}\" is not modelled (modelopt: NVFP4 or FP8)", algo));
     }
     if (method == "bitsandbytes")

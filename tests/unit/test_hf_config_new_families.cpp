@@ -241,3 +241,34 @@ TEST(HfNewFamilies, LayersTheEngineDoesNotModelAreRefusedWhateverTheClass) {
     // Full, sliding and chunked attention layers stay accepted; null SSM fields are not a claim.
     EXPECT_EQ(error_of(llama + R"(, "layer_types": ["full_attention", "full_attention"], "mamba_d_state": null})"), "");
 }
+
+TEST(HfNewFamilies, ModelOptCheckpointsStateTheirFp8KvCacheUnquantizedAttentionAndActivations) {
+    // NVIDIA's ModelOpt checkpoints (nvidia/DeepSeek-R1-FP4 and the like) write a quantised KV cache and the modules they
+    // keep in 16 bits beside quant_algo; both were dropped silently before (the KV cache costed in --dtype without a word).
+    const TransformerConfig c = parse_hf_config(
+        R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "intermediate_size": 128, "vocab_size": 100,
+            "quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4",
+              "config_groups": {"group_0": {"weights": {"dynamic": false, "num_bits": 4, "type": "float", "group_size": 16},
+                                            "input_activations": {"dynamic": false, "num_bits": 4, "type": "float",
+                                                                  "group_size": 16}, "targets": ["Linear"]}},
+              "ignore": ["lm_head", "model.layers.0.self_attn*"],
+              "kv_cache_scheme": {"dynamic": false, "num_bits": 8, "type": "float"},
+              "producer": {"name": "modelopt", "version": "0.29.0"}}})",
+        "x");
+    ASSERT_TRUE(c.weight_format);
+    EXPECT_EQ(c.weight_format->dtype, DType::fp4);
+    EXPECT_TRUE(has_limitation(c, "kv_cache_scheme quantises the KV cache"));
+    EXPECT_TRUE(has_limitation(c, "model.layers.0.self_attn*"));
+    EXPECT_TRUE(has_limitation(c, "--act-dtype nvfp4"));
+    // The older hf_quant_config spelling: "kv_cache_quant_algo": "FP8", "exclude_modules".
+    const TransformerConfig old = parse_hf_config(
+        R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "intermediate_size": 128, "vocab_size": 100,
+            "quantization_config": {"quant_method": "modelopt", "quant_algo": "FP8", "kv_cache_quant_algo": "FP8",
+                                    "exclude_modules": ["lm_head"]}})",
+        "x");
+    EXPECT_EQ(old.weight_format->dtype, DType::fp8_e4m3);
+    EXPECT_TRUE(has_limitation(old, "kv_cache_quant_algo = FP8"));
+    EXPECT_FALSE(has_limitation(old, "exclude_modules"));  // the LM head stays in --dtype anyway
+}
