@@ -272,3 +272,26 @@ TEST(HfNewFamilies, ModelOptCheckpointsStateTheirFp8KvCacheUnquantizedAttentionA
     EXPECT_TRUE(has_limitation(old, "kv_cache_quant_algo = FP8"));
     EXPECT_FALSE(has_limitation(old, "exclude_modules"));  // the LM head stays in --dtype anyway
 }
+
+TEST(HfNewFamilies, Fp8FmtGivenAsTheTorchDtypeNameIsRead) {
+    // MiniMax-M2's quantization_config says "fmt": "float8_e4m3fn"; it was refused as "not an fp8 format".
+    const std::string llama =
+        R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "intermediate_size": 128, "vocab_size": 100, "quantization_config": {"quant_method": "fp8", "fmt": )";
+    EXPECT_EQ(parse_hf_config(llama + R"("float8_e4m3fn", "weight_block_size": [128, 128]}})", "x").weight_format->dtype,
+              DType::fp8_e4m3);
+    EXPECT_EQ(parse_hf_config(llama + R"("float8_e5m2"}})", "x").weight_format->dtype, DType::fp8_e5m2);
+    const std::string e = error_of(llama + R"("float16"}})");
+    EXPECT_NE(e.find("quantization_config.fmt"), std::string::npos) << e;
+}
+
+TEST(HfNewFamilies, MistralSmall32WrapperReadsItsTextConfigUntied) {
+    const TransformerConfig c = hf("mistral-small-3.2-24b");
+    EXPECT_FALSE(c.tied_embeddings);  // no tie_word_embeddings anywhere: MistralConfig's default
+    EXPECT_EQ(c.sliding_window, 0u);  // "sliding_window": null
+    EXPECT_TRUE(has_limitation(c, "vision tower"));
+    // attention 5120·(32 + 16)·128 + 32·128·5120 = 52,428,800; MLP 3·5120·32,768 = 503,316,480; norms 10,240
+    //   → 555,755,520 · 40 = 22,230,220,800 + 2·131,072·5120 = 1,342,177,280 + 5120 = 23,572,403,200
+    // (model card "24B" with the Pixtral vision tower, not counted)
+    EXPECT_EQ(param_count(c).total.value(), 23572403200u);
+}
