@@ -41,7 +41,8 @@ enum class Family {
     olmoe,
     phimoe,
     glm4_moe,
-    minimax_m2
+    minimax_m2,
+    ernie45_moe
 };
 
 struct Arch {
@@ -49,7 +50,7 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 19> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 20> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"MistralForCausalLM", Family::llama},
                                        // Phi3ForCausalLM: Llama's block with the q, k, v and the gate, up projections each
                                        // fused into one matrix (qkv_proj, gate_up_proj): the same shapes and FLOPs.
@@ -70,7 +71,8 @@ constexpr std::array<Arch, 19> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        // microsoft/Phi-3.5-MoE-instruct's config.json names its remote-code class.
                                        {"PhiMoEForCausalLM", Family::phimoe},
                                        {"Glm4MoeForCausalLM", Family::glm4_moe},
-                                       {"MiniMaxM2ForCausalLM", Family::minimax_m2}}};
+                                       {"MiniMaxM2ForCausalLM", Family::minimax_m2},
+                                       {"Ernie4_5_MoeForCausalLM", Family::ernie45_moe}}};
 
 // Multimodal wrappers ("...ForConditionalGeneration") whose language model is one of the families above: its
 // fields sit in "text_config" (model_type `text_model_type`, read as `language_arch`); the vision tower and
@@ -223,6 +225,24 @@ void read_minimax_m2(const Reader& r, TransformerConfig& c, MoeConfig& m) {
         c.limitations.push_back(
             fmt::format("num_mtp_modules = {}: the multi-token-prediction modules are not counted (parameters or time)",
                         r.has("num_mtp_modules") ? r.doc.at("num_mtp_modules").dump() : std::string("?")));
+}
+
+// ERNIE 4.5 MoE (transformers' modeling_ernie4_5_moe.py): Llama's attention and gated MLPs (biases on every linear
+// with use_bias: refused); the MoE layers (hf::ernie_dense_layers) a router Linear(D, E) without bias with its
+// e_score_correction_bias (Ernie4_5_MoeStatics, E parameters), moe_num_experts experts of moe_intermediate_size, top
+// moe_k, and one shared MLP of moe_num_shared_experts · moe_intermediate_size (the engine's fused shared experts);
+// the other layers a dense MLP of intermediate_size. Tied embeddings by default (Ernie4_5_MoeConfig).
+void read_ernie45_moe(const Reader& r, TransformerConfig& c, MoeConfig& m) {
+    r.refuse_unless(!r.flag_or("use_bias", false), "use_bias", "biases on every attention and MLP projection");
+    m.experts = r.count("moe_num_experts");
+    m.top_k = r.count("moe_k");
+    m.expert_ffn = r.count("moe_intermediate_size");
+    m.shared_experts = r.natural_or("moe_num_shared_experts", 0);
+    m.router_bias = true;
+    hf::set_dense_layers(m, hf::ernie_dense_layers(r, c.layers));
+    if (const std::uint64_t mtp = r.natural_or("num_nextn_predict_layers", 0); mtp > 0)
+        c.limitations.push_back(fmt::format(
+            "num_nextn_predict_layers = {}: the multi-token-prediction layer is not counted (parameters or time)", mtp));
 }
 
 // Qwen2-MoE (transformers' Qwen2MoeSparseMoeBlock): beside the routed experts, one always-on gated MLP of
@@ -706,7 +726,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     c.ffn = qwen_moe ? r.count_or("intermediate_size", r.count("moe_intermediate_size")) : r.count("intermediate_size");
     c.mlp = MlpKind::gated;
     c.norm = NormKind::rmsnorm;
-    c.tied_embeddings = r.flag_or("tie_word_embeddings", gemma);  // transformers' per-class defaults
+    c.tied_embeddings = r.flag_or("tie_word_embeddings", gemma || fam == Family::ernie45_moe);  // per-class defaults
 
     // The activation: SiLU everywhere but Gemma (GELU, tanh form).
     const char* act_key = gemma && r.has("hidden_activation") ? "hidden_activation" : "hidden_act";
@@ -749,9 +769,10 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         c.weight_format = read_quantization(r, lm.at("quantization_config"), c.limitations);
 
     if (fam == Family::mixtral || qwen_moe || fam == Family::deepseek || fam == Family::gpt_oss || fam == Family::llama4 ||
-        fam == Family::olmoe || fam == Family::phimoe || fam == Family::glm4_moe || fam == Family::minimax_m2) {
+        fam == Family::olmoe || fam == Family::phimoe || fam == Family::glm4_moe || fam == Family::minimax_m2 ||
+        fam == Family::ernie45_moe) {
         MoeConfig m;
-        m.top_k = r.count("num_experts_per_tok");
+        m.top_k = fam == Family::ernie45_moe ? r.count("moe_k") : r.count("num_experts_per_tok");
         if (fam == Family::gpt_oss) {
             // transformers' GptOssMLP: a router Linear(hidden, E) with bias, then every layer's experts (gate_up
             // [E, hidden, 2·I], down [E, I, hidden], both with biases).
@@ -759,6 +780,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             m.expert_ffn = c.ffn;
             m.router_bias = true;
             read_gpt_oss_limits(r, m, c);
+        } else if (fam == Family::ernie45_moe) {
+            read_ernie45_moe(r, c, m);
         } else if (fam == Family::minimax_m2) {
             read_minimax_m2(r, c, m);
         } else if (fam == Family::mixtral || fam == Family::olmoe || fam == Family::phimoe) {

@@ -295,3 +295,47 @@ TEST(HfNewFamilies, MistralSmall32WrapperReadsItsTextConfigUntied) {
     // (model card "24B" with the Pixtral vision tower, not counted)
     EXPECT_EQ(param_count(c).total.value(), 23572403200u);
 }
+
+TEST(HfNewFamilies, Ernie45MoeReadsItsOwnExpertKeysAndLayerRange) {
+    // ERNIE-4.5-21B-A3B's fields as baidu/ERNIE-4.5-21B-A3B-PT's config.json gives them (the values agree in three
+    // independent copies found in the code index; inline, not a byte-exact file). Refused before (unsupported
+    // architecture).
+    const std::string ernie =
+        R"({"architectures": ["Ernie4_5_MoeForCausalLM"], "model_type": "ernie4_5_moe", "hidden_act": "silu",
+            "hidden_size": 2560, "intermediate_size": 12288, "max_position_embeddings": 131072, "num_attention_heads": 20,
+            "num_key_value_heads": 4, "num_hidden_layers": 28, "rms_norm_eps": 1e-05, "vocab_size": 103424,
+            "rope_theta": 500000, "use_bias": false, "moe_num_experts": 64, "moe_num_shared_experts": 2,
+            "moe_layer_start_index": 1, "moe_layer_end_index": 27, "moe_intermediate_size": 1536, "moe_capacity": [64, 64, 64],
+            "moe_gate": "topk", "moe_k": 6, "moe_layer_interval": 1, "moe_use_aux_free": true, "tie_word_embeddings": true)";
+    const TransformerConfig c = parse_hf_config(ernie + "}", "x");
+    ASSERT_TRUE(c.moe);
+    EXPECT_EQ(c.moe->experts, 64u);
+    EXPECT_EQ(c.moe->top_k, 6u);
+    EXPECT_EQ(c.moe->shared_experts, 2u);
+    EXPECT_EQ(c.moe->dense_layers, 1u);  // layer 0 (below moe_layer_start_index)
+    EXPECT_TRUE(c.tied_embeddings);
+    const ParamCount p = param_count(c);
+    // attention 2560·(20 + 8)·128 + 2560² = 15,728,640; norms 5120
+    // layer 0: + 3·2560·12,288 = 94,371,840
+    // layers 1–27: router 64·2560 + 64 (e_score_correction_bias) = 163,904; 64 experts · 3·2560·1536 (11,796,480)
+    //   = 754,974,720; shared 2·11,796,480 = 23,592,960 → 778,731,584 + 15,733,760 = 794,465,344 · 27 = 21,450,564,288
+    // total = 110,105,600 (layer 0) + 21,450,564,288 + tied embedding 103,424·2560 (264,765,440) + 2560
+    //       = 21,825,437,888 (model card: 21B total, the Hub: 21.8B)
+    EXPECT_EQ(p.total.value(), 21825437888u);
+    // active: − 27·58·11,796,480 (18,473,287,680) = 3,352,150,208 ("A3B")
+    EXPECT_EQ(p.active.value(), 3352150208u);
+    // An interval of 2 from layer 1 to 26: sparse where (i + 1) % 2 == 0, i.e. layers 1, 3, …, 25: 13 MoE layers.
+    const TransformerConfig every2 = parse_hf_config(
+        R"({"architectures": ["Ernie4_5_MoeForCausalLM"], "hidden_size": 64, "intermediate_size": 128,
+            "num_attention_heads": 4, "num_hidden_layers": 28, "vocab_size": 100, "moe_num_experts": 4, "moe_k": 2,
+            "moe_intermediate_size": 32, "moe_layer_start_index": 1, "moe_layer_end_index": 26, "moe_layer_interval": 2})",
+        "x");
+    EXPECT_EQ(moe_layer_count(every2), 13u);
+    EXPECT_FALSE(is_dense_mlp_layer(every2, 1));
+    EXPECT_TRUE(is_dense_mlp_layer(every2, 2));
+    EXPECT_TRUE(is_dense_mlp_layer(every2, 27));
+    std::string biased = ernie + "}";
+    biased.replace(biased.find(R"("use_bias": false)"), 17, R"("use_bias": true)");
+    const std::string bias = error_of(biased);
+    EXPECT_NE(bias.find("use_bias"), std::string::npos) << bias;
+}
