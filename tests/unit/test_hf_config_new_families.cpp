@@ -147,7 +147,7 @@ TEST(HfNewFamilies, Gemma2_9bMatchesTheHubCountWithAlternatingWindows) {
     EXPECT_FALSE(c.local_layers[1]);
     // attention 3584·(16 + 16)·256 + 16·256·3584 = 44,040,192; MLP 3·3584·14,336 = 154,140,672; norms 4·3584
     //   → 198,195,200 · 42 = 8,324,198,400 + tied embedding 256,000·3584 = 917,504,000 + 3584 = 9,241,705,984
-    // (the Hub's safetensors count for google/gemma-2-9b: 9,241,705,984)
+    // (the Hub page for google/gemma-2-9b: 9.24B parameters)
     EXPECT_EQ(param_count(c).total.value(), 9241705984u);
     // Decode at context 8192: local layers read min(8192, 4096) keys, global layers all 8192.
     EXPECT_EQ(layer_context(c, 0, 8192), 4096u);
