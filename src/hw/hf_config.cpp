@@ -18,6 +18,7 @@
 #include "bwacct/text_file.h"
 #include "hf_moe_layers.h"
 #include "hf_reader.h"
+#include "hf_unmodelled.h"
 
 namespace bwacct {
 namespace {
@@ -39,7 +40,9 @@ enum class Family {
     llama4,
     olmoe,
     phimoe,
-    glm4_moe
+    glm4_moe,
+    minimax_m2,
+    ernie45_moe
 };
 
 struct Arch {
@@ -47,7 +50,7 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 18> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 20> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"MistralForCausalLM", Family::llama},
                                        // Phi3ForCausalLM: Llama's block with the q, k, v and the gate, up projections each
                                        // fused into one matrix (qkv_proj, gate_up_proj): the same shapes and FLOPs.
@@ -67,7 +70,9 @@ constexpr std::array<Arch, 18> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"PhimoeForCausalLM", Family::phimoe},
                                        // microsoft/Phi-3.5-MoE-instruct's config.json names its remote-code class.
                                        {"PhiMoEForCausalLM", Family::phimoe},
-                                       {"Glm4MoeForCausalLM", Family::glm4_moe}}};
+                                       {"Glm4MoeForCausalLM", Family::glm4_moe},
+                                       {"MiniMaxM2ForCausalLM", Family::minimax_m2},
+                                       {"Ernie4_5_MoeForCausalLM", Family::ernie45_moe}}};
 
 // Multimodal wrappers ("...ForConditionalGeneration") whose language model is one of the families above: its
 // fields sit in "text_config" (model_type `text_model_type`, read as `language_arch`); the vision tower and
@@ -166,16 +171,21 @@ void read_gpt_oss_limits(const Reader& r, const MoeConfig& m, TransformerConfig&
         m.expert_ffn, c.hidden, m.experts * (2 * m.expert_ffn + c.hidden)));
 }
 
-// OLMoE (transformers' OlmoeAttention): Llama's attention with an RMSNorm of the whole Q (hidden_size) and of the whole
-// K (kv_heads · head_dim) before RoPE. The engine's q/k norm normalises the same elements per head (the same FLOPs and
-// bytes) and counts 2 · head_dim weights; the difference in weights is stated.
-void read_olmoe_attention(const Reader& r, TransformerConfig& c) {
+// A q_norm and k_norm over all of Q (heads · head_dim) and of K (kv_heads · head_dim) before RoPE (OLMoE's
+// OlmoeAttention, MiniMax-M2's qk_norm_type "per_layer"). The engine's q/k norm normalises the same elements per head
+// (the same FLOPs and bytes) and counts 2 · head_dim weights; the difference in weights is stated.
+void read_whole_qk_norm(const char* who, TransformerConfig& c) {
     c.qk_norm = true;
     const std::uint64_t hd = c.head_dim != 0 ? c.head_dim : c.hidden / c.heads;
     c.limitations.push_back(fmt::format(
-        "OLMoE's q_norm and k_norm normalise all of Q and of K ({} + {} weights per layer), modelled as per-head norms of "
+        "{}'s q_norm and k_norm normalise all of Q and of K ({} + {} weights per layer), modelled as per-head norms of "
         "the same elements ({} weights): {} parameters in all are not counted",
-        c.hidden, c.kv_heads * hd, 2 * hd, c.layers * (c.hidden + c.kv_heads * hd - 2 * hd)));
+        who, c.heads * hd, c.kv_heads * hd, 2 * hd, c.layers * (c.heads * hd + c.kv_heads * hd - 2 * hd)));
+}
+
+// OLMoE (transformers' OlmoeAttention): Llama's attention with whole-Q and whole-K RMSNorms.
+void read_olmoe_attention(const Reader& r, TransformerConfig& c) {
+    read_whole_qk_norm("OLMoE", c);
     if (r.has("clip_qkv"))
         c.limitations.push_back(fmt::format("clip_qkv = {}: the clamp of Q, K and V is not counted (one comparison per element)",
                                             r.doc.at("clip_qkv").dump()));
@@ -188,6 +198,51 @@ void read_phimoe_limits(const Reader& r, TransformerConfig& c) {
     if (r.flag_or("lm_head_bias", false))
         c.limitations.push_back(
             fmt::format("lm_head_bias: the LM head's bias ({} parameters, one add per logit) is not counted", c.vocab));
+}
+
+// MiniMax-M2 (transformers' modeling_minimax_m2.py): Llama's attention (head_dim given, q/k/v/o without bias) with
+// RMSNorms of Q and K, over all of each (qk_norm_type "per_layer") or per head; every layer a MoE block of
+// num_local_experts gated experts (w1, w3, w2) of intermediate_size, a router Linear(hidden, E) without bias and, with
+// use_routing_bias, a per-expert score-correction bias. Lightning-attention layers (attn_type_list 0, MiniMax-M1) are
+// refused before (hf_unmodelled.cpp); a shared expert (shared_intermediate_size > 0) is refused here.
+void read_minimax_m2(const Reader& r, TransformerConfig& c, MoeConfig& m) {
+    m.experts = r.count("num_local_experts");
+    m.expert_ffn = c.ffn;
+    m.router_bias = r.flag_or("use_routing_bias", false);
+    if (r.has("shared_intermediate_size"))
+        r.refuse_unless(r.natural_or("shared_intermediate_size", 0) == 0, "shared_intermediate_size",
+                        "MiniMax-M2's MoE block has no shared expert in its reference implementation");
+    if (r.flag_or("use_qk_norm", false)) {
+        const std::string type = r.text_or("qk_norm_type", "per_layer");
+        if (type == "per_layer")
+            read_whole_qk_norm("MiniMax-M2", c);
+        else if (type == "per_head")
+            c.qk_norm = true;
+        else
+            r.refuse_unless(false, "qk_norm_type", "a q/k norm per_layer (all of Q and K) or per_head");
+    }
+    if (r.flag_or("use_mtp", false) || r.natural_or("num_mtp_modules", 0) > 0)
+        c.limitations.push_back(
+            fmt::format("num_mtp_modules = {}: the multi-token-prediction modules are not counted (parameters or time)",
+                        r.has("num_mtp_modules") ? r.doc.at("num_mtp_modules").dump() : std::string("?")));
+}
+
+// ERNIE 4.5 MoE (transformers' modeling_ernie4_5_moe.py): Llama's attention and gated MLPs (biases on every linear
+// with use_bias: refused); the MoE layers (hf::ernie_dense_layers) a router Linear(D, E) without bias with its
+// e_score_correction_bias (Ernie4_5_MoeStatics, E parameters), moe_num_experts experts of moe_intermediate_size, top
+// moe_k, and one shared MLP of moe_num_shared_experts · moe_intermediate_size (the engine's fused shared experts);
+// the other layers a dense MLP of intermediate_size. Tied embeddings by default (Ernie4_5_MoeConfig).
+void read_ernie45_moe(const Reader& r, TransformerConfig& c, MoeConfig& m) {
+    r.refuse_unless(!r.flag_or("use_bias", false), "use_bias", "biases on every attention and MLP projection");
+    m.experts = r.count("moe_num_experts");
+    m.top_k = r.count("moe_k");
+    m.expert_ffn = r.count("moe_intermediate_size");
+    m.shared_experts = r.natural_or("moe_num_shared_experts", 0);
+    m.router_bias = true;
+    hf::set_dense_layers(m, hf::ernie_dense_layers(r, c.layers));
+    if (const std::uint64_t mtp = r.natural_or("num_nextn_predict_layers", 0); mtp > 0)
+        c.limitations.push_back(fmt::format(
+            "num_nextn_predict_layers = {}: the multi-token-prediction layer is not counted (parameters or time)", mtp));
 }
 
 // Qwen2-MoE (transformers' Qwen2MoeSparseMoeBlock): beside the routed experts, one always-on gated MLP of
@@ -226,6 +281,36 @@ bool ignored_outside_blocks(std::string e) {
         e.pop_back();
     auto ends_with = [&](std::string_view tail) { return e.size() >= tail.size() && e.substr(e.size() - tail.size()) == tail; };
     return e.find("lm_head") != std::string::npos || ends_with(".gate") || ends_with("shared_expert_gate") || ends_with("router");
+}
+
+// What a quantised checkpoint keeps out of the weights' format or adds beside it, stated (compressed-tensors and
+// modelopt write the same keys): "ignore" (modelopt also "exclude_modules") entries beyond the LM head and the MoE
+// router, and a quantised KV cache ("kv_cache_scheme"; modelopt's "kv_cache_quant_algo"), which --kv-dtype selects.
+void state_ignored_and_kv(const json& q, std::vector<std::string>& limitations) {
+    for (const char* key : {"ignore", "exclude_modules"}) {
+        if (!q.contains(key) || !q.at(key).is_array())
+            continue;
+        std::string kept;
+        for (const json& e : q.at(key))
+            if (e.is_string() && !ignored_outside_blocks(e.get<std::string>())) {
+                kept += (kept.empty() ? "" : ", ") + e.get<std::string>();
+                if (kept.size() > 120) {
+                    kept += ", ...";
+                    break;
+                }
+            }
+        if (!kept.empty())
+            limitations.push_back(
+                fmt::format("quantization_config.{} keeps {} unquantized: bwacct stores every linear weight of the blocks in the "
+                            "checkpoint's format (their bytes are understated)",
+                            key, kept));
+    }
+    const bool kv_scheme = q.contains("kv_cache_scheme") && q.at("kv_cache_scheme").is_object();
+    const bool kv_algo = q.contains("kv_cache_quant_algo") && q.at("kv_cache_quant_algo").is_string();
+    if (kv_scheme || kv_algo)
+        limitations.push_back(fmt::format(
+            "quantization_config.{} quantises the KV cache: give --kv-dtype (e.g. fp8) for that path",
+            kv_scheme ? "kv_cache_scheme" : "kv_cache_quant_algo = " + q.at("kv_cache_quant_algo").get<std::string>()));
 }
 
 StorageFormat read_compressed_tensors(const Reader& qr, const json& q, std::vector<std::string>& limitations) {
@@ -329,31 +414,71 @@ StorageFormat read_compressed_tensors(const Reader& qr, const json& q, std::vect
             atype, abits, a.text_or("strategy", "tensor"),
             atype == "float" ? (abits == 4 ? "nvfp4" : "fp8") : (abits == 4 ? "int4" : "int8")));
     }
-    if (q.contains("ignore") && q.at("ignore").is_array()) {
+    state_ignored_and_kv(q, limitations);
+    return f;
+}
+
+// bitsandbytes (transformers' BitsAndBytesConfig: QLoRA and "-bnb-4bit" checkpoints). load_in_4bit: each linear weight
+// as 4-bit codes (nf4 or fp4: a 16-entry table, stored and read as 4 bits like int4) in blocks of 64 along the flattened
+// tensor, one absmax per block: fp32, or with bnb_4bit_use_double_quant an 8-bit code per block plus one fp32 offset
+// per tensor (the nested fp32 scale per 256 blocks is stated, not counted). load_in_8bit (LLM.int8()): int8 weights,
+// one fp32 scale per output row. Either way the GEMM dequantises to bnb_4bit_compute_dtype (4-bit) or fp16 (8-bit).
+StorageFormat read_bitsandbytes(const Reader& qr, const json& q, std::vector<std::string>& limitations) {
+    const bool four = qr.flag_or("load_in_4bit", false);
+    if (four == qr.flag_or("load_in_8bit", false))
+        qr.fail("\"quantization_config\" (bitsandbytes) must set exactly one of \"load_in_4bit\" and \"load_in_8bit\" to true");
+    StorageFormat f;
+    if (four) {
+        const std::string type = qr.text_or("bnb_4bit_quant_type", "fp4");
+        if (type != "nf4" && type != "fp4")
+            qr.fail(fmt::format(
+                "\"quantization_config.bnb_4bit_quant_type\" = \"{}\" is not a bitsandbytes 4-bit type (nf4 or fp4)", type));
+        f = plain_format(DType::int4);
+        f.group = 64;  // bitsandbytes' 4-bit blocksize (not a config field)
+        if (qr.flag_or("bnb_4bit_use_double_quant", false)) {
+            f.scale_bits = 8;
+            f.tensor_scale_bytes = 4;
+            limitations.push_back(
+                "bnb_4bit_use_double_quant: the nested fp32 scale of every 256 absmax codes (4 bytes per 16,384 weights) is "
+                "not counted");
+        } else {
+            f.scale_bits = 32;
+        }
+        limitations.push_back(
+            fmt::format("bitsandbytes {} weights are read as 4-bit codes with int4's bytes (the "
+                        "dequantisation is a 16-entry table lookup)",
+                        type));
+        const std::string compute = qr.text_or("bnb_4bit_compute_dtype", "float32");
+        if (compute != "bfloat16" && compute != "float16")
+            limitations.push_back(fmt::format(
+                "quantization_config.bnb_4bit_compute_dtype = {}: the reference dequantises to it and runs its GEMMs there; "
+                "bwacct keeps activations in --act-dtype (default --dtype): give --act-dtype fp32 for that path",
+                compute));
+    } else {
+        f = plain_format(DType::int8);
+        f.scale_bits = 32;  // group 0: one per output row (SCB)
+        limitations.push_back(
+            "bitsandbytes load_in_8bit (LLM.int8()): the outlier columns above llm_int8_threshold run in fp16 beside the int8 "
+            "GEMM; not counted");
+    }
+    if (q.contains("llm_int8_skip_modules") && q.at("llm_int8_skip_modules").is_array()) {
         std::string kept;
-        for (const json& e : q.at("ignore"))
-            if (e.is_string() && !ignored_outside_blocks(e.get<std::string>())) {
+        for (const json& e : q.at("llm_int8_skip_modules"))
+            if (e.is_string() && !ignored_outside_blocks(e.get<std::string>()))
                 kept += (kept.empty() ? "" : ", ") + e.get<std::string>();
-                if (kept.size() > 120) {
-                    kept += ", ...";
-                    break;
-                }
-            }
         if (!kept.empty())
             limitations.push_back(fmt::format(
-                "quantization_config.ignore keeps {} unquantized: bwacct stores every linear weight of the blocks in the "
-                "checkpoint's format (their bytes are understated)",
+                "quantization_config.llm_int8_skip_modules keeps {} unquantized: bwacct stores every linear weight of the "
+                "blocks in the checkpoint's format (their bytes are understated)",
                 kept));
     }
-    if (q.contains("kv_cache_scheme") && q.at("kv_cache_scheme").is_object())
-        limitations.push_back(
-            "quantization_config.kv_cache_scheme quantises the KV cache: give --kv-dtype (e.g. fp8) for that path");
     return f;
 }
 
 // quantization_config → the weights' storage format. fp8 (block scales from weight_block_size, else one
 // per tensor), fbgemm_fp8 (one fp32 scale per output channel), AWQ (4-bit, group_size, zero_point), GPTQ (4/8-bit, group_size, −1
-// = per channel; sym: no zero point), modelopt (quant_algo NVFP4 or FP8), mxfp4. Anything else: refused naming the field.
+// = per channel; sym: no zero point), modelopt (quant_algo NVFP4 or FP8), mxfp4, bitsandbytes. Anything else: refused naming the
+// field.
 StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std::string>& limitations) {
     if (!q.is_object())
         r.fail("\"quantization_config\" must be an object");
@@ -380,10 +505,15 @@ StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std:
     };
     StorageFormat f;
     if (method == "fp8") {
+        // transformers' FineGrainedFP8Config writes "e4m3"; MiniMax-M2's checkpoints give the torch dtype's name.
         const std::string fmt_name = qr.text_or("fmt", "e4m3");
-        if (fmt_name != "e4m3" && fmt_name != "e5m2")
-            r.fail(fmt::format("\"quantization_config.fmt\" = \"{}\" is not an fp8 format (e4m3 or e5m2)", fmt_name));
-        f = plain_format(fmt_name == "e4m3" ? DType::fp8_e4m3 : DType::fp8_e5m2);
+        const bool e4m3 = fmt_name == "e4m3" || fmt_name == "float8_e4m3fn" || fmt_name == "float8_e4m3";
+        if (!e4m3 && fmt_name != "e5m2" && fmt_name != "float8_e5m2")
+            r.fail(
+                fmt::format("\"quantization_config.fmt\" = \"{}\" is not an fp8 format (e4m3, e5m2, float8_e4m3fn or "
+                            "float8_e5m2)",
+                            fmt_name));
+        f = plain_format(e4m3 ? DType::fp8_e4m3 : DType::fp8_e5m2);
         if (qr.text_or("activation_scheme", "") == "dynamic")
             limitations.push_back(
                 "quantization_config.activation_scheme = dynamic: the reference quantises activations to fp8 at each GEMM "
@@ -426,16 +556,24 @@ StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std:
     if (method == "compressed-tensors")
         return read_compressed_tensors(qr, q, limitations);
     if (method == "modelopt") {
+        // NVIDIA ModelOpt: NVFP4 (W4A4) or FP8 (W8A8) with static activation scales: the reference quantises the GEMM
+        // inputs too. The KV cache and the modules left in 16 bits are stated (state_ignored_and_kv).
         const std::string algo = qr.text_or("quant_algo", "");
-        if (algo == "NVFP4")
-            return weight_format(DType::fp4, 0);
-        if (algo == "FP8")
-            return weight_format(DType::fp8_e4m3, 0);
+        if (algo == "NVFP4" || algo == "FP8") {
+            state_ignored_and_kv(q, limitations);
+            limitations.push_back(fmt::format(
+                "quantization_config.quant_algo = {}: the reference quantises activations at each GEMM too; bwacct keeps "
+                "activations in --act-dtype (default --dtype): give --act-dtype {} for that path",
+                algo, algo == "NVFP4" ? "nvfp4" : "fp8"));
+            return weight_format(algo == "NVFP4" ? DType::fp4 : DType::fp8_e4m3, 0);
+        }
         r.fail(fmt::format("\"quantization_config.quant_algo\" = \"{}\" is not modelled (modelopt: NVFP4 or FP8)", algo));
     }
+    if (method == "bitsandbytes")
+        return read_bitsandbytes(qr, q, limitations);
     r.fail(
         fmt::format("\"quantization_config.quant_method\" = \"{}\" is not modelled (fp8, fbgemm_fp8, awq, gptq, modelopt "
-                    "NVFP4/FP8, mxfp4, compressed-tensors); bwacct will not guess the weights' storage",
+                    "NVFP4/FP8, mxfp4, compressed-tensors, bitsandbytes); bwacct will not guess the weights' storage",
                     method));
 }
 
@@ -505,6 +643,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             w.source = fmt::format("diffusers config.json ({}), class WanTransformer3DModel (read as Wan2.1's WanModel)", origin);
             return w;
         }
+        if (doc.at("_class_name").is_string())
+            hf::refuse_unmodelled_class(top, doc.at("_class_name").get<std::string>());
         top.fail(
             fmt::format("unsupported diffusers class {}; supported: WanModel, WanTransformer3DModel (or a config.json "
                         "with \"architectures\": {})",
@@ -547,8 +687,10 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     for (const Arch& a : kArchs)
         if (lm_arch == a.name)
             found = &a;
-    if (found == nullptr)
+    if (found == nullptr) {
+        hf::refuse_unmodelled_class(top, arch);
         top.fail(fmt::format("unsupported architecture \"{}\"; supported: {}", arch, supported_list()));
+    }
     const Family fam = found->family;
     const bool gemma = fam == Family::gemma2 || fam == Family::gemma3;
     std::string defaulted;
@@ -559,6 +701,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             defaulted += fmt::format("{}{} = {}", defaulted.empty() ? "" : ", ", key, value.dump());
         }
     const Reader r{lm, lm_origin};
+    hf::refuse_unmodelled_layers(r);
 
     TransformerConfig c;
     c.name = r.has("_name_or_path") ? fmt::format("{} ({})", r.text_or("_name_or_path", arch), arch) : arch;
@@ -583,7 +726,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     c.ffn = qwen_moe ? r.count_or("intermediate_size", r.count("moe_intermediate_size")) : r.count("intermediate_size");
     c.mlp = MlpKind::gated;
     c.norm = NormKind::rmsnorm;
-    c.tied_embeddings = r.flag_or("tie_word_embeddings", gemma);  // transformers' per-class defaults
+    c.tied_embeddings = r.flag_or("tie_word_embeddings", gemma || fam == Family::ernie45_moe);  // per-class defaults
 
     // The activation: SiLU everywhere but Gemma (GELU, tanh form).
     const char* act_key = gemma && r.has("hidden_activation") ? "hidden_activation" : "hidden_act";
@@ -626,9 +769,10 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         c.weight_format = read_quantization(r, lm.at("quantization_config"), c.limitations);
 
     if (fam == Family::mixtral || qwen_moe || fam == Family::deepseek || fam == Family::gpt_oss || fam == Family::llama4 ||
-        fam == Family::olmoe || fam == Family::phimoe || fam == Family::glm4_moe) {
+        fam == Family::olmoe || fam == Family::phimoe || fam == Family::glm4_moe || fam == Family::minimax_m2 ||
+        fam == Family::ernie45_moe) {
         MoeConfig m;
-        m.top_k = r.count("num_experts_per_tok");
+        m.top_k = fam == Family::ernie45_moe ? r.count("moe_k") : r.count("num_experts_per_tok");
         if (fam == Family::gpt_oss) {
             // transformers' GptOssMLP: a router Linear(hidden, E) with bias, then every layer's experts (gate_up
             // [E, hidden, 2·I], down [E, I, hidden], both with biases).
@@ -636,6 +780,10 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             m.expert_ffn = c.ffn;
             m.router_bias = true;
             read_gpt_oss_limits(r, m, c);
+        } else if (fam == Family::ernie45_moe) {
+            read_ernie45_moe(r, c, m);
+        } else if (fam == Family::minimax_m2) {
+            read_minimax_m2(r, c, m);
         } else if (fam == Family::mixtral || fam == Family::olmoe || fam == Family::phimoe) {
             // MixtralSparseMoeBlock, OlmoeSparseMoeBlock, PhimoeSparseMoeBlock: a router Linear(hidden, E) without bias
             // and E gated experts of intermediate_size, on every layer.

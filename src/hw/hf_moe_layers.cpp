@@ -52,6 +52,25 @@ std::vector<bool> first_k_dense_layers(const Reader& r, std::uint64_t layers, bo
     return dense;
 }
 
+std::vector<bool> ernie_dense_layers(const Reader& r, std::uint64_t layers) {
+    const std::uint64_t interval = r.count_or("moe_layer_interval", 1);
+    const std::uint64_t start = r.natural_or("moe_layer_start_index", 1);
+    std::uint64_t end = layers - 1;
+    if (r.has("moe_layer_end_index")) {
+        const json& v = r.doc.at("moe_layer_end_index");
+        if (!(v.is_number_integer() && v.get<std::int64_t>() == -1)) {
+            if (!v.is_number_unsigned() || v.get<std::uint64_t>() >= layers)
+                r.fail(fmt::format("\"moe_layer_end_index\" must be a layer index from 0 to {} or -1 (the last), got {}",
+                                   layers - 1, v.dump()));
+            end = v.get<std::uint64_t>();
+        }
+    }
+    std::vector<bool> dense(layers);
+    for (std::uint64_t i = 0; i < layers; ++i)
+        dense[i] = !((i + 1) % interval == 0 && i >= start && i <= end);
+    return dense;
+}
+
 std::vector<bool> llama4_dense_layers(const Reader& r, std::uint64_t layers) {
     if (r.has("moe_layers")) {
         std::vector<bool> dense = layer_set(r, "moe_layers", layers);

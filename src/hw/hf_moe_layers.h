@@ -19,6 +19,9 @@ std::vector<bool> qwen_moe_dense_layers(const Reader& r, std::uint64_t layers);
 // DeepSeek-V2/V3: sparse when i >= first_k_dense_replace and i % moe_layer_freq == 0 (`with_freq`; GLM-4.5's
 // Glm4MoeDecoderLayer reads first_k_dense_replace only).
 std::vector<bool> first_k_dense_layers(const Reader& r, std::uint64_t layers, bool with_freq);
+// ERNIE 4.5 MoE (transformers' Ernie4_5_MoeDecoderLayer): sparse when (i + 1) % moe_layer_interval == 0 and
+// moe_layer_start_index <= i <= moe_layer_end_index (−1 or absent: the last layer).
+std::vector<bool> ernie_dense_layers(const Reader& r, std::uint64_t layers);
 // Llama 4: sparse when i is in `moe_layers`, else (absent) when i % interleave_moe_layer_step == step − 1.
 std::vector<bool> llama4_dense_layers(const Reader& r, std::uint64_t layers);
 

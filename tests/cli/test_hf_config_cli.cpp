@@ -329,3 +329,51 @@ TEST(HfConfigCli, Llama4ScoutAndGlm45AirRunAndMalformedPatternsAreRefused) {
         "moe_intermediate_size": 16, "mlp_only_layers": [7]})");
     expect_bad({"model", "--hf-config", bad, "--phase", "decode", "--context", "128"}, {"mlp_only_layers", "--hf-config"});
 }
+
+TEST(HfConfigCli, NewRealConfigsRunWithTheirDerivedParameterCounts) {
+    // The configs added with tests/unit/test_hf_config_new_families.cpp (counts derived there, each cross-checked with
+    // the checkpoint's tensor list or the Hub's count), decode at batch 1 over a 4096-token cache on an H200.
+    struct Row {
+        const char* name;
+        std::uint64_t total, active;
+    };
+    const Row rows[] = {
+        {"kimi-k2-instruct", 1026408232448u, 32861500928u},
+        {"minimax-m2.7", 228689336320u, 11030124544u},
+        {"qwen3-vl-30b-a3b-instruct", 30532122624u, 3353032704u},
+        {"gemma-2-9b", 9241705984u, 9241705984u},
+        {"qwen2-7b-instruct", 7615616512u, 7615616512u},
+        {"llama-3-8b-instruct-bnb-4bit", 8030261248u, 8030261248u},
+    };
+    for (const Row& row : rows) {
+        const json doc = run_json({"model", "--hf-config", model_file(row.name), "--phase", "decode", "--batch", "1", "--context",
+                                   "4096", "--gpu", "h200", "--format", "json"});
+        ASSERT_FALSE(doc.is_null()) << row.name;
+        expect_finite_numbers(doc, row.name);
+        EXPECT_EQ(num_u(doc.at("params"), "total"), row.total) << row.name;
+        EXPECT_EQ(num_u(doc.at("params"), "active"), row.active) << row.name;
+    }
+    // The bitsandbytes checkpoint's blocks are stored 4-bit: up_proj's weight [4096, 14,336] reads 4096·14,336/2 =
+    // 29,360,128 B + 917,504 one-byte absmax codes + 4 B = 30,277,636 B, and the 1 × 4096 bf16 input 8,192 B.
+    const json bnb = run_json({"layer", "--hf-config", model_file("llama-3-8b-instruct-bnb-4bit"), "--phase", "decode",
+                               "--batch", "1", "--context", "4096", "--gpu", "h200", "--format", "json"});
+    ASSERT_FALSE(bnb.is_null());
+    EXPECT_EQ(str_of(bnb.at("run"), "weight_format").rfind("int4", 0), 0u) << bnb.at("run").dump();
+    const RunResult wan = run_bwacct({"layer", "--hf-config", model_file("wan2.2-t2v-a14b-diffusers-transformer"), "--tokens",
+                                      "2160", "--tp", "2", "--format", "json"});
+    EXPECT_TRUE(succeeded(wan)) << report(wan);
+}
+
+TEST(HfConfigCli, HybridSparseAndMmDitConfigsExit2NamingTheField) {
+    const std::pair<const char*, const char*> cases[] = {
+        {"qwen3-next-80b-a3b-instruct", "full_attention_interval"},
+        {"kimi-linear-48b-a3b-instruct", "linear_attn_config"},
+        {"deepseek-v3.2", "index_topk"},
+        {"glm-5.1", "index_topk"},
+    };
+    for (const auto& [name, field] : cases)
+        expect_bad({"model", "--hf-config", model_file(name), "--phase", "decode", "--context", "128"},
+                   {field, "--hf-config", name});
+    expect_bad({"layer", "--hf-config", model_file("flux.1-dev-transformer"), "--tokens", "4096"},
+               {"FluxTransformer2DModel", "num_single_layers"});
+}

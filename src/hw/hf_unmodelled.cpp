@@ -1,0 +1,109 @@
+// Known model classes and layer kinds bwacct refuses, each with the field that decides it and the reason
+// (docs/formulas.md, "Hugging Face config.json").
+#include "hf_unmodelled.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <string_view>
+
+namespace bwacct::hf {
+namespace {
+
+struct Unmodelled {
+    const char* cls;    // "architectures" entry or diffusers "_class_name"
+    const char* field;  // the config field that shows what the engine lacks
+    const char* why;
+};
+
+constexpr std::array<Unmodelled, 22> kUnmodelled{{
+    // Hybrid stacks: most layers keep a recurrent state instead of a KV cache and cost linear in the context.
+    {"Qwen3NextForCausalLM", "full_attention_interval",
+     "Gated DeltaNet linear-attention layers (all but every full_attention_interval-th) keep a recurrent state, not a "
+     "KV cache"},
+    {"Qwen3_5ForCausalLM", "layer_types", "Gated DeltaNet linear-attention layers keep a recurrent state, not a KV cache"},
+    {"Qwen3_5MoeForCausalLM", "layer_types", "Gated DeltaNet linear-attention layers keep a recurrent state, not a KV cache"},
+    {"KimiLinearForCausalLM", "linear_attn_config",
+     "Kimi Delta Attention layers (kda_layers) keep a recurrent state, not a KV cache"},
+    {"JambaForCausalLM", "attn_layer_period", "Mamba layers (all but every attn_layer_period-th) are state-space layers"},
+    {"MambaForCausalLM", "state_size", "every layer is a Mamba state-space layer"},
+    {"Mamba2ForCausalLM", "state_size", "every layer is a Mamba-2 state-space layer"},
+    {"FalconH1ForCausalLM", "mamba_d_ssm", "every layer runs Mamba-2 state-space heads beside attention"},
+    {"NemotronHForCausalLM", "hybrid_override_pattern", "the \"M\" layers are Mamba-2 state-space layers"},
+    {"GraniteMoeHybridForCausalLM", "layer_types", "the \"mamba\" layers are Mamba-2 state-space layers"},
+    {"Zamba2ForCausalLM", "layers_block_type", "the \"mamba\" layers are Mamba-2 state-space layers"},
+    {"MiniMaxText01ForCausalLM", "attn_type_list", "lightning (linear) attention layers (0 entries) keep a recurrent state"},
+    {"MiniMaxM1ForCausalLM", "attn_type_list", "lightning (linear) attention layers (0 entries) keep a recurrent state"},
+    // Sparse attention: each query attends to index_topk keys an indexer picks, at an indexer cost over all keys.
+    {"DeepseekV32ForCausalLM", "index_topk",
+     "DeepSeek Sparse Attention: each query attends to the index_topk keys its lightning indexer selects (the indexer "
+     "scores every key)"},
+    {"GlmMoeDsaForCausalLM", "index_topk",
+     "DeepSeek Sparse Attention: each query attends to the index_topk keys its lightning indexer selects (the indexer "
+     "scores every key)"},
+    // Diffusion transformers other than Wan's block.
+    {"FluxTransformer2DModel", "num_single_layers",
+     "MM-DiT: num_layers double-stream blocks (separate image and text weights, joint attention) and num_single_layers "
+     "single-stream blocks (fused attention + MLP); only Wan's DiT block (WanModel, WanTransformer3DModel) is modelled"},
+    {"SD3Transformer2DModel", "joint_attention_dim",
+     "MM-DiT: joint attention over image and text tokens with separate weights per stream; only Wan's DiT block (WanModel, "
+     "WanTransformer3DModel) is modelled"},
+    {"HunyuanVideoTransformer3DModel", "num_single_layers",
+     "MM-DiT: double-stream and single-stream blocks over video and text tokens; only Wan's DiT block (WanModel, "
+     "WanTransformer3DModel) is modelled"},
+    {"CogVideoXTransformer3DModel", "text_embed_dim",
+     "expert-adaLN blocks with full attention over the concatenated text and video tokens; only Wan's DiT block (WanModel, "
+     "WanTransformer3DModel) is modelled"},
+    {"LTXVideoTransformer3DModel", "cross_attention_dim",
+     "its block (self-attention, cross-attention, MLP) differs from Wan's in norms and modulation; only Wan's DiT block "
+     "(WanModel, "
+     "WanTransformer3DModel) is modelled"},
+    {"MochiTransformer3DModel", "pooled_projection_dim",
+     "asymmetric MM-DiT: joint attention with separate video and text widths; only Wan's DiT block (WanModel, "
+     "WanTransformer3DModel) is modelled"},
+    {"QwenImageTransformer2DModel", "joint_attention_dim",
+     "MM-DiT: double-stream blocks with joint attention over image and text tokens; only Wan's DiT block (WanModel, "
+     "WanTransformer3DModel) is modelled"},
+}};
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+}  // namespace
+
+void refuse_unmodelled_class(const Reader& r, const std::string& arch) {
+    for (const Unmodelled& u : kUnmodelled)
+        if (arch == u.cls)
+            r.fail(fmt::format("{} is not modelled: \"{}\" ({}); bwacct will not guess its cost", arch, u.field, u.why));
+}
+
+void refuse_unmodelled_layers(const Reader& r) {
+    const json& doc = r.doc;
+    if (doc.contains("layer_types") && doc.at("layer_types").is_array())
+        for (const json& t : doc.at("layer_types"))
+            if (t.is_string() && t != "full_attention" && t != "sliding_attention" && t != "chunked_attention")
+                r.fail(
+                    fmt::format("\"layer_types\" lists {} layers: not modelled (only full, sliding-window and chunked "
+                                "attention layers, which keep a KV cache); bwacct will not guess their cost",
+                                t.dump()));
+    if (doc.contains("attn_type_list") && doc.at("attn_type_list").is_array())
+        for (const json& t : doc.at("attn_type_list"))
+            if (!(t.is_number_unsigned() && t.get<std::uint64_t>() == 1))
+                r.fail(
+                    fmt::format("\"attn_type_list\" has an entry {}: only 1 (softmax attention) is modelled, not "
+                                "lightning (linear) attention (0); bwacct will not guess its cost",
+                                t.dump()));
+    if (r.has("index_topk"))
+        r.fail(
+            fmt::format("\"index_topk\" = {}: sparse attention through an indexer is not modelled; bwacct will not guess "
+                        "its cost",
+                        doc.at("index_topk").dump()));
+    for (const auto& [key, value] : doc.items())
+        if (!value.is_null() && (starts_with(key, "mamba_") || starts_with(key, "ssm_") || key == "linear_attn_config" ||
+                                 key == "hybrid_override_pattern"))
+            r.fail(
+                fmt::format("\"{}\" describes state-space or linear-attention layers: not modelled; bwacct will not "
+                            "guess their cost",
+                            key));
+}
+
+}  // namespace bwacct::hf

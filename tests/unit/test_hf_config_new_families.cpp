@@ -1,0 +1,341 @@
+// Real config.json files of families added after the first 27 (tests/data/models/*.src.txt): Kimi K2, MiniMax-M2,
+// Qwen3-VL-MoE, Gemma 2, Qwen2, a bitsandbytes 4-bit checkpoint, diffusers' Wan 2.2, and the hybrids, sparse-attention
+// and MM-DiT models that are refused naming the field. Every expected count is derived by hand in the comments and,
+// where the source lists the checkpoint's tensors, cross-checked against that list.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "bwacct/error.h"
+#include "bwacct/hf_config.h"
+#include "bwacct/quant.h"
+#include "bwacct/transformer.h"
+
+using namespace bwacct;
+
+namespace {
+
+std::string model_file(const std::string& name) { return std::string(BWACCT_TEST_DATA) + "/models/" + name + ".config.json"; }
+TransformerConfig hf(const std::string& name) { return load_hf_config(model_file(name), "--hf-config"); }
+
+std::string error_of_file(const std::string& name) {
+    try {
+        (void)hf(name);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+std::string error_of(const std::string& text) {
+    try {
+        (void)parse_hf_config(text, "--hf-config x.json");
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+bool has_limitation(const TransformerConfig& c, const std::string& part) {
+    for (const std::string& l : c.limitations)
+        if (l.find(part) != std::string::npos)
+            return true;
+    return false;
+}
+
+}  // namespace
+
+TEST(HfNewFamilies, KimiK2IsDeepSeekV3ShapedWith384ExpertsAndMatchesItsTensorList) {
+    const TransformerConfig c = hf("kimi-k2-instruct");
+    ASSERT_TRUE(c.moe && c.mla);
+    EXPECT_EQ(c.moe->experts, 384u);
+    EXPECT_EQ(c.moe->top_k, 8u);
+    const ParamCount p = param_count(c);
+    // MLA per layer (D 7168, H 64, q_lora 1536, kv_lora 512, nope 128, rope 64, v 128):
+    //   q_a 7168·1536 = 11,010,048 + 1536 + q_b 1536·64·192 = 18,874,368 + kv_a 7168·576 = 4,128,768 + 512
+    //   + kv_b 512·64·256 = 8,388,608 + o 64·128·7168 = 58,720,256                      = 101,124,096
+    EXPECT_EQ(p.attention.value(), 101124096u);
+    // dense layer 0: 101,124,096 + 3·7168·18,432 (396,361,728) + norms 14,336 = 497,500,160
+    // MoE layers 1–60: router 384·7168 + 384 = 2,752,896; 384 experts · 3·7168·2048 (44,040,192) = 16,911,433,728;
+    //   shared 44,040,192 → 16,958,226,816; + 101,124,096 + 14,336 = 17,059,365,248 · 60 = 1,023,561,914,880
+    // + embedding and LM head 2·163,840·7168 = 2,348,810,240 + final norm 7168 → 1,026,408,232,448.
+    // The checkpoint's tensor list (Kimi-K2-Instruct, .src.txt) totals 1,026,470,731,056 elements: these parameters
+    // + 62,495,192 fp32 weight_scale_inv (per layer 280 + 512 + 3584 + 672 + 1152 = 6200 · 61 = 378,200; layer 0's MLP
+    // 3·56·144 = 24,192; experts 3·56·16 = 2688 · 384 · 60 = 61,931,520; shared 2688 · 60 = 161,280)
+    // + 61·56 = 3,416 rotary inv_freq buffers. Exact.
+    EXPECT_EQ(p.total.value(), 1026408232448u);
+    // active: 1,026,408,232,448 − 60·376·44,040,192 (993,546,731,520) = 32,861,500,928 (model card: 32B activated)
+    EXPECT_EQ(p.active.value(), 32861500928u);
+    // MLA latent cache: kv_lora_rank + qk_rope_head_dim = 576 elements per token and layer
+    EXPECT_EQ(kv_elems_per_token(c, 1), 576u);
+    ASSERT_TRUE(c.weight_format);
+    EXPECT_EQ(c.weight_format->dtype, DType::fp8_e4m3);
+    EXPECT_EQ(c.weight_format->block, 128u);
+}
+
+TEST(HfNewFamilies, MiniMaxM2ReadsItsTorchFp8NameRoutingBiasAndWholeQkNorms) {
+    // Refused before on two counts: MiniMaxM2ForCausalLM was not an architecture, and its quantization_config's
+    // "fmt": "float8_e4m3fn" (the torch dtype's name) was "not an fp8 format".
+    const TransformerConfig c = hf("minimax-m2.7");
+    ASSERT_TRUE(c.moe);
+    EXPECT_FALSE(c.mla);
+    EXPECT_EQ(c.moe->experts, 256u);
+    EXPECT_EQ(c.moe->top_k, 8u);
+    EXPECT_EQ(c.moe->expert_ffn, 1536u);
+    EXPECT_TRUE(c.moe->router_bias);  // use_routing_bias: e_score_correction_bias [256] per layer
+    EXPECT_EQ(c.moe->dense_layers, 0u);
+    ASSERT_TRUE(c.weight_format);
+    EXPECT_EQ(c.weight_format->dtype, DType::fp8_e4m3);
+    EXPECT_EQ(c.weight_format->block, 128u);
+    const ParamCount p = param_count(c);
+    // attention (D 3072, 48 heads / 8 KV heads of 128): 3072·(48 + 16)·128 + 48·128·3072 = 44,040,192
+    //   + the engine's per-head q/k norm 2·128 = 256                                       = 44,040,448
+    EXPECT_EQ(p.attention.value(), 44040448u);
+    // MoE: router 256·3072 + 256 = 786,688; 256 experts · 3·3072·1536 (14,155,776) = 3,623,878,656 → 3,624,665,344
+    EXPECT_EQ(p.moe_mlp.value(), 3624665344u);
+    // layer 44,040,448 + 3,624,665,344 + norms 6144 = 3,668,711,936 · 62 = 227,460,140,032
+    // + embedding and LM head 2·200,064·3072 = 1,229,193,216 + final norm 3072 = 228,689,336,320
+    EXPECT_EQ(p.total.value(), 228689336320u);
+    // The checkpoint's tensor list totals 228,703,644,928 elements = 228,689,764,864 parameters + 13,880,064 fp32
+    // weight_scale_inv (per layer experts 256·3·12·24 = 221,184 + attention 2·8·24 + 2·24·48 = 2688 → 223,872 · 62).
+    // The difference from bwacct's count, 428,544 = 62·(6144 + 1024 − 256), is the whole-Q/K norm weights the
+    // per-head norm does not count; a limitation says so with that number.
+    EXPECT_EQ(228689764864u - p.total.value(), 428544u);
+    EXPECT_TRUE(has_limitation(c, "428544 parameters in all are not counted"));
+    EXPECT_TRUE(has_limitation(c, "num_mtp_modules = 3"));
+    // active: − 62·248·14,155,776 (217,659,211,776) = 11,030,124,544 (model card: 10B active, embeddings aside:
+    // 11,030,124,544 − 1,229,193,216 = 9.8 B)
+    EXPECT_EQ(p.active.value(), 11030124544u);
+}
+
+TEST(HfNewFamilies, MiniMaxLightningAttentionAndASharedExpertAreRefusedByName) {
+    const std::string base =
+        R"({"architectures": ["MiniMaxM2ForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 32, "vocab_size": 100, "num_local_experts": 4,
+            "num_experts_per_tok": 2)";
+    EXPECT_EQ(error_of(base + "}"), "");
+    const std::string lightning = error_of(base + R"(, "attn_type_list": [0, 1]})");
+    EXPECT_NE(lightning.find("attn_type_list"), std::string::npos) << lightning;
+    const std::string shared = error_of(base + R"(, "shared_intermediate_size": 32})");
+    EXPECT_NE(shared.find("shared_intermediate_size"), std::string::npos) << shared;
+    const std::string norm = error_of(base + R"(, "use_qk_norm": true, "qk_norm_type": "per_token"})");
+    EXPECT_NE(norm.find("qk_norm_type"), std::string::npos) << norm;
+}
+
+TEST(HfNewFamilies, Qwen3VlMoeTextConfigWithTheWrappersUntiedHead) {
+    // text_config gives no tie_word_embeddings; the top level's false applies (the checkpoint has lm_head.weight).
+    const TransformerConfig c = hf("qwen3-vl-30b-a3b-instruct");
+    ASSERT_TRUE(c.moe);
+    EXPECT_FALSE(c.tied_embeddings);
+    EXPECT_TRUE(c.qk_norm);
+    const ParamCount p = param_count(c);
+    // attention (D 2048, 32 / 4 heads of 128): 2048·40·128 + 4096·2048 = 18,874,368 + q/k norms 256 = 18,874,624
+    // MoE: router 128·2048 = 262,144 + 128 · 3·2048·768 (4,718,592) = 603,979,776; norms 4096
+    //   → 623,120,640 per layer · 48 = 29,909,790,720
+    // + embedding and LM head 2·151,936·2048 = 622,329,856 + final norm 2048 = 30,532,122,624: the tensor list's
+    // language-model tensors exactly (its 31,070,754,032 total adds the vision tower, not modelled and said so).
+    EXPECT_EQ(p.total.value(), 30532122624u);
+    // active: − 48·120·4,718,592 = 27,179,089,920 → 3,353,032,704 ("A3B")
+    EXPECT_EQ(p.active.value(), 3353032704u);
+}
+
+TEST(HfNewFamilies, Gemma2_9bMatchesTheHubCountWithAlternatingWindows) {
+    const TransformerConfig c = hf("gemma-2-9b");
+    EXPECT_TRUE(c.tied_embeddings);  // Gemma2Config's default
+    EXPECT_EQ(c.block_norms, 4u);
+    EXPECT_EQ(c.sliding_window, 4096u);
+    ASSERT_EQ(c.local_layers.size(), 42u);
+    EXPECT_TRUE(c.local_layers[0]);  // Gemma2: layer_idx % 2 == 0 is local
+    EXPECT_FALSE(c.local_layers[1]);
+    // attention 3584·(16 + 16)·256 + 16·256·3584 = 44,040,192; MLP 3·3584·14,336 = 154,140,672; norms 4·3584
+    //   → 198,195,200 · 42 = 8,324,198,400 + tied embedding 256,000·3584 = 917,504,000 + 3584 = 9,241,705,984
+    // (the Hub page for google/gemma-2-9b: 9.24B parameters)
+    EXPECT_EQ(param_count(c).total.value(), 9241705984u);
+    // Decode at context 8192: local layers read min(8192, 4096) keys, global layers all 8192.
+    EXPECT_EQ(layer_context(c, 0, 8192), 4096u);
+    EXPECT_EQ(layer_context(c, 1, 8192), 8192u);
+    EXPECT_TRUE(has_limitation(c, "final_logit_softcapping"));
+}
+
+TEST(HfNewFamilies, Qwen2_7bWithoutItsWindowMatchesItsTensorList) {
+    const TransformerConfig c = hf("qwen2-7b-instruct");
+    EXPECT_EQ(c.sliding_window, 0u);  // sliding_window 131072 but use_sliding_window false
+    // attention 3584·(28 + 8)·128 + 3584² = 29,360,128 + q/k/v biases 36·128 = 4,608 → 29,364,736;
+    // MLP 3·3584·18,944 = 203,685,888; norms 7168 → 233,057,792 · 28 = 6,525,618,176
+    // + 2·152,064·3584 = 1,089,994,752 + 3584 = 7,615,616,512 (the tensor list's total exactly)
+    EXPECT_EQ(param_count(c).total.value(), 7615616512u);
+}
+
+TEST(HfNewFamilies, BitsAndBytes4BitIsInt4InBlocksOf64WithAbsmaxScales) {
+    // Refused before ("quant_method" = "bitsandbytes" not modelled).
+    const TransformerConfig c = hf("llama-3-8b-instruct-bnb-4bit");
+    ASSERT_TRUE(c.weight_format);
+    EXPECT_EQ(c.weight_format->dtype, DType::int4);
+    EXPECT_EQ(c.weight_format->group, 64u);
+    EXPECT_EQ(c.weight_format->scale_bits, 8u);  // double quant: an 8-bit absmax code per 64 weights
+    EXPECT_EQ(c.weight_format->zero_bits, 0u);
+    // up_proj [K 4096, N 14,336]: 4-bit payload 4096·14,336/2 = 29,360,128 B + 14,336·4096/64 = 917,504 one-byte
+    // absmax codes + the fp32 offset 4 B = 30,277,636 B
+    EXPECT_EQ(format_bytes(*c.weight_format, Exact(4096), Exact(14336)).value(), 30277636u);
+    EXPECT_EQ(param_count(c).total.value(), 8030261248u);  // storage does not change the count (Llama-3-8B)
+    EXPECT_TRUE(has_limitation(c, "bnb_4bit_compute_dtype = float32"));
+    // Without double quant: one fp32 absmax per 64: 29,360,128 + 917,504·4 = 33,030,144 B. 8-bit: int8 + one fp32 per row.
+    const std::string llama =
+        R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
+            "intermediate_size": 128, "vocab_size": 100, "quantization_config": {"quant_method": "bitsandbytes", )";
+    const TransformerConfig plain = parse_hf_config(
+        llama + R"("load_in_4bit": true, "bnb_4bit_quant_type": "nf4", "bnb_4bit_compute_dtype": "bfloat16"}})", "x");
+    EXPECT_EQ(format_bytes(*plain.weight_format, Exact(4096), Exact(14336)).value(), 33030144u);
+    const TransformerConfig eight = parse_hf_config(llama + R"("load_in_8bit": true}})", "x");
+    EXPECT_EQ(eight.weight_format->dtype, DType::int8);
+    // 4096·14,336 B + 14,336 fp32 row scales (57,344 B) = 58,777,600 B
+    EXPECT_EQ(format_bytes(*eight.weight_format, Exact(4096), Exact(14336)).value(), 58777600u);
+    const std::string neither = error_of(llama + R"("load_in_4bit": false}})");
+    EXPECT_NE(neither.find("load_in_4bit"), std::string::npos) << neither;
+    const std::string type = error_of(llama + R"("load_in_4bit": true, "bnb_4bit_quant_type": "int4"}})");
+    EXPECT_NE(type.find("bnb_4bit_quant_type"), std::string::npos) << type;
+}
+
+TEST(HfNewFamilies, Wan22DiffusersTransformerReadsAsWan14b) {
+    const TransformerConfig c = hf("wan2.2-t2v-a14b-diffusers-transformer");
+    ASSERT_TRUE(c.dit);
+    EXPECT_EQ(c.hidden, 5120u);  // 40 heads · 128
+    EXPECT_EQ(c.layers, 40u);
+    // D 5120, F 13,824, 40 blocks, text 4096, freq 256, patch 1·2·2, 16 channels in and out; Linear(i, o) = i·o + o:
+    //   patch 16·4·5120 + 5120 = 332,800; text 4096·5120 + 5120 + 5120² + 5120 = 47,196,160;
+    //   time 256·5120 + 5120 + 5120² + 5120 = 27,535,360; projection 5120·30,720 + 30,720 = 157,317,120
+    //   block: self and cross attention 2·(4·(5120² + 5120) + 2·5120 q/k norms) = 209,776,640;
+    //          ffn 5120·13,824 + 13,824 + 13,824·5120 + 5120 = 141,576,704; norms 2·5120 + 6·5120 = 40,960
+    //          → 351,394,304 · 40 = 14,055,772,160
+    //   head 5120·64 + 64 + 2·5120 = 337,984                                  → 14,288,491,584 (one "A14B" expert)
+    EXPECT_EQ(param_count(c).total.value(), 14288491584u);
+}
+
+TEST(HfNewFamilies, HybridSparseAndMmDitModelsAreRefusedNamingTheField) {
+    // Each was "unsupported architecture/class" before, with no reason; now the field that decides it and why.
+    const std::pair<const char*, const char*> cases[] = {
+        {"qwen3-next-80b-a3b-instruct", "full_attention_interval"},
+        {"kimi-linear-48b-a3b-instruct", "linear_attn_config"},
+        {"deepseek-v3.2", "index_topk"},
+        {"glm-5.1", "index_topk"},
+        {"flux.1-dev-transformer", "num_single_layers"},
+    };
+    for (const auto& [file, field] : cases) {
+        const std::string e = error_of_file(file);
+        EXPECT_NE(e.find(field), std::string::npos) << file << ": " << e;
+        EXPECT_NE(e.find("not modelled"), std::string::npos) << file << ": " << e;
+        EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+    }
+}
+
+TEST(HfNewFamilies, LayersTheEngineDoesNotModelAreRefusedWhateverTheClass) {
+    // A supported class whose fields describe linear-attention, state-space or indexer layers is refused by field.
+    const std::string llama =
+        R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "intermediate_size": 128, "vocab_size": 100)";
+    const std::string linear = error_of(llama + R"(, "layer_types": ["linear_attention", "full_attention"]})");
+    EXPECT_NE(linear.find("layer_types"), std::string::npos) << linear;
+    EXPECT_NE(linear.find("linear_attention"), std::string::npos) << linear;
+    const std::string mamba = error_of(llama + R"(, "mamba_d_state": 16})");
+    EXPECT_NE(mamba.find("mamba_d_state"), std::string::npos) << mamba;
+    const std::string indexer = error_of(llama + R"(, "index_topk": 2048})");
+    EXPECT_NE(indexer.find("index_topk"), std::string::npos) << indexer;
+    // Full, sliding and chunked attention layers stay accepted; null SSM fields are not a claim.
+    EXPECT_EQ(error_of(llama + R"(, "layer_types": ["full_attention", "full_attention"], "mamba_d_state": null})"), "");
+}
+
+TEST(HfNewFamilies, ModelOptCheckpointsStateTheirFp8KvCacheUnquantizedAttentionAndActivations) {
+    // NVIDIA's ModelOpt checkpoints (nvidia/DeepSeek-R1-FP4 and the like) write a quantised KV cache and the modules they
+    // keep in 16 bits beside quant_algo; both were dropped silently before (the KV cache costed in --dtype without a word).
+    const TransformerConfig c = parse_hf_config(
+        R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "intermediate_size": 128, "vocab_size": 100,
+            "quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4",
+              "config_groups": {"group_0": {"weights": {"dynamic": false, "num_bits": 4, "type": "float", "group_size": 16},
+                                            "input_activations": {"dynamic": false, "num_bits": 4, "type": "float",
+                                                                  "group_size": 16}, "targets": ["Linear"]}},
+              "ignore": ["lm_head", "model.layers.0.self_attn*"],
+              "kv_cache_scheme": {"dynamic": false, "num_bits": 8, "type": "float"},
+              "producer": {"name": "modelopt", "version": "0.29.0"}}})",
+        "x");
+    ASSERT_TRUE(c.weight_format);
+    EXPECT_EQ(c.weight_format->dtype, DType::fp4);
+    EXPECT_TRUE(has_limitation(c, "kv_cache_scheme quantises the KV cache"));
+    EXPECT_TRUE(has_limitation(c, "model.layers.0.self_attn*"));
+    EXPECT_TRUE(has_limitation(c, "--act-dtype nvfp4"));
+    // The older hf_quant_config spelling: "kv_cache_quant_algo": "FP8", "exclude_modules".
+    const TransformerConfig old = parse_hf_config(
+        R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "intermediate_size": 128, "vocab_size": 100,
+            "quantization_config": {"quant_method": "modelopt", "quant_algo": "FP8", "kv_cache_quant_algo": "FP8",
+                                    "exclude_modules": ["lm_head"]}})",
+        "x");
+    EXPECT_EQ(old.weight_format->dtype, DType::fp8_e4m3);
+    EXPECT_TRUE(has_limitation(old, "kv_cache_quant_algo = FP8"));
+    EXPECT_FALSE(has_limitation(old, "exclude_modules"));  // the LM head stays in --dtype anyway
+}
+
+TEST(HfNewFamilies, Fp8FmtGivenAsTheTorchDtypeNameIsRead) {
+    // MiniMax-M2's quantization_config says "fmt": "float8_e4m3fn"; it was refused as "not an fp8 format".
+    const std::string llama =
+        R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "intermediate_size": 128, "vocab_size": 100, "quantization_config": {"quant_method": "fp8", "fmt": )";
+    EXPECT_EQ(parse_hf_config(llama + R"("float8_e4m3fn", "weight_block_size": [128, 128]}})", "x").weight_format->dtype,
+              DType::fp8_e4m3);
+    EXPECT_EQ(parse_hf_config(llama + R"("float8_e5m2"}})", "x").weight_format->dtype, DType::fp8_e5m2);
+    const std::string e = error_of(llama + R"("float16"}})");
+    EXPECT_NE(e.find("quantization_config.fmt"), std::string::npos) << e;
+}
+
+TEST(HfNewFamilies, MistralSmall32WrapperReadsItsTextConfigUntied) {
+    const TransformerConfig c = hf("mistral-small-3.2-24b");
+    EXPECT_FALSE(c.tied_embeddings);  // no tie_word_embeddings anywhere: MistralConfig's default
+    EXPECT_EQ(c.sliding_window, 0u);  // "sliding_window": null
+    EXPECT_TRUE(has_limitation(c, "vision tower"));
+    // attention 5120·(32 + 16)·128 + 32·128·5120 = 52,428,800; MLP 3·5120·32,768 = 503,316,480; norms 10,240
+    //   → 555,755,520 · 40 = 22,230,220,800 + 2·131,072·5120 = 1,342,177,280 + 5120 = 23,572,403,200
+    // (model card "24B" with the Pixtral vision tower, not counted)
+    EXPECT_EQ(param_count(c).total.value(), 23572403200u);
+}
+
+TEST(HfNewFamilies, Ernie45MoeReadsItsOwnExpertKeysAndLayerRange) {
+    // ERNIE-4.5-21B-A3B's fields as baidu/ERNIE-4.5-21B-A3B-PT's config.json gives them (the values agree in three
+    // independent copies found in the code index; inline, not a byte-exact file). Refused before (unsupported
+    // architecture).
+    const std::string ernie =
+        R"({"architectures": ["Ernie4_5_MoeForCausalLM"], "model_type": "ernie4_5_moe", "hidden_act": "silu",
+            "hidden_size": 2560, "intermediate_size": 12288, "max_position_embeddings": 131072, "num_attention_heads": 20,
+            "num_key_value_heads": 4, "num_hidden_layers": 28, "rms_norm_eps": 1e-05, "vocab_size": 103424,
+            "rope_theta": 500000, "use_bias": false, "moe_num_experts": 64, "moe_num_shared_experts": 2,
+            "moe_layer_start_index": 1, "moe_layer_end_index": 27, "moe_intermediate_size": 1536, "moe_capacity": [64, 64, 64],
+            "moe_gate": "topk", "moe_k": 6, "moe_layer_interval": 1, "moe_use_aux_free": true, "tie_word_embeddings": true)";
+    const TransformerConfig c = parse_hf_config(ernie + "}", "x");
+    ASSERT_TRUE(c.moe);
+    EXPECT_EQ(c.moe->experts, 64u);
+    EXPECT_EQ(c.moe->top_k, 6u);
+    EXPECT_EQ(c.moe->shared_experts, 2u);
+    EXPECT_EQ(c.moe->dense_layers, 1u);  // layer 0 (below moe_layer_start_index)
+    EXPECT_TRUE(c.tied_embeddings);
+    const ParamCount p = param_count(c);
+    // attention 2560·(20 + 8)·128 + 2560² = 15,728,640; norms 5120
+    // layer 0: + 3·2560·12,288 = 94,371,840
+    // layers 1–27: router 64·2560 + 64 (e_score_correction_bias) = 163,904; 64 experts · 3·2560·1536 (11,796,480)
+    //   = 754,974,720; shared 2·11,796,480 = 23,592,960 → 778,731,584 + 15,733,760 = 794,465,344 · 27 = 21,450,564,288
+    // total = 110,105,600 (layer 0) + 21,450,564,288 + tied embedding 103,424·2560 (264,765,440) + 2560
+    //       = 21,825,437,888 (model card: 21B total, the Hub: 21.8B)
+    EXPECT_EQ(p.total.value(), 21825437888u);
+    // active: − 27·58·11,796,480 (18,473,287,680) = 3,352,150,208 ("A3B")
+    EXPECT_EQ(p.active.value(), 3352150208u);
+    // An interval of 2 from layer 1 to 26: sparse where (i + 1) % 2 == 0, i.e. layers 1, 3, …, 25: 13 MoE layers.
+    const TransformerConfig every2 = parse_hf_config(
+        R"({"architectures": ["Ernie4_5_MoeForCausalLM"], "hidden_size": 64, "intermediate_size": 128,
+            "num_attention_heads": 4, "num_hidden_layers": 28, "vocab_size": 100, "moe_num_experts": 4, "moe_k": 2,
+            "moe_intermediate_size": 32, "moe_layer_start_index": 1, "moe_layer_end_index": 26, "moe_layer_interval": 2})",
+        "x");
+    EXPECT_EQ(moe_layer_count(every2), 13u);
+    EXPECT_FALSE(is_dense_mlp_layer(every2, 1));
+    EXPECT_TRUE(is_dense_mlp_layer(every2, 2));
+    EXPECT_TRUE(is_dense_mlp_layer(every2, 27));
+    std::string biased = ernie + "}";
+    biased.replace(biased.find(R"("use_bias": false)"), 17, R"("use_bias": true)");
+    const std::string bias = error_of(biased);
+    EXPECT_NE(bias.find("use_bias"), std::string::npos) << bias;
+}
