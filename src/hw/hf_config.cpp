@@ -214,17 +214,16 @@ void read_minimax_m2(const Reader& r, TransformerConfig& c, MoeConfig& m) {
                         "MiniMax-M2's MoE block has no shared expert in its reference implementation");
     if (r.flag_or("use_qk_norm", false)) {
         const std::string type = r.text_or("qk_norm_type", "per_layer");
-        if (type == "per_layer")
-            read_whole_qk_norm("MiniMax-M2", c);
-        else if (type == "per_head")
-            c.qk_norm = true;
-        else
-            r.refuse_unless(false, "qk_norm_type", "a q/k norm per_layer (all of Q and K) or per_head");
+        // The reference builds RMSNorm(h·d) and RMSNorm(kv·d) whenever use_qk_norm is set and never reads another type.
+        r.refuse_unless(type == "per_layer", "qk_norm_type",
+                        "the q/k norm of MiniMax-M2's reference, per_layer (one RMSNorm over all of Q and of K)");
+        read_whole_qk_norm("MiniMax-M2", c);
     }
-    if (r.flag_or("use_mtp", false) || r.natural_or("num_mtp_modules", 0) > 0)
+    if (const std::uint64_t mtp = r.natural_or("num_mtp_modules", 0); mtp > 0)
         c.limitations.push_back(
-            fmt::format("num_mtp_modules = {}: the multi-token-prediction modules are not counted (parameters or time)",
-                        r.has("num_mtp_modules") ? r.doc.at("num_mtp_modules").dump() : std::string("?")));
+            fmt::format("num_mtp_modules = {}: the multi-token-prediction modules are not counted (parameters or time)", mtp));
+    else if (r.flag_or("use_mtp", false))
+        c.limitations.push_back("use_mtp = true: the multi-token-prediction modules are not counted (parameters or time)");
 }
 
 // ERNIE 4.5 MoE (transformers' modeling_ernie4_5_moe.py): Llama's attention and gated MLPs (biases on every linear
@@ -273,21 +272,24 @@ void read_qwen2_moe_shared_expert(const Reader& r, std::uint64_t hidden, std::ui
 // packed in int32) or int8 (pack-, int- or naive-quantized) per group or channel with scales and, when asymmetric,
 // zero points, NVFP4 (nvfp4-pack-quantized). Scales take scale_dtype when given, else the checkpoint's 16-bit dtype
 // (compressed-tensors stores them in the model's dtype). Anything else is refused naming the field.
-// An "ignore" entry naming what the engine keeps in the activation dtype anyway: the LM head and the MoE router
-// ("mlp.gate", Mixtral's "block_sparse_moe.gate", Qwen-MoE's "shared_expert_gate"; not "gate_proj"), as a module
-// name or a "re:" pattern (a trailing "$" dropped).
+// An entry of a module list naming what the engine keeps in the activation dtype anyway: the LM head, the token
+// embedding and the MoE router with its score-correction bias ("mlp.gate", Mixtral's "block_sparse_moe.gate",
+// Qwen-MoE's "shared_expert_gate", MiniMax's bare "gate"; not "gate_proj"), as a module name or a "re:" pattern (a
+// trailing "$" dropped).
 bool ignored_outside_blocks(std::string e) {
     if (!e.empty() && e.back() == '$')
         e.pop_back();
     auto ends_with = [&](std::string_view tail) { return e.size() >= tail.size() && e.substr(e.size() - tail.size()) == tail; };
-    return e.find("lm_head") != std::string::npos || ends_with(".gate") || ends_with("shared_expert_gate") || ends_with("router");
+    return e.find("lm_head") != std::string::npos || e.find("embed_tokens") != std::string::npos || e == "gate" ||
+           ends_with(".gate") || ends_with("shared_expert_gate") || ends_with("router") || ends_with("e_score_correction_bias");
 }
 
-// What a quantised checkpoint keeps out of the weights' format or adds beside it, stated (compressed-tensors and
-// modelopt write the same keys): "ignore" (modelopt also "exclude_modules") entries beyond the LM head and the MoE
-// router, and a quantised KV cache ("kv_cache_scheme"; modelopt's "kv_cache_quant_algo"), which --kv-dtype selects.
-void state_ignored_and_kv(const json& q, std::vector<std::string>& limitations) {
-    for (const char* key : {"ignore", "exclude_modules"}) {
+// The module lists by which quantised checkpoints keep weights out of their format: compressed-tensors' and modelopt's
+// "ignore" (modelopt also "exclude_modules"), bitsandbytes' "llm_int8_skip_modules", and "modules_to_not_convert"
+// (transformers' HfQuantizer, written by mxfp4, fp8 and AWQ/GPTQ checkpoints). Entries beyond what the engine keeps in
+// the activation dtype anyway are stated: the engine stores every linear weight of the blocks in one format.
+void state_kept_modules(const json& q, std::vector<std::string>& limitations) {
+    for (const char* key : {"ignore", "exclude_modules", "llm_int8_skip_modules", "modules_to_not_convert"}) {
         if (!q.contains(key) || !q.at(key).is_array())
             continue;
         std::string kept;
@@ -305,6 +307,10 @@ void state_ignored_and_kv(const json& q, std::vector<std::string>& limitations) 
                             "checkpoint's format (their bytes are understated)",
                             key, kept));
     }
+}
+
+// A quantised KV cache ("kv_cache_scheme"; modelopt's "kv_cache_quant_algo"), which --kv-dtype selects, stated.
+void state_quantised_kv(const json& q, std::vector<std::string>& limitations) {
     const bool kv_scheme = q.contains("kv_cache_scheme") && q.at("kv_cache_scheme").is_object();
     const bool kv_algo = q.contains("kv_cache_quant_algo") && q.at("kv_cache_quant_algo").is_string();
     if (kv_scheme || kv_algo)
@@ -414,7 +420,6 @@ StorageFormat read_compressed_tensors(const Reader& qr, const json& q, std::vect
             atype, abits, a.text_or("strategy", "tensor"),
             atype == "float" ? (abits == 4 ? "nvfp4" : "fp8") : (abits == 4 ? "int4" : "int8")));
     }
-    state_ignored_and_kv(q, limitations);
     return f;
 }
 
@@ -423,7 +428,7 @@ StorageFormat read_compressed_tensors(const Reader& qr, const json& q, std::vect
 // tensor, one absmax per block: fp32, or with bnb_4bit_use_double_quant an 8-bit code per block plus one fp32 offset
 // per tensor (the nested fp32 scale per 256 blocks is stated, not counted). load_in_8bit (LLM.int8()): int8 weights,
 // one fp32 scale per output row. Either way the GEMM dequantises to bnb_4bit_compute_dtype (4-bit) or fp16 (8-bit).
-StorageFormat read_bitsandbytes(const Reader& qr, const json& q, std::vector<std::string>& limitations) {
+StorageFormat read_bitsandbytes(const Reader& qr, std::vector<std::string>& limitations) {
     const bool four = qr.flag_or("load_in_4bit", false);
     if (four == qr.flag_or("load_in_8bit", false))
         qr.fail("\"quantization_config\" (bitsandbytes) must set exactly one of \"load_in_4bit\" and \"load_in_8bit\" to true");
@@ -455,22 +460,15 @@ StorageFormat read_bitsandbytes(const Reader& qr, const json& q, std::vector<std
                 "bwacct keeps activations in --act-dtype (default --dtype): give --act-dtype fp32 for that path",
                 compute));
     } else {
+        // has_fp16_weights keeps the weights in fp16 (bitsandbytes' Int8Params), quantising only inside the matmul.
+        qr.refuse_unless(!qr.flag_or("llm_int8_has_fp16_weight", false), "llm_int8_has_fp16_weight",
+                         "true keeps the weights in fp16, quantised only inside the matmul: describe the model without "
+                         "quantization_config");
         f = plain_format(DType::int8);
         f.scale_bits = 32;  // group 0: one per output row (SCB)
         limitations.push_back(
             "bitsandbytes load_in_8bit (LLM.int8()): the outlier columns above llm_int8_threshold run in fp16 beside the int8 "
             "GEMM; not counted");
-    }
-    if (q.contains("llm_int8_skip_modules") && q.at("llm_int8_skip_modules").is_array()) {
-        std::string kept;
-        for (const json& e : q.at("llm_int8_skip_modules"))
-            if (e.is_string() && !ignored_outside_blocks(e.get<std::string>()))
-                kept += (kept.empty() ? "" : ", ") + e.get<std::string>();
-        if (!kept.empty())
-            limitations.push_back(fmt::format(
-                "quantization_config.llm_int8_skip_modules keeps {} unquantized: bwacct stores every linear weight of the "
-                "blocks in the checkpoint's format (their bytes are understated)",
-                kept));
     }
     return f;
 }
@@ -479,22 +477,11 @@ StorageFormat read_bitsandbytes(const Reader& qr, const json& q, std::vector<std
 // per tensor), fbgemm_fp8 (one fp32 scale per output channel), AWQ (4-bit, group_size, zero_point), GPTQ (4/8-bit, group_size, −1
 // = per channel; sym: no zero point), modelopt (quant_algo NVFP4 or FP8), mxfp4, bitsandbytes. Anything else: refused naming the
 // field.
-StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std::string>& limitations) {
+StorageFormat read_quantization_format(const Reader& r, const json& q, std::vector<std::string>& limitations) {
     if (!q.is_object())
         r.fail("\"quantization_config\" must be an object");
     const Reader qr{q, r.origin};
     const std::string method = qr.text_or("quant_method", "");
-    // Checkpoints that keep the attention projections unquantized (gpt-oss: "model.layers.*.self_attn"): the engine
-    // stores every linear weight of the blocks in one format.
-    if (q.contains("modules_to_not_convert") && q.at("modules_to_not_convert").is_array())
-        for (const json& e : q.at("modules_to_not_convert"))
-            if (e.is_string() && e.get<std::string>().find("self_attn") != std::string::npos) {
-                limitations.push_back(
-                    fmt::format("quantization_config.modules_to_not_convert keeps {} unquantized: bwacct stores the attention "
-                                "projections in the checkpoint's format like the MLP weights (their bytes are understated)",
-                                e.dump()));
-                break;
-            }
     auto group_of = [&](const char* key, std::uint64_t fallback) -> std::uint64_t {
         if (!qr.has(key))
             return fallback;
@@ -557,10 +544,9 @@ StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std:
         return read_compressed_tensors(qr, q, limitations);
     if (method == "modelopt") {
         // NVIDIA ModelOpt: NVFP4 (W4A4) or FP8 (W8A8) with static activation scales: the reference quantises the GEMM
-        // inputs too. The KV cache and the modules left in 16 bits are stated (state_ignored_and_kv).
+        // inputs too.
         const std::string algo = qr.text_or("quant_algo", "");
         if (algo == "NVFP4" || algo == "FP8") {
-            state_ignored_and_kv(q, limitations);
             limitations.push_back(fmt::format(
                 "quantization_config.quant_algo = {}: the reference quantises activations at each GEMM too; bwacct keeps "
                 "activations in --act-dtype (default --dtype): give --act-dtype {} for that path",
@@ -570,11 +556,20 @@ StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std:
         r.fail(fmt::format("\"quantization_config.quant_algo\" = \"{}\" is not modelled (modelopt: NVFP4 or FP8)", algo));
     }
     if (method == "bitsandbytes")
-        return read_bitsandbytes(qr, q, limitations);
+        return read_bitsandbytes(qr, limitations);
     r.fail(
         fmt::format("\"quantization_config.quant_method\" = \"{}\" is not modelled (fp8, fbgemm_fp8, awq, gptq, modelopt "
                     "NVFP4/FP8, mxfp4, compressed-tensors, bitsandbytes); bwacct will not guess the weights' storage",
                     method));
+}
+
+// The weights' format, then what every method's checkpoint may also say: the modules it keeps in 16 bits and a
+// quantised KV cache (state_kept_modules, state_quantised_kv).
+StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std::string>& limitations) {
+    StorageFormat f = read_quantization_format(r, q, limitations);
+    state_kept_modules(q, limitations);
+    state_quantised_kv(q, limitations);
+    return f;
 }
 
 // diffusers' WanTransformer3DModel config → the WanModel config.json keys parse_wan_config reads: the same network
@@ -772,7 +767,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         fam == Family::olmoe || fam == Family::phimoe || fam == Family::glm4_moe || fam == Family::minimax_m2 ||
         fam == Family::ernie45_moe) {
         MoeConfig m;
-        m.top_k = fam == Family::ernie45_moe ? r.count("moe_k") : r.count("num_experts_per_tok");
+        if (fam != Family::ernie45_moe)  // ERNIE: moe_k (read_ernie45_moe)
+            m.top_k = r.count("num_experts_per_tok");
         if (fam == Family::gpt_oss) {
             // transformers' GptOssMLP: a router Linear(hidden, E) with bias, then every layer's experts (gate_up
             // [E, hidden, 2·I], down [E, I, hidden], both with biases).

@@ -118,6 +118,15 @@ TEST(HfNewFamilies, MiniMaxLightningAttentionAndASharedExpertAreRefusedByName) {
     EXPECT_NE(shared.find("shared_intermediate_size"), std::string::npos) << shared;
     const std::string norm = error_of(base + R"(, "use_qk_norm": true, "qk_norm_type": "per_token"})");
     EXPECT_NE(norm.find("qk_norm_type"), std::string::npos) << norm;
+    // The reference builds its q/k norms over all of Q and K whatever qk_norm_type says: a per-head type is refused,
+    // not guessed (it was read as the per-head norm).
+    const std::string per_head = error_of(base + R"(, "use_qk_norm": true, "qk_norm_type": "per_head"})");
+    EXPECT_NE(per_head.find("qk_norm_type"), std::string::npos) << per_head;
+    // use_mtp without num_mtp_modules: stated without a count (it printed "num_mtp_modules = ?").
+    const TransformerConfig mtp = parse_hf_config(base + R"(, "use_mtp": true})", "x");
+    EXPECT_TRUE(has_limitation(mtp, "use_mtp = true: the multi-token-prediction modules are not counted"));
+    for (const std::string& l : mtp.limitations)
+        EXPECT_EQ(l.find('?'), std::string::npos) << l;
 }
 
 TEST(HfNewFamilies, Qwen3VlMoeTextConfigWithTheWrappersUntiedHead) {
@@ -192,6 +201,27 @@ TEST(HfNewFamilies, BitsAndBytes4BitIsInt4InBlocksOf64WithAbsmaxScales) {
     EXPECT_NE(neither.find("load_in_4bit"), std::string::npos) << neither;
     const std::string type = error_of(llama + R"("load_in_4bit": true, "bnb_4bit_quant_type": "int4"}})");
     EXPECT_NE(type.find("bnb_4bit_quant_type"), std::string::npos) << type;
+    // llm_int8_has_fp16_weight keeps the weights in fp16 (it was costed as int8): refused naming the field.
+    const std::string fp16 = error_of(llama + R"("load_in_8bit": true, "llm_int8_has_fp16_weight": true}})");
+    EXPECT_NE(fp16.find("llm_int8_has_fp16_weight"), std::string::npos) << fp16;
+}
+
+TEST(HfNewFamilies, EveryMethodsModuleListsKeepingBlockWeightsIn16BitsAreStated) {
+    // modules_to_not_convert was stated only for entries naming self_attn, llm_int8_skip_modules and ignore each by
+    // their own method: now every method's lists are read the same way. An entry inside the blocks (here down_proj)
+    // is stated; what the engine keeps in the activation dtype anyway (LM head, embedding, router, its bias) is not.
+    const std::string llama =
+        R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "intermediate_size": 128, "vocab_size": 100, "quantization_config": {"quant_method": "fp8", )";
+    const TransformerConfig down =
+        parse_hf_config(llama + R"("modules_to_not_convert": ["lm_head", "model.layers.1.mlp.down_proj"]}})", "x");
+    EXPECT_TRUE(has_limitation(down, "modules_to_not_convert keeps model.layers.1.mlp.down_proj unquantized"));
+    const TransformerConfig outside = parse_hf_config(
+        llama + R"("modules_to_not_convert": ["gate", "e_score_correction_bias", "lm_head", "model.embed_tokens"]}})", "x");
+    EXPECT_FALSE(has_limitation(outside, "unquantized"));
+    // gpt-oss keeps its attention in bf16 (the router, embedding and head are outside the blocks' format anyway).
+    EXPECT_TRUE(has_limitation(hf("gpt-oss-120b"), "modules_to_not_convert keeps model.layers.*.self_attn unquantized"));
+    EXPECT_FALSE(has_limitation(hf("minimax-m2.7"), "unquantized"));
 }
 
 TEST(HfNewFamilies, Wan22DiffusersTransformerReadsAsWan14b) {
