@@ -91,6 +91,13 @@ struct RunResult {
     std::uint64_t ranks = 0;
 };
 
+// "2 hosts", or "at least 2 hosts (...)" when the log lists fewer rank lines than the run has ranks (an elided list
+// names only some of its hosts).
+std::string hosts_text(std::size_t hosts, std::size_t listed_ranks, std::uint64_t ranks) {
+    return listed_ranks < ranks ? fmt::format("at least {} hosts (the log lists {} of its {} ranks)", hosts, listed_ranks, ranks)
+                                : fmt::format("{} hosts", hosts);
+}
+
 RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, const std::string& file, CollectiveKind kind,
                       const std::string& kind_from, const NcclAccountingInput& in, const std::vector<const GpuSpec*>& gpus,
                       IngestReport& rep, std::vector<std::pair<std::string, Cell>>& fields) {
@@ -127,10 +134,10 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
                         ranks, factor));
     if (log.hosts.size() > 1 && log.processes_per_rank_id == 1)
         out.notes.push_back(
-            fmt::format("the ranks span {} hosts: traffic between hosts crosses the network (its NIC bandwidth "
+            fmt::format("the ranks span {}: traffic between hosts crosses the network (its NIC bandwidth "
                         "per GPU is not in the catalog), so % of link below compares with the scale-up link "
                         "inside one host only",
-                        log.hosts.size()));
+                        hosts_text(log.hosts.size(), log.ranks.size(), ranks)));
 
     const std::size_t first_record = rep.records.size();
     Section rows;
@@ -257,16 +264,26 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
                 if (p.size > 0)
                     rows.rows[p.row].back() = std::string(static_cast<double>(p.size) < f.half_bytes ? "latency" : "bandwidth");
             const auto first_bw = std::find_if(sizes.begin(), sizes.end(), [&](double s) { return s >= f.half_bytes; });
-            fit.notes.push_back(
-                first_bw == sizes.end()
-                    ? fmt::format("every size is below n½ = {}: the whole sweep is latency-bound", size_text(f.half_bytes))
-                    : fmt::format("the curve leaves the latency regime at n½ = {} (α = {:.2f} µs costs as much as moving n½ at "
-                                  "β); the first logged size at or above it is {}",
-                                  size_text(f.half_bytes), f.alpha_us, size_text(*first_bw)));
+            // A negative α (two sizes whose times are proportional to within their rounding: 36956 and
+            // 73913 µs for 8 and 16 GiB give α = 2·36956 − 73913 = −1 µs) has no latency regime to leave:
+            // n½ = α·β < 0 is no size, so no sentence about where the curve leaves it.
+            if (f.alpha_us < 0)
+                fit.notes.push_back(
+                    fmt::format("α came out negative ({:.2f} µs): the sizes logged show no fixed cost, so "
+                                "there is no latency regime (n½) to report; every row is bandwidth-bound",
+                                f.alpha_us));
+            else
+                fit.notes.push_back(
+                    first_bw == sizes.end()
+                        ? fmt::format("every size is below n½ = {}: the whole sweep is latency-bound", size_text(f.half_bytes))
+                        : fmt::format(
+                              "the curve leaves the latency regime at n½ = {} (α = {:.2f} µs costs as much as moving n½ at "
+                              "β); the first logged size at or above it is {}",
+                              size_text(f.half_bytes), f.alpha_us, size_text(*first_bw)));
         } else {
             fit.notes.push_back("time does not grow with size over this sweep: no bandwidth term (β) can be fitted");
         }
-        if (f.alpha_us < 0)
+        if (f.alpha_us < 0 && !(f.us_per_byte > 0))
             fit.notes.push_back("α came out negative: the small sizes do not show a fixed cost the line can explain");
     } else {
         fit.notes.push_back("fewer than two distinct non-zero sizes: no α–β fit");
@@ -375,7 +392,10 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
                                  run.first_line > 0 ? fmt::format(", lines {}–{}", run.first_line, run.last_line) : "");
         part.sections = std::move(rr.sections);
         part.notes = std::move(rr.notes);
-        for (const std::string& line : nccl_run_summary(part, run.processes_per_rank_id == 1 ? run.hosts.size() : 0))
+        // An elided rank list ("# Rank 0, 1, ..., 62, 63" of 64) names only some hosts: at least that many.
+        const bool hosts_at_least = run.ranks.size() < rr.ranks;
+        for (const std::string& line :
+             nccl_run_summary(part, run.processes_per_rank_id == 1 ? run.hosts.size() : 0, hosts_at_least))
             rep.summary.lines.push_back(several ? fmt::format("run {}: {}", i + 1, line) : line);
         rep.runs.push_back(std::move(part));
     }

@@ -107,6 +107,9 @@ void read_context(const std::string& line, BabelStreamRun& run, bool gpu_stream)
     } else if (read_count("Operations/Work-item:", "")) {
         if (run.work_items && count > 0 && *run.work_items <= (std::uint64_t{1} << 50) / count)
             run.n_elements = *run.work_items * count;
+    } else if (read_count("Number of elements:", "")) {
+        // BabelStream after 5.0: "Number of elements: 33554432", the exact count behind "Array size".
+        run.n_elements = count;
     } else if (t.rfind("Version:", 0) == 0)
         run.version = trim(t.substr(8));
     else if (t.rfind("Implementation:", 0) == 0)
@@ -374,10 +377,13 @@ void parse_gpu_stream(const std::vector<std::string>& lines, BabelStreamFile& ou
 // "Function    MBytes/sec  Min (sec)   Max         Average": the text table's header; sets `mib`.
 bool text_table_header(const std::string& t, bool& mib) {
     const std::vector<std::string> tok = tokens(t);
-    if (tok.size() != 6 || tok[0] != "Function" || (tok[1] != "MBytes/sec" && tok[1] != "MiBytes/sec") || tok[2] != "Min" ||
+    // BabelStream up to 5.0 prints "MBytes/sec" ("MiBytes/sec" with --mibibytes); later versions "MB/s"
+    // ("MiB/s").
+    if (tok.size() != 6 || tok[0] != "Function" ||
+        (tok[1] != "MBytes/sec" && tok[1] != "MiBytes/sec" && tok[1] != "MB/s" && tok[1] != "MiB/s") || tok[2] != "Min" ||
         tok[3] != "(sec)" || tok[4] != "Max" || tok[5] != "Average")
         return false;
-    mib = tok[1] == "MiBytes/sec";
+    mib = tok[1] == "MiBytes/sec" || tok[1] == "MiB/s";
     return true;
 }
 

@@ -1,0 +1,120 @@
+// nccl-tests logs bwacct had not seen (tests/data/corpus/nccl-tests/, "# logs3"): a command quoted in
+// markdown prose, and rank lists elided to a few lines per run. Each test fails before the fix.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "bwacct/catalog.h"
+#include "bwacct/ingest_nccl.h"
+
+namespace {
+
+using namespace bwacct;
+
+const char* kHeader =
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
+
+// A command quoted in prose keeps its quotes on its first and last words: the Slinky GB300 report's
+// "NCCL `all_reduce_perf -b 8M -e 8G -f 2 -g 1 -n 30` result:". Before: the run's program was
+// "`all_reduce_perf" (shown as "the log's test name `all_reduce_perf"), and a quoted last option
+// ("-g 8'") was not read.
+TEST(NcclCommandLine, QuotedInProseKeepsTheProgramAndItsOptions) {
+    const std::string row =
+        "     8388608       2097152     float     sum      -1    95.46   87.87  164.76       0    93.97   89.27  167.38       "
+        "0\n";
+    const NcclLog a =
+        parse_nccl_tests("NCCL `all_reduce_perf -b 8M -e 8G -f 2 -g 1 -n 30` result:\n" + std::string(kHeader) + row, "q");
+    ASSERT_EQ(a.runs.size(), 1u);
+    EXPECT_EQ(a.runs[0].program, "all_reduce_perf");
+    ASSERT_TRUE(a.runs[0].header_gpus.has_value());
+    EXPECT_EQ(*a.runs[0].header_gpus, 1u);
+
+    const NcclLog b = parse_nccl_tests(
+        "run '/opt/rccl-tests/build/alltoall_perf -b 512k -e 16G -f 2 -g 8'\n" + std::string(kHeader) + row, "q");
+    ASSERT_EQ(b.runs.size(), 1u);
+    EXPECT_EQ(b.runs[0].program, "alltoall_perf");
+    ASSERT_TRUE(b.runs[0].header_gpus.has_value());
+    EXPECT_EQ(*b.runs[0].header_gpus, 8u);
+}
+
+// A rank list elided to its first and last lines (OCI's GB300 page: "# Rank 0", "# Rank 1", "...",
+// "# Rank 6", "# Rank 7" over hosts GPU-5188 and GPU-205) names only the hosts of the lines it kept.
+// Before: "the ranks span 2 hosts" as a fact; now "at least 2 hosts (the log lists 4 of its 8 ranks)".
+TEST(NcclHosts, ElidedRankListSaysAtLeast) {
+    // The row of that run: 8589934592 B in 17930 us (printed to the unit, [17929.5, 17930.5)):
+    // algbw 8589934592 / 17930.5 / 1e3 = 479.068 .. / 17929.5 / 1e3 = 479.095 GB/s, printed 479.07;
+    // busbw = algbw x 2(n-1)/n = 479.07 x 1.75 = 838.37 for n = 8 (printed 838.38, inside the interval
+    // 838.37 .. 838.42): n = 8 from the ratio and from the highest rank id 7 + 1.
+    const std::string text = std::string("# nThread 1 nGpus 1 minBytes 524288 maxBytes 17179869184 step: 2(factor)\n") +
+                             "# Using devices\n"
+                             "#  Rank  0 Group  0 Pid 566235 on   GPU-5188 device  0 [0008:06:00] NVIDIA GB300\n"
+                             "#  Rank  1 Group  0 Pid 566236 on   GPU-5188 device  1 [0009:06:00] NVIDIA GB300\n"
+                             "...\n"
+                             "#  Rank  6 Group  0 Pid 561674 on    GPU-205 device  2 [0018:06:00] NVIDIA GB300\n"
+                             "#  Rank  7 Group  0 Pid 561675 on    GPU-205 device  3 [0019:06:00] NVIDIA GB300\n" +
+                             kHeader +
+                             "  8589934592    2147483648     float     sum      -1    17930  479.07  838.38      0    17928  "
+                             "479.15  838.50      0\n";
+    const NcclLog log = parse_nccl_tests(text, "all_reduce_perf.log");
+    ASSERT_EQ(log.runs.size(), 1u);
+    EXPECT_EQ(log.runs[0].hosts.size(), 2u);
+    EXPECT_EQ(log.runs[0].ranks.size(), 4u);
+    static const Catalog catalog = Catalog::load(std::string(BWACCT_CONFIG_DIR) + "/gpus.json", "test");
+    NcclAccountingInput in;
+    in.kind = CollectiveKind::allreduce;
+    const IngestReport r = account_nccl(log, "all_reduce_perf.log", in, {&catalog.get("h100-sxm", "--gpu")});
+    ASSERT_EQ(r.runs.size(), 1u);
+    bool note = false;
+    for (const std::string& n : r.runs[0].notes)
+        note = note || n.find("the ranks span at least 2 hosts (the log lists 4 of its 8 ranks)") != std::string::npos;
+    EXPECT_TRUE(note);
+    bool headline = false;
+    for (const std::string& l : r.summary.lines)
+        headline = headline || l.find("cross-host: the ranks span at least 2 hosts") != std::string::npos;
+    EXPECT_TRUE(headline);
+
+    // A complete list keeps the plain count: ranks 0..7 listed, 2 hosts.
+    std::string full = "# nThread 1 nGpus 1 minBytes 524288 maxBytes 17179869184 step: 2(factor)\n";
+    for (int rk = 0; rk < 8; ++rk)
+        full += "#  Rank  " + std::to_string(rk) + " Group  0 Pid " + std::to_string(100 + rk) + " on " +
+                (rk < 4 ? "GPU-5188" : "GPU-205") + " device  " + std::to_string(rk % 4) + " [0x1] NVIDIA GB300\n";
+    full += kHeader;
+    full +=
+        "  8589934592    2147483648     float     sum      -1    17930  479.07  838.38      0    17928  479.15  838.50      0\n";
+    const IngestReport f = account_nccl(parse_nccl_tests(full, "x.log"), "x.log", in, {&catalog.get("h100-sxm", "--gpu")});
+    bool plain = false;
+    for (const std::string& n : f.runs[0].notes)
+        plain = plain || n.find("the ranks span 2 hosts:") != std::string::npos;
+    EXPECT_TRUE(plain);
+}
+
+// Two sizes whose times are proportional within their rounding (OCI's MI355X page: 8 GiB in 36956 us, 16
+// GiB in 73913 us) fit t = alpha + size/beta exactly with alpha = 2 x 36956 - 73913 = -1 us. Before, the
+// headline said "the curve leaves the latency regime at n1/2 = 0 B (alpha = -1.00 us costs as much as ...)":
+// a negative cost and a size that does not exist. Now it says alpha came out negative and claims no n1/2.
+TEST(NcclAlphaBeta, NegativeAlphaClaimsNoLatencyRegime) {
+    // Rows (8 ranks, allreduce, factor 2 x 7/8 = 1.75): 8589934592 B / [36955.5, 36956.5) us / 1e3 =
+    // 232.434 .. 232.440 GB/s (printed 232.43, within its half unit 0.005), x 1.75 = 406.76 .. 406.77
+    // (printed 406.76); 17179869184 / [73912.5, 73913.5) / 1e3 = 232.432 .. 232.435 (printed 232.43).
+    std::string text = "# nThread 1 nGpus 8 minBytes 524288 maxBytes 17179869184 step: 2(factor)\n";
+    for (int rk = 0; rk < 8; ++rk)
+        text += "#  Rank  " + std::to_string(rk) + " Group  0 Pid   9632 on   GPU-6403 device  " + std::to_string(rk) +
+                " [0000:72:00] AMD Instinct MI355X\n";
+    text += kHeader;
+    text +=
+        "  8589934592    2147483648     float     sum      -1    36956  232.43  406.76      0    36911  232.72  407.26      0\n";
+    text +=
+        " 17179869184    4294967296     float     sum      -1    73913  232.43  406.76      0    73917  232.42  406.73      0\n";
+    static const Catalog catalog = Catalog::load(std::string(BWACCT_CONFIG_DIR) + "/gpus.json", "test");
+    NcclAccountingInput in;
+    in.kind = CollectiveKind::allreduce;
+    const IngestReport r = account_nccl(parse_nccl_tests(text, "m.log"), "m.log", in, {&catalog.get("mi355x", "--gpu")});
+    for (const std::string& l : r.summary.lines)
+        EXPECT_EQ(l.find("leaves the latency regime"), std::string::npos) << l;
+    bool said = false;
+    for (const std::string& l : r.summary.lines)
+        said = said || l.find("α came out negative (-1.00 µs)") != std::string::npos;
+    EXPECT_TRUE(said);
+}
+
+}  // namespace
