@@ -98,4 +98,42 @@ TEST(BabelStreamLater, SmallBandwidthKeepsThreeSignificantDigits) {
     EXPECT_NE(rg.summary.lines[0].find("best kernel Copy 396.1 GB/s"), std::string::npos) << rg.summary.lines[0];
 }
 
+// BabelStream captured through a launcher: every line behind srun -l's "0: ", mpirun --tag-output's
+// "[1,0]<stdout>:" (no blank after it), or a logger's time stamp and host. Before: "no BabelStream result
+// table ... found" (exit 2), since the banner, header and rows no longer start their lines. The prefix is
+// removed by its shape, and only where a BabelStream line follows it ("Precision: double" is not a prefix).
+TEST(BabelStreamLater, LauncherPrefixesAreRemoved) {
+    const std::string plain =
+        "BabelStream\n"
+        "Version: 5.0\n"
+        "Implementation: CUDA\n"
+        "Precision: double\n"
+        "Array size: 268.4 MB (=0.3 GB)\n"
+        "Using CUDA device NVIDIA A100-SXM4-80GB\n"
+        "Function    MBytes/sec  Min (sec)   Max         Average     \n"
+        "Copy        1709360.800 0.00031     0.00032     0.00032     \n"
+        "Triad       1724827.354 0.00047     0.00047     0.00047     \n";
+    for (const std::string prefix : {"0: ", "[1,0]<stdout>:", "2024-05-01T12:34:56.789Z node-1.x: ", "[default0]:"}) {
+        std::string in;
+        std::size_t start = 0;
+        for (std::size_t nl = plain.find('\n'); nl != std::string::npos; start = nl + 1, nl = plain.find('\n', start))
+            in += prefix + plain.substr(start, nl - start + 1);
+        const BabelStreamFile f = parse_babelstream(in, prefix);
+        ASSERT_EQ(f.rows.size(), 2u) << prefix;
+        EXPECT_EQ(f.runs[0].device, "NVIDIA A100-SXM4-80GB") << prefix;
+        EXPECT_EQ(f.runs[0].implementation, "CUDA") << prefix;
+        ASSERT_TRUE(f.runs[0].sizeof_t.has_value()) << prefix;
+        EXPECT_EQ(*f.runs[0].sizeof_t, 8) << prefix;
+        // 268.4 MB printed to 0.1 MB: 268.4e6 B, half a unit 0.05e6 B.
+        ASSERT_TRUE(f.runs[0].array_bytes.has_value()) << prefix;
+        EXPECT_DOUBLE_EQ(*f.runs[0].array_bytes, 268.4e6) << prefix;
+        // Copy: 2 x 268.4e6 B / 0.00031 s = 1731.6 GB/s; with the rounding of both, 2 x (268.4 +- 0.05)e6 B
+        // over [0.000305, 0.000315) s spans 1703.9 .. 1760.3 GB/s, which holds the printed 1709.3608: "ok".
+        const IngestReport r = babelstream_report(f, prefix, {});
+        const Section& s = section(r, "kernels");
+        EXPECT_EQ(text(s.rows[0][column(s, "check")]), "ok") << prefix;
+        EXPECT_EQ(f.rows[0].bw_text, "1709360.800") << prefix;
+    }
+}
+
 }  // namespace
