@@ -162,9 +162,21 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
     struct Pending {
         std::size_t row;  // index into rows.rows, for the regime filled after the fit
         std::uint64_t size;
+        bool fitted;  // of the sweep the fit is over
     };
     std::vector<Pending> pending;
+    // -d all, -o all, -r all: one run sweeps the sizes once per data type, operation and root, and each
+    // sweep has its own cost per byte (int8 and f8 reductions are slower than float's). The α–β line is
+    // fitted over the run's first sweep only; a fit across them would mix costs.
+    const auto same_sweep = [&](const NcclRow& a, const NcclRow& b) {
+        return a.type == b.type && a.redop == b.redop && a.root == b.root;
+    };
+    std::vector<const NcclRow*> sweeps;  // the first row of each sweep
+    for (const NcclRow& row : log.rows)
+        if (std::none_of(sweeps.begin(), sweeps.end(), [&](const NcclRow* f) { return same_sweep(*f, row); }))
+            sweeps.push_back(&row);
     for (const NcclRow& row : log.rows) {
+        const bool fitted = sweeps.empty() || same_sweep(*sweeps.front(), row);
         const std::pair<const char*, const std::optional<NcclResult>*> results[] = {{"out-of-place", &row.out_of_place},
                                                                                     {"in-place", &row.in_place}};
         for (const auto& [placement, result] : results) {
@@ -181,7 +193,7 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
             if (r.wrong && *r.wrong > 0 && !r.max_error)
                 ++wrong_rows;
             max_error_rows += r.max_error ? 1 : 0;
-            pending.push_back({rows.rows.size(), row.size});
+            pending.push_back({rows.rows.size(), row.size, fitted});
             rows.rows.push_back({row.size, std::string(placement), r.time_us.value, r.algbw_GBps.value, r.busbw_GBps.value,
                                  c.derivable ? Cell(c.algbw) : Cell(), c.derivable ? Cell(c.busbw) : Cell(),
                                  std::string(!c.derivable ? "not re-derivable"
@@ -191,7 +203,7 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
             if (row.size == 0 || !c.derivable)
                 continue;
             const bool out_of_place = std::string_view(placement) == "out-of-place";
-            if (out_of_place || !row.out_of_place)
+            if ((out_of_place || !row.out_of_place) && fitted)
                 fit_points.push_back({static_cast<double>(row.size), r.time_us.value});
             if (ranks < 2)
                 continue;
@@ -261,7 +273,7 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
             {static_cast<std::uint64_t>(f.n), f.alpha_us, f.beta_GBps, f.beta_GBps * factor, f.half_bytes, f.max_rel_error});
         if (f.us_per_byte > 0) {
             for (const Pending& p : pending)
-                if (p.size > 0)
+                if (p.size > 0 && p.fitted)
                     rows.rows[p.row].back() = std::string(static_cast<double>(p.size) < f.half_bytes ? "latency" : "bandwidth");
             const auto first_bw = std::find_if(sizes.begin(), sizes.end(), [&](double s) { return s >= f.half_bytes; });
             // A negative α (two sizes whose times are proportional to within their rounding: 36956 and
@@ -288,6 +300,13 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
     } else {
         fit.notes.push_back("fewer than two distinct non-zero sizes: no α–β fit");
     }
+    if (sweeps.size() > 1)
+        fit.notes.push_back(
+            fmt::format("the run sweeps the sizes {} times (data types, operations or roots: -d all, "
+                        "-o all, -r all), each at its own cost per byte: the fit is over the first, "
+                        "{}{}{}, only; the other sweeps' rows have no regime",
+                        sweeps.size(), sweeps.front()->type, sweeps.front()->redop.empty() ? "" : " " + sweeps.front()->redop,
+                        sweeps.front()->root ? fmt::format(" root {}", *sweeps.front()->root) : ""));
 
     // Peak against the link, and the log's own average.
     Section peak;

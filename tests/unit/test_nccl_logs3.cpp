@@ -117,4 +117,42 @@ TEST(NcclAlphaBeta, NegativeAlphaClaimsNoLatencyRegime) {
     EXPECT_TRUE(said);
 }
 
+// -d all: one run sweeps the sizes once per data type (the H200 log: int8, uint8, ..., f8e5m2), each at its
+// own cost per byte. Before, one α–β line was fitted across all twelve sweeps; now over the first only.
+TEST(NcclAlphaBeta, DatatypeAllFitsTheFirstSweepOnly) {
+    // 2 ranks, allreduce (factor 2 x 1/2 = 1: busbw = algbw). float: 1 MiB in 20.00 us (1048576 / 20 /
+    // 1e3 = 52.4288 -> 52.43), 2 MiB in 30.00 us (2097152 / 30 / 1e3 = 69.905 -> 69.91); half: 1 MiB in
+    // 100.0 us (10.49), 2 MiB in 200.0 us (10.49). The float line through its two points: 1/beta =
+    // (30 - 20) us / 1048576 B, alpha = 20 - 10 = 10 us, beta = 1048576 / 10 / 1e3 = 104.8576 GB/s algbw.
+    std::string text = "# Collective test starting: all_reduce_perf\n";
+    text += kHeader;
+    text +=
+        "     1048576        262144     float     sum      -1    20.00   52.43   52.43      0    20.00   52.43   52.43      0\n";
+    text +=
+        "     2097152        524288     float     sum      -1    30.00   69.91   69.91      0    30.00   69.91   69.91      0\n";
+    text +=
+        "     1048576        524288      half     sum      -1    100.0   10.49   10.49      0    100.0   10.49   10.49      0\n";
+    text +=
+        "     2097152       1048576      half     sum      -1    200.0   10.49   10.49      0    200.0   10.49   10.49      0\n";
+    NcclAccountingInput in;
+    in.ranks = 2;
+    const NcclLog log = parse_nccl_tests(text, "d_all.log");
+    ASSERT_EQ(log.runs.size(), 1u);
+    const IngestReport r = account_nccl(log, "d_all.log", in, {});
+    ASSERT_EQ(r.runs.size(), 1u);
+    const Section* fit = nullptr;
+    for (const Section& sec : r.runs[0].sections)
+        if (sec.key == "alpha_beta")
+            fit = &sec;
+    ASSERT_NE(fit, nullptr);
+    ASSERT_EQ(fit->rows.size(), 1u);
+    EXPECT_EQ(std::get<std::uint64_t>(fit->rows[0][0]), 2u);  // the two float points only
+    EXPECT_NEAR(std::get<double>(fit->rows[0][1]), 10.0, 1e-6);
+    EXPECT_NEAR(std::get<double>(fit->rows[0][2]), 104.8576, 1e-6);
+    bool said = false;
+    for (const std::string& n : fit->notes)
+        said = said || n.find("sweeps the sizes 2 times") != std::string::npos;
+    EXPECT_TRUE(said);
+}
+
 }  // namespace
