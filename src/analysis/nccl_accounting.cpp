@@ -378,7 +378,12 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
             kind_from = "--op";
         } else if (const auto k = collective_from_name(run.program)) {
             kind = *k;
-            kind_from = "the log's test name " + run.program;
+            kind_from = run.program_from_previous_run
+                            ? fmt::format(
+                                  "run {}'s test name {}: this run names none, and its rows have the same data "
+                                  "type, operation and root",
+                                  i, run.program)
+                            : "the log's test name " + run.program;
         } else if (!run.program.empty()) {  // gather_perf, hypercube_perf: not a collective bwacct costs
             throw InputError(
                 "--op",

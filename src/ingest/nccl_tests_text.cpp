@@ -711,6 +711,20 @@ NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
                                       r.first_unreadable)
                         : "holds no nccl-tests result row; expected nccl-tests output "
                           "(all_reduce_perf ... > log) or its -J JSON");
+    // A run that names no test, pasted after one that does (a README's second table under its first, a
+    // repeated column header with no header block): the same test when its rows have the same data type,
+    // operation and root; another test would print another operation or root (allreduce "sum" -1,
+    // broadcast "none" 0, ...).
+    for (std::size_t i = 1; i < log.runs.size(); ++i) {
+        NcclRun& run = log.runs[i];
+        const NcclRun& before = log.runs[i - 1];
+        const NcclRow& a = run.rows.front();
+        const NcclRow& b = before.rows.front();
+        if (run.program.empty() && !before.program.empty() && a.type == b.type && a.redop == b.redop && a.root == b.root) {
+            run.program = before.program;
+            run.program_from_previous_run = true;
+        }
+    }
     if (r.unsaid > 0)
         log.warnings.push_back(fmt::format("{} more warnings of these kinds", r.unsaid));
     log.format = fmt::format("nccl-tests text ({})", r.layout_name);

@@ -155,4 +155,47 @@ TEST(NcclAlphaBeta, DatatypeAllFitsTheFirstSweepOnly) {
     EXPECT_TRUE(said);
 }
 
+// A README pastes the same test twice (awsankur/awesome-networking: all_reduce_perf with -n 100, then
+// "This result looks very similar with a 1000 iterations:" and a second table), the command line only
+// before the first. Before: run 2 named no collective, so a file with a neutral name was refused
+// ("run 2 (lines ...): the log does not name its collective"). Now run 2 is read as run 1's test, because
+// its rows have the same data type, operation and root (float sum -1), and the note says so.
+TEST(NcclRuns3, AnUnnamedSecondTableTakesThePreviousRunsTest) {
+    // One row each, 16 ranks from the ratio: 26214400 B / 2009.1 us / 1e3 = 13.048 GB/s (printed 13.05),
+    // x 2 x 15/16 = 1.875 -> 24.465 (printed 24.46); run 2: 26214400 / 1896.5 / 1e3 = 13.822 (13.82),
+    // x 1.875 = 25.917 (25.92).
+    const std::string text = std::string("all_reduce_perf -b 25M -e 25M -f 1 -g 1 -c 1 -n 100 -o sum\n") + kHeader +
+                             "    26214400       6553600     float     sum      -1    2009.1  13.05   24.46      0    "
+                             "1873.9   13.99   26.23      0\n"
+                             "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 25.3468\n"
+                             "This result looks very similar with a 1000 iterations:\n" +
+                             kHeader +
+                             "    26214400       6553600     float     sum      -1   1896.5   13.82   25.92      0   "
+                             "1873.1   14.00   26.24      0\n";
+    const NcclLog log = parse_nccl_tests(text, "README.md");
+    ASSERT_EQ(log.runs.size(), 2u);
+    EXPECT_EQ(log.runs[1].program, "all_reduce_perf");
+    EXPECT_TRUE(log.runs[1].program_from_previous_run);
+    EXPECT_FALSE(log.runs[0].program_from_previous_run);
+    const IngestReport r = account_nccl(log, "README.md", NcclAccountingInput{}, {});
+    ASSERT_EQ(r.runs.size(), 2u);
+    bool said = false;
+    for (const std::string& n : r.runs[1].notes)
+        said =
+            said || n.find("collective: allreduce (run 1's test name all_reduce_perf: this run names none") != std::string::npos;
+    EXPECT_TRUE(said);
+
+    // Another operation or root is another test: not inherited (broadcast prints "none" and root 0).
+    const std::string other = std::string("all_reduce_perf -b 25M -e 25M\n") + kHeader +
+                              "    26214400       6553600     float     sum      -1    2009.1  13.05   24.46      0    "
+                              "1873.9   13.99   26.23      0\n" +
+                              kHeader +
+                              "     1048576        262144     float    none       0    461.9    2.27    2.27      0    "
+                              "401.4    2.61    2.61      0\n";
+    const NcclLog o = parse_nccl_tests(other, "README.md");
+    ASSERT_EQ(o.runs.size(), 2u);
+    EXPECT_TRUE(o.runs[1].program.empty());
+    EXPECT_FALSE(o.runs[1].program_from_previous_run);
+}
+
 }  // namespace
