@@ -43,7 +43,10 @@ struct NcclRow {
 // One run: the output of one nccl-tests invocation (a header block, its "# Rank" lines, its rows).
 // A file may hold several (a README pasting all_reduce, then alltoall, then a 1-GPU reduce).
 struct NcclRun {
-    std::string program;              // "all_reduce_perf" when the run says (test name line, command line, JSON args[0])
+    std::string program;  // "all_reduce_perf" when the run says (test name line, command line, JSON args[0])
+    // The run names no test and was read as the same test as the run before it in the file (a second
+    // table pasted under the first, its rows of the same data type, operation and root).
+    bool program_from_previous_run = false;
     std::set<std::uint64_t> ranks;    // rank ids of the "# Rank N" lines (JSON: devices[].rank); may be elided
     std::set<std::string> hosts;      // host names of the "# Rank" lines (JSON: devices[].hostname)
     std::set<std::string> processes;  // "host pid" of the "# Rank" lines: one per process

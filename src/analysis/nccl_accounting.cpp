@@ -91,6 +91,13 @@ struct RunResult {
     std::uint64_t ranks = 0;
 };
 
+// "2 hosts", or "at least 2 hosts (...)" when the log lists fewer rank lines than the run has ranks (an elided list
+// names only some of its hosts).
+std::string hosts_text(std::size_t hosts, std::size_t listed_ranks, std::uint64_t ranks) {
+    return listed_ranks < ranks ? fmt::format("at least {} hosts (the log lists {} of its {} ranks)", hosts, listed_ranks, ranks)
+                                : fmt::format("{} hosts", hosts);
+}
+
 RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, const std::string& file, CollectiveKind kind,
                       const std::string& kind_from, const NcclAccountingInput& in, const std::vector<const GpuSpec*>& gpus,
                       IngestReport& rep, std::vector<std::pair<std::string, Cell>>& fields) {
@@ -127,10 +134,10 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
                         ranks, factor));
     if (log.hosts.size() > 1 && log.processes_per_rank_id == 1)
         out.notes.push_back(
-            fmt::format("the ranks span {} hosts: traffic between hosts crosses the network (its NIC bandwidth "
+            fmt::format("the ranks span {}: traffic between hosts crosses the network (its NIC bandwidth "
                         "per GPU is not in the catalog), so % of link below compares with the scale-up link "
                         "inside one host only",
-                        log.hosts.size()));
+                        hosts_text(log.hosts.size(), log.ranks.size(), ranks)));
 
     const std::size_t first_record = rep.records.size();
     Section rows;
@@ -155,9 +162,21 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
     struct Pending {
         std::size_t row;  // index into rows.rows, for the regime filled after the fit
         std::uint64_t size;
+        bool fitted;  // of the sweep the fit is over
     };
     std::vector<Pending> pending;
+    // -d all, -o all, -r all: one run sweeps the sizes once per data type, operation and root, and each
+    // sweep has its own cost per byte (int8 and f8 reductions are slower than float's). The α–β line is
+    // fitted over the run's first sweep only; a fit across them would mix costs.
+    const auto same_sweep = [&](const NcclRow& a, const NcclRow& b) {
+        return a.type == b.type && a.redop == b.redop && a.root == b.root;
+    };
+    std::vector<const NcclRow*> sweeps;  // the first row of each sweep
+    for (const NcclRow& row : log.rows)
+        if (std::none_of(sweeps.begin(), sweeps.end(), [&](const NcclRow* f) { return same_sweep(*f, row); }))
+            sweeps.push_back(&row);
     for (const NcclRow& row : log.rows) {
+        const bool fitted = sweeps.empty() || same_sweep(*sweeps.front(), row);
         const std::pair<const char*, const std::optional<NcclResult>*> results[] = {{"out-of-place", &row.out_of_place},
                                                                                     {"in-place", &row.in_place}};
         for (const auto& [placement, result] : results) {
@@ -174,7 +193,7 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
             if (r.wrong && *r.wrong > 0 && !r.max_error)
                 ++wrong_rows;
             max_error_rows += r.max_error ? 1 : 0;
-            pending.push_back({rows.rows.size(), row.size});
+            pending.push_back({rows.rows.size(), row.size, fitted});
             rows.rows.push_back({row.size, std::string(placement), r.time_us.value, r.algbw_GBps.value, r.busbw_GBps.value,
                                  c.derivable ? Cell(c.algbw) : Cell(), c.derivable ? Cell(c.busbw) : Cell(),
                                  std::string(!c.derivable ? "not re-derivable"
@@ -184,7 +203,7 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
             if (row.size == 0 || !c.derivable)
                 continue;
             const bool out_of_place = std::string_view(placement) == "out-of-place";
-            if (out_of_place || !row.out_of_place)
+            if ((out_of_place || !row.out_of_place) && fitted)
                 fit_points.push_back({static_cast<double>(row.size), r.time_us.value});
             if (ranks < 2)
                 continue;
@@ -254,23 +273,40 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
             {static_cast<std::uint64_t>(f.n), f.alpha_us, f.beta_GBps, f.beta_GBps * factor, f.half_bytes, f.max_rel_error});
         if (f.us_per_byte > 0) {
             for (const Pending& p : pending)
-                if (p.size > 0)
+                if (p.size > 0 && p.fitted)
                     rows.rows[p.row].back() = std::string(static_cast<double>(p.size) < f.half_bytes ? "latency" : "bandwidth");
             const auto first_bw = std::find_if(sizes.begin(), sizes.end(), [&](double s) { return s >= f.half_bytes; });
-            fit.notes.push_back(
-                first_bw == sizes.end()
-                    ? fmt::format("every size is below n½ = {}: the whole sweep is latency-bound", size_text(f.half_bytes))
-                    : fmt::format("the curve leaves the latency regime at n½ = {} (α = {:.2f} µs costs as much as moving n½ at "
-                                  "β); the first logged size at or above it is {}",
-                                  size_text(f.half_bytes), f.alpha_us, size_text(*first_bw)));
+            // A negative α (two sizes whose times are proportional to within their rounding: 36956 and
+            // 73913 µs for 8 and 16 GiB give α = 2·36956 − 73913 = −1 µs) has no latency regime to leave:
+            // n½ = α·β < 0 is no size, so no sentence about where the curve leaves it.
+            if (f.alpha_us < 0)
+                fit.notes.push_back(
+                    fmt::format("α came out negative ({:.2f} µs): the sizes logged show no fixed cost, so "
+                                "there is no latency regime (n½) to report; every row is bandwidth-bound",
+                                f.alpha_us));
+            else
+                fit.notes.push_back(
+                    first_bw == sizes.end()
+                        ? fmt::format("every size is below n½ = {}: the whole sweep is latency-bound", size_text(f.half_bytes))
+                        : fmt::format(
+                              "the curve leaves the latency regime at n½ = {} (α = {:.2f} µs costs as much as moving n½ at "
+                              "β); the first logged size at or above it is {}",
+                              size_text(f.half_bytes), f.alpha_us, size_text(*first_bw)));
         } else {
             fit.notes.push_back("time does not grow with size over this sweep: no bandwidth term (β) can be fitted");
         }
-        if (f.alpha_us < 0)
+        if (f.alpha_us < 0 && !(f.us_per_byte > 0))
             fit.notes.push_back("α came out negative: the small sizes do not show a fixed cost the line can explain");
     } else {
         fit.notes.push_back("fewer than two distinct non-zero sizes: no α–β fit");
     }
+    if (sweeps.size() > 1)
+        fit.notes.push_back(
+            fmt::format("the run sweeps the sizes {} times (data types, operations or roots: -d all, "
+                        "-o all, -r all), each at its own cost per byte: the fit is over the first, "
+                        "{}{}{}, only; the other sweeps' rows have no regime",
+                        sweeps.size(), sweeps.front()->type, sweeps.front()->redop.empty() ? "" : " " + sweeps.front()->redop,
+                        sweeps.front()->root ? fmt::format(" root {}", *sweeps.front()->root) : ""));
 
     // Peak against the link, and the log's own average.
     Section peak;
@@ -315,6 +351,14 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
     return out;
 }
 
+// nccl-tests' gather and scatter print busbw = algbw × (n−1)/n (gather.cu, scatter.cu *GetBw), the factor
+// of allgather: that --op re-derives every row of theirs (the cost is then an allgather's).
+std::string same_factor_hint(const std::string& program) {
+    if (program.find("gather") == std::string::npos && program.find("scatter") == std::string::npos)
+        return "";
+    return " (its busbw factor (n−1)/n is allgather's: --op allgather re-derives its rows, costed as an allgather)";
+}
+
 }  // namespace
 
 IngestReport account_nccl(const NcclLog& log, const std::string& file, const NcclAccountingInput& in,
@@ -334,15 +378,20 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
             kind_from = "--op";
         } else if (const auto k = collective_from_name(run.program)) {
             kind = *k;
-            kind_from = "the log's test name " + run.program;
+            kind_from = run.program_from_previous_run
+                            ? fmt::format(
+                                  "run {}'s test name {}: this run names none, and its rows have the same data "
+                                  "type, operation and root",
+                                  i, run.program)
+                            : "the log's test name " + run.program;
         } else if (!run.program.empty()) {  // gather_perf, hypercube_perf: not a collective bwacct costs
             throw InputError(
                 "--op",
                 fmt::format("{}the log's test {} is not one of the collectives bwacct costs; give --op "
                             "allreduce|allgather|reducescatter|broadcast|reduce|alltoall|sendrecv to "
-                            "read it as one",
+                            "read it as one{}",
                             several ? fmt::format("run {} (lines {}–{}): ", i + 1, run.first_line, run.last_line) : std::string(),
-                            run.program));
+                            run.program, same_factor_hint(run.program)));
         } else if (in.file_kind) {
             kind = *in.file_kind;
             kind_from = "the file name";
@@ -375,7 +424,10 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
                                  run.first_line > 0 ? fmt::format(", lines {}–{}", run.first_line, run.last_line) : "");
         part.sections = std::move(rr.sections);
         part.notes = std::move(rr.notes);
-        for (const std::string& line : nccl_run_summary(part, run.processes_per_rank_id == 1 ? run.hosts.size() : 0))
+        // An elided rank list ("# Rank 0, 1, ..., 62, 63" of 64) names only some hosts: at least that many.
+        const bool hosts_at_least = run.ranks.size() < rr.ranks;
+        for (const std::string& line :
+             nccl_run_summary(part, run.processes_per_rank_id == 1 ? run.hosts.size() : 0, hosts_at_least))
             rep.summary.lines.push_back(several ? fmt::format("run {}: {}", i + 1, line) : line);
         rep.runs.push_back(std::move(part));
     }

@@ -47,7 +47,7 @@ const T* field(const IngestRun& run, const std::string& key) {
 
 }  // namespace
 
-std::vector<std::string> nccl_run_summary(const IngestRun& run, std::size_t hosts) {
+std::vector<std::string> nccl_run_summary(const IngestRun& run, std::size_t hosts, bool hosts_at_least) {
     std::vector<std::string> out;
     const std::string* collective = field<std::string>(run, "collective");
     const std::uint64_t* ranks = field<std::uint64_t>(run, "ranks");
@@ -129,7 +129,8 @@ std::vector<std::string> nccl_run_summary(const IngestRun& run, std::size_t host
     }
     if (hosts > 1)
         out.push_back(fmt::format(
-            "cross-host: the ranks span {} hosts, so the network between them, not the scale-up link, bounds the busbw", hosts));
+            "cross-host: the ranks span {}{} hosts, so the network between them, not the scale-up link, bounds the busbw",
+            hosts_at_least ? "at least " : "", hosts));
     return out;
 }
 

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <sstream>
@@ -82,6 +83,112 @@ std::uint64_t whole(const std::string& text, const std::string& what, std::size_
 
 bool is_function(const std::string& s) { return babelstream_arrays(s) > 0; }
 
+// How BabelStream's own lines start: its banner, context lines, table header and rows (text or CSV),
+// and gpu-stream's. A launcher's prefix stands before them.
+bool starts_babelstream_line(std::string_view v) {
+    static constexpr std::array<std::string_view, 24> kStarts{"BabelStream",
+                                                              "GPU-STREAM",
+                                                              "Version:",
+                                                              "Implementation:",
+                                                              "Running ",
+                                                              "Precision:",
+                                                              "Array size:",
+                                                              "Total size:",
+                                                              "Using ",
+                                                              "Driver:",
+                                                              "Memory:",
+                                                              "Reduction ",
+                                                              "Init:",
+                                                              "Read:",
+                                                              "Function",
+                                                              "function,",
+                                                              "Number of elements:",
+                                                              "GridSize:",
+                                                              "Operations/Work-item:",
+                                                              "STREAM_",
+                                                              "Device ",
+                                                              "Bandwidth (",
+                                                              "Validation ",
+                                                              "Failed "};
+    for (const std::string_view k : kStarts)
+        if (v.substr(0, k.size()) == k)
+            return true;
+    // A result row: a function name, then blanks or the CSV comma.
+    std::size_t end = 0;
+    while (end < v.size() && is_word(static_cast<unsigned char>(v[end])))
+        ++end;
+    return end > 0 && end < v.size() && (v[end] == ' ' || v[end] == '\t' || v[end] == ',') &&
+           babelstream_arrays(std::string(v.substr(0, end))) > 0;
+}
+
+// A row of a function BabelStream does not define: a name and four numbers (MB/s, min, max, average).
+bool looks_like_table_row(std::string_view v) {
+    const std::vector<std::string> tok = tokens(std::string(v));
+    if (tok.size() != 5 || !is_word(static_cast<unsigned char>(tok[0].front())))
+        return false;
+    for (std::size_t i = 1; i < 5; ++i)
+        if (!parse_number_text(tok[i]))
+            return false;
+    return true;
+}
+
+// One element of a launcher's line prefix, by shape (srun -l "0: ", pdsh "node-1: ", mpirun
+// --tag-output "[1,0]<stdout>:", torchrun "[default0]:", kubectl "[pod/x/c] ", Ray "(head, rank=0,
+// pid=1) ", time stamps "2024-05-01T12:34:56.789Z" or "[12:34:56]", a logger's "INFO:"): its length, 0
+// when `v` does not start with one.
+std::size_t prefix_element(std::string_view v) {
+    if (v.empty())
+        return 0;
+    std::size_t n = 0;
+    if (v.front() == '[' || v.front() == '(') {
+        const std::size_t close = v.find(v.front() == '[' ? ']' : ')');
+        if (close == std::string_view::npos || close > 200)
+            return 0;
+        n = close + 1;
+        if (n < v.size() && v[n] == '<') {  // "[1,0]<stdout>:"
+            const std::size_t gt = v.find('>', n);
+            if (gt == std::string_view::npos || gt > 300)
+                return 0;
+            n = gt + 1;
+        }
+        if (n < v.size() && v[n] == ':')
+            ++n;
+        return n;
+    }
+    while (n < v.size() && v[n] != ' ' && v[n] != '\t')
+        ++n;
+    const std::string_view word = v.substr(0, n);
+    if (word.size() >= 2 && word.back() == ':')
+        return n;
+    bool stamp = word.find_first_of("0123456789") != std::string_view::npos;
+    for (const char c : word)
+        stamp = stamp && (std::isdigit(static_cast<unsigned char>(c)) != 0 ||
+                          std::string_view("-:.,/TZ+").find(c) != std::string_view::npos);
+    return stamp ? n : 0;
+}
+
+// The line without a launcher's prefix, when what follows the prefix is a BabelStream line; else the
+// line as it was. BabelStream's own "Key: value" lines start like a "word: " prefix, so each element is
+// removed only while no BabelStream line starts there.
+std::string without_launcher_prefix(const std::string& line) {
+    std::string_view v = line;
+    while (!v.empty() && (v.front() == ' ' || v.front() == '\t'))
+        v.remove_prefix(1);
+    if (starts_babelstream_line(v))
+        return line;
+    for (int i = 0; i < 12 && !v.empty(); ++i) {
+        const std::size_t n = prefix_element(v);
+        if (n == 0)
+            break;
+        v.remove_prefix(n);
+        while (!v.empty() && (v.front() == ' ' || v.front() == '\t'))
+            v.remove_prefix(1);
+        if (starts_babelstream_line(v) || looks_like_table_row(v))
+            return std::string(v);
+    }
+    return line;
+}
+
 // Context lines of a BabelStream run (they come before its table). `gpu_stream` when the run's banner
 // is "GPU-STREAM" (the name before BabelStream 2.0).
 void read_context(const std::string& line, BabelStreamRun& run, bool gpu_stream) {
@@ -107,6 +214,9 @@ void read_context(const std::string& line, BabelStreamRun& run, bool gpu_stream)
     } else if (read_count("Operations/Work-item:", "")) {
         if (run.work_items && count > 0 && *run.work_items <= (std::uint64_t{1} << 50) / count)
             run.n_elements = *run.work_items * count;
+    } else if (read_count("Number of elements:", "")) {
+        // BabelStream after 5.0: "Number of elements: 33554432", the exact count behind "Array size".
+        run.n_elements = count;
     } else if (t.rfind("Version:", 0) == 0)
         run.version = trim(t.substr(8));
     else if (t.rfind("Implementation:", 0) == 0)
@@ -374,10 +484,13 @@ void parse_gpu_stream(const std::vector<std::string>& lines, BabelStreamFile& ou
 // "Function    MBytes/sec  Min (sec)   Max         Average": the text table's header; sets `mib`.
 bool text_table_header(const std::string& t, bool& mib) {
     const std::vector<std::string> tok = tokens(t);
-    if (tok.size() != 6 || tok[0] != "Function" || (tok[1] != "MBytes/sec" && tok[1] != "MiBytes/sec") || tok[2] != "Min" ||
+    // BabelStream up to 5.0 prints "MBytes/sec" ("MiBytes/sec" with --mibibytes); later versions "MB/s"
+    // ("MiB/s").
+    if (tok.size() != 6 || tok[0] != "Function" ||
+        (tok[1] != "MBytes/sec" && tok[1] != "MiBytes/sec" && tok[1] != "MB/s" && tok[1] != "MiB/s") || tok[2] != "Min" ||
         tok[3] != "(sec)" || tok[4] != "Max" || tok[5] != "Average")
         return false;
-    mib = tok[1] == "MiBytes/sec";
+    mib = tok[1] == "MiBytes/sec" || tok[1] == "MiB/s";
     return true;
 }
 
@@ -415,7 +528,11 @@ bool is_validation_failure(std::string_view line) {
 }
 
 BabelStreamFile parse_babelstream(const std::string& text, const std::string& origin) {
-    const std::vector<std::string> lines = split_lines(text);
+    std::vector<std::string> lines = split_lines(text);
+    // Output captured through a launcher (srun -l, mpirun --tag-output, a logger's time stamps): each
+    // line without its prefix.
+    for (std::string& l : lines)
+        l = without_launcher_prefix(l);
     BabelStreamFile out;
     BabelStreamRun cur;
     bool triad_only = false;

@@ -27,6 +27,18 @@ double half_unit(const std::string& token) {
     return 0.5 * std::pow(10.0, exponent - decimals);
 }
 
+// Decimals that show a bandwidth of `smallest` GB/s (> 0) to at least 3 significant digits, and never
+// fewer than 1: a Raspberry Pi's 0.0147 GB/s is "0.0147", not "0.0"; 396.1 stays "396.1".
+int decimals_for(double smallest) {
+    if (!(smallest > 0) || !std::isfinite(smallest))
+        return 1;
+    const int d = 2 - static_cast<int>(std::floor(std::log10(smallest)));
+    return std::clamp(d, 1, 9);
+}
+
+// A bandwidth for a line of text, to the same rule ("0.0147 GB/s", "419.6 GB/s").
+std::string gbps_text(double v) { return fmt::format("{:.{}f}", v, decimals_for(v)); }
+
 const BabelStreamRun* run_of(const BabelStreamFile& f, int run) {
     for (const BabelStreamRun& r : f.runs)
         if (r.run == run)
@@ -62,7 +74,7 @@ std::vector<std::string> babelstream_summary(const BabelStreamFile& f, const std
     for (const BabelStreamRun& run : f.runs)
         unverified = unverified || !run.validation_failure.empty();
     const std::string head =
-        fmt::format("best kernel {} {:.1f} GB/s{}", best_name, best, unverified ? " (unverified: validation failed)" : "");
+        fmt::format("best kernel {} {} GB/s{}", best_name, gbps_text(best), unverified ? " (unverified: validation failed)" : "");
     if (gpus.empty())
         return {head + "; give --gpu for % of the HBM peak"};
     std::vector<std::string> lines;
@@ -89,6 +101,12 @@ void babelstream_section(const BabelStreamFile& f, const std::vector<const GpuSp
                  {"bw_from_min_time_GBps", "bytes/min GB/s", 1},
                  {"check", "check", 0},
                  {"validation", "validation", 0}};
+    // The bandwidth columns show the smallest non-zero bandwidth to 3 significant digits.
+    double smallest = HUGE_VAL;
+    for (const BabelStreamRow& row : f.rows)
+        if (const double bw = row_GBps(f, row); bw > 0)
+            smallest = std::min(smallest, bw);
+    s.columns[3].decimals = s.columns[10].decimals = decimals_for(smallest);
     for (const BabelStreamRow& row : f.rows) {
         const BabelStreamRun* run = run_of(f, row.run);
         const double unit = run && run->mebibytes ? 1048576.0 : 1e6;  // bytes per printed M(i)B

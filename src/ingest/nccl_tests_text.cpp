@@ -324,7 +324,22 @@ struct CommandLine {
 // count its launcher was given before it (-np 16, -n 16, --np 16, --ntasks=16). Options after the
 // program are the test's own (its -n is iterations): -t/--nthreads and -g/--ngpus give its ranks per
 // process, as the "# nThread 1 nGpus 8" header line does.
-bool read_command_line(const std::vector<std::string_view>& tok, CommandLine& cmd) {
+// A command quoted in prose keeps its quotes on its first and last words ("NCCL `all_reduce_perf -b 8M
+// ... -n 30` result", "'./alltoall_perf -g 8'"): the words without them.
+std::string_view unquoted(std::string_view t) {
+    constexpr std::string_view kQuotes = "`'\"";
+    while (!t.empty() && kQuotes.find(t.front()) != std::string_view::npos)
+        t.remove_prefix(1);
+    while (!t.empty() && kQuotes.find(t.back()) != std::string_view::npos)
+        t.remove_suffix(1);
+    return t;
+}
+
+bool read_command_line(const std::vector<std::string_view>& tok_in, CommandLine& cmd) {
+    std::vector<std::string_view> tok;
+    tok.reserve(tok_in.size());
+    for (const std::string_view t : tok_in)
+        tok.push_back(unquoted(t));
     for (std::size_t i = 0; i < tok.size(); ++i) {
         std::string_view name = tok[i];
         if (const std::size_t slash = name.rfind('/'); slash != std::string_view::npos)
@@ -696,6 +711,20 @@ NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
                                       r.first_unreadable)
                         : "holds no nccl-tests result row; expected nccl-tests output "
                           "(all_reduce_perf ... > log) or its -J JSON");
+    // A run that names no test, pasted after one that does (a README's second table under its first, a
+    // repeated column header with no header block): the same test when its rows have the same data type,
+    // operation and root; another test would print another operation or root (allreduce "sum" -1,
+    // broadcast "none" 0, ...).
+    for (std::size_t i = 1; i < log.runs.size(); ++i) {
+        NcclRun& run = log.runs[i];
+        const NcclRun& before = log.runs[i - 1];
+        const NcclRow& a = run.rows.front();
+        const NcclRow& b = before.rows.front();
+        if (run.program.empty() && !before.program.empty() && a.type == b.type && a.redop == b.redop && a.root == b.root) {
+            run.program = before.program;
+            run.program_from_previous_run = true;
+        }
+    }
     if (r.unsaid > 0)
         log.warnings.push_back(fmt::format("{} more warnings of these kinds", r.unsaid));
     log.format = fmt::format("nccl-tests text ({})", r.layout_name);

@@ -1,0 +1,139 @@
+// BabelStream output bwacct had not seen (tests/data/corpus/babelstream/, "# logs3"): the table header of
+// BabelStream after 5.0 ("MB/s"), its "Number of elements" line, and bandwidths far below 1 GB/s (a
+// Raspberry Pi's VideoCore through OpenCL). Each test fails on the reader before the fix.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "bwacct/ingest_babelstream.h"
+#include "ingest_test_util.h"
+
+namespace {
+
+using namespace bwacct;
+using bwacct_test::column;
+using bwacct_test::section;
+
+std::string text(const Cell& c) { return std::get<std::string>(c); }
+double real(const Cell& c) { return std::get<double>(c); }
+
+// BabelStream after 5.0 (the "Classic kernels ... in Classic order" layout) heads its table "MB/s"
+// ("MiB/s" with --mibibytes) instead of "MBytes/sec", and prints the exact element count. Text from
+// the corpus file babelstream5x_openmp_i9_classic_order_mbs_header_single_spaced_slide_text.txt
+// (single blanks: a PDF's text). Before: "no BabelStream result table ... found", exit 2.
+TEST(BabelStreamLater, MbPerSecHeaderAndNumberOfElements) {
+    const std::string in =
+        "BabelStream\n"
+        "Version: 5.0\n"
+        "Implementation: OpenMP\n"
+        "Running Classic kernels 100 times in Classic order\n"
+        "Number of elements: 33554432\n"
+        "Precision: double\n"
+        "Array size: 268.4 MB\n"
+        "Total size: 805.3 MB\n"
+        "Function MB/s Min (sec) Max Average\n"
+        "Copy 30049.964 0.01787 0.02117 0.01976\n"
+        "Triad 30571.905 0.02634 0.03046 0.02825\n";
+    const BabelStreamFile f = parse_babelstream(in, "slide");
+    ASSERT_EQ(f.rows.size(), 2u);
+    ASSERT_EQ(f.runs.size(), 1u);
+    ASSERT_TRUE(f.runs[0].n_elements.has_value());
+    EXPECT_EQ(*f.runs[0].n_elements, 33554432u);
+    EXPECT_FALSE(f.runs[0].mebibytes);
+    // The exact count outranks the rounded "268.4 MB": 33554432 x 8 B = 268435456 B, not 268.4e6.
+    ASSERT_TRUE(f.runs[0].array_bytes.has_value());
+    EXPECT_DOUBLE_EQ(*f.runs[0].array_bytes, 268435456.0);
+    EXPECT_DOUBLE_EQ(f.runs[0].array_bytes_halfwidth, 0.0);
+
+    const IngestReport r = babelstream_report(f, "slide", {});
+    const Section& s = section(r, "kernels");
+    ASSERT_EQ(s.rows.size(), 2u);
+    // Copy: 2 arrays x 268435456 B = 536870912 B; printed min 0.01787 s stands for [0.017865, 0.017875):
+    // 536870912 / 0.017875 = 30.0347e9 .. 536870912 / 0.017865 = 30.0516e9 B/s, and the printed
+    // 30049.964 MB/s = 30.049964 GB/s lies inside: "ok".
+    EXPECT_EQ(std::get<std::uint64_t>(s.rows[0][column(s, "bytes")]), 536870912u);
+    EXPECT_NEAR(real(s.rows[0][column(s, "bw_GBps")]), 30.049964, 1e-9);
+    EXPECT_EQ(text(s.rows[0][column(s, "check")]), "ok");
+    // Triad: 3 x 268435456 = 805306368 B / 0.02634 s = 30.5735e9 B/s (printed 30571.905 MB/s): "ok".
+    EXPECT_EQ(std::get<std::uint64_t>(s.rows[1][column(s, "bytes")]), 805306368u);
+    EXPECT_EQ(text(s.rows[1][column(s, "check")]), "ok");
+
+    // --mibibytes: "MiB/s", 2^20 bytes per printed unit (1000 MiB/s = 1.048576 GB/s).
+    const BabelStreamFile m = parse_babelstream(
+        "Function    MiB/s       Min (sec)   Max         Average\n"
+        "Copy        1000.000    0.00100     0.00100     0.00100\n",
+        "mib");
+    ASSERT_EQ(m.rows.size(), 1u);
+    EXPECT_TRUE(m.runs[0].mebibytes);
+}
+
+// A bandwidth far below 1 GB/s keeps its digits: VC4CL#82's table (OpenCL on a VideoCore IV) printed
+// Copy 14.707 and Dot 79.948 MBytes/sec, i.e. 0.014707 and 0.079948 GB/s, which one decimal shows as
+// "0.0" and "0.1". Before: the GB/s column had 1 decimal and the summary said "Dot 0.1 GB/s".
+TEST(BabelStreamLater, SmallBandwidthKeepsThreeSignificantDigits) {
+    const std::string in =
+        "Validation failed on sum. Error 75.5013\n"
+        "Function    MBytes/sec  Min (sec)   Max         Average     \n"
+        "Copy        14.707      0.03481     0.03481     0.03481     \n"
+        "Dot         79.948      0.00640     0.00640     0.00640\n";
+    const BabelStreamFile f = parse_babelstream(in, "vc4cl");
+    const IngestReport r = babelstream_report(f, "vc4cl", {});
+    const Section& s = section(r, "kernels");
+    // Decimals for 3 significant digits of the smallest, 0.014707: its leading digit is at 10^-2
+    // (floor(log10 0.014707) = -2), so 2 - (-2) = 4 decimals: "0.0147".
+    EXPECT_EQ(s.columns[column(s, "bw_GBps")].decimals, 4);
+    EXPECT_EQ(s.columns[column(s, "bw_from_min_time_GBps")].decimals, 4);
+    // The summary: Dot 0.079948 GB/s, leading digit at 10^-2: 4 decimals, "0.0799".
+    ASSERT_FALSE(r.summary.lines.empty());
+    EXPECT_NE(r.summary.lines[0].find("best kernel Dot 0.0799 GB/s"), std::string::npos) << r.summary.lines[0];
+    EXPECT_NE(r.summary.lines[0].find("unverified"), std::string::npos) << r.summary.lines[0];
+
+    // A GPU's hundreds of GB/s keep one decimal (floor(log10 396.1) = 2: 2 - 2 = 0, at least 1).
+    const BabelStreamFile g = parse_babelstream(
+        "Function    MBytes/sec  Min (sec)   Max         Average\n"
+        "Copy        396111.209  0.00136     0.00136     0.00136\n",
+        "gpu");
+    const IngestReport rg = babelstream_report(g, "gpu", {});
+    EXPECT_EQ(section(rg, "kernels").columns[column(section(rg, "kernels"), "bw_GBps")].decimals, 1);
+    EXPECT_NE(rg.summary.lines[0].find("best kernel Copy 396.1 GB/s"), std::string::npos) << rg.summary.lines[0];
+}
+
+// BabelStream captured through a launcher: every line behind srun -l's "0: ", mpirun --tag-output's
+// "[1,0]<stdout>:" (no blank after it), or a logger's time stamp and host. Before: "no BabelStream result
+// table ... found" (exit 2), since the banner, header and rows no longer start their lines. The prefix is
+// removed by its shape, and only where a BabelStream line follows it ("Precision: double" is not a prefix).
+TEST(BabelStreamLater, LauncherPrefixesAreRemoved) {
+    const std::string plain =
+        "BabelStream\n"
+        "Version: 5.0\n"
+        "Implementation: CUDA\n"
+        "Precision: double\n"
+        "Array size: 268.4 MB (=0.3 GB)\n"
+        "Using CUDA device NVIDIA A100-SXM4-80GB\n"
+        "Function    MBytes/sec  Min (sec)   Max         Average     \n"
+        "Copy        1709360.800 0.00031     0.00032     0.00032     \n"
+        "Triad       1724827.354 0.00047     0.00047     0.00047     \n";
+    for (const std::string prefix : {"0: ", "[1,0]<stdout>:", "2024-05-01T12:34:56.789Z node-1.x: ", "[default0]:"}) {
+        std::string in;
+        std::size_t start = 0;
+        for (std::size_t nl = plain.find('\n'); nl != std::string::npos; start = nl + 1, nl = plain.find('\n', start))
+            in += prefix + plain.substr(start, nl - start + 1);
+        const BabelStreamFile f = parse_babelstream(in, prefix);
+        ASSERT_EQ(f.rows.size(), 2u) << prefix;
+        EXPECT_EQ(f.runs[0].device, "NVIDIA A100-SXM4-80GB") << prefix;
+        EXPECT_EQ(f.runs[0].implementation, "CUDA") << prefix;
+        ASSERT_TRUE(f.runs[0].sizeof_t.has_value()) << prefix;
+        EXPECT_EQ(*f.runs[0].sizeof_t, 8) << prefix;
+        // 268.4 MB printed to 0.1 MB: 268.4e6 B, half a unit 0.05e6 B.
+        ASSERT_TRUE(f.runs[0].array_bytes.has_value()) << prefix;
+        EXPECT_DOUBLE_EQ(*f.runs[0].array_bytes, 268.4e6) << prefix;
+        // Copy: 2 x 268.4e6 B / 0.00031 s = 1731.6 GB/s; with the rounding of both, 2 x (268.4 +- 0.05)e6 B
+        // over [0.000305, 0.000315) s spans 1703.9 .. 1760.3 GB/s, which holds the printed 1709.3608: "ok".
+        const IngestReport r = babelstream_report(f, prefix, {});
+        const Section& s = section(r, "kernels");
+        EXPECT_EQ(text(s.rows[0][column(s, "check")]), "ok") << prefix;
+        EXPECT_EQ(f.rows[0].bw_text, "1709360.800") << prefix;
+    }
+}
+
+}  // namespace
