@@ -57,3 +57,15 @@ TEST(GpuAll, ANamedGpuWithoutThePeakIsStillRefused) {
     expect_bad_input({"gemm", "--m", "64", "--n", "64", "--k", "64", "--dtype", "fp8", "--gpu", "a100-sxm-80gb"},
                      "--gpu: a100-sxm-80gb has no dense tensor fp8 peak");
 }
+
+// The same for `bwacct layer` / `bwacct model`: --gpu all stopped at the first GPU without a bf16 tensor peak.
+TEST(GpuAll, LayerCoversEveryGpuWithThePeak) {
+    const RunResult r = run_bwacct({"layer", "--preset", "llama3-8b", "--phase", "decode", "--batch", "8", "--context", "4096",
+                                    "--tp", "1", "--gpu", "all"});
+    EXPECT_EQ(r.status, 0) << report(r);
+    EXPECT_NE(r.out.find("h100-sxm"), std::string::npos) << report(r);
+    EXPECT_EQ(r.out.find("v100-sxm2-16gb"), std::string::npos) << report(r);
+    expect_bad_input(
+        {"layer", "--preset", "llama3-8b", "--phase", "decode", "--batch", "8", "--context", "4096", "--tp", "1", "--gpu", "t4"},
+        "--gpu: t4 has no dense tensor bf16 peak");
+}
