@@ -38,7 +38,8 @@ public:
     const GpuSpec* match(std::string_view device_name) const;
     // When match() finds none: the entries whose name or a match string begins with the device name as
     // whole words, ignoring case ("NVIDIA H100" → the H100 SXM, PCIe and NVL entries), so a refusal can
-    // list them; empty when none does.
+    // list them; empty when none does. A name that lists several models with " / " ("AMD Instinct
+    // MI250X / MI250") gives the entry each of them matches.
     std::vector<const GpuSpec*> candidates(std::string_view device_name) const;
 
 private:

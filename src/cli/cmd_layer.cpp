@@ -15,6 +15,7 @@
 #include "bwacct/finite_guard.h"
 #include "bwacct/inference_report.h"
 #include "bwacct/layer_report.h"
+#include "bwacct/suggest.h"
 #include "bwacct/values.h"
 #include "model_source.h"
 #include "op_runner.h"
@@ -124,6 +125,19 @@ AnalysisOptions analysis_from(const Args& args) {
 
 // --phase generate (model only): --prompt and --output; the run is the decode run the steps share.
 // --fit: --context (the KV length) and --batch; the run is a decode run at that context.
+// `--gpu all` is every catalog GPU with a dense tensor peak for the run's dtype (V100 and T4 have no bf16
+// tensor path, the A100s none for fp8); a GPU named in the list without it is still refused by the analysis.
+std::vector<const GpuSpec*> selected_gpus(const Catalog& catalog, const Args& args, DType dtype) {
+    std::vector<const GpuSpec*> gpus = catalog.select(args.get("--gpu"), "--gpu");
+    if (equal_ignoring_case(args.get("--gpu"), "all")) {
+        std::erase_if(gpus, [&](const GpuSpec* g) { return g->peak(Unit::tensor, peak_key(dtype)) == nullptr; });
+        if (gpus.empty())
+            throw InputError("--gpu",
+                             fmt::format("no catalog GPU has a dense tensor {} peak; choose another --dtype", peak_key(dtype)));
+    }
+    return gpus;
+}
+
 LayerRun inference_run_from(const Args& args, bool generate) {
     LayerRun r = common_run_from(args);
     r.phase = Phase::decode;
@@ -328,7 +342,7 @@ int run_point(const Args& args, const Env& env, bool whole_model, Format format,
             const LayerRun irun = inference_run_from(args, generate);
             const AnalysisOptions ia = analysis_from(args);
             const Catalog cat = catalog_for(args);
-            const std::vector<const GpuSpec*> sel = cat.select(args.get("--gpu"), "--gpu");
+            const std::vector<const GpuSpec*> sel = selected_gpus(cat, args, irun.dtype);
             try {
                 if (generate) {
                     const std::uint64_t output = *count_option(args, "--output");
@@ -387,7 +401,7 @@ int run_point(const Args& args, const Env& env, bool whole_model, Format format,
             throw InputError("--layers", "is required for a whole model (or give --preset)");
         const AnalysisOptions analysis = analysis_from(args);
         const Catalog catalog = catalog_for(args);
-        const std::vector<const GpuSpec*> gpus = catalog.select(args.get("--gpu"), "--gpu");
+        const std::vector<const GpuSpec*> gpus = selected_gpus(catalog, args, run.dtype);
         LayerReport report;
         try {
             report = build_layer_report(whole_model ? "model" : "layer", args.get("--preset"), config, run, whole_model, gpus,

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <memory>
+#include <set>
 
 #include "bwacct/catalog.h"
 #include "bwacct/error.h"
 #include "bwacct/finite_guard.h"
 #include "bwacct/projection.h"
 #include "bwacct/report.h"
+#include "bwacct/suggest.h"
 #include "calibration.h"
 #include "mpi_context.h"
 #include "plot_option.h"
@@ -268,6 +270,24 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
 
     const Catalog catalog = catalog_for(args);
     std::vector<const GpuSpec*> gpus = catalog.select(args.get("--gpu"), "--gpu");
+    if (equal_ignoring_case(args.get("--gpu"), "all")) {
+        // "all" is every catalog GPU that has the compute peak the op needs (V100 and T4 have no bf16 tensor
+        // path, A100 none for fp8): one GPU without it no longer stops the run. Naming a GPU keeps the refusal.
+        std::set<std::pair<Unit, std::string>> needs;
+        for_each_point(axes, values, zip, [&](const Point& p) {
+            const Cost c = evaluate_checked(plan, p).cost;
+            if (c.flops > 0)
+                needs.emplace(c.unit, std::string(peak_key(c.compute_dtype)));
+        });
+        std::erase_if(gpus, [&](const GpuSpec* g) {
+            return std::any_of(needs.begin(), needs.end(), [&](const auto& n) {
+                return g->peak(n.first, n.second) == nullptr &&
+                       (n.first != Unit::vector || g->peak(Unit::vector, "fp32") == nullptr);
+            });
+        });
+        if (gpus.empty())
+            throw InputError("--gpu", "no catalog GPU has the compute peak this op needs; choose another --dtype");
+    }
     std::optional<Measuring> measuring = open_measuring(plan, args, catalog);
     if (measuring && !measuring->base.catalog_match.empty()) {
         // Utilization against this GPU's own catalog entry too, not only the selected ones.

@@ -377,17 +377,48 @@ const GpuSpec* Catalog::match(std::string_view device_name) const {
     return best;
 }
 
+namespace {
+
+// The models a name lists with " / " ("AMD Instinct MI250X / MI250": ROCm's name for PCI 0x740C, which
+// is either part), each as a full name: a later part that is one word takes the words before the first
+// part's last word ("AMD Instinct " + "MI250"). Empty when the name lists one model.
+std::vector<std::string> listed_models(std::string_view name) {
+    std::vector<std::string> parts;
+    for (std::size_t start = 0;;) {
+        const std::size_t slash = name.find(" / ", start);
+        parts.emplace_back(name.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
+        if (slash == std::string_view::npos)
+            break;
+        start = slash + 3;
+    }
+    if (parts.size() < 2)
+        return {};
+    const std::size_t last_space = parts.front().rfind(' ');
+    const std::string family = last_space == std::string::npos ? "" : parts.front().substr(0, last_space + 1);
+    for (std::size_t i = 1; i < parts.size(); ++i)
+        if (parts[i].find(' ') == std::string::npos)
+            parts[i] = family + parts[i];
+    return parts;
+}
+
+}  // namespace
+
 std::vector<const GpuSpec*> Catalog::candidates(std::string_view device_name) const {
     std::vector<const GpuSpec*> out;
     if (device_name.empty())
         return out;
+    // A name that lists several models is each of the entries they match (never one chosen silently).
+    for (const std::string& model : listed_models(device_name))
+        if (const GpuSpec* g = match(model); g != nullptr && std::find(out.begin(), out.end(), g) == out.end())
+            out.push_back(g);
     auto begins_with = [&](const std::string& s) {
         return s.size() > device_name.size() &&
                equal_ignoring_case(std::string_view(s).substr(0, device_name.size()), device_name) &&
                s[device_name.size()] == ' ';
     };
     for (const GpuSpec& g : gpus_)
-        if (begins_with(g.name) || std::any_of(g.match.begin(), g.match.end(), begins_with))
+        if ((begins_with(g.name) || std::any_of(g.match.begin(), g.match.end(), begins_with)) &&
+            std::find(out.begin(), out.end(), &g) == out.end())
             out.push_back(&g);
     return out;
 }

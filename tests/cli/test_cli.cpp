@@ -306,7 +306,29 @@ const std::vector<std::string> kAllGpuIds{"h100-sxm",
                                           "mi300x",
                                           "mi300a",
                                           "mi325x",
-                                          "mi355x"};
+                                          "mi355x",
+                                          "a100-pcie-40gb",
+                                          "a100-pcie-80gb",
+                                          "a800-sxm4-80gb",
+                                          "a800-pcie-80gb",
+                                          "h800",
+                                          "h800-pcie",
+                                          "h20",
+                                          "gh200",
+                                          "gh200-144gb",
+                                          "v100-sxm2-16gb",
+                                          "v100-sxm2-32gb",
+                                          "v100-pcie-16gb",
+                                          "v100-pcie-32gb",
+                                          "t4",
+                                          "a30",
+                                          "a40",
+                                          "rtx-a6000",
+                                          "rtx-6000-ada",
+                                          "rtx-3090",
+                                          "mi210",
+                                          "mi250",
+                                          "mi100"};
 
 TEST(Acceptance, GpusListsEveryCatalogEntry) {
     const RunResult r = run_bwacct({"gpus"});
@@ -325,7 +347,7 @@ TEST(Acceptance, GpusListsEveryCatalogEntry) {
     for (const auto& [id, g] : j.at("gpus").items())
         ids.insert(id);
     EXPECT_EQ(ids, std::set<std::string>(kAllGpuIds.begin(), kAllGpuIds.end()));
-    EXPECT_EQ(j.at("gpus").size(), 24u);
+    EXPECT_EQ(j.at("gpus").size(), kAllGpuIds.size());
 }
 
 TEST(Acceptance, SimulatedDeviceMatchesItsOwnCatalogEntry) {

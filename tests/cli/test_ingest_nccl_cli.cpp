@@ -189,7 +189,7 @@ TEST(IngestNccl, ALaterRunOnAnUnknownGpuIsReadWithoutOne) {
     TempDir d;
     std::string text = read_text(kNccl + "nccl_multirun_readme_paste_synthetic.txt");
     for (std::size_t at = text.find("A100-SXM4-40GB"); at != std::string::npos; at = text.find("A100-SXM4-40GB", at))
-        text.replace(at, 14, "Tesla T4");
+        text.replace(at, 14, "Tesla P100-PCIE-16GB");  // a GPU the catalog lacks
     write_text(d.file("paste.txt"), text);
     const json j = run_json({"ingest", "nccl-tests", d.file("paste.txt"), "--format", "json"});
     ASSERT_EQ(j.at("runs").size(), 3u);
@@ -203,7 +203,7 @@ TEST(IngestNccl, ALaterRunOnAnUnknownGpuIsReadWithoutOne) {
         EXPECT_EQ(r.at("matches_log"), "yes") << r.dump();
     bool noted = false;
     for (const json& n : j.at("notes"))
-        noted |= n.get<std::string>().find("'Tesla T4' is not in the catalog") != std::string::npos;
+        noted |= n.get<std::string>().find("'Tesla P100-PCIE-16GB' is not in the catalog") != std::string::npos;
     EXPECT_TRUE(noted) << j.at("notes");
 }
 

@@ -76,18 +76,14 @@ TEST(IngestTorchCli, TopLimitsRecordsAndKernels) {
     EXPECT_NE(table.out.find("GPU time by category"), std::string::npos);
 }
 
-TEST(IngestTorchCli, DdpTraceNeedsAGpuForRoofsThenCostsTheAllReduces) {
-    // 'NVIDIA A100-PG509-200' is not in the catalog: read without a GPU (the time accounting and the costs,
-    // no roofs), a note naming the GPU and --gpu; the busy time is the same as with a GPU.
+TEST(IngestTorchCli, DdpTraceOnMetasA100BoardGetsItsRoofsThenCostsTheAllReduces) {
+    // 'NVIDIA A100-PG509-200' is Meta's board name for PCI 20B0 subsystem 10DE:1450, the A100-SXM4-40GB's device
+    // ID (NVIDIA's driver README table): matched to a100-sxm-40gb (it used to be read without a GPU), so every
+    // record has its roofs; the busy time is the same as with another GPU given.
     const json bare = run_json({"ingest", "torch-trace", data(kDdp), "--format", "json"});
-    EXPECT_TRUE(bare["gpus"].empty());
-    bool noted = false;
-    for (const json& n : bare["notes"])
-        noted |= n.get<std::string>().find("'NVIDIA A100-PG509-200' is not in the catalog") != std::string::npos &&
-                 n.get<std::string>().find("--gpu") != std::string::npos;
-    EXPECT_TRUE(noted) << bare["notes"].dump();
+    EXPECT_EQ(bare["gpus"], json::parse(R"(["a100-sxm-40gb"])"));
     for (const json& r : bare["records"])
-        EXPECT_TRUE(r["gpus"].empty()) << r.dump();
+        EXPECT_FALSE(r["gpus"].empty()) << r.dump();
     const json doc = run_json({"ingest", "torch-trace", data(kDdp), "--gpu", "a100-sxm-80gb", "--format", "json"});
     int allreduce = 0;
     for (const json& r : doc["records"]) {
