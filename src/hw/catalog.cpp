@@ -384,12 +384,19 @@ namespace {
 // part's last word ("AMD Instinct " + "MI250"). Empty when the name lists one model.
 std::vector<std::string> listed_models(std::string_view name) {
     std::vector<std::string> parts;
+    // Split at every '/', with or without spaces around it (libdrm's amdgpu.ids writes "MI250X / MI250", HIP and
+    // rocminfo "MI250X/MI250").
     for (std::size_t start = 0;;) {
-        const std::size_t slash = name.find(" / ", start);
-        parts.emplace_back(name.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
+        const std::size_t slash = name.find('/', start);
+        std::string_view part = name.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+        while (!part.empty() && part.front() == ' ')
+            part.remove_prefix(1);
+        while (!part.empty() && part.back() == ' ')
+            part.remove_suffix(1);
+        parts.emplace_back(part);
         if (slash == std::string_view::npos)
             break;
-        start = slash + 3;
+        start = slash + 1;
     }
     if (parts.size() < 2)
         return {};

@@ -356,6 +356,12 @@ TEST(Catalog, ANameListingSeveralModelsHasEachAsCandidate) {
     for (const GpuSpec* g : c.candidates("AMD Instinct MI250X / MI250"))
         ids.push_back(g->id);
     EXPECT_EQ(ids, (std::vector<std::string>{"mi250x", "mi250"}));
+    // HIP, rocminfo and torch.cuda.get_device_name() write it without spaces around the slash (it gave no candidate).
+    EXPECT_EQ(c.match("AMD Instinct MI250X/MI250"), nullptr);
+    ids.clear();
+    for (const GpuSpec* g : c.candidates("AMD Instinct MI250X/MI250"))
+        ids.push_back(g->id);
+    EXPECT_EQ(ids, (std::vector<std::string>{"mi250x", "mi250"}));
     // The mechanism, on a two-entry catalog: the later part takes the first part's family words.
     const std::string head = R"({"schema": "bwacct.gpus/1", "gpus": {)";
     auto entry = [](const std::string& id, const std::string& name) {
@@ -381,7 +387,7 @@ TEST(Catalog, AddedEntriesAreDensePerDirectionAndPerGcd) {
     EXPECT_DOUBLE_EQ(bf16("a800-sxm4-80gb"), 624.0 / 2);
     EXPECT_DOUBLE_EQ(bf16("a100-pcie-40gb"), 624.0 / 2);
     EXPECT_DOUBLE_EQ(c.get("a100-pcie-80gb", "t").hbm_bw_GBps.value, 1935);
-    // H800: H100 SXM compute (1979* / 2 = 989.4 with NVIDIA's rounding), NVLink 400 bidirectional -> 200.
+    // H800: H100 SXM compute (132 SMs × 4096 dense BF16 FLOP/clk × 1.83 GHz = 989.43), NVLink 400 bidirectional -> 200.
     EXPECT_DOUBLE_EQ(bf16("h800"), 989.4);
     EXPECT_DOUBLE_EQ(c.get("h800", "t").scaleup_link->bw_GBps.value, 400.0 / 2);
     EXPECT_FALSE(c.get("h800-pcie", "t").scaleup_link->nvls);  // a bridge
