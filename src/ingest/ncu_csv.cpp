@@ -145,6 +145,20 @@ void store(NcuKernel& k, Metric m, const std::string& metric, const std::string&
     }
 }
 
+// The profile with its text fields as valid UTF-8 (they go to JSON), and a warning when bytes were replaced.
+NcuProfile with_valid_text(NcuProfile p) {
+    std::size_t repaired = 0;
+    for (NcuKernel& k : p.kernels)
+        for (std::string* t : {&k.id, &k.name, &k.device_name, &k.cc})
+            *t = ingest::valid_utf8(*t, repaired);
+    if (repaired > 0)
+        p.warnings.push_back(
+            fmt::format("{} byte{} of the kernel names, IDs or devices {} not UTF-8 (a Latin-1 copy, or a "
+                        "name cut inside a character): shown as U+FFFD",
+                        repaired, repaired == 1 ? "" : "s", repaired == 1 ? "is" : "are"));
+    return p;
+}
+
 int index_of(const std::vector<std::string>& header, const char* name) {
     const auto it = std::find(header.begin(), header.end(), name);
     return it == header.end() ? -1 : static_cast<int>(it - header.begin());
@@ -198,7 +212,7 @@ NcuProfile parse_ncu_csv(const std::string& text, const std::string& origin) {
                 throw InputError(origin, fmt::format("ncu's console output names {} kernel{} but none has DRAM bytes or a "
                                                      "Duration; {}",
                                                      console.kernels.size(), console.kernels.size() == 1 ? "" : "s", kExpected));
-            return console;
+            return with_valid_text(std::move(console));
         }
         // ncu that failed (an option that matched nothing, no kernel profiled) wrote only its messages: quote
         // the first.
@@ -339,7 +353,7 @@ NcuProfile parse_ncu_csv(const std::string& text, const std::string& origin) {
     });
     if (!useful)
         throw InputError(origin, fmt::format("no kernel has DRAM bytes or a duration; {}", kExpected));
-    return out;
+    return with_valid_text(std::move(out));
 }
 
 std::string ncu_device_name(const NcuProfile& p) {

@@ -548,6 +548,15 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
 // The summary's kernel times must add up to a finite total (each is finite, but 1e308 ns twice is not): the
 // report sums them for shares and categories.
 NsysKernSum checked_total(NsysKernSum out, const std::string& origin) {
+    // Names go to JSON: bytes that are not UTF-8 (a Latin-1 copy, a name cut inside a character) become U+FFFD.
+    std::size_t repaired = 0;
+    for (NsysKernel& k : out.kernels)
+        k.name = ingest::valid_utf8(k.name, repaired);
+    if (repaired > 0)
+        out.warnings.push_back(
+            fmt::format("{} byte{} of the kernel names {} not UTF-8 (a Latin-1 copy, or a name cut inside "
+                        "a character): shown as U+FFFD",
+                        repaired, repaired == 1 ? "" : "s", repaired == 1 ? "is" : "are"));
     double total = 0;
     for (const NsysKernel& k : out.kernels)
         total += k.total_us;

@@ -134,4 +134,17 @@ TEST(NcuRealInputs, OldSpeedOfLightNames) {
     EXPECT_DOUBLE_EQ(*parse_ncu_csv(both, "both.csv").kernels[0].dram_pct, 41.0);
 }
 
+// A kernel name ending in half a UTF-8 character (0xE2 alone): U+FFFD and a warning, never an "internal
+// error" from the JSON writer.
+TEST(NcuRealInputs, NamesThatAreNotUtf8AreRepaired) {
+    const std::string csv =
+        "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+        "\"0\",\"k\xe2\",\"gpu__time_duration.sum\",\"nsecond\",\"1000\"\n";
+    const NcuProfile p = parse_ncu_csv(csv, "cut.csv");
+    ASSERT_EQ(p.kernels.size(), 1u);
+    EXPECT_EQ(p.kernels[0].name, "k\xef\xbf\xbd");
+    ASSERT_EQ(p.warnings.size(), 1u);
+    EXPECT_NE(p.warnings[0].find("1 byte of the kernel names, IDs or devices is not UTF-8"), std::string::npos) << p.warnings[0];
+}
+
 }  // namespace

@@ -7,8 +7,10 @@
 
 #include <string>
 
+#include "../../src/ingest/csv.h"
 #include "bwacct/error.h"
 #include "bwacct/ingest_nsight.h"
+#include "bwacct/kernel_category.h"
 
 namespace {
 
@@ -244,6 +246,47 @@ TEST(NsysRealInputs, OneLaunchIsSingular) {
     const IngestReport r = nsys_report(s, "csc.md");
     EXPECT_NE(r.summary.lines[0].find("over 1 kernel (1 launch)"), std::string::npos) << r.summary.lines[0];
     EXPECT_TRUE(has(r.sections[1].notes, "over 1 kernel)"));
+}
+
+// ---- text that is not UTF-8 ------------------------------------------------------------------------
+
+// A kernel name with a Latin-1 byte (0xFF) or a UTF-8 character cut short (0xE2 alone) reached the JSON writer
+// as is: "internal error: invalid UTF-8 byte", exit 1. Each such byte is now U+FFFD, with a warning.
+TEST(NsysRealInputs, NamesThatAreNotUtf8AreRepairedAndWarned) {
+    const std::string csv =
+        "Time (%),Total Time (ns),Instances,Name\n"
+        "60.0,600,1,kern\xff_a\n"
+        "40.0,400,1,\"k\xe2\"\n";
+    const NsysKernSum s = parse_nsys_kern_sum(csv, "latin1.csv");
+    ASSERT_EQ(s.kernels.size(), 2u);
+    EXPECT_EQ(s.kernels[0].name, "kern\xef\xbf\xbd_a");
+    EXPECT_EQ(s.kernels[1].name, "k\xef\xbf\xbd");
+    ASSERT_EQ(s.warnings.size(), 1u);
+    EXPECT_NE(s.warnings[0].find("2 bytes of the kernel names are not UTF-8"), std::string::npos) << s.warnings[0];
+    std::size_t n = 0;
+    // Valid sequences pass unchanged: 2, 3 and 4 bytes; an overlong form (0xC0 0xAF), a surrogate (0xED 0xA0 0x80)
+    // and a 4-byte form past U+10FFFF (0xF4 0x90 ...) do not: one U+FFFD per byte.
+    EXPECT_EQ(ingest::valid_utf8("\xc3\xa9 \xe2\x80\xa6 \xf0\x9f\x98\x80", n), "\xc3\xa9 \xe2\x80\xa6 \xf0\x9f\x98\x80");
+    EXPECT_EQ(n, 0u);
+    EXPECT_EQ(ingest::valid_utf8("\xc0\xaf", n), "\xef\xbf\xbd\xef\xbf\xbd");
+    EXPECT_EQ(ingest::valid_utf8("\xed\xa0\x80", n), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    EXPECT_EQ(ingest::valid_utf8("\xf4\x90\x80\x80", n), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    EXPECT_EQ(n, 2u + 3u + 4u);
+}
+
+// A name without a function name is cut to 60 bytes for the table: never inside a UTF-8 character.
+// "(" + 40 x "é" (2 bytes each) = 81 bytes; byte 60 is the second byte of the 30th "é", so the cut falls back
+// to 59 bytes: "(" and 29 "é".
+TEST(NsysRealInputs, AShortNameIsNotCutInsideACharacter) {
+    std::string name = "(";
+    for (int i = 0; i < 40; ++i)
+        name += "\xc3\xa9";
+    name += ")";
+    const std::string cut = short_kernel_name(name);
+    EXPECT_EQ(cut.size(), 59u);
+    std::size_t n = 0;
+    EXPECT_EQ(ingest::valid_utf8(cut, n), cut);
+    EXPECT_EQ(n, 0u);
 }
 
 }  // namespace
