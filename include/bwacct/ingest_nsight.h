@@ -32,13 +32,21 @@ struct NsysKernSum {
     // 1-based lines of the headers of further kernel tables (a file holding several runs' output):
     // not read, and the report says so.
     std::vector<std::size_t> other_tables;
+    // What the reader left out or could not vouch for (a table cut by an elision line, memory operations
+    // of a GPU trace): the report prints each as a warning.
+    std::vector<std::string> warnings;
+    // The kernels were summed from a GPU trace's per-launch rows (time % computed here, not printed by nsys).
+    bool from_trace = false;
 };
 
 // Finds the kernel-summary table (the header with "Total Time", "Instances" and "Name") in CSV or in
 // nsys's console column format (thousands separators, a dashed rule under the header, a blank line
 // after the last row), anywhere in the text (e.g. inside `nsys profile --stats=true` output). Times
-// may be in ns, us, ms or s (the header's unit). Throws InputError(origin, ...) when there is no
-// such table, a row is short or malformed, or the table has no rows.
+// may be in ns, us, ms or s (the header's unit). Without a summary, a GPU trace (`nsys stats --report
+// cuda_gpu_trace`, `nsys nvprof --print-gpu-trace`: one row per launch with Start, Duration, GrdX, ...,
+// Name) is summed per kernel name instead; its memory operations are left out with a warning. A row
+// of dots or an ellipsis ("...", "…") ends a pasted table with a warning that rows were left out. Throws InputError(origin, ...)
+// when there is no such table, a row is short or malformed, or the table has no rows.
 NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& origin);
 
 // Sections "kernels" (per kernel: category, time %, total/avg/med/min/max µs, instances) and
@@ -76,7 +84,9 @@ struct NcuProfile {
 std::optional<double> ncu_byte_scale(const std::string& unit);
 std::optional<double> ncu_time_scale_us(const std::string& unit);
 
-// Throws InputError(origin, ...) when there is no ncu CSV header ("ID", "Kernel Name", ...), a value
+// Without a CSV header, ncu's console output (per kernel "Section:" tables of metric name, unit and value)
+// is read instead, kernels numbered "0", "1", ... in file order.
+// Throws InputError(origin, ...) when there is no ncu CSV header ("ID", "Kernel Name", ...) nor console table, a value
 // is not a number, a byte or time metric has an unknown unit, or no kernel has DRAM bytes or a duration.
 NcuProfile parse_ncu_csv(const std::string& text, const std::string& origin);
 

@@ -195,8 +195,12 @@ std::string short_kernel_name(std::string_view name) {
             break;
         start = sep + 2;
     }
-    if (parts.empty())
-        return std::string(name.substr(0, 60));
+    if (parts.empty()) {  // no function name: the first 60 bytes, not cutting a UTF-8 character
+        std::size_t cut = std::min<std::size_t>(name.size(), 60);
+        while (cut > 0 && cut < name.size() && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80)
+            --cut;
+        return std::string(name.substr(0, cut));
+    }
     if (parts.size() == 1)
         return parts.back();
     return parts[parts.size() - 2] + "::" + parts.back();

@@ -9,6 +9,7 @@
 #include "bwacct/error.h"
 #include "bwacct/ingest_nsight.h"
 #include "csv.h"
+#include "ncu_parts.h"
 
 namespace bwacct {
 namespace {
@@ -17,7 +18,8 @@ using ingest::parse_number_text;
 
 constexpr const char* kExpected =
     "expected an `ncu --csv` export (header \"ID\",\"Kernel Name\",... with Metric Name/Unit/Value columns, or "
-    "--page raw with one column per metric, or --print-summary per-kernel) holding dram__bytes_read.sum, "
+    "--page raw with one column per metric, or --print-summary per-kernel), or ncu's console output (per kernel "
+    "'Section:' tables of Metric Name, Unit, Value), holding dram__bytes_read.sum, "
     "dram__bytes_write.sum and "
     "gpu__time_duration.sum";
 
@@ -38,9 +40,11 @@ Metric metric_of(const std::string& name) {
         return Metric::dram_pct;
     if (name.rfind("sm__throughput.avg.pct_of_peak_sustained", 0) == 0)
         return Metric::sm_pct;
-    if (name == "DRAM Throughput")  // Speed Of Light section: the same figure, used when the raw metric is absent
+    // Speed Of Light section: the same figures, used when the raw metrics are absent. Nsight Compute 2019.x
+    // and 2020.1 named them "SOL FB" (the frame buffer: DRAM) and "SM [%]", 2021.x "Compute (SM) [%]".
+    if (name == "DRAM Throughput" || name == "SOL FB" || name == "SOL DRAM")
         return Metric::dram_pct_sol;
-    if (name == "Compute (SM) Throughput")
+    if (name == "Compute (SM) Throughput" || name == "Compute (SM) [%]" || name == "SM [%]" || name == "SOL SM")
         return Metric::sm_pct_sol;
     if (name == "device__attribute_display_name")
         return Metric::device;
@@ -141,12 +145,31 @@ void store(NcuKernel& k, Metric m, const std::string& metric, const std::string&
     }
 }
 
+// The profile with its text fields as valid UTF-8 (they go to JSON), and a warning when bytes were replaced.
+NcuProfile with_valid_text(NcuProfile p) {
+    std::size_t repaired = 0;
+    for (NcuKernel& k : p.kernels)
+        for (std::string* t : {&k.id, &k.name, &k.device_name, &k.cc})
+            *t = ingest::valid_utf8(*t, repaired);
+    if (repaired > 0)
+        p.warnings.push_back(
+            fmt::format("{} byte{} of the kernel names, IDs or devices {} not UTF-8 (a Latin-1 copy, or a "
+                        "name cut inside a character): shown as U+FFFD",
+                        repaired, repaired == 1 ? "" : "s", repaired == 1 ? "is" : "are"));
+    return p;
+}
+
 int index_of(const std::vector<std::string>& header, const char* name) {
     const auto it = std::find(header.begin(), header.end(), name);
     return it == header.end() ? -1 : static_cast<int>(it - header.begin());
 }
 
 }  // namespace
+
+void ncu_parts::store_metric(NcuKernel& k, const std::string& metric, const std::string& unit, const std::string& value,
+                             bool decimal_comma, std::size_t line, const std::string& origin) {
+    store(k, metric_of(metric), metric, unit, value, decimal_comma, line, origin);
+}
 
 std::optional<double> ncu_byte_scale(const std::string& unit) {
     static const std::map<std::string, double> k{{"byte", 1},    {"bytes", 1},   {"Kbyte", 1e3},
@@ -179,6 +202,18 @@ NcuProfile parse_ncu_csv(const std::string& text, const std::string& origin) {
         pos = eol + 1;
     }
     if (start == std::string::npos) {
+        // ncu's console output (no --csv), as pasted in READMEs and issues.
+        NcuProfile console = ncu_parts::parse_ncu_text(ingest::split_lines(text), origin);
+        if (!console.kernels.empty()) {
+            const bool useful = std::any_of(console.kernels.begin(), console.kernels.end(), [](const NcuKernel& k) {
+                return k.time_us || k.dram_read_bytes || k.dram_write_bytes || k.dram_bytes;
+            });
+            if (!useful)
+                throw InputError(origin, fmt::format("ncu's console output names {} kernel{} but none has DRAM bytes or a "
+                                                     "Duration; {}",
+                                                     console.kernels.size(), console.kernels.size() == 1 ? "" : "s", kExpected));
+            return with_valid_text(std::move(console));
+        }
         // ncu that failed (an option that matched nothing, no kernel profiled) wrote only its messages: quote
         // the first.
         std::size_t err = text.find("==ERROR==");
@@ -318,7 +353,7 @@ NcuProfile parse_ncu_csv(const std::string& text, const std::string& origin) {
     });
     if (!useful)
         throw InputError(origin, fmt::format("no kernel has DRAM bytes or a duration; {}", kExpected));
-    return out;
+    return with_valid_text(std::move(out));
 }
 
 std::string ncu_device_name(const NcuProfile& p) {

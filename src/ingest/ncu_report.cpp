@@ -20,9 +20,16 @@ double median(std::vector<double> v) {
 }
 
 // The answer first: how many kernels, their time, and the median kernel's share of each GPU's HBM peak.
-std::vector<std::string> ncu_summary(const std::vector<double>& bws, std::size_t kernels, double time_us,
+std::vector<std::string> ncu_summary(const std::vector<double>& bws, std::size_t kernels, std::size_t timed, double time_us,
                                      const std::vector<const GpuSpec*>& gpus) {
-    std::string head = fmt::format("{} kernel{}, {:.1f} us in all", kernels, kernels == 1 ? "" : "s", time_us);
+    // The time in all counts the kernels that have one: say which, never "0.0 us" for times the file lacks.
+    std::string head = fmt::format("{} kernel{}, ", kernels, kernels == 1 ? "" : "s");
+    if (timed == 0)
+        head += fmt::format("{} with a duration", kernels == 1 ? "not" : "none");
+    else if (timed < kernels)
+        head += fmt::format("{:.1f} us in all over the {} with a duration", time_us, timed);
+    else
+        head += fmt::format("{:.1f} us in all", time_us);
     if (bws.empty())
         return {head + "; no kernel has both DRAM bytes and a duration: no bandwidth"};
     const double med = median(bws), lo = *std::min_element(bws.begin(), bws.end()),
@@ -76,6 +83,7 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
     bool rounded = false;
     std::vector<double> bws;  // each kernel's GB/s, for the summary
     double time_us = 0;
+    std::size_t timed = 0;
     for (const NcuKernel& k : p.kernels) {
         rounded = rounded || k.rounded_bytes;
         std::optional<double> bytes = k.dram_bytes;
@@ -86,12 +94,24 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
             bw = *bytes / (*k.time_us * 1e3);  // bytes / (us * 1e-6) / 1e9
         if (bw)
             bws.push_back(*bw);
-        if (k.time_us)  // a summary row's time is per launch: its launches' total is average x invocations
+        if (k.time_us) {  // a summary row's time is per launch: its launches' total is average x invocations
             time_us += *k.time_us * static_cast<double>(std::max<std::uint64_t>(k.invocations, 1));
-        if (!bw)
-            r.warnings.push_back(fmt::format("kernel {} ({}): no {}; bandwidth not computed", k.id, short_kernel_name(k.name),
-                                             !bytes ? "DRAM byte counts (dram__bytes_read.sum + dram__bytes_write.sum)"
-                                                    : "positive duration (gpu__time_duration.sum)"));
+            ++timed;
+        }
+        if (!bw) {
+            // Name every piece that is missing: one of read and write alone is not the kernel's traffic.
+            std::string missing;
+            if (!bytes)
+                missing = k.dram_read_bytes    ? "dram__bytes_write.sum (the read bytes alone are not the kernel's traffic)"
+                          : k.dram_write_bytes ? "dram__bytes_read.sum (the written bytes alone are not the kernel's traffic)"
+                                               : "DRAM byte counts (dram__bytes_read.sum + dram__bytes_write.sum)";
+            if (!k.time_us || *k.time_us <= 0)
+                missing += fmt::format("{}{}", missing.empty() ? "" : " and no ",
+                                       k.time_us ? "positive duration (gpu__time_duration.sum)"
+                                                 : "duration (gpu__time_duration.sum or the section's Duration)");
+            r.warnings.push_back(
+                fmt::format("kernel {} ({}): no {}; bandwidth not computed", k.id, short_kernel_name(k.name), missing));
+        }
         // One row per GPU; with none (the file names none the catalog knows), one row without the peak.
         const std::vector<const GpuSpec*> on = gpus.empty() ? std::vector<const GpuSpec*>{nullptr} : gpus;
         for (const GpuSpec* g : on) {
@@ -128,7 +148,7 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
             "and launch shape); GB/s = average bytes / average time; the total time counts average x launches");
     r.sections.push_back(std::move(s));
     r.sections.push_back(std::move(names));
-    r.summary.lines = ncu_summary(bws, p.kernels.size(), time_us, gpus);
+    r.summary.lines = ncu_summary(bws, p.kernels.size(), timed, time_us, gpus);
     // Kernels profiled on different GPU models (ncu --devices all on a mixed machine): one peak does not
     // fit them all, so say so rather than quietly rate every kernel against the first device's GPU.
     std::vector<std::string> devices;

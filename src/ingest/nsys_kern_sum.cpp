@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include "bwacct/error.h"
@@ -19,7 +20,7 @@ using ingest::split_lines;
 
 constexpr const char* kExpected =
     "expected `nsys stats --report cuda_gpu_kern_sum` output (CSV or text) with columns Time (%), Total Time, "
-    "Instances, ..., Name";
+    "Instances, ..., Name, or a GPU trace (--report cuda_gpu_trace) with columns Start, Duration, ..., GrdX, ..., Name";
 
 enum class Col { pct, total, instances, avg, med, min, max, stddev, name, unknown };
 
@@ -43,6 +44,20 @@ std::string squeeze_lower(const std::string& s) {
     return out;
 }
 
+// A header's time unit as a factor to microseconds: none (nsys's default) and "ns" 1e-3, "us" 1, "ms" 1e3,
+// "s" 1e6; nullopt for another unit.
+std::optional<double> unit_to_us(const std::string& unit) {
+    if (unit.empty() || unit == "ns" || unit == "nsec")
+        return 1e-3;
+    if (unit == "us" || unit == "\xc2\xb5s" || unit == "usec")
+        return 1;
+    if (unit == "ms" || unit == "msec")
+        return 1e3;
+    if (unit == "s" || unit == "sec")
+        return 1e6;
+    return std::nullopt;
+}
+
 // "Total Time (ns)" -> {total, 1e-3}; "Avg (us)" -> {avg, 1}; "Name" -> {name}.
 HeaderColumn classify_header(const std::string& header, const std::string& origin) {
     const std::string h = squeeze_lower(header);
@@ -54,17 +69,10 @@ HeaderColumn classify_header(const std::string& header, const std::string& origi
         const std::size_t close = h.find(')', open);
         unit = h.substr(open + 1, close == std::string::npos ? std::string::npos : close - open - 1);
     }
-    bool known_unit = true;
-    if (unit.empty() || unit == "ns" || unit == "nsec")
-        c.to_us = 1e-3;
-    else if (unit == "us" || unit == "\xc2\xb5s" || unit == "usec")
-        c.to_us = 1;
-    else if (unit == "ms" || unit == "msec")
-        c.to_us = 1e3;
-    else if (unit == "s" || unit == "sec")
-        c.to_us = 1e6;
-    else
-        known_unit = unit == "%";
+    const std::optional<double> scale = unit_to_us(unit);
+    const bool known_unit = scale || unit == "%";
+    if (scale)
+        c.to_us = *scale;
     if (base == "time" && h.find("(%)") != std::string::npos)
         c.col = Col::pct;
     else if (base == "totaltime")
@@ -105,11 +113,40 @@ bool is_fence(const std::string& line) {
     return a != std::string::npos && (line.compare(a, 3, "```") == 0 || line.compare(a, 3, "~~~") == 0);
 }
 
+// A line standing for rows left out of a pasted table ("...", "   ....", "…", "| ... | ... |"): nothing
+// but dots, ellipses (U+2026 "…", U+22EE "⋮"), blanks and '|', with at least three dots or one ellipsis.
+bool is_elision(const std::string& line) {
+    std::size_t dots = 0, ellipses = 0;
+    for (std::size_t i = 0; i < line.size();) {
+        const char c = line[i];
+        if (c == ' ' || c == '\t' || c == '|' || c == '\r') {
+            ++i;
+        } else if (c == '.') {
+            ++dots;
+            ++i;
+        } else if (line.compare(i, 3, "\xe2\x80\xa6") == 0 || line.compare(i, 3, "\xe2\x8b\xae") == 0) {
+            ++ellipses;
+            i += 3;
+        } else {
+            return false;
+        }
+    }
+    return dots >= 3 || ellipses >= 1;
+}
+
 std::string trim(const std::string& s) {
     const std::size_t a = s.find_first_not_of(" \t");
     if (a == std::string::npos)
         return "";
     return s.substr(a, s.find_last_not_of(" \t") - a + 1);
+}
+
+// The warning for a table that a paste cut short with an elision line.
+std::string elision_warning(std::size_t header_line, std::size_t line, const std::string& text, std::size_t rows) {
+    return fmt::format(
+        "the kernel table at line {} is cut at line {} ('{}'): whoever pasted it left rows out; the {} row{} shown "
+        "are read, so the totals, shares and categories cover those rows only",
+        header_line, line, trim(text), rows, rows == 1 ? "" : "s");
 }
 
 // A table whose cells are separated by '|': `nsys stats --format table` ("| Time (%) | ... |" between
@@ -218,6 +255,10 @@ void read_pipe_table(const std::vector<std::string>& lines, std::size_t h, const
     for (std::size_t i = h + 1; i < lines.size(); ++i) {
         if (is_pipe_rule(lines[i]))
             continue;
+        if (is_elision(lines[i])) {
+            out.warnings.push_back(elision_warning(h + 1, i + 1, lines[i], out.kernels.size()));
+            break;
+        }
         if (!is_pipe_row(lines[i]))
             break;
         std::vector<std::string> cells = pipe_cells(lines[i]);
@@ -233,6 +274,44 @@ void read_pipe_table(const std::vector<std::string>& lines, std::size_t h, const
         out.kernels.push_back(make_row(cols, cells, i + 1, origin));
     }
     out.format = "nsys stats cuda_gpu_kern_sum table ('|' separated: --format table, or pasted as markdown)";
+}
+
+// The [start, end) extents of the runs of dashes of a console table's rule line.
+std::vector<std::pair<std::size_t, std::size_t>> dash_spans(const std::string& rule) {
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    for (std::size_t i = 0; i < rule.size();) {
+        if (rule[i] != '-') {
+            ++i;
+            continue;
+        }
+        const std::size_t start = i;
+        while (i < rule.size() && rule[i] == '-')
+            ++i;
+        spans.emplace_back(start, i);
+    }
+    return spans;
+}
+
+// The column titles of a console header, one per run of dashes of the rule under it. nsys prints each
+// title within its column's dashes and two or more blanks between titles, whose own blanks are single
+// ("Total Time (ns)"). A paste that shifted the header line alone (its leading blank lost, or one added)
+// moves every title off its dashes; so when the header splits at runs of two or more blanks into exactly
+// one title per column, those titles are taken in order, else each title is the text over its dashes.
+std::vector<std::string> console_titles(const std::string& head, const std::vector<std::pair<std::size_t, std::size_t>>& spans) {
+    std::vector<std::string> split;
+    for (std::size_t i = head.find_first_not_of(' '); i != std::string::npos; i = head.find_first_not_of(' ', i)) {
+        std::size_t end = head.find("  ", i);
+        if (end == std::string::npos)
+            end = head.size();
+        split.push_back(trim(head.substr(i, end - i)));
+        i = end;
+    }
+    if (split.size() == spans.size())
+        return split;
+    std::vector<std::string> titles;
+    for (const auto& [a, b] : spans)
+        titles.push_back(a < head.size() ? trim(head.substr(a, b - a)) : std::string());
+    return titles;
 }
 
 // The cells of a console row cut at the column extents of the dashed rule: each column from the end of
@@ -289,6 +368,208 @@ std::string blank_marker(std::string line, const std::string& marker) {
     return line;
 }
 
+// ---- GPU trace (one row per launch), summed per kernel name ----
+
+// The header of a GPU trace: `nsys stats --report cuda_gpu_trace` (and gputrace, its older name) or
+// `nsys nvprof --print-gpu-trace`, in any of nsys's formats. The launch-shape column (GrdX) tells it
+// from the CUDA API and NVTX traces, which also have Start, Duration and Name.
+bool is_gpu_trace_header(const std::string& line) {
+    return line.find("Duration") != std::string::npos && line.find("Name") != std::string::npos &&
+           line.find("GrdX") != std::string::npos;
+}
+
+// The cells of every row of the trace whose header is lines[h], with their 1-based lines, in the format of
+// the header (CSV, '|' table or console columns); the rows end as a summary table's do, an elision line
+// with a warning.
+std::vector<std::pair<std::size_t, std::vector<std::string>>> trace_rows(const std::vector<std::string>& lines, std::size_t h,
+                                                                         std::vector<std::string>& headers,
+                                                                         const std::string& origin, NsysKernSum& out) {
+    std::vector<std::pair<std::size_t, std::vector<std::string>>> rows;
+    const auto ends_at = [&](std::size_t i, const std::string& row) {
+        if (blank(row) || is_fence(row))
+            return true;
+        if (is_elision(row)) {
+            out.warnings.push_back(elision_warning(h + 1, i + 1, row, rows.size()));
+            return true;
+        }
+        return false;
+    };
+    if (is_pipe_row(lines[h])) {
+        headers = pipe_cells(lines[h]);
+        for (std::size_t i = h + 1; i < lines.size(); ++i) {
+            if (is_pipe_rule(lines[i]))
+                continue;
+            if (ends_at(i, lines[i]) || !is_pipe_row(lines[i]))
+                break;
+            rows.emplace_back(i + 1, pipe_cells(lines[i]));
+        }
+    } else if (lines[h].find(',') != std::string::npos) {
+        std::string table;
+        std::size_t end = h;
+        for (; end < lines.size() && !blank(lines[end]) && !is_fence(lines[end]) && !is_elision(lines[end]); ++end)
+            table += lines[end] + "\n";
+        std::vector<ingest::CsvRecord> records = parse_csv(table, origin);
+        if (records.empty())
+            throw InputError(origin, fmt::format("line {}: a GPU trace header with no rows under it; {}", h + 1, kExpected));
+        headers = records.front().fields;
+        for (std::size_t r = 1; r < records.size(); ++r)
+            rows.emplace_back(h + records[r].line, std::move(records[r].fields));
+        if (end < lines.size())
+            ends_at(end, lines[end]);
+    } else {
+        if (h + 1 >= lines.size() || lines[h + 1].find("---") == std::string::npos)
+            throw InputError(origin,
+                             fmt::format("line {}: GPU trace header without the dashed rule under it; {}", h + 2, kExpected));
+        const std::string rule = expand_tabs(lines[h + 1]);
+        const std::vector<std::pair<std::size_t, std::size_t>> spans = dash_spans(rule);
+        headers = console_titles(expand_tabs(lines[h]), spans);
+        // Cells may be blank (a kernel has no Bytes, a copy no grid): cut every row at the rule's extents.
+        for (std::size_t i = h + 2; i < lines.size(); ++i) {
+            const std::string row = expand_tabs(lines[i]);
+            if (ends_at(i, row))
+                break;
+            rows.emplace_back(i + 1, cells_by_extent(row, spans));
+        }
+    }
+    return rows;
+}
+
+// The median of `v` (sorted here).
+double median_of(std::vector<double>& v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const std::string& origin, NsysKernSum& out) {
+    std::vector<std::string> headers;
+    const auto rows = trace_rows(lines, h, headers, origin, out);
+    std::size_t duration_col = headers.size(), name_col = headers.size();
+    double to_us = 1e-3;
+    for (std::size_t c = 0; c < headers.size(); ++c) {
+        const std::string t = squeeze_lower(headers[c]);
+        const std::size_t open = t.find('(');
+        const std::string base = t.substr(0, open);
+        if (base == "duration" && duration_col == headers.size()) {
+            std::string unit;
+            if (open != std::string::npos)
+                unit =
+                    t.substr(open + 1, t.find(')', open) == std::string::npos ? std::string::npos : t.find(')', open) - open - 1);
+            const std::optional<double> scale = unit_to_us(unit);
+            if (!scale)
+                throw InputError(
+                    origin, fmt::format("column '{}' has unknown time unit '{}'; expected ns, us, ms or s", headers[c], unit));
+            to_us = *scale;
+            duration_col = c;
+        } else if (base == "name") {
+            name_col = c;
+        }
+    }
+    if (duration_col == headers.size() || name_col == headers.size())
+        throw InputError(origin, fmt::format("line {}: the GPU trace lacks a Duration or Name column; {}", h + 1, kExpected));
+
+    // Per kernel name, in order of first launch: the durations in the file's unit.
+    std::vector<std::pair<std::string, std::vector<double>>> launches;
+    std::map<std::string, std::size_t> index;  // name -> its place in `launches`
+    std::size_t copies = 0;
+    double copies_time = 0;
+    for (const auto& [line, cells] : rows) {
+        if (cells.size() <= std::max(duration_col, name_col))
+            throw InputError(origin, fmt::format("line {}: {} cells where the header has {} (file truncated?); {}", line,
+                                                 cells.size(), headers.size(), kExpected));
+        std::string name = cells[name_col];
+        for (std::size_t c = name_col + 1; c < cells.size() && name_col + 1 == headers.size(); ++c)
+            name += "|" + cells[c];  // a '|' inside the name of a '|' table's last column
+        const std::optional<double> d = parse_number_text(cells[duration_col]);
+        if (!d || *d < 0 || name.empty())
+            throw InputError(origin, fmt::format("line {}: a GPU trace row without a non-negative Duration ('{}') and a Name; {}",
+                                                 line, cells[duration_col], kExpected));
+        // nsys names its own non-kernel activities in brackets: [CUDA memcpy Host-to-Device], [CUDA memset].
+        if (name.front() == '[' && name.back() == ']') {
+            ++copies;
+            copies_time += *d;
+            continue;
+        }
+        const auto [it, added] = index.emplace(name, launches.size());
+        if (added)
+            launches.push_back({name, {*d}});
+        else
+            launches[it->second].second.push_back(*d);
+    }
+    if (launches.empty())
+        throw InputError(
+            origin, fmt::format("the GPU trace at line {} holds no kernel launch ({} memory operation row{} only); {}", h + 1,
+                                copies, copies == 1 ? "" : "s", kExpected));
+    double grand = 0;
+    for (const auto& l : launches)
+        for (const double d : l.second)
+            grand += d;
+    // Every figure below (a total, a spread of at most sqrt(2) x the total) stays finite in microseconds.
+    if (!std::isfinite(grand * to_us * 2))
+        throw InputError(origin, fmt::format("the GPU trace's durations add up to more than a double holds; {}", kExpected));
+    for (auto& [name, d] : launches) {
+        NsysKernel k;
+        k.name = name;
+        k.instances = d.size();
+        double total = 0;
+        for (const double x : d)
+            total += x;
+        const double n = static_cast<double>(d.size());
+        const double mean = total / n;
+        // The spread, scaled by the largest deviation so that no square overflows.
+        double spread = 0, squares = 0;
+        for (const double x : d)
+            spread = std::max(spread, std::abs(x - mean));
+        for (const double x : d)
+            squares += spread > 0 ? ((x - mean) / spread) * ((x - mean) / spread) : 0.0;
+        k.total_us = in_us(total, to_us);
+        k.avg_us = in_us(mean, to_us);
+        k.min_us = in_us(*std::min_element(d.begin(), d.end()), to_us);
+        k.max_us = in_us(*std::max_element(d.begin(), d.end()), to_us);
+        k.stddev_us = in_us(d.size() > 1 ? spread * std::sqrt(squares / (n - 1)) : 0.0, to_us);  // sample std. dev., as nsys
+        k.med_us = in_us(median_of(d), to_us);
+        k.time_pct = grand > 0 ? 100.0 * total / grand : 0.0;
+        k.category = classify_kernel(k.name);
+        out.kernels.push_back(std::move(k));
+    }
+    // nsys's own summary order: the kernel with the most time first.
+    std::stable_sort(out.kernels.begin(), out.kernels.end(),
+                     [](const NsysKernel& a, const NsysKernel& b) { return a.total_us > b.total_us; });
+    if (copies > 0)
+        out.warnings.push_back(
+            fmt::format("the GPU trace's {} memory operation row{} ([CUDA memcpy ...] or [CUDA memset], {:.1f} us in all) "
+                        "{} left out: memory operations are not kernels",
+                        copies, copies == 1 ? "" : "s", copies_time * to_us, copies == 1 ? "is" : "are"));
+    out.from_trace = true;
+    out.format = fmt::format("nsys GPU trace (cuda_gpu_trace / nvprof --print-gpu-trace): {} launch row{} summed per kernel name",
+                             rows.size() - copies, rows.size() - copies == 1 ? "" : "s");
+}
+
+// The summary's kernel times must add up to a finite total (each is finite, but 1e308 ns twice is not): the
+// report sums them for shares and categories.
+NsysKernSum checked_total(NsysKernSum out, const std::string& origin) {
+    // Names go to JSON: bytes that are not UTF-8 (a Latin-1 copy, a name cut inside a character) become U+FFFD.
+    std::size_t repaired = 0;
+    for (NsysKernel& k : out.kernels)
+        k.name = ingest::valid_utf8(k.name, repaired);
+    if (repaired > 0)
+        out.warnings.push_back(
+            fmt::format("{} byte{} of the kernel names {} not UTF-8 (a Latin-1 copy, or a name cut inside "
+                        "a character): shown as U+FFFD",
+                        repaired, repaired == 1 ? "" : "s", repaired == 1 ? "is" : "are"));
+    double total = 0;
+    for (const NsysKernel& k : out.kernels)
+        total += k.total_us;
+    if (!std::isfinite(total))
+        throw InputError(
+            origin, fmt::format("the kernel times add up to more than a double holds (the largest is {:g} us); {}",
+                                std::max_element(out.kernels.begin(), out.kernels.end(),
+                                                 [](const NsysKernel& a, const NsysKernel& b) { return a.total_us < b.total_us; })
+                                    ->total_us,
+                                kExpected));
+    return out;
+}
+
 // Why there is no table: nsys's own "SKIPPED: ... does not contain CUDA kernel data" when it printed
 // one (a profile without kernels), else the accepted form.
 std::string no_table_message(const std::vector<std::string>& lines) {
@@ -306,10 +587,22 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
     std::size_t h = 0;
     while (h < lines.size() && !is_kern_sum_header(lines[h]))
         ++h;
-    if (h == lines.size())
-        throw InputError(origin, no_table_message(lines));
-
     NsysKernSum out;
+    if (h == lines.size()) {
+        // No summary: a GPU trace holds the same kernel times, one row per launch.
+        std::size_t t = 0;
+        while (t < lines.size() && !is_gpu_trace_header(lines[t]))
+            ++t;
+        if (t == lines.size())
+            throw InputError(origin, no_table_message(lines));
+        out.table_line = t + 1;
+        for (std::size_t k = t + 1; k < lines.size(); ++k)
+            if (is_gpu_trace_header(lines[k]))
+                out.other_tables.push_back(k + 1);
+        read_gpu_trace(lines, t, origin, out);
+        return checked_total(std::move(out), origin);
+    }
+
     out.table_line = h + 1;
     for (std::size_t k = h + 1; k < lines.size(); ++k)
         if (is_kern_sum_header(lines[k]))
@@ -323,7 +616,7 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
         // code fence closing a paste.
         std::string table;
         std::size_t end = h;
-        for (; end < lines.size() && !blank(lines[end]) && !is_fence(lines[end]); ++end)
+        for (; end < lines.size() && !blank(lines[end]) && !is_fence(lines[end]) && !is_elision(lines[end]); ++end)
             table += lines[end] + "\n";
         const std::vector<ingest::CsvRecord> records = parse_csv(table, origin);
         if (records.empty())  // the header line itself ends the table (a fence or blank after its markers)
@@ -336,11 +629,12 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
                                                      records[r].fields.size(), cols.size(), kExpected));
             out.kernels.push_back(make_row(cols, records[r].fields, line, origin));
         }
+        if (end < lines.size() && is_elision(lines[end]))
+            out.warnings.push_back(elision_warning(h + 1, end + 1, lines[end], out.kernels.size()));
         out.format = "nsys stats cuda_gpu_kern_sum CSV";
     } else {
         // Console table: header, a rule of dashes, rows of blank-separated numbers ending with the name.
-        std::vector<std::string> headers;
-        // HeaderColumn titles hold blanks ("Total Time (ns)"): take them from the dashed rule's extents.
+        // Column titles hold blanks ("Total Time (ns)"): they are placed by the dashed rule's extents.
         if (h + 1 >= lines.size() || lines[h + 1].find("---") == std::string::npos)
             throw InputError(origin,
                              fmt::format("line {}: kernel table header without the dashed rule under it; {}", h + 2, kExpected));
@@ -351,24 +645,8 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
         const auto console = [&marker](const std::string& l) { return blank_marker(expand_tabs(l), marker); };
         const std::string head = console(lines[h]);
         const std::string rule = console(lines[h + 1]);
-        std::vector<std::pair<std::size_t, std::size_t>> spans;
-        for (std::size_t i = 0; i < rule.size();) {
-            if (rule[i] != '-') {
-                ++i;
-                continue;
-            }
-            const std::size_t start = i;
-            while (i < rule.size() && rule[i] == '-')
-                ++i;
-            spans.emplace_back(start, i);
-        }
-        for (const auto& [a, b] : spans) {
-            std::string title = a < head.size() ? head.substr(a, b - a) : std::string();
-            while (!title.empty() && title.back() == ' ')
-                title.pop_back();
-            title.erase(0, title.find_first_not_of(' '));
-            headers.push_back(title);
-        }
+        const std::vector<std::pair<std::size_t, std::size_t>> spans = dash_spans(rule);
+        const std::vector<std::string> headers = console_titles(head, spans);
         const std::vector<HeaderColumn> cols = columns_of(headers, origin);
         if (cols.back().col != Col::name)
             throw InputError(origin, fmt::format("line {}: the Name column is not the last one; {}", h + 1, kExpected));
@@ -380,6 +658,10 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
             const std::string row = console(lines[i]);
             if (blank(row))
                 break;
+            if (is_elision(row)) {
+                out.warnings.push_back(elision_warning(h + 1, i + 1, row, out.kernels.size()));
+                break;
+            }
             if (by_extent) {
                 const std::vector<std::string> cells = cells_by_extent(row, spans);
                 if (cells_fit(cols, cells)) {
@@ -407,7 +689,7 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
     }
     if (out.kernels.empty())
         throw InputError(origin, fmt::format("the kernel table has no rows; {}", kExpected));
-    return out;
+    return checked_total(std::move(out), origin);
 }
 
 }  // namespace bwacct

@@ -27,7 +27,8 @@ IngestReport nsys_report(const NsysKernSum& sum, const std::string& file) {
 
     Section kernels;
     kernels.key = "kernels";
-    kernels.title = "Kernels (nsys cuda_gpu_kern_sum; times only)";
+    kernels.title = sum.from_trace ? "Kernels (nsys GPU trace summed per kernel name; times only)"
+                                   : "Kernels (nsys cuda_gpu_kern_sum; times only)";
     kernels.columns = {{"index", "#", 0},         {"kernel", "kernel", 0},     {"category", "category", 0},
                        {"time_pct", "time %", 1}, {"total_us", "total us", 1}, {"instances", "instances", 0},
                        {"avg_us", "avg us", 3},   {"med_us", "med us", 3},     {"min_us", "min us", 3},
@@ -43,7 +44,10 @@ IngestReport nsys_report(const NsysKernSum& sum, const std::string& file) {
                                 opt(k.med_us), opt(k.min_us), opt(k.max_us)});
         names.rows.push_back({k.name, static_cast<std::uint64_t>(i + 1)});
     }
-    kernels.notes.push_back("time % is the file's own column; category is a guess from the kernel name");
+    kernels.notes.push_back(sum.from_trace
+                                ? "time % = kernel total / sum of all kernel launches of the trace (memory operations left out), "
+                                  "computed here; med and min/max from the launch rows; category is a guess from the kernel name"
+                                : "time % is the file's own column; category is a guess from the kernel name");
 
     // Every category, in the enum's order (the rules' order in docs/ingest.md).
     std::vector<KernelCategory> order;
@@ -83,21 +87,22 @@ IngestReport nsys_report(const NsysKernSum& sum, const std::string& file) {
     std::uint64_t launches = 0;
     for (const NsysKernel& k : sum.kernels)
         launches += k.instances;
-    r.summary.lines.push_back(fmt::format("kernel time {:.1f} us over {} kernel{} ({} launches){}", total_us, sum.kernels.size(),
-                                          sum.kernels.size() == 1 ? "" : "s", launches,
+    r.summary.lines.push_back(fmt::format("kernel time {:.1f} us over {} kernel{} ({} launch{}){}", total_us, sum.kernels.size(),
+                                          sum.kernels.size() == 1 ? "" : "s", launches, launches == 1 ? "" : "es",
                                           top.empty() ? "" : "; top categories: " + top));
-    cats.notes.push_back(fmt::format("share % = category total / sum of all kernel totals ({:.1f} us over {} kernels)", total_us,
-                                     sum.kernels.size()));
+    cats.notes.push_back(fmt::format("share % = category total / sum of all kernel totals ({:.1f} us over {} kernel{})", total_us,
+                                     sum.kernels.size(), sum.kernels.size() == 1 ? "" : "s"));
     r.sections = {std::move(kernels), std::move(cats), std::move(names)};
     if (!sum.other_tables.empty()) {
         std::string lines;
         for (const std::size_t l : sum.other_tables)
             lines += fmt::format("{}{}", lines.empty() ? "" : ", ", l);
         r.warnings.push_back(
-            fmt::format("the file holds {} kernel summary tables (several runs' output): read the one at line "
+            fmt::format("the file holds {} kernel {} tables (several runs' output): read the one at line "
                         "{}; the one(s) at line {} were not read; split the file to ingest each run",
-                        sum.other_tables.size() + 1, sum.table_line, lines));
+                        sum.other_tables.size() + 1, sum.from_trace ? "GPU trace" : "summary", sum.table_line, lines));
     }
+    r.warnings.insert(r.warnings.end(), sum.warnings.begin(), sum.warnings.end());
     r.notes.push_back(
         "nsys kernel summaries carry times only, no bytes or FLOPs: no bandwidth or roofline per kernel here; "
         "profile the kernels that matter with `ncu --metrics dram__bytes_read.sum,dram__bytes_write.sum,"

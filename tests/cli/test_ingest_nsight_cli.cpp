@@ -219,4 +219,63 @@ TEST(IngestBabelStreamCli, BadInput) {
     bad_input_battery("babelstream", kPolaris, cut, "BabelStream");
 }
 
+// ---- real inputs, third pass (issue 11) -----------------------------------------------------------------
+
+const std::string kCorpusDir = kData + "/corpus";
+
+// A GPU trace end to end: JSON rows summed per kernel, the copy's warning on stderr in table view and in the
+// JSON "warnings". clock_block: 8 launches, 80,410,644 ns (sum in test_nsys_real_inputs.cpp); share
+// 80,410,644 / (80,410,644 + 1,014,454) = 80,410,644 / 81,425,098 = 98.754 %.
+TEST(IngestNsysCli, GpuTraceReadmeIsSummedPerKernel) {
+    const std::string file = kCorpusDir + "/nsys/nsys_nvprof_print_gpu_trace_console_rtx3060_concurrent_kernels_readme.md";
+    const json j = run_json({"ingest", "nsys", file, "--format", "json"});
+    const json& rows = rows_of(j, "kernels");
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(num_u(rows[0], "instances"), 8u);
+    expect_rel(num_d(rows[0], "total_us"), 80410.644, 1e-12, "total_us");
+    expect_rel(num_d(rows[0], "time_pct"), 100.0 * 80410644.0 / 81425098.0, 1e-12, "time_pct");
+    ASSERT_EQ(j.at("warnings").size(), 1u);
+    EXPECT_NE(j.at("warnings")[0].get<std::string>().find("memory operation"), std::string::npos);
+    const RunResult t = run_bwacct({"ingest", "nsys", file});
+    ASSERT_EQ(t.status, 0) << report(t);
+    EXPECT_NE(t.err.find("memory operation"), std::string::npos) << report(t);
+    EXPECT_NE(t.out.find("GPU trace summed per kernel name"), std::string::npos) << t.out;
+}
+
+// A table cut by '...' is read with a warning, never refused whole (old code: exit 2, "1 columns where the
+// header has 9").
+TEST(IngestNsysCli, ElidedRowsAreReadWithAWarning) {
+    const std::string file = kCorpusDir + "/nsys/nsys2025_stats_console_indented_admonition_elided_rows_vllm_h100_docs.md";
+    const RunResult r = run_bwacct({"ingest", "nsys", file});
+    ASSERT_EQ(r.status, 0) << report(r);
+    EXPECT_NE(r.err.find("left rows out"), std::string::npos) << report(r);
+    EXPECT_EQ(rows_of(run_json({"ingest", "nsys", file, "--format", "json"}), "kernels").size(), 9u);
+}
+
+// ncu's console output end to end (old code: exit 2 "no ncu CSV header"): 96.32 msecond = 96,320 us, ncu's
+// DRAM % 0.47; no DRAM bytes: a warning names what is missing, bandwidth stays null.
+TEST(IngestNcuCli, ConsoleOutputIsRead) {
+    const std::string file = kCorpusDir + "/ncu/ncu_console_text_sections_cc75_sgemm_1024_duration_msecond.txt";
+    const json j = run_json({"ingest", "ncu", file, "--format", "json"});
+    const json& rows = rows_of(j, "kernels");
+    ASSERT_EQ(rows.size(), 1u);
+    expect_rel(num_d(rows[0], "time_us"), 96320.0, 1e-12, "time_us");
+    expect_rel(num_d(rows[0], "ncu_dram_pct"), 0.47, 1e-12, "ncu_dram_pct");
+    EXPECT_TRUE(rows[0].at("bw_GBps").is_null());
+    EXPECT_NE(str_of(j, "format").find("console output"), std::string::npos);
+}
+
+// A kernel with read bytes and no duration: the warning names both missing pieces and the summary does not
+// claim "0.0 us in all" (old code: "no DRAM byte counts" and "2 kernels, 0.0 us in all").
+TEST(IngestNcuCli, MissingPiecesAreNamed) {
+    const std::string file = kData + "/nsight/ncu2023_console_text_metrics_dated_headings_cudnn_winograd_einnet.txt";
+    const RunResult r = run_bwacct({"ingest", "ncu", file});
+    ASSERT_EQ(r.status, 0) << report(r);
+    EXPECT_NE(r.out.find("2 kernels, none with a duration"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("0.0 us in all"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("no dram__bytes_write.sum (the read bytes alone are not the kernel's traffic) and no duration"),
+              std::string::npos)
+        << report(r);
+}
+
 }  // namespace

@@ -1,0 +1,24 @@
+// Pieces shared by the ncu readers (ncu_csv.cpp: the --csv pages; ncu_text.cpp: ncu's console output).
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "bwacct/ingest_nsight.h"
+
+namespace bwacct::ncu_parts {
+
+// Stores one metric value (text as printed, with its unit) into the kernel when bwacct reads that metric
+// (DRAM bytes, durations, ncu's own % of peak, the device name); other metrics are ignored. Throws
+// InputError naming `line` for a value that is not a non-negative number or a unit that does not fit.
+void store_metric(NcuKernel& k, const std::string& metric, const std::string& unit, const std::string& value, bool decimal_comma,
+                  std::size_t line, const std::string& origin);
+
+// ncu's console output (no --csv) when `lines` hold it: per kernel a line "NAME (GX, GY, GZ)x(BX, BY, BZ),
+// Context C, Stream S, Device D, CC X.Y" (older: "NAME, YYYY-Mon-DD HH:MM:SS, Context C, Stream S"), then
+// per section "Section: TITLE", a dashed rule, an optional "Metric Name  Metric Unit  Metric Value"
+// header, rows of metric name, unit and value at the rule's extents. Kernels get IDs "0", "1", ... in
+// file order (ncu's own IDs). Returns an empty profile when `lines` hold no such section.
+NcuProfile parse_ncu_text(const std::vector<std::string>& lines, const std::string& origin);
+
+}  // namespace bwacct::ncu_parts

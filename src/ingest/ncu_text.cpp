@@ -1,0 +1,119 @@
+// ncu's console output (no --csv): the form most READMEs and issues paste (see ncu_parts.h).
+#include <algorithm>
+#include <utility>
+
+#include "bwacct/error.h"
+#include "ncu_parts.h"
+
+namespace bwacct {
+namespace {
+
+std::string trim(const std::string& s) {
+    const std::size_t a = s.find_first_not_of(" \t\r");
+    if (a == std::string::npos)
+        return "";
+    return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
+}
+
+// A kernel's heading: "NAME ..., Context C, Stream S[, Device D, CC X.Y]".
+bool is_kernel_line(const std::string& line) {
+    return line.rfind("==", 0) != 0 && line.find(", Context ") != std::string::npos &&
+           line.find(", Stream ") != std::string::npos;
+}
+
+// A rule line: runs of dashes separated by blanks, nothing else.
+bool is_rule(const std::string& line) {
+    return line.find("--") != std::string::npos && line.find_first_not_of("- \t\r") == std::string::npos;
+}
+
+// The [start, end) extents of the rule's runs of dashes.
+std::vector<std::pair<std::size_t, std::size_t>> spans_of(const std::string& rule) {
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    for (std::size_t i = 0; i < rule.size();) {
+        if (rule[i] != '-') {
+            ++i;
+            continue;
+        }
+        const std::size_t a = i;
+        while (i < rule.size() && rule[i] == '-')
+            ++i;
+        spans.emplace_back(a, i);
+    }
+    return spans;
+}
+
+// Whether `s` is all of `chars`, and not empty.
+bool only(const std::string& s, const char* chars) { return !s.empty() && s.find_first_not_of(chars) == std::string::npos; }
+
+// The kernel's name and compute capability from its heading: the launch shape " (64, 1, 1)x(256, 1, 1)" or
+// the date ", 2024-Aug-28 11:14:50" that ncu appends to the name are cut off.
+void name_from_heading(const std::string& line, NcuKernel& k) {
+    const std::string t = trim(line);
+    std::string head = t.substr(0, t.find(", Context "));
+    const std::size_t shape = head.rfind(")x(");
+    const std::size_t open = shape == std::string::npos ? std::string::npos : head.rfind(" (", shape);
+    if (open != std::string::npos && head.back() == ')' && only(head.substr(open + 1), "0123456789(), x")) {
+        head.erase(open);
+    } else {
+        const std::size_t comma = head.rfind(", ");
+        const std::string date = comma == std::string::npos ? "" : head.substr(comma + 2);
+        if (date.size() == 20 && date[4] == '-' && date[8] == '-' && date[14] == ':' && date[17] == ':')
+            head.erase(comma);
+    }
+    k.name = head;
+    const std::size_t cc = t.find(", CC ");
+    if (cc != std::string::npos)
+        k.cc =
+            trim(t.substr(cc + 5, t.find(',', cc + 5) == std::string::npos ? std::string::npos : t.find(',', cc + 5) - cc - 5));
+}
+
+}  // namespace
+
+NcuProfile ncu_parts::parse_ncu_text(const std::vector<std::string>& lines, const std::string& origin) {
+    NcuProfile out;
+    out.format = "ncu console output (no --csv: per kernel 'Section:' tables of metric name, unit and value)";
+    bool have_kernel = false;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::string t = trim(lines[i]);
+        if (is_kernel_line(lines[i]) && t.rfind("Section:", 0) != 0) {
+            NcuKernel k;
+            k.id = std::to_string(out.kernels.size());
+            name_from_heading(lines[i], k);
+            out.kernels.push_back(std::move(k));
+            have_kernel = true;
+            continue;
+        }
+        if (t.rfind("Section:", 0) != 0 || !have_kernel || i + 1 >= lines.size() || !is_rule(lines[i + 1]))
+            continue;
+        // A section's table: name, unit and value, each row cut at the rule's extents (the unit may be blank).
+        const std::vector<std::pair<std::size_t, std::size_t>> spans = spans_of(lines[i + 1]);
+        if (spans.size() != 3)
+            continue;  // not a metric table (a source-counters or a rule's own table)
+        bool rows = false;
+        std::size_t j = i + 2;
+        for (; j < lines.size(); ++j) {
+            const std::string& row = lines[j];
+            if (trim(row).empty() || is_kernel_line(row) || trim(row).rfind("Section:", 0) == 0)
+                break;
+            if (is_rule(row)) {
+                if (rows)
+                    break;  // the closing rule
+                continue;   // the rule under "Metric Name  Metric Unit  Metric Value"
+            }
+            const std::string name = trim(row.substr(0, std::min(row.size(), spans[0].second)));
+            const std::string unit =
+                spans[0].second < row.size() ? trim(row.substr(spans[0].second, spans[1].second - spans[0].second)) : "";
+            std::string value = spans[1].second < row.size() ? trim(row.substr(spans[1].second)) : "";
+            if (name == "Metric Name" && value == "Metric Value")
+                continue;
+            rows = true;
+            if (value.rfind("(!)", 0) == 0)  // ncu's mark of a value it doubts ("(!) n/a")
+                value = trim(value.substr(3));
+            store_metric(out.kernels.back(), name, unit, value, false, j + 1, origin);
+        }
+        i = j - 1;
+    }
+    return out;
+}
+
+}  // namespace bwacct

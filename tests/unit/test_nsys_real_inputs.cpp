@@ -1,0 +1,292 @@
+// The nsys reader on shapes met in real pasted output (issue 11, third pass over public files): a table
+// cut by an elision line ("..."), a header line shifted off its dashed rule, a GPU trace instead of a
+// kernel summary. Expected numbers by hand; the arithmetic is in the comments.
+#include <gtest/gtest.h>
+
+#include "ingest_test_util.h"
+
+#include <string>
+
+#include "../../src/ingest/csv.h"
+#include "bwacct/error.h"
+#include "bwacct/ingest_nsight.h"
+#include "bwacct/kernel_category.h"
+
+namespace {
+
+using namespace bwacct;
+using bwacct_test::fixture;
+
+bool has(const std::vector<std::string>& lines, const std::string& what) {
+    for (const std::string& l : lines)
+        if (l.find(what) != std::string::npos)
+            return true;
+    return false;
+}
+
+// ---- elision lines ---------------------------------------------------------------------------------
+
+// Old code: "line 6: 1 columns where the header has 4 (file truncated?)" for the console table, a field-count
+// error for the CSV, and a pipe table that ended at "..." without a word.
+TEST(NsysRealInputs, AnElisionLineEndsAPastedTableWithAWarning) {
+    const std::string console =
+        " Time (%)  Total Time (ns)  Instances  Name\n"
+        " --------  ---------------  ---------  ----\n"
+        "     60.0            6,000          3  gemm_a\n"
+        "     30.0            3,000          1  softmax_b\n"
+        "    ...\n"
+        "\n";
+    const NsysKernSum c = parse_nsys_kern_sum(console, "console.txt");
+    ASSERT_EQ(c.kernels.size(), 2u);
+    EXPECT_DOUBLE_EQ(c.kernels[1].total_us, 3.0);  // 3,000 ns
+    ASSERT_EQ(c.warnings.size(), 1u);
+    EXPECT_NE(c.warnings[0].find("line 1 is cut at line 5 ('...')"), std::string::npos) << c.warnings[0];
+    EXPECT_NE(c.warnings[0].find("the 2 rows shown"), std::string::npos) << c.warnings[0];
+
+    const std::string csv =
+        "Time (%),Total Time (ns),Instances,Name\n"
+        "60.0,6000,3,gemm_a\n"
+        "\xe2\x80\xa6\n"  // a UTF-8 ellipsis alone on its line
+        "10.0,1000,1,left_out\n";
+    const NsysKernSum v = parse_nsys_kern_sum(csv, "kern.csv");
+    ASSERT_EQ(v.kernels.size(), 1u);
+    ASSERT_EQ(v.warnings.size(), 1u);
+    EXPECT_NE(v.warnings[0].find("cut at line 3"), std::string::npos) << v.warnings[0];
+    EXPECT_NE(v.warnings[0].find("the 1 row shown"), std::string::npos) << v.warnings[0];
+
+    const std::string pipe =
+        "| Time (%) | Total Time (ns) | Instances | Name |\n"
+        "|---|---|---|---|\n"
+        "| 60.0 | 6,000 | 3 | gemm_a |\n"
+        "| ... | ... | ... | ... |\n";
+    const NsysKernSum p = parse_nsys_kern_sum(pipe, "pipe.md");
+    ASSERT_EQ(p.kernels.size(), 1u);
+    ASSERT_EQ(p.warnings.size(), 1u);
+    EXPECT_NE(p.warnings[0].find("cut at line 4"), std::string::npos) << p.warnings[0];
+
+    // The report prints the reader's warnings; totals cover the rows shown: 6,000 + 3,000 ns = 9.0 us.
+    const IngestReport r = nsys_report(c, "console.txt");
+    EXPECT_TRUE(has(r.warnings, "left rows out"));
+    EXPECT_NE(r.summary.lines[0].find("kernel time 9.0 us over 2 kernels (4 launches)"), std::string::npos) << r.summary.lines[0];
+}
+
+// A run of dots inside a name or a number is not an elision line; two dots are not one either.
+TEST(NsysRealInputs, DotsInsideARowAreNotAnElision) {
+    const std::string console =
+        " Time (%)  Total Time (ns)  Instances  Name\n"
+        " --------  ---------------  ---------  ----\n"
+        "    100.0            1,000          1  kernel<...>(T1)\n"
+        "    ..\n";
+    EXPECT_THROW(parse_nsys_kern_sum(console, "two_dots.txt"), InputError);  // ".." is a short row, as before
+    const NsysKernSum s = parse_nsys_kern_sum(console.substr(0, console.rfind("    ..")), "ok.txt");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_EQ(s.kernels[0].name, "kernel<...>(T1)");
+    EXPECT_TRUE(s.warnings.empty());
+}
+
+// The real file: vLLM's profiling guide pastes nine rows of an H100 run, indented by four blanks inside a
+// mkdocs admonition, then '    ...'. Old code refused it ("line 19: 1 columns where the header has 9").
+TEST(NsysRealInputs, VllmDocsTableWithElidedRows) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/nsys2025_stats_console_indented_admonition_elided_rows_vllm_h100_docs.md"), "vllm.md");
+    ASSERT_EQ(s.kernels.size(), 9u);
+    EXPECT_EQ(s.table_line, 8u);
+    // Row 1: 10,327,352,338 ns over 17,505 instances, median 144,383.0 ns.
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 10327352.338);
+    EXPECT_EQ(s.kernels[0].instances, 17505u);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].med_us, 144.383);
+    // Row 4 has one leading blank less than the others: 2,116,600,578 ns, 33,920 instances, 9.5 %.
+    EXPECT_DOUBLE_EQ(s.kernels[3].total_us, 2116600.578);
+    EXPECT_EQ(s.kernels[3].instances, 33920u);
+    EXPECT_DOUBLE_EQ(*s.kernels[3].time_pct, 9.5);
+    // Last row shown: 167,083,069 ns.
+    EXPECT_DOUBLE_EQ(s.kernels[8].total_us, 167083.069);
+    ASSERT_EQ(s.warnings.size(), 1u);
+    EXPECT_NE(s.warnings[0].find("line 8 is cut at line 19"), std::string::npos) << s.warnings[0];
+}
+
+// ---- a header shifted off its rule -------------------------------------------------------------------
+
+// The header lost its leading blank in the paste while the rule and rows kept theirs: cut at the rule's
+// extents, every title lost its first letter ("otal Time (ns" ...). Old code: "the kernel table lacks a
+// Total Time, Instances or Name column".
+TEST(NsysRealInputs, AHeaderShiftedOffItsRuleIsReadByItsTitles) {
+    const std::string text =
+        "Time (%)  Total Time (ns)  Instances  Avg (ns)  Name\n"
+        " --------  ---------------  ---------  --------  ----------\n"
+        "     75.0            3,000          2   1,500.0  kernel_one\n"
+        "     25.0            1,000          4     250.0  kernel_two\n";
+    const NsysKernSum s = parse_nsys_kern_sum(text, "shifted.txt");
+    ASSERT_EQ(s.kernels.size(), 2u);
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 3.0);  // 3,000 ns
+    EXPECT_EQ(s.kernels[1].instances, 4u);
+    EXPECT_DOUBLE_EQ(*s.kernels[1].avg_us, 0.25);  // 250.0 ns
+}
+
+// ---- GPU trace -------------------------------------------------------------------------------------
+
+// `nsys nvprof --print-gpu-trace` / `nsys stats --report cuda_gpu_trace` console: blank cells in kernel
+// rows (Bytes, Throughput, memory kinds) and in copy rows (grid, block). Old code: "no kernel summary
+// table found".
+const std::string kConsoleTrace =
+    " Start (ns)  Duration (ns)  CorrId  GrdX  GrdY  GrdZ  BlkX  BlkY  BlkZ  Bytes (MB)  SrcMemKd  Strm  Name\n"
+    " ----------  -------------  ------  ----  ----  ----  ----  ----  ----  ----------  --------  ----  ------------------\n"
+    "  1,000,000          4,000     101    64     1     1   256     1     1                          7  vec_add(float *)\n"
+    "  1,010,000          2,000     102    64     1     1   256     1     1                          7  vec_add(float *)\n"
+    "  1,020,000          9,000     103    64     1     1   256     1     1                          7  vec_add(float *)\n"
+    "  1,030,000          1,500     104                                           4.194  Pageable     7  [CUDA memcpy "
+    "Host-to-Device]\n"
+    "  1,040,000         12,000     105     8     8     1    32    32     1                          7  gemm_tile(float *)\n"
+    "\n";
+
+TEST(NsysRealInputs, GpuTraceConsoleIsSummedPerKernelName) {
+    const NsysKernSum s = parse_nsys_kern_sum(kConsoleTrace, "trace.txt");
+    EXPECT_TRUE(s.from_trace);
+    ASSERT_EQ(s.kernels.size(), 2u);
+    // Most time first: gemm_tile 12,000 ns once; vec_add 4,000 + 2,000 + 9,000 = 15,000 ns over 3 launches.
+    // Ordered by total: vec_add (15.0 us) before gemm_tile (12.0 us).
+    const NsysKernel& v = s.kernels[0];
+    EXPECT_EQ(v.name, "vec_add(float *)");
+    EXPECT_EQ(v.instances, 3u);
+    EXPECT_DOUBLE_EQ(v.total_us, 15.0);
+    EXPECT_DOUBLE_EQ(*v.avg_us, 5.0);  // 15,000 / 3 ns
+    EXPECT_DOUBLE_EQ(*v.med_us, 4.0);  // sorted 2,000 4,000 9,000: the middle one
+    EXPECT_DOUBLE_EQ(*v.min_us, 2.0);
+    EXPECT_DOUBLE_EQ(*v.max_us, 9.0);
+    // Sample std. dev.: deviations -1,000, -3,000, 4,000 ns; squares 1e6 + 9e6 + 16e6 = 26e6; / (3 - 1) = 13e6;
+    // sqrt = 3,605.551... ns = 3.605551 us (rounded to 10^-6 us).
+    EXPECT_DOUBLE_EQ(*v.stddev_us, 3.605551);
+    // time %: 15,000 / (15,000 + 12,000) = 55.555...%; the copy's 1,500 ns is not a kernel.
+    EXPECT_NEAR(*v.time_pct, 100.0 * 15.0 / 27.0, 1e-12);
+    EXPECT_EQ(s.kernels[1].name, "gemm_tile(float *)");
+    EXPECT_DOUBLE_EQ(s.kernels[1].total_us, 12.0);
+    EXPECT_DOUBLE_EQ(*s.kernels[1].med_us, 12.0);  // one launch: its own duration
+    EXPECT_DOUBLE_EQ(*s.kernels[1].stddev_us, 0.0);
+    ASSERT_EQ(s.warnings.size(), 1u);
+    EXPECT_NE(s.warnings[0].find("1 memory operation row"), std::string::npos) << s.warnings[0];
+    EXPECT_NE(s.warnings[0].find("1.5 us in all"), std::string::npos) << s.warnings[0];  // 1,500 ns
+
+    const IngestReport r = nsys_report(s, "trace.txt");
+    EXPECT_EQ(r.sections[0].title, "Kernels (nsys GPU trace summed per kernel name; times only)");
+    EXPECT_TRUE(has(r.sections[0].notes, "computed here"));
+    // 15.0 + 12.0 us over 2 kernels and 3 + 1 = 4 launches.
+    EXPECT_NE(r.summary.lines[0].find("kernel time 27.0 us over 2 kernels (4 launches)"), std::string::npos)
+        << r.summary.lines[0];
+}
+
+TEST(NsysRealInputs, GpuTraceCsvInMicroseconds) {
+    const std::string csv =
+        "Processing [report.sqlite] with [cuda_gpu_trace.py]...\n"
+        "\"Start (us)\",\"Duration (us)\",\"CorrId\",\"GrdX\",\"GrdY\",\"GrdZ\",\"BlkX\",\"BlkY\",\"BlkZ\",\"Strm\",\"Name\"\n"
+        "10.5,2.5,1,1,1,1,32,1,1,7,\"k<int, 2>(int)\"\n"
+        "20.0,3.5,2,1,1,1,32,1,1,7,\"k<int, 2>(int)\"\n"
+        "30.0,0.5,3,,,,,,,7,\"[CUDA memset]\"\n";
+    const NsysKernSum s = parse_nsys_kern_sum(csv, "trace.csv");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_EQ(s.kernels[0].name, "k<int, 2>(int)");
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 6.0);  // 2.5 + 3.5 us
+    EXPECT_DOUBLE_EQ(*s.kernels[0].med_us, 3.0);   // two launches: (2.5 + 3.5) / 2
+    EXPECT_DOUBLE_EQ(*s.kernels[0].time_pct, 100.0);
+    EXPECT_EQ(s.table_line, 2u);
+}
+
+// A trace of copies only holds no kernel; an API trace (Start, Duration, Name, no launch shape) is not a
+// GPU trace at all. Both are refused in one line.
+TEST(NsysRealInputs, TracesWithoutKernelsAreRefused) {
+    const std::string copies =
+        "Start (ns),Duration (ns),CorrId,GrdX,Name\n"
+        "1000,500,1,,[CUDA memcpy Host-to-Device]\n";
+    try {
+        parse_nsys_kern_sum(copies, "copies.csv");
+        FAIL() << "a trace of copies only was accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("holds no kernel launch (1 memory operation row only)"), std::string::npos)
+            << e.what();
+    }
+    const std::string api =
+        "Start (ns),Duration (ns),Name,Result,CorrID,Pid,Tid\n"
+        "1000,5000,cudaLaunchKernel,0,1,42,42\n";
+    try {
+        parse_nsys_kern_sum(api, "api.csv");
+        FAIL() << "an API trace was read as kernels";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("no kernel summary table found"), std::string::npos) << e.what();
+    }
+}
+
+// The real file (a README of NVIDIA's concurrentKernels sample on an RTX 3060): 8 clock_block launches on 8
+// streams, one sum, one copy.
+TEST(NsysRealInputs, NvprofPrintGpuTraceReadme) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/nsys_nvprof_print_gpu_trace_console_rtx3060_concurrent_kernels_readme.md"), "readme.md");
+    ASSERT_EQ(s.kernels.size(), 2u);
+    // clock_block: 10,047,686 + 10,049,190 + 10,054,311 + 10,055,558 + 10,054,631 + 10,051,079 + 10,050,087
+    // + 10,048,102 = 80,410,644 ns; median of the 8 = (10,050,087 + 10,051,079) / 2 = 10,050,583 ns.
+    EXPECT_EQ(s.kernels[0].name, "clock_block(long *, long)");
+    EXPECT_EQ(s.kernels[0].instances, 8u);
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 80410.644);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].med_us, 10050.583);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].min_us, 10047.686);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].max_us, 10055.558);
+    EXPECT_EQ(s.kernels[1].name, "sum(long *, int)");
+    EXPECT_DOUBLE_EQ(s.kernels[1].total_us, 1014.454);  // 1,014,454 ns
+    ASSERT_EQ(s.warnings.size(), 1u);
+    EXPECT_NE(s.warnings[0].find("1.4 us in all"), std::string::npos) << s.warnings[0];  // the copy's 1,408 ns
+}
+
+// ---- wording ---------------------------------------------------------------------------------------
+
+// Old code: "kernel time 22.9 us over 1 kernel (1 launches)" and "(22.9 us over 1 kernels)".
+TEST(NsysRealInputs, OneLaunchIsSingular) {
+    const NsysKernSum s =
+        parse_nsys_kern_sum(fixture("corpus/nsys/nsys2021_stats_console_no_unit_headers_elided_api_rows_csc_puhti.md"), "csc.md");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 22.912);  // "Total Time" without a unit: nsys's ns
+    EXPECT_TRUE(s.warnings.empty());                  // the '....' lines are in the API and OS tables, not this one
+    const IngestReport r = nsys_report(s, "csc.md");
+    EXPECT_NE(r.summary.lines[0].find("over 1 kernel (1 launch)"), std::string::npos) << r.summary.lines[0];
+    EXPECT_TRUE(has(r.sections[1].notes, "over 1 kernel)"));
+}
+
+// ---- text that is not UTF-8 ------------------------------------------------------------------------
+
+// A kernel name with a Latin-1 byte (0xFF) or a UTF-8 character cut short (0xE2 alone) reached the JSON writer
+// as is: "internal error: invalid UTF-8 byte", exit 1. Each such byte is now U+FFFD, with a warning.
+TEST(NsysRealInputs, NamesThatAreNotUtf8AreRepairedAndWarned) {
+    const std::string csv =
+        "Time (%),Total Time (ns),Instances,Name\n"
+        "60.0,600,1,kern\xff_a\n"
+        "40.0,400,1,\"k\xe2\"\n";
+    const NsysKernSum s = parse_nsys_kern_sum(csv, "latin1.csv");
+    ASSERT_EQ(s.kernels.size(), 2u);
+    EXPECT_EQ(s.kernels[0].name, "kern\xef\xbf\xbd_a");
+    EXPECT_EQ(s.kernels[1].name, "k\xef\xbf\xbd");
+    ASSERT_EQ(s.warnings.size(), 1u);
+    EXPECT_NE(s.warnings[0].find("2 bytes of the kernel names are not UTF-8"), std::string::npos) << s.warnings[0];
+    std::size_t n = 0;
+    // Valid sequences pass unchanged: 2, 3 and 4 bytes; an overlong form (0xC0 0xAF), a surrogate (0xED 0xA0 0x80)
+    // and a 4-byte form past U+10FFFF (0xF4 0x90 ...) do not: one U+FFFD per byte.
+    EXPECT_EQ(ingest::valid_utf8("\xc3\xa9 \xe2\x80\xa6 \xf0\x9f\x98\x80", n), "\xc3\xa9 \xe2\x80\xa6 \xf0\x9f\x98\x80");
+    EXPECT_EQ(n, 0u);
+    EXPECT_EQ(ingest::valid_utf8("\xc0\xaf", n), "\xef\xbf\xbd\xef\xbf\xbd");
+    EXPECT_EQ(ingest::valid_utf8("\xed\xa0\x80", n), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    EXPECT_EQ(ingest::valid_utf8("\xf4\x90\x80\x80", n), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    EXPECT_EQ(n, 2u + 3u + 4u);
+}
+
+// A name without a function name is cut to 60 bytes for the table: never inside a UTF-8 character.
+// "(" + 40 x "é" (2 bytes each) = 81 bytes; byte 60 is the second byte of the 30th "é", so the cut falls back
+// to 59 bytes: "(" and 29 "é".
+TEST(NsysRealInputs, AShortNameIsNotCutInsideACharacter) {
+    std::string name = "(";
+    for (int i = 0; i < 40; ++i)
+        name += "\xc3\xa9";
+    name += ")";
+    const std::string cut = short_kernel_name(name);
+    EXPECT_EQ(cut.size(), 59u);
+    std::size_t n = 0;
+    EXPECT_EQ(ingest::valid_utf8(cut, n), cut);
+    EXPECT_EQ(n, 0u);
+}
+
+}  // namespace
