@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace bwacct {
 
@@ -52,5 +53,10 @@ bool looks_binary(const char* data, std::size_t size, bool first = true);
 // True when the first 4 KiB of `text` hold a NUL byte or are not mostly printable text: a binary
 // file given where text was expected.
 bool looks_binary(const std::string& text);
+
+// `text` as valid UTF-8: each byte that does not start or continue a well-formed UTF-8 sequence (a Latin-1
+// copy of a log, a name cut inside a character) becomes U+FFFD. `repaired` counts the bytes replaced. Readers
+// that warn about it call it on names; the JSON output (report/json_text.h, JsonWriter) applies it to every string.
+std::string valid_utf8(std::string_view text, std::size_t& repaired);
 
 }  // namespace bwacct

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "bwacct/error.h"
+#include "bwacct/json_text.h"
 #include "bwacct/report.h"
 #include "bwacct/text_file.h"
 #include "command.h"
@@ -75,7 +76,8 @@ std::vector<ComparedPoint> points(const std::string& path) {
         std::string params;
         if (r.contains("params") && r["params"].is_object())
             for (const auto& [k, v] : r["params"].items())
-                params += fmt::format("{}{}={}", params.empty() ? "" : " ", k, v.is_string() ? v.get<std::string>() : v.dump());
+                params += fmt::format("{}{}={}", params.empty() ? "" : " ", k,
+                                      v.is_string() ? v.get<std::string>() : detail::json_text(v));
         for (const json& g : r["gpus"]) {
             if (!g.is_object() || !g.contains("gpu") || !g["gpu"].is_string() || !g.contains("floor_us") ||
                 !g["floor_us"].is_number())
@@ -160,7 +162,7 @@ int run_compare(const Args& args, const Env& env) {
                                    {"b", r.vb},
                                    {"change_pct", r.change * 100},
                                    {"verdict", r.verdict}});
-        fmt::print(env.out, "{}\n", doc.dump(2));
+        fmt::print(env.out, "{}\n", detail::json_text(doc, 2));
     } else {
         fmt::print(env.out, "{}: {} points compared, {} regressed beyond {:g} %{}{}\n", a.front().op, rows.size(), regressed,
                    tolerance * 100, regressed > 0 ? " (exit code 3)" : "",

@@ -14,6 +14,7 @@
 #include "bwacct/error.h"
 #include "bwacct/finite_guard.h"
 #include "bwacct/inference_report.h"
+#include "bwacct/json_text.h"
 #include "bwacct/layer_report.h"
 #include "bwacct/suggest.h"
 #include "bwacct/values.h"
@@ -444,15 +445,17 @@ void print_rows(const std::vector<json>& rows, Format format, std::FILE* out) {
     const json doc{{"schema", "bwacct.layer-sweep/1"}, {"source", "modelled"}, {"rows", rows}};
     require_finite(doc);
     if (format == Format::json) {
-        fmt::print(out, "{}\n", doc.dump(2));
+        fmt::print(out, "{}\n", detail::json_text(doc, 2));
         return;
     }
     if (format == Format::jsonl) {
         for (const json& r : rows)
-            fmt::print(out, "{}\n", r.dump());
+            fmt::print(out, "{}\n", detail::json_text(r));
         return;
     }
-    auto cell = [](const json& v) { return v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump(); };
+    auto cell = [](const json& v) {
+        return v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : detail::json_text(v);
+    };
     std::vector<std::string> keys;
     for (const json& r : rows)
         for (const auto& [k, v] : r.items())

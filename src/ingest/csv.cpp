@@ -149,43 +149,4 @@ std::vector<std::string> split_lines(const std::string& text) {
     return lines;
 }
 
-std::string valid_utf8(std::string_view text, std::size_t& repaired) {
-    std::string out;
-    out.reserve(text.size());
-    const auto byte = [&](std::size_t i) { return i < text.size() ? static_cast<unsigned char>(text[i]) : 0u; };
-    for (std::size_t i = 0; i < text.size();) {
-        const unsigned c = byte(i);
-        // The length of the sequence starting at i and the range its second byte must lie in (RFC 3629).
-        std::size_t n = 0;
-        unsigned lo = 0x80, hi = 0xBF;
-        if (c < 0x80)
-            n = 1;
-        else if (c >= 0xC2 && c <= 0xDF)
-            n = 2;
-        else if (c >= 0xE0 && c <= 0xEF) {
-            n = 3;
-            lo = c == 0xE0 ? 0xA0 : 0x80;
-            hi = c == 0xED ? 0x9F : 0xBF;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            n = 4;
-            lo = c == 0xF0 ? 0x90 : 0x80;
-            hi = c == 0xF4 ? 0x8F : 0xBF;
-        }
-        bool ok = n > 0 && i + n <= text.size();
-        for (std::size_t k = 1; ok && k < n; ++k) {
-            const unsigned b = byte(i + k);
-            ok = k == 1 ? b >= lo && b <= hi : b >= 0x80 && b <= 0xBF;
-        }
-        if (ok) {
-            out.append(text.substr(i, n));
-            i += n;
-        } else {
-            out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
-            ++repaired;
-            ++i;
-        }
-    }
-    return out;
-}
-
 }  // namespace bwacct::ingest

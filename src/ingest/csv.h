@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "bwacct/text_file.h"
+
 namespace bwacct::ingest {
 
 struct CsvRecord {
@@ -27,10 +29,7 @@ std::vector<std::string> split_lines(const std::string& text);
 // is not such a number (empty, "n/a", "1.2.3", "12abc", NaN or infinity).
 std::optional<double> parse_number_text(std::string_view text);
 
-// `text` as valid UTF-8: each byte that does not start or continue a well-formed UTF-8 sequence (a Latin-1
-// copy of a log, a name cut inside a character) becomes U+FFFD. `repaired` counts the bytes replaced.
-// Names read from a file go through it before any output, so that the JSON writer never meets bytes it
-// cannot encode.
-std::string valid_utf8(std::string_view text, std::size_t& repaired);
+// Names read from a file go through bwacct::valid_utf8 (text_file.h) before any output, with a warning.
+using bwacct::valid_utf8;
 
 }  // namespace bwacct::ingest

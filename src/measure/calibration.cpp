@@ -16,6 +16,7 @@
 
 #include "backend.h"
 #include "bwacct/error.h"
+#include "bwacct/json_text.h"
 #include "bwacct/text_file.h"
 #include "oom_retry.h"
 
@@ -174,7 +175,7 @@ std::string store_calibration(const std::string& path, const Calibration& c) {
     // Write beside the target and rename: readers see the old file or the new one, never a mix.
     static std::atomic<unsigned> serial{0};  // threads of one process get names of their own too
     const std::string tmp = fmt::format("{}.tmp.{}.{}", path, ::getpid(), serial++);
-    if (!write_synced(tmp, cache.dump(2) + "\n")) {
+    if (!write_synced(tmp, detail::json_text(cache, 2) + "\n")) {
         std::remove(tmp.c_str());
         throw MeasureError("cannot write the calibration cache " + tmp);
     }

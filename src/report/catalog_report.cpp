@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bwacct/error.h"
+#include "bwacct/json_text.h"
 #include "cell_quote.h"
 #include "human.h"
 
@@ -87,7 +88,7 @@ void print_catalog(const Catalog& catalog, Format format, std::FILE* out) {
         json j{{"schema", "bwacct.gpus/1"}, {"gpus", json::object()}};
         for (const GpuSpec& g : catalog.gpus())
             j["gpus"][g.id] = gpu_json(g);
-        fmt::print(out, "{}\n", format == Format::json ? j.dump(2) : j.dump());
+        fmt::print(out, "{}\n", format == Format::json ? detail::json_text(j, 2) : detail::json_text(j));
         return;
     }
     const bool csv = format == Format::csv, md = format == Format::md;
@@ -127,7 +128,7 @@ void print_catalog(const Catalog& catalog, Format format, std::FILE* out) {
 void print_gpu(const GpuSpec& g, Format format, std::FILE* out) {
     if (format == Format::json || format == Format::jsonl) {
         const json j{{"schema", "bwacct.gpus/1"}, {"gpus", {{g.id, gpu_json(g)}}}};
-        fmt::print(out, "{}\n", format == Format::json ? j.dump(2) : j.dump());
+        fmt::print(out, "{}\n", format == Format::json ? detail::json_text(j, 2) : detail::json_text(j));
         return;
     }
     if (format != Format::table)

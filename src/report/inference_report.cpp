@@ -9,6 +9,7 @@
 #include "bwacct/error.h"
 #include "bwacct/expert_parallel.h"
 #include "bwacct/finite_guard.h"
+#include "bwacct/json_text.h"
 #include "bwacct/layer_report.h"
 #include "bwacct/pipeline_parallel.h"
 #include "human.h"
@@ -55,7 +56,7 @@ json report_head(const char* schema, const std::string& preset, const Transforme
 bool print_json(const json& j, Format format, const char* what, std::FILE* out) {
     require_finite(j);
     if (format == Format::json) {
-        fmt::print(out, "{}\n", j.dump(2));
+        fmt::print(out, "{}\n", detail::json_text(j, 2));
         return true;
     }
     if (format != Format::table)

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bwacct/error.h"
+#include "bwacct/json_text.h"
 #include "flatten.h"
 #include "human.h"
 #include "json_record.h"
@@ -276,7 +277,7 @@ void print_json(const IngestReport& r, std::FILE* out, std::size_t top) {
         }
         doc["runs"] = std::move(runs);
     }
-    fmt::print(out, "{}\n", doc.dump(2));
+    fmt::print(out, "{}\n", detail::json_text(doc, 2));
 }
 
 }  // namespace
@@ -353,7 +354,7 @@ void print_section(const IngestReport& r, const std::string& key, Format format,
                     o["run"] = run;
                 for (std::size_t i = 0; i < s->columns.size(); ++i)
                     o[s->columns[i].key] = i < row.size() ? cell_json(row[i]) : json(nullptr);
-                fmt::print(out, "{}\n", o.dump());
+                fmt::print(out, "{}\n", detail::json_text(o));
                 continue;
             }
             std::vector<std::string> cells;
@@ -413,7 +414,7 @@ std::string record_line(const Record& rec) {
     o["section"] = "records";
     for (const auto& [k, v] : parsed.items())
         o[k] = v;
-    return o.dump();
+    return detail::json_text(o);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #pragma once
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "bwacct/finite_guard.h"
+#include "bwacct/text_file.h"
 
 namespace bwacct::detail {
 
@@ -92,7 +94,7 @@ private:
     void put(std::string_view s) { out_.append(s.data(), s.data() + s.size()); }
     static bool plain(std::string_view s) {
         for (char c : s)
-            if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20)
+            if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x80)
                 return false;
         return true;
     }
@@ -102,6 +104,14 @@ private:
             put(s);
             out_.push_back('"');
             return;
+        }
+        // Bytes that are not UTF-8 (a name from a file in another encoding) are written as U+FFFD: the output
+        // stays valid JSON.
+        std::string repaired_text;
+        if (std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; })) {
+            std::size_t repaired = 0;
+            repaired_text = valid_utf8(s, repaired);
+            s = repaired_text;
         }
         for (char c : s) {
             switch (c) {

@@ -12,6 +12,7 @@
 #include "bwacct/error.h"
 #include "bwacct/expert_parallel.h"
 #include "bwacct/finite_guard.h"
+#include "bwacct/json_text.h"
 #include "bwacct/pipeline_parallel.h"
 #include "human.h"
 #include "verdict_line.h"
@@ -693,7 +694,7 @@ void print_layer_report(const LayerReport& report, Format format, std::FILE* out
             print_table(report, out);
             return;
         case Format::json:
-            fmt::print(out, "{}\n", report_json(report).dump(2));
+            fmt::print(out, "{}\n", detail::json_text(report_json(report), 2));
             return;
         default:
             throw InputError("--format", "layer and model print table or json");

@@ -8,6 +8,7 @@
 
 #include "bwacct/error.h"
 #include "bwacct/finite_guard.h"
+#include "bwacct/json_text.h"
 #include "human.h"
 #include "verdict_line.h"
 
@@ -171,7 +172,7 @@ void print_projections(const std::vector<Projection>& projections, const std::st
         }
         return;
     }
-    fmt::print(out, "{}\n", format == Format::json ? j.dump(2) : j.dump());
+    fmt::print(out, "{}\n", format == Format::json ? detail::json_text(j, 2) : detail::json_text(j));
 }
 
 void print_fit(const FitData& d, const FitResult& f, const std::optional<FitPeak>& peak, Format format, std::FILE* out) {
@@ -206,7 +207,7 @@ void print_fit(const FitData& d, const FitResult& f, const std::optional<FitPeak
     j["notes"] = f.notes;
     require_finite(j);  // every figure, before the first byte of any format
     if (format != Format::table) {
-        fmt::print(out, "{}\n", format == Format::json ? j.dump(2) : j.dump());
+        fmt::print(out, "{}\n", format == Format::json ? detail::json_text(j, 2) : detail::json_text(j));
         return;
     }
     std::string y_note = d.y_scale == 1 ? "" : fmt::format(" (× {:g} → µs)", d.y_scale);

@@ -6,6 +6,7 @@
 
 #include "bwacct/error.h"
 #include "bwacct/finite_guard.h"
+#include "bwacct/json_text.h"
 #include "cell_quote.h"
 #include "human.h"
 #include "verdict_line.h"
@@ -25,7 +26,9 @@ void require_tabular(Format f) {
         throw InputError("--format", "accepted here: table, json, jsonl or csv");
 }
 
-void put_json(std::FILE* out, const json& j, bool pretty) { fmt::print(out, "{}\n", pretty ? j.dump(2) : j.dump()); }
+void put_json(std::FILE* out, const json& j, bool pretty) {
+    fmt::print(out, "{}\n", pretty ? detail::json_text(j, 2) : detail::json_text(j));
+}
 
 // The seed prints Python's repr(round(x, digits)): shortest form of the rounded double.
 std::string seed_num(double x, int digits) {

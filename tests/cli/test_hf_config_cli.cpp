@@ -338,12 +338,9 @@ TEST(HfConfigCli, NewRealConfigsRunWithTheirDerivedParameterCounts) {
         std::uint64_t total, active;
     };
     const Row rows[] = {
-        {"kimi-k2-instruct", 1026408232448u, 32861500928u},
-        {"minimax-m2.7", 228689336320u, 11030124544u},
-        {"qwen3-vl-30b-a3b-instruct", 30532122624u, 3353032704u},
-        {"gemma-2-9b", 9241705984u, 9241705984u},
-        {"qwen2-7b-instruct", 7615616512u, 7615616512u},
-        {"llama-3-8b-instruct-bnb-4bit", 8030261248u, 8030261248u},
+        {"kimi-k2-instruct", 1026408232448u, 32861500928u},       {"minimax-m2.7", 228689336320u, 11030124544u},
+        {"qwen3-vl-30b-a3b-instruct", 30532122624u, 3353032704u}, {"gemma-2-9b", 9241705984u, 9241705984u},
+        {"qwen2-7b-instruct", 7615616512u, 7615616512u},          {"llama-3-8b-instruct-bnb-4bit", 8030261248u, 8030261248u},
     };
     for (const Row& row : rows) {
         const json doc = run_json({"model", "--hf-config", model_file(row.name), "--phase", "decode", "--batch", "1", "--context",
@@ -355,8 +352,8 @@ TEST(HfConfigCli, NewRealConfigsRunWithTheirDerivedParameterCounts) {
     }
     // The bitsandbytes checkpoint's blocks are stored 4-bit: up_proj's weight [4096, 14,336] reads 4096·14,336/2 =
     // 29,360,128 B + 917,504 one-byte absmax codes + 4 B = 30,277,636 B, and the 1 × 4096 bf16 input 8,192 B.
-    const json bnb = run_json({"layer", "--hf-config", model_file("llama-3-8b-instruct-bnb-4bit"), "--phase", "decode",
-                               "--batch", "1", "--context", "4096", "--gpu", "h200", "--format", "json"});
+    const json bnb = run_json({"layer", "--hf-config", model_file("llama-3-8b-instruct-bnb-4bit"), "--phase", "decode", "--batch",
+                               "1", "--context", "4096", "--gpu", "h200", "--format", "json"});
     ASSERT_FALSE(bnb.is_null());
     EXPECT_EQ(str_of(bnb.at("run"), "weight_format").rfind("int4", 0), 0u) << bnb.at("run").dump();
     const RunResult wan = run_bwacct({"layer", "--hf-config", model_file("wan2.2-t2v-a14b-diffusers-transformer"), "--tokens",

@@ -91,8 +91,7 @@ TEST(InferenceCli, DeepSeekV3QuantizationConfigIsFp8With128BlockScales) {
 
 TEST(InferenceCli, UnknownQuantMethodIsRefusedNamingTheField) {
     TempDir dir;
-    const std::string path =
-        write_config(dir, "LlamaForCausalLM", R"(, "quantization_config": {"quant_method": "hqq"})");
+    const std::string path = write_config(dir, "LlamaForCausalLM", R"(, "quantization_config": {"quant_method": "hqq"})");
     const RunResult r = run_bwacct({"layer", "--hf-config", path, "--tokens", "16"});
     EXPECT_EQ(r.status, 2) << report(r);
     EXPECT_TRUE(r.out.empty());

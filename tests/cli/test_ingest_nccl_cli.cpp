@@ -363,3 +363,36 @@ TEST(IngestNcclLogs3, GatherRefusalNamesTheOpWithItsFactor) {
 }
 
 }  // namespace
+
+// A log whose device name holds a byte that is not UTF-8 (a copy in another encoding): the JSON output stayed
+// impossible ("internal error: invalid UTF-8 byte", exit 1, from nccl-tests and BabelStream alike). Every string the
+// JSON writers meet is now repaired to U+FFFD, so the report is valid JSON and the rows are read as before.
+TEST(IngestNccl, ADeviceNameThatIsNotUtf8StillGivesValidJson) {
+    const std::string src =
+        read_text(std::string(BWACCT_TEST_DATA) + "/corpus/nccl-tests/together_allgather_h100_8gpu_sharp_collnet_v2179.out");
+    const std::size_t at = src.find("NVIDIA H100");
+    ASSERT_NE(at, std::string::npos);
+    std::string bad = src;
+    bad.replace(at, 11,
+                "NVIDIA H\xff"
+                "100");
+    TempDir dir;
+    write_text(dir.file("latin1.txt"), bad);
+    const RunResult r = run_bwacct({"ingest", "nccl-tests", dir.file("latin1.txt"), "--format", "json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json doc = parse_json(r.out, "ingest json");
+    EXPECT_NE(r.out.find("H\xef\xbf\xbd"
+                         "100"),
+              std::string::npos);  // U+FFFD where the 0xFF byte was
+    write_text(dir.file("utf8.txt"), src);
+    const RunResult good = run_bwacct({"ingest", "nccl-tests", dir.file("utf8.txt"), "--format", "json"});
+    ASSERT_EQ(good.status, 0) << good.err;
+    // The same rows either way (the GPU no longer matches the catalog, so only the rows' own fields compare).
+    const json want = parse_json(good.out, "ingest json").at("records");
+    ASSERT_EQ(doc.at("records").size(), want.size());
+    ASSERT_GT(want.size(), 0u);
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(doc.at("records")[i].at("params"), want[i].at("params"));
+        EXPECT_EQ(doc.at("records")[i].at("bytes"), want[i].at("bytes"));
+    }
+}
