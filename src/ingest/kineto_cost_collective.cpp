@@ -34,25 +34,15 @@ std::optional<CollectiveKind> collective_kind(std::string_view n) {
     for (char c : n)
         if (c != '_')
             base += c;
-    struct Name {
-        std::string_view name;
-        CollectiveKind kind;
-    };
-    static constexpr std::array<Name, 11> kNames{{{"allreduce", CollectiveKind::allreduce},
-                                                  {"barrier", CollectiveKind::allreduce},
-                                                  {"allgather", CollectiveKind::allgather},
-                                                  {"reducescatter", CollectiveKind::reducescatter},
-                                                  {"broadcast", CollectiveKind::broadcast},
-                                                  {"reduce", CollectiveKind::reduce},
-                                                  {"alltoall", CollectiveKind::alltoall},
-                                                  {"alltoallv", CollectiveKind::alltoall},
-                                                  {"sendrecv", CollectiveKind::sendrecv},
-                                                  {"send", CollectiveKind::sendrecv},
-                                                  {"recv", CollectiveKind::sendrecv}}};
-    for (const Name& x : kNames)
-        if (x.name == base)
-            return x.kind;
-    return std::nullopt;
+    // Names beside the canonical ones (find_collective: allreduce, allgather, reducescatter, broadcast,
+    // reduce, alltoall, sendrecv).
+    if (base == "barrier")
+        return CollectiveKind::allreduce;
+    if (base == "alltoallv")
+        return CollectiveKind::alltoall;
+    if (base == "send" || base == "recv")
+        return CollectiveKind::sendrecv;
+    return find_collective(base);
 }
 
 // torch's dtype name in the NCCL metadata (c10::toString of the ScalarType) → an engine dtype of the same

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "bwacct/ingest_kineto.h"
+#include "bwacct/ops.h"
 
 namespace {
 
@@ -98,6 +99,21 @@ TEST(KinetoTypeSpellings, NcclDtypesOfEveryWidth) {
     // ComplexDouble (16 B) has no engine dtype of its width, and a name no ScalarType has: not costed.
     EXPECT_EQ(size_of("ComplexDouble", "allreduce", 100, 100), 0u);
     EXPECT_EQ(size_of("float32", "allreduce", 100, 100), 0u);
+}
+
+// The canonical collective names behind parse_collective, without its error: the metadata reader's
+// lookup (kineto_cost_collective.cpp), which no longer repeats the names.
+TEST(KinetoTypeSpellings, FindCollectiveKnowsTheCanonicalNamesOnly) {
+    using bwacct::CollectiveKind;
+    using bwacct::find_collective;
+    for (const CollectiveKind k :
+         {CollectiveKind::allreduce, CollectiveKind::allgather, CollectiveKind::reducescatter, CollectiveKind::broadcast,
+          CollectiveKind::reduce, CollectiveKind::alltoall, CollectiveKind::sendrecv})
+        EXPECT_EQ(find_collective(bwacct::collective_name(k)), k);
+    EXPECT_EQ(find_collective("AllReduce"), CollectiveKind::allreduce);  // any case, as parse_collective
+    EXPECT_FALSE(find_collective("gather"));
+    EXPECT_FALSE(find_collective("all_reduce"));  // spellings are the trace reader's business
+    EXPECT_FALSE(find_collective(""));
 }
 
 }  // namespace
