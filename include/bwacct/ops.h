@@ -3,6 +3,8 @@
 // count does not fit in 64 bits.
 #pragma once
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "bwacct/cost.h"
@@ -81,6 +83,9 @@ Cost collective_cost(const CollectiveDesc& d);
 double bus_factor(CollectiveKind k, std::uint64_t ranks);
 std::string_view collective_name(CollectiveKind k);
 CollectiveKind parse_collective(std::string_view s);
+// The kind a canonical name ("allreduce", "allgather", ...; any case) names, or nullopt: parse_collective
+// without the error, for names read from files.
+std::optional<CollectiveKind> find_collective(std::string_view s);
 std::string_view algo_name(CollectiveAlgo a);
 CollectiveAlgo parse_algo(std::string_view s);
 

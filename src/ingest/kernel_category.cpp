@@ -72,6 +72,10 @@ KernelCategory classify_kernel(std::string_view name) {
         return KernelCategory::collective;
     if (has_any(n, {"moe", "expert"}))
         return KernelCategory::moe;
+    // Stores of new keys and values into the KV cache are data movement, whatever attention backend's cache
+    // layout they name (vLLM's reshape_and_cache_flash, concat_and_cache_mla, indexer_k_quant_and_cache).
+    if (has_any(n, {"_and_cache"}))
+        return KernelCategory::indexing;
     // Library names say nothing of the operation: "flashinfer" (which holds "flash") names FlashInfer's
     // norm, activation and sampling kernels too. Its attention kernels say Prefill, Decode or Paged.
     std::string ops = n, ops_original(name);
@@ -98,6 +102,12 @@ KernelCategory classify_kernel(std::string_view name) {
     // "normal" would otherwise read as a normalization.
     if (has_any(n, {"normal_", "uniform_", "bernoulli", "philox", "curand", "distribution_elementwise"}))
         return KernelCategory::elementwise;
+    // Vector norms are reductions (torch.linalg.vector_norm, clip_grad_norm_'s _foreach_norm): PyTorch's
+    // reduce_kernel over NormOps / NormTwoOps / NormOneOps / NormZeroOps, the LpNormFunctor of
+    // multi_tensor_apply and its lpnorm_cleanup, the ops aten::norm / linalg_vector_norm.
+    if (has_any(n,
+                {"normops", "normtwoops", "normoneops", "normzeroops", "lpnorm", "vector_norm", "aten::norm", "frobenius_norm"}))
+        return KernelCategory::reduce;
     // Norm statistics and affine-parameter gradients: PyTorch's RowwiseMomentsCUDAKernel (group/layer
     // norm) and GammaBetaBackward*, apex's cuComputePartGradGammaBeta.
     if (has_any(n, {"norm", "bn_fw", "bn_bw", "moments", "gammabeta", "gamma_beta"}))
@@ -108,10 +118,10 @@ KernelCategory classify_kernel(std::string_view name) {
         return KernelCategory::optimizer;
     if (starts(n, "triton_per") || starts(n, "triton_red"))
         return KernelCategory::reduce;
-    if (has_any(n, {"dot_kernel", "reduce",     "reduction",     "argmax",    "argmin",     "topk",       "sort",
-                    "scan",       "cumsum",     "cumprod",       "radix",     "histogram",  "cub::",      "rocprim",
-                    "aten::sum",  "aten::mean", "aten::max",     "aten::min", "aten::amax", "aten::norm", "aten::any",
-                    "aten::all",  "nll_loss",   "cross_entropy", "criterion"}) ||
+    if (has_any(n,
+                {"dot_kernel", "reduce",    "reduction",  "argmax",    "argmin",    "topk",     "sort",          "scan",
+                 "cumsum",     "cumprod",   "radix",      "histogram", "cub::",     "rocprim",  "aten::sum",     "aten::mean",
+                 "aten::max",  "aten::min", "aten::amax", "aten::any", "aten::all", "nll_loss", "cross_entropy", "criterion"}) ||
         // losses (ctc_loss, mse_loss), token sampling from probabilities (FlashInfer MinPSampling, SGLang
         // tree_speculative_sampling: scans over the vocabulary), non-maximum suppression
         has_any_word(name, n, {"loss", "sampling", "nms"}))
@@ -126,14 +136,14 @@ KernelCategory classify_kernel(std::string_view name) {
         return KernelCategory::indexing;
     if (starts(n, "triton_"))
         return KernelCategory::elementwise;  // triton_poi_* and other generated pointwise kernels
-    if (has_any(n,
-                {"elementwise", "vectorized", "unrolled", "pointwise", "fused_", "activation", "silu", "gelu", "relu", "sigmoid",
-                 "tanh", "add_kernel", "mul_kernel", "rotary", "rope", "quant", "fill", "copy", "act_and_mul", "cast", "convert",
-                 "where", "clamp", "dropout", "triad_kernel", "nstream_kernel", "aten::", "_c::", "sgl_kernel::", "aiter::",
-                 // gated activations (Liger's _swiglu/_geglu kernels), cuDNN RNN cells' "elemWise", triangular
-                 // masks, penalties on logits, random permutations, device-side asserts, MIOpen's OpTensor family
-                 "swiglu", "geglu", "reglu", "elemwise", "triu_", "tril_", "penalt", "randperm", "assert", "op1dtensor",
-                 "op2dtensor", "op3dtensor", "op4dtensor", "op5dtensor", "subtensorop"}))
+    if (has_any(n, {"elementwise", "vectorized", "unrolled", "pointwise", "fused_", "activation", "silu", "gelu", "relu",
+                    "sigmoid", "tanh", "add_kernel", "mul_kernel", "rotary", "rope", "quant", "fill", "copy", "act_and_mul",
+                    "cast", "convert", "where", "clamp", "dropout", "masked_", "triad_kernel", "nstream_kernel",
+                    "aten::", "_c::", "sgl_kernel::", "aiter::",
+                    // gated activations (Liger's _swiglu/_geglu kernels), cuDNN RNN cells' "elemWise", triangular
+                    // masks, penalties on logits, random permutations, device-side asserts, MIOpen's OpTensor family
+                    "swiglu", "geglu", "reglu", "elemwise", "triu_", "tril_", "penalt", "randperm", "assert", "op1dtensor",
+                    "op2dtensor", "op3dtensor", "op4dtensor", "op5dtensor", "subtensorop"}))
         return KernelCategory::elementwise;
     // Serving engines' batch bookkeeping: token ids, positions, slot mappings and sequence lengths of the
     // next step (SGLang resolve_future_token_ids / compute_position / get_last_loc, vLLM

@@ -34,43 +34,62 @@ std::optional<CollectiveKind> collective_kind(std::string_view n) {
     for (char c : n)
         if (c != '_')
             base += c;
-    struct Name {
-        std::string_view name;
-        CollectiveKind kind;
-    };
-    static constexpr std::array<Name, 11> kNames{{{"allreduce", CollectiveKind::allreduce},
-                                                  {"barrier", CollectiveKind::allreduce},
-                                                  {"allgather", CollectiveKind::allgather},
-                                                  {"reducescatter", CollectiveKind::reducescatter},
-                                                  {"broadcast", CollectiveKind::broadcast},
-                                                  {"reduce", CollectiveKind::reduce},
-                                                  {"alltoall", CollectiveKind::alltoall},
-                                                  {"alltoallv", CollectiveKind::alltoall},
-                                                  {"sendrecv", CollectiveKind::sendrecv},
-                                                  {"send", CollectiveKind::sendrecv},
-                                                  {"recv", CollectiveKind::sendrecv}}};
-    for (const Name& x : kNames)
-        if (x.name == base)
-            return x.kind;
-    return std::nullopt;
+    // Names beside the canonical ones (find_collective: allreduce, allgather, reducescatter, broadcast,
+    // reduce, alltoall, sendrecv).
+    if (base == "barrier")
+        return CollectiveKind::allreduce;
+    if (base == "alltoallv")
+        return CollectiveKind::alltoall;
+    if (base == "send" || base == "recv")
+        return CollectiveKind::sendrecv;
+    return find_collective(base);
 }
 
-// torch's dtype name in the NCCL metadata → an engine dtype of the same element size.
+// torch's dtype name in the NCCL metadata (c10::toString of the ScalarType) → an engine dtype of the same
+// element size. Every ScalarType by its width, so that no dtype a trace can carry leaves a collective
+// uncosted: the float8 types of either convention (NVIDIA's "fn", AMD MI300's "fnuz", the e8m0 scale),
+// the packed fp4 pair ("Float4_e2m1fn_x2": one byte holds the element PyTorch counts), the unsigned and
+// complex types (ComplexHalf is 2·2 bytes, ComplexFloat 2·4), the quantized and bits types.
+// ComplexDouble (16 bytes) has no engine dtype of its width: not costed.
 std::optional<DType> element_type(std::string_view t) {
-    if (t == "Float" || t == "Int")
-        return DType::fp32;
-    if (t == "BFloat16")
-        return DType::bf16;
-    if (t == "Half" || t == "Short")
-        return DType::fp16;
-    if (t == "Double" || t == "Long")
-        return DType::fp64;
-    if (t == "Byte" || t == "Char" || t == "Bool")
-        return DType::int8;
-    if (t == "Float8_e4m3fn")
-        return DType::fp8_e4m3;
-    if (t == "Float8_e5m2")
-        return DType::fp8_e5m2;
+    struct Width {
+        std::string_view name;
+        DType dtype;
+    };
+    static constexpr std::array<Width, 31> kTypes{{{"Double", DType::fp64},
+                                                   {"Long", DType::fp64},
+                                                   {"UInt64", DType::fp64},
+                                                   {"ComplexFloat", DType::fp64},
+                                                   {"Float", DType::fp32},
+                                                   {"Int", DType::fp32},
+                                                   {"UInt32", DType::fp32},
+                                                   {"ComplexHalf", DType::fp32},
+                                                   {"QInt32", DType::fp32},
+                                                   {"BFloat16", DType::bf16},
+                                                   {"Half", DType::fp16},
+                                                   {"Short", DType::fp16},
+                                                   {"UInt16", DType::fp16},
+                                                   {"Bits16", DType::fp16},
+                                                   {"Float8_e4m3fn", DType::fp8_e4m3},
+                                                   {"Float8_e4m3fnuz", DType::fp8_e4m3},
+                                                   {"Float8_e5m2", DType::fp8_e5m2},
+                                                   {"Float8_e5m2fnuz", DType::fp8_e5m2},
+                                                   {"Float8_e8m0fnu", DType::int8},
+                                                   {"Float4_e2m1fn_x2", DType::int8},
+                                                   {"Byte", DType::int8},
+                                                   {"Char", DType::int8},
+                                                   {"Bool", DType::int8},
+                                                   {"QInt8", DType::int8},
+                                                   {"QUInt8", DType::int8},
+                                                   {"QUInt4x2", DType::int8},
+                                                   {"QUInt2x4", DType::int8},
+                                                   {"Bits1x8", DType::int8},
+                                                   {"Bits2x4", DType::int8},
+                                                   {"Bits4x2", DType::int8},
+                                                   {"Bits8", DType::int8}}};
+    for (const Width& w : kTypes)
+        if (w.name == t)
+            return w.dtype;
     return std::nullopt;
 }
 

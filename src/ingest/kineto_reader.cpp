@@ -18,6 +18,7 @@
 #include "bwacct/error.h"
 #include "bwacct/ingest_kineto.h"
 #include "json_elements.h"
+#include "kineto_type_names.h"
 
 namespace bwacct::kineto {
 namespace {
@@ -481,13 +482,15 @@ private:
         map.emplace(items, list);
         return list;
     }
-    SharedList<std::string> strings(dom::element v, const SharedList<std::string>& before) {
+    // `spelling` maps each string (the "Input type" names to one compiler's spelling: kineto_type_names.h).
+    SharedList<std::string> strings(dom::element v, const SharedList<std::string>& before,
+                                    std::string_view (*spelling)(std::string_view) = nullptr) {
         if (v.type() != dom::element_type::ARRAY)
             return before;
         scratch_strings_.assign(before.begin(), before.end());
         for (const dom::element s : array_of(v))
             if (const auto text = read_string(s))
-                scratch_strings_.emplace_back(*text);
+                scratch_strings_.emplace_back(spelling ? spelling(*text) : *text);
         return intern_list(string_lists_, scratch_strings_);
     }
     // "Input Dims": one entry per array in the list (a non-tensor input: []), its numbers as integers.
@@ -579,7 +582,7 @@ private:
                 else if (k == "Input Dims" && f.value.type() == dom::element_type::ARRAY)
                     o.dims = dims(f.value, o.dims);
                 else if (k == "Input type")
-                    o.types = strings(f.value, o.types);
+                    o.types = strings(f.value, o.types, gcc_type_spelling);
                 else if (k == "Concrete Inputs")
                     o.concrete = strings(f.value, o.concrete);
             }
@@ -649,10 +652,21 @@ Trace parse(JsonElements::Read read, const std::string& origin) {
     r.run();
     if (!r.saw_events)
         throw InputError(origin, fmt::format("no \"traceEvents\" array: {}", kExpected));
-    if (t.activities.empty())
+    if (t.activities.empty()) {
+        // A run on a GPU profiled without the GPU activities (activities=[ProfilerActivity.CPU] only): its
+        // runtime calls and its deviceProperties are there, not the kernels. Say so, and how to profile them.
+        std::string used;
+        if (!t.launches.empty())
+            used = fmt::format("{} GPU runtime calls", t.launches.size());
+        if (!t.devices.empty())
+            used += fmt::format("{}deviceProperties names '{}'", used.empty() ? "" : ", ", t.devices.front().name);
+        const std::string what = used.empty() ? std::string("expected a trace of a GPU run")
+                                              : fmt::format("a GPU was present ({}) but no GPU activity was recorded", used);
         throw InputError(origin, fmt::format("{} trace events but no GPU kernel, memcpy or memset (cat \"kernel\", "
-                                             "\"gpu_memcpy\", \"gpu_memset\"): expected a trace of a CUDA run",
-                                             t.events));
+                                             "\"gpu_memcpy\", \"gpu_memset\"): {}; profile with "
+                                             "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]",
+                                             t.events, what));
+    }
     return t;
 }
 

@@ -37,6 +37,12 @@ std::uint64_t ceil_log2(std::uint64_t n) { return std::bit_width(n - 1); }
 
 std::string_view collective_name(CollectiveKind k) { return choice_name(k, kKinds); }
 CollectiveKind parse_collective(std::string_view s) { return parse_choice(s, "collective", "collective", kKinds); }
+std::optional<CollectiveKind> find_collective(std::string_view s) {
+    for (const auto& c : kKinds)
+        if (equal_ignoring_case(c.name, s))
+            return c.value;
+    return std::nullopt;
+}
 std::string_view algo_name(CollectiveAlgo a) { return choice_name(a, kAlgos); }
 CollectiveAlgo parse_algo(std::string_view s) { return parse_choice(s, "--algo", "algorithm", kAlgos); }
 

@@ -191,4 +191,24 @@ TEST(IngestTorchCli, EagerAttentionGroupedBesideTheKernels) {
     EXPECT_FALSE(ddp["sections"].contains("eager_attention"));
 }
 
+// A trace profiled without the GPU activities holds no kernel to account: refused in one line that says
+// what the trace shows of the GPU (runtime calls, the deviceProperties name) and how to profile it, instead
+// of "expected a trace of a CUDA run" for what was a CUDA run.
+TEST(IngestTorchCli, TraceWithoutGpuActivityNamesTheGpuAndTheProfilerSetting) {
+    auto corpus = [](const std::string& name) { return std::string(BWACCT_TEST_DATA) + "/corpus/torch-trace/" + name; };
+    const std::string fix = "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]";
+    // Seven cuda_runtime calls and an A100 in deviceProperties, no kernel.
+    const std::string runtime = corpus("particle_transformer_a100_pcie_40gb_runtime_calls_no_gpu_activity.json");
+    expect_bad_input({"ingest", "torch-trace", runtime},
+                     "a GPU was present (7 GPU runtime calls, deviceProperties names "
+                     "'NVIDIA A100-PCIE-40GB') but no GPU activity was recorded");
+    expect_bad_input({"ingest", "torch-trace", runtime, "--gpu", "a100-sxm-40gb"}, fix);
+    // CPU activity only on a machine with an RTX 4080 SUPER: no runtime call, the GPU in deviceProperties.
+    expect_bad_input({"ingest", "torch-trace", corpus("cuda_guide_rtx4080_super_cpu_activity_only.json")},
+                     "a GPU was present (deviceProperties names 'NVIDIA GeForce RTX 4080 SUPER')");
+    // A CPU-only run (no deviceProperties, no runtime call): the same remedy.
+    expect_bad_input({"ingest", "torch-trace", corpus("unsloth_puzzles_cpu_only_macos_trace_subset.json")},
+                     "expected a trace of a GPU run; profile with " + fix);
+}
+
 }  // namespace

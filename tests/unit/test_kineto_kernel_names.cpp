@@ -1,0 +1,65 @@
+// Kernel names from real PyTorch, vLLM and cuDNN builds whose words led the name rules
+// (src/ingest/kernel_category.cpp) to a category the kernel's work is not. These matter most where the
+// kernel name is all a trace gives (CUDA-graph replays, kernels without a shaped op).
+#include <gtest/gtest.h>
+
+#include "bwacct/kernel_category.h"
+
+namespace {
+
+using bwacct::classify_kernel;
+using bwacct::KernelCategory;
+
+// vLLM's KV-cache stores name the attention backend whose cache layout they write ("flash", "mla"):
+// they were filed as attention. They copy the step's keys and values into the cache: data movement.
+TEST(KinetoKernelNames, KvCacheStoresAreDataMovementNotAttention) {
+    EXPECT_EQ(classify_kernel("void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, __nv_bfloat16, "
+                              "(vllm::Fp8KVCacheDataType)0>(__nv_bfloat16 const*, __nv_bfloat16 const*, long const*, int)"),
+              KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void vllm::concat_and_cache_mla_kernel<__nv_bfloat16, __nv_bfloat16, "
+                              "(vllm::Fp8KVCacheDataType)0>(__nv_bfloat16 const*, long const*, int)"),
+              KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("_C_cache_ops::reshape_and_cache_flash"), KernelCategory::indexing);
+    // Attention kernels that read a paged KV cache stay attention.
+    EXPECT_EQ(classify_kernel("void flashinfer::BatchPrefillWithPagedKVCacheKernel<...>()"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("void vllm::paged_attention_v2_kernel<__nv_bfloat16, 128>()"), KernelCategory::attention);
+}
+
+// A vector norm (torch.linalg.vector_norm, clip_grad_norm_'s _foreach_norm) is a reduction over its
+// input; the word "Norm" in its functor filed it with layer/batch norm.
+TEST(KinetoKernelNames, VectorNormsAreReductions) {
+    EXPECT_EQ(classify_kernel("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, "
+                              "at::native::NormTwoOps<float, float, float>, unsigned int, float, 4, 4> >(...)"),
+              KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, "
+                              "at::native::NormOps<float, float, float>, unsigned int, float, 4, 4> >(...)"),
+              KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+                              "namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::LpNormFunctor<float, "
+                              "(at::native::(anonymous namespace)::NormType)1, float, float>, float*, int>(...)"),
+              KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::lpnorm_cleanup<float, "
+                              "(at::native::(anonymous namespace)::NormType)1, float, float>(float const*, "
+                              "at::native::(anonymous namespace)::TensorListAddresses, int)"),
+              KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("aten::linalg_vector_norm"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("aten::norm"), KernelCategory::reduce);
+    // Normalizations stay norm; random normal numbers stay elementwise.
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(...)"),
+              KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("void at::native::batch_norm_collect_statistics_kernel<float, float, float, int>(...)"),
+              KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("aten::native_layer_norm"), KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("aten::normal_"), KernelCategory::elementwise);
+}
+
+// Dropout's masked scale (older PyTorch's dropout backward) is pointwise; it matched no rule: other.
+TEST(KinetoKernelNames, MaskedScaleIsPointwise) {
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::masked_scale_kernel<float, float>(at::Tensor&, "
+                              "at::Tensor const&, at::Tensor const&, float)"),
+              KernelCategory::elementwise);
+    // masked_select stays indexing (a compaction, not a pointwise op).
+    EXPECT_EQ(classify_kernel("aten::masked_select"), KernelCategory::indexing);
+}
+
+}  // namespace

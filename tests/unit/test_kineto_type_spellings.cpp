@@ -1,0 +1,119 @@
+// What real traces spell differently from the traces the costing was written against: tensor type
+// names as a Windows (MSVC) build of PyTorch writes them, and NCCL metadata dtypes of every ScalarType.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "bwacct/ingest_kineto.h"
+#include "bwacct/ops.h"
+
+namespace {
+
+using namespace bwacct::kineto;
+
+// One aten::addmm (External id 7) with its kernel, and one 0-d in-place integer add with its kernel,
+// "Input type" spelled by `bf16` and `int64`.
+std::string two_op_trace(const std::string& bf16, const std::string& int64) {
+    return R"({"traceEvents": [
+      {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 100, "dur": 20,
+       "args": {"External id": 7, "Input Dims": [[512], [141, 512], [512, 512], [], []],
+                "Input type": [")" +
+           bf16 + R"(", ")" + bf16 + R"(", ")" + bf16 + R"(", "Scalar", "Scalar"]}},
+      {"ph": "X", "cat": "kernel", "name": "gemm_kernel", "pid": 0, "tid": 7, "ts": 110, "dur": 5,
+       "args": {"External id": 7, "device": 0, "stream": 7}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::add_", "pid": 1, "tid": 1, "ts": 200, "dur": 20,
+       "args": {"External id": 8, "Input Dims": [[], [], []], "Input type": [")" +
+           int64 + R"(", ")" + int64 + R"(", "Scalar"]}},
+      {"ph": "X", "cat": "kernel", "name": "add_kernel", "pid": 0, "tid": 7, "ts": 210, "dur": 2,
+       "args": {"External id": 8, "device": 0, "stream": 7}}
+    ]})";
+}
+
+const Group* group_of(const Summary& s, const std::string& op) {
+    for (const Group& g : s.groups)
+        if (g.what.op == op)
+            return &g;
+    return nullptr;
+}
+
+// PyTorch writes a tensor's type as its C++ type name, and MSVC spells the same types
+// "struct c10::BFloat16" and "__int64" where GCC writes "c10::BFloat16" and "long int". A trace from a
+// Windows build was read with every bf16/fp16 op and every int64 tensor unknown: no formula.
+TEST(KinetoTypeSpellings, MsvcTypeNamesCostLikeGccNames) {
+    const Trace msvc = parse_kineto(two_op_trace("struct c10::BFloat16", "__int64"), "msvc.json");
+    ASSERT_EQ(msvc.ops.size(), 2u);
+    EXPECT_EQ(msvc.ops[0].types[0], "c10::BFloat16");
+    EXPECT_EQ(msvc.ops[1].types[0], "long int");
+    const Summary s = summarize(msvc);
+    // addmm M=141 N=512 K=512 bf16 with an N-element bias: read A 141·512·2 = 144,384 + B 512·512·2 =
+    // 524,288 + bias 512·2 = 1,024; write C 141·512·2 = 144,384; 814,080 B in all (the BERT trace's row).
+    const Group* mm = group_of(s, "aten::addmm");
+    ASSERT_NE(mm, nullptr);
+    EXPECT_EQ(mm->what.dtype, "bf16");
+    EXPECT_EQ(mm->what.cost.bytes_read + mm->what.cost.bytes_written, 814080u);
+    // add_ of two 0-d int64 tensors: read 2·8 = 16 B, write 8 B, no FLOPs (integer arithmetic).
+    const Group* add = group_of(s, "aten::add_");
+    ASSERT_NE(add, nullptr);
+    EXPECT_EQ(add->what.dtype, "int64");
+    EXPECT_EQ(add->what.cost.bytes_read, 16u);
+    EXPECT_EQ(add->what.cost.bytes_written, 8u);
+    EXPECT_EQ(add->what.cost.flops, 0u);
+    // The same trace in GCC's spelling gives the same costs, and every kernel has a formula.
+    const Summary gcc = summarize(parse_kineto(two_op_trace("c10::BFloat16", "long int"), "gcc.json"));
+    ASSERT_NE(group_of(gcc, "aten::addmm"), nullptr);
+    EXPECT_EQ(group_of(gcc, "aten::addmm")->what.cost.flops, mm->what.cost.flops);
+    EXPECT_DOUBLE_EQ(s.uncosted_busy_us, 0.0);
+    EXPECT_DOUBLE_EQ(gcc.uncosted_busy_us, 0.0);
+    // "class " is a class-key too; an unknown name passes unchanged.
+    const Trace other = parse_kineto(two_op_trace("class c10::Half", "unsigned __int64"), "other.json");
+    EXPECT_EQ(other.ops[0].types[0], "c10::Half");
+    EXPECT_EQ(other.ops[1].types[0], "unsigned long");
+    EXPECT_EQ(parse_kineto(two_op_trace("my_type", "x"), "x.json").ops[0].types[0], "my_type");
+}
+
+// ProcessGroupNCCL writes the dtype as c10::toString(ScalarType); only the element size matters to a
+// collective. FP8 on MI300 is "fnuz", and unsigned, complex, packed fp4 and quantized types occur too:
+// each was "collective metadata not understood", its kernel uncosted.
+TEST(KinetoTypeSpellings, NcclDtypesOfEveryWidth) {
+    auto size_of = [](const char* dtype, const char* name, std::uint64_t in, std::uint64_t out) -> std::uint64_t {
+        GpuActivity k;
+        k.collective = CollectiveArgs{name, in, out, 8, dtype};
+        const auto c = cost_collective_kernel(k);
+        return c && c->cost.collective ? c->cost.collective->size_bytes : 0;
+    };
+    // all_gather of 1,024 fp8 elements per rank over 8 ranks: the gathered 8,192 elements · 1 B.
+    EXPECT_EQ(size_of("Float8_e4m3fnuz", "_allgather_base", 1024, 8192), 8192u);
+    EXPECT_EQ(size_of("Float8_e5m2fnuz", "_allgather_base", 1024, 8192), 8192u);
+    // allreduce of 100 elements: UInt16 2 B → 200 B; ComplexFloat 2·4 B → 800 B; ComplexHalf 2·2 → 400 B;
+    // UInt64 8 B → 800 B; Float4_e2m1fn_x2 (two fp4 in the byte PyTorch counts as one element) → 100 B.
+    EXPECT_EQ(size_of("UInt16", "allreduce", 100, 100), 200u);
+    EXPECT_EQ(size_of("ComplexFloat", "allreduce", 100, 100), 800u);
+    EXPECT_EQ(size_of("ComplexHalf", "allreduce", 100, 100), 400u);
+    EXPECT_EQ(size_of("UInt64", "allreduce", 100, 100), 800u);
+    EXPECT_EQ(size_of("Float4_e2m1fn_x2", "allreduce", 100, 100), 100u);
+    // The widths already read stay: Float 4 B, BFloat16 2 B, Long 8 B, Byte 1 B.
+    EXPECT_EQ(size_of("Float", "allreduce", 100, 100), 400u);
+    EXPECT_EQ(size_of("BFloat16", "allreduce", 100, 100), 200u);
+    EXPECT_EQ(size_of("Long", "allreduce", 100, 100), 800u);
+    EXPECT_EQ(size_of("Byte", "allreduce", 100, 100), 100u);
+    // ComplexDouble (16 B) has no engine dtype of its width, and a name no ScalarType has: not costed.
+    EXPECT_EQ(size_of("ComplexDouble", "allreduce", 100, 100), 0u);
+    EXPECT_EQ(size_of("float32", "allreduce", 100, 100), 0u);
+}
+
+// The canonical collective names behind parse_collective, without its error: the metadata reader's
+// lookup (kineto_cost_collective.cpp), which no longer repeats the names.
+TEST(KinetoTypeSpellings, FindCollectiveKnowsTheCanonicalNamesOnly) {
+    using bwacct::CollectiveKind;
+    using bwacct::find_collective;
+    for (const CollectiveKind k :
+         {CollectiveKind::allreduce, CollectiveKind::allgather, CollectiveKind::reducescatter, CollectiveKind::broadcast,
+          CollectiveKind::reduce, CollectiveKind::alltoall, CollectiveKind::sendrecv})
+        EXPECT_EQ(find_collective(bwacct::collective_name(k)), k);
+    EXPECT_EQ(find_collective("AllReduce"), CollectiveKind::allreduce);  // any case, as parse_collective
+    EXPECT_FALSE(find_collective("gather"));
+    EXPECT_FALSE(find_collective("all_reduce"));  // spellings are the trace reader's business
+    EXPECT_FALSE(find_collective(""));
+}
+
+}  // namespace
