@@ -249,10 +249,14 @@ void read_context(const std::string& line, BabelStreamRun& run, bool gpu_stream)
             run.array_bytes_halfwidth = 0.5 * std::pow(10.0, -static_cast<double>(fraction.size())) * unit;
         }
     } else if (eat(v, "Using ")) {
-        // "Using CUDA device NVIDIA A100-SXM4-40GB": the name follows the last "device ".
-        const std::size_t at = v.rfind("device ");
-        if (at != std::string_view::npos && (at == 0 || v[at - 1] == ' ') && at + 7 < v.size())
-            run.device = trim(std::string(v.substr(at + 7)));
+        // "Using CUDA device NVIDIA A100-SXM4-40GB" (Thrust: "Using CUDA device: Tesla V100-PCIE-16GB"): the name
+        // follows the last "device " or "device: ".
+        const std::size_t at = v.rfind("device");
+        std::size_t name = at == std::string_view::npos ? v.size() : at + 6;
+        if (name < v.size() && v[name] == ':')
+            ++name;
+        if (at != std::string_view::npos && (at == 0 || v[at - 1] == ' ') && name + 1 < v.size() && v[name] == ' ')
+            run.device = trim(std::string(v.substr(name + 1)));
     }
 }
 

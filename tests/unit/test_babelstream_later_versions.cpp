@@ -136,4 +136,19 @@ TEST(BabelStreamLater, LauncherPrefixesAreRemoved) {
     }
 }
 
+// BabelStream's Thrust model prints "Using CUDA device: NAME" (a colon after "device"); the name was not read, so
+// the Isambard V100 file (corpus babelstream5_thrust_v100pcie_isambard.txt) ran without a GPU although it names one.
+// The colon-less form and a "device" inside the name itself keep working.
+TEST(BabelStreamLater, ThrustsUsingDeviceColonNamesTheGpu) {
+    const std::string head = "BabelStream\nVersion: 5.0\nImplementation: Thrust\nPrecision: double\n";
+    const std::string table =
+        "Function    MBytes/sec  Min (sec)   Max         Average     \n"
+        "Copy        1709360.800 0.00031     0.00032     0.00032     \n";
+    EXPECT_EQ(parse_babelstream(head + "Using CUDA device: Tesla V100-PCIE-16GB\n" + table, "t").runs[0].device,
+              "Tesla V100-PCIE-16GB");
+    EXPECT_EQ(parse_babelstream(head + "Using CUDA device NVIDIA A100-SXM4-80GB\n" + table, "t").runs[0].device,
+              "NVIDIA A100-SXM4-80GB");
+    EXPECT_EQ(parse_babelstream(head + "Using device:\n" + table, "t").runs[0].device, "");
+}
+
 }  // namespace
