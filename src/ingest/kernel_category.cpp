@@ -98,15 +98,15 @@ KernelCategory classify_kernel(std::string_view name) {
         return KernelCategory::gemm;
     if (has_any(n, {"softmax"}))
         return KernelCategory::softmax;
-    // Random-number generation (aten::normal_, uniform_, bernoulli_, dropout masks) is pointwise work;
-    // "normal" would otherwise read as a normalization.
-    if (has_any(n, {"normal_", "uniform_", "bernoulli", "philox", "curand", "distribution_elementwise"}))
+    // Random-number generation (aten::normal_, the functional aten::normal, uniform_, bernoulli_, dropout masks) is
+    // pointwise work; "normal" would otherwise read as a normalization.
+    if (has_any(n, {"normal_", "aten::normal", "uniform_", "bernoulli", "philox", "curand", "distribution_elementwise"}))
         return KernelCategory::elementwise;
     // Vector norms are reductions (torch.linalg.vector_norm, clip_grad_norm_'s _foreach_norm): PyTorch's
     // reduce_kernel over NormOps / NormTwoOps / NormOneOps / NormZeroOps, the LpNormFunctor of
     // multi_tensor_apply and its lpnorm_cleanup, the ops aten::norm / linalg_vector_norm.
-    if (has_any(n,
-                {"normops", "normtwoops", "normoneops", "normzeroops", "lpnorm", "vector_norm", "aten::norm", "frobenius_norm"}))
+    if (has_any(n, {"normops", "normtwoops", "normoneops", "normzeroops", "lpnorm", "vector_norm", "aten::norm", "frobenius_norm",
+                    "_foreach_norm"}))
         return KernelCategory::reduce;
     // Norm statistics and affine-parameter gradients: PyTorch's RowwiseMomentsCUDAKernel (group/layer
     // norm) and GammaBetaBackward*, apex's cuComputePartGradGammaBeta.

@@ -14,9 +14,11 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <system_error>
+#include <utility>
 
 #include "bwacct/error.h"
 #include "bwacct/ingest_nccl.h"
@@ -641,6 +643,36 @@ struct TextReader {
     }
 };
 
+// busbw / algbw of a row's first result with a bandwidth, as the interval its printed digits allow.
+std::optional<std::pair<double, double>> bus_factor_range(const NcclRow& row) {
+    for (const std::optional<NcclResult>& r : {row.out_of_place, row.in_place}) {
+        if (!r)
+            continue;
+        const double ha = 0.5 * std::pow(10.0, -r->algbw_GBps.decimals), hb = 0.5 * std::pow(10.0, -r->busbw_GBps.decimals);
+        if (r->algbw_GBps.value - ha <= 0)
+            continue;
+        return std::pair{(r->busbw_GBps.value - hb) / (r->algbw_GBps.value + ha),
+                         (r->busbw_GBps.value + hb) / (r->algbw_GBps.value - ha)};
+    }
+    return std::nullopt;
+}
+
+// Whether row `a` of a run that names no test could be a row of the test whose row `b` is: the same data type,
+// operation and root, elements per byte (allreduce counts the whole buffer, reduce_scatter and allgather one
+// rank's part) and bus factor busbw/algbw (allreduce 2(n-1)/n, reduce_scatter (n-1)/n, sendrecv 1). "none" with
+// root -1 is never enough: allgather and alltoall print the same columns and the same factor (n-1)/n.
+bool same_test_shape(const NcclRow& a, const NcclRow& b) {
+    if (a.type != b.type || a.redop != b.redop || a.root != b.root || a.redop.empty() || a.size == 0 || b.size == 0)
+        return false;
+    if (a.redop == "none" && a.root.value_or(-1) == -1)
+        return false;
+    __extension__ using u128 = unsigned __int128;
+    if (static_cast<u128>(a.count) * b.size != static_cast<u128>(b.count) * a.size)
+        return false;
+    const auto fa = bus_factor_range(a), fb = bus_factor_range(b);
+    return fa && fb && fa->first <= fb->second && fb->first <= fa->second;
+}
+
 }  // namespace
 
 NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
@@ -712,15 +744,12 @@ NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
                         : "holds no nccl-tests result row; expected nccl-tests output "
                           "(all_reduce_perf ... > log) or its -J JSON");
     // A run that names no test, pasted after one that does (a README's second table under its first, a
-    // repeated column header with no header block): the same test when its rows have the same data type,
-    // operation and root; another test would print another operation or root (allreduce "sum" -1,
-    // broadcast "none" 0, ...).
+    // repeated column header with no header block): the same test when its first row could be a row of that
+    // test (same_test_shape).
     for (std::size_t i = 1; i < log.runs.size(); ++i) {
         NcclRun& run = log.runs[i];
         const NcclRun& before = log.runs[i - 1];
-        const NcclRow& a = run.rows.front();
-        const NcclRow& b = before.rows.front();
-        if (run.program.empty() && !before.program.empty() && a.type == b.type && a.redop == b.redop && a.root == b.root) {
+        if (run.program.empty() && !before.program.empty() && same_test_shape(run.rows.front(), before.rows.front())) {
             run.program = before.program;
             run.program_from_previous_run = true;
         }

@@ -97,6 +97,11 @@ void store(NcuKernel& k, Metric m, const std::string& metric, const std::string&
     }
     if (value.empty() || value == "n/a")
         return;
+    // The % of peak figures only in %: a row of that name in another unit ("DRAM Throughput" in Gbyte/second) is
+    // another figure, left out.
+    const bool percent = m == Metric::dram_pct || m == Metric::sm_pct || m == Metric::dram_pct_sol || m == Metric::sm_pct_sol;
+    if (percent && !unit.empty() && unit != "%")
+        return;
     const std::optional<double> v = parse_number_text(decimal_comma ? to_decimal_point(value) : value);
     if (!v || *v < 0)
         throw InputError(origin,

@@ -444,6 +444,7 @@ double median_of(std::vector<double>& v) {
 void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const std::string& origin, NsysKernSum& out) {
     std::vector<std::string> headers;
     const auto rows = trace_rows(lines, h, headers, origin, out);
+    const bool pipe_table = is_pipe_row(lines[h]);
     std::size_t duration_col = headers.size(), name_col = headers.size();
     double to_us = 1e-3;
     for (std::size_t c = 0; c < headers.size(); ++c) {
@@ -478,8 +479,10 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
             throw InputError(origin, fmt::format("line {}: {} cells where the header has {} (file truncated?); {}", line,
                                                  cells.size(), headers.size(), kExpected));
         std::string name = cells[name_col];
+        // Cells past the header in the last column are the name's own separators: a '|' inside the name of a '|'
+        // table, a ',' inside an unquoted name of a CSV table ("void k<int, float>(int)").
         for (std::size_t c = name_col + 1; c < cells.size() && name_col + 1 == headers.size(); ++c)
-            name += "|" + cells[c];  // a '|' inside the name of a '|' table's last column
+            name += (pipe_table ? "|" : ",") + cells[c];
         const std::optional<double> d = parse_number_text(cells[duration_col]);
         if (!d || *d < 0 || name.empty())
             throw InputError(origin, fmt::format("line {}: a GPU trace row without a non-negative Duration ('{}') and a Name; {}",

@@ -44,6 +44,10 @@ TEST(KinetoKernelNames, VectorNormsAreReductions) {
               KernelCategory::reduce);
     EXPECT_EQ(classify_kernel("aten::linalg_vector_norm"), KernelCategory::reduce);
     EXPECT_EQ(classify_kernel("aten::norm"), KernelCategory::reduce);
+    // clip_grad_norm_'s op (review: it named neither "aten::norm" nor "vector_norm" and stayed norm); the functional
+    // torch.normal (no trailing '_') is random numbers, not the norm "aten::norm" would make of it.
+    EXPECT_EQ(classify_kernel("aten::_foreach_norm"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("aten::normal"), KernelCategory::elementwise);
     // Normalizations stay norm; random normal numbers stay elementwise.
     EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(...)"),
               KernelCategory::norm);

@@ -196,6 +196,39 @@ TEST(NcclRuns3, AnUnnamedSecondTableTakesThePreviousRunsTest) {
     ASSERT_EQ(o.runs.size(), 2u);
     EXPECT_TRUE(o.runs[1].program.empty());
     EXPECT_FALSE(o.runs[1].program_from_previous_run);
+
+    // The same operation and root is not enough (review): all_reduce, reduce_scatter and sendrecv all print "sum -1".
+    // A reduce_scatter row of 8 ranks counts one rank's part: 1048576 B holds 262144 floats, its count column
+    // 32768 = 262144 / 8, where allreduce's 262144 (elements per byte 1/32 against 1/4); its bus factor
+    // 7/8 = 0.875 (busbw 2.45 / algbw 2.80), allreduce's 2 x 15/16 = 1.875 above. Not inherited.
+    const std::string scatter = std::string("all_reduce_perf -b 25M -e 25M\n") + kHeader +
+                                "    26214400       6553600     float     sum      -1    2009.1  13.05   24.46      0    "
+                                "1873.9   13.99   26.23      0\n" +
+                                kHeader +
+                                "     1048576         32768     float     sum      -1    374.5    2.80    2.45      0    "
+                                "370.1    2.83    2.48      0\n";
+    const NcclLog rs = parse_nccl_tests(scatter, "README.md");
+    ASSERT_EQ(rs.runs.size(), 2u);
+    EXPECT_FALSE(rs.runs[1].program_from_previous_run);
+    // The same elements per byte but another bus factor (sendrecv: busbw = algbw, 1 against 1.875): not inherited.
+    const std::string sendrecv = std::string("all_reduce_perf -b 25M -e 25M\n") + kHeader +
+                                 "    26214400       6553600     float     sum      -1    2009.1  13.05   24.46      0    "
+                                 "1873.9   13.99   26.23      0\n" +
+                                 kHeader +
+                                 "     1048576        262144     float     sum      -1     50.0   20.97   20.97      0    "
+                                 "50.1   20.93   20.93      0\n";
+    EXPECT_FALSE(parse_nccl_tests(sendrecv, "README.md").runs[1].program_from_previous_run);
+    // "none -1" never: all_gather and alltoall print the same columns, elements per byte and bus factor (n-1)/n.
+    const std::string gather = std::string("all_gather_perf -b 1M -e 1M -g 8\n") + kHeader +
+                               "     1048576         32768     float    none      -1     40.0   26.21   22.94      0    "
+                               "39.0   26.89   23.53      0\n" +
+                               kHeader +
+                               "     1048576         32768     float    none      -1     60.0   17.48   15.29      0    "
+                               "59.0   17.77   15.55      0\n";
+    const NcclLog g = parse_nccl_tests(gather, "README.md");
+    ASSERT_EQ(g.runs.size(), 2u);
+    EXPECT_FALSE(g.runs[1].program_from_previous_run);
+    EXPECT_TRUE(g.runs[1].program.empty());
 }
 
 }  // namespace

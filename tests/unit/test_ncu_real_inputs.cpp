@@ -132,6 +132,12 @@ TEST(NcuRealInputs, OldSpeedOfLightNames) {
         "\"0\",\"k\",\"Command line profiler metrics\",\"dram__throughput.avg.pct_of_peak_sustained_elapsed\",\"%\",\"41.00\"\n"
         "\"0\",\"k\",\"GPU Speed Of Light\",\"Duration\",\"nsecond\",\"1000\"\n";
     EXPECT_DOUBLE_EQ(*parse_ncu_csv(both, "both.csv").kernels[0].dram_pct, 41.0);
+    // A row of a Speed Of Light name in another unit is another figure (review: 612 Gbyte/second read as 612 %).
+    const std::string rate =
+        "\"ID\",\"Kernel Name\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+        "\"0\",\"k\",\"Memory Workload Analysis\",\"DRAM Throughput\",\"Gbyte/second\",\"612\"\n"
+        "\"0\",\"k\",\"GPU Speed Of Light\",\"Duration\",\"nsecond\",\"1000\"\n";
+    EXPECT_FALSE(parse_ncu_csv(rate, "rate.csv").kernels[0].dram_pct.has_value());
 }
 
 // A kernel name ending in half a UTF-8 character (0xE2 alone): U+FFFD and a warning, never an "internal

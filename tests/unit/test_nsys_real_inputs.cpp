@@ -188,6 +188,12 @@ TEST(NsysRealInputs, GpuTraceCsvInMicroseconds) {
     EXPECT_DOUBLE_EQ(*s.kernels[0].med_us, 3.0);   // two launches: (2.5 + 3.5) / 2
     EXPECT_DOUBLE_EQ(*s.kernels[0].time_pct, 100.0);
     EXPECT_EQ(s.table_line, 2u);
+    // An unquoted name with a comma (a hand-edited paste) spills into a cell past the header: joined back with the
+    // comma it lost (review: it was joined with '|', "k<int| float>(int)").
+    const NsysKernSum u =
+        parse_nsys_kern_sum("Start (us),Duration (us),CorrId,GrdX,Name\n10.5,2.5,1,1,void k<int, float>(int)\n", "trace.csv");
+    ASSERT_EQ(u.kernels.size(), 1u);
+    EXPECT_EQ(u.kernels[0].name, "void k<int, float>(int)");
 }
 
 // A trace of copies only holds no kernel; an API trace (Start, Duration, Name, no launch shape) is not a
