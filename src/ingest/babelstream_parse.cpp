@@ -121,16 +121,18 @@ bool starts_babelstream_line(std::string_view v) {
            babelstream_arrays(std::string(v.substr(0, end))) > 0;
 }
 
-// A row of a function BabelStream does not define: a name and four numbers (MB/s, min, max, average).
-bool looks_like_table_row(std::string_view v) {
-    const std::vector<std::string> tok = tokens(std::string(v));
-    if (tok.size() != 5 || !is_word(static_cast<unsigned char>(tok[0].front())))
+// A row of the text table: the function name and four numbers (bandwidth, min, max, average).
+bool row_shaped(const std::vector<std::string>& t) {
+    if (t.size() != 5 || !is_word(static_cast<unsigned char>(t[0].front())))
         return false;
-    for (std::size_t i = 1; i < 5; ++i)
-        if (!parse_number_text(tok[i]))
+    for (std::size_t k = 1; k < 5; ++k)
+        if (!parse_number_text(t[k]))
             return false;
     return true;
 }
+
+// A row of a function BabelStream does not define: a name and four numbers (MB/s, min, max, average).
+bool looks_like_table_row(std::string_view v) { return row_shaped(tokens(std::string(v))); }
 
 // One element of a launcher's line prefix, by shape (srun -l "0: ", pdsh "node-1: ", mpirun
 // --tag-output "[1,0]<stdout>:", torchrun "[default0]:", kubectl "[pod/x/c] ", Ray "(head, rank=0,
@@ -258,16 +260,6 @@ void read_context(const std::string& line, BabelStreamRun& run, bool gpu_stream)
         if (at != std::string_view::npos && (at == 0 || v[at - 1] == ' ') && name + 1 < v.size() && v[name] == ' ')
             run.device = trim(std::string(v.substr(name + 1)));
     }
-}
-
-// A row of the text table: the function name and four numbers (bandwidth, min, max, average).
-bool row_shaped(const std::vector<std::string>& t) {
-    if (t.size() != 5 || !is_word(static_cast<unsigned char>(t[0].front())))
-        return false;
-    for (std::size_t k = 1; k < 5; ++k)
-        if (!parse_number_text(t[k]))
-            return false;
-    return true;
 }
 
 void parse_text_table(const std::vector<std::string>& lines, std::size_t& i, const BabelStreamRun& run, BabelStreamFile& out,

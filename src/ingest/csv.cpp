@@ -149,4 +149,20 @@ std::vector<std::string> split_lines(const std::string& text) {
     return lines;
 }
 
+// The [start, end) extents of the runs of dashes of a console table's rule line.
+std::vector<std::pair<std::size_t, std::size_t>> dash_spans(const std::string& rule) {
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    for (std::size_t i = 0; i < rule.size();) {
+        if (rule[i] != '-') {
+            ++i;
+            continue;
+        }
+        const std::size_t start = i;
+        while (i < rule.size() && rule[i] == '-')
+            ++i;
+        spans.emplace_back(start, i);
+    }
+    return spans;
+}
+
 }  // namespace bwacct::ingest

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "bwacct/text_file.h"
@@ -31,5 +32,9 @@ std::optional<double> parse_number_text(std::string_view text);
 
 // Names read from a file go through bwacct::valid_utf8 (text_file.h) before any output, with a warning.
 using bwacct::valid_utf8;
+
+// The [start, end) extents of the runs of dashes of a console table's rule line ("----  -------"): the columns of
+// nsys's and ncu's console tables.
+std::vector<std::pair<std::size_t, std::size_t>> dash_spans(const std::string& rule);
 
 }  // namespace bwacct::ingest

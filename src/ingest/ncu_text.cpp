@@ -3,10 +3,13 @@
 #include <utility>
 
 #include "bwacct/error.h"
+#include "csv.h"
 #include "ncu_parts.h"
 
 namespace bwacct {
 namespace {
+
+using ingest::dash_spans;
 
 std::string trim(const std::string& s) {
     const std::size_t a = s.find_first_not_of(" \t\r");
@@ -24,22 +27,6 @@ bool is_kernel_line(const std::string& line) {
 // A rule line: runs of dashes separated by blanks, nothing else.
 bool is_rule(const std::string& line) {
     return line.find("--") != std::string::npos && line.find_first_not_of("- \t\r") == std::string::npos;
-}
-
-// The [start, end) extents of the rule's runs of dashes.
-std::vector<std::pair<std::size_t, std::size_t>> spans_of(const std::string& rule) {
-    std::vector<std::pair<std::size_t, std::size_t>> spans;
-    for (std::size_t i = 0; i < rule.size();) {
-        if (rule[i] != '-') {
-            ++i;
-            continue;
-        }
-        const std::size_t a = i;
-        while (i < rule.size() && rule[i] == '-')
-            ++i;
-        spans.emplace_back(a, i);
-    }
-    return spans;
 }
 
 // Whether `s` is all of `chars`, and not empty.
@@ -86,7 +73,7 @@ NcuProfile ncu_parts::parse_ncu_text(const std::vector<std::string>& lines, cons
         if (t.rfind("Section:", 0) != 0 || !have_kernel || i + 1 >= lines.size() || !is_rule(lines[i + 1]))
             continue;
         // A section's table: name, unit and value, each row cut at the rule's extents (the unit may be blank).
-        const std::vector<std::pair<std::size_t, std::size_t>> spans = spans_of(lines[i + 1]);
+        const std::vector<std::pair<std::size_t, std::size_t>> spans = dash_spans(lines[i + 1]);
         if (spans.size() != 3)
             continue;  // not a metric table (a source-counters or a rule's own table)
         bool rows = false;

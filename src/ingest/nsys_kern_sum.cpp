@@ -14,6 +14,7 @@
 namespace bwacct {
 namespace {
 
+using ingest::dash_spans;
 using ingest::parse_csv;
 using ingest::parse_number_text;
 using ingest::split_lines;
@@ -274,22 +275,6 @@ void read_pipe_table(const std::vector<std::string>& lines, std::size_t h, const
         out.kernels.push_back(make_row(cols, cells, i + 1, origin));
     }
     out.format = "nsys stats cuda_gpu_kern_sum table ('|' separated: --format table, or pasted as markdown)";
-}
-
-// The [start, end) extents of the runs of dashes of a console table's rule line.
-std::vector<std::pair<std::size_t, std::size_t>> dash_spans(const std::string& rule) {
-    std::vector<std::pair<std::size_t, std::size_t>> spans;
-    for (std::size_t i = 0; i < rule.size();) {
-        if (rule[i] != '-') {
-            ++i;
-            continue;
-        }
-        const std::size_t start = i;
-        while (i < rule.size() && rule[i] == '-')
-            ++i;
-        spans.emplace_back(start, i);
-    }
-    return spans;
 }
 
 // The column titles of a console header, one per run of dashes of the rule under it. nsys prints each
