@@ -92,6 +92,11 @@ AchievableUtil achievable_util(const Cost& cost, double time_us, const Calibrati
 // GPU has one, else PCIe; nullptr when the GPU has no such link.
 const Link* choose_link(const GpuSpec& gpu, LinkChoice choice);
 
+// The compute peak `cost` runs against on `gpu`: the dense peak of its unit and dtype, else, for vector work, the
+// fp32 vector peak (elementwise kernels do 16- and 8-bit math in fp32, PyTorch's opmath type); null when the GPU
+// has neither (analyze refuses it naming the GPU).
+const Figure* compute_peak(const Cost& cost, const GpuSpec& gpu);
+
 // Throws InputError when the GPU lacks what the op needs (a peak for its dtype, a link, NVLS).
 Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& options);
 

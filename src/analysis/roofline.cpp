@@ -11,6 +11,13 @@
 #include "bwacct/error.h"
 
 namespace bwacct {
+
+const Figure* compute_peak(const Cost& cost, const GpuSpec& gpu) {
+    const Figure* f = gpu.peak(cost.unit, peak_key(cost.compute_dtype));
+    if (f == nullptr && cost.unit == Unit::vector)
+        f = gpu.peak(Unit::vector, "fp32");
+    return f;
+}
 namespace {
 
 std::string num(double v) { return fmt::format("{:.6g}", v); }
@@ -23,11 +30,9 @@ PeaksUsed peaks_for(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions&
     PeaksUsed p;
     if (cost.flops > 0) {
         const std::string_view key = peak_key(cost.compute_dtype);
-        const Figure* f = gpu.peak(cost.unit, key);
+        const Figure* f = compute_peak(cost, gpu);
         p.compute_label = fmt::format("{} {} dense", unit_name(cost.unit), key);
-        if (f == nullptr && cost.unit == Unit::vector && (f = gpu.peak(Unit::vector, "fp32")) != nullptr) {
-            // Elementwise kernels commonly do 16- and 8-bit math in fp32 (PyTorch's opmath type):
-            // without a vector peak for the dtype, its fp32 vector peak is the honest stand-in.
+        if (f != nullptr && f != gpu.peak(cost.unit, key)) {  // the fp32 vector stand-in
             p.compute_label = fmt::format("vector fp32 dense (no vector {} peak in the catalog)", key);
             p.compute_fallback = true;
         }

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <set>
 
 #include "bwacct/catalog.h"
 #include "bwacct/error.h"
@@ -273,17 +272,16 @@ int run_op(const OpPlan& plan, const Args& args, const Env& env) {
     if (equal_ignoring_case(args.get("--gpu"), "all")) {
         // "all" is every catalog GPU that has the compute peak the op needs (V100 and T4 have no bf16 tensor
         // path, A100 none for fp8): one GPU without it no longer stops the run. Naming a GPU keeps the refusal.
-        std::set<std::pair<Unit, std::string>> needs;
+        std::vector<Cost> needs;  // one cost per (unit, dtype) the sweep computes in
         for_each_point(axes, values, zip, [&](const Point& p) {
             const Cost c = evaluate_checked(plan, p).cost;
-            if (c.flops > 0)
-                needs.emplace(c.unit, std::string(peak_key(c.compute_dtype)));
+            if (c.flops > 0 && std::none_of(needs.begin(), needs.end(), [&](const Cost& n) {
+                    return n.unit == c.unit && n.compute_dtype == c.compute_dtype;
+                }))
+                needs.push_back(c);
         });
         std::erase_if(gpus, [&](const GpuSpec* g) {
-            return std::any_of(needs.begin(), needs.end(), [&](const auto& n) {
-                return g->peak(n.first, n.second) == nullptr &&
-                       (n.first != Unit::vector || g->peak(Unit::vector, "fp32") == nullptr);
-            });
+            return std::any_of(needs.begin(), needs.end(), [&](const Cost& n) { return compute_peak(n, *g) == nullptr; });
         });
         if (gpus.empty())
             throw InputError("--gpu", "no catalog GPU has the compute peak this op needs; choose another --dtype");
