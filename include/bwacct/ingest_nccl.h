@@ -45,7 +45,7 @@ struct NcclRow {
 struct NcclRun {
     std::string program;  // "all_reduce_perf" when the run says (test name line, command line, JSON args[0])
     // The run names no test and was read as the same test as the run before it in the file (a second
-    // table pasted under the first, its rows of the same data type, operation and root).
+    // table pasted under the first, whose first row fits that test's: data type, operation, root, elements per byte, bus factor).
     bool program_from_previous_run = false;
     std::set<std::uint64_t> ranks;    // rank ids of the "# Rank N" lines (JSON: devices[].rank); may be elided
     std::set<std::string> hosts;      // host names of the "# Rank" lines (JSON: devices[].hostname)

@@ -380,8 +380,8 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
             kind = *k;
             kind_from = run.program_from_previous_run
                             ? fmt::format(
-                                  "run {}'s test name {}: this run names none, and its rows have the same data "
-                                  "type, operation and root",
+                                  "run {}'s test name {}: this run names none, and its first row fits that test's (data "
+                                  "type, operation, root, elements per byte and bus factor)",
                                   i, run.program)
                             : "the log's test name " + run.program;
         } else if (!run.program.empty()) {  // gather_perf, hypercube_perf: not a collective bwacct costs
