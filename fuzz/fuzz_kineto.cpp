@@ -1,6 +1,7 @@
 // PyTorch profiler (Kineto) Chrome traces: parse_kineto (the SAX reader), then what
 // `bwacct ingest torch-trace` does with the trace: link activities to ops and summarize (costing
-// every op the engine has a formula for), and the same after drop_idle_ops, which must change nothing.
+// every op the engine has a formula for), and the same after drop_idle_ops, which must change nothing, and
+// after two reads (ReadPasses::two, a plain file's) and drop_idle_ops, which must give the same.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -36,6 +37,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             check(d.groups[i].what.op == s.groups[i].what.op && d.groups[i].what.shape == s.groups[i].what.shape &&
                       d.groups[i].calls == s.groups[i].calls && d.groups[i].kernel_us == s.groups[i].kernel_us,
                   "dropping idle ops changed a group");
+        // Two reads (a plain file's), then drop_idle_ops: the same ops, counts and summary as one read.
+        bwacct::kineto::Trace two = bwacct::kineto::parse_kineto(text, "fuzz.json", bwacct::kineto::ReadPasses::two);
+        check(two.ops_read == trace.ops_read && two.ops_have_dims == trace.ops_have_dims && two.events == trace.events,
+              "two reads counted other ops or events");
+        bwacct::kineto::drop_idle_ops(two);
+        // At most the same ops: drop_idle_ops also keeps an op that holds only the start of an op kept by
+        // its id, which the second read cannot know of; such an op overlaps without nesting, is no op's
+        // parent and holds no launch, so the links and the summary are the same.
+        check(two.ops.size() <= kept.ops.size() && two.names == kept.names && two.threads == kept.threads,
+              "two reads kept other ops");
+        const bwacct::kineto::Summary w = bwacct::kineto::summarize(two);
+        check(w.groups.size() == d.groups.size() && w.uncosted_kernels == d.uncosted_kernels && w.uncosted_us == d.uncosted_us,
+              "two reads changed the summary");
+        for (std::size_t i = 0; i < 5; ++i)
+            check(w.linked[i] == d.linked[i], "two reads changed the links");
+        for (std::size_t i = 0; i < w.groups.size(); ++i)
+            check(w.groups[i].what.shape == d.groups[i].what.shape && w.groups[i].calls == d.groups[i].calls,
+                  "two reads changed a group");
         // Tensor-list ops: the reader's nested Input Dims through the list formulas, with each kernel's
         // element type (the summary passes none), and their reasons.
         for (const bwacct::kineto::CpuOp& op : trace.ops) {

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <initializer_list>
 #include <istream>
 #include <map>
@@ -218,6 +219,10 @@ struct Trace {
     std::map<std::string, std::uint64_t> skipped;
     // Events kept whose "ts" or "dur" was a string holding a well-formed number ("123.5"): read as that number.
     std::uint64_t string_times = 0;
+    // What the report says of every CPU op read, whether kept or not: how many, and whether any carries
+    // "Input Dims" (profiled with record_shapes=True).
+    std::uint64_t ops_read = 0;
+    bool ops_have_dims = false;
 };
 
 // The bound on a trace's JSON (after decompression): far above any real profile (a long training
@@ -228,13 +233,22 @@ constexpr std::uint64_t kMaxTraceBytes = 8ull << 30;  // 8 GiB
 // device most GPU activities name (the first entry when none matches); "" without entries.
 std::string trace_gpu_name(const Trace& t);
 
+// How many times the reader reads the document. one: every event as it comes (every CPU op held until
+// the launches are read). two: the first read keeps all but the CPU ops; the second parses only the CPU
+// ops and keeps those a launch or activity can be charged to (drop_idle_ops's rule), so the memory grows
+// with the ops that launch work, not with every op (docs/ingest.md, "Performance"). Same trace after
+// drop_idle_ops either way.
+enum class ReadPasses { one, two };
+
 // The pure entry point (fuzzers): JSON text in, trace out. Throws InputError(origin, one line) when
 // the text is not JSON, has no "traceEvents" array, or holds no GPU activity.
-Trace parse_kineto(const std::string& text, const std::string& origin);
-// The same over a stream (read_kineto feeds it decompressed bytes).
-Trace parse_kineto_stream(std::istream& in, const std::string& origin);
+Trace parse_kineto(const std::string& text, const std::string& origin, ReadPasses passes = ReadPasses::one);
+// The same over streams: `open` gives the document from its start, once per read (read_kineto feeds it
+// decompressed bytes).
+Trace parse_kineto_streams(const std::function<std::istream&()>& open, const std::string& origin, ReadPasses passes);
 // Reads a trace file ("-": standard input; pipes work), plain JSON or gzip told apart by the gzip
-// magic bytes (streamed: memory grows with the events kept, not the file). Throws InputError when
+// magic bytes (streamed: memory grows with the events kept, not the file). A file is read twice
+// (ReadPasses::two), standard input once. Throws InputError when
 // the JSON passes `max_bytes` (kMaxTraceBytes; smaller in tests).
 Trace read_kineto(const std::string& path, std::uint64_t max_bytes = kMaxTraceBytes);
 
@@ -243,6 +257,10 @@ Trace read_kineto(const std::string& path, std::uint64_t max_bytes = kMaxTraceBy
 // linking, costing and grouping read only the others, so the report is the same, and the memory after
 // reading grows with the ops that launch work, not with every op. Returns how many were dropped.
 std::size_t drop_idle_ops(Trace& t);
+// Drops the runtime calls whose correlation id no GPU activity carries (synchronisations, event records,
+// allocations: the linking looks a launch up only by an activity's correlation). drop_idle_ops does it
+// first; the two-pass reader before its second read. Returns how many were dropped.
+std::size_t drop_idle_calls(Trace& t);
 
 // ---- Linking.
 enum class LinkHow { external_id, correlation, containment, inferred, none };

@@ -253,9 +253,9 @@ int run(const Args& args, const Env& env) {
         throw InputError("--baseline", "standard input ('-') is already the trace; give the baseline as a file");
     const TraceHints hints = trace_hints(args);
     Trace trace = read_kineto(path);
-    // What the report says of every op read, taken before the ops no activity can be charged to are dropped.
-    const std::size_t cpu_ops = trace.ops.size();
-    const bool shapes = std::any_of(trace.ops.begin(), trace.ops.end(), [](const CpuOp& o) { return !o.dims.empty(); });
+    // What the report says of every op read (the reader counts them, kept or not): ops_read, ops_have_dims.
+    const std::uint64_t cpu_ops = trace.ops_read;
+    const bool shapes = trace.ops_have_dims;
     drop_idle_ops(trace);
     // The baseline is read and checked before anything is printed.
     std::optional<Summary> base;

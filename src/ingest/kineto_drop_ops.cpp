@@ -7,7 +7,9 @@
 // is never read after the trace is, so it is dropped and the summary is the same (fuzz_kineto checks it);
 // the eager-attention view's gap between its matmuls counts only the ops left. A rule that reads the ops
 // an op calls without launching anything (an allocation's shape, a view's size) must read them before
-// this runs, on the trace as read.
+// this runs, on the trace as read. The runtime calls no activity names by its correlation id (a
+// synchronisation, an event record, an allocation) are dropped first (drop_idle_calls): the linking finds a
+// launch only by an activity's correlation, so an op that holds only such a call is never charged.
 #include <algorithm>
 #include <unordered_map>
 
@@ -15,7 +17,27 @@
 
 namespace bwacct::kineto {
 
+std::size_t drop_idle_calls(Trace& t) {
+    std::vector<std::int64_t> launched;  // the correlation ids the activities carry
+    launched.reserve(t.activities.size());
+    for (const GpuActivity& a : t.activities)
+        if (a.correlation >= 0)
+            launched.push_back(a.correlation);
+    std::sort(launched.begin(), launched.end());
+    launched.erase(std::unique(launched.begin(), launched.end()), launched.end());
+    const std::size_t before = t.launches.size();
+    t.launches.erase(std::remove_if(t.launches.begin(), t.launches.end(),
+                                    [&](const Launch& l) {
+                                        return l.correlation < 0 ||
+                                               !std::binary_search(launched.begin(), launched.end(), l.correlation);
+                                    }),
+                     t.launches.end());
+    t.launches.shrink_to_fit();
+    return before - t.launches.size();
+}
+
 std::size_t drop_idle_ops(Trace& t) {
+    drop_idle_calls(t);
     std::vector<std::int64_t> ids;  // External ids that launches and activities carry
     ids.reserve(t.launches.size() + t.activities.size());
     std::unordered_map<std::uint32_t, std::vector<double>> launch_ts;  // per thread, sorted

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <streambuf>
 #include <vector>
 
@@ -197,31 +198,53 @@ private:
 Trace read_kineto(const std::string& path, std::uint64_t max_bytes) {
     const int fd = open_input(path, "", kExpected);
     const InputFdCloser closer(fd, path != "-");
-    TraceStreamBuf buf(fd, max_bytes);
-    std::istream in(&buf);
+    // A plain file that can be read again from its start is read twice (ReadPasses::two: only the CPU ops
+    // that launch work are kept); a pipe, standard input or a gzip file once (inflating twice took 1.7
+    // times the CPU of one read: docs/ingest.md, "Performance").
+    const bool seekable = path != "-" && lseek(fd, 0, SEEK_CUR) == 0;
+    std::optional<TraceStreamBuf> buf;
+    std::optional<std::istream> in;
+    bool first = true;
     const auto corrupt = [&] {
         return InputError(path,
-                          fmt::format("{} ({}) after {} bytes: {}", buf.gzip() ? "truncated or corrupt gzip data" : "read error",
-                                      buf.error, buf.gzip() ? buf.bytes : buf.raw, kExpected));
+                          fmt::format("{} ({}) after {} bytes: {}", buf->gzip() ? "truncated or corrupt gzip data" : "read error",
+                                      buf->error, buf->gzip() ? buf->bytes : buf->raw, kExpected));
+    };
+    const auto open = [&]() -> std::istream& {
+        if (first) {  // made below, before the read
+            first = false;
+            return *in;
+        }
+        if (!buf->error.empty())  // the first read's I/O or zlib error
+            throw corrupt();
+        if (lseek(fd, 0, SEEK_SET) != 0)
+            throw InputError(path,
+                             fmt::format("could not be read again from its start ({}): {}", std::strerror(errno), kExpected));
+        in.reset();
+        buf.emplace(fd, max_bytes);
+        in.emplace(&*buf);
+        return *in;
     };
     try {
-        Trace t = parse_kineto_stream(in, path);
-        if (!buf.error.empty())
+        buf.emplace(fd, max_bytes);
+        in.emplace(&*buf);
+        Trace t = parse_kineto_streams(open, path, seekable && !buf->gzip() ? ReadPasses::two : ReadPasses::one);
+        if (!buf->error.empty())
             throw corrupt();
         return t;
     } catch (const Binary&) {
         throw InputError(path,
-                         fmt::format("binary data, not JSON{}: {}", buf.gzip() ? " (after gzip decompression)" : "", kExpected));
+                         fmt::format("binary data, not JSON{}: {}", buf->gzip() ? " (after gzip decompression)" : "", kExpected));
     } catch (const TooLarge&) {
         throw InputError(
             path,
-            fmt::format("{} more than {} of JSON, the limit for a trace: {}", buf.gzip() ? "decompresses to" : "holds",
+            fmt::format("{} more than {} of JSON, the limit for a trace: {}", buf->gzip() ? "decompresses to" : "holds",
                         max_bytes % (1u << 30) == 0 ? fmt::format("{} GiB", max_bytes >> 30) : fmt::format("{} bytes", max_bytes),
                         kExpected));
     } catch (const InputError&) {
-        if (!buf.error.empty())
+        if (buf && !buf->error.empty())
             throw corrupt();
-        if (buf.bytes == 0)
+        if (buf && buf->bytes == 0)
             throw InputError(path, fmt::format("is empty: {}", kExpected));
         throw;
     }

@@ -11,9 +11,12 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
+#include <vector>
 
 #include "bwacct/error.h"
 #include "bwacct/ingest_kineto.h"
@@ -131,6 +134,51 @@ std::uint64_t count(dom::element v) {
 
 // Which of the kept kinds an event's category is.
 enum class Kind { none, activity, op, launch };
+
+// The reads of a document: one (Pass::all), or two over the same bytes (Pass::plan, then Pass::ops).
+enum class Pass { all, plan, ops };
+
+// Which CPU ops the second read keeps: drop_idle_ops's rule, from what the first read kept (docs/ingest.md,
+// "Performance"): an op whose External id a launch or an activity carries, or that holds in time a launch
+// record of its thread. Made only when every External id an activity carries is also a launch's: an
+// activity without its launch record may be charged by id to an op that holds no launch, whose
+// enclosing ops the costing climbs to, and those are known only once every op has been read.
+class OpFilter {
+public:
+    static std::optional<OpFilter> of(const Trace& t) {
+        OpFilter f;
+        f.ids_.reserve(t.launches.size());
+        for (const Launch& l : t.launches) {
+            if (l.external_id >= 0)
+                f.ids_.push_back(l.external_id);
+            if (f.launch_ts_.size() <= l.thread)
+                f.launch_ts_.resize(std::size_t{l.thread} + 1);
+            f.launch_ts_[l.thread].push_back(l.ts);
+        }
+        std::sort(f.ids_.begin(), f.ids_.end());
+        f.ids_.erase(std::unique(f.ids_.begin(), f.ids_.end()), f.ids_.end());
+        for (const GpuActivity& a : t.activities)
+            if (a.external_id >= 0 && !std::binary_search(f.ids_.begin(), f.ids_.end(), a.external_id))
+                return std::nullopt;
+        for (std::vector<double>& ts : f.launch_ts_)
+            std::sort(ts.begin(), ts.end());
+        return f;
+    }
+    // The linking's containment test, bounds included (kineto_link.cpp).
+    bool holds(std::uint32_t thread, double ts, double dur, std::int64_t external_id) const {
+        if (external_id >= 0 && std::binary_search(ids_.begin(), ids_.end(), external_id))
+            return true;
+        if (thread >= launch_ts_.size())
+            return false;
+        const std::vector<double>& l = launch_ts_[thread];
+        const auto first = std::lower_bound(l.begin(), l.end(), ts);
+        return first != l.end() && *first <= ts + dur;
+    }
+
+private:
+    std::vector<std::int64_t> ids_;               // External ids the launches carry, sorted
+    std::vector<std::vector<double>> launch_ts_;  // per thread, the launches' starts, sorted
+};
 Kind kind_of(std::string_view c) {
     if (c == "kernel" || c == "gpu_memcpy" || c == "gpu_memset" || c == "Kernel" || c == "Memcpy" || c == "Memset")
         return Kind::activity;
@@ -157,12 +205,19 @@ enum class Elements { events, devices, other };
 
 class Reader {
 public:
-    Reader(Trace& t, const std::string& origin, JsonElements::Read read) : t_(t), origin_(origin), in_(std::move(read)) {}
+    Reader(Trace& t, const std::string& origin) : t_(t), origin_(origin) {}
 
     bool saw_events = false;
 
-    void run() {
-        const int c = in_.peek();
+    // One read of the document. Pass::all keeps every event; Pass::plan keeps all but the CPU ops (it
+    // counts them and marks which events are ops); Pass::ops, over the same bytes again, parses only
+    // the events the plan marked and keeps the ops `keep` holds (all of them without one).
+    void run(JsonElements::Read read, Pass pass, const OpFilter* keep = nullptr) {
+        in_.emplace(std::move(read));
+        pass_ = pass;
+        keep_ = keep;
+        ordinal_ = 0;
+        const int c = in_->peek();
         if (c == -1)
             syntax_error();
         if (c == '{')
@@ -171,15 +226,15 @@ public:
             saw_events = true;
             array(Elements::events);
         } else {
-            parse(in_.value());
+            parse(in_->value());
         }
-        if (in_.peek() != -1)  // text after the document
+        if (in_->peek() != -1)  // text after the document
             syntax_error();
     }
 
 private:
     [[noreturn]] void syntax_error() {
-        const std::string_view near = in_.ahead(20);
+        const std::string_view near = in_->ahead(20);
         bool binary = false;
         std::string token;
         for (const char c : near) {
@@ -188,7 +243,7 @@ private:
             token += (u < 0x20 || u >= 0x7f) ? '?' : c;
         }
         throw InputError(origin_, fmt::format("{} (at byte {}{}): {}", binary ? "binary data, not JSON" : "not valid JSON",
-                                              in_.offset(), token.empty() ? "" : ", near '" + token + "'", kExpected));
+                                              in_->offset(), token.empty() ? "" : ", near '" + token + "'", kExpected));
     }
 
     // The next complete value, parsed; a syntax error names its first byte and simdjson's reason.
@@ -208,70 +263,88 @@ private:
         for (const char c : text.substr(0, 20))
             token += (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) ? '?' : c;
         throw InputError(origin_, fmt::format("{} (the value at byte {}, '{}{}': {}): {}",
-                                              binary ? "binary data, not JSON" : "not valid JSON", in_.value_offset(), token,
+                                              binary ? "binary data, not JSON" : "not valid JSON", in_->value_offset(), token,
                                               text.size() > 20 ? "..." : "", simdjson::error_message(error), kExpected));
     }
 
     void expect(char c) {
-        if (in_.peek() != static_cast<unsigned char>(c))
+        if (in_->peek() != static_cast<unsigned char>(c))
             syntax_error();
-        in_.advance();
+        in_->advance();
     }
 
     void top_object() {
-        in_.advance();
-        if (in_.peek() == '}') {
-            in_.advance();
+        in_->advance();
+        if (in_->peek() == '}') {
+            in_->advance();
             return;
         }
         for (;;) {
-            if (in_.peek() != '"')
+            if (in_->peek() != '"')
                 syntax_error();
-            const dom::element k = parse(in_.value());
+            const dom::element k = parse(in_->value());
             key_.assign(k.get_string().value_unsafe());
             expect(':');
-            const int c = in_.peek();
+            const int c = in_->peek();
             if (c == '[') {
                 const bool events = key_ == "traceEvents";
                 saw_events = saw_events || events;
                 array(events ? Elements::events : is_device_list_key(key_) ? Elements::devices : Elements::other);
+            } else if (pass_ == Pass::ops) {
+                (void)in_->value();  // validated by the plan
             } else {
-                const dom::element v = parse(in_.value());
+                const dom::element v = parse(in_->value());
                 if (is_device_list_key(key_) && v.type() == dom::element_type::OBJECT)
                     for (const dom::key_value_pair d : object_of(v))
                         device(d.value);
             }
-            const int next = in_.peek();
+            const int next = in_->peek();
             if (next != ',' && next != '}')
                 syntax_error();
-            in_.advance();
+            in_->advance();
             if (next == '}')
                 return;
         }
     }
 
     void array(Elements what) {
-        in_.advance();
-        if (in_.peek() == ']') {
-            in_.advance();
+        in_->advance();
+        if (in_->peek() == ']') {
+            in_->advance();
             return;
         }
         for (;;) {
-            const dom::element e = parse(in_.value());
-            if (e.type() == dom::element_type::OBJECT) {
+            if (pass_ == Pass::ops) {  // only the elements the plan marked as CPU ops are parsed again
+                const std::string_view text = in_->value();
+                const bool marked = what == Elements::events && ordinal_ < op_events_.size() && op_events_[ordinal_];
                 if (what == Elements::events)
-                    event(object_of(e));
-                else if (what == Elements::devices)
-                    device(e);
+                    ++ordinal_;
+                if (marked) {
+                    const dom::element e = parse(text);
+                    if (e.type() == dom::element_type::OBJECT)
+                        event(object_of(e));
+                } else if (text.empty()) {
+                    syntax_error();
+                }
+            } else {
+                const dom::element e = parse(in_->value());
+                if (what == Elements::events)
+                    ++ordinal_;
+                if (e.type() == dom::element_type::OBJECT) {
+                    if (what == Elements::events)
+                        event(object_of(e));
+                    else if (what == Elements::devices)
+                        device(e);
+                }
             }
-            const int next = in_.peek();
+            const int next = in_->peek();
             if (next == ']') {
-                in_.advance();
+                in_->advance();
                 return;
             }
             if (next != ',')
                 syntax_error();
-            in_.advance();
+            in_->advance();
         }
     }
 
@@ -329,7 +402,9 @@ private:
     }
 
     void event(dom::object obj) {
-        ++t_.events;
+        const bool plan = pass_ != Pass::ops;  // the pass that counts (the ops pass reads only marked ops)
+        if (plan)
+            ++t_.events;
         std::string_view name, cat, ph;
         double ts = 0, dur = 0;
         TimeField ts_field = TimeField::absent, dur_field = TimeField::absent;
@@ -360,6 +435,10 @@ private:
             }
         }
         const Kind kind = kind_of(cat);
+        if (!plan) {
+            op(name, ts, dur);
+            return;
+        }
         if (ph != "X") {
             // Kineto writes every GPU activity as a complete event; another phase ("B"/"E" pairs, an
             // instant) has no duration to account.
@@ -399,7 +478,17 @@ private:
                 activity(cat, name, ts, dur);
                 break;
             case Kind::op:
-                op(name, ts, dur);
+                note_op();
+                if (pass_ == Pass::plan) {
+                    // Interned as the one-pass read does, so names and threads get the same numbers.
+                    (void)name_id(name);
+                    (void)thread_id();
+                    if (op_events_.size() < ordinal_)
+                        op_events_.resize(ordinal_);
+                    op_events_[ordinal_ - 1] = true;
+                } else {
+                    op(name, ts, dur);
+                }
                 break;
             case Kind::launch:
                 launch(ts, dur);
@@ -568,12 +657,37 @@ private:
         list.ends.push_back(static_cast<std::uint32_t>(list.dims.size()));
     }
 
+    // What the report says of every op read: their count, and whether any carries "Input Dims" (an
+    // array of at least one entry), taken as each is read, whichever ops are kept.
+    void note_op() {
+        ++t_.ops_read;
+        if (t_.ops_have_dims)
+            return;
+        for (const dom::object args : args_)
+            for (const dom::key_value_pair f : args)
+                if (f.key == "Input Dims" && f.value.type() == dom::element_type::ARRAY)
+                    for (const dom::element in : array_of(f.value))
+                        if (in.type() == dom::element_type::ARRAY) {
+                            t_.ops_have_dims = true;
+                            return;
+                        }
+    }
+
     void op(std::string_view name, double ts, double dur) {
         CpuOp o;
-        o.name = name_id(name);
         o.thread = thread_id();
         o.ts = ts;
         o.dur = dur;
+        if (keep_) {  // the ops pass: an op no launch or activity can be charged to is not kept
+            for (const dom::object args : args_)
+                for (const dom::key_value_pair f : args)
+                    if (is_external_id_key(f.key))
+                        o.external_id = read_id(f.value).value_or(o.external_id);
+            if (!keep_->holds(o.thread, ts, dur, o.external_id))
+                return;
+            o.external_id = -1;  // read again below, in the same order
+        }
+        o.name = name_id(name);
         for (const dom::object args : args_)
             for (const dom::key_value_pair f : args) {
                 const std::string_view k = f.key;
@@ -606,7 +720,11 @@ private:
 
     Trace& t_;
     const std::string& origin_;
-    JsonElements in_;
+    std::optional<JsonElements> in_;
+    Pass pass_ = Pass::all;
+    const OpFilter* keep_ = nullptr;
+    std::uint64_t ordinal_ = 0;    // elements of the traceEvents arrays read so far
+    std::vector<bool> op_events_;  // the plan's mark: element i is a CPU op kept by kind and time
     dom::parser parser_;
     std::string key_, scratch_, tid_text_;
     std::optional<dom::element> pid_, tid_;  // the event's "pid" and "tid"
@@ -646,10 +764,12 @@ private:
     std::unordered_map<DimsKey, InputDims, ListHash> dims_lists_;
 };
 
-Trace parse(JsonElements::Read read, const std::string& origin) {
+// `open` gives the document's bytes from the start, once per read: twice (the plan, then the ops
+// it keeps) when `passes` is two, else once.
+Trace parse(const std::function<JsonElements::Read()>& open, const std::string& origin, ReadPasses passes) {
     Trace t;
-    Reader r(t, origin, std::move(read));
-    r.run();
+    Reader r(t, origin);
+    r.run(open(), passes == ReadPasses::two ? Pass::plan : Pass::all);
     if (!r.saw_events)
         throw InputError(origin, fmt::format("no \"traceEvents\" array: {}", kExpected));
     if (t.activities.empty()) {
@@ -667,30 +787,41 @@ Trace parse(JsonElements::Read read, const std::string& origin) {
                                              "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]",
                                              t.events, what));
     }
+    if (passes == ReadPasses::two) {
+        drop_idle_calls(t);
+        const std::optional<OpFilter> keep = OpFilter::of(t);
+        r.run(open(), Pass::ops, keep ? &*keep : nullptr);
+    }
     return t;
 }
 
 }  // namespace
 
-Trace parse_kineto(const std::string& text, const std::string& origin) {
-    std::size_t at = 0;
+Trace parse_kineto(const std::string& text, const std::string& origin, ReadPasses passes) {
     return parse(
-        [&](char* dst, std::size_t n) {
-            const std::size_t k = std::min(n, text.size() - at);
-            std::memcpy(dst, text.data() + at, k);
-            at += k;
-            return k;
+        [&text]() -> JsonElements::Read {
+            return [&text, at = std::size_t{0}](char* dst, std::size_t n) mutable {
+                const std::size_t k = std::min(n, text.size() - at);
+                std::memcpy(dst, text.data() + at, k);
+                at += k;
+                return k;
+            };
         },
-        origin);
+        origin, passes);
 }
 
-Trace parse_kineto_stream(std::istream& in, const std::string& origin) {
+Trace parse_kineto_streams(const std::function<std::istream&()>& open, const std::string& origin, ReadPasses passes) {
     // Straight from the stream buffer: its exceptions (read_kineto's size bound, binary data) pass.
-    std::streambuf* buf = in.rdbuf();
     return parse(
-        [buf](char* dst, std::size_t n) { return static_cast<std::size_t>(buf->sgetn(dst, static_cast<std::streamsize>(n))); },
-        origin);
+        [&open]() -> JsonElements::Read {
+            std::streambuf* buf = open().rdbuf();
+            return [buf](char* dst, std::size_t n) {
+                return static_cast<std::size_t>(buf->sgetn(dst, static_cast<std::streamsize>(n)));
+            };
+        },
+        origin, passes);
 }
+
 TensorListDims tensor_list_dims(std::uint32_t input, const std::vector<std::vector<std::int64_t>>& shapes) {
     TensorListDims list;
     list.input = input;

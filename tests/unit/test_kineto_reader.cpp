@@ -461,4 +461,71 @@ TEST(KinetoLink, OpsNoActivityCanBeChargedToAreDropped) {
     }
 }
 
+// Two reads (what `ingest torch-trace` does with a plain file): the first keeps all but the CPU ops, the
+// second keeps only the ops a launch or activity can be charged to; every op read is still counted. Kept:
+// aten::linear [0, 100] and aten::mm [10, 20] hold the launch at 15, aten::copy_ (tid 2) its memcpy's
+// launch at 5. Not kept: aten::empty [30, 40] (no launch in it), aten::item [50, 60], which holds only
+// a cudaStreamSynchronize (correlation 13: no activity carries it, so it is not a launch the linking can
+// find). ops_read = 5; Input Dims on aten::linear only.
+TEST(KinetoReader, TwoReadsKeepOnlyTheOpsThatLaunchWork) {
+    const std::string text = R"J({"traceEvents": [
+      {"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":0,"dur":100,
+       "args":{"External id":1,"Input Dims":[[8,16],[32,16]],"Input type":["float","float"]}},
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":10,"dur":10,"args":{"External id":2}},
+      {"ph":"X","cat":"cpu_op","name":"aten::empty","pid":1,"tid":1,"ts":30,"dur":10,"args":{"External id":3}},
+      {"ph":"X","cat":"cpu_op","name":"aten::item","pid":1,"tid":3,"ts":50,"dur":10,"args":{"External id":6}},
+      {"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":1,"tid":2,"ts":0,"dur":100,"args":{"External id":4}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":15,"dur":2,
+       "args":{"correlation":11,"External id":2}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":2,"ts":5,"dur":2,
+       "args":{"correlation":14,"External id":4}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaStreamSynchronize","pid":1,"tid":3,"ts":52,"dur":2,
+       "args":{"correlation":13,"External id":6}},
+      {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":300,"dur":2,"args":{"device":0,"stream":7,"correlation":11}},
+      {"ph":"X","cat":"gpu_memcpy","name":"Memcpy DtoD (Device -> Device)","pid":0,"tid":8,"ts":320,"dur":2,
+       "args":{"device":0,"stream":8,"correlation":14,"External id":4}}
+    ]})J";
+    const Trace two = parse_kineto(text, "two.json", ReadPasses::two);
+    Trace one = parse_kineto(text, "one.json");
+    EXPECT_EQ(two.ops_read, 5u);
+    EXPECT_EQ(one.ops_read, 5u);
+    EXPECT_TRUE(two.ops_have_dims);
+    EXPECT_EQ(two.launches.size(), 2u);  // the synchronisation is not kept
+    std::vector<std::string> kept;
+    for (const CpuOp& o : two.ops)
+        kept.push_back(two.names[o.name]);
+    EXPECT_EQ(kept, (std::vector<std::string>{"aten::linear", "aten::mm", "aten::copy_"}));
+    // One read then drop_idle_ops keeps the same ops, with the same names and threads numbered alike.
+    EXPECT_EQ(drop_idle_ops(one), 2u);
+    ASSERT_EQ(one.ops.size(), two.ops.size());
+    for (std::size_t i = 0; i < one.ops.size(); ++i) {
+        EXPECT_EQ(one.ops[i].name, two.ops[i].name) << i;
+        EXPECT_EQ(one.ops[i].thread, two.ops[i].thread) << i;
+        EXPECT_EQ(one.ops[i].dims.size(), two.ops[i].dims.size()) << i;
+    }
+    EXPECT_EQ(one.names, two.names);
+    EXPECT_EQ(one.threads, two.threads);
+    const Links a = link_activities(one), b = link_activities(two);
+    EXPECT_EQ(a.op, b.op);
+}
+
+// An activity whose External id no launch carries (its launch is not in the trace) may be charged by id
+// to an op that holds no launch, and the costing climbs to the ops enclosing it: the second read then keeps
+// every op, so the trace of TheOpsEnclosingAnOpKeptByItsIdAreKept is costed alike (FLOPs 2·8·32·16 = 8192).
+TEST(KinetoReader, TwoReadsKeepEveryOpWhenAnActivitysIdHasNoLaunch) {
+    const std::string text = R"({"traceEvents":[
+      {"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":0,"dur":100,
+       "args":{"External id":1,"Input Dims":[[8,16],[32,16],[32]],"Input type":["float","float","float"]}},
+      {"ph":"X","cat":"cpu_op","name":"aten::addmm","pid":1,"tid":1,"ts":10,"dur":50,"args":{"External id":2}},
+      {"ph":"X","cat":"cpu_op","name":"aten::empty","pid":1,"tid":1,"ts":70,"dur":5,"args":{"External id":3}},
+      {"ph":"X","cat":"kernel","name":"sm80_gemm","pid":0,"tid":7,"ts":300,"dur":5,
+       "args":{"device":0,"stream":7,"External id":2,"correlation":11}}]})";
+    Trace t = parse_kineto(text, "ancestors.json", ReadPasses::two);
+    EXPECT_EQ(t.ops.size(), 3u);
+    EXPECT_EQ(drop_idle_ops(t), 1u);  // aten::empty
+    const Summary s = summarize(t);
+    ASSERT_EQ(s.groups.size(), 1u);
+    EXPECT_EQ(s.groups[0].what.cost.flops, 8192u);
+}
+
 }  // namespace
