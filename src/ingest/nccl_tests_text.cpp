@@ -463,7 +463,27 @@ struct TextReader {
         warn(std::move(text));
     }
 
+    // nccl-tests' own error report (common.h: "HOST: Test NCCL failure common.cu:958 'error'", "Test CUDA
+    // failure", rccl-tests' "Test HIP failure", then " .. HOST pid N: Test failure common.cu:915"): the
+    // test stopped there. Said once per run, with the last row it printed before the failure.
+    bool failure_said = false;
+    void test_failure(std::string_view line, int line_no) {
+        if (failure_said)
+            return;
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+            line.remove_suffix(1);
+        failure_said = true;
+        const std::string where =
+            run.rows.empty() ? std::string("before any result row of its run")
+            : closed         ? fmt::format("after its run's footer (line {})", run.last_line)
+                             : fmt::format("after the row of {} B on line {}, before the run's footer: the run did not finish",
+                                           run.rows.back().size, run.rows.back().line);
+        warn(fmt::format("line {}: the test reported a failure {} ({})", line_no, where,
+                         std::string(trim_left(line).substr(0, 160))));
+    }
+
     void finish_run() {
+        failure_said = false;
         if (!run.rows.empty())
             log.runs.push_back(std::move(run));
         run = NcclRun{};
@@ -530,6 +550,15 @@ struct TextReader {
             run.per_process_from_command = false;
             if (tok[2] == "nGpus" && parse_u64(tok[3], v))
                 run.header_gpus = v;
+            return true;
+        }
+        // The footer's "# Out of bounds values : 56 FAILED": elements that failed the check somewhere in the run.
+        if (tok.size() >= 7 && tok[0] == "Out" && tok[1] == "of" && tok[2] == "bounds" && tok[3] == "values" &&
+            tok[6] == "FAILED") {
+            warn(
+                fmt::format("line {}: the run's footer reports {} out-of-bounds values FAILED (results did not verify; "
+                            "the rows' #wrong columns say which sizes)",
+                            line_no, tok[5]));
             return true;
         }
         if (tok.size() >= 5 && tok[0] == "Avg" && tok[1] == "bus" && tok[2] == "bandwidth") {
@@ -694,6 +723,15 @@ NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
         }
         if (line.find("NCCL WARN") != std::string_view::npos)
             continue;
+        if (line.find("Test NCCL failure") != std::string_view::npos ||
+            line.find("Test CUDA failure") != std::string_view::npos || line.find("Test HIP failure") != std::string_view::npos ||
+            line.find("Test failure ") != std::string_view::npos) {
+            // Quoted from the raw line: its "(run with NCCL_DEBUG=INFO for details)" has the shape of a
+            // launcher tag and is not in `line`.
+            const std::size_t at = raw.find("Test ");
+            r.test_failure(at == std::string_view::npos ? line : raw.substr(at), line_no);
+            continue;
+        }
         const bool hashed = line.front() == '#';
         std::string_view body = line;
         while (!body.empty() && body.front() == '#')

@@ -231,4 +231,34 @@ TEST(NcclRuns3, AnUnnamedSecondTableTakesThePreviousRunsTest) {
     EXPECT_TRUE(g.runs[1].program.empty());
 }
 
+// nccl-tests' own failure report after the rows (NVIDIA/nccl-tests#322, 1024 ranks: every rank's
+// "HCA-128: Test NCCL failure common.cu:1204 'unhandled cuda error ...'" and " .. HCA-128 pid 757466: Test
+// failure common.cu:915", no footer). Before: the lines were skipped without a word and the run read as if
+// it had finished. Now one warning names the first failure line and the last row before it; the rows are
+// still read (1073741824 B in 19355 us: 1073741824 / 19355e-6 / 1e9 = 55.476 GB/s, printed 55.48).
+TEST(NcclFailure, TestFailureAfterRowsIsWarnedOnce) {
+    const std::string text =
+        std::string(kHeader) +
+        "  1073741824     268435456     float     sum      -1    19355   55.48  110.84      0    19189   55.96  111.80      0\n"
+        "HCA-128: Test NCCL failure common.cu:1204 'unhandled cuda error (run with NCCL_DEBUG=INFO for details) / '\n"
+        " .. HCA-128 pid 757466: Test failure common.cu:915\n"
+        "HCA-108: Test NCCL failure common.cu:1204 'unhandled cuda error (run with NCCL_DEBUG=INFO for details) / '\n";
+    const NcclLog log = parse_nccl_tests(text, "all_reduce_perf.log");
+    ASSERT_EQ(log.runs.size(), 1u);
+    ASSERT_EQ(log.runs[0].rows.size(), 1u);
+    ASSERT_EQ(log.warnings.size(), 1u);
+    EXPECT_NE(log.warnings[0].find("line 3: the test reported a failure after the row of 1073741824 B on line 2"),
+              std::string::npos);
+    EXPECT_NE(log.warnings[0].find("Test NCCL failure common.cu:1204"), std::string::npos);
+
+    // The footer's "# Out of bounds values : 56 FAILED" (NVIDIA/nccl-tests#356) is said too.
+    const NcclLog failed = parse_nccl_tests(std::string(kHeader) +
+                                                "        4096          1024     float     sum      -1    11.07    0.37    "
+                                                "0.37      0    10.78    0.38    0.38      0\n"
+                                                "# Out of bounds values : 56 FAILED\n# Avg bus bandwidth    : 0.375 \n",
+                                            "all_reduce_perf.log");
+    ASSERT_EQ(failed.warnings.size(), 1u);
+    EXPECT_NE(failed.warnings[0].find("56 out-of-bounds values FAILED"), std::string::npos);
+}
+
 }  // namespace
