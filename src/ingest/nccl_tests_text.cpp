@@ -649,9 +649,20 @@ struct TextReader {
         // another invocation whose header lines were cut or filtered out (a grep of several logs). One
         // run's sweep only grows, and repeats only under -N (after "# Testing N cycle."), or with another
         // type, operation or root (-d all, -o all, -r all); interleaved independent runs repeat sizes too.
-        const bool restart = !run.rows.empty() && !new_cycle && run.processes_per_rank_id == 1 &&
-                             row.size < run.rows.back().size && row.type == run.rows.back().type &&
-                             row.redop == run.rows.back().redop && row.root == run.rows.back().root;
+        // Another collective's sweep pasted under this one is another run even where the operation
+        // changes: -o all cycles through reductions (sum, prod, ...) but never to or from "none", and
+        // with the same type the elements per byte stay (allreduce counts the whole buffer, allgather,
+        // reducescatter and alltoall one rank's part).
+        const auto other_collective = [](const NcclRow& a, const NcclRow& b) {
+            __extension__ using u128 = unsigned __int128;
+            const bool none_switch = (a.redop == "none") != (b.redop == "none") && !a.redop.empty() && !b.redop.empty();
+            return none_switch ||
+                   (a.size > 0 && b.size > 0 && static_cast<u128>(a.count) * b.size != static_cast<u128>(b.count) * a.size);
+        };
+        const bool restart =
+            !run.rows.empty() && !new_cycle && run.processes_per_rank_id == 1 && row.size < run.rows.back().size &&
+            row.type == run.rows.back().type &&
+            ((row.redop == run.rows.back().redop && row.root == run.rows.back().root) || other_collective(row, run.rows.back()));
         if (restart)
             warn(fmt::format("line {}: the sizes start again ({} B after {} B) with no header between: read as another run",
                              line_no, row.size, run.rows.back().size));

@@ -261,4 +261,31 @@ TEST(NcclFailure, TestFailureAfterRowsIsWarnedOnce) {
     EXPECT_NE(failed.warnings[0].find("56 out-of-bounds values FAILED"), std::string::npos);
 }
 
+// Tables of several collectives pasted one under another with nothing between (a Python script quoting an
+// 8-GPU H100 all_reduce, then all_gather, reduce_scatter and alltoall sweep in string literals). Before: all
+// rows were one run, because the size drops with another operation (sum -> none) were taken for -o all. A
+// reduction never changes to or from "none" inside a run, and with the same type the elements per byte stay:
+// all_reduce 1048576 B / 524288 elements (bfloat16, 2 B each) against all_gather 1048576 B / 65536 elements
+// (one rank's part, 1048576 / 2 / 8). reduce_scatter after all_gather has the same elements per byte but
+// "none" -> "sum". -o all (sum then prod, same elements per byte) stays one run.
+TEST(NcclRuns3, AnotherCollectivesSweepIsAnotherRun) {
+    const std::string ar =
+        "     1048576        524288  bfloat16     sum      -1    46.24   22.68   39.69      0    45.89   22.85   39.99      0\n"
+        "     2097152       1048576  bfloat16     sum      -1    45.71   45.88   80.29      0    45.82   45.77   80.10      0\n";
+    const std::string ag =
+        "     1048576         65536  bfloat16    none      -1    47.14   22.24   19.46      0    45.43   23.08   20.20      0\n"
+        "     2097152        131072  bfloat16    none      -1    45.69   45.90   40.16      0    45.76   45.83   40.10      0\n";
+    const std::string rs =
+        "     1048576         65536  bfloat16     sum      -1    43.62   24.04   21.03      0    43.24   24.25   21.22      0\n";
+    const NcclLog log = parse_nccl_tests(std::string(kHeader) + ar + ag + rs, "tables.py");
+    ASSERT_EQ(log.runs.size(), 3u);
+    EXPECT_EQ(log.runs[0].rows.size(), 2u);
+    EXPECT_EQ(log.runs[1].rows.size(), 2u);
+    EXPECT_EQ(log.runs[2].rows.size(), 1u);
+
+    const std::string prod =
+        "     1048576        524288  bfloat16    prod      -1    46.24   22.68   39.69      0    45.89   22.85   39.99      0\n";
+    EXPECT_EQ(parse_nccl_tests(std::string(kHeader) + ar + prod, "o_all.log").runs.size(), 1u);
+}
+
 }  // namespace
