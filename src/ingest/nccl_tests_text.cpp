@@ -213,6 +213,9 @@ namespace {
 // the optional columns. 0 = absent (size is always 0, count 1, type 2).
 struct Layout {
     std::size_t redop = 0, root = 0, time = 0;
+    // Columns of one placement's result: time algbw busbw #wrong, and with nccl-tests' per-iteration report
+    // (-I) i_min i_max i_p99 i_cv% after them; the in-place result follows the out-of-place one.
+    std::size_t per_place = 4;
     std::size_t tokens = 0;  // tokens of a full row
     std::string name;
     bool error_column = false;  // older nccl-tests: an "error" column (the largest deviation), not "#wrong"
@@ -231,9 +234,20 @@ std::optional<Layout> layout_from_header(const std::vector<std::string_view>& to
     if ((tok[i] != "time" && tok[i] != "cputime") || i + 8 > tok.size())
         return std::nullopt;
     l.time = i;
-    l.tokens = i + 8;
+    // The in-place result starts at the header's second time column (after the per-iteration columns
+    // i_min i_max i_p99 i_cv% when the run printed them).
+    for (std::size_t k = i + 4; k < tok.size(); ++k)
+        if (tok[k] == tok[i]) {
+            l.per_place = k - i;
+            break;
+        }
+    if (l.per_place != 4 && l.per_place != 8)
+        return std::nullopt;
+    l.tokens = i + 2 * l.per_place;
     l.error_column = tok[i + 3] == "error";
     l.name = l.root ? "2.x: redop, root, #wrong" : l.redop ? "redop, error column" : "no redop or root column";
+    if (l.per_place == 8)
+        l.name += ", per-iteration columns";
     return l;
 }
 
@@ -252,10 +266,14 @@ std::optional<Layout> layout_from_row(const std::vector<std::string_view>& tok) 
         l.redop = 3;
         l.root = 4;
         l.time = 5;
+        // 21 numbers after the type and operation: the per-iteration report's 4 more per placement (a
+        // time stamp adds 2 tokens, never 8).
+        if (tok.size() == 21 || tok.size() == 23)
+            l.per_place = 8;
     } else {
         return std::nullopt;
     }
-    l.tokens = l.time + 8;
+    l.tokens = l.time + 2 * l.per_place;
     l.name = "no column header; layout from the row";
     return l;
 }
@@ -607,7 +625,9 @@ struct TextReader {
         if (tok.size() < 4 || !parse_u64(tok[0], row.size) || !parse_u64(tok[1], row.count))
             return;  // code fences, other programs' output
         // The header's layout; a row that does not fit it (logs pasted together) by its own tokens.
-        auto fits = [&](const std::optional<Layout>& l) { return l && (tok.size() >= l->tokens || tok.size() == l->tokens - 4); };
+        auto fits = [&](const std::optional<Layout>& l) {
+            return l && (tok.size() >= l->tokens || tok.size() == l->tokens - l->per_place);
+        };
         // A row shorter than its header that still prints the header's redop name where the header
         // has it (not a blank redop shifting the columns): the line was cut short (a truncated log).
         PrintedNumber ignored;
@@ -620,7 +640,7 @@ struct TextReader {
         const std::optional<Layout> layout = fits(header) ? header : layout_from_row(tok);
         // A full row, or (trace replay) a row with only the in-place result.
         const bool full = layout && tok.size() >= layout->tokens;
-        const bool in_place_only = layout && tok.size() == layout->tokens - 4;
+        const bool in_place_only = layout && tok.size() == layout->tokens - layout->per_place;
         if (!full && !in_place_only) {
             unreadable_line(fmt::format("line {}: not an nccl-tests row: {}", line_no, std::string(line).substr(0, 120)));
             return;
@@ -636,7 +656,7 @@ struct TextReader {
         }
         if (full) {
             row.out_of_place = read_result(tok, layout->time, layout->error_column);
-            row.in_place = read_result(tok, layout->time + 4, layout->error_column);
+            row.in_place = read_result(tok, layout->time + layout->per_place, layout->error_column);
         } else {
             row.in_place = read_result(tok, layout->time, layout->error_column);
         }

@@ -288,4 +288,36 @@ TEST(NcclRuns3, AnotherCollectivesSweepIsAnotherRun) {
     EXPECT_EQ(parse_nccl_tests(std::string(kHeader) + ar + prod, "o_all.log").runs.size(), 1u);
 }
 
+// nccl-tests' per-iteration report (util.cu writeResultHeader with per_iter_timing: "i_min i_max i_p99 i_cv%"
+// after each placement's time algbw busbw #wrong). Before: the in-place result was read 4 columns after
+// the out-of-place time, i.e. from i_min i_max i_p99 (45.10 us, 48.92 and 48.50 GB/s), and i_cv% as #wrong.
+// Now the in-place result starts at the header's second time column. Row written with the printf formats
+// of writeBenchmarkLinePreamble / writeBenchmarkLineBody / writePerIterReport.
+TEST(NcclLayout, PerIterationColumnsMoveTheInPlaceResult) {
+    const std::string header =
+        "#       size         count      type   redop    root     time   algbw   busbw  #wrong    i_min    i_max    i_p99  "
+        "  i_cv%     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%\n";
+    const std::string row =
+        "     1048576        262144     float     sum      -1    46.24   22.68   39.69       0    45.10    48.92    48.50  "
+        "   1.23    45.89   22.85   39.99       0    44.95    47.80    47.70     1.10\n";
+    const NcclLog log = parse_nccl_tests(header + row, "all_reduce_perf.log");
+    ASSERT_EQ(log.runs.size(), 1u);
+    ASSERT_EQ(log.runs[0].rows.size(), 1u);
+    const NcclRow& r = log.runs[0].rows[0];
+    ASSERT_TRUE(r.out_of_place.has_value());
+    ASSERT_TRUE(r.in_place.has_value());
+    EXPECT_DOUBLE_EQ(r.out_of_place->time_us.value, 46.24);
+    // In place: 1048576 B / 45.89 us = 22.850 GB/s (printed 22.85), x 2(8-1)/8 = 39.99.
+    EXPECT_DOUBLE_EQ(r.in_place->time_us.value, 45.89);
+    EXPECT_DOUBLE_EQ(r.in_place->algbw_GBps.value, 22.85);
+    EXPECT_DOUBLE_EQ(r.in_place->busbw_GBps.value, 39.99);
+    ASSERT_TRUE(r.in_place->wrong.has_value());
+    EXPECT_DOUBLE_EQ(*r.in_place->wrong, 0.0);
+    // Without the column header, the 21 tokens say the same.
+    const NcclLog bare = parse_nccl_tests(row, "all_reduce_perf.log");
+    ASSERT_EQ(bare.runs.size(), 1u);
+    ASSERT_TRUE(bare.runs[0].rows[0].in_place.has_value());
+    EXPECT_DOUBLE_EQ(bare.runs[0].rows[0].in_place->time_us.value, 45.89);
+}
+
 }  // namespace
