@@ -36,8 +36,18 @@ CommandSpec ingest_babelstream_command() {
         if (!args.given("--gpu"))
             for (const BabelStreamRun& run : parsed.runs) {
                 run_gpus.resize(static_cast<std::size_t>(std::max(run.run, 1)));
-                if (run.device.empty() || run.device == device)
+                if (run.device == device)
                     continue;
+                if (run.device.empty()) {
+                    // A run that names no device beside one that does: a CPU model (TBB, OpenMP, STD print
+                    // none), or one whose device line was not pasted; it is not the named run's GPU.
+                    run_gpus.back() = std::vector<const GpuSpec*>{};
+                    run_notes.push_back(
+                        fmt::format("run {} ({}) names no device: read without a GPU (no % of peak); give "
+                                    "--gpu to compare every run with one GPU",
+                                    run.run, run.implementation.empty() ? "BabelStream" : run.implementation));
+                    continue;
+                }
                 std::string note;
                 run_gpus.back() = ingest_gpus_or_none(args, catalog, run.device, note);
                 if (!note.empty())
