@@ -214,7 +214,7 @@ namespace {
 struct Layout {
     std::size_t redop = 0, root = 0, time = 0;
     // Columns of one placement's result: time algbw busbw #wrong, and with nccl-tests' per-iteration report
-    // (-I) i_min i_max i_p99 i_cv% after them; the in-place result follows the out-of-place one.
+    // (util.cu's per_iter_timing) i_min i_max i_p99 i_cv% after them; the in-place result follows the out-of-place one.
     std::size_t per_place = 4;
     std::size_t tokens = 0;  // tokens of a full row
     std::string name;
