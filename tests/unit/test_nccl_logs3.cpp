@@ -318,6 +318,13 @@ TEST(NcclLayout, PerIterationColumnsMoveTheInPlaceResult) {
     ASSERT_EQ(bare.runs.size(), 1u);
     ASSERT_TRUE(bare.runs[0].rows[0].in_place.has_value());
     EXPECT_DOUBLE_EQ(bare.runs[0].rows[0].in_place->time_us.value, 45.89);
+    // With the report's time stamp after the in-place columns (writeTimestamp, "%Y-%m-%d %H:%M:%S"): 23 tokens.
+    std::string stamped = row;
+    stamped.insert(stamped.size() - 1, "  2026-09-26 10:00:00");
+    const NcclLog ts = parse_nccl_tests(stamped, "all_reduce_perf.log");
+    ASSERT_EQ(ts.runs.size(), 1u);
+    ASSERT_TRUE(ts.runs[0].rows[0].in_place.has_value());
+    EXPECT_DOUBLE_EQ(ts.runs[0].rows[0].in_place->busbw_GBps.value, 39.99);
 }
 
 }  // namespace
