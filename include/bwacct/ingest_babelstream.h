@@ -96,6 +96,9 @@ std::string babelstream_device_name(const BabelStreamFile& f);
 // Sections: "kernels" (BabelStream: per run, kernel and GPU: printed bandwidth in GB/s, % of HBM
 // peak, min/max/avg time, bytes per call and the bandwidth re-derived from bytes and the printed min
 // time, with a check that the two agree to the printed precision) or "gpu_stream" (SuperBench).
-IngestReport babelstream_report(const BabelStreamFile& f, const std::string& file, const std::vector<const GpuSpec*>& gpus);
+// `run_gpus[i]`, when set, are the GPUs of run i + 1 (a run on another device than the file's first);
+// other runs are analysed on `gpus`.
+IngestReport babelstream_report(const BabelStreamFile& f, const std::string& file, const std::vector<const GpuSpec*>& gpus,
+                                const std::vector<std::optional<std::vector<const GpuSpec*>>>& run_gpus = {});
 
 }  // namespace bwacct

@@ -223,9 +223,9 @@ void read_context(const std::string& line, BabelStreamRun& run, bool gpu_stream)
         run.version = trim(t.substr(8));
     else if (t.rfind("Implementation:", 0) == 0)
         run.implementation = trim(t.substr(15));
-    else if (t == "Precision: double")
+    else if (t == "Precision: double" || t == "Precision: REAL64")  // BabelStream Fortran: REAL64, REAL32
         run.sizeof_t = 8;
-    else if (t == "Precision: float")
+    else if (t == "Precision: float" || t == "Precision: REAL32")
         run.sizeof_t = 4;
     else if (eat(v, "Array size:")) {
         // "Array size: 268.4 MB (=0.3 GB)": digits, an optional fraction, then MB or MiB as a word.
@@ -273,7 +273,34 @@ void parse_text_table(const std::vector<std::string>& lines, std::size_t& i, con
             }
             continue;
         }
-        const std::vector<std::string> t = tokens(lines[i]);
+        std::vector<std::string> t = tokens(lines[i]);
+        // A double-spaced paste (a blank line after every line, as markdown renderers and some docs
+        // write it) does not end the table: blank lines are skipped when the next line is a known
+        // function's whole row that this table has not had (a repeated function is another run's).
+        if (t.empty()) {
+            std::size_t next = i + 1;
+            while (next < lines.size() && next - i <= 2 && trim(lines[next]).empty())
+                ++next;
+            const std::vector<std::string> n = next < lines.size() ? tokens(lines[next]) : std::vector<std::string>{};
+            const bool seen = std::any_of(out.rows.begin() + static_cast<std::ptrdiff_t>(before), out.rows.end(),
+                                          [&](const BabelStreamRow& r) { return !n.empty() && r.function == n[0]; });
+            if (n.size() == 5 && is_function(n[0]) && row_shaped(n) && !seen) {
+                i = next;
+                t = n;
+            }
+        }
+        // BabelStream prints the bandwidth with 3 decimals in a 12-character left-aligned cell (C++
+        // "std::left << std::setw(12)", Fortran "(5a12)" of "f12.3"): a bandwidth of 12 characters or more
+        // touches the min time ("51177268.4930.00004"). The bandwidth ends 3 digits after its point.
+        if (t.size() == 4 && is_function(t[0]))
+            if (const std::size_t dot = t[1].find('.');
+                dot != std::string::npos && dot + 4 < t[1].size() && t[1].find('.', dot + 4) != std::string::npos) {
+                const std::string bw = t[1].substr(0, dot + 4), rest = t[1].substr(dot + 4);
+                if (parse_number_text(bw) && parse_number_text(rest)) {
+                    t[1] = bw;
+                    t.insert(t.begin() + 2, rest);
+                }
+            }
         // The table ends at the first line that is not a row. A known function's row must be whole; a
         // row of another name (a variant's own kernel) is kept, its bytes unknown, and reading goes on.
         if (t.empty() || (!is_function(t[0]) && !row_shaped(t)))
@@ -553,7 +580,7 @@ BabelStreamFile parse_babelstream(const std::string& text, const std::string& or
                 failure = t.substr(0, 200);
                 failure_line = i + 1;
             }
-        } else if (t == "BabelStream" || t == "GPU-STREAM") {
+        } else if (t == "BabelStream" || t == "BabelStream Fortran" || t == "GPU-STREAM") {
             cur = BabelStreamRun{};  // a new run: forget the previous one's context
             gpu_stream = t == "GPU-STREAM";
         } else if (text_table_header(t, mib)) {

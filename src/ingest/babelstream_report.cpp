@@ -39,6 +39,16 @@ int decimals_for(double smallest) {
 // A bandwidth for a line of text, to the same rule ("0.0147 GB/s", "419.6 GB/s").
 std::string gbps_text(double v) { return fmt::format("{:.{}f}", v, decimals_for(v)); }
 
+// The GPUs each run is analysed on: its own when it ran on another device than the file's first.
+struct RunGpus {
+    const std::vector<const GpuSpec*>& file;
+    const std::vector<std::optional<std::vector<const GpuSpec*>>>& runs;
+    const std::vector<const GpuSpec*>& of(int run) const {
+        const auto i = static_cast<std::size_t>(run - 1);
+        return run >= 1 && i < runs.size() && runs[i] ? *runs[i] : file;
+    }
+};
+
 const BabelStreamRun* run_of(const BabelStreamFile& f, int run) {
     for (const BabelStreamRun& r : f.runs)
         if (r.run == run)
@@ -54,13 +64,15 @@ double row_GBps(const BabelStreamFile& f, const BabelStreamRow& row) {
 
 // The answer first: the best kernel's bandwidth (over both formats' rows) and its share of each GPU's
 // HBM peak; without a GPU, how to get that share.
-std::vector<std::string> babelstream_summary(const BabelStreamFile& f, const std::vector<const GpuSpec*>& gpus) {
+std::vector<std::string> babelstream_summary(const BabelStreamFile& f, const RunGpus& run_gpus) {
     std::string best_name;
     double best = -1;
+    const std::vector<const GpuSpec*>* gpus = &run_gpus.file;
     for (const BabelStreamRow& row : f.rows)
         if (const double bw = row_GBps(f, row); bw > best) {
             best = bw;
             best_name = f.runs.size() > 1 ? fmt::format("{} (run {})", row.function, row.run) : row.function;
+            gpus = &run_gpus.of(row.run);
         }
     for (const GpuStreamRow& row : f.gs_rows)
         if (row.bw_GBps > best) {
@@ -75,16 +87,16 @@ std::vector<std::string> babelstream_summary(const BabelStreamFile& f, const std
         unverified = unverified || !run.validation_failure.empty();
     const std::string head =
         fmt::format("best kernel {} {} GB/s{}", best_name, gbps_text(best), unverified ? " (unverified: validation failed)" : "");
-    if (gpus.empty())
+    if (gpus->empty())
         return {head + "; give --gpu for % of the HBM peak"};
     std::vector<std::string> lines;
-    for (const GpuSpec* g : gpus)
+    for (const GpuSpec* g : *gpus)
         lines.push_back(fmt::format("{} = {:.1f} % of {} HBM peak {:.0f} GB/s", head, 100 * best / g->hbm_bw_GBps.value, g->id,
                                     g->hbm_bw_GBps.value));
     return lines;
 }
 
-void babelstream_section(const BabelStreamFile& f, const std::vector<const GpuSpec*>& gpus, IngestReport& r) {
+void babelstream_section(const BabelStreamFile& f, const RunGpus& run_gpus, IngestReport& r) {
     Section s;
     s.key = "kernels";
     s.title = "BabelStream kernels";
@@ -142,6 +154,7 @@ void babelstream_section(const BabelStreamFile& f, const std::vector<const GpuSp
                               row.min_s * 1e6, row.max_s * 1e6, row.avg_s * 1e6, bytes_cell, derived_cell, check_cell,
                               validation});
         };
+        const std::vector<const GpuSpec*>& gpus = run_gpus.of(row.run);
         if (gpus.empty())
             base("-", Cell(), Cell());
         for (const GpuSpec* g : gpus)
@@ -237,18 +250,25 @@ void gpu_stream_section(const BabelStreamFile& f, const std::vector<const GpuSpe
 
 }  // namespace
 
-IngestReport babelstream_report(const BabelStreamFile& f, const std::string& file, const std::vector<const GpuSpec*>& gpus) {
+IngestReport babelstream_report(const BabelStreamFile& f, const std::string& file, const std::vector<const GpuSpec*>& gpus,
+                                const std::vector<std::optional<std::vector<const GpuSpec*>>>& run_gpus) {
     IngestReport r;
     r.tool = "babelstream";
     r.file = file;
     r.format = f.format;
     for (const GpuSpec* g : gpus)
         r.gpus.push_back(g->id);
+    for (const auto& on : run_gpus)
+        if (on)
+            for (const GpuSpec* g : *on)
+                if (std::find(r.gpus.begin(), r.gpus.end(), g->id) == r.gpus.end())
+                    r.gpus.push_back(g->id);
+    const RunGpus per_run{gpus, run_gpus};
     if (!f.rows.empty())
-        babelstream_section(f, gpus, r);
+        babelstream_section(f, per_run, r);
     if (!f.gs_rows.empty())
         gpu_stream_section(f, gpus, r);
-    r.summary.lines = babelstream_summary(f, gpus);
+    r.summary.lines = babelstream_summary(f, per_run);
     return r;
 }
 

@@ -213,6 +213,9 @@ namespace {
 // the optional columns. 0 = absent (size is always 0, count 1, type 2).
 struct Layout {
     std::size_t redop = 0, root = 0, time = 0;
+    // Columns of one placement's result: time algbw busbw #wrong, and with nccl-tests' per-iteration report
+    // (util.cu's per_iter_timing) i_min i_max i_p99 i_cv% after them; the in-place result follows the out-of-place one.
+    std::size_t per_place = 4;
     std::size_t tokens = 0;  // tokens of a full row
     std::string name;
     bool error_column = false;  // older nccl-tests: an "error" column (the largest deviation), not "#wrong"
@@ -231,9 +234,20 @@ std::optional<Layout> layout_from_header(const std::vector<std::string_view>& to
     if ((tok[i] != "time" && tok[i] != "cputime") || i + 8 > tok.size())
         return std::nullopt;
     l.time = i;
-    l.tokens = i + 8;
+    // The in-place result starts at the header's second time column (after the per-iteration columns
+    // i_min i_max i_p99 i_cv% when the run printed them).
+    for (std::size_t k = i + 4; k < tok.size(); ++k)
+        if (tok[k] == tok[i]) {
+            l.per_place = k - i;
+            break;
+        }
+    if (l.per_place != 4 && l.per_place != 8)
+        return std::nullopt;
+    l.tokens = i + 2 * l.per_place;
     l.error_column = tok[i + 3] == "error";
     l.name = l.root ? "2.x: redop, root, #wrong" : l.redop ? "redop, error column" : "no redop or root column";
+    if (l.per_place == 8)
+        l.name += ", per-iteration columns";
     return l;
 }
 
@@ -252,10 +266,14 @@ std::optional<Layout> layout_from_row(const std::vector<std::string_view>& tok) 
         l.redop = 3;
         l.root = 4;
         l.time = 5;
+        // 21 numbers after the type and operation: the per-iteration report's 4 more per placement (a
+        // time stamp adds 2 tokens, never 8).
+        if (tok.size() == 21 || tok.size() == 23)
+            l.per_place = 8;
     } else {
         return std::nullopt;
     }
-    l.tokens = l.time + 8;
+    l.tokens = l.time + 2 * l.per_place;
     l.name = "no column header; layout from the row";
     return l;
 }
@@ -463,7 +481,27 @@ struct TextReader {
         warn(std::move(text));
     }
 
+    // nccl-tests' own error report (common.h: "HOST: Test NCCL failure common.cu:958 'error'", "Test CUDA
+    // failure", rccl-tests' "Test HIP failure", then " .. HOST pid N: Test failure common.cu:915"): the
+    // test stopped there. Said once per run, with the last row it printed before the failure.
+    bool failure_said = false;
+    void test_failure(std::string_view line, int line_no) {
+        if (failure_said)
+            return;
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+            line.remove_suffix(1);
+        failure_said = true;
+        const std::string where =
+            run.rows.empty() ? std::string("before any result row of its run")
+            : closed         ? fmt::format("after its run's footer (line {})", run.last_line)
+                             : fmt::format("after the row of {} B on line {}, before the run's footer: the run did not finish",
+                                           run.rows.back().size, run.rows.back().line);
+        warn(fmt::format("line {}: the test reported a failure {} ({})", line_no, where,
+                         std::string(trim_left(line).substr(0, 160))));
+    }
+
     void finish_run() {
+        failure_said = false;
         if (!run.rows.empty())
             log.runs.push_back(std::move(run));
         run = NcclRun{};
@@ -532,6 +570,15 @@ struct TextReader {
                 run.header_gpus = v;
             return true;
         }
+        // The footer's "# Out of bounds values : 56 FAILED": elements that failed the check somewhere in the run.
+        if (tok.size() >= 7 && tok[0] == "Out" && tok[1] == "of" && tok[2] == "bounds" && tok[3] == "values" &&
+            tok[6] == "FAILED") {
+            warn(
+                fmt::format("line {}: the run's footer reports {} out-of-bounds values FAILED (results did not verify; "
+                            "the rows' #wrong columns say which sizes)",
+                            line_no, tok[5]));
+            return true;
+        }
         if (tok.size() >= 5 && tok[0] == "Avg" && tok[1] == "bus" && tok[2] == "bandwidth") {
             // The footer of the rows above it. One with no row since the last footer (a README quoting
             // only the footers of further runs) averages rows that are not in the file: it is not this
@@ -578,7 +625,9 @@ struct TextReader {
         if (tok.size() < 4 || !parse_u64(tok[0], row.size) || !parse_u64(tok[1], row.count))
             return;  // code fences, other programs' output
         // The header's layout; a row that does not fit it (logs pasted together) by its own tokens.
-        auto fits = [&](const std::optional<Layout>& l) { return l && (tok.size() >= l->tokens || tok.size() == l->tokens - 4); };
+        auto fits = [&](const std::optional<Layout>& l) {
+            return l && (tok.size() >= l->tokens || tok.size() == l->tokens - l->per_place);
+        };
         // A row shorter than its header that still prints the header's redop name where the header
         // has it (not a blank redop shifting the columns): the line was cut short (a truncated log).
         PrintedNumber ignored;
@@ -591,7 +640,7 @@ struct TextReader {
         const std::optional<Layout> layout = fits(header) ? header : layout_from_row(tok);
         // A full row, or (trace replay) a row with only the in-place result.
         const bool full = layout && tok.size() >= layout->tokens;
-        const bool in_place_only = layout && tok.size() == layout->tokens - 4;
+        const bool in_place_only = layout && tok.size() == layout->tokens - layout->per_place;
         if (!full && !in_place_only) {
             unreadable_line(fmt::format("line {}: not an nccl-tests row: {}", line_no, std::string(line).substr(0, 120)));
             return;
@@ -607,7 +656,7 @@ struct TextReader {
         }
         if (full) {
             row.out_of_place = read_result(tok, layout->time, layout->error_column);
-            row.in_place = read_result(tok, layout->time + 4, layout->error_column);
+            row.in_place = read_result(tok, layout->time + layout->per_place, layout->error_column);
         } else {
             row.in_place = read_result(tok, layout->time, layout->error_column);
         }
@@ -620,9 +669,20 @@ struct TextReader {
         // another invocation whose header lines were cut or filtered out (a grep of several logs). One
         // run's sweep only grows, and repeats only under -N (after "# Testing N cycle."), or with another
         // type, operation or root (-d all, -o all, -r all); interleaved independent runs repeat sizes too.
-        const bool restart = !run.rows.empty() && !new_cycle && run.processes_per_rank_id == 1 &&
-                             row.size < run.rows.back().size && row.type == run.rows.back().type &&
-                             row.redop == run.rows.back().redop && row.root == run.rows.back().root;
+        // Another collective's sweep pasted under this one is another run even where the operation
+        // changes: -o all cycles through reductions (sum, prod, ...) but never to or from "none", and
+        // with the same type the elements per byte stay (allreduce counts the whole buffer, allgather,
+        // reducescatter and alltoall one rank's part).
+        const auto other_collective = [](const NcclRow& a, const NcclRow& b) {
+            __extension__ using u128 = unsigned __int128;
+            const bool none_switch = (a.redop == "none") != (b.redop == "none") && !a.redop.empty() && !b.redop.empty();
+            return none_switch ||
+                   (a.size > 0 && b.size > 0 && static_cast<u128>(a.count) * b.size != static_cast<u128>(b.count) * a.size);
+        };
+        const bool restart =
+            !run.rows.empty() && !new_cycle && run.processes_per_rank_id == 1 && row.size < run.rows.back().size &&
+            row.type == run.rows.back().type &&
+            ((row.redop == run.rows.back().redop && row.root == run.rows.back().root) || other_collective(row, run.rows.back()));
         if (restart)
             warn(fmt::format("line {}: the sizes start again ({} B after {} B) with no header between: read as another run",
                              line_no, row.size, run.rows.back().size));
@@ -694,6 +754,15 @@ NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
         }
         if (line.find("NCCL WARN") != std::string_view::npos)
             continue;
+        if (line.find("Test NCCL failure") != std::string_view::npos ||
+            line.find("Test CUDA failure") != std::string_view::npos || line.find("Test HIP failure") != std::string_view::npos ||
+            line.find("Test failure ") != std::string_view::npos) {
+            // Quoted from the raw line: its "(run with NCCL_DEBUG=INFO for details)" has the shape of a
+            // launcher tag and is not in `line`.
+            const std::size_t at = raw.find("Test ");
+            r.test_failure(at == std::string_view::npos ? line : raw.substr(at), line_no);
+            continue;
+        }
         const bool hashed = line.front() == '#';
         std::string_view body = line;
         while (!body.empty() && body.front() == '#')

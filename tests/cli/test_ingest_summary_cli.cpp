@@ -37,6 +37,21 @@ TEST(IngestSummary, BabelStreamBestKernelAndShareOfTheHbmPeak) {
               "best kernel TRIAD double (device 1, block 256, 4294967296 B) 7414.0 GB/s = 92.7 % of b200 HBM peak 8000 GB/s");
 }
 
+// A file with a CUDA run on a V100-PCIE-16GB and a TBB run on the CPU (no device line; corpus file from
+// kaanolgu/BabelStream's notes): the best kernel is run 1's Dot, 887385.537 MB/s = 887.4 GB/s = 98.6 % of
+// the V100's 900 GB/s; run 2's rows carry no GPU (before: its Copy, 90.4 GB/s, read as 10.0 % of 900).
+TEST(IngestSummary, BabelStreamRunWithoutDeviceIsNotOnTheOtherRunsGpu) {
+    const std::string file =
+        kData + "/corpus/babelstream/babelstream4_cuda_v100pcie_then_tbb_cpu_isambard_two_devices_relink_warning.txt";
+    EXPECT_EQ(first_line({"ingest", "babelstream", file}),
+              "best kernel Dot (run 1) 887.4 GB/s = 98.6 % of v100-pcie-16gb HBM peak 900 GB/s");
+    const RunResult j = run_bwacct({"ingest", "babelstream", file, "--format", "json"});
+    ASSERT_TRUE(succeeded(j)) << report(j);
+    const json doc = parse_json(j.out, "two devices");
+    for (const json& row : doc.at("sections").at("kernels").at("rows"))
+        EXPECT_EQ(row.at("gpu").get<std::string>(), row.at("run").get<int>() == 1 ? "v100-pcie-16gb" : "-");
+}
+
 // A torch trace whose only kernel ran 0.020 µs (libkineto's own writer output, tests/data/corpus): the
 // unaccounted line gives the time in two significant digits, not as "0.0 µs" beside 100 %.
 TEST(IngestSummary, TorchUnaccountedTimeUnderATenthOfAMicrosecondIsNotZero) {

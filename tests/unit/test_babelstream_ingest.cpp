@@ -387,4 +387,31 @@ TEST(BabelStreamRobust, BomAndCrlf) {
     EXPECT_EQ(b.runs[0].device, "NVIDIA A100-SXM4-40GB");
 }
 
+// Two runs on two devices in one file (a paste of an A100-PCIE-40GB run and a TITAN Xp run, as a
+// Chinese porting log shows them). Before: every run was compared with the file's first device's GPU,
+// so the TITAN Xp's 433.2 GB/s Copy read as 27.9 % of the A100's 1555 GB/s. Now a run given its own GPUs
+// (run_gpus, set by the CLI from the run's device line) uses them, and an empty list means none.
+TEST(BabelStream, EachRunOnItsOwnGpu) {
+    const std::string in =
+        "BabelStream\nPrecision: float\nArray size: 134.2 MB (=0.1 GB)\nUsing CUDA device NVIDIA A100-PCIE-40GB\n"
+        "Function    MBytes/sec  Min (sec)   Max         Average\n"
+        "Copy        1272688.489 0.00021     0.00027     0.00026\n"
+        "BabelStream\nPrecision: double\nArray size: 268.4 MB (=0.3 GB)\nUsing CUDA device TITAN Xp\n"
+        "Function    MBytes/sec  Min (sec)   Max         Average\n"
+        "Copy        433182.244  0.00124     0.00128     0.00125\n";
+    const BabelStreamFile f = parse_babelstream(in, "two");
+    ASSERT_EQ(f.runs.size(), 2u);
+    EXPECT_EQ(f.runs[1].device, "TITAN Xp");
+    const GpuSpec a100 = gpu("a100-pcie-40gb", 1555);
+    const IngestReport r = babelstream_report(f, "two", {&a100}, {std::nullopt, std::vector<const GpuSpec*>{}});
+    const Section& s = section(r, "kernels");
+    ASSERT_EQ(s.rows.size(), 2u);
+    // Run 1 on the A100: 1272.688489 GB/s / 1555 GB/s = 81.85 %.
+    EXPECT_EQ(text(s.rows[0][column(s, "gpu")]), "a100-pcie-40gb");
+    EXPECT_NEAR(real(s.rows[0][column(s, "pct_of_hbm_peak")]), 100 * 1272.688489 / 1555, 1e-9);
+    // Run 2 on no GPU: no peak and no percentage.
+    EXPECT_EQ(text(s.rows[1][column(s, "gpu")]), "-");
+    EXPECT_TRUE(std::holds_alternative<std::monostate>(s.rows[1][column(s, "pct_of_hbm_peak")]));
+}
+
 }  // namespace

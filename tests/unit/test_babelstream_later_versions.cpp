@@ -151,4 +151,69 @@ TEST(BabelStreamLater, ThrustsUsingDeviceColonNamesTheGpu) {
     EXPECT_EQ(parse_babelstream(head + "Using device:\n" + table, "t").runs[0].device, "");
 }
 
+// A double-spaced paste (ALCF's ThetaGPU guide, corpus file
+// babelstream34_cuda_a100sxm4_40gb_thetagpu_double_spaced_markdown.md: a blank line after every line):
+// the blank lines between the header and the rows do not end the table. Before: "result table without
+// rows", exit 2. A blank line before a function the table already has still ends it (two runs).
+TEST(BabelStreamLater, DoubleSpacedTableIsOneTable) {
+    const std::string in =
+        "Array size: 268.4 MB (=0.3 GB)\n\n"
+        "Precision: double\n\n"
+        "Function    MBytes/sec  Min (sec)   Max         Average     \n\n"
+        "Copy        1381210.283 0.00039     0.00040     0.00039     \n\n"
+        "Add         1357739.235 0.00059     0.00061     0.00060     \n\n"
+        "Processing events...\n";
+    const BabelStreamFile f = parse_babelstream(in, "theta");
+    ASSERT_EQ(f.rows.size(), 2u);
+    EXPECT_EQ(f.rows[1].function, "Add");
+    const IngestReport r = babelstream_report(f, "theta", {});
+    const Section& s = section(r, "kernels");
+    // Copy: 2 x 268.4e6 B = 536.8e6 B; min 0.00039 s stands for [0.000385, 0.000395): 1359.0 .. 1394.3
+    // GB/s, and the printed 1381.210283 GB/s lies inside: "ok". Add: 3 x 268.4e6 = 805.2e6 B over
+    // [0.000585, 0.000595): 1353.3 .. 1376.4 GB/s, printed 1357.739235: "ok".
+    EXPECT_EQ(std::get<std::uint64_t>(s.rows[0][column(s, "bytes")]), 536800000u);
+    EXPECT_EQ(text(s.rows[0][column(s, "check")]), "ok");
+    EXPECT_EQ(std::get<std::uint64_t>(s.rows[1][column(s, "bytes")]), 805200000u);
+    EXPECT_EQ(text(s.rows[1][column(s, "check")]), "ok");
+
+    const std::string two =
+        "Precision: double\nArray size: 268.4 MB (=0.3 GB)\n"
+        "Function    MBytes/sec  Min (sec)   Max         Average\n"
+        "Copy        1381210.283 0.00039     0.00040     0.00039\n\n"
+        "Copy        1381210.283 0.00039     0.00040     0.00039\n";
+    EXPECT_EQ(parse_babelstream(two, "two").rows.size(), 1u);
+}
+
+// BabelStream Fortran (kaanolgu/BabelStream docs, corpus file
+// babelstream_fortran4_doconcurrent_oneapi_xeon_real64_dot_glued_columns_sum_validation_failed.txt):
+// "Precision: REAL64", "Array size:    1073.7MB ", and cells of 12 characters, so a 12-character
+// bandwidth touches the min time. Before: exit 2, "Dot row with 4 fields where 5 are expected".
+TEST(BabelStreamLater, FortranPrecisionAndGluedBandwidth) {
+    const std::string in =
+        "BabelStream Fortran\n"
+        "Version:  4.0\n"
+        "Precision: REAL64\n"
+        "Array size:    1073.7MB \n"
+        "Function    MBytes/sec  Min (sec)   Max         Average     \n"
+        "Copy        247036.539  0.00869     0.01750     0.01277     \n"
+        "Dot         51177268.4930.00004     0.00235     0.00074\n";
+    const BabelStreamFile f = parse_babelstream(in, "fortran");
+    ASSERT_EQ(f.runs.size(), 1u);
+    ASSERT_TRUE(f.runs[0].sizeof_t.has_value());
+    EXPECT_EQ(*f.runs[0].sizeof_t, 8);
+    ASSERT_EQ(f.rows.size(), 2u);
+    // The bandwidth keeps its 3 decimals, the rest is the min time.
+    EXPECT_EQ(f.rows[1].bw_text, "51177268.493");
+    EXPECT_EQ(f.rows[1].min_text, "0.00004");
+    EXPECT_DOUBLE_EQ(f.rows[1].max_s, 0.00235);
+    const IngestReport r = babelstream_report(f, "fortran", {});
+    const Section& s = section(r, "kernels");
+    // Dot: 2 x 1073.7e6 B = 2147.4e6 B; min 0.00004 s stands for [0.000035, 0.000045): 47720 .. 61354 GB/s,
+    // and the printed 51177.268493 GB/s lies inside: "ok". Copy: 2147.4e6 / [0.008685, 0.008695) s =
+    // 246.97 .. 247.25 GB/s, printed 247.036539: "ok".
+    EXPECT_EQ(std::get<std::uint64_t>(s.rows[1][column(s, "bytes")]), 2147400000u);
+    EXPECT_EQ(text(s.rows[1][column(s, "check")]), "ok");
+    EXPECT_EQ(text(s.rows[0][column(s, "check")]), "ok");
+}
+
 }  // namespace

@@ -231,4 +231,100 @@ TEST(NcclRuns3, AnUnnamedSecondTableTakesThePreviousRunsTest) {
     EXPECT_TRUE(g.runs[1].program.empty());
 }
 
+// nccl-tests' own failure report after the rows (NVIDIA/nccl-tests#322, 1024 ranks: every rank's
+// "HCA-128: Test NCCL failure common.cu:1204 'unhandled cuda error ...'" and " .. HCA-128 pid 757466: Test
+// failure common.cu:915", no footer). Before: the lines were skipped without a word and the run read as if
+// it had finished. Now one warning names the first failure line and the last row before it; the rows are
+// still read (1073741824 B in 19355 us: 1073741824 / 19355e-6 / 1e9 = 55.476 GB/s, printed 55.48).
+TEST(NcclFailure, TestFailureAfterRowsIsWarnedOnce) {
+    const std::string text =
+        std::string(kHeader) +
+        "  1073741824     268435456     float     sum      -1    19355   55.48  110.84      0    19189   55.96  111.80      0\n"
+        "HCA-128: Test NCCL failure common.cu:1204 'unhandled cuda error (run with NCCL_DEBUG=INFO for details) / '\n"
+        " .. HCA-128 pid 757466: Test failure common.cu:915\n"
+        "HCA-108: Test NCCL failure common.cu:1204 'unhandled cuda error (run with NCCL_DEBUG=INFO for details) / '\n";
+    const NcclLog log = parse_nccl_tests(text, "all_reduce_perf.log");
+    ASSERT_EQ(log.runs.size(), 1u);
+    ASSERT_EQ(log.runs[0].rows.size(), 1u);
+    ASSERT_EQ(log.warnings.size(), 1u);
+    EXPECT_NE(log.warnings[0].find("line 3: the test reported a failure after the row of 1073741824 B on line 2"),
+              std::string::npos);
+    EXPECT_NE(log.warnings[0].find("Test NCCL failure common.cu:1204"), std::string::npos);
+
+    // The footer's "# Out of bounds values : 56 FAILED" (NVIDIA/nccl-tests#356) is said too.
+    const NcclLog failed = parse_nccl_tests(std::string(kHeader) +
+                                                "        4096          1024     float     sum      -1    11.07    0.37    "
+                                                "0.37      0    10.78    0.38    0.38      0\n"
+                                                "# Out of bounds values : 56 FAILED\n# Avg bus bandwidth    : 0.375 \n",
+                                            "all_reduce_perf.log");
+    ASSERT_EQ(failed.warnings.size(), 1u);
+    EXPECT_NE(failed.warnings[0].find("56 out-of-bounds values FAILED"), std::string::npos);
+}
+
+// Tables of several collectives pasted one under another with nothing between (a Python script quoting an
+// 8-GPU H100 all_reduce, then all_gather, reduce_scatter and alltoall sweep in string literals). Before: all
+// rows were one run, because the size drops with another operation (sum -> none) were taken for -o all. A
+// reduction never changes to or from "none" inside a run, and with the same type the elements per byte stay:
+// all_reduce 1048576 B / 524288 elements (bfloat16, 2 B each) against all_gather 1048576 B / 65536 elements
+// (one rank's part, 1048576 / 2 / 8). reduce_scatter after all_gather has the same elements per byte but
+// "none" -> "sum". -o all (sum then prod, same elements per byte) stays one run.
+TEST(NcclRuns3, AnotherCollectivesSweepIsAnotherRun) {
+    const std::string ar =
+        "     1048576        524288  bfloat16     sum      -1    46.24   22.68   39.69      0    45.89   22.85   39.99      0\n"
+        "     2097152       1048576  bfloat16     sum      -1    45.71   45.88   80.29      0    45.82   45.77   80.10      0\n";
+    const std::string ag =
+        "     1048576         65536  bfloat16    none      -1    47.14   22.24   19.46      0    45.43   23.08   20.20      0\n"
+        "     2097152        131072  bfloat16    none      -1    45.69   45.90   40.16      0    45.76   45.83   40.10      0\n";
+    const std::string rs =
+        "     1048576         65536  bfloat16     sum      -1    43.62   24.04   21.03      0    43.24   24.25   21.22      0\n";
+    const NcclLog log = parse_nccl_tests(std::string(kHeader) + ar + ag + rs, "tables.py");
+    ASSERT_EQ(log.runs.size(), 3u);
+    EXPECT_EQ(log.runs[0].rows.size(), 2u);
+    EXPECT_EQ(log.runs[1].rows.size(), 2u);
+    EXPECT_EQ(log.runs[2].rows.size(), 1u);
+
+    const std::string prod =
+        "     1048576        524288  bfloat16    prod      -1    46.24   22.68   39.69      0    45.89   22.85   39.99      0\n";
+    EXPECT_EQ(parse_nccl_tests(std::string(kHeader) + ar + prod, "o_all.log").runs.size(), 1u);
+}
+
+// nccl-tests' per-iteration report (util.cu writeResultHeader with per_iter_timing: "i_min i_max i_p99 i_cv%"
+// after each placement's time algbw busbw #wrong). Before: the in-place result was read 4 columns after
+// the out-of-place time, i.e. from i_min i_max i_p99 (45.10 us, 48.92 and 48.50 GB/s), and i_cv% as #wrong.
+// Now the in-place result starts at the header's second time column. Row written with the printf formats
+// of writeBenchmarkLinePreamble / writeBenchmarkLineBody / writePerIterReport.
+TEST(NcclLayout, PerIterationColumnsMoveTheInPlaceResult) {
+    const std::string header =
+        "#       size         count      type   redop    root     time   algbw   busbw  #wrong    i_min    i_max    i_p99  "
+        "  i_cv%     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%\n";
+    const std::string row =
+        "     1048576        262144     float     sum      -1    46.24   22.68   39.69       0    45.10    48.92    48.50  "
+        "   1.23    45.89   22.85   39.99       0    44.95    47.80    47.70     1.10\n";
+    const NcclLog log = parse_nccl_tests(header + row, "all_reduce_perf.log");
+    ASSERT_EQ(log.runs.size(), 1u);
+    ASSERT_EQ(log.runs[0].rows.size(), 1u);
+    const NcclRow& r = log.runs[0].rows[0];
+    ASSERT_TRUE(r.out_of_place.has_value());
+    ASSERT_TRUE(r.in_place.has_value());
+    EXPECT_DOUBLE_EQ(r.out_of_place->time_us.value, 46.24);
+    // In place: 1048576 B / 45.89 us = 22.850 GB/s (printed 22.85), x 2(8-1)/8 = 39.99.
+    EXPECT_DOUBLE_EQ(r.in_place->time_us.value, 45.89);
+    EXPECT_DOUBLE_EQ(r.in_place->algbw_GBps.value, 22.85);
+    EXPECT_DOUBLE_EQ(r.in_place->busbw_GBps.value, 39.99);
+    ASSERT_TRUE(r.in_place->wrong.has_value());
+    EXPECT_DOUBLE_EQ(*r.in_place->wrong, 0.0);
+    // Without the column header, the 21 tokens say the same.
+    const NcclLog bare = parse_nccl_tests(row, "all_reduce_perf.log");
+    ASSERT_EQ(bare.runs.size(), 1u);
+    ASSERT_TRUE(bare.runs[0].rows[0].in_place.has_value());
+    EXPECT_DOUBLE_EQ(bare.runs[0].rows[0].in_place->time_us.value, 45.89);
+    // With the report's time stamp after the in-place columns (writeTimestamp, "%Y-%m-%d %H:%M:%S"): 23 tokens.
+    std::string stamped = row;
+    stamped.insert(stamped.size() - 1, "  2026-09-26 10:00:00");
+    const NcclLog ts = parse_nccl_tests(stamped, "all_reduce_perf.log");
+    ASSERT_EQ(ts.runs.size(), 1u);
+    ASSERT_TRUE(ts.runs[0].rows[0].in_place.has_value());
+    EXPECT_DOUBLE_EQ(ts.runs[0].rows[0].in_place->busbw_GBps.value, 39.99);
+}
+
 }  // namespace
