@@ -297,6 +297,8 @@ TEST(Catalog, MatchesEveryAddedDeviceName) {
         {"Tesla V100-PCIE-16GB", "v100-pcie-16gb"},
         {"Tesla V100-PCIE-32GB", "v100-pcie-32gb"},
         {"Tesla T4", "t4"},
+        // A cloud VM's SR-IOV virtual function of an MI300X: the whole GPU (one VF per MI300X; docs/catalog.md).
+        {"AMD Instinct MI300X VF", "mi300x"},
         {"NVIDIA A30", "a30"},
         {"NVIDIA A40", "a40"},
         {"NVIDIA RTX A6000", "rtx-a6000"},
