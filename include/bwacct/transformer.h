@@ -133,7 +133,10 @@ bool is_dense_mlp_layer(const TransformerConfig& cfg, std::uint64_t layer);
 double expected_experts_touched(std::uint64_t experts, std::uint64_t top_k, std::uint64_t tokens);
 // The experts a step reads: run.experts_touched when given, else the expectation for run.tokens().
 double experts_touched(const TransformerConfig& cfg, const LayerRun& run);
-// KV-cache elements one token adds to one layer (per rank): 2 · kv_heads/tp · head_dim, or
+// KV heads one tensor-parallel rank holds: kv_heads/tp, or 1 when tp >= kv_heads (each KV head then
+// replicated tp/kv_heads times, as vLLM's QKVParallelLinear and Megatron-LM do).
+std::uint64_t kv_heads_per_rank(const TransformerConfig& cfg, std::uint64_t tp);
+// KV-cache elements one token adds to one layer (per rank): 2 · kv_heads_per_rank · head_dim, or
 // kv_lora_rank + qk_rope_head_dim under MLA (the latent, replicated on every TP rank).
 std::uint64_t kv_elems_per_token(const TransformerConfig& cfg, std::uint64_t tp);
 // The formats this run uses: the linear weights of the blocks (run.weight, else the config's checkpoint

@@ -445,7 +445,7 @@ struct Builder {
         AttentionDesc d;
         d.batch = run.batch;
         d.heads = cfg.heads / run.tp;
-        d.kv_heads = cfg.kv_heads / run.tp;
+        d.kv_heads = kv_heads_per_rank(cfg, run.tp);
         d.q_len = run.q_len();
         d.kv_len = run.context;
         d.head_dim = head_dim(cfg);
@@ -580,9 +580,12 @@ void validate(const TransformerConfig& cfg, const LayerRun& run) {
                          fmt::format("must divide --hidden ({} % {} != 0), or give --head-dim", cfg.hidden, cfg.heads));
     if (cfg.heads % cfg.kv_heads != 0)
         throw InputError("--kv-heads", fmt::format("must divide --heads ({} query heads, {} KV heads)", cfg.heads, cfg.kv_heads));
-    if (cfg.heads % run.tp != 0 || cfg.kv_heads % run.tp != 0)
-        throw InputError("--tp",
-                         fmt::format("must divide --heads and --kv-heads ({} and {}; tp {})", cfg.heads, cfg.kv_heads, run.tp));
+    // A rank holds kv_heads/tp KV heads, or one replicated tp/kv_heads times when tp >= kv_heads (vLLM's
+    // QKVParallelLinear, Megatron-LM): tp must divide the KV heads or be a multiple of them.
+    if (cfg.heads % run.tp != 0 || (cfg.kv_heads % run.tp != 0 && run.tp % cfg.kv_heads != 0))
+        throw InputError("--tp", fmt::format("must divide --heads ({}) and divide or be a multiple of --kv-heads ({}) "
+                                             "(tp {}: a rank holds kv-heads/tp KV heads, or one replicated tp/kv-heads times)",
+                                             cfg.heads, cfg.kv_heads, run.tp));
     if (cfg.ffn % run.tp != 0)
         throw InputError("--tp", fmt::format("must divide --ffn ({} % {} != 0)", cfg.ffn, run.tp));
     if (cfg.vocab != 0 && cfg.vocab % run.tp != 0)
@@ -644,7 +647,7 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& cfg, const L
         return dit_block_ops(cfg, run);
     validate(cfg, run);
     Builder b{cfg, run, {}};
-    const std::uint64_t t = run.tokens(), hd = head_dim(cfg), hq = cfg.heads / run.tp, hkv = cfg.kv_heads / run.tp;
+    const std::uint64_t t = run.tokens(), hd = head_dim(cfg), hq = cfg.heads / run.tp, hkv = kv_heads_per_rank(cfg, run.tp);
 
     b.norm("attn_norm", OpPart::norm, b.outer_rows());
     b.gather_in("attn_in");
@@ -720,10 +723,14 @@ double experts_touched(const TransformerConfig& cfg, const LayerRun& run) {
     return expected_experts_touched(cfg.moe->experts, cfg.moe->top_k, run.tokens());
 }
 
+std::uint64_t kv_heads_per_rank(const TransformerConfig& cfg, std::uint64_t tp) {
+    return tp >= cfg.kv_heads ? 1 : cfg.kv_heads / tp;
+}
+
 std::uint64_t kv_elems_per_token(const TransformerConfig& cfg, std::uint64_t tp) {
     if (cfg.mla)
         return cfg.mla->kv_lora_rank + cfg.mla->qk_rope_head_dim;
-    return 2 * (cfg.kv_heads / tp) * head_dim(cfg);
+    return 2 * kv_heads_per_rank(cfg, tp) * head_dim(cfg);
 }
 
 StorageFormat block_weight_format(const TransformerConfig& cfg, const LayerRun& run) {
@@ -745,7 +752,7 @@ Exact kv_bytes(const TransformerConfig& cfg, const LayerRun& run, Exact tokens) 
     const StorageFormat f = kv_cache_format(cfg, run);
     if (cfg.mla)  // one latent + RoPE key vector per token
         return format_bytes(f, Exact(cfg.mla->kv_lora_rank + cfg.mla->qk_rope_head_dim), tokens);
-    return Exact(2) * format_bytes(f, Exact(head_dim(cfg)), tokens * Exact(cfg.kv_heads / run.tp));
+    return Exact(2) * format_bytes(f, Exact(head_dim(cfg)), tokens * Exact(kv_heads_per_rank(cfg, run.tp)));
 }
 
 bool is_local_layer(const TransformerConfig& cfg, std::uint64_t layer) {
@@ -764,7 +771,7 @@ RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
     // in the activation dtype. Routed experts under ep > 1: E/ep whole experts (not split by tp).
     const StorageFormat w = block_weight_format(cfg, run);
     const Exact d(cfg.hidden), hd(head_dim(cfg));
-    const Exact h(cfg.heads / run.tp), kv(cfg.kv_heads / run.tp);
+    const Exact h(cfg.heads / run.tp), kv(kv_heads_per_rank(cfg, run.tp));
     auto mat = [&](Exact k, Exact n) { return format_bytes(w, k, n); };
     auto act = [&](Exact elems) { return storage_bytes(run.dtype, elems); };
     const ParamCount p = param_count(cfg);
@@ -928,7 +935,7 @@ LayerMemory layer_memory(const TransformerConfig& cfg, const LayerRun& run, bool
         return dit_layer_memory(cfg, run);
     validate(cfg, run);
     LayerMemory m;
-    const Exact t(run.tokens()), d(cfg.hidden), hd(head_dim(cfg)), hq(cfg.heads / run.tp), hkv(cfg.kv_heads / run.tp),
+    const Exact t(run.tokens()), d(cfg.hidden), hd(head_dim(cfg)), hq(cfg.heads / run.tp), hkv(kv_heads_per_rank(cfg, run.tp)),
         f(cfg.ffn / run.tp);
     const Exact outer(run.sequence_parallel ? run.tokens() / run.tp : run.tokens());
     auto bytes = [&](Exact elems) { return storage_bytes(run.dtype, elems); };

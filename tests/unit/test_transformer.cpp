@@ -174,6 +174,32 @@ TEST(Transformer, ActivationMemoryWithAndWithoutCheckpointing) {
     EXPECT_EQ(layer_memory(llama3_8b(), r).attention_scores.value(), 268435456u);
 }
 
+// tp above the KV heads: each rank holds one KV head, replicated tp/kv_heads times (vLLM's QKVParallelLinear).
+// Llama-3-8B (32 query heads, 8 KV heads, head_dim 128) at tp 16, decode of 8 sequences at 4096:
+// per rank 32/16 = 2 query heads and 1 KV head; K and V read 2 · 8 · 1 · 4096 · 128 · 2 B = 16,777,216 B,
+// Q 8 · 2 · 128 · 2 = 4,096 B; the KV cache per token and layer 2 · 1 · 128 = 256 elements (as at tp 8).
+// tp 3 neither divides nor is a multiple of 8 KV heads (nor divides 32 heads); tp 64 does not divide 32 heads.
+TEST(Transformer, TpAboveTheKvHeadsReplicatesOneKvHeadPerRank) {
+    LayerRun r;
+    r.phase = Phase::decode;
+    r.batch = 8;
+    r.context = 4096;
+    r.tp = 16;
+    const auto ops = transformer_layer_ops(llama3_8b(), r);
+    const Cost& attn = find(ops, "attention").cost;
+    EXPECT_EQ(attn.bytes_read, 16777216u + 4096u);
+    EXPECT_EQ(kv_heads_per_rank(llama3_8b(), 16), 1u);
+    EXPECT_EQ(kv_heads_per_rank(llama3_8b(), 4), 2u);
+    EXPECT_EQ(kv_elems_per_token(llama3_8b(), 16), 256u);
+    EXPECT_EQ(kv_elems_per_token(llama3_8b(), 8), 256u);
+    r.tp = 64;
+    EXPECT_THROW(transformer_layer_ops(llama3_8b(), r), InputError);
+    TransformerConfig c = llama3_8b();
+    c.heads = 48;  // 48 heads on 12 ranks divide; 12 is neither a divisor nor a multiple of 8 KV heads
+    r.tp = 12;
+    EXPECT_THROW(transformer_layer_ops(c, r), InputError);
+}
+
 TEST(Transformer, BadInputNamesTheOption) {
     auto option_of = [](const TransformerConfig& c, const LayerRun& r) {
         try {
