@@ -255,7 +255,7 @@ int run(const Args& args, const Env& env) {
     Trace trace = read_kineto(path);
     // What the report says of every op read, taken before the ops no activity can be charged to are dropped.
     const std::size_t cpu_ops = trace.ops.size();
-    const bool shapes = std::any_of(trace.ops.begin(), trace.ops.end(), [](const CpuOp& o) { return !o.dims.empty(); });
+    const bool shapes = trace_has_shapes(trace);
     drop_idle_ops(trace);
     // The baseline is read and checked before anything is printed.
     std::optional<Summary> base;

@@ -90,6 +90,13 @@ KernelCategory classify_kernel(std::string_view name) {
                     "winograd", "im2col", "col2im", "deconv"}) ||
         has_conv_word(name, n))
         return KernelCategory::conv;
+    // Fast Fourier transforms: cuFFT's kernels (regular_fft, vector_fft, regular_fft_factor), rocFFT's
+    // runtime-compiled ones (fft_rtc_fwd_len64_…, fft_rtc_back_len…) and their real-to-complex pre/post
+    // passes (r2c_even_post, c2r_even_pre, …), the ops aten::_fft_r2c / _fft_c2r / _fft_c2c / fft_rfft /
+    // stft. After conv: cuDNN's FFT convolution kernels (fft2d_r2c_32x32) launched by a convolution keep
+    // the op's category (activity_category asks the op's family first).
+    if (has_any(n, {"cufft", "rocfft", "vkfft"}) || has_any_word(name, n, {"fft", "stft", "r2c", "c2r", "c2c"}))
+        return KernelCategory::fft;
     if (starts(n, "triton_tem") || starts(n, "triton_mm") || starts(n, "triton_bmm"))
         return KernelCategory::gemm;
     if (has_any(n, {"gemm", "gemv", "cutlass", "cublas", "matmul", "xmma", "nvjet", "wgmma", "_mma", "hipblaslt", "rocblas",
@@ -155,9 +162,9 @@ KernelCategory classify_kernel(std::string_view name) {
 }
 
 const char* category_name(KernelCategory c) {
-    static constexpr std::array<const char*, 12> kNames{"gemm",     "conv",      "attention",   "moe",
-                                                        "norm",     "softmax",   "elementwise", "reduce",
-                                                        "indexing", "optimizer", "collective",  "other"};
+    static constexpr std::array<const char*, 13> kNames{"gemm",    "conv",        "attention", "moe",      "norm",
+                                                        "softmax", "elementwise", "reduce",    "indexing", "optimizer",
+                                                        "fft",     "collective",  "other"};
     static_assert(kNames.size() == static_cast<std::size_t>(KernelCategory::other) + 1);
     return kNames[static_cast<std::size_t>(c)];
 }

@@ -117,3 +117,33 @@ TEST(KernelCategoryFamilies, GradScalerIsOptimizerWork) {
                               "double, double, int)"),
               KernelCategory::optimizer);
 }
+
+// Fast Fourier transforms are their own category: cuFFT's kernels as nsys and Kineto print them (a
+// radar pipeline's "void vector_fft" and "void regular_fft_factor", a spectral solver's
+// "regular_fft<192u, EPT<12u, 16u>, …>"), rocFFT's runtime-compiled kernels and real-to-complex passes,
+// and the aten ops, while words that merely hold "fft" letters elsewhere do not count.
+TEST(KernelCategoryFamilies, FastFourierTransforms) {
+    EXPECT_EQ(classify_kernel("void vector_fft"), KernelCategory::fft);
+    EXPECT_EQ(classify_kernel("void regular_fft_factor<...>  (cuFFT)"), KernelCategory::fft);
+    EXPECT_EQ(classify_kernel("void regular_fft<192u, EPT<12u, 16u>, 16u, 2u, (padding_t)6, (twiddle_t)0, "
+                              "(loadstore_modifier_t)2, (layout_t)1, unsigned int, double, "
+                              "HostConfigPlaceholder>(kernel_arguments_t<unsigned int>)"),
+              KernelCategory::fft);
+    EXPECT_EQ(classify_kernel("fft_rtc_fwd_len64_factors_8_8_wgs_64_tpt_8_dim3_dp_ip_CI_unitstride_sbrr"), KernelCategory::fft);
+    EXPECT_EQ(classify_kernel("fft_rtc_back_len128_factors_16_8_wgs_256_tpt_16_halfLds_sp_ip_CI_unitstride_sbrr_C2R_dirReg"),
+              KernelCategory::fft);
+    EXPECT_EQ(classify_kernel("r2c_even_post_kernel<float2, true>"), KernelCategory::fft);
+    EXPECT_EQ(classify_kernel("void postprocessC2C_kernelMem<unsigned int, float>(float2*, float2 const*)"), KernelCategory::fft);
+    EXPECT_EQ(classify_kernel("aten::_fft_r2c"), KernelCategory::fft);
+    EXPECT_EQ(classify_kernel("aten::fft_irfft"), KernelCategory::fft);
+    EXPECT_EQ(classify_kernel("aten::stft"), KernelCategory::fft);
+    EXPECT_STREQ(category_name(KernelCategory::fft), "fft");
+    // A cuFFT helper kernel with no FFT word in its name takes the category of the op that launched it.
+    EXPECT_EQ(torch_category("void composite_2way_kernel<float2>(kernel_arguments_t<unsigned int>)", "aten::_fft_c2c"), "fft");
+    // cuDNN's FFT convolution kernels launched by a convolution stay convolution work.
+    EXPECT_EQ(
+        torch_category("void fft2d_r2c_32x32<float, false, 0u, false>(float2*, float const*, int)", "aten::cudnn_convolution"),
+        "conv");
+    // Letters "fft" inside a word are not the word: an "offt" offset, "shifft" and the like.
+    EXPECT_EQ(classify_kernel("void scatter_kernel_with_offt_table(int*)"), KernelCategory::indexing);
+}
