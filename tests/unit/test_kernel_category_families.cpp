@@ -147,3 +147,65 @@ TEST(KernelCategoryFamilies, FastFourierTransforms) {
     // Letters "fft" inside a word are not the word: an "offt" offset, "shifft" and the like.
     EXPECT_EQ(classify_kernel("void scatter_kernel_with_offt_table(int*)"), KernelCategory::indexing);
 }
+
+// Kernel families of PyTorch, cuDNN, cuBLAS, cuSPARSE and FlashInfer that sat in `other` when no op was
+// linked (queued before the profiler, a CUDA-graph replay): each by what the family does.
+TEST(KernelCategoryFamilies, LibraryFamiliesOnceLeftInOther) {
+    // torch.multinomial (aten/src/ATen/native/cuda/MultinomialKernel.cu): sampling, a scan over the vocabulary
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::sampleMultinomialOnce<float, float>(long*, long, int, "
+                              "float const*, float const*, int, int, int, int)"),
+              KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::multinomialWithReplacement<float, float>"),
+              KernelCategory::reduce);
+    // group norm's statistics folded into scale and bias (aten/src/ATen/native/cuda/group_norm_kernel.cu)
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::ComputeFusedParamsCUDAKernel<float>(long, long, long, "
+                              "float const*, float const*, float const*, float const*, float*, float*)"),
+              KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::Compute1dBackwardFusedParamsCUDAKernel<float>"),
+              KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::ComputeInternalGradientsCUDAKernel<float>"),
+              KernelCategory::norm);
+    // slow_conv3d's column transforms (vol2col.cuh), like im2col / col2im
+    EXPECT_EQ(classify_kernel("void at::native::vol2col_kernel<float>(long, float const*, int, int, int, int, int)"),
+              KernelCategory::conv);
+    EXPECT_EQ(classify_kernel("void at::native::col2vol_kernel<float, float>(long, float const*, unsigned int)"),
+              KernelCategory::conv);
+    // cuDNN's implicit-GEMM offset tables
+    EXPECT_EQ(classify_kernel("void cask_cudnn::computeOffsetsKernel<false, false>(cask_cudnn::ComputeOffsetsParams)"),
+              KernelCategory::conv);
+    // embedding backward's segmented sums (EmbeddingBackwardKernel.cu)
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::compute_grad_weight<float, long>(long const*, "
+                              "float const*, long const*, long, long, long const*, long const*, float*, long)"),
+              KernelCategory::indexing);
+    // cuBLAS level 1: reductions and vector updates
+    EXPECT_EQ(classify_kernel("void nrm2_kernel<float, float, float, 0, 0, 128, 0>(cublasNrm2Params<float, float>)"),
+              KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void asum_kernel<float, float, 0>(cublasAsumParams<float, float>)"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void dot_kernel<float, 128, 0, cublasDotParams<cublasGemvTensor<float const>, "
+                              "cublasGemvTensorStridedBatched<float> > >(cublasDotParams<cublasGemvTensor<float const>, "
+                              "cublasGemvTensorStridedBatched<float> >)"),
+              KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void scal_kernel<float, float, 1, true, 6, 5, 5, 3>(cublasTransposeParams<float>, float "
+                              "const*, float*, float const*)"),
+              KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void axpy_kernel_val<float, float>(cublasAxpyParamsVal<float, float, float>)"),
+              KernelCategory::elementwise);
+    // sparse matrix products
+    EXPECT_EQ(
+        classify_kernel("void cusparse::csrmv_v3_kernel<std::integral_constant<bool, false>, int, int, float, float, float, "
+                        "float, void>(cusparse::KernelCoeffs<float>, int const*, int const*, float const*, float const*, "
+                        "int, int, int, float const*, float*, int*, float*)"),
+        KernelCategory::gemm);
+    // FlashInfer's cascade attention merges (cascade.cuh)
+    EXPECT_EQ(classify_kernel("void flashinfer::MergeStatesKernel<8u, 16u, 8u, 4u, __nv_bfloat16, __nv_bfloat16>(__nv_bfloat16*, "
+                              "float*, __nv_bfloat16*, float*, unsigned int, unsigned int, unsigned int)"),
+              KernelCategory::attention);
+    // PyTorch's fused RNN cells (aten/src/ATen/native/cuda/RNN.cu)
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::lstm_cell_forward<float, float, int, 1>(at::cuda::"
+                              "detail::TensorInfo<float, int>, int, int)"),
+              KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::gru_cell_backward<float, float, int, 1>"),
+              KernelCategory::elementwise);
+    // The words need their word start: "scale_kernel" is no cuBLAS scal, "bscal_kernel" neither.
+    EXPECT_EQ(classify_kernel("void myscal_kernel(float*)"), KernelCategory::other);
+}
