@@ -111,6 +111,8 @@ KernelCategory classify_kernel(std::string_view name) {
         return KernelCategory::elementwise;
     if (has_any(n, {"gemm", "gemv", "cutlass", "cublas", "matmul", "xmma", "nvjet", "wgmma", "_mma", "hipblaslt", "rocblas",
                     "tensile", "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::linear", "splitk",
+                    // vLLM ROCm skinny GEMMs, older spelling (wvSpltK_hf_sml_)
+                    "wvspltk",
                     // sparse matrix products (cuSPARSE's csrmv/spmm kernels, torch.sparse.mm)
                     "cusparse", "spmm", "spmv", "csrmv", "csrmm"}) ||
         starts(n, "cijk_") || has_any_word(name, n, {"bmm"}))
@@ -131,6 +133,10 @@ KernelCategory classify_kernel(std::string_view name) {
     // norm) and GammaBetaBackward*, apex's cuComputePartGradGammaBeta.
     // (PyTorch's group norm: ComputeFusedParamsCUDAKernel, Compute1dBackwardFusedParamsCUDAKernel,
     // ComputeInternalGradientsCUDAKernel fold the statistics into per-channel scale and bias)
+    // torch.multinomial renormalises its probability rows (renormRowsL1) before it samples: part of the
+    // sampling, not a normalization layer.
+    if (has_any(n, {"renormrows"}))
+        return KernelCategory::reduce;
     if (has_any(n, {"norm", "bn_fw", "bn_bw", "moments", "gammabeta", "gamma_beta", "fusedparams", "internalgradients"}))
         return KernelCategory::norm;
     // ("lamb_", not "lamb": every lambda in a templated kernel name would match)
@@ -156,7 +162,10 @@ KernelCategory classify_kernel(std::string_view name) {
                     "grid_sampler", "roi_align",   "tonhwc",    "tonchw",  "2nhwc",         "2nchw"}) ||
         // (embedding backward's compute_grad_weight / compute_grad_weight_bags: a segmented sum into the rows)
         has_any_word(name, n,
-                     {"cache", "page", "unique", "pad", "roll", "flip", "repeat", "pool", "segment", "compute_grad_weight"}))
+                     {"cache", "page", "unique", "pad", "roll", "flip", "repeat", "pool", "segment", "compute_grad_weight",
+                      // adaptive pooling's backward kernels name no "pool" (adaptive_average_gradinput,
+                      // atomic_adaptive_maxgradinput)
+                      "adaptive_average", "adaptive_max"}))
         return KernelCategory::indexing;
     if (starts(n, "triton_"))
         return KernelCategory::elementwise;  // triton_poi_* and other generated pointwise kernels

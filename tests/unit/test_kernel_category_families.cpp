@@ -206,6 +206,20 @@ TEST(KernelCategoryFamilies, LibraryFamiliesOnceLeftInOther) {
               KernelCategory::elementwise);
     EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::gru_cell_backward<float, float, int, 1>"),
               KernelCategory::elementwise);
+    // torch.multinomial's row renormalization is sampling work, not a norm layer (MultinomialKernel.cu)
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::renormRowsL1<float>(float*, long, long)"),
+              KernelCategory::reduce);
+    // adaptive pooling backward (AdaptiveAveragePooling.cu, AdaptiveMaxPooling2d.cu): pooling, filed with indexing
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::atomic_adaptive_average_gradinput<float>(float*, float "
+                              "const*, int, int, int, int)"),
+              KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::adaptive_maxgradinput<float>(float*, float const*, long "
+                              "const*, int, int, int, int)"),
+              KernelCategory::indexing);
+    // vLLM's ROCm skinny GEMM in its older spelling
+    EXPECT_EQ(classify_kernel("void wvSpltK_hf_sml_<__half, 64, 2, 16, 8, 2, 1>(int, int, __half const*, __half const*, __half*, "
+                              "int, int)"),
+              KernelCategory::gemm);
     // The words need their word start: "scale_kernel" is no cuBLAS scal, "bscal_kernel" neither.
     EXPECT_EQ(classify_kernel("void myscal_kernel(float*)"), KernelCategory::other);
 }
