@@ -154,8 +154,9 @@ KernelCategory classify_kernel(std::string_view name) {
         // scans over the vocabulary), non-maximum suppression
         has_any_word(name, n, {"loss", "sampling", "multinomial", "nms"}))
         return KernelCategory::reduce;
-    // Rotary position embeddings are pointwise (vllm::rotary_embedding_kernel), not an embedding lookup.
-    if (has_any(n, {"rotary"}))
+    // Rotary position embeddings are pointwise (vllm::rotary_embedding_kernel), not an embedding lookup; so is
+    // PyTorch's elementwise_kernel_with_index (arange, linspace: each element written from its own index).
+    if (has_any(n, {"rotary", "elementwise_kernel_with_index"}))
         return KernelCategory::elementwise;
     if (has_any(n, {"index",        "indices",     "gather",    "scatter", "embedding",     "catarray", "cat_",
                     "aten::cat",    "aten::stack", "transpose", "permute", "masked_select", "nonzero",  "upsampl",

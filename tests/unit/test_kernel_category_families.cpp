@@ -220,6 +220,11 @@ TEST(KernelCategoryFamilies, LibraryFamiliesOnceLeftInOther) {
     EXPECT_EQ(classify_kernel("void wvSpltK_hf_sml_<__half, 64, 2, 16, 8, 2, 1>(int, int, __half const*, __half const*, __half*, "
                               "int, int)"),
               KernelCategory::gemm);
+    // arange / linspace write each element from its index (RangeFactories.cu): a pointwise fill, not a gather
+    EXPECT_EQ(classify_kernel("void at::native::elementwise_kernel_with_index<int, at::native::arange_cuda_out(c10::Scalar "
+                              "const&, c10::Scalar const&, c10::Scalar const&, at::Tensor&)::{lambda()#1}::operator()() "
+                              "const::{lambda()#4}::operator()() const::{lambda(long)#1}>(int, long*, long)"),
+              KernelCategory::elementwise);
     // The words need their word start: "scale_kernel" is no cuBLAS scal, "bscal_kernel" neither.
     EXPECT_EQ(classify_kernel("void myscal_kernel(float*)"), KernelCategory::other);
 }
