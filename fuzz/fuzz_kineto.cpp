@@ -37,6 +37,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             check(d.groups[i].what.op == s.groups[i].what.op && d.groups[i].what.shape == s.groups[i].what.shape &&
                       d.groups[i].calls == s.groups[i].calls && d.groups[i].kernel_us == s.groups[i].kernel_us,
                   "dropping idle ops changed a group");
+        // The reader's note of shapes, taken as each op is read, is op_has_shapes over every op.
+        check(trace.ops_have_dims == bwacct::kineto::trace_has_shapes(trace) && trace.ops_read == trace.ops.size(),
+              "the reader's op count or shapes note disagrees with its ops");
         // Two reads (a plain file's), then drop_idle_ops: the same ops, counts and summary as one read.
         bwacct::kineto::Trace two = bwacct::kineto::parse_kineto(text, "fuzz.json", bwacct::kineto::ReadPasses::two);
         check(two.ops_read == trace.ops_read && two.ops_have_dims == trace.ops_have_dims && two.events == trace.events,

@@ -8,6 +8,7 @@
 // (kineto_cost*.cpp): the engine's formulas (ops.h) for the ops it knows. Summary (kineto_summary.cpp):
 // groups per (op, shape, dtype), kernel table, time by category, busy and idle time.
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -219,8 +220,8 @@ struct Trace {
     std::map<std::string, std::uint64_t> skipped;
     // Events kept whose "ts" or "dur" was a string holding a well-formed number ("123.5"): read as that number.
     std::uint64_t string_times = 0;
-    // What the report says of every CPU op read, whether kept or not: how many, and whether any carries
-    // "Input Dims" (profiled with record_shapes=True).
+    // What the report says of every CPU op read, whether kept or not: how many, and whether any recorded
+    // a shape (op_has_shapes; profiled with record_shapes=True).
     std::uint64_t ops_read = 0;
     bool ops_have_dims = false;
 };
@@ -317,6 +318,7 @@ enum class Category {
     reduce,
     indexing,
     optimizer,
+    fft,
     collective,
     memcpy_htod,
     memcpy_dtoh,
@@ -352,6 +354,9 @@ inline bool op_has_shapes(const CpuOp& op) {
             return true;
     return false;
 }
+// Whether any op of the trace recorded a shape (profiled with record_shapes=True): an op whose Input Dims
+// hold only scalars (`[[], []]`) does not count.
+inline bool trace_has_shapes(const Trace& t) { return std::any_of(t.ops.begin(), t.ops.end(), op_has_shapes); }
 // Input `i`'s dtype (torch_dtype of its "Input type"), or nullopt.
 std::optional<DType> input_dtype(const CpuOp& op, std::size_t i);
 std::string shape_text(const std::vector<std::uint64_t>& shape);  // "1x141x512"
@@ -386,6 +391,7 @@ std::optional<OpCost> cost_backward_op(const std::string& name, const CpuOp& op)
 std::optional<OpCost> cost_data_op(const std::string& name, const CpuOp& op);       // indexing, reductions, fills, sort
 std::optional<OpCost> cost_serving_op(const std::string& name, const CpuOp& op);    // vLLM/SGLang/aiter custom ops
 std::optional<OpCost> cost_compiled_op(const std::string& name, const CpuOp& op);   // TorchInductor triton_* kernels
+std::optional<OpCost> cost_fft_op(const std::string& name, const CpuOp& op);        // aten::_fft_r2c / _fft_c2r / _fft_c2c
 // An NCCL kernel's own collective, from its metadata; nullopt without it.
 std::optional<OpCost> cost_collective_kernel(const GpuActivity& a);
 std::optional<OpCost> cost_collective_kernel(const CollectiveArgs& m);

@@ -20,18 +20,19 @@ enum class KernelCategory {
     reduce,
     indexing,
     optimizer,
+    fft,
     collective,
     other
 };
 
 // The first rule that matches the lower-cased name (a kernel's, or an op's: "aten::mm"), in the order
 // of docs/ingest.md ("Categories"): collective (nccl, rccl, symm_mem, custom all-reduce, ...), moe,
-// attention, conv, gemm, softmax, norm, optimizer, reduce, indexing, elementwise; other when none does.
+// attention, conv, fft, gemm, softmax, norm, optimizer, reduce, indexing, elementwise; other when none does.
 // Rules name families of kernels (libraries, code generators, serving engines), never one trace's kernels.
 KernelCategory classify_kernel(std::string_view name);
 
 // "gemm", "conv", "attention", "moe", "norm", "softmax", "elementwise", "reduce", "indexing",
-// "optimizer", "collective", "other".
+// "optimizer", "fft", "collective", "other".
 const char* category_name(KernelCategory c);
 
 // A short label for a long demangled name: the last two "::" components of the function name, without

@@ -83,17 +83,38 @@ KernelCategory classify_kernel(std::string_view name) {
         ops.replace(at, 10, 10, '#');
         ops_original.replace(at, 10, 10, '#');
     }
-    if (has_any(ops, {"flash", "fmha", "attention", "attn", "sdpa", "mha_", "paged", "mla_", "decode_kernel"}) ||
+    // Cascade / split-KV attention merges the partial outputs and their log-sum-exp states (FlashInfer's
+    // MergeStatesKernel, PersistentVariableLengthMergeStatesKernel, SGLang's merge_state_kernel).
+    if (has_any(ops, {"flash", "fmha", "attention", "attn", "sdpa", "mha_", "paged", "mla_", "decode_kernel", "mergestate",
+                      "merge_state"}) ||
         has_any_word(ops_original, ops, {"prefill", "decode"}))
         return KernelCategory::attention;
     if (has_any(n, {"conv_", "convolution", "conv1d", "conv2d", "conv3d", "igemm_", "implicit_gemm", "dgrad", "wgrad", "fprop",
-                    "winograd", "im2col", "col2im", "deconv"}) ||
+                    "winograd", "im2col", "col2im", "vol2col", "col2vol", "deconv", "computeoffsetskernel"}) ||
         has_conv_word(name, n))
         return KernelCategory::conv;
+    // Fast Fourier transforms: cuFFT's kernels (regular_fft, vector_fft, regular_fft_factor), rocFFT's
+    // runtime-compiled ones (fft_rtc_fwd_len64_…, fft_rtc_back_len…) and their real-to-complex pre/post
+    // passes (r2c_even_post, c2r_even_pre, …), the ops aten::_fft_r2c / _fft_c2r / _fft_c2c / fft_rfft /
+    // stft. After conv: cuDNN's FFT convolution kernels (fft2d_r2c_32x32) launched by a convolution keep
+    // the op's category (activity_category asks the op's family first).
+    if (has_any(n, {"cufft", "rocfft", "vkfft"}) || has_any_word(name, n, {"fft", "stft", "r2c", "c2r", "c2c"}))
+        return KernelCategory::fft;
     if (starts(n, "triton_tem") || starts(n, "triton_mm") || starts(n, "triton_bmm"))
         return KernelCategory::gemm;
+    // cuBLAS's level-1 routines are vector work, though their argument types name cuBLAS ("void
+    // nrm2_kernel<…>(cublasNrm2Params<…>)"): dot, asum, nrm2, amax/amin reduce; scal and axpy update.
+    if (has_any_word(name, n,
+                     {"dot_kernel", "asum_kernel", "nrm2_kernel", "amax_kernel", "amin_kernel", "iamax_kernel", "iamin_kernel"}))
+        return KernelCategory::reduce;
+    if (has_any_word(name, n, {"scal_kernel", "axpy_kernel"}))
+        return KernelCategory::elementwise;
     if (has_any(n, {"gemm", "gemv", "cutlass", "cublas", "matmul", "xmma", "nvjet", "wgmma", "_mma", "hipblaslt", "rocblas",
-                    "tensile", "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::linear", "splitk"}) ||
+                    "tensile", "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::linear", "splitk",
+                    // vLLM ROCm skinny GEMMs, older spelling (wvSpltK_hf_sml_)
+                    "wvspltk",
+                    // sparse matrix products (cuSPARSE's csrmv/spmm kernels, torch.sparse.mm)
+                    "cusparse", "spmm", "spmv", "csrmv", "csrmm"}) ||
         starts(n, "cijk_") || has_any_word(name, n, {"bmm"}))
         return KernelCategory::gemm;
     if (has_any(n, {"softmax"}))
@@ -110,7 +131,13 @@ KernelCategory classify_kernel(std::string_view name) {
         return KernelCategory::reduce;
     // Norm statistics and affine-parameter gradients: PyTorch's RowwiseMomentsCUDAKernel (group/layer
     // norm) and GammaBetaBackward*, apex's cuComputePartGradGammaBeta.
-    if (has_any(n, {"norm", "bn_fw", "bn_bw", "moments", "gammabeta", "gamma_beta"}))
+    // (PyTorch's group norm: ComputeFusedParamsCUDAKernel, Compute1dBackwardFusedParamsCUDAKernel,
+    // ComputeInternalGradientsCUDAKernel fold the statistics into per-channel scale and bias)
+    // torch.multinomial renormalises its probability rows (renormRowsL1) before it samples: part of the
+    // sampling, not a normalization layer.
+    if (has_any(n, {"renormrows"}))
+        return KernelCategory::reduce;
+    if (has_any(n, {"norm", "bn_fw", "bn_bw", "moments", "gammabeta", "gamma_beta", "fusedparams", "internalgradients"}))
         return KernelCategory::norm;
     // ("lamb_", not "lamb": every lambda in a templated kernel name would match)
     // (AMP's grad scaler: amp_update_scale, unscale: optimizer-step bookkeeping)
@@ -123,16 +150,23 @@ KernelCategory classify_kernel(std::string_view name) {
                  "cumsum",     "cumprod",   "radix",      "histogram", "cub::",     "rocprim",  "aten::sum",     "aten::mean",
                  "aten::max",  "aten::min", "aten::amax", "aten::any", "aten::all", "nll_loss", "cross_entropy", "criterion"}) ||
         // losses (ctc_loss, mse_loss), token sampling from probabilities (FlashInfer MinPSampling, SGLang
-        // tree_speculative_sampling: scans over the vocabulary), non-maximum suppression
-        has_any_word(name, n, {"loss", "sampling", "nms"}))
+        // tree_speculative_sampling, torch.multinomial's sampleMultinomialOnce / multinomialWithReplacement:
+        // scans over the vocabulary), non-maximum suppression
+        has_any_word(name, n, {"loss", "sampling", "multinomial", "nms"}))
         return KernelCategory::reduce;
-    // Rotary position embeddings are pointwise (vllm::rotary_embedding_kernel), not an embedding lookup.
-    if (has_any(n, {"rotary"}))
+    // Rotary position embeddings are pointwise (vllm::rotary_embedding_kernel), not an embedding lookup; so is
+    // PyTorch's elementwise_kernel_with_index (arange, linspace: each element written from its own index).
+    if (has_any(n, {"rotary", "elementwise_kernel_with_index"}))
         return KernelCategory::elementwise;
     if (has_any(n, {"index",        "indices",     "gather",    "scatter", "embedding",     "catarray", "cat_",
                     "aten::cat",    "aten::stack", "transpose", "permute", "masked_select", "nonzero",  "upsampl",
                     "grid_sampler", "roi_align",   "tonhwc",    "tonchw",  "2nhwc",         "2nchw"}) ||
-        has_any_word(name, n, {"cache", "page", "unique", "pad", "roll", "flip", "repeat", "pool", "segment"}))
+        // (embedding backward's compute_grad_weight / compute_grad_weight_bags: a segmented sum into the rows)
+        has_any_word(name, n,
+                     {"cache", "page", "unique", "pad", "roll", "flip", "repeat", "pool", "segment", "compute_grad_weight",
+                      // adaptive pooling's backward kernels name no "pool" (adaptive_average_gradinput,
+                      // atomic_adaptive_maxgradinput)
+                      "adaptive_average", "adaptive_max"}))
         return KernelCategory::indexing;
     if (starts(n, "triton_"))
         return KernelCategory::elementwise;  // triton_poi_* and other generated pointwise kernels
@@ -143,7 +177,9 @@ KernelCategory classify_kernel(std::string_view name) {
                     // gated activations (Liger's _swiglu/_geglu kernels), cuDNN RNN cells' "elemWise", triangular
                     // masks, penalties on logits, random permutations, device-side asserts, MIOpen's OpTensor family
                     "swiglu", "geglu", "reglu", "elemwise", "triu_", "tril_", "penalt", "randperm", "assert", "op1dtensor",
-                    "op2dtensor", "op3dtensor", "op4dtensor", "op5dtensor", "subtensorop"}))
+                    "op2dtensor", "op3dtensor", "op4dtensor", "op5dtensor", "subtensorop",
+                    // PyTorch's fused LSTM / GRU cell pointwise kernels (lstm_cell_forward, gru_cell_backward)
+                    "lstm_cell", "gru_cell"}))
         return KernelCategory::elementwise;
     // Serving engines' batch bookkeeping: token ids, positions, slot mappings and sequence lengths of the
     // next step (SGLang resolve_future_token_ids / compute_position / get_last_loc, vLLM
@@ -155,9 +191,9 @@ KernelCategory classify_kernel(std::string_view name) {
 }
 
 const char* category_name(KernelCategory c) {
-    static constexpr std::array<const char*, 12> kNames{"gemm",     "conv",      "attention",   "moe",
-                                                        "norm",     "softmax",   "elementwise", "reduce",
-                                                        "indexing", "optimizer", "collective",  "other"};
+    static constexpr std::array<const char*, 13> kNames{"gemm",    "conv",        "attention", "moe",      "norm",
+                                                        "softmax", "elementwise", "reduce",    "indexing", "optimizer",
+                                                        "fft",     "collective",  "other"};
     static_assert(kNames.size() == static_cast<std::size_t>(KernelCategory::other) + 1);
     return kNames[static_cast<std::size_t>(c)];
 }

@@ -46,6 +46,8 @@ Category name_category(const std::string& n) {
             return Category::indexing;
         case KernelCategory::optimizer:
             return Category::optimizer;
+        case KernelCategory::fft:
+            return Category::fft;
         case KernelCategory::collective:
             return Category::collective;
         case KernelCategory::other:

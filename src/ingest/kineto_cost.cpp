@@ -9,10 +9,10 @@
 namespace bwacct::kineto {
 
 std::string_view category_name(Category c) {
-    static constexpr std::array<std::string_view, 18> kNames{
-        "gemm",        "conv",        "attention",   "moe",       "norm",       "softmax",
-        "elementwise", "reduce",      "indexing",    "optimizer", "collective", "memcpy_htod",
-        "memcpy_dtoh", "memcpy_dtod", "memcpy_ptop", "memcpy",    "memset",     "other"};
+    static constexpr std::array<std::string_view, 19> kNames{
+        "gemm",        "conv",        "attention", "moe",    "norm",       "softmax",     "elementwise",
+        "reduce",      "indexing",    "optimizer", "fft",    "collective", "memcpy_htod", "memcpy_dtoh",
+        "memcpy_dtod", "memcpy_ptop", "memcpy",    "memset", "other"};
     static_assert(kNames.size() == static_cast<std::size_t>(Category::other) + 1);
     return kNames[static_cast<std::size_t>(c)];
 }
@@ -81,7 +81,7 @@ std::optional<OpCost> cost_cpu_op(const std::string& name, const CpuOp& op, std:
     if (auto c = cost_list_op(name, op, kernel_element_type(kernel_name)))  // tensor lists (kineto_cost_lists.cpp)
         return c;
     for (auto* family : {cost_gemm_op, cost_attention_op, cost_conv_op, cost_pointwise_op, cost_backward_op, cost_data_op,
-                         cost_serving_op, cost_compiled_op})
+                         cost_serving_op, cost_compiled_op, cost_fft_op})
         if (auto c = family(name, op))
             return c;
     return std::nullopt;

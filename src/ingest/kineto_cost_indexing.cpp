@@ -28,45 +28,6 @@ std::optional<std::size_t> dim_arg(const CpuOp& op, std::size_t i, std::size_t r
     return static_cast<std::size_t>(*v < 0 ? *v + r : *v);
 }
 
-// A list of integers from a Concrete Input ("[1, 1, 2, 2]", "[-1]"); nullopt when absent or malformed.
-std::optional<std::vector<std::int64_t>> int_list(const CpuOp& op, std::size_t i) {
-    if (i >= op.concrete.size() || op.concrete[i].size() < 2 || op.concrete[i].front() != '[')
-        return std::nullopt;
-    std::vector<std::int64_t> out;
-    const std::string& s = op.concrete[i];
-    const char* p = s.data() + 1;
-    const char* end = s.data() + s.size();
-    while (p < end) {
-        if (*p == ' ' || *p == ',' || *p == ']') {
-            ++p;
-            continue;
-        }
-        std::int64_t v = 0;
-        const auto [next, ec] = std::from_chars(p, end, v);
-        if (ec != std::errc())
-            return std::nullopt;
-        out.push_back(v);
-        p = next;
-    }
-    return out;
-}
-
-// A list of dims ("[1, 2]", "[-1]"), normalised against `rank`; nullopt when absent, malformed or out of
-// range; empty for "[]".
-std::optional<std::vector<std::size_t>> dims_arg(const CpuOp& op, std::size_t i, std::size_t rank) {
-    const auto list = int_list(op, i);
-    if (!list)
-        return std::nullopt;
-    const auto r = static_cast<std::int64_t>(rank);
-    std::vector<std::size_t> out;
-    for (const std::int64_t v : *list) {
-        if (v < -r || v >= r)
-            return std::nullopt;
-        out.push_back(static_cast<std::size_t>(v < 0 ? v + r : v));
-    }
-    return out;
-}
-
 std::optional<DType> type_of(const CpuOp& op, std::size_t i) {
     return i < op.types.size() ? storage_dtype(op.types[i]) : std::nullopt;
 }

@@ -81,6 +81,45 @@ inline std::optional<std::int64_t> int_arg(const CpuOp& op, std::size_t i) {
     return v;
 }
 
+// A list of integers from a Concrete Input ("[1, 1, 2, 2]", "[-1]"); nullopt when absent or malformed.
+inline std::optional<std::vector<std::int64_t>> int_list(const CpuOp& op, std::size_t i) {
+    if (i >= op.concrete.size() || op.concrete[i].size() < 2 || op.concrete[i].front() != '[')
+        return std::nullopt;
+    std::vector<std::int64_t> out;
+    const std::string& s = op.concrete[i];
+    const char* p = s.data() + 1;
+    const char* end = s.data() + s.size();
+    while (p < end) {
+        if (*p == ' ' || *p == ',' || *p == ']') {
+            ++p;
+            continue;
+        }
+        std::int64_t v = 0;
+        const auto [next, ec] = std::from_chars(p, end, v);
+        if (ec != std::errc())
+            return std::nullopt;
+        out.push_back(v);
+        p = next;
+    }
+    return out;
+}
+
+// A list of dims ("[1, 2]", "[-1]"), normalised against `rank`; nullopt when absent, malformed or out of
+// range; empty for "[]".
+inline std::optional<std::vector<std::size_t>> dims_arg(const CpuOp& op, std::size_t i, std::size_t rank) {
+    const auto list = int_list(op, i);
+    if (!list)
+        return std::nullopt;
+    const auto r = static_cast<std::int64_t>(rank);
+    std::vector<std::size_t> out;
+    for (const std::int64_t v : *list) {
+        if (v < -r || v >= r)
+            return std::nullopt;
+        out.push_back(static_cast<std::size_t>(v < 0 ? v + r : v));
+    }
+    return out;
+}
+
 // The broadcast of two shapes (right-aligned), or nullopt when they do not broadcast.
 inline std::optional<Shape> broadcast(const Shape& a, const Shape& b) {
     Shape out(std::max(a.size(), b.size()));

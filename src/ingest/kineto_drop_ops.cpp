@@ -12,6 +12,7 @@
 // launch only by an activity's correlation, so an op that holds only such a call is never charged.
 #include <algorithm>
 #include <unordered_map>
+#include <vector>
 
 #include "bwacct/ingest_kineto.h"
 
@@ -52,18 +53,25 @@ std::size_t drop_idle_ops(Trace& t) {
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     // An op kept by its id holds its own start: the ops enclosing it (whose shapes the costing climbs to when
-    // it has none) hold that time too, and are kept as a launch inside them would keep them.
-    for (const CpuOp& o : t.ops)
-        if (o.external_id >= 0 && std::binary_search(ids.begin(), ids.end(), o.external_id))
+    // it has none) hold that time too, and are kept as a launch inside them would keep them. Each op's id is
+    // looked up once; `by_id` remembers the answer for the test below.
+    std::vector<bool> by_id(t.ops.size(), false);
+    for (std::size_t i = 0; i < t.ops.size(); ++i) {
+        const CpuOp& o = t.ops[i];
+        if (o.external_id >= 0 && std::binary_search(ids.begin(), ids.end(), o.external_id)) {
+            by_id[i] = true;
             launch_ts[o.thread].push_back(o.ts);
+        }
+    }
     for (auto& [thread, ts] : launch_ts)
         std::sort(ts.begin(), ts.end());
 
     // Held: the op's id is carried, or a launch of its thread starts in [ts, ts + dur] (the linking's
     // own containment test, bounds included).
-    auto held = [&](const CpuOp& o) {
-        if (o.external_id >= 0 && std::binary_search(ids.begin(), ids.end(), o.external_id))
+    auto held = [&](std::size_t i) {
+        if (by_id[i])
             return true;
+        const CpuOp& o = t.ops[i];
         const auto it = launch_ts.find(o.thread);
         if (it == launch_ts.end())
             return false;
@@ -72,7 +80,14 @@ std::size_t drop_idle_ops(Trace& t) {
     };
     const std::size_t before = t.ops.size();
     // Stable: the ops kept stay in file order, which the linking's tie-breaks read.
-    t.ops.erase(std::remove_if(t.ops.begin(), t.ops.end(), [&](const CpuOp& o) { return !held(o); }), t.ops.end());
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < before; ++i)
+        if (held(i)) {
+            if (kept != i)
+                t.ops[kept] = std::move(t.ops[i]);
+            ++kept;
+        }
+    t.ops.resize(kept);
     t.ops.shrink_to_fit();
     return before - t.ops.size();
 }

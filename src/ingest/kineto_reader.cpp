@@ -657,8 +657,9 @@ private:
         list.ends.push_back(static_cast<std::uint32_t>(list.dims.size()));
     }
 
-    // What the report says of every op read: their count, and whether any carries "Input Dims" (an
-    // array of at least one entry), taken as each is read, whichever ops are kept.
+    // What the report says of every op read: their count, and whether any recorded a shape (op_has_shapes:
+    // an "Input Dims" entry holding a dim or a tensor list's tensor; `[[], []]` of scalars is none), taken
+    // as each is read, whichever ops are kept.
     void note_op() {
         ++t_.ops_read;
         if (t_.ops_have_dims)
@@ -667,10 +668,12 @@ private:
             for (const dom::key_value_pair f : args)
                 if (f.key == "Input Dims" && f.value.type() == dom::element_type::ARRAY)
                     for (const dom::element in : array_of(f.value))
-                        if (in.type() == dom::element_type::ARRAY) {
-                            t_.ops_have_dims = true;
-                            return;
-                        }
+                        if (in.type() == dom::element_type::ARRAY)
+                            for (const dom::element d : array_of(in))
+                                if (d.type() == dom::element_type::ARRAY || read_id(d)) {
+                                    t_.ops_have_dims = true;
+                                    return;
+                                }
     }
 
     void op(std::string_view name, double ts, double dur) {

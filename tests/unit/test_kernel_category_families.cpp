@@ -117,3 +117,114 @@ TEST(KernelCategoryFamilies, GradScalerIsOptimizerWork) {
                               "double, double, int)"),
               KernelCategory::optimizer);
 }
+
+// Fast Fourier transforms are their own category: cuFFT's kernels as nsys and Kineto print them (a
+// radar pipeline's "void vector_fft" and "void regular_fft_factor", a spectral solver's
+// "regular_fft<192u, EPT<12u, 16u>, …>"), rocFFT's runtime-compiled kernels and real-to-complex passes,
+// and the aten ops, while words that merely hold "fft" letters elsewhere do not count.
+TEST(KernelCategoryFamilies, FastFourierTransforms) {
+    EXPECT_EQ(classify_kernel("void vector_fft"), KernelCategory::fft);
+    EXPECT_EQ(classify_kernel("void regular_fft_factor<...>  (cuFFT)"), KernelCategory::fft);
+    EXPECT_EQ(classify_kernel("void regular_fft<192u, EPT<12u, 16u>, 16u, 2u, (padding_t)6, (twiddle_t)0, "
+                              "(loadstore_modifier_t)2, (layout_t)1, unsigned int, double, "
+                              "HostConfigPlaceholder>(kernel_arguments_t<unsigned int>)"),
+              KernelCategory::fft);
+    EXPECT_EQ(classify_kernel("fft_rtc_fwd_len64_factors_8_8_wgs_64_tpt_8_dim3_dp_ip_CI_unitstride_sbrr"), KernelCategory::fft);
+    EXPECT_EQ(classify_kernel("fft_rtc_back_len128_factors_16_8_wgs_256_tpt_16_halfLds_sp_ip_CI_unitstride_sbrr_C2R_dirReg"),
+              KernelCategory::fft);
+    EXPECT_EQ(classify_kernel("r2c_even_post_kernel<float2, true>"), KernelCategory::fft);
+    EXPECT_EQ(classify_kernel("void postprocessC2C_kernelMem<unsigned int, float>(float2*, float2 const*)"), KernelCategory::fft);
+    EXPECT_EQ(classify_kernel("aten::_fft_r2c"), KernelCategory::fft);
+    EXPECT_EQ(classify_kernel("aten::fft_irfft"), KernelCategory::fft);
+    EXPECT_EQ(classify_kernel("aten::stft"), KernelCategory::fft);
+    EXPECT_STREQ(category_name(KernelCategory::fft), "fft");
+    // A cuFFT helper kernel with no FFT word in its name takes the category of the op that launched it.
+    EXPECT_EQ(torch_category("void composite_2way_kernel<float2>(kernel_arguments_t<unsigned int>)", "aten::_fft_c2c"), "fft");
+    // cuDNN's FFT convolution kernels launched by a convolution stay convolution work.
+    EXPECT_EQ(
+        torch_category("void fft2d_r2c_32x32<float, false, 0u, false>(float2*, float const*, int)", "aten::cudnn_convolution"),
+        "conv");
+    // Letters "fft" inside a word are not the word: an "offt" offset, "shifft" and the like.
+    EXPECT_EQ(classify_kernel("void scatter_kernel_with_offt_table(int*)"), KernelCategory::indexing);
+}
+
+// Kernel families of PyTorch, cuDNN, cuBLAS, cuSPARSE and FlashInfer that sat in `other` when no op was
+// linked (queued before the profiler, a CUDA-graph replay): each by what the family does.
+TEST(KernelCategoryFamilies, LibraryFamiliesOnceLeftInOther) {
+    // torch.multinomial (aten/src/ATen/native/cuda/MultinomialKernel.cu): sampling, a scan over the vocabulary
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::sampleMultinomialOnce<float, float>(long*, long, int, "
+                              "float const*, float const*, int, int, int, int)"),
+              KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::multinomialWithReplacement<float, float>"),
+              KernelCategory::reduce);
+    // group norm's statistics folded into scale and bias (aten/src/ATen/native/cuda/group_norm_kernel.cu)
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::ComputeFusedParamsCUDAKernel<float>(long, long, long, "
+                              "float const*, float const*, float const*, float const*, float*, float*)"),
+              KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::Compute1dBackwardFusedParamsCUDAKernel<float>"),
+              KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::ComputeInternalGradientsCUDAKernel<float>"),
+              KernelCategory::norm);
+    // slow_conv3d's column transforms (vol2col.cuh), like im2col / col2im
+    EXPECT_EQ(classify_kernel("void at::native::vol2col_kernel<float>(long, float const*, int, int, int, int, int)"),
+              KernelCategory::conv);
+    EXPECT_EQ(classify_kernel("void at::native::col2vol_kernel<float, float>(long, float const*, unsigned int)"),
+              KernelCategory::conv);
+    // cuDNN's implicit-GEMM offset tables
+    EXPECT_EQ(classify_kernel("void cask_cudnn::computeOffsetsKernel<false, false>(cask_cudnn::ComputeOffsetsParams)"),
+              KernelCategory::conv);
+    // embedding backward's segmented sums (EmbeddingBackwardKernel.cu)
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::compute_grad_weight<float, long>(long const*, "
+                              "float const*, long const*, long, long, long const*, long const*, float*, long)"),
+              KernelCategory::indexing);
+    // cuBLAS level 1: reductions and vector updates
+    EXPECT_EQ(classify_kernel("void nrm2_kernel<float, float, float, 0, 0, 128, 0>(cublasNrm2Params<float, float>)"),
+              KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void asum_kernel<float, float, 0>(cublasAsumParams<float, float>)"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void dot_kernel<float, 128, 0, cublasDotParams<cublasGemvTensor<float const>, "
+                              "cublasGemvTensorStridedBatched<float> > >(cublasDotParams<cublasGemvTensor<float const>, "
+                              "cublasGemvTensorStridedBatched<float> >)"),
+              KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void scal_kernel<float, float, 1, true, 6, 5, 5, 3>(cublasTransposeParams<float>, float "
+                              "const*, float*, float const*)"),
+              KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void axpy_kernel_val<float, float>(cublasAxpyParamsVal<float, float, float>)"),
+              KernelCategory::elementwise);
+    // sparse matrix products
+    EXPECT_EQ(
+        classify_kernel("void cusparse::csrmv_v3_kernel<std::integral_constant<bool, false>, int, int, float, float, float, "
+                        "float, void>(cusparse::KernelCoeffs<float>, int const*, int const*, float const*, float const*, "
+                        "int, int, int, float const*, float*, int*, float*)"),
+        KernelCategory::gemm);
+    // FlashInfer's cascade attention merges (cascade.cuh)
+    EXPECT_EQ(classify_kernel("void flashinfer::MergeStatesKernel<8u, 16u, 8u, 4u, __nv_bfloat16, __nv_bfloat16>(__nv_bfloat16*, "
+                              "float*, __nv_bfloat16*, float*, unsigned int, unsigned int, unsigned int)"),
+              KernelCategory::attention);
+    // PyTorch's fused RNN cells (aten/src/ATen/native/cuda/RNN.cu)
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::lstm_cell_forward<float, float, int, 1>(at::cuda::"
+                              "detail::TensorInfo<float, int>, int, int)"),
+              KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::gru_cell_backward<float, float, int, 1>"),
+              KernelCategory::elementwise);
+    // torch.multinomial's row renormalization is sampling work, not a norm layer (MultinomialKernel.cu)
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::renormRowsL1<float>(float*, long, long)"),
+              KernelCategory::reduce);
+    // adaptive pooling backward (AdaptiveAveragePooling.cu, AdaptiveMaxPooling2d.cu): pooling, filed with indexing
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::atomic_adaptive_average_gradinput<float>(float*, float "
+                              "const*, int, int, int, int)"),
+              KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::adaptive_maxgradinput<float>(float*, float const*, long "
+                              "const*, int, int, int, int)"),
+              KernelCategory::indexing);
+    // vLLM's ROCm skinny GEMM in its older spelling
+    EXPECT_EQ(classify_kernel("void wvSpltK_hf_sml_<__half, 64, 2, 16, 8, 2, 1>(int, int, __half const*, __half const*, __half*, "
+                              "int, int)"),
+              KernelCategory::gemm);
+    // arange / linspace write each element from its index (RangeFactories.cu): a pointwise fill, not a gather
+    EXPECT_EQ(classify_kernel("void at::native::elementwise_kernel_with_index<int, at::native::arange_cuda_out(c10::Scalar "
+                              "const&, c10::Scalar const&, c10::Scalar const&, at::Tensor&)::{lambda()#1}::operator()() "
+                              "const::{lambda()#4}::operator()() const::{lambda(long)#1}>(int, long*, long)"),
+              KernelCategory::elementwise);
+    // The words need their word start: "scale_kernel" is no cuBLAS scal, "bscal_kernel" neither.
+    EXPECT_EQ(classify_kernel("void myscal_kernel(float*)"), KernelCategory::other);
+}

@@ -118,6 +118,20 @@ TEST(KinetoReader, InternsTheInputListsOfOps) {
     EXPECT_EQ(d.concrete.begin(), d.concrete.end());
 }
 
+// "displayTimeUnit" ("ms", or "ns" with libkineto's option) is a viewer setting: Kineto writes ts and dur in
+// µs either way (its ns-granular builds as µs with three decimals), so the times read are the same.
+TEST(KinetoReader, DisplayTimeUnitDoesNotScaleTimes) {
+    std::string ns = kSmall;
+    const std::string schema = "\"schemaVersion\": 1,";
+    ns.replace(ns.find(schema), schema.size(), schema + " \"displayTimeUnit\": \"ns\",");
+    const Trace t = parse_kineto(ns, "ns.json");
+    ASSERT_EQ(t.ops.size(), 1u);
+    EXPECT_DOUBLE_EQ(t.ops[0].dur, 20.0);
+    ASSERT_EQ(t.activities.size(), 1u);
+    EXPECT_DOUBLE_EQ(t.activities[0].ts, 110.5);
+    EXPECT_DOUBLE_EQ(t.activities[0].dur, 5.5);
+}
+
 TEST(KinetoReader, KeepsWhatTheAccountingNeeds) {
     const Trace t = parse_kineto(kSmall, "small.json");
     EXPECT_EQ(t.events, 5u);
