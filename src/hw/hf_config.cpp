@@ -42,7 +42,10 @@ enum class Family {
     phimoe,
     glm4_moe,
     minimax_m2,
-    ernie45_moe
+    ernie45_moe,
+    granite,
+    granite_moe,
+    olmo2
 };
 
 struct Arch {
@@ -50,7 +53,7 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 20> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 24> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"MistralForCausalLM", Family::llama},
                                        // Phi3ForCausalLM: Llama's block with the q, k, v and the gate, up projections each
                                        // fused into one matrix (qkv_proj, gate_up_proj): the same shapes and FLOPs.
@@ -72,7 +75,14 @@ constexpr std::array<Arch, 20> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"PhiMoEForCausalLM", Family::phimoe},
                                        {"Glm4MoeForCausalLM", Family::glm4_moe},
                                        {"MiniMaxM2ForCausalLM", Family::minimax_m2},
-                                       {"Ernie4_5_MoeForCausalLM", Family::ernie45_moe}}};
+                                       {"Ernie4_5_MoeForCausalLM", Family::ernie45_moe},
+                                       // GraniteForCausalLM: Llama's block with four scalar multipliers (read_granite_scales).
+                                       {"GraniteForCausalLM", Family::granite},
+                                       {"GraniteMoeForCausalLM", Family::granite_moe},
+                                       {"GraniteMoeSharedForCausalLM", Family::granite_moe},
+                                       // Olmo2ForCausalLM: Llama's shapes, its two norms after (not before) each sub-block,
+                                       // and RMSNorms of the whole Q and K (read_whole_qk_norm).
+                                       {"Olmo2ForCausalLM", Family::olmo2}}};
 
 // Multimodal wrappers ("...ForConditionalGeneration") whose language model is one of the families above: its
 // fields sit in "text_config" (model_type `text_model_type`, read as `language_arch`); the vision tower and
@@ -242,6 +252,38 @@ void read_ernie45_moe(const Reader& r, TransformerConfig& c, MoeConfig& m) {
     if (const std::uint64_t mtp = r.natural_or("num_nextn_predict_layers", 0); mtp > 0)
         c.limitations.push_back(fmt::format(
             "num_nextn_predict_layers = {}: the multi-token-prediction layer is not counted (parameters or time)", mtp));
+}
+
+// Granite, GraniteMoE (transformers' modeling_granite.py, modeling_granitemoe.py): Llama's block scaled by four numbers:
+// the embeddings by embedding_multiplier, each sub-block's output by residual_multiplier before its residual add, the
+// logits divided by logits_scaling, and attention_multiplier as the softmax scale (in place of 1/√d: no extra work).
+// No parameters; the three multiplies per element (fused into the ops beside them) are stated, not counted.
+void read_granite_scales(const Reader& r, TransformerConfig& c) {
+    std::string scales;
+    for (const char* key : {"embedding_multiplier", "residual_multiplier", "logits_scaling"})
+        if (r.has(key) && r.doc.at(key) != 1 && r.doc.at(key) != 1.0)
+            scales += fmt::format("{}{} = {}", scales.empty() ? "" : ", ", key, r.doc.at(key).dump());
+    if (!scales.empty())
+        c.limitations.push_back(fmt::format(
+            "{}: Granite's scalar multiplies of the embeddings, of each sub-block's output and of the logits (one per "
+            "element, fused) are not counted",
+            scales));
+}
+
+// GraniteMoE (GraniteMoeMoE): every layer a router Linear(D, E) without bias and num_local_experts gated experts of
+// intermediate_size (input_linear [E, 2·I, D], output_linear [E, D, I]); GraniteMoeShared adds one always-on gated MLP
+// of shared_intermediate_size (no gate), read as shared_intermediate_size / intermediate_size whole experts (refused
+// when that does not divide, as Qwen2-MoE's shared expert is).
+void read_granite_moe(const Reader& r, TransformerConfig& c, MoeConfig& m) {
+    m.experts = r.count("num_local_experts");
+    m.expert_ffn = c.ffn;
+    const std::uint64_t shared = r.natural_or("shared_intermediate_size", 0);
+    if (shared % m.expert_ffn != 0)
+        r.fail(
+            fmt::format("\"shared_intermediate_size\" ({}) must be a multiple of \"intermediate_size\" ({}): bwacct models "
+                        "the shared MLP as whole experts of that size",
+                        shared, m.expert_ffn));
+    m.shared_experts = shared / m.expert_ffn;
 }
 
 // Qwen2-MoE (transformers' Qwen2MoeSparseMoeBlock): beside the routed experts, one always-on gated MLP of
@@ -750,6 +792,10 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         c.qk_norm = r.flag_or("use_qk_norm", false);  // per-head RMSNorm of Q and K (GLM-4.5; not GLM-4.5-Air)
     if (fam == Family::olmoe)
         read_olmoe_attention(r, c);
+    if (fam == Family::olmo2)
+        read_whole_qk_norm("OLMo 2", c);
+    if (fam == Family::granite || fam == Family::granite_moe)
+        read_granite_scales(r, c);
     if (fam == Family::phimoe)
         read_phimoe_limits(r, c);
     if (fam == Family::llama4)
@@ -765,7 +811,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
 
     if (fam == Family::mixtral || qwen_moe || fam == Family::deepseek || fam == Family::gpt_oss || fam == Family::llama4 ||
         fam == Family::olmoe || fam == Family::phimoe || fam == Family::glm4_moe || fam == Family::minimax_m2 ||
-        fam == Family::ernie45_moe) {
+        fam == Family::ernie45_moe || fam == Family::granite_moe) {
         MoeConfig m;
         if (fam != Family::ernie45_moe)  // ERNIE: moe_k (read_ernie45_moe)
             m.top_k = r.count("num_experts_per_tok");
@@ -780,6 +826,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             read_ernie45_moe(r, c, m);
         } else if (fam == Family::minimax_m2) {
             read_minimax_m2(r, c, m);
+        } else if (fam == Family::granite_moe) {
+            read_granite_moe(r, c, m);
         } else if (fam == Family::mixtral || fam == Family::olmoe || fam == Family::phimoe) {
             // MixtralSparseMoeBlock, OlmoeSparseMoeBlock, PhimoeSparseMoeBlock: a router Linear(hidden, E) without bias
             // and E gated experts of intermediate_size, on every layer.

@@ -369,3 +369,85 @@ TEST(HfNewFamilies, Ernie45MoeReadsItsOwnExpertKeysAndLayerRange) {
     const std::string bias = error_of(biased);
     EXPECT_NE(bias.find("use_bias"), std::string::npos) << bias;
 }
+
+TEST(HfNewFamilies, Granite33_8bIsLlamasBlockWithItsMultipliersStated) {
+    // Refused before (unsupported architecture GraniteForCausalLM).
+    const TransformerConfig c = hf("granite-3.3-8b-instruct");
+    EXPECT_FALSE(c.moe);
+    EXPECT_TRUE(c.tied_embeddings);
+    EXPECT_FALSE(c.qk_norm);
+    const ParamCount p = param_count(c);
+    // attention 2·4096² + 2·1024·4096 = 41,943,040; MLP 3·4096·12,800 = 157,286,400; norms 8192 → 199,237,632 · 40
+    // = 7,969,505,280 + tied embedding 49,159·4096 (201,355,264) + final norm 4096 = 8,170,864,640 (Hub: 8.17B)
+    EXPECT_EQ(p.attention.value(), 41943040u);
+    EXPECT_EQ(p.total.value(), 8170864640u);
+    EXPECT_TRUE(has_limitation(c, "embedding_multiplier = 12.0, residual_multiplier = 0.22, logits_scaling = 16.0"));
+    // Neutral multipliers are not stated; Granite's attention_bias puts biases on q, k, v and o, mlp_bias is refused.
+    const std::string granite =
+        R"({"architectures": ["GraniteForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 100, "embedding_multiplier": 1.0,
+            "residual_multiplier": 1, "logits_scaling": 1.0)";
+    const TransformerConfig plain = parse_hf_config(granite + "}", "x");
+    EXPECT_TRUE(plain.limitations.empty());
+    const TransformerConfig biased = parse_hf_config(granite + R"(, "attention_bias": true})", "x");
+    EXPECT_TRUE(biased.qkv_bias && biased.o_bias);
+    const std::string mlp = error_of(granite + R"(, "mlp_bias": true})");
+    EXPECT_NE(mlp.find("mlp_bias"), std::string::npos) << mlp;
+}
+
+TEST(HfNewFamilies, GraniteMoe1bA400mCountsItsRouterAndExperts) {
+    const TransformerConfig c = hf("granite-3.1-1b-a400m-instruct");
+    ASSERT_TRUE(c.moe);
+    EXPECT_EQ(c.moe->experts, 32u);
+    EXPECT_EQ(c.moe->top_k, 8u);
+    EXPECT_EQ(c.moe->shared_experts, 0u);
+    EXPECT_EQ(c.moe->dense_layers, 0u);
+    const ParamCount p = param_count(c);
+    // attention 2·1024² + 2·512·1024 = 3,145,728; router 32·1024 = 32,768 (no bias); experts 32 · 3·1024·512
+    // (1,572,864) = 50,331,648; norms 2048 → 53,512,192 · 24 = 1,284,292,608 + tied embedding 49,155·1024 (50,334,720)
+    // + final norm 1024 = 1,334,628,352 (model card: 1.3B total)
+    EXPECT_EQ(p.total.value(), 1334628352u);
+    // active: − 24 · 24 unused experts · 1,572,864 (905,969,664) = 428,658,688 (model card: 400M active)
+    EXPECT_EQ(p.active.value(), 428658688u);
+}
+
+TEST(HfNewFamilies, GraniteMoeSharedReadsItsSharedMlpAsWholeExperts) {
+    const std::string shared =
+        R"({"architectures": ["GraniteMoeSharedForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "intermediate_size": 32, "vocab_size": 100, "num_local_experts": 8,
+            "num_experts_per_tok": 2, "shared_intermediate_size": )";
+    const TransformerConfig c = parse_hf_config(shared + "64}", "x");
+    ASSERT_TRUE(c.moe);
+    EXPECT_EQ(c.moe->shared_experts, 2u);  // GraniteMoeSharedMLP: a gated MLP of 64 = 2 experts of 32
+    const ParamCount p = param_count(c);
+    // per layer: attention 4·64² = 16,384; router 8·64 = 512; experts 8 · 3·64·32 (6144) = 49,152; shared 3·64·64
+    // = 12,288; norms 128 → 78,464 · 2 = 156,928 + embedding and LM head 2·100·64 (12,800) + 64 = 169,792
+    EXPECT_EQ(p.total.value(), 169792u);
+    EXPECT_EQ(parse_hf_config(shared + "0}", "x").moe->shared_experts, 0u);  // 0: no shared MLP
+    const std::string odd = error_of(shared + "48}");
+    EXPECT_NE(odd.find("shared_intermediate_size"), std::string::npos) << odd;
+}
+
+TEST(HfNewFamilies, Olmo2_7bStatesItsWholeQkNormWeights) {
+    const TransformerConfig c = hf("olmo-2-1124-7b-instruct");
+    EXPECT_TRUE(c.qk_norm);
+    EXPECT_FALSE(c.tied_embeddings);
+    EXPECT_EQ(c.kv_heads, 32u);
+    const ParamCount p = param_count(c);
+    // attention 4·4096² = 67,108,864 + per-head q/k norm 2·128 = 67,109,120; MLP 3·4096·11,008 = 135,266,304;
+    // norms 8192 → 202,383,616 · 32 = 6,476,275,712 + embedding and LM head 2·100,352·4096 (822,083,584) + 4096
+    // = 7,298,363,392. The checkpoint's q_norm and k_norm hold 4096 + 4096 weights, not 256: 32·7936 = 253,952 more,
+    // stated: 7,298,617,344 (Hub: 7.3B).
+    EXPECT_EQ(p.attention.value(), 67109120u);
+    EXPECT_EQ(p.total.value(), 7298363392u);
+    EXPECT_TRUE(has_limitation(c, "253952 parameters in all are not counted"));
+}
+
+TEST(HfNewFamilies, Falcon3_7bGivesHeadDimExplicitly) {
+    const TransformerConfig c = hf("falcon3-7b-instruct");
+    EXPECT_EQ(c.head_dim, 256u);
+    const ParamCount p = param_count(c);
+    // attention 2·3072² + 2·1024·3072 = 25,165,824; MLP 3·3072·23,040 = 212,336,640; norms 6144 → 237,508,608 · 28
+    // = 6,650,241,024 + embedding and LM head 2·131,072·3072 (805,306,368) + 3072 = 7,455,550,464 (Hub: 7.46B)
+    EXPECT_EQ(p.total.value(), 7455550464u);
+}
