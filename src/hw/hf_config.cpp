@@ -45,7 +45,10 @@ enum class Family {
     ernie45_moe,
     granite,
     granite_moe,
-    olmo2
+    olmo2,
+    olmo3,
+    smollm3,
+    seed_oss
 };
 
 struct Arch {
@@ -53,7 +56,7 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 24> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 27> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"MistralForCausalLM", Family::llama},
                                        // Phi3ForCausalLM: Llama's block with the q, k, v and the gate, up projections each
                                        // fused into one matrix (qkv_proj, gate_up_proj): the same shapes and FLOPs.
@@ -82,7 +85,14 @@ constexpr std::array<Arch, 24> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"GraniteMoeSharedForCausalLM", Family::granite_moe},
                                        // Olmo2ForCausalLM: Llama's shapes, its two norms after (not before) each sub-block,
                                        // and RMSNorms of the whole Q and K (read_whole_qk_norm).
-                                       {"Olmo2ForCausalLM", Family::olmo2}}};
+                                       {"Olmo2ForCausalLM", Family::olmo2},
+                                       // Olmo3ForCausalLM: OLMo 2's block with sliding-window layers (layer_types).
+                                       {"Olmo3ForCausalLM", Family::olmo3},
+                                       // SmolLM3ForCausalLM: Llama's block; its NoPE layers (no_rope_layers) skip RoPE only.
+                                       {"SmolLM3ForCausalLM", Family::smollm3},
+                                       // SeedOssForCausalLM: Llama's block with q, k, v biases (attention_bias, default
+                                       // true) and an o bias only with attention_out_bias.
+                                       {"SeedOssForCausalLM", Family::seed_oss}}};
 
 // Multimodal wrappers ("...ForConditionalGeneration") whose language model is one of the families above: its
 // fields sit in "text_config" (model_type `text_model_type`, read as `language_arch`); the vision tower and
@@ -118,6 +128,14 @@ ClassDefaults class_defaults(Family fam) {
     static const json gemma3 = json::parse(R"({"vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216,
         "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
         "sliding_window": 4096, "hidden_activation": "gelu_pytorch_tanh"})");
+    // Olmo3Config: a window of 4096 on the layers layer_types marks (default: all but every 4th); SeedOssConfig: head_dim
+    // 128 whatever hidden_size / num_attention_heads gives.
+    static const json olmo3 = json::parse(R"({"sliding_window": 4096})");
+    static const json seed_oss = json::parse(R"({"head_dim": 128})");
+    if (fam == Family::olmo3)
+        return {"Olmo3Config", olmo3};
+    if (fam == Family::seed_oss)
+        return {"SeedOssConfig", seed_oss};
     return fam == Family::gemma3 ? ClassDefaults{"Gemma3TextConfig", gemma3} : ClassDefaults{"", none};
 }
 
@@ -130,17 +148,41 @@ std::string supported_list() {
     return s;
 }
 
+// SmolLM3's NoPE layers (SmolLM3Config): `no_rope_layers` gives 1 (RoPE) or 0 (NoPE) per layer; absent, layer i is NoPE
+// when (i + 1) mod `no_rope_layer_interval` (default 4) = 0.
+std::vector<bool> smollm3_nope_layers(const Reader& r, std::uint64_t layers) {
+    std::vector<bool> nope;
+    if (r.has("no_rope_layers")) {
+        const json& v = r.doc.at("no_rope_layers");
+        if (!v.is_array() || v.size() < layers)
+            r.fail(fmt::format("\"no_rope_layers\" must list 1 or 0 for each of the {} layers", layers));
+        for (std::uint64_t i = 0; i < layers; ++i) {
+            if (!v[i].is_number_unsigned() || v[i].get<std::uint64_t>() > 1)
+                r.fail(fmt::format("\"no_rope_layers\" entries must be 1 or 0, got {}", v[i].dump()));
+            nope.push_back(v[i] == 0);
+        }
+        return nope;
+    }
+    const std::uint64_t every = r.count_or("no_rope_layer_interval", 4);
+    for (std::uint64_t i = 0; i < layers; ++i)
+        nope.push_back((i + 1) % every == 0);
+    return nope;
+}
+
 // Sliding-window attention (transformers' per-family rules): Mistral-style `sliding_window` on every layer;
 // Gemma 2 every other layer (layer_idx % 2 == 0 local); Gemma 3 all but every `sliding_window_pattern`-th
 // (default 6); an explicit `layer_types` list ("sliding_attention"/"full_attention") wins; Qwen2/3 only with
-// `use_sliding_window`, on layers from `max_window_layers` on.
+// `use_sliding_window`, on layers from `max_window_layers` on; OLMo 3 all but every 4th (Olmo3Config); SmolLM3 only with
+// `use_sliding_window`, on its NoPE layers (`no_rope_layers` 0; default every `no_rope_layer_interval`-th, 4).
 void read_sliding_window(const Reader& r, Family fam, TransformerConfig& c) {
     const bool qwen = fam == Family::qwen2 || fam == Family::qwen3 || fam == Family::qwen2_moe || fam == Family::qwen3_moe;
-    if (!r.has("sliding_window") || (qwen && !r.flag_or("use_sliding_window", false)))
+    const json& doc = r.doc;
+    const bool typed = doc.contains("layer_types") && !doc.at("layer_types").is_null();
+    if (!r.has("sliding_window") || (qwen && !r.flag_or("use_sliding_window", false)) ||
+        (fam == Family::smollm3 && !typed && !r.flag_or("use_sliding_window", false)))
         return;
     c.sliding_window = r.count_or("sliding_window", 0);
-    const json& doc = r.doc;
-    if (doc.contains("layer_types") && !doc.at("layer_types").is_null()) {
+    if (typed) {
         const json& types = doc.at("layer_types");
         if (!types.is_array() || types.size() != c.layers)
             r.fail(fmt::format("\"layer_types\" must list one entry per layer ({} layers)", c.layers));
@@ -163,6 +205,11 @@ void read_sliding_window(const Reader& r, Family fam, TransformerConfig& c) {
         const std::uint64_t from = r.natural_or("max_window_layers", 0);
         for (std::uint64_t i = 0; i < c.layers; ++i)
             c.local_layers.push_back(i >= from);
+    } else if (fam == Family::olmo3) {
+        for (std::uint64_t i = 0; i < c.layers; ++i)
+            c.local_layers.push_back((i + 1) % 4 != 0);
+    } else if (fam == Family::smollm3) {
+        c.local_layers = smollm3_nope_layers(r, c.layers);
     }
 }
 
@@ -763,7 +810,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     c.ffn = qwen_moe ? r.count_or("intermediate_size", r.count("moe_intermediate_size")) : r.count("intermediate_size");
     c.mlp = MlpKind::gated;
     c.norm = NormKind::rmsnorm;
-    c.tied_embeddings = r.flag_or("tie_word_embeddings", gemma || fam == Family::ernie45_moe);  // per-class defaults
+    c.tied_embeddings =
+        r.flag_or("tie_word_embeddings", gemma || fam == Family::ernie45_moe || fam == Family::smollm3);  // per-class defaults
 
     // The activation: SiLU everywhere but Gemma (GELU, tanh form).
     const char* act_key = gemma && r.has("hidden_activation") ? "hidden_activation" : "hidden_act";
@@ -781,6 +829,9 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         r.refuse_unless(!r.flag_or("mlp_bias", false), "mlp_bias", "biases on the MLP projections");
     if (fam == Family::qwen2 || fam == Family::qwen2_moe) {
         c.qkv_bias = true;  // Qwen2Attention, Qwen2MoeAttention: q, k, v projections with bias, o without
+    } else if (fam == Family::seed_oss) {
+        c.qkv_bias = r.flag_or("attention_bias", true);  // SeedOssAttention, SeedOssConfig's defaults
+        c.o_bias = r.flag_or("attention_out_bias", false);
     } else if (r.flag_or("attention_bias", false)) {
         r.refuse_unless(fam != Family::deepseek, "attention_bias", "biases on the latent-attention projections");
         c.qkv_bias = true;
@@ -792,8 +843,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         c.qk_norm = r.flag_or("use_qk_norm", false);  // per-head RMSNorm of Q and K (GLM-4.5; not GLM-4.5-Air)
     if (fam == Family::olmoe)
         read_olmoe_attention(r, c);
-    if (fam == Family::olmo2)
-        read_whole_qk_norm("OLMo 2", c);
+    if (fam == Family::olmo2 || fam == Family::olmo3)
+        read_whole_qk_norm(fam == Family::olmo2 ? "OLMo 2" : "OLMo 3", c);
     if (fam == Family::granite || fam == Family::granite_moe)
         read_granite_scales(r, c);
     if (fam == Family::phimoe)

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "bwacct/error.h"
 #include "bwacct/hf_config.h"
@@ -450,4 +451,76 @@ TEST(HfNewFamilies, Falcon3_7bGivesHeadDimExplicitly) {
     // attention 2·3072² + 2·1024·3072 = 25,165,824; MLP 3·3072·23,040 = 212,336,640; norms 6144 → 237,508,608 · 28
     // = 6,650,241,024 + embedding and LM head 2·131,072·3072 (805,306,368) + 3072 = 7,455,550,464 (Hub: 7.46B)
     EXPECT_EQ(p.total.value(), 7455550464u);
+}
+
+TEST(HfNewFamilies, SeedOss36bHasQkvBiasesAndNoOBias) {
+    // Seed-OSS-36B's fields as a trimmed copy of its config.json gives them (code index; inline, not a byte-exact file).
+    // Refused before (unsupported architecture SeedOssForCausalLM).
+    const std::string seed =
+        R"({"architectures": ["SeedOssForCausalLM"], "model_type": "seed_oss", "attention_bias": true,
+            "attention_out_bias": false, "head_dim": 128, "hidden_size": 5120, "intermediate_size": 27648,
+            "mlp_bias": false, "num_attention_heads": 80, "num_hidden_layers": 64, "num_key_value_heads": 8,
+            "rms_norm_eps": 1e-06, "rope_theta": 10000000.0, "tie_word_embeddings": false, "vocab_size": 155136)";
+    const TransformerConfig c = parse_hf_config(seed + "}", "x");
+    EXPECT_TRUE(c.qkv_bias);
+    EXPECT_FALSE(c.o_bias);
+    const ParamCount p = param_count(c);
+    // attention q 5120·10,240 + k, v 2·5120·1024 + o 10,240·5120 = 115,343,360 + q, k, v biases 10,240 + 2·1024
+    // = 115,355,648; MLP 3·5120·27,648 = 424,673,280; norms 10,240 → 540,039,168 · 64 = 34,562,506,752
+    // + embedding and LM head 2·155,136·5120 (1,588,592,640) + 5120 = 36,151,104,512 (model card: 36B; Hub 36.2B)
+    EXPECT_EQ(p.attention.value(), 115355648u);
+    EXPECT_EQ(p.total.value(), 36151104512u);
+    // SeedOssConfig's defaults: biases on q, k, v unless attention_bias is false; head_dim 128 when left out (stated).
+    const TransformerConfig bare = parse_hf_config(
+        R"({"architectures": ["SeedOssForCausalLM"], "hidden_size": 512, "num_hidden_layers": 2, "num_attention_heads": 8,
+            "intermediate_size": 128, "vocab_size": 100})",
+        "x");
+    EXPECT_TRUE(bare.qkv_bias);
+    EXPECT_EQ(bare.head_dim, 128u);  // not 512 / 8 = 64
+    EXPECT_TRUE(has_limitation(bare, "head_dim = 128 (transformers' SeedOssConfig defaults"));
+}
+
+TEST(HfNewFamilies, SmolLM3IsTiedLlamaWithWindowsOnlyOnItsNoPeLayers) {
+    // SmolLM3-3B's shapes (transformers' SmolLM3Config defaults are its checkpoint's): refused before.
+    const std::string smol =
+        R"({"architectures": ["SmolLM3ForCausalLM"], "model_type": "smollm3", "hidden_size": 2048,
+            "intermediate_size": 11008, "num_hidden_layers": 36, "num_attention_heads": 16, "num_key_value_heads": 4,
+            "vocab_size": 128256, "sliding_window": 4096)";
+    const TransformerConfig c = parse_hf_config(smol + R"(, "use_sliding_window": false})", "x");
+    EXPECT_TRUE(c.tied_embeddings);   // SmolLM3Config: tie_word_embeddings defaults to true
+    EXPECT_EQ(c.sliding_window, 0u);  // use_sliding_window false: no window although sliding_window is given
+    const ParamCount p = param_count(c);
+    // attention 2·2048² + 2·512·2048 = 10,485,760; MLP 3·2048·11,008 = 67,633,152; norms 4096 → 78,123,008 · 36
+    // = 2,812,428,288 + tied embedding 128,256·2048 (262,668,288) + 2048 = 3,075,098,624 (Hub: 3.08B)
+    EXPECT_EQ(p.total.value(), 3075098624u);
+    // use_sliding_window true: the window sits on the NoPE layers, every 4th by default (layers 3, 7, …).
+    const TransformerConfig w = parse_hf_config(smol + R"(, "use_sliding_window": true})", "x");
+    EXPECT_EQ(w.sliding_window, 4096u);
+    ASSERT_EQ(w.local_layers.size(), 36u);
+    EXPECT_FALSE(w.local_layers[0]);
+    EXPECT_TRUE(w.local_layers[3]);
+    EXPECT_TRUE(w.local_layers[35]);
+    const std::string bad = error_of(smol + R"(, "use_sliding_window": true, "no_rope_layers": [1, 0]})");
+    EXPECT_NE(bad.find("no_rope_layers"), std::string::npos) << bad;
+}
+
+TEST(HfNewFamilies, Olmo3WindowsThreeLayersOfFourAndNormsWholeQk) {
+    const std::string olmo3 =
+        R"({"architectures": ["Olmo3ForCausalLM"], "hidden_size": 64, "num_hidden_layers": 8, "num_attention_heads": 4,
+            "intermediate_size": 128, "vocab_size": 100)";
+    // Olmo3Config: sliding_window 4096 when left out (stated), all layers but every 4th local.
+    const TransformerConfig c = parse_hf_config(olmo3 + "}", "x");
+    EXPECT_TRUE(c.qk_norm);
+    EXPECT_EQ(c.sliding_window, 4096u);
+    EXPECT_EQ(c.local_layers, (std::vector<bool>{true, true, true, false, true, true, true, false}));
+    EXPECT_TRUE(has_limitation(c, "sliding_window = 4096 (transformers' Olmo3Config defaults"));
+    // whole-Q/K norms: 8 layers · (64 + 64 − 2·16) = 768 weights stated
+    EXPECT_TRUE(has_limitation(c, "768 parameters in all are not counted"));
+    const TransformerConfig typed = parse_hf_config(
+        olmo3 + R"(, "sliding_window": 512, "layer_types": ["full_attention", "sliding_attention", "full_attention",
+            "sliding_attention", "full_attention", "sliding_attention", "full_attention", "sliding_attention"]})",
+        "x");
+    EXPECT_EQ(typed.sliding_window, 512u);
+    EXPECT_FALSE(typed.local_layers[0]);
+    EXPECT_TRUE(typed.local_layers[1]);
 }
