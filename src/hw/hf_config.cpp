@@ -16,6 +16,7 @@
 #include "bwacct/error.h"
 #include "bwacct/quant.h"
 #include "bwacct/text_file.h"
+#include "hf_dbrx.h"
 #include "hf_moe_layers.h"
 #include "hf_reader.h"
 #include "hf_unmodelled.h"
@@ -145,7 +146,7 @@ std::string supported_list() {
         s += (s.empty() ? "" : ", ") + std::string(a.name);
     for (const Wrapper& w : kWrappers)
         s += fmt::format(", {} (its text_config)", w.name);
-    return s;
+    return s + ", DbrxForCausalLM";
 }
 
 // SmolLM3's NoPE layers (SmolLM3Config): `no_rope_layers` gives 1 (RoPE) or 0 (NoPE) per layer; absent, layer i is NoPE
@@ -701,6 +702,7 @@ std::vector<std::string> hf_architectures() {
         out.emplace_back(a.name);
     for (const Wrapper& w : kWrappers)
         out.emplace_back(w.name);
+    out.emplace_back("DbrxForCausalLM");
     return out;
 }
 
@@ -748,6 +750,15 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     for (const Wrapper& w : kWrappers)
         if (arch == w.name)
             wrapper = &w;
+    // DBRX: Mixtral's block under its own, nested field names (hf_dbrx.cpp).
+    std::vector<std::string> translated_limits;
+    const bool dbrx = arch == "DbrxForCausalLM";
+    if (dbrx) {
+        hf::Translated t = hf::dbrx_as_mixtral(top);
+        lm = std::move(t.fields);
+        translated_limits = std::move(t.limitations);
+        lm_arch = "MixtralForCausalLM";
+    }
     if (wrapper != nullptr) {
         const bool nested = doc.contains("text_config") && !doc.at("text_config").is_null();
         if (nested && !doc.at("text_config").is_object())
@@ -791,7 +802,12 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     c.name = r.has("_name_or_path") ? fmt::format("{} ({})", r.text_or("_name_or_path", arch), arch) : arch;
     c.source = wrapper != nullptr ? fmt::format("Hugging Face config.json ({}), architecture {}: its text_config read as {}",
                                                 origin, arch, lm_arch)
-                                  : fmt::format("Hugging Face config.json ({}), architecture {}", origin, arch);
+               : dbrx             ? fmt::format(
+                                        "Hugging Face config.json ({}), architecture {}: read as {} (d_model, n_layers, n_heads, "
+                                                    "attn_config, ffn_config)",
+                                        origin, arch, lm_arch)
+                      : fmt::format("Hugging Face config.json ({}), architecture {}", origin, arch);
+    c.limitations.insert(c.limitations.end(), translated_limits.begin(), translated_limits.end());
     if (wrapper != nullptr)
         c.limitations.push_back(
             fmt::format("{} is multimodal: its language model (text_config, read as {}) is modelled; the vision tower and "

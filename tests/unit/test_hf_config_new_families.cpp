@@ -524,3 +524,38 @@ TEST(HfNewFamilies, Olmo3WindowsThreeLayersOfFourAndNormsWholeQk) {
     EXPECT_FALSE(typed.local_layers[0]);
     EXPECT_TRUE(typed.local_layers[1]);
 }
+
+TEST(HfNewFamilies, DbrxNestedFieldsReadAsMixtralsBlock) {
+    // Refused before (unsupported architecture DbrxForCausalLM); its attention and MoE fields sit in attn_config and
+    // ffn_config.
+    const TransformerConfig c = hf("dbrx-instruct");
+    ASSERT_TRUE(c.moe);
+    EXPECT_EQ(c.kv_heads, 8u);
+    EXPECT_EQ(c.moe->experts, 16u);
+    EXPECT_EQ(c.moe->top_k, 4u);
+    EXPECT_EQ(c.moe->expert_ffn, 10752u);
+    EXPECT_FALSE(c.tied_embeddings);
+    const ParamCount p = param_count(c);
+    // attention Wqkv 6144·(6144 + 2·1024) = 50,331,648 + out_proj 6144² = 37,748,736 → 88,080,384; router 16·6144
+    // = 98,304; experts 16 · 3·6144·10,752 (198,180,864) = 3,170,893,824; norms 2·6144 → 3,259,084,800 · 40
+    // = 130,363,392,000 + embedding and LM head 2·100,352·6144 (1,233,125,376) + 6144 = 131,596,523,520
+    // (model card: 132B total)
+    EXPECT_EQ(p.total.value(), 131596523520u);
+    // active: − 40 · 12 unused experts · 198,180,864 (95,126,814,720) = 36,469,708,800 (model card: 36B active)
+    EXPECT_EQ(p.active.value(), 36469708800u);
+    EXPECT_TRUE(has_limitation(c, "attn_config.clip_qkv = 8"));
+    EXPECT_TRUE(has_limitation(c, "LayerNorms have no bias"));
+    // A missing nested field is named with its object; another activation is refused by name.
+    const std::string dbrx =
+        R"({"architectures": ["DbrxForCausalLM"], "d_model": 64, "n_heads": 4, "n_layers": 2, "vocab_size": 100,
+            "attn_config": {"kv_n_heads": 2}, "ffn_config": {"ffn_hidden_size": 32, "moe_top_k": 2)";
+    const std::string missing = error_of(dbrx + "}}");
+    EXPECT_NE(missing.find("ffn_config"), std::string::npos) << missing;
+    EXPECT_NE(missing.find("moe_num_experts"), std::string::npos) << missing;
+    EXPECT_EQ(error_of(dbrx + R"(, "moe_num_experts": 4, "ffn_act_fn": {"name": "silu"}}})"), "");
+    const std::string gelu = error_of(dbrx + R"(, "moe_num_experts": 4, "ffn_act_fn": {"name": "gelu"}}})");
+    EXPECT_NE(gelu.find("hidden_act"), std::string::npos) << gelu;
+    const std::string flat =
+        error_of(R"({"architectures": ["DbrxForCausalLM"], "d_model": 64, "n_heads": 4, "n_layers": 2, "vocab_size": 100})");
+    EXPECT_NE(flat.find("attn_config"), std::string::npos) << flat;
+}
