@@ -49,7 +49,8 @@ enum class Family {
     olmo2,
     olmo3,
     smollm3,
-    seed_oss
+    seed_oss,
+    exaone4
 };
 
 struct Arch {
@@ -57,7 +58,7 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 27> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 28> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"MistralForCausalLM", Family::llama},
                                        // Phi3ForCausalLM: Llama's block with the q, k, v and the gate, up projections each
                                        // fused into one matrix (qkv_proj, gate_up_proj): the same shapes and FLOPs.
@@ -93,7 +94,10 @@ constexpr std::array<Arch, 27> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"SmolLM3ForCausalLM", Family::smollm3},
                                        // SeedOssForCausalLM: Llama's block with q, k, v biases (attention_bias, default
                                        // true) and an o bias only with attention_out_bias.
-                                       {"SeedOssForCausalLM", Family::seed_oss}}};
+                                       {"SeedOssForCausalLM", Family::seed_oss},
+                                       // Exaone4ForCausalLM: OLMo 2's post-norm block (no biases) with per-head q/k
+                                       // RMSNorms and sliding-window layers.
+                                       {"Exaone4ForCausalLM", Family::exaone4}}};
 
 // Multimodal wrappers ("...ForConditionalGeneration") whose language model is one of the families above: its
 // fields sit in "text_config" (model_type `text_model_type`, read as `language_arch`); the vision tower and
@@ -179,10 +183,15 @@ void read_sliding_window(const Reader& r, Family fam, TransformerConfig& c) {
     const bool qwen = fam == Family::qwen2 || fam == Family::qwen3 || fam == Family::qwen2_moe || fam == Family::qwen3_moe;
     const json& doc = r.doc;
     const bool typed = doc.contains("layer_types") && !doc.at("layer_types").is_null();
-    if (!r.has("sliding_window") || (qwen && !r.flag_or("use_sliding_window", false)) ||
-        (fam == Family::smollm3 && !typed && !r.flag_or("use_sliding_window", false)))
+    if (fam == Family::exaone4 && !doc.contains("sliding_window")) {
+        c.sliding_window = 4096;  // Exaone4Config's default (a null sliding_window: no window)
+        c.limitations.push_back("config.json leaves out sliding_window: 4096 taken (transformers' Exaone4Config default)");
+    } else if (!r.has("sliding_window") || (qwen && !r.flag_or("use_sliding_window", false)) ||
+               (fam == Family::smollm3 && !typed && !r.flag_or("use_sliding_window", false))) {
         return;
-    c.sliding_window = r.count_or("sliding_window", 0);
+    } else {
+        c.sliding_window = r.count_or("sliding_window", 0);
+    }
     if (typed) {
         const json& types = doc.at("layer_types");
         if (!types.is_array() || types.size() != c.layers)
@@ -211,6 +220,16 @@ void read_sliding_window(const Reader& r, Family fam, TransformerConfig& c) {
             c.local_layers.push_back((i + 1) % 4 != 0);
     } else if (fam == Family::smollm3) {
         c.local_layers = smollm3_nope_layers(r, c.layers);
+    } else if (fam == Family::exaone4) {
+        // Exaone4Config expands only an integer period; EXAONE-4.0-32B's "LLLG" comes with layer_types.
+        if (r.has("sliding_window_pattern") && !doc.at("sliding_window_pattern").is_number_unsigned())
+            r.fail(
+                fmt::format("\"sliding_window_pattern\" = {} without \"layer_types\": only an integer period is "
+                            "expanded (as transformers' Exaone4Config does); give layer_types",
+                            doc.at("sliding_window_pattern").dump()));
+        const std::uint64_t period = r.count_or("sliding_window_pattern", 4);
+        for (std::uint64_t i = 0; i < c.layers; ++i)
+            c.local_layers.push_back((i + 1) % period != 0);
     }
 }
 
@@ -845,6 +864,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         r.refuse_unless(!r.flag_or("mlp_bias", false), "mlp_bias", "biases on the MLP projections");
     if (fam == Family::qwen2 || fam == Family::qwen2_moe) {
         c.qkv_bias = true;  // Qwen2Attention, Qwen2MoeAttention: q, k, v projections with bias, o without
+    } else if (fam == Family::exaone4) {
+        // Exaone4Attention builds q, k, v, o without bias and reads no attention_bias.
     } else if (fam == Family::seed_oss) {
         c.qkv_bias = r.flag_or("attention_bias", true);  // SeedOssAttention, SeedOssConfig's defaults
         c.o_bias = r.flag_or("attention_out_bias", false);
@@ -853,8 +874,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         c.qkv_bias = true;
         c.o_bias = fam != Family::glm4_moe;  // Glm4MoeAttention: o_proj has no bias
     }
-    if (fam == Family::qwen3 || fam == Family::qwen3_moe)
-        c.qk_norm = true;
+    if (fam == Family::qwen3 || fam == Family::qwen3_moe || fam == Family::exaone4)
+        c.qk_norm = true;  // per-head RMSNorms of Q and K (Exaone4Attention's q_norm, k_norm of head_dim)
     if (fam == Family::glm4_moe)
         c.qk_norm = r.flag_or("use_qk_norm", false);  // per-head RMSNorm of Q and K (GLM-4.5; not GLM-4.5-Air)
     if (fam == Family::olmoe)

@@ -559,3 +559,30 @@ TEST(HfNewFamilies, DbrxNestedFieldsReadAsMixtralsBlock) {
         error_of(R"({"architectures": ["DbrxForCausalLM"], "d_model": 64, "n_heads": 4, "n_layers": 2, "vocab_size": 100})");
     EXPECT_NE(flat.find("attn_config"), std::string::npos) << flat;
 }
+
+TEST(HfNewFamilies, Exaone4HasPerHeadQkNormsAndItsWindowPattern) {
+    const std::string exaone =
+        R"({"architectures": ["Exaone4ForCausalLM"], "hidden_size": 64, "num_hidden_layers": 8, "num_attention_heads": 4,
+            "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 100)";
+    // Exaone4Config: sliding_window 4096 when left out (stated), local on all layers but every 4th.
+    const TransformerConfig c = parse_hf_config(exaone + "}", "x");
+    EXPECT_TRUE(c.qk_norm);
+    EXPECT_FALSE(c.qkv_bias);
+    EXPECT_EQ(c.sliding_window, 4096u);
+    EXPECT_EQ(c.local_layers, (std::vector<bool>{true, true, true, false, true, true, true, false}));
+    const ParamCount p = param_count(c);
+    // per layer: q, o 2·64² = 8192 + k, v 2·32·64 = 4096 + per-head q/k norms 2·16 = 32 (exact: Exaone4's q_norm and
+    // k_norm have head_dim weights); MLP 3·64·128 = 24,576; norms 128 → 37,024 · 8 = 296,192 + 2·100·64 + 64 = 309,056
+    EXPECT_EQ(p.total.value(), 309056u);
+    // A null window: none. "LLLG" without layer_types: refused (transformers' config cannot expand it either).
+    EXPECT_EQ(parse_hf_config(exaone + R"(, "sliding_window": null})", "x").sliding_window, 0u);
+    const std::string lllg = error_of(exaone + R"(, "sliding_window": 4096, "sliding_window_pattern": "LLLG"})");
+    EXPECT_NE(lllg.find("sliding_window_pattern"), std::string::npos) << lllg;
+    const TransformerConfig typed = parse_hf_config(
+        exaone + R"(, "sliding_window": 4096, "sliding_window_pattern": "LLLG", "layer_types": ["sliding_attention",
+            "sliding_attention", "sliding_attention", "full_attention", "sliding_attention", "sliding_attention",
+            "sliding_attention", "full_attention"]})",
+        "x");
+    EXPECT_TRUE(typed.local_layers[0]);
+    EXPECT_FALSE(typed.local_layers[3]);
+}
