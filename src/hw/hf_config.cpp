@@ -50,7 +50,9 @@ enum class Family {
     olmo3,
     smollm3,
     seed_oss,
-    exaone4
+    exaone4,
+    stablelm,
+    internlm2
 };
 
 struct Arch {
@@ -58,7 +60,7 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 28> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 30> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"MistralForCausalLM", Family::llama},
                                        // Phi3ForCausalLM: Llama's block with the q, k, v and the gate, up projections each
                                        // fused into one matrix (qkv_proj, gate_up_proj): the same shapes and FLOPs.
@@ -97,7 +99,13 @@ constexpr std::array<Arch, 28> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"SeedOssForCausalLM", Family::seed_oss},
                                        // Exaone4ForCausalLM: OLMo 2's post-norm block (no biases) with per-head q/k
                                        // RMSNorms and sliding-window layers.
-                                       {"Exaone4ForCausalLM", Family::exaone4}}};
+                                       {"Exaone4ForCausalLM", Family::exaone4},
+                                       // StableLmForCausalLM: Llama's gated MLP with LayerNorms (weight and bias) and q,
+                                       // k, v biases with use_qkv_bias (read_stablelm).
+                                       {"StableLmForCausalLM", Family::stablelm},
+                                       // InternLM2ForCausalLM (remote code): Llama's shapes with wqkv fused; "bias" puts
+                                       // biases on wqkv and wo.
+                                       {"InternLM2ForCausalLM", Family::internlm2}}};
 
 // Multimodal wrappers ("...ForConditionalGeneration") whose language model is one of the families above: its
 // fields sit in "text_config" (model_type `text_model_type`, read as `language_arch`); the vision tower and
@@ -319,6 +327,28 @@ void read_ernie45_moe(const Reader& r, TransformerConfig& c, MoeConfig& m) {
     if (const std::uint64_t mtp = r.natural_or("num_nextn_predict_layers", 0); mtp > 0)
         c.limitations.push_back(fmt::format(
             "num_nextn_predict_layers = {}: the multi-token-prediction layer is not counted (parameters or time)", mtp));
+}
+
+// StableLM (transformers' modeling_stablelm.py): LayerNorms with weight and bias, q/k/v biases with use_qkv_bias, o
+// without. Its parallel block (use_parallel_residual: one norm feeding attention and MLP side by side) and per-head
+// LayerNorms of Q and K (qk_layernorm) are refused: the engine's block has neither.
+void read_stablelm(const Reader& r, TransformerConfig& c) {
+    c.norm = NormKind::layernorm;
+    c.qkv_bias = r.flag_or("use_qkv_bias", false);
+    if (r.has("use_parallel_residual"))
+        r.refuse_unless(!r.flag_or("use_parallel_residual", false), "use_parallel_residual",
+                        "attention and MLP side by side from one LayerNorm");
+    if (r.has("qk_layernorm"))
+        r.refuse_unless(!r.flag_or("qk_layernorm", false), "qk_layernorm", "per-head LayerNorms of Q and K");
+}
+
+// InternLM2 (its remote modeling_internlm2.py): wqkv [(h + 2·kv)·d, D] and wo, both with a bias when "bias" is true;
+// RMSNorms; the gated MLP w1, w3, w2 without bias. InternLM2Config's default for "bias" is not assumed: a file without
+// it is refused.
+void read_internlm2(const Reader& r, TransformerConfig& c) {
+    if (!r.has("bias"))
+        r.fail("missing \"bias\" (true or false: InternLM2's biases on wqkv and wo); bwacct will not guess");
+    c.qkv_bias = c.o_bias = r.flag_or("bias", false);
 }
 
 // Granite, GraniteMoE (transformers' modeling_granite.py, modeling_granitemoe.py): Llama's block scaled by four numbers:
@@ -866,6 +896,10 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         c.qkv_bias = true;  // Qwen2Attention, Qwen2MoeAttention: q, k, v projections with bias, o without
     } else if (fam == Family::exaone4) {
         // Exaone4Attention builds q, k, v, o without bias and reads no attention_bias.
+    } else if (fam == Family::stablelm) {
+        read_stablelm(r, c);
+    } else if (fam == Family::internlm2) {
+        read_internlm2(r, c);
     } else if (fam == Family::seed_oss) {
         c.qkv_bias = r.flag_or("attention_bias", true);  // SeedOssAttention, SeedOssConfig's defaults
         c.o_bias = r.flag_or("attention_out_bias", false);

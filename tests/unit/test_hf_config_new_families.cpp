@@ -586,3 +586,46 @@ TEST(HfNewFamilies, Exaone4HasPerHeadQkNormsAndItsWindowPattern) {
     EXPECT_TRUE(typed.local_layers[0]);
     EXPECT_FALSE(typed.local_layers[3]);
 }
+
+TEST(HfNewFamilies, StableLm2HasLayerNormsAndQkvBiasesAndRefusesItsParallelBlock) {
+    // StableLM 2 1.6B's shapes (stabilityai/stablelm-2-1_6b: hidden 2048, 24 layers, 32 heads, MLP 5632, vocab 100,352,
+    // use_qkv_bias, sequential block); inline, not a byte-exact file. Refused before (unsupported architecture).
+    const std::string stablelm =
+        R"({"architectures": ["StableLmForCausalLM"], "hidden_act": "silu", "hidden_size": 2048, "intermediate_size": 5632,
+            "layer_norm_eps": 1e-05, "num_attention_heads": 32, "num_hidden_layers": 24, "num_key_value_heads": 32,
+            "partial_rotary_factor": 0.25, "tie_word_embeddings": false, "use_qkv_bias": true, "vocab_size": 100352)";
+    const TransformerConfig c = parse_hf_config(stablelm + R"(, "use_parallel_residual": false, "qk_layernorm": false})", "x");
+    EXPECT_EQ(c.norm, NormKind::layernorm);
+    EXPECT_TRUE(c.qkv_bias);
+    EXPECT_FALSE(c.o_bias);
+    const ParamCount p = param_count(c);
+    // attention 4·2048² = 16,777,216 + q, k, v biases 3·2048 = 16,783,360; MLP 3·2048·5632 = 34,603,008; two LayerNorms
+    // 4·2048 = 8192 → 51,394,560 · 24 = 1,233,469,440 + embedding and LM head 2·100,352·2048 (411,041,792) + final
+    // LayerNorm 4096 = 1,644,515,328 (model card: 1.6B; Hub 1.64B)
+    EXPECT_EQ(p.total.value(), 1644515328u);
+    const std::string parallel = error_of(stablelm + R"(, "use_parallel_residual": true})");
+    EXPECT_NE(parallel.find("use_parallel_residual"), std::string::npos) << parallel;
+    const std::string qk = error_of(stablelm + R"(, "qk_layernorm": true})");
+    EXPECT_NE(qk.find("qk_layernorm"), std::string::npos) << qk;
+}
+
+TEST(HfNewFamilies, InternLM2ReadsItsBiasFlagAndRefusesItsAbsence) {
+    // InternLM2-7B's shapes (hidden 4096, 32 layers, 32 query / 8 KV heads, MLP 14,336, vocab 92,544, "bias": false);
+    // inline, not a byte-exact file. Refused before (unsupported architecture).
+    const std::string internlm =
+        R"({"architectures": ["InternLM2ForCausalLM"], "hidden_act": "silu", "hidden_size": 4096, "intermediate_size": 14336,
+            "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "rms_norm_eps": 1e-05,
+            "tie_word_embeddings": false, "vocab_size": 92544)";
+    const TransformerConfig c = parse_hf_config(internlm + R"(, "bias": false})", "x");
+    EXPECT_FALSE(c.qkv_bias || c.o_bias);
+    const ParamCount p = param_count(c);
+    // attention 2·4096² + 2·1024·4096 = 41,943,040; MLP 3·4096·14,336 = 176,160,768; norms 8192 → 218,112,000 · 32
+    // = 6,979,584,000 + embedding and LM head 2·92,544·4096 (758,120,448) + 4096 = 7,737,708,544 (Hub: 7.74B)
+    EXPECT_EQ(p.total.value(), 7737708544u);
+    const TransformerConfig biased = parse_hf_config(internlm + R"(, "bias": true})", "x");
+    EXPECT_TRUE(biased.qkv_bias && biased.o_bias);
+    // + 32 · ((32 + 16)·128 + 4096) = 32 · 10,240 = 327,680
+    EXPECT_EQ(param_count(biased).total.value(), 7737708544u + 327680u);
+    const std::string missing = error_of(internlm + "}");
+    EXPECT_NE(missing.find("\"bias\""), std::string::npos) << missing;
+}
