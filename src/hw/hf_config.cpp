@@ -923,7 +923,16 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     if (fam == Family::llama4)
         hf::read_llama4_attention(r, c);
 
-    read_sliding_window(r, fam, c);
+    // Families whose reference attention applies no window whatever config.json says (LlamaAttention and the classes
+    // built on it pass no sliding_window, and their masks are causal): a window given there is stated, not applied.
+    const bool windowless = lm_arch == "LlamaForCausalLM" || fam == Family::granite || fam == Family::granite_moe ||
+                            fam == Family::olmo2 || fam == Family::seed_oss || fam == Family::stablelm ||
+                            fam == Family::internlm2;
+    if (!windowless)
+        read_sliding_window(r, fam, c);
+    else if (r.has("sliding_window"))
+        c.limitations.push_back(fmt::format("sliding_window = {} is not applied: {}'s attention (transformers) has no window",
+                                            lm.at("sliding_window").dump(), lm_arch));
     for (const char* key : {"attn_logit_softcapping", "final_logit_softcapping"})
         if (r.has(key))
             c.limitations.push_back(fmt::format(

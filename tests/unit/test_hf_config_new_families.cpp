@@ -629,3 +629,19 @@ TEST(HfNewFamilies, InternLM2ReadsItsBiasFlagAndRefusesItsAbsence) {
     const std::string missing = error_of(internlm + "}");
     EXPECT_NE(missing.find("\"bias\""), std::string::npos) << missing;
 }
+
+TEST(HfNewFamilies, AWindowIsAppliedOnlyWhereTheReferenceAttentionHasOne) {
+    // LlamaAttention (and Granite, OLMo 2, Seed-OSS, StableLM, InternLM2 built like it) passes no sliding_window and
+    // masks causally: a sliding_window in a LlamaForCausalLM file is stated, not applied (it was applied to every
+    // layer, as Mistral's is). MistralForCausalLM keeps it.
+    const std::string fields = R"("hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+        "intermediate_size": 128, "vocab_size": 100, "sliding_window": 4096})";
+    const TransformerConfig llama = parse_hf_config(R"({"architectures": ["LlamaForCausalLM"], )" + fields, "x");
+    EXPECT_EQ(llama.sliding_window, 0u);
+    EXPECT_TRUE(has_limitation(llama, "sliding_window = 4096 is not applied: LlamaForCausalLM's attention"));
+    const TransformerConfig olmo2 = parse_hf_config(R"({"architectures": ["Olmo2ForCausalLM"], )" + fields, "x");
+    EXPECT_EQ(olmo2.sliding_window, 0u);
+    const TransformerConfig mistral = parse_hf_config(R"({"architectures": ["MistralForCausalLM"], )" + fields, "x");
+    EXPECT_EQ(mistral.sliding_window, 4096u);
+    EXPECT_TRUE(mistral.local_layers.empty());  // every layer
+}
