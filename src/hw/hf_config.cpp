@@ -31,6 +31,7 @@ enum class Family {
     llama,
     qwen2,
     qwen3,
+    gemma,
     gemma2,
     gemma3,
     mixtral,
@@ -60,13 +61,16 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 30> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 31> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"MistralForCausalLM", Family::llama},
                                        // Phi3ForCausalLM: Llama's block with the q, k, v and the gate, up projections each
                                        // fused into one matrix (qkv_proj, gate_up_proj): the same shapes and FLOPs.
                                        {"Phi3ForCausalLM", Family::llama},
                                        {"Qwen2ForCausalLM", Family::qwen2},
                                        {"Qwen3ForCausalLM", Family::qwen3},
+                                       // GemmaForCausalLM (Gemma 1, CodeGemma): Gemma 2's GELU-gated MLP and tied
+                                       // embeddings with Llama's two norms per block, no window, no softcapping.
+                                       {"GemmaForCausalLM", Family::gemma},
                                        {"Gemma2ForCausalLM", Family::gemma2},
                                        {"Gemma3ForCausalLM", Family::gemma3},
                                        {"MixtralForCausalLM", Family::mixtral},
@@ -836,7 +840,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         top.fail(fmt::format("unsupported architecture \"{}\"; supported: {}", arch, supported_list()));
     }
     const Family fam = found->family;
-    const bool gemma = fam == Family::gemma2 || fam == Family::gemma3;
+    const bool gemma = fam == Family::gemma || fam == Family::gemma2 || fam == Family::gemma3;
     std::string defaulted;
     const ClassDefaults defaults = class_defaults(fam);
     for (const auto& [key, value] : defaults.fields.items())
@@ -882,10 +886,13 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     const char* act_key = gemma && r.has("hidden_activation") ? "hidden_activation" : "hidden_act";
     const std::string act = r.text_or(act_key, gemma ? "gelu_pytorch_tanh" : "silu");
     if (gemma) {
-        r.refuse_unless(act == "gelu_pytorch_tanh" || act == "gelu_tanh" || act == "gelu_new", act_key,
+        r.refuse_unless(act == "gelu_pytorch_tanh" || act == "gelu_tanh" || act == "gelu_new" || act == "gelu", act_key,
                         "Gemma's MLP is modelled with GELU in its tanh form");
+        if (act == "gelu")  // Gemma 1's first files; the erf form costs about what the tanh form does
+            c.limitations.push_back(fmt::format(
+                "{} = \"gelu\" (the exact, erf form) is costed as GELU's tanh form (a few FLOPs per element apart)", act_key));
         c.gelu_gate = true;
-        c.block_norms = 4;
+        c.block_norms = fam == Family::gemma ? 2 : 4;  // GemmaDecoderLayer: input and post-attention norms only
         c.qk_norm = fam == Family::gemma3;
     } else if (r.has(act_key)) {
         r.refuse_unless(act == "silu" || act == "swish", act_key, "the gated MLP is modelled as SiLU(gate)·up");
@@ -925,9 +932,9 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
 
     // Families whose reference attention applies no window whatever config.json says (LlamaAttention and the classes
     // built on it pass no sliding_window, and their masks are causal): a window given there is stated, not applied.
-    const bool windowless = lm_arch == "LlamaForCausalLM" || fam == Family::granite || fam == Family::granite_moe ||
-                            fam == Family::olmo2 || fam == Family::seed_oss || fam == Family::stablelm ||
-                            fam == Family::internlm2;
+    const bool windowless = lm_arch == "LlamaForCausalLM" || fam == Family::gemma || fam == Family::granite ||
+                            fam == Family::granite_moe || fam == Family::olmo2 || fam == Family::seed_oss ||
+                            fam == Family::stablelm || fam == Family::internlm2;
     if (!windowless)
         read_sliding_window(r, fam, c);
     else if (r.has("sliding_window"))

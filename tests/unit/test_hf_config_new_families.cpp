@@ -645,3 +645,26 @@ TEST(HfNewFamilies, AWindowIsAppliedOnlyWhereTheReferenceAttentionHasOne) {
     EXPECT_EQ(mistral.sliding_window, 4096u);
     EXPECT_TRUE(mistral.local_layers.empty());  // every layer
 }
+
+TEST(HfNewFamilies, Gemma1IsGeluGatedAndTiedWithTwoNormsPerBlock) {
+    // Gemma 7B's shapes (google/gemma-7b: hidden 3072, 28 layers, 16 heads of 256, MLP 24,576, vocab 256,000); inline,
+    // not a byte-exact file. Refused before (unsupported architecture GemmaForCausalLM).
+    const std::string gemma =
+        R"({"architectures": ["GemmaForCausalLM"], "head_dim": 256, "hidden_size": 3072, "intermediate_size": 24576,
+            "num_attention_heads": 16, "num_hidden_layers": 28, "num_key_value_heads": 16, "vocab_size": 256000, )";
+    const TransformerConfig c = parse_hf_config(gemma + R"("hidden_activation": "gelu_pytorch_tanh"})", "x");
+    EXPECT_TRUE(c.gelu_gate);
+    EXPECT_TRUE(c.tied_embeddings);
+    EXPECT_EQ(c.block_norms, 2u);
+    EXPECT_FALSE(c.qk_norm);
+    EXPECT_TRUE(c.limitations.empty());
+    const ParamCount p = param_count(c);
+    // attention 4 · 3072·4096 = 50,331,648; MLP 3·3072·24,576 = 226,492,416; norms 6144 → 276,830,208 · 28
+    // = 7,751,245,824 + tied embedding 256,000·3072 (786,432,000) + 3072 = 8,537,680,896 (Gemma 7B: 8.54B)
+    EXPECT_EQ(p.total.value(), 8537680896u);
+    // Its first file said "hidden_act": "gelu" (erf): costed as the tanh form, stated; another activation is refused.
+    const TransformerConfig erf = parse_hf_config(gemma + R"("hidden_act": "gelu"})", "x");
+    EXPECT_TRUE(has_limitation(erf, "hidden_act = \"gelu\" (the exact, erf form)"));
+    const std::string relu = error_of(gemma + R"("hidden_act": "relu"})");
+    EXPECT_NE(relu.find("hidden_act"), std::string::npos) << relu;
+}
