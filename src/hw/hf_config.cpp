@@ -61,8 +61,11 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 31> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 32> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"MistralForCausalLM", Family::llama},
+                                       // Ministral3ForCausalLM: Mistral's block with a scale of Q by position
+                                       // (read_ministral3).
+                                       {"Ministral3ForCausalLM", Family::llama},
                                        // Phi3ForCausalLM: Llama's block with the q, k, v and the gate, up projections each
                                        // fused into one matrix (qkv_proj, gate_up_proj): the same shapes and FLOPs.
                                        {"Phi3ForCausalLM", Family::llama},
@@ -353,6 +356,20 @@ void read_internlm2(const Reader& r, TransformerConfig& c) {
     if (!r.has("bias"))
         r.fail("missing \"bias\" (true or false: InternLM2's biases on wqkv and wo); bwacct will not guess");
     c.qkv_bias = c.o_bias = r.flag_or("bias", false);
+}
+
+// Ministral 3 (transformers' modular_ministral3.py): Mistral's attention with Q multiplied after RoPE by
+// 1 + llama_4_scaling_beta · log(1 + ⌊position / original_max_position_embeddings⌋) (rope_parameters): one multiply per
+// Q element, stated, not counted.
+void read_ministral3(const Reader& r, TransformerConfig& c) {
+    const json* rope = nullptr;
+    for (const char* key : {"rope_parameters", "rope_scaling"})
+        if (rope == nullptr && r.has(key) && r.doc.at(key).is_object())
+            rope = &r.doc.at(key);
+    const std::string beta =
+        rope != nullptr && rope->contains("llama_4_scaling_beta") ? rope->at("llama_4_scaling_beta").dump() : "given";
+    c.limitations.push_back(fmt::format(
+        "llama_4_scaling_beta = {}: Ministral 3's scale of Q by position (one multiply per element) is not counted", beta));
 }
 
 // Granite, GraniteMoE (transformers' modeling_granite.py, modeling_granitemoe.py): Llama's block scaled by four numbers:
@@ -822,14 +839,17 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             lm = doc.at("text_config");
             lm_origin = origin + " text_config";
         }
+        // Ministral 3 (Mistral3ForConditionalGeneration with a "ministral3" text_config): Mistral's block (read_ministral3).
+        const bool ministral3 = nested && arch == "Mistral3ForConditionalGeneration" && lm.contains("model_type") &&
+                                lm.at("model_type") == "ministral3";
         if (nested && lm.contains("model_type") && !lm.at("model_type").is_null() &&
-            lm.at("model_type") != wrapper->text_model_type)
+            lm.at("model_type") != wrapper->text_model_type && !ministral3)
             top.fail(fmt::format("\"text_config.model_type\" = {} is not modelled for {} (expected \"{}\")",
                                  lm.at("model_type").dump(), arch, wrapper->text_model_type));
         for (const char* key : {"quantization_config", "tie_word_embeddings", "_name_or_path"})
             if ((!lm.contains(key) || lm.at(key).is_null()) && doc.contains(key))
                 lm[key] = doc.at(key);
-        lm_arch = wrapper->language_arch;
+        lm_arch = ministral3 ? "Ministral3ForCausalLM" : wrapper->language_arch;
     }
     const Arch* found = nullptr;
     for (const Arch& a : kArchs)
@@ -927,6 +947,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         read_granite_scales(r, c);
     if (fam == Family::phimoe)
         read_phimoe_limits(r, c);
+    if (lm_arch == "Ministral3ForCausalLM")
+        read_ministral3(r, c);
     if (fam == Family::llama4)
         hf::read_llama4_attention(r, c);
 

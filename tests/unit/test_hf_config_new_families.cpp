@@ -668,3 +668,25 @@ TEST(HfNewFamilies, Gemma1IsGeluGatedAndTiedWithTwoNormsPerBlock) {
     const std::string relu = error_of(gemma + R"("hidden_act": "relu"})");
     EXPECT_NE(relu.find("hidden_act"), std::string::npos) << relu;
 }
+
+TEST(HfNewFamilies, Ministral3TextConfigIsMistralWithItsQScaleStated) {
+    // Ministral 3's wrapper: Mistral3ForConditionalGeneration whose text_config has model_type "ministral3" (refused
+    // before: "expected mistral"). Its language model is Mistral's; the Q scale by position is stated.
+    const std::string text = R"("hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "head_dim": 32, "intermediate_size": 128, "vocab_size": 100, "sliding_window": null,
+        "rope_parameters": {"rope_type": "yarn", "llama_4_scaling_beta": 0.1, "original_max_position_embeddings": 16384})";
+    const TransformerConfig c = parse_hf_config(
+        R"({"architectures": ["Mistral3ForConditionalGeneration"], "text_config": {"model_type": "ministral3", )" + text + "}}",
+        "x");
+    const TransformerConfig mistral = parse_hf_config(R"({"architectures": ["MistralForCausalLM"], )" + text + "}", "x");
+    // per layer: q, o 2·64·128 = 16,384 + k, v 2·64·64 = 8192; MLP 3·64·128 = 24,576; norms 128 → 49,280 · 2 = 98,560
+    // + untied 2·100·64 (12,800) + 64 = 111,424, as Mistral's
+    EXPECT_EQ(param_count(c).total.value(), 111424u);
+    EXPECT_EQ(param_count(mistral).total.value(), 111424u);
+    EXPECT_TRUE(has_limitation(c, "llama_4_scaling_beta = 0.1"));
+    EXPECT_TRUE(has_limitation(c, "read as Ministral3ForCausalLM"));
+    // Another text model type is still refused by name.
+    const std::string other = error_of(
+        R"({"architectures": ["Mistral3ForConditionalGeneration"], "text_config": {"model_type": "llama", )" + text + "}}");
+    EXPECT_NE(other.find("text_config.model_type"), std::string::npos) << other;
+}
