@@ -1,10 +1,13 @@
 // Real config.json files of families added after the first 27 (tests/data/models/*.src.txt): Kimi K2, MiniMax-M2,
-// Qwen3-VL-MoE, Gemma 2, Qwen2, a bitsandbytes 4-bit checkpoint, diffusers' Wan 2.2, and the hybrids, sparse-attention
-// and MM-DiT models that are refused naming the field. Every expected count is derived by hand in the comments and,
-// where the source lists the checkpoint's tensors, cross-checked against that list.
+// Qwen3-VL-MoE, Gemma 2, Qwen2, a bitsandbytes 4-bit checkpoint, diffusers' Wan 2.2, Granite, GraniteMoE, OLMo 2/3,
+// Falcon3, Seed-OSS, SmolLM3, DBRX, EXAONE 4.0, StableLM, InternLM2, Gemma 1, Ministral 3, and the hybrids,
+// sparse-attention, MM-DiT and other blocks that are refused naming the field. Every expected count is derived by hand in the
+// comments and, where the source lists the checkpoint's tensors, cross-checked against that list.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bwacct/error.h"
@@ -689,4 +692,21 @@ TEST(HfNewFamilies, Ministral3TextConfigIsMistralWithItsQScaleStated) {
     const std::string other = error_of(
         R"({"architectures": ["Mistral3ForConditionalGeneration"], "text_config": {"model_type": "llama", )" + text + "}}");
     EXPECT_NE(other.find("text_config.model_type"), std::string::npos) << other;
+}
+
+TEST(HfNewFamilies, BlocksTheEngineDoesNotDescribeAreRefusedNamingTheField) {
+    // Refused before as an unsupported architecture with the supported list only; now with the deciding field and why.
+    const std::pair<const char*, const char*> cases[] = {
+        {"GPTNeoXForCausalLM", "use_parallel_residual"},
+        {"FalconForCausalLM", "parallel_attn"},
+        {"Starcoder2ForCausalLM", "use_bias"},
+        {"HunYuanMoEV1ForCausalLM", "moe_intermediate_size"},
+    };
+    for (const auto& [cls, field] : cases) {
+        const std::string e = error_of(fmt::format(
+            R"({{"architectures": ["{}"], "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4}})", cls));
+        EXPECT_NE(e.find(field), std::string::npos) << cls << ": " << e;
+        EXPECT_NE(e.find("not modelled"), std::string::npos) << cls << ": " << e;
+        EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+    }
 }
