@@ -53,7 +53,9 @@ enum class Family {
     seed_oss,
     exaone4,
     stablelm,
-    internlm2
+    internlm2,
+    glm,
+    glm4
 };
 
 struct Arch {
@@ -61,7 +63,7 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 32> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 34> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"MistralForCausalLM", Family::llama},
                                        // Ministral3ForCausalLM: Mistral's block with a scale of Q by position
                                        // (read_ministral3).
@@ -112,7 +114,12 @@ constexpr std::array<Arch, 32> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"StableLmForCausalLM", Family::stablelm},
                                        // InternLM2ForCausalLM (remote code): Llama's shapes with wqkv fused; "bias" puts
                                        // biases on wqkv and wo.
-                                       {"InternLM2ForCausalLM", Family::internlm2}}};
+                                       {"InternLM2ForCausalLM", Family::internlm2},
+                                       // GlmForCausalLM (GLM-4-9B "-hf"), Glm4ForCausalLM (GLM-4-0414): Llama's shapes
+                                       // (gate_up fused) with q, k, v biases and none on o; GLM-4 adds a norm after each
+                                       // sub-block (four per block, as Gemma 2).
+                                       {"GlmForCausalLM", Family::glm},
+                                       {"Glm4ForCausalLM", Family::glm4}}};
 
 // Multimodal wrappers ("...ForConditionalGeneration") whose language model is one of the families above: its
 // fields sit in "text_config" (model_type `text_model_type`, read as `language_arch`); the vision tower and
@@ -152,6 +159,12 @@ ClassDefaults class_defaults(Family fam) {
     // 128 whatever hidden_size / num_attention_heads gives.
     static const json olmo3 = json::parse(R"({"sliding_window": 4096})");
     static const json seed_oss = json::parse(R"({"head_dim": 128})");
+    // GlmConfig, Glm4Config: head_dim 128 and attention_bias true when left out.
+    static const json glm = json::parse(R"({"head_dim": 128, "attention_bias": true})");
+    if (fam == Family::glm)
+        return {"GlmConfig", glm};
+    if (fam == Family::glm4)
+        return {"Glm4Config", glm};
     if (fam == Family::olmo3)
         return {"Olmo3Config", olmo3};
     if (fam == Family::seed_oss)
@@ -933,7 +946,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     } else if (r.flag_or("attention_bias", false)) {
         r.refuse_unless(fam != Family::deepseek, "attention_bias", "biases on the latent-attention projections");
         c.qkv_bias = true;
-        c.o_bias = fam != Family::glm4_moe;  // Glm4MoeAttention: o_proj has no bias
+        // Glm4MoeAttention, GlmAttention (and GLM-4's): o_proj has no bias
+        c.o_bias = fam != Family::glm4_moe && fam != Family::glm && fam != Family::glm4;
     }
     if (fam == Family::qwen3 || fam == Family::qwen3_moe || fam == Family::exaone4)
         c.qk_norm = true;  // per-head RMSNorms of Q and K (Exaone4Attention's q_norm, k_norm of head_dim)
@@ -947,6 +961,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         read_granite_scales(r, c);
     if (fam == Family::phimoe)
         read_phimoe_limits(r, c);
+    if (fam == Family::glm4)
+        c.block_norms = 4;  // Glm4DecoderLayer: post_self_attn_layernorm and post_mlp_layernorm beside the two pre-norms
     if (lm_arch == "Ministral3ForCausalLM")
         read_ministral3(r, c);
     if (fam == Family::llama4)
@@ -954,9 +970,9 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
 
     // Families whose reference attention applies no window whatever config.json says (LlamaAttention and the classes
     // built on it pass no sliding_window, and their masks are causal): a window given there is stated, not applied.
-    const bool windowless = lm_arch == "LlamaForCausalLM" || fam == Family::gemma || fam == Family::granite ||
-                            fam == Family::granite_moe || fam == Family::olmo2 || fam == Family::seed_oss ||
-                            fam == Family::stablelm || fam == Family::internlm2;
+    const bool windowless = lm_arch == "LlamaForCausalLM" || fam == Family::gemma || fam == Family::glm || fam == Family::glm4 ||
+                            fam == Family::granite || fam == Family::granite_moe || fam == Family::olmo2 ||
+                            fam == Family::seed_oss || fam == Family::stablelm || fam == Family::internlm2;
     if (!windowless)
         read_sliding_window(r, fam, c);
     else if (r.has("sliding_window"))

@@ -710,3 +710,31 @@ TEST(HfNewFamilies, BlocksTheEngineDoesNotDescribeAreRefusedNamingTheField) {
         EXPECT_EQ(e.find('\n'), std::string::npos) << e;
     }
 }
+
+TEST(HfNewFamilies, Glm4DenseHasQkvBiasesNoOBiasAndFourNormsPerBlock) {
+    // GLM-4-9B-0414's shapes (transformers' Glm4Config defaults are its checkpoint's: hidden 4096, 40 layers, 32 query /
+    // 2 KV heads of 128, MLP 13,696, vocab 151,552, attention_bias); refused before (unsupported architecture).
+    const std::string fields = R"("hidden_size": 4096, "num_hidden_layers": 40, "num_attention_heads": 32,
+        "num_key_value_heads": 2, "head_dim": 128, "intermediate_size": 13696, "vocab_size": 151552,
+        "attention_bias": true, "partial_rotary_factor": 0.5, "tie_word_embeddings": false})";
+    const TransformerConfig c = parse_hf_config(R"({"architectures": ["Glm4ForCausalLM"], )" + fields, "x");
+    EXPECT_TRUE(c.qkv_bias);
+    EXPECT_FALSE(c.o_bias);
+    EXPECT_EQ(c.block_norms, 4u);
+    // attention 2·4096² + 2·256·4096 = 35,651,584 + q, k, v biases 4096 + 2·256 = 35,656,192; MLP 3·4096·13,696
+    // = 168,296,448; four norms 16,384 → 203,969,024 · 40 = 8,158,760,960 + embedding and LM head 2·151,552·4096
+    // (1,241,513,984) + 4096 = 9,400,279,040 (Hub: 9.4B)
+    EXPECT_EQ(param_count(c).total.value(), 9400279040u);
+    // GlmForCausalLM (glm-4-9b-chat-hf): the same block with two norms: − 40 · 8192 = 9,399,951,360
+    const TransformerConfig glm = parse_hf_config(R"({"architectures": ["GlmForCausalLM"], )" + fields, "x");
+    EXPECT_EQ(glm.block_norms, 2u);
+    EXPECT_EQ(param_count(glm).total.value(), 9399951360u);
+    // GlmConfig's defaults when left out: head_dim 128, attention_bias true (stated).
+    const TransformerConfig bare = parse_hf_config(
+        R"({"architectures": ["GlmForCausalLM"], "hidden_size": 512, "num_hidden_layers": 2, "num_attention_heads": 8,
+            "intermediate_size": 128, "vocab_size": 100})",
+        "x");
+    EXPECT_EQ(bare.head_dim, 128u);
+    EXPECT_TRUE(bare.qkv_bias);
+    EXPECT_TRUE(has_limitation(bare, "transformers' GlmConfig defaults"));
+}
