@@ -132,13 +132,14 @@ struct Wrapper {
     bool top_level_text = false;
 };
 
-constexpr std::array<Wrapper, 6> kWrappers{
+constexpr std::array<Wrapper, 7> kWrappers{
     {{"Gemma3ForConditionalGeneration", "gemma3_text", "Gemma3ForCausalLM"},
      {"Mistral3ForConditionalGeneration", "mistral", "MistralForCausalLM"},
      {"Llama4ForConditionalGeneration", "llama4_text", "Llama4ForCausalLM"},
      // Qwen2.5-VL's and Qwen3-VL's language models are Qwen2's and Qwen3's (their multimodal RoPE rotates the same
      // vectors; Qwen3-VL adds the vision tower's features to the first layers' hidden states: T · D adds each).
      {"Qwen2_5_VLForConditionalGeneration", "qwen2_5_vl_text", "Qwen2ForCausalLM", true},
+     {"Qwen2VLForConditionalGeneration", "qwen2_vl_text", "Qwen2ForCausalLM", true},
      {"Qwen3VLForConditionalGeneration", "qwen3_vl_text", "Qwen3ForCausalLM"},
      {"Qwen3VLMoeForConditionalGeneration", "qwen3_vl_moe_text", "Qwen3MoeForCausalLM"}}};
 

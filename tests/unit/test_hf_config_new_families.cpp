@@ -738,3 +738,21 @@ TEST(HfNewFamilies, Glm4DenseHasQkvBiasesNoOBiasAndFourNormsPerBlock) {
     EXPECT_TRUE(bare.qkv_bias);
     EXPECT_TRUE(has_limitation(bare, "transformers' GlmConfig defaults"));
 }
+
+TEST(HfNewFamilies, Qwen2VlReadsItsTopLevelLanguageModelAsQwen2) {
+    // Qwen2-VL-7B-Instruct's language-model fields at the top level (as Qwen2.5-VL's before transformers 4.53); inline,
+    // not a byte-exact file. Refused before (unsupported architecture).
+    const TransformerConfig c = parse_hf_config(
+        R"({"architectures": ["Qwen2VLForConditionalGeneration"], "model_type": "qwen2_vl", "hidden_act": "silu",
+            "hidden_size": 3584, "intermediate_size": 18944, "num_attention_heads": 28, "num_hidden_layers": 28,
+            "num_key_value_heads": 4, "vocab_size": 152064, "tie_word_embeddings": false, "sliding_window": 32768,
+            "use_sliding_window": false, "max_window_layers": 28,
+            "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}, "vision_config": {"depth": 32}})",
+        "x");
+    EXPECT_TRUE(c.qkv_bias);
+    EXPECT_EQ(c.sliding_window, 0u);
+    EXPECT_TRUE(has_limitation(c, "vision tower"));
+    // Qwen2-7B's language model: 7,615,616,512 (as qwen2-7b-instruct's tensor list; the card's 8.29B adds the vision
+    // tower, not counted)
+    EXPECT_EQ(param_count(c).total.value(), 7615616512u);
+}
