@@ -16,7 +16,7 @@ struct Unmodelled {
     const char* why;
 };
 
-constexpr std::array<Unmodelled, 26> kUnmodelled{{
+constexpr std::array<Unmodelled, 28> kUnmodelled{{
     // Hybrid stacks: most layers keep a recurrent state instead of a KV cache and cost linear in the context.
     {"Qwen3NextForCausalLM", "full_attention_interval",
      "Gated DeltaNet linear-attention layers (all but every full_attention_interval-th) keep a recurrent state, not a "
@@ -49,6 +49,10 @@ constexpr std::array<Unmodelled, 26> kUnmodelled{{
     {"HunYuanMoEV1ForCausalLM", "moe_intermediate_size",
      "per-layer lists of expert sizes, top-k and shared experts (moe_intermediate_size, moe_topk, num_shared_expert), "
      "and cross-layer KV sharing (use_cla)"},
+    {"Gemma3nForConditionalGeneration", "altup_num_inputs",
+     "AltUp's parallel streams, LAuReL low-rank residuals, per-layer embeddings and KV sharing across layers"},
+    {"Gemma3nForCausalLM", "altup_num_inputs",
+     "AltUp's parallel streams, LAuReL low-rank residuals, per-layer embeddings and KV sharing across layers"},
     // Diffusion transformers other than Wan's block.
     {"FluxTransformer2DModel", "num_single_layers",
      "MM-DiT: num_layers double-stream blocks (separate image and text weights, joint attention) and num_single_layers "

@@ -701,6 +701,7 @@ TEST(HfNewFamilies, BlocksTheEngineDoesNotDescribeAreRefusedNamingTheField) {
         {"FalconForCausalLM", "parallel_attn"},
         {"Starcoder2ForCausalLM", "use_bias"},
         {"HunYuanMoEV1ForCausalLM", "moe_intermediate_size"},
+        {"Gemma3nForConditionalGeneration", "altup_num_inputs"},
     };
     for (const auto& [cls, field] : cases) {
         const std::string e = error_of(fmt::format(
