@@ -264,7 +264,9 @@ CommandSpec make_command(bool whole_model) {
         {"--fit", "memory per GPU (weights, KV cache, prefill-peak activations, workspace) against HBM; largest batch", "", true},
         {"--workspace", "--fit: bytes per GPU held besides weights, KV and activations (CUDA context, library workspaces)", "1G"},
         {"--hf-config",
-         "a Hugging Face config.json (Llama, Mistral, Qwen2/3, Qwen3-MoE, Mixtral, DeepSeek-V2/V3, Gemma 2/3; WanModel)", ""},
+         "a Hugging Face config.json (Llama, Mistral, Qwen, Mixtral, DeepSeek, Gemma, GLM, OLMo, Granite, ...; WanModel; the "
+         "full list: docs/formulas.md)",
+         ""},
         {"--text-tokens", "DiT: text tokens of the cross-attention; default: the config's text_len (Wan: 512)", ""},
         {"--steps", "DiT (model): denoising steps per chunk", "1"},
         {"--cfg", "DiT (model): classifier-free guidance, two forwards per step", "", true},

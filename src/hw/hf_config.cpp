@@ -16,6 +16,7 @@
 #include "bwacct/error.h"
 #include "bwacct/quant.h"
 #include "bwacct/text_file.h"
+#include "hf_dbrx.h"
 #include "hf_moe_layers.h"
 #include "hf_reader.h"
 #include "hf_unmodelled.h"
@@ -30,6 +31,7 @@ enum class Family {
     llama,
     qwen2,
     qwen3,
+    gemma,
     gemma2,
     gemma3,
     mixtral,
@@ -42,7 +44,18 @@ enum class Family {
     phimoe,
     glm4_moe,
     minimax_m2,
-    ernie45_moe
+    ernie45_moe,
+    granite,
+    granite_moe,
+    olmo2,
+    olmo3,
+    smollm3,
+    seed_oss,
+    exaone4,
+    stablelm,
+    internlm2,
+    glm,
+    glm4
 };
 
 struct Arch {
@@ -50,13 +63,19 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 20> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 34> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"MistralForCausalLM", Family::llama},
+                                       // Ministral3ForCausalLM: Mistral's block with a scale of Q by position
+                                       // (read_ministral3).
+                                       {"Ministral3ForCausalLM", Family::llama},
                                        // Phi3ForCausalLM: Llama's block with the q, k, v and the gate, up projections each
                                        // fused into one matrix (qkv_proj, gate_up_proj): the same shapes and FLOPs.
                                        {"Phi3ForCausalLM", Family::llama},
                                        {"Qwen2ForCausalLM", Family::qwen2},
                                        {"Qwen3ForCausalLM", Family::qwen3},
+                                       // GemmaForCausalLM (Gemma 1, CodeGemma): Gemma 2's GELU-gated MLP and tied
+                                       // embeddings with Llama's two norms per block, no window, no softcapping.
+                                       {"GemmaForCausalLM", Family::gemma},
                                        {"Gemma2ForCausalLM", Family::gemma2},
                                        {"Gemma3ForCausalLM", Family::gemma3},
                                        {"MixtralForCausalLM", Family::mixtral},
@@ -72,7 +91,35 @@ constexpr std::array<Arch, 20> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"PhiMoEForCausalLM", Family::phimoe},
                                        {"Glm4MoeForCausalLM", Family::glm4_moe},
                                        {"MiniMaxM2ForCausalLM", Family::minimax_m2},
-                                       {"Ernie4_5_MoeForCausalLM", Family::ernie45_moe}}};
+                                       {"Ernie4_5_MoeForCausalLM", Family::ernie45_moe},
+                                       // GraniteForCausalLM: Llama's block with four scalar multipliers (read_granite_scales).
+                                       {"GraniteForCausalLM", Family::granite},
+                                       {"GraniteMoeForCausalLM", Family::granite_moe},
+                                       {"GraniteMoeSharedForCausalLM", Family::granite_moe},
+                                       // Olmo2ForCausalLM: Llama's shapes, its two norms after (not before) each sub-block,
+                                       // and RMSNorms of the whole Q and K (read_whole_qk_norm).
+                                       {"Olmo2ForCausalLM", Family::olmo2},
+                                       // Olmo3ForCausalLM: OLMo 2's block with sliding-window layers (layer_types).
+                                       {"Olmo3ForCausalLM", Family::olmo3},
+                                       // SmolLM3ForCausalLM: Llama's block; its NoPE layers (no_rope_layers) skip RoPE only.
+                                       {"SmolLM3ForCausalLM", Family::smollm3},
+                                       // SeedOssForCausalLM: Llama's block with q, k, v biases (attention_bias, default
+                                       // true) and an o bias only with attention_out_bias.
+                                       {"SeedOssForCausalLM", Family::seed_oss},
+                                       // Exaone4ForCausalLM: OLMo 2's post-norm block (no biases) with per-head q/k
+                                       // RMSNorms and sliding-window layers.
+                                       {"Exaone4ForCausalLM", Family::exaone4},
+                                       // StableLmForCausalLM: Llama's gated MLP with LayerNorms (weight and bias) and q,
+                                       // k, v biases with use_qkv_bias (read_stablelm).
+                                       {"StableLmForCausalLM", Family::stablelm},
+                                       // InternLM2ForCausalLM (remote code): Llama's shapes with wqkv fused; "bias" puts
+                                       // biases on wqkv and wo.
+                                       {"InternLM2ForCausalLM", Family::internlm2},
+                                       // GlmForCausalLM (GLM-4-9B "-hf"), Glm4ForCausalLM (GLM-4-0414): Llama's shapes
+                                       // (gate_up fused) with q, k, v biases and none on o; GLM-4 adds a norm after each
+                                       // sub-block (four per block, as Gemma 2).
+                                       {"GlmForCausalLM", Family::glm},
+                                       {"Glm4ForCausalLM", Family::glm4}}};
 
 // Multimodal wrappers ("...ForConditionalGeneration") whose language model is one of the families above: its
 // fields sit in "text_config" (model_type `text_model_type`, read as `language_arch`); the vision tower and
@@ -85,13 +132,14 @@ struct Wrapper {
     bool top_level_text = false;
 };
 
-constexpr std::array<Wrapper, 6> kWrappers{
+constexpr std::array<Wrapper, 7> kWrappers{
     {{"Gemma3ForConditionalGeneration", "gemma3_text", "Gemma3ForCausalLM"},
      {"Mistral3ForConditionalGeneration", "mistral", "MistralForCausalLM"},
      {"Llama4ForConditionalGeneration", "llama4_text", "Llama4ForCausalLM"},
      // Qwen2.5-VL's and Qwen3-VL's language models are Qwen2's and Qwen3's (their multimodal RoPE rotates the same
      // vectors; Qwen3-VL adds the vision tower's features to the first layers' hidden states: T · D adds each).
      {"Qwen2_5_VLForConditionalGeneration", "qwen2_5_vl_text", "Qwen2ForCausalLM", true},
+     {"Qwen2VLForConditionalGeneration", "qwen2_vl_text", "Qwen2ForCausalLM", true},
      {"Qwen3VLForConditionalGeneration", "qwen3_vl_text", "Qwen3ForCausalLM"},
      {"Qwen3VLMoeForConditionalGeneration", "qwen3_vl_moe_text", "Qwen3MoeForCausalLM"}}};
 
@@ -108,6 +156,20 @@ ClassDefaults class_defaults(Family fam) {
     static const json gemma3 = json::parse(R"({"vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216,
         "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
         "sliding_window": 4096, "hidden_activation": "gelu_pytorch_tanh"})");
+    // Olmo3Config: a window of 4096 on the layers layer_types marks (default: all but every 4th); SeedOssConfig: head_dim
+    // 128 whatever hidden_size / num_attention_heads gives.
+    static const json olmo3 = json::parse(R"({"sliding_window": 4096})");
+    static const json seed_oss = json::parse(R"({"head_dim": 128})");
+    // GlmConfig, Glm4Config: head_dim 128 and attention_bias true when left out.
+    static const json glm = json::parse(R"({"head_dim": 128, "attention_bias": true})");
+    if (fam == Family::glm)
+        return {"GlmConfig", glm};
+    if (fam == Family::glm4)
+        return {"Glm4Config", glm};
+    if (fam == Family::olmo3)
+        return {"Olmo3Config", olmo3};
+    if (fam == Family::seed_oss)
+        return {"SeedOssConfig", seed_oss};
     return fam == Family::gemma3 ? ClassDefaults{"Gemma3TextConfig", gemma3} : ClassDefaults{"", none};
 }
 
@@ -117,20 +179,49 @@ std::string supported_list() {
         s += (s.empty() ? "" : ", ") + std::string(a.name);
     for (const Wrapper& w : kWrappers)
         s += fmt::format(", {} (its text_config)", w.name);
-    return s;
+    return s + ", DbrxForCausalLM";
+}
+
+// SmolLM3's NoPE layers (SmolLM3Config): `no_rope_layers` gives 1 (RoPE) or 0 (NoPE) per layer; absent, layer i is NoPE
+// when (i + 1) mod `no_rope_layer_interval` (default 4) = 0.
+std::vector<bool> smollm3_nope_layers(const Reader& r, std::uint64_t layers) {
+    std::vector<bool> nope;
+    if (r.has("no_rope_layers")) {
+        const json& v = r.doc.at("no_rope_layers");
+        if (!v.is_array() || v.size() < layers)
+            r.fail(fmt::format("\"no_rope_layers\" must list 1 or 0 for each of the {} layers", layers));
+        for (std::uint64_t i = 0; i < layers; ++i) {
+            if (!v[i].is_number_unsigned() || v[i].get<std::uint64_t>() > 1)
+                r.fail(fmt::format("\"no_rope_layers\" entries must be 1 or 0, got {}", v[i].dump()));
+            nope.push_back(v[i] == 0);
+        }
+        return nope;
+    }
+    const std::uint64_t every = r.count_or("no_rope_layer_interval", 4);
+    for (std::uint64_t i = 0; i < layers; ++i)
+        nope.push_back((i + 1) % every == 0);
+    return nope;
 }
 
 // Sliding-window attention (transformers' per-family rules): Mistral-style `sliding_window` on every layer;
 // Gemma 2 every other layer (layer_idx % 2 == 0 local); Gemma 3 all but every `sliding_window_pattern`-th
 // (default 6); an explicit `layer_types` list ("sliding_attention"/"full_attention") wins; Qwen2/3 only with
-// `use_sliding_window`, on layers from `max_window_layers` on.
+// `use_sliding_window`, on layers from `max_window_layers` on; OLMo 3 all but every 4th (Olmo3Config); SmolLM3 only with
+// `use_sliding_window`, on its NoPE layers (`no_rope_layers` 0; default every `no_rope_layer_interval`-th, 4).
 void read_sliding_window(const Reader& r, Family fam, TransformerConfig& c) {
     const bool qwen = fam == Family::qwen2 || fam == Family::qwen3 || fam == Family::qwen2_moe || fam == Family::qwen3_moe;
-    if (!r.has("sliding_window") || (qwen && !r.flag_or("use_sliding_window", false)))
-        return;
-    c.sliding_window = r.count_or("sliding_window", 0);
     const json& doc = r.doc;
-    if (doc.contains("layer_types") && !doc.at("layer_types").is_null()) {
+    const bool typed = doc.contains("layer_types") && !doc.at("layer_types").is_null();
+    if (fam == Family::exaone4 && !doc.contains("sliding_window")) {
+        c.sliding_window = 4096;  // Exaone4Config's default (a null sliding_window: no window)
+        c.limitations.push_back("config.json leaves out sliding_window: 4096 taken (transformers' Exaone4Config default)");
+    } else if (!r.has("sliding_window") || (qwen && !r.flag_or("use_sliding_window", false)) ||
+               (fam == Family::smollm3 && !typed && !r.flag_or("use_sliding_window", false))) {
+        return;
+    } else {
+        c.sliding_window = r.count_or("sliding_window", 0);
+    }
+    if (typed) {
         const json& types = doc.at("layer_types");
         if (!types.is_array() || types.size() != c.layers)
             r.fail(fmt::format("\"layer_types\" must list one entry per layer ({} layers)", c.layers));
@@ -153,6 +244,21 @@ void read_sliding_window(const Reader& r, Family fam, TransformerConfig& c) {
         const std::uint64_t from = r.natural_or("max_window_layers", 0);
         for (std::uint64_t i = 0; i < c.layers; ++i)
             c.local_layers.push_back(i >= from);
+    } else if (fam == Family::olmo3) {
+        for (std::uint64_t i = 0; i < c.layers; ++i)
+            c.local_layers.push_back((i + 1) % 4 != 0);
+    } else if (fam == Family::smollm3) {
+        c.local_layers = smollm3_nope_layers(r, c.layers);
+    } else if (fam == Family::exaone4) {
+        // Exaone4Config expands only an integer period; EXAONE-4.0-32B's "LLLG" comes with layer_types.
+        if (r.has("sliding_window_pattern") && !doc.at("sliding_window_pattern").is_number_unsigned())
+            r.fail(
+                fmt::format("\"sliding_window_pattern\" = {} without \"layer_types\": only an integer period is "
+                            "expanded (as transformers' Exaone4Config does); give layer_types",
+                            doc.at("sliding_window_pattern").dump()));
+        const std::uint64_t period = r.count_or("sliding_window_pattern", 4);
+        for (std::uint64_t i = 0; i < c.layers; ++i)
+            c.local_layers.push_back((i + 1) % period != 0);
     }
 }
 
@@ -242,6 +348,74 @@ void read_ernie45_moe(const Reader& r, TransformerConfig& c, MoeConfig& m) {
     if (const std::uint64_t mtp = r.natural_or("num_nextn_predict_layers", 0); mtp > 0)
         c.limitations.push_back(fmt::format(
             "num_nextn_predict_layers = {}: the multi-token-prediction layer is not counted (parameters or time)", mtp));
+}
+
+// StableLM (transformers' modeling_stablelm.py): LayerNorms with weight and bias, q/k/v biases with use_qkv_bias, o
+// without. Its parallel block (use_parallel_residual: one norm feeding attention and MLP side by side) and per-head
+// LayerNorms of Q and K (qk_layernorm) are refused: the engine's block has neither.
+void read_stablelm(const Reader& r, TransformerConfig& c) {
+    c.norm = NormKind::layernorm;
+    c.qkv_bias = r.flag_or("use_qkv_bias", false);
+    if (r.has("use_parallel_residual"))
+        r.refuse_unless(!r.flag_or("use_parallel_residual", false), "use_parallel_residual",
+                        "attention and MLP side by side from one LayerNorm");
+    if (r.has("qk_layernorm"))
+        r.refuse_unless(!r.flag_or("qk_layernorm", false), "qk_layernorm", "per-head LayerNorms of Q and K");
+}
+
+// InternLM2 (its remote modeling_internlm2.py): wqkv [(h + 2·kv)·d, D] and wo, both with a bias when "bias" is true;
+// RMSNorms; the gated MLP w1, w3, w2 without bias. InternLM2Config's default for "bias" is not assumed: a file without
+// it is refused.
+void read_internlm2(const Reader& r, TransformerConfig& c) {
+    if (!r.has("bias"))
+        r.fail("missing \"bias\" (true or false: InternLM2's biases on wqkv and wo); bwacct will not guess");
+    c.qkv_bias = c.o_bias = r.flag_or("bias", false);
+}
+
+// Ministral 3 (transformers' modular_ministral3.py): Mistral's attention with Q multiplied after RoPE by
+// 1 + llama_4_scaling_beta · log(1 + ⌊position / original_max_position_embeddings⌋) (rope_parameters): one multiply per
+// Q element, stated, not counted.
+void read_ministral3(const Reader& r, TransformerConfig& c) {
+    const json* rope = nullptr;
+    for (const char* key : {"rope_parameters", "rope_scaling"})
+        if (rope == nullptr && r.has(key) && r.doc.at(key).is_object())
+            rope = &r.doc.at(key);
+    const std::string beta =
+        rope != nullptr && rope->contains("llama_4_scaling_beta") ? rope->at("llama_4_scaling_beta").dump() : "given";
+    c.limitations.push_back(fmt::format(
+        "llama_4_scaling_beta = {}: Ministral 3's scale of Q by position (one multiply per element) is not counted", beta));
+}
+
+// Granite, GraniteMoE (transformers' modeling_granite.py, modeling_granitemoe.py): Llama's block scaled by four numbers:
+// the embeddings by embedding_multiplier, each sub-block's output by residual_multiplier before its residual add, the
+// logits divided by logits_scaling, and attention_multiplier as the softmax scale (in place of 1/√d: no extra work).
+// No parameters; the three multiplies per element (fused into the ops beside them) are stated, not counted.
+void read_granite_scales(const Reader& r, TransformerConfig& c) {
+    std::string scales;
+    for (const char* key : {"embedding_multiplier", "residual_multiplier", "logits_scaling"})
+        if (r.has(key) && r.doc.at(key) != 1 && r.doc.at(key) != 1.0)
+            scales += fmt::format("{}{} = {}", scales.empty() ? "" : ", ", key, r.doc.at(key).dump());
+    if (!scales.empty())
+        c.limitations.push_back(fmt::format(
+            "{}: Granite's scalar multiplies of the embeddings, of each sub-block's output and of the logits (one per "
+            "element, fused) are not counted",
+            scales));
+}
+
+// GraniteMoE (GraniteMoeMoE): every layer a router Linear(D, E) without bias and num_local_experts gated experts of
+// intermediate_size (input_linear [E, 2·I, D], output_linear [E, D, I]); GraniteMoeShared adds one always-on gated MLP
+// of shared_intermediate_size (no gate), read as shared_intermediate_size / intermediate_size whole experts (refused
+// when that does not divide, as Qwen2-MoE's shared expert is).
+void read_granite_moe(const Reader& r, TransformerConfig& c, MoeConfig& m) {
+    m.experts = r.count("num_local_experts");
+    m.expert_ffn = c.ffn;
+    const std::uint64_t shared = r.natural_or("shared_intermediate_size", 0);
+    if (shared % m.expert_ffn != 0)
+        r.fail(
+            fmt::format("\"shared_intermediate_size\" ({}) must be a multiple of \"intermediate_size\" ({}): bwacct models "
+                        "the shared MLP as whole experts of that size",
+                        shared, m.expert_ffn));
+    m.shared_experts = shared / m.expert_ffn;
 }
 
 // Qwen2-MoE (transformers' Qwen2MoeSparseMoeBlock): beside the routed experts, one always-on gated MLP of
@@ -612,6 +786,7 @@ std::vector<std::string> hf_architectures() {
         out.emplace_back(a.name);
     for (const Wrapper& w : kWrappers)
         out.emplace_back(w.name);
+    out.emplace_back("DbrxForCausalLM");
     return out;
 }
 
@@ -659,6 +834,15 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     for (const Wrapper& w : kWrappers)
         if (arch == w.name)
             wrapper = &w;
+    // DBRX: Mixtral's block under its own, nested field names (hf_dbrx.cpp).
+    std::vector<std::string> translated_limits;
+    const bool dbrx = arch == "DbrxForCausalLM";
+    if (dbrx) {
+        hf::Translated t = hf::dbrx_as_mixtral(top);
+        lm = std::move(t.fields);
+        translated_limits = std::move(t.limitations);
+        lm_arch = "MixtralForCausalLM";
+    }
     if (wrapper != nullptr) {
         const bool nested = doc.contains("text_config") && !doc.at("text_config").is_null();
         if (nested && !doc.at("text_config").is_object())
@@ -669,14 +853,17 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             lm = doc.at("text_config");
             lm_origin = origin + " text_config";
         }
+        // Ministral 3 (Mistral3ForConditionalGeneration with a "ministral3" text_config): Mistral's block (read_ministral3).
+        const bool ministral3 = nested && arch == "Mistral3ForConditionalGeneration" && lm.contains("model_type") &&
+                                lm.at("model_type") == "ministral3";
         if (nested && lm.contains("model_type") && !lm.at("model_type").is_null() &&
-            lm.at("model_type") != wrapper->text_model_type)
+            lm.at("model_type") != wrapper->text_model_type && !ministral3)
             top.fail(fmt::format("\"text_config.model_type\" = {} is not modelled for {} (expected \"{}\")",
                                  lm.at("model_type").dump(), arch, wrapper->text_model_type));
         for (const char* key : {"quantization_config", "tie_word_embeddings", "_name_or_path"})
             if ((!lm.contains(key) || lm.at(key).is_null()) && doc.contains(key))
                 lm[key] = doc.at(key);
-        lm_arch = wrapper->language_arch;
+        lm_arch = ministral3 ? "Ministral3ForCausalLM" : wrapper->language_arch;
     }
     const Arch* found = nullptr;
     for (const Arch& a : kArchs)
@@ -687,7 +874,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         top.fail(fmt::format("unsupported architecture \"{}\"; supported: {}", arch, supported_list()));
     }
     const Family fam = found->family;
-    const bool gemma = fam == Family::gemma2 || fam == Family::gemma3;
+    const bool gemma = fam == Family::gemma || fam == Family::gemma2 || fam == Family::gemma3;
     std::string defaulted;
     const ClassDefaults defaults = class_defaults(fam);
     for (const auto& [key, value] : defaults.fields.items())
@@ -702,7 +889,12 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     c.name = r.has("_name_or_path") ? fmt::format("{} ({})", r.text_or("_name_or_path", arch), arch) : arch;
     c.source = wrapper != nullptr ? fmt::format("Hugging Face config.json ({}), architecture {}: its text_config read as {}",
                                                 origin, arch, lm_arch)
-                                  : fmt::format("Hugging Face config.json ({}), architecture {}", origin, arch);
+               : dbrx             ? fmt::format(
+                                        "Hugging Face config.json ({}), architecture {}: read as {} (d_model, n_layers, n_heads, "
+                                                    "attn_config, ffn_config)",
+                                        origin, arch, lm_arch)
+                      : fmt::format("Hugging Face config.json ({}), architecture {}", origin, arch);
+    c.limitations.insert(c.limitations.end(), translated_limits.begin(), translated_limits.end());
     if (wrapper != nullptr)
         c.limitations.push_back(
             fmt::format("{} is multimodal: its language model (text_config, read as {}) is modelled; the vision tower and "
@@ -721,16 +913,20 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     c.ffn = qwen_moe ? r.count_or("intermediate_size", r.count("moe_intermediate_size")) : r.count("intermediate_size");
     c.mlp = MlpKind::gated;
     c.norm = NormKind::rmsnorm;
-    c.tied_embeddings = r.flag_or("tie_word_embeddings", gemma || fam == Family::ernie45_moe);  // per-class defaults
+    c.tied_embeddings =
+        r.flag_or("tie_word_embeddings", gemma || fam == Family::ernie45_moe || fam == Family::smollm3);  // per-class defaults
 
     // The activation: SiLU everywhere but Gemma (GELU, tanh form).
     const char* act_key = gemma && r.has("hidden_activation") ? "hidden_activation" : "hidden_act";
     const std::string act = r.text_or(act_key, gemma ? "gelu_pytorch_tanh" : "silu");
     if (gemma) {
-        r.refuse_unless(act == "gelu_pytorch_tanh" || act == "gelu_tanh" || act == "gelu_new", act_key,
+        r.refuse_unless(act == "gelu_pytorch_tanh" || act == "gelu_tanh" || act == "gelu_new" || act == "gelu", act_key,
                         "Gemma's MLP is modelled with GELU in its tanh form");
+        if (act == "gelu")  // Gemma 1's first files; the erf form costs about what the tanh form does
+            c.limitations.push_back(fmt::format(
+                "{} = \"gelu\" (the exact, erf form) is costed as GELU's tanh form (a few FLOPs per element apart)", act_key));
         c.gelu_gate = true;
-        c.block_norms = 4;
+        c.block_norms = fam == Family::gemma ? 2 : 4;  // GemmaDecoderLayer: input and post-attention norms only
         c.qk_norm = fam == Family::gemma3;
     } else if (r.has(act_key)) {
         r.refuse_unless(act == "silu" || act == "swish", act_key, "the gated MLP is modelled as SiLU(gate)·up");
@@ -739,23 +935,50 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         r.refuse_unless(!r.flag_or("mlp_bias", false), "mlp_bias", "biases on the MLP projections");
     if (fam == Family::qwen2 || fam == Family::qwen2_moe) {
         c.qkv_bias = true;  // Qwen2Attention, Qwen2MoeAttention: q, k, v projections with bias, o without
+    } else if (fam == Family::exaone4) {
+        // Exaone4Attention builds q, k, v, o without bias and reads no attention_bias.
+    } else if (fam == Family::stablelm) {
+        read_stablelm(r, c);
+    } else if (fam == Family::internlm2) {
+        read_internlm2(r, c);
+    } else if (fam == Family::seed_oss) {
+        c.qkv_bias = r.flag_or("attention_bias", true);  // SeedOssAttention, SeedOssConfig's defaults
+        c.o_bias = r.flag_or("attention_out_bias", false);
     } else if (r.flag_or("attention_bias", false)) {
         r.refuse_unless(fam != Family::deepseek, "attention_bias", "biases on the latent-attention projections");
         c.qkv_bias = true;
-        c.o_bias = fam != Family::glm4_moe;  // Glm4MoeAttention: o_proj has no bias
+        // Glm4MoeAttention, GlmAttention (and GLM-4's): o_proj has no bias
+        c.o_bias = fam != Family::glm4_moe && fam != Family::glm && fam != Family::glm4;
     }
-    if (fam == Family::qwen3 || fam == Family::qwen3_moe)
-        c.qk_norm = true;
+    if (fam == Family::qwen3 || fam == Family::qwen3_moe || fam == Family::exaone4)
+        c.qk_norm = true;  // per-head RMSNorms of Q and K (Exaone4Attention's q_norm, k_norm of head_dim)
     if (fam == Family::glm4_moe)
         c.qk_norm = r.flag_or("use_qk_norm", false);  // per-head RMSNorm of Q and K (GLM-4.5; not GLM-4.5-Air)
     if (fam == Family::olmoe)
         read_olmoe_attention(r, c);
+    if (fam == Family::olmo2 || fam == Family::olmo3)
+        read_whole_qk_norm(fam == Family::olmo2 ? "OLMo 2" : "OLMo 3", c);
+    if (fam == Family::granite || fam == Family::granite_moe)
+        read_granite_scales(r, c);
     if (fam == Family::phimoe)
         read_phimoe_limits(r, c);
+    if (fam == Family::glm4)
+        c.block_norms = 4;  // Glm4DecoderLayer: post_self_attn_layernorm and post_mlp_layernorm beside the two pre-norms
+    if (lm_arch == "Ministral3ForCausalLM")
+        read_ministral3(r, c);
     if (fam == Family::llama4)
         hf::read_llama4_attention(r, c);
 
-    read_sliding_window(r, fam, c);
+    // Families whose reference attention applies no window whatever config.json says (LlamaAttention and the classes
+    // built on it pass no sliding_window, and their masks are causal): a window given there is stated, not applied.
+    const bool windowless = lm_arch == "LlamaForCausalLM" || fam == Family::gemma || fam == Family::glm || fam == Family::glm4 ||
+                            fam == Family::granite || fam == Family::granite_moe || fam == Family::olmo2 ||
+                            fam == Family::seed_oss || fam == Family::stablelm || fam == Family::internlm2;
+    if (!windowless)
+        read_sliding_window(r, fam, c);
+    else if (r.has("sliding_window"))
+        c.limitations.push_back(fmt::format("sliding_window = {} is not applied: {}'s attention (transformers) has no window",
+                                            lm.at("sliding_window").dump(), lm_arch));
     for (const char* key : {"attn_logit_softcapping", "final_logit_softcapping"})
         if (r.has(key))
             c.limitations.push_back(fmt::format(
@@ -765,7 +988,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
 
     if (fam == Family::mixtral || qwen_moe || fam == Family::deepseek || fam == Family::gpt_oss || fam == Family::llama4 ||
         fam == Family::olmoe || fam == Family::phimoe || fam == Family::glm4_moe || fam == Family::minimax_m2 ||
-        fam == Family::ernie45_moe) {
+        fam == Family::ernie45_moe || fam == Family::granite_moe) {
         MoeConfig m;
         if (fam != Family::ernie45_moe)  // ERNIE: moe_k (read_ernie45_moe)
             m.top_k = r.count("num_experts_per_tok");
@@ -780,6 +1003,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             read_ernie45_moe(r, c, m);
         } else if (fam == Family::minimax_m2) {
             read_minimax_m2(r, c, m);
+        } else if (fam == Family::granite_moe) {
+            read_granite_moe(r, c, m);
         } else if (fam == Family::mixtral || fam == Family::olmoe || fam == Family::phimoe) {
             // MixtralSparseMoeBlock, OlmoeSparseMoeBlock, PhimoeSparseMoeBlock: a router Linear(hidden, E) without bias
             // and E gated experts of intermediate_size, on every layer.

@@ -16,7 +16,7 @@ struct Unmodelled {
     const char* why;
 };
 
-constexpr std::array<Unmodelled, 22> kUnmodelled{{
+constexpr std::array<Unmodelled, 28> kUnmodelled{{
     // Hybrid stacks: most layers keep a recurrent state instead of a KV cache and cost linear in the context.
     {"Qwen3NextForCausalLM", "full_attention_interval",
      "Gated DeltaNet linear-attention layers (all but every full_attention_interval-th) keep a recurrent state, not a "
@@ -41,6 +41,18 @@ constexpr std::array<Unmodelled, 22> kUnmodelled{{
     {"GlmMoeDsaForCausalLM", "index_topk",
      "DeepSeek Sparse Attention: each query attends to the index_topk keys its lightning indexer selects (the indexer "
      "scores every key)"},
+    // Blocks the engine's (one pre-norm attention, then one pre-norm gated MLP, bias-free MLP) does not describe.
+    {"GPTNeoXForCausalLM", "use_parallel_residual",
+     "attention and MLP side by side, each from its own LayerNorm, and a plain GELU MLP with biases"},
+    {"FalconForCausalLM", "parallel_attn", "attention and a plain GELU MLP side by side from shared LayerNorms"},
+    {"Starcoder2ForCausalLM", "use_bias", "a plain GELU MLP (c_fc, c_proj) with biases on every projection"},
+    {"HunYuanMoEV1ForCausalLM", "moe_intermediate_size",
+     "per-layer lists of expert sizes, top-k and shared experts (moe_intermediate_size, moe_topk, num_shared_expert), "
+     "and cross-layer KV sharing (use_cla)"},
+    {"Gemma3nForConditionalGeneration", "altup_num_inputs",
+     "AltUp's parallel streams, LAuReL low-rank residuals, per-layer embeddings and KV sharing across layers"},
+    {"Gemma3nForCausalLM", "altup_num_inputs",
+     "AltUp's parallel streams, LAuReL low-rank residuals, per-layer embeddings and KV sharing across layers"},
     // Diffusion transformers other than Wan's block.
     {"FluxTransformer2DModel", "num_single_layers",
      "MM-DiT: num_layers double-stream blocks (separate image and text weights, joint attention) and num_single_layers "

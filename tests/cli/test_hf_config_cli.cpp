@@ -338,9 +338,18 @@ TEST(HfConfigCli, NewRealConfigsRunWithTheirDerivedParameterCounts) {
         std::uint64_t total, active;
     };
     const Row rows[] = {
-        {"kimi-k2-instruct", 1026408232448u, 32861500928u},       {"minimax-m2.7", 228689336320u, 11030124544u},
-        {"qwen3-vl-30b-a3b-instruct", 30532122624u, 3353032704u}, {"gemma-2-9b", 9241705984u, 9241705984u},
-        {"qwen2-7b-instruct", 7615616512u, 7615616512u},          {"llama-3-8b-instruct-bnb-4bit", 8030261248u, 8030261248u},
+        {"kimi-k2-instruct", 1026408232448u, 32861500928u},
+        {"minimax-m2.7", 228689336320u, 11030124544u},
+        {"qwen3-vl-30b-a3b-instruct", 30532122624u, 3353032704u},
+        {"gemma-2-9b", 9241705984u, 9241705984u},
+        {"qwen2-7b-instruct", 7615616512u, 7615616512u},
+        {"llama-3-8b-instruct-bnb-4bit", 8030261248u, 8030261248u},
+        // Granite, GraniteMoE, OLMo 2, Falcon3 (Llama) and DBRX (nested fields): derived in test_hf_config_new_families.cpp
+        {"granite-3.3-8b-instruct", 8170864640u, 8170864640u},
+        {"granite-3.1-1b-a400m-instruct", 1334628352u, 428658688u},
+        {"olmo-2-1124-7b-instruct", 7298363392u, 7298363392u},
+        {"falcon3-7b-instruct", 7455550464u, 7455550464u},
+        {"dbrx-instruct", 131596523520u, 36469708800u},
     };
     for (const Row& row : rows) {
         const json doc = run_json({"model", "--hf-config", model_file(row.name), "--phase", "decode", "--batch", "1", "--context",

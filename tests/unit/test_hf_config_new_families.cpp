@@ -1,10 +1,14 @@
 // Real config.json files of families added after the first 27 (tests/data/models/*.src.txt): Kimi K2, MiniMax-M2,
-// Qwen3-VL-MoE, Gemma 2, Qwen2, a bitsandbytes 4-bit checkpoint, diffusers' Wan 2.2, and the hybrids, sparse-attention
-// and MM-DiT models that are refused naming the field. Every expected count is derived by hand in the comments and,
-// where the source lists the checkpoint's tensors, cross-checked against that list.
+// Qwen3-VL-MoE, Gemma 2, Qwen2, a bitsandbytes 4-bit checkpoint, diffusers' Wan 2.2, Granite, GraniteMoE, OLMo 2/3,
+// Falcon3, Seed-OSS, SmolLM3, DBRX, EXAONE 4.0, StableLM, InternLM2, Gemma 1, Ministral 3, and the hybrids,
+// sparse-attention, MM-DiT and other blocks that are refused naming the field. Every expected count is derived by hand in the
+// comments and, where the source lists the checkpoint's tensors, cross-checked against that list.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "bwacct/error.h"
 #include "bwacct/hf_config.h"
@@ -368,4 +372,388 @@ TEST(HfNewFamilies, Ernie45MoeReadsItsOwnExpertKeysAndLayerRange) {
     biased.replace(biased.find(R"("use_bias": false)"), 17, R"("use_bias": true)");
     const std::string bias = error_of(biased);
     EXPECT_NE(bias.find("use_bias"), std::string::npos) << bias;
+}
+
+TEST(HfNewFamilies, Granite33_8bIsLlamasBlockWithItsMultipliersStated) {
+    // Refused before (unsupported architecture GraniteForCausalLM).
+    const TransformerConfig c = hf("granite-3.3-8b-instruct");
+    EXPECT_FALSE(c.moe);
+    EXPECT_TRUE(c.tied_embeddings);
+    EXPECT_FALSE(c.qk_norm);
+    const ParamCount p = param_count(c);
+    // attention 2·4096² + 2·1024·4096 = 41,943,040; MLP 3·4096·12,800 = 157,286,400; norms 8192 → 199,237,632 · 40
+    // = 7,969,505,280 + tied embedding 49,159·4096 (201,355,264) + final norm 4096 = 8,170,864,640 (Hub: 8.17B)
+    EXPECT_EQ(p.attention.value(), 41943040u);
+    EXPECT_EQ(p.total.value(), 8170864640u);
+    EXPECT_TRUE(has_limitation(c, "embedding_multiplier = 12.0, residual_multiplier = 0.22, logits_scaling = 16.0"));
+    // Neutral multipliers are not stated; Granite's attention_bias puts biases on q, k, v and o, mlp_bias is refused.
+    const std::string granite =
+        R"({"architectures": ["GraniteForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 100, "embedding_multiplier": 1.0,
+            "residual_multiplier": 1, "logits_scaling": 1.0)";
+    const TransformerConfig plain = parse_hf_config(granite + "}", "x");
+    EXPECT_TRUE(plain.limitations.empty());
+    const TransformerConfig biased = parse_hf_config(granite + R"(, "attention_bias": true})", "x");
+    EXPECT_TRUE(biased.qkv_bias && biased.o_bias);
+    const std::string mlp = error_of(granite + R"(, "mlp_bias": true})");
+    EXPECT_NE(mlp.find("mlp_bias"), std::string::npos) << mlp;
+}
+
+TEST(HfNewFamilies, GraniteMoe1bA400mCountsItsRouterAndExperts) {
+    const TransformerConfig c = hf("granite-3.1-1b-a400m-instruct");
+    ASSERT_TRUE(c.moe);
+    EXPECT_EQ(c.moe->experts, 32u);
+    EXPECT_EQ(c.moe->top_k, 8u);
+    EXPECT_EQ(c.moe->shared_experts, 0u);
+    EXPECT_EQ(c.moe->dense_layers, 0u);
+    const ParamCount p = param_count(c);
+    // attention 2·1024² + 2·512·1024 = 3,145,728; router 32·1024 = 32,768 (no bias); experts 32 · 3·1024·512
+    // (1,572,864) = 50,331,648; norms 2048 → 53,512,192 · 24 = 1,284,292,608 + tied embedding 49,155·1024 (50,334,720)
+    // + final norm 1024 = 1,334,628,352 (model card: 1.3B total)
+    EXPECT_EQ(p.total.value(), 1334628352u);
+    // active: − 24 · 24 unused experts · 1,572,864 (905,969,664) = 428,658,688 (model card: 400M active)
+    EXPECT_EQ(p.active.value(), 428658688u);
+}
+
+TEST(HfNewFamilies, GraniteMoeSharedReadsItsSharedMlpAsWholeExperts) {
+    const std::string shared =
+        R"({"architectures": ["GraniteMoeSharedForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "intermediate_size": 32, "vocab_size": 100, "num_local_experts": 8,
+            "num_experts_per_tok": 2, "shared_intermediate_size": )";
+    const TransformerConfig c = parse_hf_config(shared + "64}", "x");
+    ASSERT_TRUE(c.moe);
+    EXPECT_EQ(c.moe->shared_experts, 2u);  // GraniteMoeSharedMLP: a gated MLP of 64 = 2 experts of 32
+    const ParamCount p = param_count(c);
+    // per layer: attention 4·64² = 16,384; router 8·64 = 512; experts 8 · 3·64·32 (6144) = 49,152; shared 3·64·64
+    // = 12,288; norms 128 → 78,464 · 2 = 156,928 + embedding and LM head 2·100·64 (12,800) + 64 = 169,792
+    EXPECT_EQ(p.total.value(), 169792u);
+    EXPECT_EQ(parse_hf_config(shared + "0}", "x").moe->shared_experts, 0u);  // 0: no shared MLP
+    const std::string odd = error_of(shared + "48}");
+    EXPECT_NE(odd.find("shared_intermediate_size"), std::string::npos) << odd;
+}
+
+TEST(HfNewFamilies, Olmo2_7bStatesItsWholeQkNormWeights) {
+    const TransformerConfig c = hf("olmo-2-1124-7b-instruct");
+    EXPECT_TRUE(c.qk_norm);
+    EXPECT_FALSE(c.tied_embeddings);
+    EXPECT_EQ(c.kv_heads, 32u);
+    const ParamCount p = param_count(c);
+    // attention 4·4096² = 67,108,864 + per-head q/k norm 2·128 = 67,109,120; MLP 3·4096·11,008 = 135,266,304;
+    // norms 8192 → 202,383,616 · 32 = 6,476,275,712 + embedding and LM head 2·100,352·4096 (822,083,584) + 4096
+    // = 7,298,363,392. The checkpoint's q_norm and k_norm hold 4096 + 4096 weights, not 256: 32·7936 = 253,952 more,
+    // stated: 7,298,617,344 (Hub: 7.3B).
+    EXPECT_EQ(p.attention.value(), 67109120u);
+    EXPECT_EQ(p.total.value(), 7298363392u);
+    EXPECT_TRUE(has_limitation(c, "253952 parameters in all are not counted"));
+}
+
+TEST(HfNewFamilies, Falcon3_7bGivesHeadDimExplicitly) {
+    const TransformerConfig c = hf("falcon3-7b-instruct");
+    EXPECT_EQ(c.head_dim, 256u);
+    const ParamCount p = param_count(c);
+    // attention 2·3072² + 2·1024·3072 = 25,165,824; MLP 3·3072·23,040 = 212,336,640; norms 6144 → 237,508,608 · 28
+    // = 6,650,241,024 + embedding and LM head 2·131,072·3072 (805,306,368) + 3072 = 7,455,550,464 (Hub: 7.46B)
+    EXPECT_EQ(p.total.value(), 7455550464u);
+}
+
+TEST(HfNewFamilies, SeedOss36bHasQkvBiasesAndNoOBias) {
+    // Seed-OSS-36B's fields as a trimmed copy of its config.json gives them (code index; inline, not a byte-exact file).
+    // Refused before (unsupported architecture SeedOssForCausalLM).
+    const std::string seed =
+        R"({"architectures": ["SeedOssForCausalLM"], "model_type": "seed_oss", "attention_bias": true,
+            "attention_out_bias": false, "head_dim": 128, "hidden_size": 5120, "intermediate_size": 27648,
+            "mlp_bias": false, "num_attention_heads": 80, "num_hidden_layers": 64, "num_key_value_heads": 8,
+            "rms_norm_eps": 1e-06, "rope_theta": 10000000.0, "tie_word_embeddings": false, "vocab_size": 155136)";
+    const TransformerConfig c = parse_hf_config(seed + "}", "x");
+    EXPECT_TRUE(c.qkv_bias);
+    EXPECT_FALSE(c.o_bias);
+    const ParamCount p = param_count(c);
+    // attention q 5120·10,240 + k, v 2·5120·1024 + o 10,240·5120 = 115,343,360 + q, k, v biases 10,240 + 2·1024
+    // = 115,355,648; MLP 3·5120·27,648 = 424,673,280; norms 10,240 → 540,039,168 · 64 = 34,562,506,752
+    // + embedding and LM head 2·155,136·5120 (1,588,592,640) + 5120 = 36,151,104,512 (model card: 36B; Hub 36.2B)
+    EXPECT_EQ(p.attention.value(), 115355648u);
+    EXPECT_EQ(p.total.value(), 36151104512u);
+    // SeedOssConfig's defaults: biases on q, k, v unless attention_bias is false; head_dim 128 when left out (stated).
+    const TransformerConfig bare = parse_hf_config(
+        R"({"architectures": ["SeedOssForCausalLM"], "hidden_size": 512, "num_hidden_layers": 2, "num_attention_heads": 8,
+            "intermediate_size": 128, "vocab_size": 100})",
+        "x");
+    EXPECT_TRUE(bare.qkv_bias);
+    EXPECT_EQ(bare.head_dim, 128u);  // not 512 / 8 = 64
+    EXPECT_TRUE(has_limitation(bare, "head_dim = 128 (transformers' SeedOssConfig defaults"));
+}
+
+TEST(HfNewFamilies, SmolLM3IsTiedLlamaWithWindowsOnlyOnItsNoPeLayers) {
+    // SmolLM3-3B's shapes (transformers' SmolLM3Config defaults are its checkpoint's): refused before.
+    const std::string smol =
+        R"({"architectures": ["SmolLM3ForCausalLM"], "model_type": "smollm3", "hidden_size": 2048,
+            "intermediate_size": 11008, "num_hidden_layers": 36, "num_attention_heads": 16, "num_key_value_heads": 4,
+            "vocab_size": 128256, "sliding_window": 4096)";
+    const TransformerConfig c = parse_hf_config(smol + R"(, "use_sliding_window": false})", "x");
+    EXPECT_TRUE(c.tied_embeddings);   // SmolLM3Config: tie_word_embeddings defaults to true
+    EXPECT_EQ(c.sliding_window, 0u);  // use_sliding_window false: no window although sliding_window is given
+    const ParamCount p = param_count(c);
+    // attention 2·2048² + 2·512·2048 = 10,485,760; MLP 3·2048·11,008 = 67,633,152; norms 4096 → 78,123,008 · 36
+    // = 2,812,428,288 + tied embedding 128,256·2048 (262,668,288) + 2048 = 3,075,098,624 (Hub: 3.08B)
+    EXPECT_EQ(p.total.value(), 3075098624u);
+    // use_sliding_window true: the window sits on the NoPE layers, every 4th by default (layers 3, 7, …).
+    const TransformerConfig w = parse_hf_config(smol + R"(, "use_sliding_window": true})", "x");
+    EXPECT_EQ(w.sliding_window, 4096u);
+    ASSERT_EQ(w.local_layers.size(), 36u);
+    EXPECT_FALSE(w.local_layers[0]);
+    EXPECT_TRUE(w.local_layers[3]);
+    EXPECT_TRUE(w.local_layers[35]);
+    const std::string bad = error_of(smol + R"(, "use_sliding_window": true, "no_rope_layers": [1, 0]})");
+    EXPECT_NE(bad.find("no_rope_layers"), std::string::npos) << bad;
+}
+
+TEST(HfNewFamilies, Olmo3WindowsThreeLayersOfFourAndNormsWholeQk) {
+    const std::string olmo3 =
+        R"({"architectures": ["Olmo3ForCausalLM"], "hidden_size": 64, "num_hidden_layers": 8, "num_attention_heads": 4,
+            "intermediate_size": 128, "vocab_size": 100)";
+    // Olmo3Config: sliding_window 4096 when left out (stated), all layers but every 4th local.
+    const TransformerConfig c = parse_hf_config(olmo3 + "}", "x");
+    EXPECT_TRUE(c.qk_norm);
+    EXPECT_EQ(c.sliding_window, 4096u);
+    EXPECT_EQ(c.local_layers, (std::vector<bool>{true, true, true, false, true, true, true, false}));
+    EXPECT_TRUE(has_limitation(c, "sliding_window = 4096 (transformers' Olmo3Config defaults"));
+    // whole-Q/K norms: 8 layers · (64 + 64 − 2·16) = 768 weights stated
+    EXPECT_TRUE(has_limitation(c, "768 parameters in all are not counted"));
+    const TransformerConfig typed = parse_hf_config(
+        olmo3 + R"(, "sliding_window": 512, "layer_types": ["full_attention", "sliding_attention", "full_attention",
+            "sliding_attention", "full_attention", "sliding_attention", "full_attention", "sliding_attention"]})",
+        "x");
+    EXPECT_EQ(typed.sliding_window, 512u);
+    EXPECT_FALSE(typed.local_layers[0]);
+    EXPECT_TRUE(typed.local_layers[1]);
+}
+
+TEST(HfNewFamilies, DbrxNestedFieldsReadAsMixtralsBlock) {
+    // Refused before (unsupported architecture DbrxForCausalLM); its attention and MoE fields sit in attn_config and
+    // ffn_config.
+    const TransformerConfig c = hf("dbrx-instruct");
+    ASSERT_TRUE(c.moe);
+    EXPECT_EQ(c.kv_heads, 8u);
+    EXPECT_EQ(c.moe->experts, 16u);
+    EXPECT_EQ(c.moe->top_k, 4u);
+    EXPECT_EQ(c.moe->expert_ffn, 10752u);
+    EXPECT_FALSE(c.tied_embeddings);
+    const ParamCount p = param_count(c);
+    // attention Wqkv 6144·(6144 + 2·1024) = 50,331,648 + out_proj 6144² = 37,748,736 → 88,080,384; router 16·6144
+    // = 98,304; experts 16 · 3·6144·10,752 (198,180,864) = 3,170,893,824; norms 2·6144 → 3,259,084,800 · 40
+    // = 130,363,392,000 + embedding and LM head 2·100,352·6144 (1,233,125,376) + 6144 = 131,596,523,520
+    // (model card: 132B total)
+    EXPECT_EQ(p.total.value(), 131596523520u);
+    // active: − 40 · 12 unused experts · 198,180,864 (95,126,814,720) = 36,469,708,800 (model card: 36B active)
+    EXPECT_EQ(p.active.value(), 36469708800u);
+    EXPECT_TRUE(has_limitation(c, "attn_config.clip_qkv = 8"));
+    EXPECT_TRUE(has_limitation(c, "LayerNorms have no bias"));
+    // A missing nested field is named with its object; another activation is refused by name.
+    const std::string dbrx =
+        R"({"architectures": ["DbrxForCausalLM"], "d_model": 64, "n_heads": 4, "n_layers": 2, "vocab_size": 100,
+            "attn_config": {"kv_n_heads": 2}, "ffn_config": {"ffn_hidden_size": 32, "moe_top_k": 2)";
+    const std::string missing = error_of(dbrx + "}}");
+    EXPECT_NE(missing.find("ffn_config"), std::string::npos) << missing;
+    EXPECT_NE(missing.find("moe_num_experts"), std::string::npos) << missing;
+    EXPECT_EQ(error_of(dbrx + R"(, "moe_num_experts": 4, "ffn_act_fn": {"name": "silu"}}})"), "");
+    const std::string gelu = error_of(dbrx + R"(, "moe_num_experts": 4, "ffn_act_fn": {"name": "gelu"}}})");
+    EXPECT_NE(gelu.find("hidden_act"), std::string::npos) << gelu;
+    const std::string flat =
+        error_of(R"({"architectures": ["DbrxForCausalLM"], "d_model": 64, "n_heads": 4, "n_layers": 2, "vocab_size": 100})");
+    EXPECT_NE(flat.find("attn_config"), std::string::npos) << flat;
+}
+
+TEST(HfNewFamilies, Exaone4HasPerHeadQkNormsAndItsWindowPattern) {
+    const std::string exaone =
+        R"({"architectures": ["Exaone4ForCausalLM"], "hidden_size": 64, "num_hidden_layers": 8, "num_attention_heads": 4,
+            "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 100)";
+    // Exaone4Config: sliding_window 4096 when left out (stated), local on all layers but every 4th.
+    const TransformerConfig c = parse_hf_config(exaone + "}", "x");
+    EXPECT_TRUE(c.qk_norm);
+    EXPECT_FALSE(c.qkv_bias);
+    EXPECT_EQ(c.sliding_window, 4096u);
+    EXPECT_EQ(c.local_layers, (std::vector<bool>{true, true, true, false, true, true, true, false}));
+    const ParamCount p = param_count(c);
+    // per layer: q, o 2·64² = 8192 + k, v 2·32·64 = 4096 + per-head q/k norms 2·16 = 32 (exact: Exaone4's q_norm and
+    // k_norm have head_dim weights); MLP 3·64·128 = 24,576; norms 128 → 37,024 · 8 = 296,192 + 2·100·64 + 64 = 309,056
+    EXPECT_EQ(p.total.value(), 309056u);
+    // A null window: none. "LLLG" without layer_types: refused (transformers' config cannot expand it either).
+    EXPECT_EQ(parse_hf_config(exaone + R"(, "sliding_window": null})", "x").sliding_window, 0u);
+    const std::string lllg = error_of(exaone + R"(, "sliding_window": 4096, "sliding_window_pattern": "LLLG"})");
+    EXPECT_NE(lllg.find("sliding_window_pattern"), std::string::npos) << lllg;
+    const TransformerConfig typed = parse_hf_config(
+        exaone + R"(, "sliding_window": 4096, "sliding_window_pattern": "LLLG", "layer_types": ["sliding_attention",
+            "sliding_attention", "sliding_attention", "full_attention", "sliding_attention", "sliding_attention",
+            "sliding_attention", "full_attention"]})",
+        "x");
+    EXPECT_TRUE(typed.local_layers[0]);
+    EXPECT_FALSE(typed.local_layers[3]);
+}
+
+TEST(HfNewFamilies, StableLm2HasLayerNormsAndQkvBiasesAndRefusesItsParallelBlock) {
+    // StableLM 2 1.6B's shapes (stabilityai/stablelm-2-1_6b: hidden 2048, 24 layers, 32 heads, MLP 5632, vocab 100,352,
+    // use_qkv_bias, sequential block); inline, not a byte-exact file. Refused before (unsupported architecture).
+    const std::string stablelm =
+        R"({"architectures": ["StableLmForCausalLM"], "hidden_act": "silu", "hidden_size": 2048, "intermediate_size": 5632,
+            "layer_norm_eps": 1e-05, "num_attention_heads": 32, "num_hidden_layers": 24, "num_key_value_heads": 32,
+            "partial_rotary_factor": 0.25, "tie_word_embeddings": false, "use_qkv_bias": true, "vocab_size": 100352)";
+    const TransformerConfig c = parse_hf_config(stablelm + R"(, "use_parallel_residual": false, "qk_layernorm": false})", "x");
+    EXPECT_EQ(c.norm, NormKind::layernorm);
+    EXPECT_TRUE(c.qkv_bias);
+    EXPECT_FALSE(c.o_bias);
+    const ParamCount p = param_count(c);
+    // attention 4·2048² = 16,777,216 + q, k, v biases 3·2048 = 16,783,360; MLP 3·2048·5632 = 34,603,008; two LayerNorms
+    // 4·2048 = 8192 → 51,394,560 · 24 = 1,233,469,440 + embedding and LM head 2·100,352·2048 (411,041,792) + final
+    // LayerNorm 4096 = 1,644,515,328 (model card: 1.6B; Hub 1.64B)
+    EXPECT_EQ(p.total.value(), 1644515328u);
+    const std::string parallel = error_of(stablelm + R"(, "use_parallel_residual": true})");
+    EXPECT_NE(parallel.find("use_parallel_residual"), std::string::npos) << parallel;
+    const std::string qk = error_of(stablelm + R"(, "qk_layernorm": true})");
+    EXPECT_NE(qk.find("qk_layernorm"), std::string::npos) << qk;
+}
+
+TEST(HfNewFamilies, InternLM2ReadsItsBiasFlagAndRefusesItsAbsence) {
+    // InternLM2-7B's shapes (hidden 4096, 32 layers, 32 query / 8 KV heads, MLP 14,336, vocab 92,544, "bias": false);
+    // inline, not a byte-exact file. Refused before (unsupported architecture).
+    const std::string internlm =
+        R"({"architectures": ["InternLM2ForCausalLM"], "hidden_act": "silu", "hidden_size": 4096, "intermediate_size": 14336,
+            "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "rms_norm_eps": 1e-05,
+            "tie_word_embeddings": false, "vocab_size": 92544)";
+    const TransformerConfig c = parse_hf_config(internlm + R"(, "bias": false})", "x");
+    EXPECT_FALSE(c.qkv_bias || c.o_bias);
+    const ParamCount p = param_count(c);
+    // attention 2·4096² + 2·1024·4096 = 41,943,040; MLP 3·4096·14,336 = 176,160,768; norms 8192 → 218,112,000 · 32
+    // = 6,979,584,000 + embedding and LM head 2·92,544·4096 (758,120,448) + 4096 = 7,737,708,544 (Hub: 7.74B)
+    EXPECT_EQ(p.total.value(), 7737708544u);
+    const TransformerConfig biased = parse_hf_config(internlm + R"(, "bias": true})", "x");
+    EXPECT_TRUE(biased.qkv_bias && biased.o_bias);
+    // + 32 · ((32 + 16)·128 + 4096) = 32 · 10,240 = 327,680
+    EXPECT_EQ(param_count(biased).total.value(), 7737708544u + 327680u);
+    const std::string missing = error_of(internlm + "}");
+    EXPECT_NE(missing.find("\"bias\""), std::string::npos) << missing;
+}
+
+TEST(HfNewFamilies, AWindowIsAppliedOnlyWhereTheReferenceAttentionHasOne) {
+    // LlamaAttention (and Granite, OLMo 2, Seed-OSS, StableLM, InternLM2 built like it) passes no sliding_window and
+    // masks causally: a sliding_window in a LlamaForCausalLM file is stated, not applied (it was applied to every
+    // layer, as Mistral's is). MistralForCausalLM keeps it.
+    const std::string fields = R"("hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+        "intermediate_size": 128, "vocab_size": 100, "sliding_window": 4096})";
+    const TransformerConfig llama = parse_hf_config(R"({"architectures": ["LlamaForCausalLM"], )" + fields, "x");
+    EXPECT_EQ(llama.sliding_window, 0u);
+    EXPECT_TRUE(has_limitation(llama, "sliding_window = 4096 is not applied: LlamaForCausalLM's attention"));
+    const TransformerConfig olmo2 = parse_hf_config(R"({"architectures": ["Olmo2ForCausalLM"], )" + fields, "x");
+    EXPECT_EQ(olmo2.sliding_window, 0u);
+    const TransformerConfig mistral = parse_hf_config(R"({"architectures": ["MistralForCausalLM"], )" + fields, "x");
+    EXPECT_EQ(mistral.sliding_window, 4096u);
+    EXPECT_TRUE(mistral.local_layers.empty());  // every layer
+}
+
+TEST(HfNewFamilies, Gemma1IsGeluGatedAndTiedWithTwoNormsPerBlock) {
+    // Gemma 7B's shapes (google/gemma-7b: hidden 3072, 28 layers, 16 heads of 256, MLP 24,576, vocab 256,000); inline,
+    // not a byte-exact file. Refused before (unsupported architecture GemmaForCausalLM).
+    const std::string gemma =
+        R"({"architectures": ["GemmaForCausalLM"], "head_dim": 256, "hidden_size": 3072, "intermediate_size": 24576,
+            "num_attention_heads": 16, "num_hidden_layers": 28, "num_key_value_heads": 16, "vocab_size": 256000, )";
+    const TransformerConfig c = parse_hf_config(gemma + R"("hidden_activation": "gelu_pytorch_tanh"})", "x");
+    EXPECT_TRUE(c.gelu_gate);
+    EXPECT_TRUE(c.tied_embeddings);
+    EXPECT_EQ(c.block_norms, 2u);
+    EXPECT_FALSE(c.qk_norm);
+    EXPECT_TRUE(c.limitations.empty());
+    const ParamCount p = param_count(c);
+    // attention 4 · 3072·4096 = 50,331,648; MLP 3·3072·24,576 = 226,492,416; norms 6144 → 276,830,208 · 28
+    // = 7,751,245,824 + tied embedding 256,000·3072 (786,432,000) + 3072 = 8,537,680,896 (Gemma 7B: 8.54B)
+    EXPECT_EQ(p.total.value(), 8537680896u);
+    // Its first file said "hidden_act": "gelu" (erf): costed as the tanh form, stated; another activation is refused.
+    const TransformerConfig erf = parse_hf_config(gemma + R"("hidden_act": "gelu"})", "x");
+    EXPECT_TRUE(has_limitation(erf, "hidden_act = \"gelu\" (the exact, erf form)"));
+    const std::string relu = error_of(gemma + R"("hidden_act": "relu"})");
+    EXPECT_NE(relu.find("hidden_act"), std::string::npos) << relu;
+}
+
+TEST(HfNewFamilies, Ministral3TextConfigIsMistralWithItsQScaleStated) {
+    // Ministral 3's wrapper: Mistral3ForConditionalGeneration whose text_config has model_type "ministral3" (refused
+    // before: "expected mistral"). Its language model is Mistral's; the Q scale by position is stated.
+    const std::string text = R"("hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "head_dim": 32, "intermediate_size": 128, "vocab_size": 100, "sliding_window": null,
+        "rope_parameters": {"rope_type": "yarn", "llama_4_scaling_beta": 0.1, "original_max_position_embeddings": 16384})";
+    const TransformerConfig c = parse_hf_config(
+        R"({"architectures": ["Mistral3ForConditionalGeneration"], "text_config": {"model_type": "ministral3", )" + text + "}}",
+        "x");
+    const TransformerConfig mistral = parse_hf_config(R"({"architectures": ["MistralForCausalLM"], )" + text + "}", "x");
+    // per layer: q, o 2·64·128 = 16,384 + k, v 2·64·64 = 8192; MLP 3·64·128 = 24,576; norms 128 → 49,280 · 2 = 98,560
+    // + untied 2·100·64 (12,800) + 64 = 111,424, as Mistral's
+    EXPECT_EQ(param_count(c).total.value(), 111424u);
+    EXPECT_EQ(param_count(mistral).total.value(), 111424u);
+    EXPECT_TRUE(has_limitation(c, "llama_4_scaling_beta = 0.1"));
+    EXPECT_TRUE(has_limitation(c, "read as Ministral3ForCausalLM"));
+    // Another text model type is still refused by name.
+    const std::string other = error_of(
+        R"({"architectures": ["Mistral3ForConditionalGeneration"], "text_config": {"model_type": "llama", )" + text + "}}");
+    EXPECT_NE(other.find("text_config.model_type"), std::string::npos) << other;
+}
+
+TEST(HfNewFamilies, BlocksTheEngineDoesNotDescribeAreRefusedNamingTheField) {
+    // Refused before as an unsupported architecture with the supported list only; now with the deciding field and why.
+    const std::pair<const char*, const char*> cases[] = {
+        {"GPTNeoXForCausalLM", "use_parallel_residual"},
+        {"FalconForCausalLM", "parallel_attn"},
+        {"Starcoder2ForCausalLM", "use_bias"},
+        {"HunYuanMoEV1ForCausalLM", "moe_intermediate_size"},
+        {"Gemma3nForConditionalGeneration", "altup_num_inputs"},
+    };
+    for (const auto& [cls, field] : cases) {
+        const std::string e = error_of(fmt::format(
+            R"({{"architectures": ["{}"], "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4}})", cls));
+        EXPECT_NE(e.find(field), std::string::npos) << cls << ": " << e;
+        EXPECT_NE(e.find("not modelled"), std::string::npos) << cls << ": " << e;
+        EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+    }
+}
+
+TEST(HfNewFamilies, Glm4DenseHasQkvBiasesNoOBiasAndFourNormsPerBlock) {
+    // GLM-4-9B-0414's shapes (transformers' Glm4Config defaults are its checkpoint's: hidden 4096, 40 layers, 32 query /
+    // 2 KV heads of 128, MLP 13,696, vocab 151,552, attention_bias); refused before (unsupported architecture).
+    const std::string fields = R"("hidden_size": 4096, "num_hidden_layers": 40, "num_attention_heads": 32,
+        "num_key_value_heads": 2, "head_dim": 128, "intermediate_size": 13696, "vocab_size": 151552,
+        "attention_bias": true, "partial_rotary_factor": 0.5, "tie_word_embeddings": false})";
+    const TransformerConfig c = parse_hf_config(R"({"architectures": ["Glm4ForCausalLM"], )" + fields, "x");
+    EXPECT_TRUE(c.qkv_bias);
+    EXPECT_FALSE(c.o_bias);
+    EXPECT_EQ(c.block_norms, 4u);
+    // attention 2·4096² + 2·256·4096 = 35,651,584 + q, k, v biases 4096 + 2·256 = 35,656,192; MLP 3·4096·13,696
+    // = 168,296,448; four norms 16,384 → 203,969,024 · 40 = 8,158,760,960 + embedding and LM head 2·151,552·4096
+    // (1,241,513,984) + 4096 = 9,400,279,040 (Hub: 9.4B)
+    EXPECT_EQ(param_count(c).total.value(), 9400279040u);
+    // GlmForCausalLM (glm-4-9b-chat-hf): the same block with two norms: − 40 · 8192 = 9,399,951,360
+    const TransformerConfig glm = parse_hf_config(R"({"architectures": ["GlmForCausalLM"], )" + fields, "x");
+    EXPECT_EQ(glm.block_norms, 2u);
+    EXPECT_EQ(param_count(glm).total.value(), 9399951360u);
+    // GlmConfig's defaults when left out: head_dim 128, attention_bias true (stated).
+    const TransformerConfig bare = parse_hf_config(
+        R"({"architectures": ["GlmForCausalLM"], "hidden_size": 512, "num_hidden_layers": 2, "num_attention_heads": 8,
+            "intermediate_size": 128, "vocab_size": 100})",
+        "x");
+    EXPECT_EQ(bare.head_dim, 128u);
+    EXPECT_TRUE(bare.qkv_bias);
+    EXPECT_TRUE(has_limitation(bare, "transformers' GlmConfig defaults"));
+}
+
+TEST(HfNewFamilies, Qwen2VlReadsItsTopLevelLanguageModelAsQwen2) {
+    // Qwen2-VL-7B-Instruct's language-model fields at the top level (as Qwen2.5-VL's before transformers 4.53); inline,
+    // not a byte-exact file. Refused before (unsupported architecture).
+    const TransformerConfig c = parse_hf_config(
+        R"({"architectures": ["Qwen2VLForConditionalGeneration"], "model_type": "qwen2_vl", "hidden_act": "silu",
+            "hidden_size": 3584, "intermediate_size": 18944, "num_attention_heads": 28, "num_hidden_layers": 28,
+            "num_key_value_heads": 4, "vocab_size": 152064, "tie_word_embeddings": false, "sliding_window": 32768,
+            "use_sliding_window": false, "max_window_layers": 28,
+            "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}, "vision_config": {"depth": 32}})",
+        "x");
+    EXPECT_TRUE(c.qkv_bias);
+    EXPECT_EQ(c.sliding_window, 0u);
+    EXPECT_TRUE(has_limitation(c, "vision tower"));
+    // Qwen2-7B's language model: 7,615,616,512 (as qwen2-7b-instruct's tensor list; the card's 8.29B adds the vision
+    // tower, not counted)
+    EXPECT_EQ(param_count(c).total.value(), 7615616512u);
 }
