@@ -46,8 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
               "two reads counted other ops or events");
         bwacct::kineto::drop_idle_ops(two);
         // At most the same ops: drop_idle_ops also keeps an op that holds only the start of an op kept by
-        // its id, which the second read cannot know of; such an op overlaps without nesting, is no op's
-        // parent and holds no launch, so the links and the summary are the same.
+        // its id, which the second read cannot know of; such an op holds no launch, so it is no launch's op
+        // and no linked op's ancestor, and the links and the summary are the same.
         check(two.ops.size() <= kept.ops.size() && two.names == kept.names && two.threads == kept.threads,
               "two reads kept other ops");
         const bwacct::kineto::Summary w = bwacct::kineto::summarize(two);

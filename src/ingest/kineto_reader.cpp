@@ -138,46 +138,45 @@ enum class Kind { none, activity, op, launch };
 // The reads of a document: one (Pass::all), or two over the same bytes (Pass::plan, then Pass::ops).
 enum class Pass { all, plan, ops };
 
-// Which CPU ops the second read keeps: drop_idle_ops's rule, from what the first read kept (docs/ingest.md,
-// "Performance"): an op whose External id a launch or an activity carries, or that holds in time a launch
-// record of its thread. Made only when every External id an activity carries is also a launch's: an
-// activity without its launch record may be charged by id to an op that holds no launch, whose
-// enclosing ops the costing climbs to, and those are known only once every op has been read.
+// Which CPU ops the second read keeps (docs/ingest.md, "Performance"): an op whose External id a kept
+// launch carries, or that holds in time the start of a kept launch of any thread. drop_idle_ops, run after,
+// keeps of these the ops its own rule holds; what that rule keeps and this one does not (an op holding only
+// the start of an op kept by id) holds no launch, so it is no launch's op and no linked op's ancestor: the
+// links and costs are the same. Any thread, not only the op's own: an op linked by id holds its activity's
+// launch in time (kineto_link.cpp), wherever the launch was recorded, and so do the ops enclosing it. Made
+// only when every External id an activity carries is also a launch's: an activity without its launch record
+// may be charged by id to an op that holds no launch, whose enclosing ops the costing climbs to, and those
+// are known only once every op has been read.
 class OpFilter {
 public:
     static std::optional<OpFilter> of(const Trace& t) {
         OpFilter f;
         f.ids_.reserve(t.launches.size());
+        f.launch_ts_.reserve(t.launches.size());
         for (const Launch& l : t.launches) {
             if (l.external_id >= 0)
                 f.ids_.push_back(l.external_id);
-            if (f.launch_ts_.size() <= l.thread)
-                f.launch_ts_.resize(std::size_t{l.thread} + 1);
-            f.launch_ts_[l.thread].push_back(l.ts);
+            f.launch_ts_.push_back(l.ts);
         }
         std::sort(f.ids_.begin(), f.ids_.end());
         f.ids_.erase(std::unique(f.ids_.begin(), f.ids_.end()), f.ids_.end());
         for (const GpuActivity& a : t.activities)
             if (a.external_id >= 0 && !std::binary_search(f.ids_.begin(), f.ids_.end(), a.external_id))
                 return std::nullopt;
-        for (std::vector<double>& ts : f.launch_ts_)
-            std::sort(ts.begin(), ts.end());
+        std::sort(f.launch_ts_.begin(), f.launch_ts_.end());
         return f;
     }
     // The linking's containment test, bounds included (kineto_link.cpp).
-    bool holds(std::uint32_t thread, double ts, double dur, std::int64_t external_id) const {
+    bool holds(double ts, double dur, std::int64_t external_id) const {
         if (external_id >= 0 && std::binary_search(ids_.begin(), ids_.end(), external_id))
             return true;
-        if (thread >= launch_ts_.size())
-            return false;
-        const std::vector<double>& l = launch_ts_[thread];
-        const auto first = std::lower_bound(l.begin(), l.end(), ts);
-        return first != l.end() && *first <= ts + dur;
+        const auto first = std::lower_bound(launch_ts_.begin(), launch_ts_.end(), ts);
+        return first != launch_ts_.end() && *first <= ts + dur;
     }
 
 private:
-    std::vector<std::int64_t> ids_;               // External ids the launches carry, sorted
-    std::vector<std::vector<double>> launch_ts_;  // per thread, the launches' starts, sorted
+    std::vector<std::int64_t> ids_;  // External ids the launches carry, sorted
+    std::vector<double> launch_ts_;  // the launches' starts, every thread, sorted
 };
 Kind kind_of(std::string_view c) {
     if (c == "kernel" || c == "gpu_memcpy" || c == "gpu_memset" || c == "Kernel" || c == "Memcpy" || c == "Memset")
@@ -208,6 +207,7 @@ public:
     Reader(Trace& t, const std::string& origin) : t_(t), origin_(origin) {}
 
     bool saw_events = false;
+    std::uint64_t work_calls = 0;  // runtime calls that queue GPU work (launches, memcpys, memsets)
 
     // One read of the document. Pass::all keeps every event; Pass::plan keeps all but the CPU ops (it
     // counts them and marks which events are ops); Pass::ops, over the same bytes again, parses only
@@ -491,7 +491,7 @@ private:
                 }
                 break;
             case Kind::launch:
-                launch(ts, dur);
+                launch(name, ts, dur);
                 break;
             case Kind::none:
                 break;
@@ -686,7 +686,7 @@ private:
                 for (const dom::key_value_pair f : args)
                     if (is_external_id_key(f.key))
                         o.external_id = read_id(f.value).value_or(o.external_id);
-            if (!keep_->holds(o.thread, ts, dur, o.external_id))
+            if (!keep_->holds(ts, dur, o.external_id))
                 return;
             o.external_id = -1;  // read again below, in the same order
         }
@@ -706,7 +706,12 @@ private:
         t_.ops.push_back(std::move(o));
     }
 
-    void launch(double ts, double dur) {
+    void launch(std::string_view name, double ts, double dur) {
+        // A call that queues GPU work: cudaLaunchKernel, cuLaunchKernel, hipExtModuleLaunchKernel,
+        // cudaGraphLaunch, cudaMemcpyAsync, hipMemsetAsync, ... (the refusal of a trace without activities).
+        if (name.find("Launch") != std::string_view::npos || name.find("Memcpy") != std::string_view::npos ||
+            name.find("Memset") != std::string_view::npos)
+            ++work_calls;
         Launch l;
         l.thread = thread_id();
         l.ts = ts;
@@ -776,19 +781,33 @@ Trace parse(const std::function<JsonElements::Read()>& open, const std::string& 
     if (!r.saw_events)
         throw InputError(origin, fmt::format("no \"traceEvents\" array: {}", kExpected));
     if (t.activities.empty()) {
-        // A run on a GPU profiled without the GPU activities (activities=[ProfilerActivity.CPU] only): its
-        // runtime calls and its deviceProperties are there, not the kernels. Say so, and how to profile them.
-        std::string used;
-        if (!t.launches.empty())
-            used = fmt::format("{} GPU runtime calls", t.launches.size());
-        if (!t.devices.empty())
-            used += fmt::format("{}deviceProperties names '{}'", used.empty() ? "" : ", ", t.devices.front().name);
-        const std::string what = used.empty() ? std::string("expected a trace of a GPU run")
-                                              : fmt::format("a GPU was present ({}) but no GPU activity was recorded", used);
+        // No kernel, memcpy or memset. Runtime calls are CUPTI's, recorded only with the CUDA activity on:
+        // without any, the GPU activity was not profiled (activities=[ProfilerActivity.CPU] only); with
+        // some but none that launches work, the window ran no GPU work; with launches, their activity
+        // records were lost. Say which, what the trace shows of the GPU, and what to change.
+        const std::string gpu =
+            t.devices.empty() ? std::string() : fmt::format("deviceProperties names '{}'", t.devices.front().name);
+        std::string what, fix;
+        if (t.launches.empty()) {
+            what = gpu.empty() ? std::string("expected a trace of a GPU run")
+                               : fmt::format("a GPU was present ({}) but no GPU activity was recorded", gpu);
+            fix = "profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]";
+        } else if (r.work_calls == 0) {
+            what = fmt::format(
+                "a GPU was present ({} GPU runtime calls, none launching a kernel, memcpy or memset{}{}) and "
+                "profiled, but the window ran no GPU work",
+                t.launches.size(), gpu.empty() ? "" : "; ", gpu);
+            fix = "profile steps that run on the GPU (torch.profiler.schedule: active steps after wait and warmup)";
+        } else {
+            what = fmt::format(
+                "a GPU was present ({} GPU runtime calls, {} of them launches, memcpys or memsets{}{}) but no GPU "
+                "activity was recorded: the activity records were lost (a full CUPTI buffer) or cut from the file",
+                t.launches.size(), r.work_calls, gpu.empty() ? "" : "; ", gpu);
+            fix = "profile fewer steps, and keep the whole file";
+        }
         throw InputError(origin, fmt::format("{} trace events but no GPU kernel, memcpy or memset (cat \"kernel\", "
-                                             "\"gpu_memcpy\", \"gpu_memset\"): {}; profile with "
-                                             "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]",
-                                             t.events, what));
+                                             "\"gpu_memcpy\", \"gpu_memset\"): {}; {}",
+                                             t.events, what, fix));
     }
     if (passes == ReadPasses::two) {
         drop_idle_calls(t);

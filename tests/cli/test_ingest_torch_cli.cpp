@@ -197,12 +197,14 @@ TEST(IngestTorchCli, EagerAttentionGroupedBesideTheKernels) {
 TEST(IngestTorchCli, TraceWithoutGpuActivityNamesTheGpuAndTheProfilerSetting) {
     auto corpus = [](const std::string& name) { return std::string(BWACCT_TEST_DATA) + "/corpus/torch-trace/" + name; };
     const std::string fix = "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]";
-    // Seven cuda_runtime calls and an A100 in deviceProperties, no kernel.
+    // Seven cuda_runtime calls (cudaGetDeviceCount, cudaStreamIsCapturing, cudaDeviceSynchronize, ...: none
+    // queues work) and an A100 in deviceProperties, no kernel: the CUDA activity was on (runtime calls are
+    // CUPTI's), the window ran no GPU work.
     const std::string runtime = corpus("particle_transformer_a100_pcie_40gb_runtime_calls_no_gpu_activity.json");
     expect_bad_input({"ingest", "torch-trace", runtime},
-                     "a GPU was present (7 GPU runtime calls, deviceProperties names "
-                     "'NVIDIA A100-PCIE-40GB') but no GPU activity was recorded");
-    expect_bad_input({"ingest", "torch-trace", runtime, "--gpu", "a100-sxm-40gb"}, fix);
+                     "a GPU was present (7 GPU runtime calls, none launching a kernel, memcpy or memset; "
+                     "deviceProperties names 'NVIDIA A100-PCIE-40GB') and profiled, but the window ran no GPU work");
+    expect_bad_input({"ingest", "torch-trace", runtime, "--gpu", "a100-sxm-40gb"}, "profile steps that run on the GPU");
     // CPU activity only on a machine with an RTX 4080 SUPER: no runtime call, the GPU in deviceProperties.
     expect_bad_input({"ingest", "torch-trace", corpus("cuda_guide_rtx4080_super_cpu_activity_only.json")},
                      "a GPU was present (deviceProperties names 'NVIDIA GeForce RTX 4080 SUPER')");

@@ -542,4 +542,15 @@ TEST(KinetoReader, TwoReadsKeepEveryOpWhenAnActivitysIdHasNoLaunch) {
     EXPECT_EQ(s.groups[0].what.cost.flops, 8192u);
 }
 
+// A trace whose runtime calls launch work but which holds no activity: the records were lost, not
+// unprofiled (runtime calls exist only with the CUDA activity on). One cudaLaunchKernel of two calls.
+TEST(KinetoReader, LaunchesWithoutActivitiesSayTheRecordsWereLost) {
+    const std::string text = R"({"traceEvents":[
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":2,"args":{"correlation":5}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaGetDevice","pid":1,"tid":1,"ts":20,"dur":1,"args":{"correlation":6}}]})";
+    const std::string why = error_of([&] { (void)parse_kineto(text, "lost.json"); });
+    EXPECT_NE(why.find("(2 GPU runtime calls, 1 of them launches, memcpys or memsets)"), std::string::npos) << why;
+    EXPECT_NE(why.find("the activity records were lost"), std::string::npos) << why;
+}
+
 }  // namespace
