@@ -10,6 +10,7 @@
 #include "bwacct/error.h"
 #include "bwacct/ingest_nsight.h"
 #include "csv.h"
+#include "nsys_parts.h"
 
 namespace bwacct {
 namespace {
@@ -18,10 +19,18 @@ using ingest::dash_spans;
 using ingest::parse_csv;
 using ingest::parse_number_text;
 using ingest::split_lines;
+using nsys_parts::blank;
+using nsys_parts::elision_warning;
+using nsys_parts::in_us;
+using nsys_parts::is_elision;
+using nsys_parts::is_fence;
+using nsys_parts::trim;
+using nsys_parts::unit_to_us;
 
 constexpr const char* kExpected =
     "expected `nsys stats --report cuda_gpu_kern_sum` output (CSV or text) with columns Time (%), Total Time, "
-    "Instances, ..., Name, or a GPU trace (--report cuda_gpu_trace) with columns Start, Duration, ..., GrdX, ..., Name";
+    "Instances, ..., Name, a GPU trace (--report cuda_gpu_trace) with columns Start, Duration, ..., GrdX, ..., Name, or "
+    "nvprof's summary (Type, Time(%), Time, Calls, Avg, Min, Max, Name)";
 
 enum class Col { pct, total, instances, avg, med, min, max, stddev, name, unknown };
 
@@ -30,33 +39,12 @@ struct HeaderColumn {
     double to_us = 1e-3;  // unit of the header, ns unless it says otherwise
 };
 
-// A time in the file's unit as microseconds, rounded to 10^-6 us (a picosecond, far below
-// the nanosecond nsys prints): 72,047.7 ns is 72.0477 us, not the 72.04769999999999 of a bare product.
-double in_us(double value, double to_us) {
-    const double us = value * to_us;
-    return std::abs(us) < 9e9 ? std::round(us * 1e6) / 1e6 : us;
-}
-
 std::string squeeze_lower(const std::string& s) {
     std::string out;
     for (const char c : s)
         if (!std::isspace(static_cast<unsigned char>(c)))
             out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return out;
-}
-
-// A header's time unit as a factor to microseconds: none (nsys's default) and "ns" 1e-3, "us" 1, "ms" 1e3,
-// "s" 1e6; nullopt for another unit.
-std::optional<double> unit_to_us(const std::string& unit) {
-    if (unit.empty() || unit == "ns" || unit == "nsec")
-        return 1e-3;
-    if (unit == "us" || unit == "\xc2\xb5s" || unit == "usec")
-        return 1;
-    if (unit == "ms" || unit == "msec")
-        return 1e3;
-    if (unit == "s" || unit == "sec")
-        return 1e6;
-    return std::nullopt;
 }
 
 // "Total Time (ns)" -> {total, 1e-3}; "Avg (us)" -> {avg, 1}; "Name" -> {name}.
@@ -102,52 +90,6 @@ HeaderColumn classify_header(const std::string& header, const std::string& origi
 bool is_kern_sum_header(const std::string& line) {
     return line.find("Total Time") != std::string::npos && line.find("Instances") != std::string::npos &&
            line.find("Name") != std::string::npos;
-}
-
-bool blank(const std::string& s) {
-    return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); });
-}
-
-// A markdown code fence ("```", "~~~"): a table pasted into a README or an issue ends there.
-bool is_fence(const std::string& line) {
-    const std::size_t a = line.find_first_not_of(" \t");
-    return a != std::string::npos && (line.compare(a, 3, "```") == 0 || line.compare(a, 3, "~~~") == 0);
-}
-
-// A line standing for rows left out of a pasted table ("...", "   ....", "…", "| ... | ... |"): nothing
-// but dots, ellipses (U+2026 "…", U+22EE "⋮"), blanks and '|', with at least three dots or one ellipsis.
-bool is_elision(const std::string& line) {
-    std::size_t dots = 0, ellipses = 0;
-    for (std::size_t i = 0; i < line.size();) {
-        const char c = line[i];
-        if (c == ' ' || c == '\t' || c == '|' || c == '\r') {
-            ++i;
-        } else if (c == '.') {
-            ++dots;
-            ++i;
-        } else if (line.compare(i, 3, "\xe2\x80\xa6") == 0 || line.compare(i, 3, "\xe2\x8b\xae") == 0) {
-            ++ellipses;
-            i += 3;
-        } else {
-            return false;
-        }
-    }
-    return dots >= 3 || ellipses >= 1;
-}
-
-std::string trim(const std::string& s) {
-    const std::size_t a = s.find_first_not_of(" \t");
-    if (a == std::string::npos)
-        return "";
-    return s.substr(a, s.find_last_not_of(" \t") - a + 1);
-}
-
-// The warning for a table that a paste cut short with an elision line.
-std::string elision_warning(std::size_t header_line, std::size_t line, const std::string& text, std::size_t rows) {
-    return fmt::format(
-        "the kernel table at line {} is cut at line {} ('{}'): whoever pasted it left rows out; the {} row{} shown "
-        "are read, so the totals, shares and categories cover those rows only",
-        header_line, line, trim(text), rows, rows == 1 ? "" : "s");
 }
 
 // A table whose cells are separated by '|': `nsys stats --format table` ("| Time (%) | ... |" between
@@ -565,10 +507,81 @@ std::string no_table_message(const std::vector<std::string>& lines) {
         if (l.find("SKIPPED:") != std::string::npos && l.find("CUDA kernel data") != std::string::npos)
             return fmt::format("nsys skipped the kernel summary ('{}'): the profile holds no CUDA kernels; {}", trim(l),
                                kExpected);
+    // nvprof's own words for a run without kernels (under "Profiling result:").
+    for (const std::string& l : lines)
+        if (trim(l) == "No kernels were profiled.")
+            return fmt::format("nvprof profiled no kernel ('{}'); {}", trim(l), kExpected);
     return fmt::format("no kernel summary table found; {}", kExpected);
 }
 
 }  // namespace
+
+// A time in the file's unit as microseconds, rounded to 10^-6 us (a picosecond, far below
+// the nanosecond nsys prints): 72,047.7 ns is 72.0477 us, not the 72.04769999999999 of a bare product.
+double nsys_parts::in_us(double value, double to_us) {
+    const double us = value * to_us;
+    return std::abs(us) < 9e9 ? std::round(us * 1e6) / 1e6 : us;
+}
+
+// A header's time unit as a factor to microseconds: none (nsys's default) and "ns" 1e-3, "us" 1, "ms" 1e3,
+// "s" 1e6; nullopt for another unit.
+std::optional<double> nsys_parts::unit_to_us(const std::string& unit) {
+    if (unit.empty() || unit == "ns" || unit == "nsec")
+        return 1e-3;
+    if (unit == "us" || unit == "\xc2\xb5s" || unit == "usec")
+        return 1;
+    if (unit == "ms" || unit == "msec")
+        return 1e3;
+    if (unit == "s" || unit == "sec")
+        return 1e6;
+    return std::nullopt;
+}
+
+std::string nsys_parts::trim(const std::string& s) {
+    const std::size_t a = s.find_first_not_of(" \t");
+    if (a == std::string::npos)
+        return "";
+    return s.substr(a, s.find_last_not_of(" \t") - a + 1);
+}
+
+bool nsys_parts::blank(const std::string& s) {
+    return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); });
+}
+
+// A markdown code fence ("```", "~~~"): a table pasted into a README or an issue ends there.
+bool nsys_parts::is_fence(const std::string& line) {
+    const std::size_t a = line.find_first_not_of(" \t");
+    return a != std::string::npos && (line.compare(a, 3, "```") == 0 || line.compare(a, 3, "~~~") == 0);
+}
+
+// A line standing for rows left out of a pasted table ("...", "   ....", "…", "| ... | ... |"): nothing
+// but dots, ellipses (U+2026 "…", U+22EE "⋮"), blanks and '|', with at least three dots or one ellipsis.
+bool nsys_parts::is_elision(const std::string& line) {
+    std::size_t dots = 0, ellipses = 0;
+    for (std::size_t i = 0; i < line.size();) {
+        const char c = line[i];
+        if (c == ' ' || c == '\t' || c == '|' || c == '\r') {
+            ++i;
+        } else if (c == '.') {
+            ++dots;
+            ++i;
+        } else if (line.compare(i, 3, "\xe2\x80\xa6") == 0 || line.compare(i, 3, "\xe2\x8b\xae") == 0) {
+            ++ellipses;
+            i += 3;
+        } else {
+            return false;
+        }
+    }
+    return dots >= 3 || ellipses >= 1;
+}
+
+// The warning for a table that a paste cut short with an elision line.
+std::string nsys_parts::elision_warning(std::size_t header_line, std::size_t line, const std::string& text, std::size_t rows) {
+    return fmt::format(
+        "the kernel table at line {} is cut at line {} ('{}'): whoever pasted it left rows out; the {} row{} shown "
+        "are read, so the totals, shares and categories cover those rows only",
+        header_line, line, trim(text), rows, rows == 1 ? "" : "s");
+}
 
 NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& origin) {
     const std::vector<std::string> lines = split_lines(text);
@@ -577,7 +590,9 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
         ++h;
     NsysKernSum out;
     if (h == lines.size()) {
-        // No summary: a GPU trace holds the same kernel times, one row per launch.
+        // No nsys summary: nvprof's, or a GPU trace that holds the same kernel times, one row per launch.
+        if (std::optional<NsysKernSum> nvprof = nsys_parts::parse_nvprof_summary(lines, origin))
+            return checked_total(std::move(*nvprof), origin);
         std::size_t t = 0;
         while (t < lines.size() && !is_gpu_trace_header(lines[t]))
             ++t;

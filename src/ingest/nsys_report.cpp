@@ -17,7 +17,7 @@ Cell opt(const std::optional<double>& v) { return v ? Cell(*v) : Cell(); }
 
 IngestReport nsys_report(const NsysKernSum& sum, const std::string& file) {
     IngestReport r;
-    r.tool = "nsys";
+    r.tool = sum.from_nvprof ? "nvprof" : "nsys";  // the tool that measured the times
     r.file = file;
     r.format = sum.format;
 
@@ -27,8 +27,9 @@ IngestReport nsys_report(const NsysKernSum& sum, const std::string& file) {
 
     Section kernels;
     kernels.key = "kernels";
-    kernels.title = sum.from_trace ? "Kernels (nsys GPU trace summed per kernel name; times only)"
-                                   : "Kernels (nsys cuda_gpu_kern_sum; times only)";
+    kernels.title = sum.from_trace    ? "Kernels (nsys GPU trace summed per kernel name; times only)"
+                    : sum.from_nvprof ? "Kernels (nvprof summary, GPU activities; times only)"
+                                      : "Kernels (nsys cuda_gpu_kern_sum; times only)";
     kernels.columns = {{"index", "#", 0},         {"kernel", "kernel", 0},     {"category", "category", 0},
                        {"time_pct", "time %", 1}, {"total_us", "total us", 1}, {"instances", "instances", 0},
                        {"avg_us", "avg us", 3},   {"med_us", "med us", 3},     {"min_us", "min us", 3},
@@ -44,10 +45,13 @@ IngestReport nsys_report(const NsysKernSum& sum, const std::string& file) {
                                 opt(k.med_us), opt(k.min_us), opt(k.max_us)});
         names.rows.push_back({k.name, static_cast<std::uint64_t>(i + 1)});
     }
-    kernels.notes.push_back(sum.from_trace
-                                ? "time % = kernel total / sum of all kernel launches of the trace (memory operations left out), "
-                                  "computed here; med and min/max from the launch rows; category is a guess from the kernel name"
-                                : "time % is the file's own column; category is a guess from the kernel name");
+    kernels.notes.push_back(
+        sum.from_trace    ? "time % = kernel total / sum of all kernel launches of the trace (memory operations left out), "
+                            "computed here; med and min/max from the launch rows; category is a guess from the kernel name"
+        : sum.from_nvprof ? "time % is nvprof's own column: the share of all GPU activities, memory operations "
+                            "included, so the kernels' shares add up to less than 100 where the file "
+                            "has memory operations; category is a guess from the kernel name"
+                          : "time % is the file's own column; category is a guess from the kernel name");
 
     // Every category, in the enum's order (the rules' order in docs/ingest.md).
     std::vector<KernelCategory> order;

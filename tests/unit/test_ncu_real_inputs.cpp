@@ -102,7 +102,7 @@ TEST(NcuRealInputs, ConsoleFixtures) {
     EXPECT_DOUBLE_EQ(*s.kernels[0].sm_pct, 5.97);
 
     const NcuProfile w =
-        parse_ncu_csv(fixture("nsight/ncu2023_console_text_metrics_dated_headings_cudnn_winograd_einnet.txt"), "w.txt");
+        parse_ncu_csv(fixture("corpus/ncu/ncu2023_console_text_metrics_dated_headings_cudnn_winograd_einnet.txt"), "w.txt");
     ASSERT_EQ(w.kernels.size(), 2u);
     EXPECT_EQ(w.kernels[0].name,
               "void cudnn::winograd::generateWinogradTilesKernel<(int)0, float, float>(cudnn::winograd::"

@@ -1,0 +1,37 @@
+// Pieces shared by the nsys-family readers (nsys_kern_sum.cpp: nsys's summaries and GPU traces;
+// nvprof_summary.cpp: nvprof's summary mode).
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bwacct/ingest_nsight.h"
+
+namespace bwacct::nsys_parts {
+
+// A time in a unit of `to_us` microseconds, as microseconds rounded to 10^-6 us (72,047.7 ns is 72.0477 us, not
+// the 72.04769999999999 of a bare product).
+double in_us(double value, double to_us);
+
+// A time unit as a factor to microseconds: none (nsys's default) and "ns"/"nsec" 1e-3, "us"/"µs"/"usec" 1,
+// "ms"/"msec" 1e3, "s"/"sec" 1e6; nullopt for another unit.
+std::optional<double> unit_to_us(const std::string& unit);
+
+std::string trim(const std::string& s);
+bool blank(const std::string& s);
+// A markdown code fence ("```", "~~~"): a table pasted into a README or an issue ends there.
+bool is_fence(const std::string& line);
+// A line standing for rows left out of a pasted table ("...", "…", "| ... |").
+bool is_elision(const std::string& line);
+// The warning for a table that a paste cut short with an elision line.
+std::string elision_warning(std::size_t header_line, std::size_t line, const std::string& text, std::size_t rows);
+
+// nvprof's summary mode (`nvprof ./app`, `--print-gpu-summary`; console or `--csv`) when `lines` hold its table
+// header ("Type  Time(%)  Time  Calls  Avg  Min  Max  Name", or without Type before CUDA 9): its GPU
+// activities, the kernels as kernels and the memory operations ([CUDA memcpy HtoD], [CUDA memset]) left
+// out with a warning. nullopt when there is no such header. Throws InputError naming `origin` for a row
+// that does not fit its header, or a table without a kernel.
+std::optional<NsysKernSum> parse_nvprof_summary(const std::vector<std::string>& lines, const std::string& origin);
+
+}  // namespace bwacct::nsys_parts
