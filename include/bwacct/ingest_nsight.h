@@ -26,6 +26,15 @@ struct NsysKernel {
     std::optional<double> avg_us, med_us, min_us, max_us, stddev_us;
 };
 
+// One memory operation kind of nsys's cuda_gpu_mem_time_sum / cuda_gpu_mem_size_sum (or nvprof's memory rows):
+// "[CUDA memcpy Host-to-Device]", "[CUDA memset]".
+struct NsysMemOp {
+    std::string operation;
+    std::uint64_t count = 0;
+    double total_us = 0;
+    std::optional<double> bytes;  // from the size table (MB = 10^6 B, KiB = 1024 B); none without one
+};
+
 struct NsysKernSum {
     std::string format;               // "nsys stats cuda_gpu_kern_sum CSV" or "... console table"
     std::vector<NsysKernel> kernels;  // in file order
@@ -41,6 +50,8 @@ struct NsysKernSum {
     // The kernels are nvprof's summary rows ("GPU activities"): time % is nvprof's share of all GPU activities,
     // memory copies included.
     bool from_nvprof = false;
+    // Memory operations (memcpy, memset) of the same run, with their bytes where a size table gives them.
+    std::vector<NsysMemOp> memory_ops;
 };
 
 // Finds the kernel-summary table (the header with "Total Time", "Instances" and "Name") in CSV or in

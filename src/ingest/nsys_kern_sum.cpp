@@ -29,8 +29,9 @@ using nsys_parts::unit_to_us;
 
 constexpr const char* kExpected =
     "expected `nsys stats --report cuda_gpu_kern_sum` output (CSV or text) with columns Time (%), Total Time, "
-    "Instances, ..., Name, a GPU trace (--report cuda_gpu_trace) with columns Start, Duration, ..., GrdX, ..., Name, or "
-    "nvprof's summary (Type, Time(%), Time, Calls, Avg, Min, Max, Name)";
+    "Instances, ..., Name, a GPU trace (--report cuda_gpu_trace) with columns Start, Duration, ..., GrdX, ..., Name, "
+    "nvprof's summary (Type, Time(%), Time, Calls, Avg, Min, Max, Name), or nsys's memory operation summary "
+    "(--report cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum)";
 
 enum class Col { pct, total, instances, avg, med, min, max, stddev, name, unknown };
 
@@ -511,10 +512,46 @@ std::string no_table_message(const std::vector<std::string>& lines) {
     for (const std::string& l : lines)
         if (trim(l) == "No kernels were profiled.")
             return fmt::format("nvprof profiled no kernel ('{}'); {}", trim(l), kExpected);
+    // Reports of nsys that hold no GPU work: say which the file holds.
+    // By nsys's own banners ("[4/8] Executing 'cuda_api_sum' stats report"), else by the tables' headers.
+    std::vector<std::string> reports, by_header;
+    const auto add = [](std::vector<std::string>& to, const std::string& r) {
+        if (std::find(to.begin(), to.end(), r) == to.end())
+            to.push_back(r);
+    };
+    for (const std::string& l : lines) {
+        const std::size_t ex = l.find("Executing '");
+        if (ex != std::string::npos && l.find("' stats report", ex) != std::string::npos)
+            add(reports, l.substr(ex + 11, l.find('\'', ex + 11) - ex - 11));
+        else if (l.find("Total Time") != std::string::npos && l.find("Num Calls") != std::string::npos)
+            add(by_header, "cuda_api_sum or osrt_sum (Num Calls)");
+        else if (l.find("Total Time") != std::string::npos && l.find("Range") != std::string::npos &&
+                 l.find("Instances") != std::string::npos)
+            add(by_header, "nvtx_sum (Range)");
+    }
+    if (reports.empty())
+        reports = by_header;
+    if (!reports.empty()) {
+        std::string names;
+        for (const std::string& r : reports)
+            names += (names.empty() ? "" : ", ") + r;
+        return fmt::format(
+            "no kernel, GPU trace or memory operation table: the file holds nsys's {} report{}, which hold{} no GPU "
+            "work; {}",
+            names, reports.size() == 1 ? "" : "s", reports.size() == 1 ? "s" : "", kExpected);
+    }
     return fmt::format("no kernel summary table found; {}", kExpected);
 }
 
 }  // namespace
+
+std::vector<std::pair<std::size_t, std::vector<std::string>>> nsys_parts::table_rows(const std::vector<std::string>& lines,
+                                                                                     std::size_t h,
+                                                                                     std::vector<std::string>& headers,
+                                                                                     const std::string& origin,
+                                                                                     NsysKernSum& out) {
+    return trace_rows(lines, h, headers, origin, out);
+}
 
 // A time in the file's unit as microseconds, rounded to 10^-6 us (a picosecond, far below
 // the nanosecond nsys prints): 72,047.7 ns is 72.0477 us, not the 72.04769999999999 of a bare product.
@@ -596,8 +633,14 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
         std::size_t t = 0;
         while (t < lines.size() && !is_gpu_trace_header(lines[t]))
             ++t;
-        if (t == lines.size())
+        if (t == lines.size()) {
+            // nsys's memory-operation summaries alone (`--report cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum`).
+            if (nsys_parts::read_memory_tables(lines, 0, lines.size(), origin, out)) {
+                out.format = "nsys memory operation summary (cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum; no kernel table)";
+                return checked_total(std::move(out), origin);
+            }
             throw InputError(origin, no_table_message(lines));
+        }
         out.table_line = t + 1;
         for (std::size_t k = t + 1; k < lines.size(); ++k)
             if (is_gpu_trace_header(lines[k]))
@@ -692,6 +735,9 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
     }
     if (out.kernels.empty())
         throw InputError(origin, fmt::format("the kernel table has no rows; {}", kExpected));
+    // The same run's memory operations, between this kernel table and the next run's.
+    nsys_parts::read_memory_tables(lines, h + 1, out.other_tables.empty() ? lines.size() : out.other_tables.front() - 1, origin,
+                                   out);
     return checked_total(std::move(out), origin);
 }
 

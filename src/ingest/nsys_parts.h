@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bwacct/ingest_nsight.h"
@@ -26,6 +27,19 @@ bool is_fence(const std::string& line);
 bool is_elision(const std::string& line);
 // The warning for a table that a paste cut short with an elision line.
 std::string elision_warning(std::size_t header_line, std::size_t line, const std::string& text, std::size_t rows);
+
+// The header titles and the cells of every row of the table whose header is lines[h], with their 1-based lines, in
+// the header's format (CSV, '|' table, or console columns cut at the dashed rule's extents); the rows end at a
+// blank line, a code fence or an elision line (with a warning into `out`).
+std::vector<std::pair<std::size_t, std::vector<std::string>>> table_rows(const std::vector<std::string>& lines, std::size_t h,
+                                                                         std::vector<std::string>& headers,
+                                                                         const std::string& origin, NsysKernSum& out);
+
+// nsys's memory-operation summaries of the run whose lines are [from, to): cuda_gpu_mem_time_sum (2020-2022:
+// "CUDA Memory Operation Statistics (by time)") and cuda_gpu_mem_size_sum ("(by size)"), joined by operation into
+// out.memory_ops. Returns whether a time table was found. Throws InputError on a malformed row.
+bool read_memory_tables(const std::vector<std::string>& lines, std::size_t from, std::size_t to, const std::string& origin,
+                        NsysKernSum& out);
 
 // nvprof's summary mode (`nvprof ./app`, `--print-gpu-summary`; console or `--csv`) when `lines` hold its table
 // header ("Type  Time(%)  Time  Calls  Avg  Min  Max  Name", or without Type before CUDA 9): its GPU

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <variant>
 #include <vector>
 
@@ -12,6 +13,29 @@ namespace bwacct {
 namespace {
 
 Cell opt(const std::optional<double>& v) { return v ? Cell(*v) : Cell(); }
+
+// Memory operations per kind: count, time, and where the size table gives bytes, the rate = bytes / time.
+Section memory_section(const std::vector<NsysMemOp>& ops) {
+    Section m;
+    m.key = "memory_ops";
+    m.title = "Memory operations (memcpy, memset)";
+    m.columns = {{"operation", "operation", 0}, {"count", "count", 0}, {"total_us", "total us", 1},
+                 {"avg_us", "avg us", 3},       {"bytes", "bytes", 0}, {"GBps", "GB/s", 2}};
+    bool any_bytes = false;
+    for (const NsysMemOp& op : ops) {
+        any_bytes = any_bytes || op.bytes.has_value();
+        const std::optional<double> bytes = op.bytes ? std::optional<double>(std::round(*op.bytes)) : std::nullopt;
+        const std::optional<double> rate =
+            op.bytes && op.total_us > 0 ? std::optional<double>(*op.bytes / (op.total_us * 1e3)) : std::nullopt;
+        m.rows.push_back(
+            {op.operation, op.count, op.total_us, op.total_us / static_cast<double>(op.count), opt(bytes), opt(rate)});
+    }
+    m.notes.push_back(any_bytes ? "GB/s = bytes / total time (10^9 B/s); bytes from the size table (cuda_gpu_mem_size_sum), "
+                                  "printed to 0.001 MB, so a few hundred bytes either way; avg us = total / count"
+                                : "no bytes (no size table, or sizes printed below its precision): times and counts only; "
+                                  "avg us = total / count");
+    return m;
+}
 
 }  // namespace
 
@@ -97,6 +121,15 @@ IngestReport nsys_report(const NsysKernSum& sum, const std::string& file) {
     cats.notes.push_back(fmt::format("share % = category total / sum of all kernel totals ({:.1f} us over {} kernel{})", total_us,
                                      sum.kernels.size(), sum.kernels.size() == 1 ? "" : "s"));
     r.sections = {std::move(kernels), std::move(cats), std::move(names)};
+    if (!sum.memory_ops.empty())
+        r.sections.push_back(memory_section(sum.memory_ops));
+    if (sum.kernels.empty()) {
+        double us = 0;
+        for (const NsysMemOp& m : sum.memory_ops)
+            us += m.total_us;
+        r.summary.lines = {fmt::format("no kernel table: {} memory operation kind{}, {:.1f} us in all (see memory_ops)",
+                                       sum.memory_ops.size(), sum.memory_ops.size() == 1 ? "" : "s", us)};
+    }
     if (!sum.other_tables.empty()) {
         std::string lines;
         for (const std::size_t l : sum.other_tables)

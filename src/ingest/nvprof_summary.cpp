@@ -149,6 +149,7 @@ struct Reader {
         if (k.name.front() == '[' && k.name.back() == ']') {
             ++copies;
             copies_us += k.total_us;
+            out.memory_ops.push_back({k.name, k.instances, k.total_us, std::nullopt});
             return;
         }
         k.category = classify_kernel(k.name);
@@ -298,8 +299,9 @@ std::optional<NsysKernSum> nsys_parts::parse_nvprof_summary(const std::vector<st
                                              h + 1, r.copies, r.copies == 1 ? "" : "s", kExpected));
     if (r.copies > 0)
         out.warnings.push_back(
-            fmt::format("nvprof's {} memory operation row{} ([CUDA memcpy ...] or [CUDA memset], {:.1f} us in all) {} left out: "
-                        "memory operations are not kernels; time % stays nvprof's own, a share of all GPU activities",
+            fmt::format("nvprof's {} memory operation row{} ([CUDA memcpy ...] or [CUDA memset], {:.1f} us in all) {} not "
+                        "kernels: listed under memory operations (nvprof prints no bytes); time % stays nvprof's own, a "
+                        "share of all GPU activities",
                         r.copies, r.copies == 1 ? "" : "s", r.copies_us, r.copies == 1 ? "is" : "are"));
     out.from_nvprof = true;
     return out;
