@@ -50,6 +50,8 @@ struct NsysKernSum {
     // The kernels are nvprof's summary rows ("GPU activities"): time % is nvprof's share of all GPU activities,
     // memory copies included.
     bool from_nvprof = false;
+    // The kernels are AMD rocprof's kernel statistics (rocprof / rocprofv3 --stats): time % is its Percentage.
+    bool from_rocprof = false;
     // Memory operations (memcpy, memset) of the same run, with their bytes where a size table gives them.
     std::vector<NsysMemOp> memory_ops;
 };
@@ -61,7 +63,8 @@ struct NsysKernSum {
 // cuda_gpu_trace`, `nsys nvprof --print-gpu-trace`: one row per launch with Start, Duration, GrdX, ...,
 // Name) is summed per kernel name instead; its memory operations are left out with a warning. Without
 // either, nvprof's summary ("Type  Time(%)  Time  Calls  Avg  Min  Max  Name", console or --csv) is read:
-// its GPU activities rows, memory operations left out with a warning. A row
+// its GPU activities rows, memory operations left out with a warning; or AMD rocprof's kernel statistics CSV
+// ("Name","Calls","TotalDurationNs","AverageNs","Percentage"). A row
 // of dots or an ellipsis ("...", "…") ends a pasted table with a warning that rows were left out. Throws InputError(origin, ...)
 // when there is no such table, a row is short or malformed, or the table has no rows.
 NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& origin);

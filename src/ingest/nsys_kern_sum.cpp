@@ -30,8 +30,9 @@ using nsys_parts::unit_to_us;
 constexpr const char* kExpected =
     "expected `nsys stats --report cuda_gpu_kern_sum` output (CSV or text) with columns Time (%), Total Time, "
     "Instances, ..., Name, a GPU trace (--report cuda_gpu_trace) with columns Start, Duration, ..., GrdX, ..., Name, "
-    "nvprof's summary (Type, Time(%), Time, Calls, Avg, Min, Max, Name), or nsys's memory operation summary "
-    "(--report cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum)";
+    "nvprof's summary (Type, Time(%), Time, Calls, Avg, Min, Max, Name), nsys's memory operation summary "
+    "(--report cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum), or AMD rocprof's kernel statistics CSV "
+    "(\"Name\",\"Calls\",\"TotalDurationNs\",...)";
 
 enum class Col { pct, total, instances, avg, med, min, max, stddev, name, unknown };
 
@@ -488,6 +489,25 @@ NsysKernSum checked_total(NsysKernSum out, const std::string& origin) {
             fmt::format("{} byte{} of the kernel names {} not UTF-8 (a Latin-1 copy, or a name cut inside "
                         "a character): shown as U+FFFD",
                         repaired, repaired == 1 ? "" : "s", repaired == 1 ? "is" : "are"));
+    // The file's own time % (nsys's Time (%), rocprof's Percentage) adds up to 100 over every kernel of the run, up
+    // to its rounding (half a unit of its last printed digit, 0.05 each): a table that adds up to less holds only
+    // part of the kernels (`head` of the file, rows cut from a paste), and the shares here are of the rows shown.
+    const bool own_pct = !out.from_trace && !out.from_nvprof && !out.kernels.empty() &&
+                         std::all_of(out.kernels.begin(), out.kernels.end(), [](const NsysKernel& k) { return k.time_pct; });
+    // A table cut by an elision line already says so.
+    const bool elided = std::any_of(out.warnings.begin(), out.warnings.end(),
+                                    [](const std::string& w) { return w.find(nsys_parts::kElided) != std::string::npos; });
+    if (own_pct && !elided) {
+        double pct = 0;
+        for (const NsysKernel& k : out.kernels)
+            pct += *k.time_pct;
+        if (pct < 100.0 - 0.5 - 0.05 * static_cast<double>(out.kernels.size()))
+            out.warnings.push_back(
+                fmt::format("the file's time % column adds up to {:.1f} % over its {} kernel rows: the table "
+                            "holds only part of the run's kernels (a `head` of the file, or rows left out "
+                            "of a paste); totals, shares and categories cover the rows shown",
+                            pct, out.kernels.size()));
+    }
     double total = 0;
     for (const NsysKernel& k : out.kernels)
         total += k.total_us;
@@ -615,9 +635,9 @@ bool nsys_parts::is_elision(const std::string& line) {
 // The warning for a table that a paste cut short with an elision line.
 std::string nsys_parts::elision_warning(std::size_t header_line, std::size_t line, const std::string& text, std::size_t rows) {
     return fmt::format(
-        "the kernel table at line {} is cut at line {} ('{}'): whoever pasted it left rows out; the {} row{} shown "
+        "the kernel table at line {} is cut at line {} ('{}'): {}; the {} row{} shown "
         "are read, so the totals, shares and categories cover those rows only",
-        header_line, line, trim(text), rows, rows == 1 ? "" : "s");
+        header_line, line, trim(text), kElided, rows, rows == 1 ? "" : "s");
 }
 
 NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& origin) {
@@ -630,6 +650,8 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
         // No nsys summary: nvprof's, or a GPU trace that holds the same kernel times, one row per launch.
         if (std::optional<NsysKernSum> nvprof = nsys_parts::parse_nvprof_summary(lines, origin))
             return checked_total(std::move(*nvprof), origin);
+        if (std::optional<NsysKernSum> rocprof = nsys_parts::parse_rocprof_stats(lines, origin))
+            return checked_total(std::move(*rocprof), origin);
         std::size_t t = 0;
         while (t < lines.size() && !is_gpu_trace_header(lines[t]))
             ++t;

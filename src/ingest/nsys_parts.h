@@ -25,6 +25,8 @@ bool blank(const std::string& s);
 bool is_fence(const std::string& line);
 // A line standing for rows left out of a pasted table ("...", "…", "| ... |").
 bool is_elision(const std::string& line);
+// The words of that warning that say rows were left out (other checks look for them).
+inline constexpr const char* kElided = "whoever pasted it left rows out";
 // The warning for a table that a paste cut short with an elision line.
 std::string elision_warning(std::size_t header_line, std::size_t line, const std::string& text, std::size_t rows);
 
@@ -47,5 +49,11 @@ bool read_memory_tables(const std::vector<std::string>& lines, std::size_t from,
 // out with a warning. nullopt when there is no such header. Throws InputError naming `origin` for a row
 // that does not fit its header, or a table without a kernel.
 std::optional<NsysKernSum> parse_nvprof_summary(const std::vector<std::string>& lines, const std::string& origin);
+
+// AMD rocprof's kernel statistics CSV ("Name","Calls","TotalDurationNs","AverageNs","Percentage", rocprofv3 adding
+// "MinNs","MaxNs","StdDev") when `lines` hold its header: one kernel per row, times in ns. nullopt without that
+// header. Throws InputError for a malformed row, or for a file of the same header holding HIP/HSA API calls
+// (hip_stats, hsa_stats) or rocprofv3 domains (domain_stats, memory_copy_stats) rather than kernels.
+std::optional<NsysKernSum> parse_rocprof_stats(const std::vector<std::string>& lines, const std::string& origin);
 
 }  // namespace bwacct::nsys_parts

@@ -41,7 +41,8 @@ Section memory_section(const std::vector<NsysMemOp>& ops) {
 
 IngestReport nsys_report(const NsysKernSum& sum, const std::string& file) {
     IngestReport r;
-    r.tool = sum.from_nvprof ? "nvprof" : "nsys";  // the tool that measured the times
+    r.tool = "nsys";
+    r.measured_by = sum.from_nvprof ? "nvprof" : sum.from_rocprof ? "rocprof" : "";  // the profiler that wrote the file
     r.file = file;
     r.format = sum.format;
 
@@ -51,9 +52,10 @@ IngestReport nsys_report(const NsysKernSum& sum, const std::string& file) {
 
     Section kernels;
     kernels.key = "kernels";
-    kernels.title = sum.from_trace    ? "Kernels (nsys GPU trace summed per kernel name; times only)"
-                    : sum.from_nvprof ? "Kernels (nvprof summary, GPU activities; times only)"
-                                      : "Kernels (nsys cuda_gpu_kern_sum; times only)";
+    kernels.title = sum.from_trace     ? "Kernels (nsys GPU trace summed per kernel name; times only)"
+                    : sum.from_nvprof  ? "Kernels (nvprof summary, GPU activities; times only)"
+                    : sum.from_rocprof ? "Kernels (AMD rocprof kernel statistics; times only)"
+                                       : "Kernels (nsys cuda_gpu_kern_sum; times only)";
     kernels.columns = {{"index", "#", 0},         {"kernel", "kernel", 0},     {"category", "category", 0},
                        {"time_pct", "time %", 1}, {"total_us", "total us", 1}, {"instances", "instances", 0},
                        {"avg_us", "avg us", 3},   {"med_us", "med us", 3},     {"min_us", "min us", 3},
@@ -70,12 +72,14 @@ IngestReport nsys_report(const NsysKernSum& sum, const std::string& file) {
         names.rows.push_back({k.name, static_cast<std::uint64_t>(i + 1)});
     }
     kernels.notes.push_back(
-        sum.from_trace    ? "time % = kernel total / sum of all kernel launches of the trace (memory operations left out), "
-                            "computed here; med and min/max from the launch rows; category is a guess from the kernel name"
-        : sum.from_nvprof ? "time % is nvprof's own column: the share of all GPU activities, memory operations "
-                            "included, so the kernels' shares add up to less than 100 where the file "
-                            "has memory operations; category is a guess from the kernel name"
-                          : "time % is the file's own column; category is a guess from the kernel name");
+        sum.from_trace     ? "time % = kernel total / sum of all kernel launches of the trace (memory operations left out), "
+                             "computed here; med and min/max from the launch rows; category is a guess from the kernel name"
+        : sum.from_nvprof  ? "time % is nvprof's own column: the share of all GPU activities, memory operations "
+                             "included, so the kernels' shares add up to less than 100 where the file "
+                             "has memory operations; category is a guess from the kernel name"
+        : sum.from_rocprof ? "time % is rocprof's Percentage column (share of all kernel time); category is a guess "
+                             "from the kernel name, by the same rules as for NVIDIA kernels"
+                           : "time % is the file's own column; category is a guess from the kernel name");
 
     // Every category, in the enum's order (the rules' order in docs/ingest.md).
     std::vector<KernelCategory> order;
@@ -140,10 +144,15 @@ IngestReport nsys_report(const NsysKernSum& sum, const std::string& file) {
                         sum.other_tables.size() + 1, sum.from_trace ? "GPU trace" : "summary", sum.table_line, lines));
     }
     r.warnings.insert(r.warnings.end(), sum.warnings.begin(), sum.warnings.end());
-    r.notes.push_back(
-        "nsys kernel summaries carry times only, no bytes or FLOPs: no bandwidth or roofline per kernel here; "
-        "profile the kernels that matter with `ncu --metrics dram__bytes_read.sum,dram__bytes_write.sum,"
-        "gpu__time_duration.sum --csv` and read that with `bwacct ingest ncu`");
+    if (sum.from_rocprof)
+        r.notes.push_back(
+            "rocprof kernel statistics carry times only, no bytes or FLOPs: no bandwidth or roofline per kernel here "
+            "(bwacct reads no AMD counter export)");
+    else
+        r.notes.push_back(
+            "nsys kernel summaries carry times only, no bytes or FLOPs: no bandwidth or roofline per kernel here; "
+            "profile the kernels that matter with `ncu --metrics dram__bytes_read.sum,dram__bytes_write.sum,"
+            "gpu__time_duration.sum --csv` and read that with `bwacct ingest ncu`");
     return r;
 }
 
