@@ -52,6 +52,8 @@ struct NsysKernSum {
     bool from_nvprof = false;
     // The kernels are AMD rocprof's kernel statistics (rocprof / rocprofv3 --stats): time % is its Percentage.
     bool from_rocprof = false;
+    // The profiler that wrote the file when not nsys: "nvprof" (summary or --print-gpu-trace), "rocprof".
+    std::string profiler;
     // Memory operations (memcpy, memset) of the same run, with their bytes where a size table gives them.
     std::vector<NsysMemOp> memory_ops;
 };

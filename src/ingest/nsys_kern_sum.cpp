@@ -299,12 +299,36 @@ std::string blank_marker(std::string line, const std::string& marker) {
 
 // ---- GPU trace (one row per launch), summed per kernel name ----
 
+// `nvprof --print-gpu-trace` (CUDA's own nvprof, not nsys's): "   Start  Duration  Grid Size  Block Size ... Name",
+// no dashed rule under it, each time with its unit ("6.4049ms"), kernel names followed by their correlation id ("[112]").
+bool is_nvprof_trace_header(const std::string& line) {
+    return line.find("Start") != std::string::npos && line.find("Duration") != std::string::npos &&
+           line.find("Grid Size") != std::string::npos && line.find("Name") != std::string::npos &&
+           line.find(',') == std::string::npos;
+}
+
+// The [start, end) extents of the titles of a header line without a rule under it: titles are separated by two or
+// more blanks ("Grid Size" is one title).
+std::vector<std::pair<std::size_t, std::size_t>> title_spans(const std::string& head) {
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    for (std::size_t i = head.find_first_not_of(' '); i != std::string::npos; i = head.find_first_not_of(' ', i)) {
+        std::size_t end = head.find("  ", i);
+        if (end == std::string::npos)
+            end = head.size();
+        while (end > i && head[end - 1] == ' ')
+            --end;
+        spans.emplace_back(i, end);
+        i = end;
+    }
+    return spans;
+}
+
 // The header of a GPU trace: `nsys stats --report cuda_gpu_trace` (and gputrace, its older name) or
 // `nsys nvprof --print-gpu-trace`, in any of nsys's formats. The launch-shape column (GrdX) tells it
 // from the CUDA API and NVTX traces, which also have Start, Duration and Name.
 bool is_gpu_trace_header(const std::string& line) {
     return line.find("Duration") != std::string::npos && line.find("Name") != std::string::npos &&
-           line.find("GrdX") != std::string::npos;
+           (line.find("GrdX") != std::string::npos || is_nvprof_trace_header(line));
 }
 
 // The cells of every row of the trace whose header is lines[h], with their 1-based lines, in the format of
@@ -346,14 +370,16 @@ std::vector<std::pair<std::size_t, std::vector<std::string>>> trace_rows(const s
         if (end < lines.size())
             ends_at(end, lines[end]);
     } else {
-        if (h + 1 >= lines.size() || lines[h + 1].find("---") == std::string::npos)
+        const bool ruled = h + 1 < lines.size() && lines[h + 1].find("---") != std::string::npos;
+        if (!ruled && !is_nvprof_trace_header(lines[h]))
             throw InputError(origin,
                              fmt::format("line {}: GPU trace header without the dashed rule under it; {}", h + 2, kExpected));
-        const std::string rule = expand_tabs(lines[h + 1]);
-        const std::vector<std::pair<std::size_t, std::size_t>> spans = dash_spans(rule);
+        // nvprof prints no rule: its cells are right-aligned to their titles' ends, the name left-aligned at its title.
+        const std::vector<std::pair<std::size_t, std::size_t>> spans =
+            ruled ? dash_spans(expand_tabs(lines[h + 1])) : title_spans(expand_tabs(lines[h]));
         headers = console_titles(expand_tabs(lines[h]), spans);
         // Cells may be blank (a kernel has no Bytes, a copy no grid): cut every row at the rule's extents.
-        for (std::size_t i = h + 2; i < lines.size(); ++i) {
+        for (std::size_t i = h + (ruled ? 2 : 1); i < lines.size(); ++i) {
             const std::string row = expand_tabs(lines[i]);
             if (ends_at(i, row))
                 break;
@@ -374,6 +400,7 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
     std::vector<std::string> headers;
     const auto rows = trace_rows(lines, h, headers, origin, out);
     const bool pipe_table = is_pipe_row(lines[h]);
+    const bool nvprof = is_nvprof_trace_header(lines[h]);
     std::size_t duration_col = headers.size(), name_col = headers.size();
     double to_us = 1e-3;
     for (std::size_t c = 0; c < headers.size(); ++c) {
@@ -412,7 +439,23 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
         // table, a ',' inside an unquoted name of a CSV table ("void k<int, float>(int)").
         for (std::size_t c = name_col + 1; c < cells.size() && name_col + 1 == headers.size(); ++c)
             name += (pipe_table ? "|" : ",") + cells[c];
-        const std::optional<double> d = parse_number_text(cells[duration_col]);
+        // nvprof writes each time with its unit ("6.4049ms"); the header's unit otherwise.
+        std::optional<double> d = parse_number_text(cells[duration_col]);
+        if (!d)
+            if (const std::optional<double> us = nsys_parts::suffixed_time_us(cells[duration_col], std::nullopt))
+                d = *us / to_us;
+        // nvprof follows a kernel's name with its correlation id ("vectorAdd(float*) [112]"): not part of the name.
+        if (nvprof && name.size() > 3 && name.back() == ']') {
+            const std::size_t open = name.rfind(" [");
+            if (open != std::string::npos && open + 2 < name.size() - 1 &&
+                name.find_first_not_of("0123456789", open + 2) == name.size() - 1)
+                name.erase(open);
+        }
+        // nvprof's unified-memory rows ("[Unified Memory CPU page faults]") have no duration ("-").
+        if (!d && !name.empty() && name.front() == '[' && name.back() == ']' && trim(cells[duration_col]) == "-") {
+            ++copies;
+            continue;
+        }
         if (!d || *d < 0 || name.empty())
             throw InputError(origin, fmt::format("line {}: a GPU trace row without a non-negative Duration ('{}') and a Name; {}",
                                                  line, cells[duration_col], kExpected));
@@ -473,7 +516,10 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
                         "{} left out: memory operations are not kernels",
                         copies, copies == 1 ? "" : "s", copies_time * to_us, copies == 1 ? "is" : "are"));
     out.from_trace = true;
-    out.format = fmt::format("nsys GPU trace (cuda_gpu_trace / nvprof --print-gpu-trace): {} launch row{} summed per kernel name",
+    if (nvprof)
+        out.profiler = "nvprof";
+    out.format = fmt::format("{} GPU trace ({}): {} launch row{} summed per kernel name", nvprof ? "nvprof" : "nsys",
+                             nvprof ? "nvprof --print-gpu-trace" : "cuda_gpu_trace / nsys nvprof --print-gpu-trace",
                              rows.size() - copies, rows.size() - copies == 1 ? "" : "s");
 }
 
@@ -648,8 +694,11 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
     NsysKernSum out;
     if (h == lines.size()) {
         // No nsys summary: nvprof's, or a GPU trace that holds the same kernel times, one row per launch.
-        if (std::optional<NsysKernSum> nvprof = nsys_parts::parse_nvprof_summary(lines, origin))
-            return checked_total(std::move(*nvprof), origin);
+        // nvprof's summary, unless it holds no kernel and a GPU trace follows (`nvprof` then `--print-gpu-trace` pasted).
+        const bool has_trace = std::any_of(lines.begin(), lines.end(), is_gpu_trace_header);
+        if (std::optional<NsysKernSum> nvprof = nsys_parts::parse_nvprof_summary(lines, origin, !has_trace))
+            if (!nvprof->kernels.empty())
+                return checked_total(std::move(*nvprof), origin);
         if (std::optional<NsysKernSum> rocprof = nsys_parts::parse_rocprof_stats(lines, origin))
             return checked_total(std::move(*rocprof), origin);
         std::size_t t = 0;

@@ -48,7 +48,14 @@ bool read_memory_tables(const std::vector<std::string>& lines, std::size_t from,
 // activities, the kernels as kernels and the memory operations ([CUDA memcpy HtoD], [CUDA memset]) left
 // out with a warning. nullopt when there is no such header. Throws InputError naming `origin` for a row
 // that does not fit its header, or a table without a kernel.
-std::optional<NsysKernSum> parse_nvprof_summary(const std::vector<std::string>& lines, const std::string& origin);
+// With `require_kernels` false, a summary without a kernel row is returned empty rather than refused (a GPU trace
+// in the same file may hold the kernels).
+std::optional<NsysKernSum> parse_nvprof_summary(const std::vector<std::string>& lines, const std::string& origin,
+                                                bool require_kernels = true);
+
+// A time as nvprof prints it, a number with its unit ("8.6348ms", "512ns", "1.22693s", "3.2us"), in microseconds; a
+// bare number is in `bare_to_us` microseconds per unit, else not a time.
+std::optional<double> suffixed_time_us(const std::string& text, std::optional<double> bare_to_us);
 
 // AMD rocprof's kernel statistics CSV ("Name","Calls","TotalDurationNs","AverageNs","Percentage", rocprofv3 adding
 // "MinNs","MaxNs","StdDev") when `lines` hold its header: one kernel per row, times in ns. nullopt without that

@@ -27,8 +27,8 @@ Section memory_section(const std::vector<NsysMemOp>& ops) {
         const std::optional<double> bytes = op.bytes ? std::optional<double>(std::round(*op.bytes)) : std::nullopt;
         const std::optional<double> rate =
             op.bytes && op.total_us > 0 ? std::optional<double>(*op.bytes / (op.total_us * 1e3)) : std::nullopt;
-        m.rows.push_back(
-            {op.operation, op.count, op.total_us, op.total_us / static_cast<double>(op.count), opt(bytes), opt(rate)});
+        m.rows.push_back({op.operation, op.count, op.total_us,
+                          std::round(op.total_us / static_cast<double>(op.count) * 1e6) / 1e6, opt(bytes), opt(rate)});
     }
     m.notes.push_back(any_bytes ? "GB/s = bytes / total time (10^9 B/s); bytes from the size table (cuda_gpu_mem_size_sum), "
                                   "printed to 0.001 MB, so a few hundred bytes either way; avg us = total / count"
@@ -42,7 +42,7 @@ Section memory_section(const std::vector<NsysMemOp>& ops) {
 IngestReport nsys_report(const NsysKernSum& sum, const std::string& file) {
     IngestReport r;
     r.tool = "nsys";
-    r.measured_by = sum.from_nvprof ? "nvprof" : sum.from_rocprof ? "rocprof" : "";  // the profiler that wrote the file
+    r.measured_by = sum.profiler;  // the profiler that wrote the file, when not nsys
     r.file = file;
     r.format = sum.format;
 

@@ -80,24 +80,6 @@ bool is_header(const std::string& line) {
            line.find("Total Time") == std::string::npos;
 }
 
-// A time as nvprof prints it: a number with its unit ("8.6348ms", "512ns", "1.22693s"); a bare number is in
-// `bare_to_us` (the CSV's units row or the title's unit), else not a time.
-std::optional<double> time_us(const std::string& text, std::optional<double> bare_to_us) {
-    std::size_t end = text.size();
-    while (end > 0 && std::isalpha(static_cast<unsigned char>(text[end - 1])))
-        --end;
-    if (end >= 2 && text.compare(end - 2, 2, "\xc2\xb5") == 0)
-        end -= 2;  // "µs"
-    const std::string unit = text.substr(end);
-    const std::optional<double> v = parse_number_text(text.substr(0, end));
-    if (!v || *v < 0)
-        return std::nullopt;
-    const std::optional<double> scale = unit.empty() ? bare_to_us : unit_to_us(unit);
-    if (!scale)
-        return std::nullopt;
-    return in_us(*v, *scale);
-}
-
 // One activity row into `out` (a kernel) or the memory-operation tally; throws on a cell that is not what
 // its column holds.
 struct Reader {
@@ -132,7 +114,7 @@ struct Reader {
                 have_calls = have_calls || c == Col::calls;
                 continue;
             }
-            const std::optional<double> us = time_us(cell, bare);
+            const std::optional<double> us = nsys_parts::suffixed_time_us(cell, bare);
             if (!us)
                 throw InputError(origin, fmt::format("line {}: '{}' is not a time with its unit (s, ms, us or ns); {}", line,
                                                      cells[i], kExpected));
@@ -266,7 +248,26 @@ void read_csv(const std::vector<std::string>& lines, std::size_t h, Reader& r) {
 
 }  // namespace
 
-std::optional<NsysKernSum> nsys_parts::parse_nvprof_summary(const std::vector<std::string>& lines, const std::string& origin) {
+// A time as nvprof prints it: a number with its unit ("8.6348ms", "512ns", "1.22693s"); a bare number is in
+// `bare_to_us` (the CSV's units row or the title's unit), else not a time.
+std::optional<double> nsys_parts::suffixed_time_us(const std::string& text, std::optional<double> bare_to_us) {
+    std::size_t end = text.size();
+    while (end > 0 && std::isalpha(static_cast<unsigned char>(text[end - 1])))
+        --end;
+    if (end >= 2 && text.compare(end - 2, 2, "\xc2\xb5") == 0)
+        end -= 2;  // "µs"
+    const std::string unit = text.substr(end);
+    const std::optional<double> v = parse_number_text(text.substr(0, end));
+    if (!v || *v < 0)
+        return std::nullopt;
+    const std::optional<double> scale = unit.empty() ? bare_to_us : unit_to_us(unit);
+    if (!scale)
+        return std::nullopt;
+    return in_us(*v, *scale);
+}
+
+std::optional<NsysKernSum> nsys_parts::parse_nvprof_summary(const std::vector<std::string>& lines, const std::string& origin,
+                                                            bool require_kernels) {
     // The tables of GPU activities: headers after "Profiling result:" (or before any nvprof banner), not those
     // after "API calls:" (nvprof before CUDA 9), "NVTX result:" or "Unified Memory profiling result:".
     std::vector<std::size_t> tables;
@@ -294,6 +295,8 @@ std::optional<NsysKernSum> nsys_parts::parse_nvprof_summary(const std::vector<st
         read_csv(lines, h, r);
     else
         read_console(lines, h, r);
+    if (out.kernels.empty() && !require_kernels)
+        return out;
     if (out.kernels.empty())
         throw InputError(origin, fmt::format("the nvprof summary at line {} holds no kernel ({} memory operation row{} only); {}",
                                              h + 1, r.copies, r.copies == 1 ? "" : "s", kExpected));
@@ -304,6 +307,7 @@ std::optional<NsysKernSum> nsys_parts::parse_nvprof_summary(const std::vector<st
                         "share of all GPU activities",
                         r.copies, r.copies == 1 ? "" : "s", r.copies_us, r.copies == 1 ? "is" : "are"));
     out.from_nvprof = true;
+    out.profiler = "nvprof";
     return out;
 }
 

@@ -65,6 +65,7 @@ std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std
     NsysKernSum out;
     out.table_line = h + 1;
     out.from_rocprof = true;
+    out.profiler = "rocprof";
     std::size_t api = 0, domain = 0;
     for (std::size_t r = 1; r < records.size(); ++r) {
         const std::vector<std::string>& f = records[r].fields;

@@ -131,4 +131,39 @@ TEST(NvprofSummary, Refusals) {
     EXPECT_NE(cut.find("line 2: 5 cells where the header has 8"), std::string::npos) << cut;
 }
 
+// CUDA's own `nvprof --print-gpu-trace`: no dashed rule, cells right-aligned to their titles, times with units, the
+// correlation id after each kernel name. Old code: "no kernel summary table found".
+TEST(NvprofSummary, PrintGpuTraceWithoutARule) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/nvprof_print_gpu_trace_cuda9_gt650m_vectoradd_two_runs_no_rule_readme.md"), "t.md");
+    EXPECT_TRUE(s.from_trace);
+    EXPECT_EQ(s.profiler, "nvprof");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_EQ(s.kernels[0].name, "vectorAdd(float const *, float const *, float*, int)");  // " [112]" cut off
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 3407.2);                                       // 3.4072ms
+    ASSERT_EQ(s.other_tables.size(), 1u);                                                  // the second program's trace
+    EXPECT_EQ(s.other_tables[0], 47u);
+    bool copies = false;  // 6.4049ms + 6.3746ms + 14.872ms = 27651.5 us
+    for (const std::string& w : s.warnings)
+        copies = copies || w.find("3 memory operation rows ([CUDA memcpy ...] or [CUDA memset], 27651.5 us") != std::string::npos;
+    EXPECT_TRUE(copies);
+
+    // A summary whose GPU activities are copies only, then the trace of the same program: the trace's kernels are
+    // read (the two repeated launches of one kernel under two correlation ids are one kernel).
+    const std::string both =
+        "==1== Profiling result:\n"
+        "            Type  Time(%)      Time     Calls       Avg       Min       Max  Name\n"
+        " GPU activities:   49.13%  169.63us         1  169.63us  169.63us  169.63us  [CUDA memcpy HtoD]\n"
+        "\n"
+        "==2== Profiling result:\n"
+        "   Start  Duration            Grid Size      Block Size     Regs*  Name\n"
+        "347.74ms  169.24us                    -               -         -  [CUDA memcpy HtoD]\n"
+        "347.92ms  17.506us            (128 1 1)       (256 1 1)        10  sum_reduction(int*, int*) [114]\n"
+        "347.94ms  2.7840us              (1 1 1)       (256 1 1)        10  sum_reduction(int*, int*) [115]\n";
+    const NsysKernSum t = parse_nsys_kern_sum(both, "both.log");
+    ASSERT_EQ(t.kernels.size(), 1u);
+    EXPECT_EQ(t.kernels[0].instances, 2u);
+    EXPECT_DOUBLE_EQ(t.kernels[0].total_us, 20.29);  // 17.506 + 2.784 us
+}
+
 }  // namespace
