@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "bwacct/error.h"
 #include "csv.h"
@@ -128,7 +129,8 @@ bool nsys_parts::read_memory_tables(const std::vector<std::string>& lines, std::
             throw InputError(origin, fmt::format("line {}: {} cells where the memory operation table's header has {}", line,
                                                  cells.size(), headers.size()));
         const std::optional<double> t = number(cells[tc.total]), n = number(cells[tc.count]);
-        if (!t || *t < 0 || !n || *n < 1 || *n != static_cast<double>(static_cast<std::uint64_t>(*n)) || cells[tc.op].empty())
+        if (!t || *t < 0 || !std::isfinite(in_us(*t, *to_us)) || !n || *n < 1 ||
+            *n != static_cast<double>(static_cast<std::uint64_t>(*n)) || cells[tc.op].empty())
             throw InputError(origin, fmt::format("line {}: a memory operation row without a total time, a whole count >= 1 "
                                                  "and an operation ('{}', '{}')",
                                                  line, cells[tc.total], cells[tc.count]));
@@ -165,9 +167,9 @@ bool nsys_parts::read_memory_tables(const std::vector<std::string>& lines, std::
             throw InputError(origin, fmt::format("line {}: {} cells where the memory size table's header has {}", line,
                                                  cells.size(), headers.size()));
         const std::optional<double> b = number(cells[sc.total]);
-        if (!b || *b < 0)
-            throw InputError(origin,
-                             fmt::format("line {}: memory size '{}' is not a non-negative number", line, cells[sc.total]));
+        if (!b || *b < 0 || !std::isfinite(*b * *scale))
+            throw InputError(origin, fmt::format("line {}: memory size '{}' is not a non-negative number of bytes a double holds",
+                                                 line, cells[sc.total]));
         // A size printed as 0 ("0.000" MB) is below the table's precision, not zero bytes: no bytes, no rate.
         if (*b == 0) {
             zeros += zeros.empty() ? cells[sc.op] : ", " + cells[sc.op];

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "bwacct/error.h"
 #include "csv.h"
@@ -263,7 +264,8 @@ std::optional<double> nsys_parts::suffixed_time_us(const std::string& text, std:
     const std::optional<double> scale = unit.empty() ? bare_to_us : unit_to_us(unit);
     if (!scale)
         return std::nullopt;
-    return in_us(*v, *scale);
+    const double us = in_us(*v, *scale);
+    return std::isfinite(us) ? std::optional<double>(us) : std::nullopt;  // 1e308s is no time
 }
 
 std::optional<NsysKernSum> nsys_parts::parse_nvprof_summary(const std::vector<std::string>& lines, const std::string& origin,
