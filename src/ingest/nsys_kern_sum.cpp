@@ -401,8 +401,8 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
     const auto rows = trace_rows(lines, h, headers, origin, out);
     const bool pipe_table = is_pipe_row(lines[h]);
     const bool nvprof = is_nvprof_trace_header(lines[h]);
-    std::size_t duration_col = headers.size(), name_col = headers.size();
-    double to_us = 1e-3;
+    std::size_t duration_col = headers.size(), name_col = headers.size(), bytes_col = headers.size();
+    double to_us = 1e-3, bytes_scale = 0;
     for (std::size_t c = 0; c < headers.size(); ++c) {
         const std::string t = squeeze_lower(headers[c]);
         const std::size_t open = t.find('(');
@@ -420,10 +420,56 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
             duration_col = c;
         } else if (base == "name") {
             name_col = c;
+        } else if (base == "bytes" || (nvprof && base == "size")) {
+            // nsys: "Bytes (MB)", MB = 10^6 B (4 MiB prints as 4.194); nvprof: "Size", each cell with its unit.
+            const std::string unit = open == std::string::npos ? "" : t.substr(open + 1, t.find(')', open) - open - 1);
+            bytes_scale = unit == "mb" ? 1e6 : unit == "kb" ? 1e3 : unit == "gb" ? 1e9 : unit == "b" ? 1.0 : 0.0;
+            bytes_col = c;
         }
     }
     if (duration_col == headers.size() || name_col == headers.size())
         throw InputError(origin, fmt::format("line {}: the GPU trace lacks a Duration or Name column; {}", h + 1, kExpected));
+    // The bytes of a memory operation row: nsys's number in the column's unit; nvprof's number with its own unit,
+    // binary ("38.147MB" for 40,000,000 B = 38.147 MiB; "256.00KB" for 262,144 B).
+    const auto row_bytes = [&](const std::vector<std::string>& cells) -> std::optional<double> {
+        if (bytes_col >= cells.size())
+            return std::nullopt;
+        const std::string cell = trim(cells[bytes_col]);
+        if (!nvprof) {
+            const std::optional<double> v = parse_number_text(cell);
+            // A size printed as 0 ("0.000" MB) is below the column's precision, not zero bytes.
+            return v && *v > 0 && bytes_scale > 0 && std::isfinite(*v * bytes_scale) ? std::optional<double>(*v * bytes_scale)
+                                                                                     : std::nullopt;
+        }
+        std::size_t end = cell.size();
+        while (end > 0 && std::isalpha(static_cast<unsigned char>(cell[end - 1])))
+            --end;
+        const std::string unit = cell.substr(end);
+        const double scale = unit == "B"    ? 1.0
+                             : unit == "KB" ? 1024.0
+                             : unit == "MB" ? 1048576.0
+                             : unit == "GB" ? 1073741824.0
+                                            : 0.0;
+        const std::optional<double> v = parse_number_text(cell.substr(0, end));
+        return v && *v > 0 && scale > 0 && std::isfinite(*v * scale) ? std::optional<double>(*v * scale) : std::nullopt;
+    };
+    // Memory operations per name, in order of first appearance; bytes unknown once a row lacks them.
+    std::vector<NsysMemOp> ops;
+    std::vector<bool> ops_sized;
+    const auto add_op = [&](const std::string& name, double us, std::optional<double> bytes) {
+        std::size_t i = 0;
+        while (i < ops.size() && ops[i].operation != name)
+            ++i;
+        if (i == ops.size()) {
+            ops.push_back({name, 0, 0.0, 0.0});
+            ops_sized.push_back(true);
+        }
+        ++ops[i].count;
+        ops[i].total_us += us;
+        ops_sized[i] = ops_sized[i] && bytes.has_value();
+        if (bytes)
+            *ops[i].bytes += *bytes;
+    };
 
     // Per kernel name, in order of first launch: the durations in the file's unit.
     std::vector<std::pair<std::string, std::vector<double>>> launches;
@@ -463,6 +509,7 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
         if (name.front() == '[' && name.back() == ']') {
             ++copies;
             copies_time += *d;
+            add_op(name, in_us(*d, to_us), row_bytes(cells));
             continue;
         }
         const auto [it, added] = index.emplace(name, launches.size());
@@ -511,10 +558,16 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
     std::stable_sort(out.kernels.begin(), out.kernels.end(),
                      [](const NsysKernel& a, const NsysKernel& b) { return a.total_us > b.total_us; });
     if (copies > 0)
-        out.warnings.push_back(
-            fmt::format("the GPU trace's {} memory operation row{} ([CUDA memcpy ...] or [CUDA memset], {:.1f} us in all) "
-                        "{} left out: memory operations are not kernels",
-                        copies, copies == 1 ? "" : "s", copies_time * to_us, copies == 1 ? "is" : "are"));
+        out.warnings.push_back(fmt::format(
+            "the GPU trace's {} memory operation row{} ([CUDA memcpy ...] or [CUDA memset], {:.1f} us in all) "
+            "{}: listed under memory operations",
+            copies, copies == 1 ? "" : "s", copies_time * to_us, copies == 1 ? "is not a kernel" : "are not kernels"));
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (!ops_sized[i])
+            ops[i].bytes.reset();
+        ops[i].total_us = in_us(ops[i].total_us, 1.0);
+        out.memory_ops.push_back(ops[i]);
+    }
     out.from_trace = true;
     if (nvprof)
         out.profiler = "nvprof";

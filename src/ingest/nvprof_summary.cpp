@@ -304,10 +304,10 @@ std::optional<NsysKernSum> nsys_parts::parse_nvprof_summary(const std::vector<st
                                              h + 1, r.copies, r.copies == 1 ? "" : "s", kExpected));
     if (r.copies > 0)
         out.warnings.push_back(
-            fmt::format("nvprof's {} memory operation row{} ([CUDA memcpy ...] or [CUDA memset], {:.1f} us in all) {} not "
-                        "kernels: listed under memory operations (nvprof prints no bytes); time % stays nvprof's own, a "
+            fmt::format("nvprof's {} memory operation row{} ([CUDA memcpy ...] or [CUDA memset], {:.1f} us in all) {}: listed "
+                        "under memory operations (nvprof prints no bytes); time % stays nvprof's own, a "
                         "share of all GPU activities",
-                        r.copies, r.copies == 1 ? "" : "s", r.copies_us, r.copies == 1 ? "is" : "are"));
+                        r.copies, r.copies == 1 ? "" : "s", r.copies_us, r.copies == 1 ? "is not a kernel" : "are not kernels"));
     out.from_nvprof = true;
     out.profiler = "nvprof";
     return out;

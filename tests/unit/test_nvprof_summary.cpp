@@ -147,6 +147,23 @@ TEST(NvprofSummary, PrintGpuTraceWithoutARule) {
     for (const std::string& w : s.warnings)
         copies = copies || w.find("3 memory operation rows ([CUDA memcpy ...] or [CUDA memset], 27651.5 us") != std::string::npos;
     EXPECT_TRUE(copies);
+    // The copies with their bytes: nvprof's sizes are binary, 38.147MB = 38.147 x 2^20 = 40,000,028.672 B (the program
+    // copies 10^7 floats, 4 x 10^7 B, to the printed digits); two HtoD copies 80,000,057.344 B in 6.4049 + 6.3746 =
+    // 12.7795 ms: 6.26 GB/s (nvprof's own Throughput, 5.8163 and 5.8440, is in GiB/s: 5.8163 x 1.073741824 = 6.245).
+    ASSERT_EQ(s.memory_ops.size(), 2u);
+    EXPECT_EQ(s.memory_ops[0].operation, "[CUDA memcpy HtoD]");
+    EXPECT_EQ(s.memory_ops[0].count, 2u);
+    EXPECT_DOUBLE_EQ(s.memory_ops[0].total_us, 12779.5);
+    ASSERT_TRUE(s.memory_ops[0].bytes.has_value());
+    EXPECT_NEAR(*s.memory_ops[0].bytes, 80000057.344, 1e-3);
+    EXPECT_NEAR(*s.memory_ops[1].bytes, 40000028.672, 1e-3);  // the DtoH copy
+
+    // nsys's trace prints its copy's size as 0.000 MB: below the column's precision, so no bytes (never 0 GB/s).
+    const NsysKernSum n = parse_nsys_kern_sum(
+        fixture("corpus/nsys/nsys_nvprof_print_gpu_trace_console_rtx3060_concurrent_kernels_readme.md"), "n.md");
+    ASSERT_EQ(n.memory_ops.size(), 1u);
+    EXPECT_DOUBLE_EQ(n.memory_ops[0].total_us, 1.408);  // 1,408 ns
+    EXPECT_FALSE(n.memory_ops[0].bytes.has_value());
 
     // A summary whose GPU activities are copies only, then the trace of the same program: the trace's kernels are
     // read (the two repeated launches of one kernel under two correlation ids are one kernel).
