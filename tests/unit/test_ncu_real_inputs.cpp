@@ -153,4 +153,27 @@ TEST(NcuRealInputs, NamesThatAreNotUtf8AreRepaired) {
     EXPECT_NE(p.warnings[0].find("1 byte of the kernel names, IDs or devices is not UTF-8"), std::string::npos) << p.warnings[0];
 }
 
+// `--metrics gpu__time_duration.avg` (one counter per launch: .avg = .sum) and ncu 2022+'s gpu__dram_throughput name.
+// Old code: no duration ("no kernel has DRAM bytes or a duration" for a file without bytes), dram % empty.
+TEST(NcuRealInputs, TimeDurationAvgAndGpuDramThroughput) {
+    const NcuProfile p = parse_ncu_csv(
+        "==PROF== connected\n"
+        "\"ID\",\"Kernel Name\",\"dram__bytes_read.sum\",\"dram__bytes_write.sum\",\"gpu__time_duration.avg\","
+        "\"gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed\"\n"
+        "\"\",\"\",\"byte\",\"byte\",\"ns\",\"%\"\n"
+        "\"1\",\"nvjet_gemv\",\"1000\",\"500\",\"100\",\"12.5\"\n",
+        "raw.csv");
+    ASSERT_EQ(p.kernels.size(), 1u);
+    ASSERT_TRUE(p.kernels[0].time_us.has_value());
+    EXPECT_DOUBLE_EQ(*p.kernels[0].time_us, 0.1);  // 100 ns; bandwidth 1500 B / 100 ns = 15 GB/s in the report
+    EXPECT_DOUBLE_EQ(*p.kernels[0].dram_pct, 12.5);
+    // With both, .sum wins whatever the order.
+    const NcuProfile q = parse_ncu_csv(
+        "\"ID\",\"Kernel Name\",\"gpu__time_duration.avg\",\"gpu__time_duration.sum\"\n"
+        "\"\",\"\",\"ns\",\"ns\"\n"
+        "\"1\",\"k\",\"100\",\"200\"\n",
+        "q.csv");
+    EXPECT_DOUBLE_EQ(*q.kernels[0].time_us, 0.2);
+}
+
 }  // namespace
