@@ -326,9 +326,16 @@ std::vector<std::pair<std::size_t, std::size_t>> title_spans(const std::string& 
 // The header of a GPU trace: `nsys stats --report cuda_gpu_trace` (and gputrace, its older name) or
 // `nsys nvprof --print-gpu-trace`, in any of nsys's formats. The launch-shape column (GrdX) tells it
 // from the CUDA API and NVTX traces, which also have Start, Duration and Name.
+// `nvprof --print-gpu-trace --csv`: "Start","Duration","Grid X",...,"Name","Correlation_ID", then a row of units
+// ("us,us,,,,,,,,KB,KB,KB,GB/s,,,,,,,").
+bool is_nvprof_csv_trace_header(const std::string& line) {
+    return line.find("\"Start\"") != std::string::npos && line.find("\"Duration\"") != std::string::npos &&
+           line.find("\"Grid X\"") != std::string::npos && line.find("\"Name\"") != std::string::npos;
+}
+
 bool is_gpu_trace_header(const std::string& line) {
     return line.find("Duration") != std::string::npos && line.find("Name") != std::string::npos &&
-           (line.find("GrdX") != std::string::npos || is_nvprof_trace_header(line));
+           (line.find("GrdX") != std::string::npos || is_nvprof_trace_header(line) || is_nvprof_csv_trace_header(line));
 }
 
 // The cells of every row of the trace whose header is lines[h], with their 1-based lines, in the format of
@@ -398,9 +405,19 @@ double median_of(std::vector<double>& v) {
 
 void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const std::string& origin, NsysKernSum& out) {
     std::vector<std::string> headers;
-    const auto rows = trace_rows(lines, h, headers, origin, out);
+    auto rows = trace_rows(lines, h, headers, origin, out);
     const bool pipe_table = is_pipe_row(lines[h]);
-    const bool nvprof = is_nvprof_trace_header(lines[h]);
+    const bool nvprof_csv = is_nvprof_csv_trace_header(lines[h]);
+    const bool nvprof = is_nvprof_trace_header(lines[h]) || nvprof_csv;
+    // nvprof's --csv puts the units in the row under the header: cells of letters, '/' and '%' only, or empty.
+    std::vector<std::string> units;
+    if (nvprof_csv && !rows.empty() &&
+        std::all_of(rows.front().second.begin(), rows.front().second.end(), [](const std::string& c) {
+            return c.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ/%") == std::string::npos;
+        })) {
+        units = rows.front().second;
+        rows.erase(rows.begin());
+    }
     std::size_t duration_col = headers.size(), name_col = headers.size(), bytes_col = headers.size();
     double to_us = 1e-3, bytes_scale = 0;
     for (std::size_t c = 0; c < headers.size(); ++c) {
@@ -412,6 +429,8 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
             if (open != std::string::npos)
                 unit =
                     t.substr(open + 1, t.find(')', open) == std::string::npos ? std::string::npos : t.find(')', open) - open - 1);
+            if (c < units.size())
+                unit = squeeze_lower(units[c]);
             const std::optional<double> scale = unit_to_us(unit);
             if (!scale)
                 throw InputError(
@@ -424,6 +443,12 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
             // nsys: "Bytes (MB)", MB = 10^6 B (4 MiB prints as 4.194); nvprof: "Size", each cell with its unit.
             const std::string unit = open == std::string::npos ? "" : t.substr(open + 1, t.find(')', open) - open - 1);
             bytes_scale = unit == "mb" ? 1e6 : unit == "kb" ? 1e3 : unit == "gb" ? 1e9 : unit == "b" ? 1.0 : 0.0;
+            if (c < units.size())  // nvprof's units row: binary, as in its console cells
+                bytes_scale = units[c] == "B"    ? 1.0
+                              : units[c] == "KB" ? 1024.0
+                              : units[c] == "MB" ? 1048576.0
+                              : units[c] == "GB" ? 1073741824.0
+                                                 : 0.0;
             bytes_col = c;
         }
     }
@@ -435,7 +460,7 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
         if (bytes_col >= cells.size())
             return std::nullopt;
         const std::string cell = trim(cells[bytes_col]);
-        if (!nvprof) {
+        if (!nvprof || nvprof_csv) {
             const std::optional<double> v = parse_number_text(cell);
             // A size printed as 0 ("0.000" MB) is below the column's precision, not zero bytes.
             return v && *v > 0 && bytes_scale > 0 && std::isfinite(*v * bytes_scale) ? std::optional<double>(*v * bytes_scale)
@@ -572,7 +597,9 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
     if (nvprof)
         out.profiler = "nvprof";
     out.format = fmt::format("{} GPU trace ({}): {} launch row{} summed per kernel name", nvprof ? "nvprof" : "nsys",
-                             nvprof ? "nvprof --print-gpu-trace" : "cuda_gpu_trace / nsys nvprof --print-gpu-trace",
+                             nvprof_csv ? "nvprof --print-gpu-trace --csv"
+                             : nvprof   ? "nvprof --print-gpu-trace"
+                                        : "cuda_gpu_trace / nsys nvprof --print-gpu-trace",
                              rows.size() - copies, rows.size() - copies == 1 ? "" : "s");
 }
 

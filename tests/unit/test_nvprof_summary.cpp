@@ -183,4 +183,36 @@ TEST(NvprofSummary, PrintGpuTraceWithoutARule) {
     EXPECT_DOUBLE_EQ(t.kernels[0].total_us, 20.29);  // 17.506 + 2.784 us
 }
 
+// `nvprof --print-gpu-trace --csv`: a units row under the header, the name before Correlation_ID. The header, units
+// row and the two copy rows are nvprof's (an RTX 2080 Ti output quoted in a public trace reader's comments); the two
+// kernel rows are made up in its layout. Old code: "no kernel summary table found".
+TEST(NvprofSummary, PrintGpuTraceCsvWithAUnitsRow) {
+    const std::string csv =
+        "======== Profiling result:\n"
+        "\"Start\",\"Duration\",\"Grid X\",\"Grid Y\",\"Grid Z\",\"Block X\",\"Block Y\",\"Block Z\",\"Registers Per "
+        "Thread\",\"Static SMem\",\"Dynamic SMem\",\"Size\",\"Throughput\",\"SrcMemType\",\"DstMemType\",\"Device\",\"Context\","
+        "\"Stream\",\"Name\",\"Correlation_ID\"\n"
+        "us,us,,,,,,,,KB,KB,KB,GB/s,,,,,,,\n"
+        "0.000000,1.888000,,,,,,,,,,1.003906,0.507097,\"Device\",,\"GeForce RTX 2080 Ti (0)\",\"1\",\"7\",\"[CUDA "
+        "memset]\",272\n"
+        "4643.346000,1.536000,,,,,,,,,,0.125000,0.077610,\"Pinned\",\"Device\",\"GeForce RTX 2080 Ti (0)\",\"1\",\"22\",\"[CUDA "
+        "memcpy HtoD]\",316\n"
+        "4650.000000,10.500000,80,1,1,128,1,1,32,0.000000,0.000000,,,,,\"GeForce RTX 2080 Ti (0)\",\"1\",\"22\",\"void "
+        "gemm<float, 2>(float*)\",320\n"
+        "4670.000000,9.500000,80,1,1,128,1,1,32,0.000000,0.000000,,,,,\"GeForce RTX 2080 Ti (0)\",\"1\",\"22\",\"void "
+        "gemm<float, 2>(float*)\",330\n";
+    const NsysKernSum s = parse_nsys_kern_sum(csv, "trace.csv");
+    EXPECT_EQ(s.profiler, "nvprof");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_EQ(s.kernels[0].instances, 2u);
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 20.0);  // 10.5 + 9.5 us, the units row's "us"
+    EXPECT_DOUBLE_EQ(*s.kernels[0].med_us, 10.0);
+    ASSERT_EQ(s.memory_ops.size(), 2u);
+    // 1.003906 KB x 1024 = 1028.0 B (binary, as nvprof's console); / 1.888 us = 0.5445 GB/s, and nvprof's own
+    // Throughput 0.507097 is GiB/s: x 1.073741824 = 0.5445.
+    EXPECT_NEAR(*s.memory_ops[0].bytes, 1028.0, 1e-3);
+    EXPECT_DOUBLE_EQ(s.memory_ops[0].total_us, 1.888);
+    EXPECT_NEAR(*s.memory_ops[1].bytes, 128.0, 1e-9);  // 0.125 KB
+}
+
 }  // namespace
