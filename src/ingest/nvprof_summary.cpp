@@ -88,6 +88,7 @@ struct Reader {
     NsysKernSum& out;
     std::size_t copies = 0;
     double copies_us = 0;
+    std::size_t not_gpu = 0;  // rows of another type (API calls) passed over
 
     void add(const std::vector<Column>& cols, const std::vector<std::string>& cells, const std::string& name, std::size_t line,
              const std::vector<std::optional<double>>& units) {
@@ -189,6 +190,7 @@ void read_console(const std::vector<std::string>& lines, std::size_t h, Reader& 
         if (type != "GPU activities") {
             if (gpu_seen)
                 break;  // API calls, then the NVTX or OpenACC tables: no GPU work
+            ++r.not_gpu;
             continue;
         }
         gpu_seen = true;
@@ -240,8 +242,10 @@ void read_csv(const std::vector<std::string>& lines, std::size_t h, Reader& r) {
         if (f.size() < cols.size())
             throw InputError(r.origin, fmt::format("line {}: {} fields where the header has {} (file truncated?); {}", line,
                                                    f.size(), cols.size(), kExpected));
-        if (type_col < cols.size() && f[type_col] != "GPU activities")
+        if (type_col < cols.size() && f[type_col] != "GPU activities") {
+            ++r.not_gpu;
             continue;
+        }
         r.add(cols, f, f[name_col], line, units);
     }
     r.out.format = "nvprof summary (--csv; GPU activities read)";
@@ -299,6 +303,10 @@ std::optional<NsysKernSum> nsys_parts::parse_nvprof_summary(const std::vector<st
         read_console(lines, h, r);
     if (out.kernels.empty() && !require_kernels)
         return out;
+    if (out.kernels.empty() && r.copies == 0 && r.not_gpu > 0)
+        throw InputError(origin, fmt::format("the nvprof summary at line {} holds {} API call row{} and no GPU activities "
+                                             "(`--print-api-summary`?): no GPU work; {}",
+                                             h + 1, r.not_gpu, r.not_gpu == 1 ? "" : "s", kExpected));
     if (out.kernels.empty())
         throw InputError(origin, fmt::format("the nvprof summary at line {} holds no kernel ({} memory operation row{} only); {}",
                                              h + 1, r.copies, r.copies == 1 ? "" : "s", kExpected));

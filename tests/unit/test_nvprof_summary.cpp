@@ -124,6 +124,14 @@ TEST(NvprofSummary, Refusals) {
         "Time(%)      Time     Calls       Avg       Min       Max  Name\n"
         "100.00%    2.0000         4  500.00us  400.00us  600.00us  k1(int)\n");
     EXPECT_NE(bare.find("line 2: '2.0000' is not a time with its unit"), std::string::npos) << bare;
+    // API calls only (`nvprof --print-api-summary --csv`, the layout quoted in a public parser's docstring).
+    const std::string api = refusal(
+        "======== Profiling result:\n"
+        "\"Type\",\"Time(%)\",\"Time\",\"Calls\",\"Avg\",\"Min\",\"Max\",\"Name\"\n"
+        ",%,us,,us,us,us,\n"
+        "\"API calls\",78.020031,7570567.921000,11,688233.447000,684120.984000,693194.046000,\"cudaMemcpyAsync\"\n"
+        "\"API calls\",3.686877,357751.097000,4,89437.774000,0.541000,357741.117000,\"cudaFree\"\n");
+    EXPECT_NE(api.find("holds 2 API call rows and no GPU activities"), std::string::npos) << api;
     // A row cut short.
     const std::string cut = refusal(
         "            Type  Time(%)      Time     Calls       Avg       Min       Max  Name\n"
