@@ -176,4 +176,37 @@ TEST(NcuRealInputs, TimeDurationAvgAndGpuDramThroughput) {
     EXPECT_DOUBLE_EQ(*q.kernels[0].time_us, 0.2);
 }
 
+// ncu's console `--print-summary per-kernel`: headings with "Invocations N" (no Context/Stream), five-column sections
+// whose Average is read. The layout is the real file's (corpus/ncu/ncu_console_print_summary_per_kernel_...), which
+// has no duration or bytes; these rows are made up in it. Old code: "no ncu CSV header found".
+TEST(NcuRealInputs, ConsolePerKernelSummaryReadsTheAverage) {
+    const std::string text =
+        "  transposeNaive(const float *, float *, int) (32, 32, 1)x(32, 32, 1), Device 0, CC 11.0, Invocations 14\n"
+        "    Section: GPU Speed Of Light Throughput\n"
+        "    ----------------------- ----------- ------------ ------------ ------------\n"
+        "    Metric Name             Metric Unit      Minimum      Maximum      Average\n"
+        "    ----------------------- ----------- ------------ ------------ ------------\n"
+        "    DRAM Throughput                   %        80.10        82.30        81.20\n"
+        "    Duration                         us       100.50       104.70       102.90\n"
+        "    ----------------------- ----------- ------------ ------------ ------------\n";
+    const NcuProfile p = parse_ncu_csv(text, "pk.txt");
+    ASSERT_EQ(p.kernels.size(), 1u);
+    EXPECT_EQ(p.kernels[0].name, "transposeNaive(const float *, float *, int)");
+    EXPECT_EQ(p.kernels[0].invocations, 14u);
+    EXPECT_EQ(p.kernels[0].cc, "11.0");
+    EXPECT_DOUBLE_EQ(*p.kernels[0].time_us, 102.9);  // the Average column, not 100.50 or 104.70
+    EXPECT_DOUBLE_EQ(*p.kernels[0].dram_pct, 81.2);
+    EXPECT_NE(p.format.find("--print-summary per-kernel"), std::string::npos) << p.format;
+
+    const std::string real =
+        fixture("corpus/ncu/ncu_console_print_summary_per_kernel_cc110_transpose_no_duration_no_bytes_excerpt.txt");
+    try {
+        parse_ncu_csv(real, "r.txt");
+        ADD_FAILURE() << "a summary without durations or bytes was read";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("names 3 kernels but none has DRAM bytes or a Duration"), std::string::npos)
+            << e.what();
+    }
+}
+
 }  // namespace
