@@ -57,6 +57,7 @@ struct IngestSummary {
 
 struct IngestReport {
     std::string tool;                   // "nccl-tests", "torch-trace", "nsys", "ncu", "babelstream"
+    std::string measured_by;            // the profiler that wrote the file when it is not `tool` ("nvprof", "rocprof")
     std::string file;                   // the path as given
     std::string format;                 // what was recognised: "nccl-tests text (2.x, in-place columns)", ...
     std::vector<std::string> gpus;      // catalog ids the records were analysed on

@@ -14,7 +14,8 @@
 
 namespace bwacct {
 
-// ---- nsys stats --report cuda_gpu_kern_sum (CSV from --format csv, or the console text table) ----
+// ---- nsys stats --report cuda_gpu_kern_sum (CSV from --format csv, or the console text table), nsys GPU
+// traces and nvprof's summary ----
 
 struct NsysKernel {
     std::string name;  // as printed (demangled, may hold commas)
@@ -23,6 +24,15 @@ struct NsysKernel {
     double total_us = 0;             // "Total Time"
     std::uint64_t instances = 0;     // "Instances"
     std::optional<double> avg_us, med_us, min_us, max_us, stddev_us;
+};
+
+// One memory operation kind of nsys's cuda_gpu_mem_time_sum / cuda_gpu_mem_size_sum (or nvprof's memory rows):
+// "[CUDA memcpy Host-to-Device]", "[CUDA memset]".
+struct NsysMemOp {
+    std::string operation;
+    std::uint64_t count = 0;
+    double total_us = 0;
+    std::optional<double> bytes;  // from the size table (MB = 10^6 B, KiB = 1024 B); none without one
 };
 
 struct NsysKernSum {
@@ -37,6 +47,15 @@ struct NsysKernSum {
     std::vector<std::string> warnings;
     // The kernels were summed from a GPU trace's per-launch rows (time % computed here, not printed by nsys).
     bool from_trace = false;
+    // The kernels are nvprof's summary rows ("GPU activities"): time % is nvprof's share of all GPU activities,
+    // memory copies included.
+    bool from_nvprof = false;
+    // The kernels are AMD rocprof's kernel statistics (rocprof / rocprofv3 --stats): time % is its Percentage.
+    bool from_rocprof = false;
+    // The profiler that wrote the file when not nsys: "nvprof" (summary or --print-gpu-trace), "rocprof".
+    std::string profiler;
+    // Memory operations (memcpy, memset) of the same run, with their bytes where a size table gives them.
+    std::vector<NsysMemOp> memory_ops;
 };
 
 // Finds the kernel-summary table (the header with "Total Time", "Instances" and "Name") in CSV or in
@@ -44,7 +63,10 @@ struct NsysKernSum {
 // after the last row), anywhere in the text (e.g. inside `nsys profile --stats=true` output). Times
 // may be in ns, us, ms or s (the header's unit). Without a summary, a GPU trace (`nsys stats --report
 // cuda_gpu_trace`, `nsys nvprof --print-gpu-trace`: one row per launch with Start, Duration, GrdX, ...,
-// Name) is summed per kernel name instead; its memory operations are left out with a warning. A row
+// Name) is summed per kernel name instead; its memory operations are left out with a warning. Without
+// either, nvprof's summary ("Type  Time(%)  Time  Calls  Avg  Min  Max  Name", console or --csv) is read:
+// its GPU activities rows, memory operations left out with a warning; or AMD rocprof's kernel statistics CSV
+// ("Name","Calls","TotalDurationNs","AverageNs","Percentage"). A row
 // of dots or an ellipsis ("...", "…") ends a pasted table with a warning that rows were left out. Throws InputError(origin, ...)
 // when there is no such table, a row is short or malformed, or the table has no rows.
 NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& origin);

@@ -9,13 +9,17 @@
 namespace bwacct::cli {
 namespace {
 
-constexpr const char* kNsysExpected = "expected `nsys stats --report cuda_gpu_kern_sum` output (CSV or text)";
+constexpr const char* kNsysExpected =
+    "expected `nsys stats --report cuda_gpu_kern_sum` output (CSV or text), an nsys or nvprof GPU trace, nvprof's summary "
+    "or AMD rocprof's kernel statistics CSV";
 constexpr const char* kNcuExpected = "expected an `ncu --csv` export (--page details or --page raw)";
 
 CommandSpec nsys_command() {
     CommandSpec c;
     c.name = "nsys";
-    c.summary = "Nsight Systems kernel summary (cuda_gpu_kern_sum): time per kernel and per category (no bytes)";
+    c.summary =
+        "Nsight Systems kernel summary (cuda_gpu_kern_sum; also GPU traces, memory operations, nvprof and AMD rocprof "
+        "statistics): time per kernel and per category";
     c.example =
         "nsys stats --report cuda_gpu_kern_sum --format csv --output . report.nsys-rep  # writes *_cuda_gpu_kern_sum.csv\n"
         "  bwacct ingest nsys report_cuda_gpu_kern_sum.csv";

@@ -34,9 +34,14 @@ Metric metric_of(const std::string& name) {
         return Metric::total;
     if (name == "gpu__time_duration.sum")
         return Metric::time;
-    if (name == "Duration")
+    // gpu__time_duration is one counter per launch: its .avg, .max and .min equal .sum (asked for with
+    // `--metrics gpu__time_duration.avg`); taken when .sum is absent, like the section's Duration.
+    if (name == "Duration" || name == "gpu__time_duration.avg" || name == "gpu__time_duration.max" ||
+        name == "gpu__time_duration.min")
         return Metric::duration;
-    if (name.rfind("dram__throughput.avg.pct_of_peak_sustained", 0) == 0)
+    // ncu 2022+ also names the DRAM share gpu__dram_throughput (the SpeedOfLight section's "DRAM Throughput").
+    if (name.rfind("dram__throughput.avg.pct_of_peak_sustained", 0) == 0 ||
+        name.rfind("gpu__dram_throughput.avg.pct_of_peak_sustained", 0) == 0)
         return Metric::dram_pct;
     if (name.rfind("sm__throughput.avg.pct_of_peak_sustained", 0) == 0)
         return Metric::sm_pct;

@@ -18,10 +18,13 @@ std::string trim(const std::string& s) {
     return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
 }
 
-// A kernel's heading: "NAME ..., Context C, Stream S[, Device D, CC X.Y]".
+// A kernel's heading: "NAME ..., Context C, Stream S[, Device D, CC X.Y]"; under `--print-summary per-kernel`
+// "NAME (GX, GY, GZ)x(BX, BY, BZ), Device D, CC X.Y, Invocations N".
 bool is_kernel_line(const std::string& line) {
-    return line.rfind("==", 0) != 0 && line.find(", Context ") != std::string::npos &&
-           line.find(", Stream ") != std::string::npos;
+    if (line.rfind("==", 0) == 0)
+        return false;
+    return (line.find(", Context ") != std::string::npos && line.find(", Stream ") != std::string::npos) ||
+           (line.find(", Device ") != std::string::npos && line.find(", Invocations ") != std::string::npos);
 }
 
 // A rule line: runs of dashes separated by blanks, nothing else.
@@ -36,7 +39,7 @@ bool only(const std::string& s, const char* chars) { return !s.empty() && s.find
 // the date ", 2024-Aug-28 11:14:50" that ncu appends to the name are cut off.
 void name_from_heading(const std::string& line, NcuKernel& k) {
     const std::string t = trim(line);
-    std::string head = t.substr(0, t.find(", Context "));
+    std::string head = t.substr(0, std::min(t.find(", Context "), t.find(", Device ")));
     const std::size_t shape = head.rfind(")x(");
     const std::size_t open = shape == std::string::npos ? std::string::npos : head.rfind(" (", shape);
     if (open != std::string::npos && head.back() == ')' && only(head.substr(open + 1), "0123456789(), x")) {
@@ -48,6 +51,14 @@ void name_from_heading(const std::string& line, NcuKernel& k) {
             head.erase(comma);
     }
     k.name = head;
+    // --print-summary per-kernel: the launches its Minimum/Maximum/Average columns are over.
+    const std::size_t inv = t.find(", Invocations ");
+    if (inv != std::string::npos) {
+        const std::string n = trim(t.substr(
+            inv + 14, t.find(',', inv + 14) == std::string::npos ? std::string::npos : t.find(',', inv + 14) - inv - 14));
+        if (only(n, "0123456789") && n.size() < 16)
+            k.invocations = std::stoull(n);
+    }
     const std::size_t cc = t.find(", CC ");
     if (cc != std::string::npos)
         k.cc =
@@ -74,7 +85,10 @@ NcuProfile ncu_parts::parse_ncu_text(const std::vector<std::string>& lines, cons
             continue;
         // A section's table: name, unit and value, each row cut at the rule's extents (the unit may be blank).
         const std::vector<std::pair<std::size_t, std::size_t>> spans = dash_spans(lines[i + 1]);
-        if (spans.size() != 3)
+        // Name, unit, value; or under --print-summary per-kernel name, unit, Minimum, Maximum, Average (the Average
+        // is read, as in the CSV summary).
+        const bool summary = spans.size() == 5 && out.kernels.back().invocations > 0;
+        if (spans.size() != 3 && !summary)
             continue;  // not a metric table (a source-counters or a rule's own table)
         bool rows = false;
         std::size_t j = i + 2;
@@ -90,8 +104,9 @@ NcuProfile ncu_parts::parse_ncu_text(const std::vector<std::string>& lines, cons
             const std::string name = trim(row.substr(0, std::min(row.size(), spans[0].second)));
             const std::string unit =
                 spans[0].second < row.size() ? trim(row.substr(spans[0].second, spans[1].second - spans[0].second)) : "";
-            std::string value = spans[1].second < row.size() ? trim(row.substr(spans[1].second)) : "";
-            if (name == "Metric Name" && value == "Metric Value")
+            const std::size_t value_from = summary ? spans[3].second : spans[1].second;
+            std::string value = value_from < row.size() ? trim(row.substr(value_from)) : "";
+            if (name == "Metric Name" && (value == "Metric Value" || value == "Average"))
                 continue;
             rows = true;
             if (value.rfind("(!)", 0) == 0)  // ncu's mark of a value it doubts ("(!) n/a")
@@ -100,6 +115,8 @@ NcuProfile ncu_parts::parse_ncu_text(const std::vector<std::string>& lines, cons
         }
         i = j - 1;
     }
+    if (std::any_of(out.kernels.begin(), out.kernels.end(), [](const NcuKernel& k) { return k.invocations > 0; }))
+        out.format = "ncu console output, --print-summary per-kernel (the Average over each kernel's invocations)";
     return out;
 }
 

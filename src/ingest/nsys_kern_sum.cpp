@@ -10,6 +10,7 @@
 #include "bwacct/error.h"
 #include "bwacct/ingest_nsight.h"
 #include "csv.h"
+#include "nsys_parts.h"
 
 namespace bwacct {
 namespace {
@@ -18,10 +19,20 @@ using ingest::dash_spans;
 using ingest::parse_csv;
 using ingest::parse_number_text;
 using ingest::split_lines;
+using nsys_parts::blank;
+using nsys_parts::elision_warning;
+using nsys_parts::in_us;
+using nsys_parts::is_elision;
+using nsys_parts::is_fence;
+using nsys_parts::trim;
+using nsys_parts::unit_to_us;
 
 constexpr const char* kExpected =
     "expected `nsys stats --report cuda_gpu_kern_sum` output (CSV or text) with columns Time (%), Total Time, "
-    "Instances, ..., Name, or a GPU trace (--report cuda_gpu_trace) with columns Start, Duration, ..., GrdX, ..., Name";
+    "Instances, ..., Name, a GPU trace (--report cuda_gpu_trace) with columns Start, Duration, ..., GrdX, ..., Name, "
+    "nvprof's summary (Type, Time(%), Time, Calls, Avg, Min, Max, Name), nsys's memory operation summary "
+    "(--report cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum), or AMD rocprof's kernel statistics CSV "
+    "(\"Name\",\"Calls\",\"TotalDurationNs\",...)";
 
 enum class Col { pct, total, instances, avg, med, min, max, stddev, name, unknown };
 
@@ -30,33 +41,12 @@ struct HeaderColumn {
     double to_us = 1e-3;  // unit of the header, ns unless it says otherwise
 };
 
-// A time in the file's unit as microseconds, rounded to 10^-6 us (a picosecond, far below
-// the nanosecond nsys prints): 72,047.7 ns is 72.0477 us, not the 72.04769999999999 of a bare product.
-double in_us(double value, double to_us) {
-    const double us = value * to_us;
-    return std::abs(us) < 9e9 ? std::round(us * 1e6) / 1e6 : us;
-}
-
 std::string squeeze_lower(const std::string& s) {
     std::string out;
     for (const char c : s)
         if (!std::isspace(static_cast<unsigned char>(c)))
             out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return out;
-}
-
-// A header's time unit as a factor to microseconds: none (nsys's default) and "ns" 1e-3, "us" 1, "ms" 1e3,
-// "s" 1e6; nullopt for another unit.
-std::optional<double> unit_to_us(const std::string& unit) {
-    if (unit.empty() || unit == "ns" || unit == "nsec")
-        return 1e-3;
-    if (unit == "us" || unit == "\xc2\xb5s" || unit == "usec")
-        return 1;
-    if (unit == "ms" || unit == "msec")
-        return 1e3;
-    if (unit == "s" || unit == "sec")
-        return 1e6;
-    return std::nullopt;
 }
 
 // "Total Time (ns)" -> {total, 1e-3}; "Avg (us)" -> {avg, 1}; "Name" -> {name}.
@@ -102,52 +92,6 @@ HeaderColumn classify_header(const std::string& header, const std::string& origi
 bool is_kern_sum_header(const std::string& line) {
     return line.find("Total Time") != std::string::npos && line.find("Instances") != std::string::npos &&
            line.find("Name") != std::string::npos;
-}
-
-bool blank(const std::string& s) {
-    return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); });
-}
-
-// A markdown code fence ("```", "~~~"): a table pasted into a README or an issue ends there.
-bool is_fence(const std::string& line) {
-    const std::size_t a = line.find_first_not_of(" \t");
-    return a != std::string::npos && (line.compare(a, 3, "```") == 0 || line.compare(a, 3, "~~~") == 0);
-}
-
-// A line standing for rows left out of a pasted table ("...", "   ....", "…", "| ... | ... |"): nothing
-// but dots, ellipses (U+2026 "…", U+22EE "⋮"), blanks and '|', with at least three dots or one ellipsis.
-bool is_elision(const std::string& line) {
-    std::size_t dots = 0, ellipses = 0;
-    for (std::size_t i = 0; i < line.size();) {
-        const char c = line[i];
-        if (c == ' ' || c == '\t' || c == '|' || c == '\r') {
-            ++i;
-        } else if (c == '.') {
-            ++dots;
-            ++i;
-        } else if (line.compare(i, 3, "\xe2\x80\xa6") == 0 || line.compare(i, 3, "\xe2\x8b\xae") == 0) {
-            ++ellipses;
-            i += 3;
-        } else {
-            return false;
-        }
-    }
-    return dots >= 3 || ellipses >= 1;
-}
-
-std::string trim(const std::string& s) {
-    const std::size_t a = s.find_first_not_of(" \t");
-    if (a == std::string::npos)
-        return "";
-    return s.substr(a, s.find_last_not_of(" \t") - a + 1);
-}
-
-// The warning for a table that a paste cut short with an elision line.
-std::string elision_warning(std::size_t header_line, std::size_t line, const std::string& text, std::size_t rows) {
-    return fmt::format(
-        "the kernel table at line {} is cut at line {} ('{}'): whoever pasted it left rows out; the {} row{} shown "
-        "are read, so the totals, shares and categories cover those rows only",
-        header_line, line, trim(text), rows, rows == 1 ? "" : "s");
 }
 
 // A table whose cells are separated by '|': `nsys stats --format table` ("| Time (%) | ... |" between
@@ -355,12 +299,43 @@ std::string blank_marker(std::string line, const std::string& marker) {
 
 // ---- GPU trace (one row per launch), summed per kernel name ----
 
+// `nvprof --print-gpu-trace` (CUDA's own nvprof, not nsys's): "   Start  Duration  Grid Size  Block Size ... Name",
+// no dashed rule under it, each time with its unit ("6.4049ms"), kernel names followed by their correlation id ("[112]").
+bool is_nvprof_trace_header(const std::string& line) {
+    return line.find("Start") != std::string::npos && line.find("Duration") != std::string::npos &&
+           line.find("Grid Size") != std::string::npos && line.find("Name") != std::string::npos &&
+           line.find(',') == std::string::npos;
+}
+
+// The [start, end) extents of the titles of a header line without a rule under it: titles are separated by two or
+// more blanks ("Grid Size" is one title).
+std::vector<std::pair<std::size_t, std::size_t>> title_spans(const std::string& head) {
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    for (std::size_t i = head.find_first_not_of(' '); i != std::string::npos; i = head.find_first_not_of(' ', i)) {
+        std::size_t end = head.find("  ", i);
+        if (end == std::string::npos)
+            end = head.size();
+        while (end > i && head[end - 1] == ' ')
+            --end;
+        spans.emplace_back(i, end);
+        i = end;
+    }
+    return spans;
+}
+
 // The header of a GPU trace: `nsys stats --report cuda_gpu_trace` (and gputrace, its older name) or
 // `nsys nvprof --print-gpu-trace`, in any of nsys's formats. The launch-shape column (GrdX) tells it
 // from the CUDA API and NVTX traces, which also have Start, Duration and Name.
+// `nvprof --print-gpu-trace --csv`: "Start","Duration","Grid X",...,"Name","Correlation_ID", then a row of units
+// ("us,us,,,,,,,,KB,KB,KB,GB/s,,,,,,,").
+bool is_nvprof_csv_trace_header(const std::string& line) {
+    return line.find("\"Start\"") != std::string::npos && line.find("\"Duration\"") != std::string::npos &&
+           line.find("\"Grid X\"") != std::string::npos && line.find("\"Name\"") != std::string::npos;
+}
+
 bool is_gpu_trace_header(const std::string& line) {
     return line.find("Duration") != std::string::npos && line.find("Name") != std::string::npos &&
-           line.find("GrdX") != std::string::npos;
+           (line.find("GrdX") != std::string::npos || is_nvprof_trace_header(line) || is_nvprof_csv_trace_header(line));
 }
 
 // The cells of every row of the trace whose header is lines[h], with their 1-based lines, in the format of
@@ -402,14 +377,16 @@ std::vector<std::pair<std::size_t, std::vector<std::string>>> trace_rows(const s
         if (end < lines.size())
             ends_at(end, lines[end]);
     } else {
-        if (h + 1 >= lines.size() || lines[h + 1].find("---") == std::string::npos)
+        const bool ruled = h + 1 < lines.size() && lines[h + 1].find("---") != std::string::npos;
+        if (!ruled && !is_nvprof_trace_header(lines[h]))
             throw InputError(origin,
                              fmt::format("line {}: GPU trace header without the dashed rule under it; {}", h + 2, kExpected));
-        const std::string rule = expand_tabs(lines[h + 1]);
-        const std::vector<std::pair<std::size_t, std::size_t>> spans = dash_spans(rule);
+        // nvprof prints no rule: its cells are right-aligned to their titles' ends, the name left-aligned at its title.
+        const std::vector<std::pair<std::size_t, std::size_t>> spans =
+            ruled ? dash_spans(expand_tabs(lines[h + 1])) : title_spans(expand_tabs(lines[h]));
         headers = console_titles(expand_tabs(lines[h]), spans);
         // Cells may be blank (a kernel has no Bytes, a copy no grid): cut every row at the rule's extents.
-        for (std::size_t i = h + 2; i < lines.size(); ++i) {
+        for (std::size_t i = h + (ruled ? 2 : 1); i < lines.size(); ++i) {
             const std::string row = expand_tabs(lines[i]);
             if (ends_at(i, row))
                 break;
@@ -428,10 +405,21 @@ double median_of(std::vector<double>& v) {
 
 void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const std::string& origin, NsysKernSum& out) {
     std::vector<std::string> headers;
-    const auto rows = trace_rows(lines, h, headers, origin, out);
+    auto rows = trace_rows(lines, h, headers, origin, out);
     const bool pipe_table = is_pipe_row(lines[h]);
-    std::size_t duration_col = headers.size(), name_col = headers.size();
-    double to_us = 1e-3;
+    const bool nvprof_csv = is_nvprof_csv_trace_header(lines[h]);
+    const bool nvprof = is_nvprof_trace_header(lines[h]) || nvprof_csv;
+    // nvprof's --csv puts the units in the row under the header: cells of letters, '/' and '%' only, or empty.
+    std::vector<std::string> units;
+    if (nvprof_csv && !rows.empty() &&
+        std::all_of(rows.front().second.begin(), rows.front().second.end(), [](const std::string& c) {
+            return c.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ/%") == std::string::npos;
+        })) {
+        units = rows.front().second;
+        rows.erase(rows.begin());
+    }
+    std::size_t duration_col = headers.size(), name_col = headers.size(), bytes_col = headers.size();
+    double to_us = 1e-3, bytes_scale = 0;
     for (std::size_t c = 0; c < headers.size(); ++c) {
         const std::string t = squeeze_lower(headers[c]);
         const std::size_t open = t.find('(');
@@ -441,6 +429,8 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
             if (open != std::string::npos)
                 unit =
                     t.substr(open + 1, t.find(')', open) == std::string::npos ? std::string::npos : t.find(')', open) - open - 1);
+            if (c < units.size())
+                unit = squeeze_lower(units[c]);
             const std::optional<double> scale = unit_to_us(unit);
             if (!scale)
                 throw InputError(
@@ -449,10 +439,62 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
             duration_col = c;
         } else if (base == "name") {
             name_col = c;
+        } else if (base == "bytes" || (nvprof && base == "size")) {
+            // nsys: "Bytes (MB)", MB = 10^6 B (4 MiB prints as 4.194); nvprof: "Size", each cell with its unit.
+            const std::string unit = open == std::string::npos ? "" : t.substr(open + 1, t.find(')', open) - open - 1);
+            bytes_scale = unit == "mb" ? 1e6 : unit == "kb" ? 1e3 : unit == "gb" ? 1e9 : unit == "b" ? 1.0 : 0.0;
+            if (c < units.size())  // nvprof's units row: binary, as in its console cells
+                bytes_scale = units[c] == "B"    ? 1.0
+                              : units[c] == "KB" ? 1024.0
+                              : units[c] == "MB" ? 1048576.0
+                              : units[c] == "GB" ? 1073741824.0
+                                                 : 0.0;
+            bytes_col = c;
         }
     }
     if (duration_col == headers.size() || name_col == headers.size())
         throw InputError(origin, fmt::format("line {}: the GPU trace lacks a Duration or Name column; {}", h + 1, kExpected));
+    // The bytes of a memory operation row: nsys's number in the column's unit; nvprof's number with its own unit,
+    // binary ("38.147MB" for 40,000,000 B = 38.147 MiB; "256.00KB" for 262,144 B).
+    const auto row_bytes = [&](const std::vector<std::string>& cells) -> std::optional<double> {
+        if (bytes_col >= cells.size())
+            return std::nullopt;
+        const std::string cell = trim(cells[bytes_col]);
+        if (!nvprof || nvprof_csv) {
+            const std::optional<double> v = parse_number_text(cell);
+            // A size printed as 0 ("0.000" MB) is below the column's precision, not zero bytes.
+            return v && *v > 0 && bytes_scale > 0 && std::isfinite(*v * bytes_scale) ? std::optional<double>(*v * bytes_scale)
+                                                                                     : std::nullopt;
+        }
+        std::size_t end = cell.size();
+        while (end > 0 && std::isalpha(static_cast<unsigned char>(cell[end - 1])))
+            --end;
+        const std::string unit = cell.substr(end);
+        const double scale = unit == "B"    ? 1.0
+                             : unit == "KB" ? 1024.0
+                             : unit == "MB" ? 1048576.0
+                             : unit == "GB" ? 1073741824.0
+                                            : 0.0;
+        const std::optional<double> v = parse_number_text(cell.substr(0, end));
+        return v && *v > 0 && scale > 0 && std::isfinite(*v * scale) ? std::optional<double>(*v * scale) : std::nullopt;
+    };
+    // Memory operations per name, in order of first appearance; bytes unknown once a row lacks them.
+    std::vector<NsysMemOp> ops;
+    std::vector<bool> ops_sized;
+    const auto add_op = [&](const std::string& name, double us, std::optional<double> bytes) {
+        std::size_t i = 0;
+        while (i < ops.size() && ops[i].operation != name)
+            ++i;
+        if (i == ops.size()) {
+            ops.push_back({name, 0, 0.0, 0.0});
+            ops_sized.push_back(true);
+        }
+        ++ops[i].count;
+        ops[i].total_us += us;
+        ops_sized[i] = ops_sized[i] && bytes.has_value();
+        if (bytes)
+            *ops[i].bytes += *bytes;
+    };
 
     // Per kernel name, in order of first launch: the durations in the file's unit.
     std::vector<std::pair<std::string, std::vector<double>>> launches;
@@ -468,7 +510,23 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
         // table, a ',' inside an unquoted name of a CSV table ("void k<int, float>(int)").
         for (std::size_t c = name_col + 1; c < cells.size() && name_col + 1 == headers.size(); ++c)
             name += (pipe_table ? "|" : ",") + cells[c];
-        const std::optional<double> d = parse_number_text(cells[duration_col]);
+        // nvprof writes each time with its unit ("6.4049ms"); the header's unit otherwise.
+        std::optional<double> d = parse_number_text(cells[duration_col]);
+        if (!d)
+            if (const std::optional<double> us = nsys_parts::suffixed_time_us(cells[duration_col], std::nullopt))
+                d = *us / to_us;
+        // nvprof follows a kernel's name with its correlation id ("vectorAdd(float*) [112]"): not part of the name.
+        if (nvprof && name.size() > 3 && name.back() == ']') {
+            const std::size_t open = name.rfind(" [");
+            if (open != std::string::npos && open + 2 < name.size() - 1 &&
+                name.find_first_not_of("0123456789", open + 2) == name.size() - 1)
+                name.erase(open);
+        }
+        // nvprof's unified-memory rows ("[Unified Memory CPU page faults]") have no duration ("-").
+        if (!d && !name.empty() && name.front() == '[' && name.back() == ']' && trim(cells[duration_col]) == "-") {
+            ++copies;
+            continue;
+        }
         if (!d || *d < 0 || name.empty())
             throw InputError(origin, fmt::format("line {}: a GPU trace row without a non-negative Duration ('{}') and a Name; {}",
                                                  line, cells[duration_col], kExpected));
@@ -476,6 +534,7 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
         if (name.front() == '[' && name.back() == ']') {
             ++copies;
             copies_time += *d;
+            add_op(name, in_us(*d, to_us), row_bytes(cells));
             continue;
         }
         const auto [it, added] = index.emplace(name, launches.size());
@@ -524,12 +583,23 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
     std::stable_sort(out.kernels.begin(), out.kernels.end(),
                      [](const NsysKernel& a, const NsysKernel& b) { return a.total_us > b.total_us; });
     if (copies > 0)
-        out.warnings.push_back(
-            fmt::format("the GPU trace's {} memory operation row{} ([CUDA memcpy ...] or [CUDA memset], {:.1f} us in all) "
-                        "{} left out: memory operations are not kernels",
-                        copies, copies == 1 ? "" : "s", copies_time * to_us, copies == 1 ? "is" : "are"));
+        out.warnings.push_back(fmt::format(
+            "the GPU trace's {} memory operation row{} ([CUDA memcpy ...] or [CUDA memset], {:.1f} us in all) "
+            "{}: listed under memory operations",
+            copies, copies == 1 ? "" : "s", copies_time * to_us, copies == 1 ? "is not a kernel" : "are not kernels"));
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (!ops_sized[i])
+            ops[i].bytes.reset();
+        ops[i].total_us = in_us(ops[i].total_us, 1.0);
+        out.memory_ops.push_back(ops[i]);
+    }
     out.from_trace = true;
-    out.format = fmt::format("nsys GPU trace (cuda_gpu_trace / nvprof --print-gpu-trace): {} launch row{} summed per kernel name",
+    if (nvprof)
+        out.profiler = "nvprof";
+    out.format = fmt::format("{} GPU trace ({}): {} launch row{} summed per kernel name", nvprof ? "nvprof" : "nsys",
+                             nvprof_csv ? "nvprof --print-gpu-trace --csv"
+                             : nvprof   ? "nvprof --print-gpu-trace"
+                                        : "cuda_gpu_trace / nsys nvprof --print-gpu-trace",
                              rows.size() - copies, rows.size() - copies == 1 ? "" : "s");
 }
 
@@ -545,6 +615,25 @@ NsysKernSum checked_total(NsysKernSum out, const std::string& origin) {
             fmt::format("{} byte{} of the kernel names {} not UTF-8 (a Latin-1 copy, or a name cut inside "
                         "a character): shown as U+FFFD",
                         repaired, repaired == 1 ? "" : "s", repaired == 1 ? "is" : "are"));
+    // The file's own time % (nsys's Time (%), rocprof's Percentage) adds up to 100 over every kernel of the run, up
+    // to its rounding (half a unit of its last printed digit, 0.05 each): a table that adds up to less holds only
+    // part of the kernels (`head` of the file, rows cut from a paste), and the shares here are of the rows shown.
+    const bool own_pct = !out.from_trace && !out.from_nvprof && !out.kernels.empty() &&
+                         std::all_of(out.kernels.begin(), out.kernels.end(), [](const NsysKernel& k) { return k.time_pct; });
+    // A table cut by an elision line already says so.
+    const bool elided = std::any_of(out.warnings.begin(), out.warnings.end(),
+                                    [](const std::string& w) { return w.find(nsys_parts::kElided) != std::string::npos; });
+    if (own_pct && !elided) {
+        double pct = 0;
+        for (const NsysKernel& k : out.kernels)
+            pct += *k.time_pct;
+        if (pct < 100.0 - 0.5 - 0.05 * static_cast<double>(out.kernels.size()))
+            out.warnings.push_back(
+                fmt::format("the file's time % column adds up to {:.1f} % over its {} kernel rows: the table "
+                            "holds only part of the run's kernels (a `head` of the file, or rows left out "
+                            "of a paste); totals, shares and categories cover the rows shown",
+                            pct, out.kernels.size()));
+    }
     double total = 0;
     for (const NsysKernel& k : out.kernels)
         total += k.total_us;
@@ -565,10 +654,117 @@ std::string no_table_message(const std::vector<std::string>& lines) {
         if (l.find("SKIPPED:") != std::string::npos && l.find("CUDA kernel data") != std::string::npos)
             return fmt::format("nsys skipped the kernel summary ('{}'): the profile holds no CUDA kernels; {}", trim(l),
                                kExpected);
+    // nvprof's own words for a run without kernels (under "Profiling result:").
+    for (const std::string& l : lines)
+        if (trim(l) == "No kernels were profiled.")
+            return fmt::format("nvprof profiled no kernel ('{}'); {}", trim(l), kExpected);
+    // Reports of nsys that hold no GPU work: say which the file holds.
+    // By nsys's own banners ("[4/8] Executing 'cuda_api_sum' stats report"), else by the tables' headers.
+    std::vector<std::string> reports, by_header;
+    const auto add = [](std::vector<std::string>& to, const std::string& r) {
+        if (std::find(to.begin(), to.end(), r) == to.end())
+            to.push_back(r);
+    };
+    for (const std::string& l : lines) {
+        const std::size_t ex = l.find("Executing '");
+        if (ex != std::string::npos && l.find("' stats report", ex) != std::string::npos)
+            add(reports, l.substr(ex + 11, l.find('\'', ex + 11) - ex - 11));
+        else if (l.find("Total Time") != std::string::npos && l.find("Num Calls") != std::string::npos)
+            add(by_header, "cuda_api_sum or osrt_sum (Num Calls)");
+        else if (l.find("Total Time") != std::string::npos && l.find("Range") != std::string::npos &&
+                 l.find("Instances") != std::string::npos)
+            add(by_header, "nvtx_sum (Range)");
+    }
+    if (reports.empty())
+        reports = by_header;
+    if (!reports.empty()) {
+        std::string names;
+        for (const std::string& r : reports)
+            names += (names.empty() ? "" : ", ") + r;
+        return fmt::format(
+            "no kernel, GPU trace or memory operation table: the file holds nsys's {} report{}, which hold{} no GPU "
+            "work; {}",
+            names, reports.size() == 1 ? "" : "s", reports.size() == 1 ? "s" : "", kExpected);
+    }
     return fmt::format("no kernel summary table found; {}", kExpected);
 }
 
 }  // namespace
+
+std::vector<std::pair<std::size_t, std::vector<std::string>>> nsys_parts::table_rows(const std::vector<std::string>& lines,
+                                                                                     std::size_t h,
+                                                                                     std::vector<std::string>& headers,
+                                                                                     const std::string& origin,
+                                                                                     NsysKernSum& out) {
+    return trace_rows(lines, h, headers, origin, out);
+}
+
+// A time in the file's unit as microseconds, rounded to 10^-6 us (a picosecond, far below
+// the nanosecond nsys prints): 72,047.7 ns is 72.0477 us, not the 72.04769999999999 of a bare product.
+double nsys_parts::in_us(double value, double to_us) {
+    const double us = value * to_us;
+    return std::abs(us) < 9e9 ? std::round(us * 1e6) / 1e6 : us;
+}
+
+// A header's time unit as a factor to microseconds: none (nsys's default) and "ns" 1e-3, "us" 1, "ms" 1e3,
+// "s" 1e6; nullopt for another unit.
+std::optional<double> nsys_parts::unit_to_us(const std::string& unit) {
+    if (unit.empty() || unit == "ns" || unit == "nsec")
+        return 1e-3;
+    if (unit == "us" || unit == "\xc2\xb5s" || unit == "usec")
+        return 1;
+    if (unit == "ms" || unit == "msec")
+        return 1e3;
+    if (unit == "s" || unit == "sec")
+        return 1e6;
+    return std::nullopt;
+}
+
+std::string nsys_parts::trim(const std::string& s) {
+    const std::size_t a = s.find_first_not_of(" \t");
+    if (a == std::string::npos)
+        return "";
+    return s.substr(a, s.find_last_not_of(" \t") - a + 1);
+}
+
+bool nsys_parts::blank(const std::string& s) {
+    return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); });
+}
+
+// A markdown code fence ("```", "~~~"): a table pasted into a README or an issue ends there.
+bool nsys_parts::is_fence(const std::string& line) {
+    const std::size_t a = line.find_first_not_of(" \t");
+    return a != std::string::npos && (line.compare(a, 3, "```") == 0 || line.compare(a, 3, "~~~") == 0);
+}
+
+// A line standing for rows left out of a pasted table ("...", "   ....", "…", "| ... | ... |"): nothing
+// but dots, ellipses (U+2026 "…", U+22EE "⋮"), blanks and '|', with at least three dots or one ellipsis.
+bool nsys_parts::is_elision(const std::string& line) {
+    std::size_t dots = 0, ellipses = 0;
+    for (std::size_t i = 0; i < line.size();) {
+        const char c = line[i];
+        if (c == ' ' || c == '\t' || c == '|' || c == '\r') {
+            ++i;
+        } else if (c == '.') {
+            ++dots;
+            ++i;
+        } else if (line.compare(i, 3, "\xe2\x80\xa6") == 0 || line.compare(i, 3, "\xe2\x8b\xae") == 0) {
+            ++ellipses;
+            i += 3;
+        } else {
+            return false;
+        }
+    }
+    return dots >= 3 || ellipses >= 1;
+}
+
+// The warning for a table that a paste cut short with an elision line.
+std::string nsys_parts::elision_warning(std::size_t header_line, std::size_t line, const std::string& text, std::size_t rows) {
+    return fmt::format(
+        "the kernel table at line {} is cut at line {} ('{}'): {}; the {} row{} shown "
+        "are read, so the totals, shares and categories cover those rows only",
+        header_line, line, trim(text), kElided, rows, rows == 1 ? "" : "s");
+}
 
 NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& origin) {
     const std::vector<std::string> lines = split_lines(text);
@@ -577,12 +773,25 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
         ++h;
     NsysKernSum out;
     if (h == lines.size()) {
-        // No summary: a GPU trace holds the same kernel times, one row per launch.
+        // No nsys summary: nvprof's, or a GPU trace that holds the same kernel times, one row per launch.
+        // nvprof's summary, unless it holds no kernel and a GPU trace follows (`nvprof` then `--print-gpu-trace` pasted).
+        const bool has_trace = std::any_of(lines.begin(), lines.end(), is_gpu_trace_header);
+        if (std::optional<NsysKernSum> nvprof = nsys_parts::parse_nvprof_summary(lines, origin, !has_trace))
+            if (!nvprof->kernels.empty())
+                return checked_total(std::move(*nvprof), origin);
+        if (std::optional<NsysKernSum> rocprof = nsys_parts::parse_rocprof_stats(lines, origin))
+            return checked_total(std::move(*rocprof), origin);
         std::size_t t = 0;
         while (t < lines.size() && !is_gpu_trace_header(lines[t]))
             ++t;
-        if (t == lines.size())
+        if (t == lines.size()) {
+            // nsys's memory-operation summaries alone (`--report cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum`).
+            if (nsys_parts::read_memory_tables(lines, 0, lines.size(), origin, out)) {
+                out.format = "nsys memory operation summary (cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum; no kernel table)";
+                return checked_total(std::move(out), origin);
+            }
             throw InputError(origin, no_table_message(lines));
+        }
         out.table_line = t + 1;
         for (std::size_t k = t + 1; k < lines.size(); ++k)
             if (is_gpu_trace_header(lines[k]))
@@ -677,6 +886,9 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
     }
     if (out.kernels.empty())
         throw InputError(origin, fmt::format("the kernel table has no rows; {}", kExpected));
+    // The same run's memory operations, between this kernel table and the next run's.
+    nsys_parts::read_memory_tables(lines, h + 1, out.other_tables.empty() ? lines.size() : out.other_tables.front() - 1, origin,
+                                   out);
     return checked_total(std::move(out), origin);
 }
 

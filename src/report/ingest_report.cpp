@@ -169,7 +169,8 @@ void print_human(const IngestReport& r, Format format, std::FILE* out, std::size
     if (!r.summary.lines.empty() && !md)
         fmt::print(out, "\n");
     fmt::print(out, fmt::runtime(md ? "## {}: {}\n\n" : "{}: {}\n"), r.tool, r.file);
-    fmt::print(out, "{}format: {}; times ingested: measured by {}, read from the file\n", md ? "" : "  ", r.format, r.tool);
+    fmt::print(out, "{}format: {}; times ingested: measured by {}, read from the file\n", md ? "" : "  ", r.format,
+               r.measured_by.empty() ? r.tool : r.measured_by);
     if (!r.notes.empty())
         fmt::print(out, "\n");
     for (const std::string& n : r.notes)
@@ -243,6 +244,8 @@ void print_json(const IngestReport& r, std::FILE* out, std::size_t top) {
     json doc;
     doc["schema"] = "bwacct.ingest/1";
     doc["tool"] = r.tool;
+    if (!r.measured_by.empty())
+        doc["measured_by"] = r.measured_by;
     doc["file"] = r.file;
     doc["format"] = r.format;
     doc["gpus"] = r.gpus;

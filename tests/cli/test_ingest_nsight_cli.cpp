@@ -268,7 +268,7 @@ TEST(IngestNcuCli, ConsoleOutputIsRead) {
 // A kernel with read bytes and no duration: the warning names both missing pieces and the summary does not
 // claim "0.0 us in all" (old code: "no DRAM byte counts" and "2 kernels, 0.0 us in all").
 TEST(IngestNcuCli, MissingPiecesAreNamed) {
-    const std::string file = kData + "/nsight/ncu2023_console_text_metrics_dated_headings_cudnn_winograd_einnet.txt";
+    const std::string file = kData + "/corpus/ncu/ncu2023_console_text_metrics_dated_headings_cudnn_winograd_einnet.txt";
     const RunResult r = run_bwacct({"ingest", "ncu", file});
     ASSERT_EQ(r.status, 0) << report(r);
     EXPECT_NE(r.out.find("2 kernels, none with a duration"), std::string::npos) << r.out;

@@ -102,7 +102,7 @@ TEST(NcuRealInputs, ConsoleFixtures) {
     EXPECT_DOUBLE_EQ(*s.kernels[0].sm_pct, 5.97);
 
     const NcuProfile w =
-        parse_ncu_csv(fixture("nsight/ncu2023_console_text_metrics_dated_headings_cudnn_winograd_einnet.txt"), "w.txt");
+        parse_ncu_csv(fixture("corpus/ncu/ncu2023_console_text_metrics_dated_headings_cudnn_winograd_einnet.txt"), "w.txt");
     ASSERT_EQ(w.kernels.size(), 2u);
     EXPECT_EQ(w.kernels[0].name,
               "void cudnn::winograd::generateWinogradTilesKernel<(int)0, float, float>(cudnn::winograd::"
@@ -151,6 +151,62 @@ TEST(NcuRealInputs, NamesThatAreNotUtf8AreRepaired) {
     EXPECT_EQ(p.kernels[0].name, "k\xef\xbf\xbd");
     ASSERT_EQ(p.warnings.size(), 1u);
     EXPECT_NE(p.warnings[0].find("1 byte of the kernel names, IDs or devices is not UTF-8"), std::string::npos) << p.warnings[0];
+}
+
+// `--metrics gpu__time_duration.avg` (one counter per launch: .avg = .sum) and ncu 2022+'s gpu__dram_throughput name.
+// Old code: no duration ("no kernel has DRAM bytes or a duration" for a file without bytes), dram % empty.
+TEST(NcuRealInputs, TimeDurationAvgAndGpuDramThroughput) {
+    const NcuProfile p = parse_ncu_csv(
+        "==PROF== connected\n"
+        "\"ID\",\"Kernel Name\",\"dram__bytes_read.sum\",\"dram__bytes_write.sum\",\"gpu__time_duration.avg\","
+        "\"gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed\"\n"
+        "\"\",\"\",\"byte\",\"byte\",\"ns\",\"%\"\n"
+        "\"1\",\"nvjet_gemv\",\"1000\",\"500\",\"100\",\"12.5\"\n",
+        "raw.csv");
+    ASSERT_EQ(p.kernels.size(), 1u);
+    ASSERT_TRUE(p.kernels[0].time_us.has_value());
+    EXPECT_DOUBLE_EQ(*p.kernels[0].time_us, 0.1);  // 100 ns; bandwidth 1500 B / 100 ns = 15 GB/s in the report
+    EXPECT_DOUBLE_EQ(*p.kernels[0].dram_pct, 12.5);
+    // With both, .sum wins whatever the order.
+    const NcuProfile q = parse_ncu_csv(
+        "\"ID\",\"Kernel Name\",\"gpu__time_duration.avg\",\"gpu__time_duration.sum\"\n"
+        "\"\",\"\",\"ns\",\"ns\"\n"
+        "\"1\",\"k\",\"100\",\"200\"\n",
+        "q.csv");
+    EXPECT_DOUBLE_EQ(*q.kernels[0].time_us, 0.2);
+}
+
+// ncu's console `--print-summary per-kernel`: headings with "Invocations N" (no Context/Stream), five-column sections
+// whose Average is read. The layout is the real file's (corpus/ncu/ncu_console_print_summary_per_kernel_...), which
+// has no duration or bytes; these rows are made up in it. Old code: "no ncu CSV header found".
+TEST(NcuRealInputs, ConsolePerKernelSummaryReadsTheAverage) {
+    const std::string text =
+        "  transposeNaive(const float *, float *, int) (32, 32, 1)x(32, 32, 1), Device 0, CC 11.0, Invocations 14\n"
+        "    Section: GPU Speed Of Light Throughput\n"
+        "    ----------------------- ----------- ------------ ------------ ------------\n"
+        "    Metric Name             Metric Unit      Minimum      Maximum      Average\n"
+        "    ----------------------- ----------- ------------ ------------ ------------\n"
+        "    DRAM Throughput                   %        80.10        82.30        81.20\n"
+        "    Duration                         us       100.50       104.70       102.90\n"
+        "    ----------------------- ----------- ------------ ------------ ------------\n";
+    const NcuProfile p = parse_ncu_csv(text, "pk.txt");
+    ASSERT_EQ(p.kernels.size(), 1u);
+    EXPECT_EQ(p.kernels[0].name, "transposeNaive(const float *, float *, int)");
+    EXPECT_EQ(p.kernels[0].invocations, 14u);
+    EXPECT_EQ(p.kernels[0].cc, "11.0");
+    EXPECT_DOUBLE_EQ(*p.kernels[0].time_us, 102.9);  // the Average column, not 100.50 or 104.70
+    EXPECT_DOUBLE_EQ(*p.kernels[0].dram_pct, 81.2);
+    EXPECT_NE(p.format.find("--print-summary per-kernel"), std::string::npos) << p.format;
+
+    const std::string real =
+        fixture("corpus/ncu/ncu_console_print_summary_per_kernel_cc110_transpose_no_duration_no_bytes_excerpt.txt");
+    try {
+        parse_ncu_csv(real, "r.txt");
+        ADD_FAILURE() << "a summary without durations or bytes was read";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("names 3 kernels but none has DRAM bytes or a Duration"), std::string::npos)
+            << e.what();
+    }
 }
 
 }  // namespace

@@ -1,0 +1,66 @@
+// Pieces shared by the nsys-family readers (nsys_kern_sum.cpp: nsys's summaries and GPU traces;
+// nvprof_summary.cpp: nvprof's summary mode).
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bwacct/ingest_nsight.h"
+
+namespace bwacct::nsys_parts {
+
+// A time in a unit of `to_us` microseconds, as microseconds rounded to 10^-6 us (72,047.7 ns is 72.0477 us, not
+// the 72.04769999999999 of a bare product).
+double in_us(double value, double to_us);
+
+// A time unit as a factor to microseconds: none (nsys's default) and "ns"/"nsec" 1e-3, "us"/"µs"/"usec" 1,
+// "ms"/"msec" 1e3, "s"/"sec" 1e6; nullopt for another unit.
+std::optional<double> unit_to_us(const std::string& unit);
+
+std::string trim(const std::string& s);
+bool blank(const std::string& s);
+// A markdown code fence ("```", "~~~"): a table pasted into a README or an issue ends there.
+bool is_fence(const std::string& line);
+// A line standing for rows left out of a pasted table ("...", "…", "| ... |").
+bool is_elision(const std::string& line);
+// The words of that warning that say rows were left out (other checks look for them).
+inline constexpr const char* kElided = "whoever pasted it left rows out";
+// The warning for a table that a paste cut short with an elision line.
+std::string elision_warning(std::size_t header_line, std::size_t line, const std::string& text, std::size_t rows);
+
+// The header titles and the cells of every row of the table whose header is lines[h], with their 1-based lines, in
+// the header's format (CSV, '|' table, or console columns cut at the dashed rule's extents); the rows end at a
+// blank line, a code fence or an elision line (with a warning into `out`).
+std::vector<std::pair<std::size_t, std::vector<std::string>>> table_rows(const std::vector<std::string>& lines, std::size_t h,
+                                                                         std::vector<std::string>& headers,
+                                                                         const std::string& origin, NsysKernSum& out);
+
+// nsys's memory-operation summaries of the run whose lines are [from, to): cuda_gpu_mem_time_sum (2020-2022:
+// "CUDA Memory Operation Statistics (by time)") and cuda_gpu_mem_size_sum ("(by size)"), joined by operation into
+// out.memory_ops. Returns whether a time table was found. Throws InputError on a malformed row.
+bool read_memory_tables(const std::vector<std::string>& lines, std::size_t from, std::size_t to, const std::string& origin,
+                        NsysKernSum& out);
+
+// nvprof's summary mode (`nvprof ./app`, `--print-gpu-summary`; console or `--csv`) when `lines` hold its table
+// header ("Type  Time(%)  Time  Calls  Avg  Min  Max  Name", or without Type before CUDA 9): its GPU
+// activities, the kernels as kernels and the memory operations ([CUDA memcpy HtoD], [CUDA memset]) left
+// out with a warning. nullopt when there is no such header. Throws InputError naming `origin` for a row
+// that does not fit its header, or a table without a kernel.
+// With `require_kernels` false, a summary without a kernel row is returned empty rather than refused (a GPU trace
+// in the same file may hold the kernels).
+std::optional<NsysKernSum> parse_nvprof_summary(const std::vector<std::string>& lines, const std::string& origin,
+                                                bool require_kernels = true);
+
+// A time as nvprof prints it, a number with its unit ("8.6348ms", "512ns", "1.22693s", "3.2us"), in microseconds; a
+// bare number is in `bare_to_us` microseconds per unit, else not a time.
+std::optional<double> suffixed_time_us(const std::string& text, std::optional<double> bare_to_us);
+
+// AMD rocprof's kernel statistics CSV ("Name","Calls","TotalDurationNs","AverageNs","Percentage", rocprofv3 adding
+// "MinNs","MaxNs","StdDev") when `lines` hold its header: one kernel per row, times in ns. nullopt without that
+// header. Throws InputError for a malformed row, or for a file of the same header holding HIP/HSA API calls
+// (hip_stats, hsa_stats) or rocprofv3 domains (domain_stats, memory_copy_stats) rather than kernels.
+std::optional<NsysKernSum> parse_rocprof_stats(const std::vector<std::string>& lines, const std::string& origin);
+
+}  // namespace bwacct::nsys_parts
