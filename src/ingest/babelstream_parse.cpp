@@ -131,6 +131,23 @@ bool row_shaped(const std::vector<std::string>& t) {
     return true;
 }
 
+// BabelStream prints the bandwidth with 3 decimals in a 12-character left-aligned cell (C++
+// "std::left << std::setw(12)", Fortran "(5a12)" of "f12.3"): a bandwidth of 12 characters or more
+// touches the min time ("51177268.4930.00004"). The bandwidth ends 3 digits after its point: a known
+// function's 4-field row is split there when both halves are numbers.
+void unglue_bandwidth(std::vector<std::string>& t) {
+    if (t.size() != 4 || !is_function(t[0]))
+        return;
+    const std::size_t dot = t[1].find('.');
+    if (dot == std::string::npos || dot + 4 >= t[1].size() || t[1].find('.', dot + 4) == std::string::npos)
+        return;
+    std::string bw = t[1].substr(0, dot + 4), rest = t[1].substr(dot + 4);
+    if (!parse_number_text(bw) || !parse_number_text(rest))
+        return;
+    t[1] = std::move(bw);
+    t.insert(t.begin() + 2, std::move(rest));
+}
+
 // A row of a function BabelStream does not define: a name and four numbers (MB/s, min, max, average).
 bool looks_like_table_row(std::string_view v) { return row_shaped(tokens(std::string(v))); }
 
@@ -281,7 +298,8 @@ void parse_text_table(const std::vector<std::string>& lines, std::size_t& i, con
             std::size_t next = i + 1;
             while (next < lines.size() && next - i <= 2 && trim(lines[next]).empty())
                 ++next;
-            const std::vector<std::string> n = next < lines.size() ? tokens(lines[next]) : std::vector<std::string>{};
+            std::vector<std::string> n = next < lines.size() ? tokens(lines[next]) : std::vector<std::string>{};
+            unglue_bandwidth(n);
             const bool seen = std::any_of(out.rows.begin() + static_cast<std::ptrdiff_t>(before), out.rows.end(),
                                           [&](const BabelStreamRow& r) { return !n.empty() && r.function == n[0]; });
             if (n.size() == 5 && is_function(n[0]) && row_shaped(n) && !seen) {
@@ -289,18 +307,7 @@ void parse_text_table(const std::vector<std::string>& lines, std::size_t& i, con
                 t = n;
             }
         }
-        // BabelStream prints the bandwidth with 3 decimals in a 12-character left-aligned cell (C++
-        // "std::left << std::setw(12)", Fortran "(5a12)" of "f12.3"): a bandwidth of 12 characters or more
-        // touches the min time ("51177268.4930.00004"). The bandwidth ends 3 digits after its point.
-        if (t.size() == 4 && is_function(t[0]))
-            if (const std::size_t dot = t[1].find('.');
-                dot != std::string::npos && dot + 4 < t[1].size() && t[1].find('.', dot + 4) != std::string::npos) {
-                const std::string bw = t[1].substr(0, dot + 4), rest = t[1].substr(dot + 4);
-                if (parse_number_text(bw) && parse_number_text(rest)) {
-                    t[1] = bw;
-                    t.insert(t.begin() + 2, rest);
-                }
-            }
+        unglue_bandwidth(t);
         // The table ends at the first line that is not a row. A known function's row must be whole; a
         // row of another name (a variant's own kernel) is kept, its bytes unknown, and reading goes on.
         if (t.empty() || (!is_function(t[0]) && !row_shaped(t)))

@@ -216,4 +216,19 @@ TEST(BabelStreamLater, FortranPrecisionAndGluedBandwidth) {
     EXPECT_EQ(text(s.rows[0][column(s, "check")]), "ok");
 }
 
+// The same rows double-spaced (a blank line after each): the glued Dot row after a blank line is split as
+// it is in a single-spaced table, not taken for the table's end (2 rows, Dot's bandwidth 51177268.493).
+TEST(BabelStreamLater, GluedBandwidthAfterABlankLine) {
+    const std::string in =
+        "BabelStream Fortran\n\nVersion:  4.0\n\nPrecision: REAL64\n\nArray size:    1073.7MB \n\n"
+        "Function    MBytes/sec  Min (sec)   Max         Average     \n\n"
+        "Copy        247036.539  0.00869     0.01750     0.01277     \n\n"
+        "Dot         51177268.4930.00004     0.00235     0.00074\n\n";
+    const BabelStreamFile f = parse_babelstream(in, "fortran-double-spaced");
+    ASSERT_EQ(f.rows.size(), 2u);
+    EXPECT_EQ(f.rows[1].function, "Dot");
+    EXPECT_EQ(f.rows[1].bw_text, "51177268.493");
+    EXPECT_EQ(f.rows[1].min_text, "0.00004");
+}
+
 }  // namespace
