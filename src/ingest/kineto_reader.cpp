@@ -435,8 +435,12 @@ private:
             }
         }
         const Kind kind = kind_of(cat);
-        if (!plan) {
-            op(name, ts, dur);
+        if (!plan) {  // a marked event: a CPU op with usable times, unless the file changed between the reads
+            const bool usable = (ts_field == TimeField::number || ts_field == TimeField::string_number) &&
+                                (dur_field == TimeField::number || dur_field == TimeField::string_number) && dur >= 0 &&
+                                dur <= 1e12 && std::abs(ts) <= 1e17;
+            if (kind == Kind::op && ph == "X" && usable)
+                op(name, ts, dur);
             return;
         }
         if (ph != "X") {
