@@ -12,9 +12,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string text = bwacct::fuzz::as_text(data, size);
     bwacct::fuzz::accept_rejection([&] {
         const bwacct::NsysKernSum sum = bwacct::parse_nsys_kern_sum(text, "fuzz.csv");
-        check(!sum.kernels.empty(), "a table without rows was accepted");
+        // A file of memory-operation tables alone is read (nsys's cuda_gpu_mem_time_sum): rows of either kind.
+        check(!sum.kernels.empty() || !sum.memory_ops.empty(), "a table without rows was accepted");
         for (const bwacct::NsysKernel& k : sum.kernels)
             check(std::isfinite(k.total_us), "a kernel's total time is not finite");
+        for (const bwacct::NsysMemOp& m : sum.memory_ops)
+            check(std::isfinite(m.total_us) && (!m.bytes || std::isfinite(*m.bytes)), "a memory operation is not finite");
         (void)bwacct::nsys_report(sum, "fuzz.csv");
     });
     return 0;

@@ -418,6 +418,15 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
         units = rows.front().second;
         rows.erase(rows.begin());
     }
+    // nvprof's KB/MB/GB: binary where the trace has memory-type columns (nvprof of CUDA 9 and later: a
+    // "38.147MB" copy is 40,000,000 B and its "5.8163GB/s" is GiB/s), decimal before them (NVIDIA's
+    // Profiler Guide matrixMul trace: "409.60KB" for 320·320·4 = 409,600 B, at "3.0167GB/s" = 409,600 B /
+    // 135.78 µs in 10^9 B/s).
+    const bool nvprof_binary = std::any_of(headers.begin(), headers.end(), [](const std::string& hd) {
+        const std::string t = squeeze_lower(hd);
+        return t.rfind("srcmemtype", 0) == 0 || t.rfind("dstmemtype", 0) == 0;
+    });
+    const double kilo = nvprof_binary ? 1024.0 : 1e3;
     std::size_t duration_col = headers.size(), name_col = headers.size(), bytes_col = headers.size();
     double to_us = 1e-3, bytes_scale = 0;
     for (std::size_t c = 0; c < headers.size(); ++c) {
@@ -443,19 +452,19 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
             // nsys: "Bytes (MB)", MB = 10^6 B (4 MiB prints as 4.194); nvprof: "Size", each cell with its unit.
             const std::string unit = open == std::string::npos ? "" : t.substr(open + 1, t.find(')', open) - open - 1);
             bytes_scale = unit == "mb" ? 1e6 : unit == "kb" ? 1e3 : unit == "gb" ? 1e9 : unit == "b" ? 1.0 : 0.0;
-            if (c < units.size())  // nvprof's units row: binary, as in its console cells
+            if (c < units.size())  // nvprof's units row: as in its console cells
                 bytes_scale = units[c] == "B"    ? 1.0
-                              : units[c] == "KB" ? 1024.0
-                              : units[c] == "MB" ? 1048576.0
-                              : units[c] == "GB" ? 1073741824.0
+                              : units[c] == "KB" ? kilo
+                              : units[c] == "MB" ? kilo * kilo
+                              : units[c] == "GB" ? kilo * kilo * kilo
                                                  : 0.0;
             bytes_col = c;
         }
     }
     if (duration_col == headers.size() || name_col == headers.size())
         throw InputError(origin, fmt::format("line {}: the GPU trace lacks a Duration or Name column; {}", h + 1, kExpected));
-    // The bytes of a memory operation row: nsys's number in the column's unit; nvprof's number with its own unit,
-    // binary ("38.147MB" for 40,000,000 B = 38.147 MiB; "256.00KB" for 262,144 B).
+    // The bytes of a memory operation row: nsys's number in the column's unit; nvprof's number with its own unit
+    // (binary or decimal: `kilo` above).
     const auto row_bytes = [&](const std::vector<std::string>& cells) -> std::optional<double> {
         if (bytes_col >= cells.size())
             return std::nullopt;
@@ -471,9 +480,9 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
             --end;
         const std::string unit = cell.substr(end);
         const double scale = unit == "B"    ? 1.0
-                             : unit == "KB" ? 1024.0
-                             : unit == "MB" ? 1048576.0
-                             : unit == "GB" ? 1073741824.0
+                             : unit == "KB" ? kilo
+                             : unit == "MB" ? kilo * kilo
+                             : unit == "GB" ? kilo * kilo * kilo
                                             : 0.0;
         const std::optional<double> v = parse_number_text(cell.substr(0, end));
         return v && *v > 0 && scale > 0 && std::isfinite(*v * scale) ? std::optional<double>(*v * scale) : std::nullopt;

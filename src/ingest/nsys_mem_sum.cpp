@@ -129,8 +129,8 @@ bool nsys_parts::read_memory_tables(const std::vector<std::string>& lines, std::
             throw InputError(origin, fmt::format("line {}: {} cells where the memory operation table's header has {}", line,
                                                  cells.size(), headers.size()));
         const std::optional<double> t = number(cells[tc.total]), n = number(cells[tc.count]);
-        if (!t || *t < 0 || !std::isfinite(in_us(*t, *to_us)) || !n || *n < 1 ||
-            *n != static_cast<double>(static_cast<std::uint64_t>(*n)) || cells[tc.op].empty())
+        if (!t || *t < 0 || !std::isfinite(in_us(*t, *to_us)) || !n || *n < 1 || *n != std::floor(*n) || *n > 1e18 ||
+            cells[tc.op].empty())
             throw InputError(origin, fmt::format("line {}: a memory operation row without a total time, a whole count >= 1 "
                                                  "and an operation ('{}', '{}')",
                                                  line, cells[tc.total], cells[tc.count]));

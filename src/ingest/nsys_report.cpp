@@ -30,10 +30,12 @@ Section memory_section(const std::vector<NsysMemOp>& ops) {
         m.rows.push_back({op.operation, op.count, op.total_us,
                           std::round(op.total_us / static_cast<double>(op.count) * 1e6) / 1e6, opt(bytes), opt(rate)});
     }
-    m.notes.push_back(any_bytes ? "GB/s = bytes / total time (10^9 B/s); bytes from the file's size table or column (nsys's MB = "
-                                  "10^6 B, nvprof's MB = 2^20 B), good to its printed digits; avg us = total / count"
-                                : "no bytes (no size table, or sizes printed below its precision): times and counts only; "
-                                  "avg us = total / count");
+    m.notes.push_back(
+        any_bytes ? "GB/s = bytes / total time (10^9 B/s); bytes from the file's size table or column (nsys's MB = "
+                    "10^6 B; nvprof's MB = 2^20 B in traces with SrcMemType/DstMemType columns, 10^6 B before them), good to its "
+                    "printed digits; avg us = total / count"
+                  : "no bytes (no size table, or sizes printed below its precision): times and counts only; "
+                    "avg us = total / count");
     return m;
 }
 

@@ -105,7 +105,7 @@ struct Reader {
                 if (c == Col::pct && !cell.empty() && cell.back() == '%')
                     cell.pop_back();
                 const std::optional<double> v = parse_number_text(cell);
-                if (!v || *v < 0 || (c == Col::calls && (*v < 1 || *v != static_cast<double>(static_cast<std::uint64_t>(*v)))))
+                if (!v || *v < 0 || (c == Col::calls && (*v < 1 || *v != std::floor(*v) || *v > 1e18)))
                     throw InputError(origin,
                                      fmt::format("line {}: '{}' is not {}; {}", line, cells[i],
                                                  c == Col::pct ? "a percentage" : "a whole number of calls >= 1", kExpected));
@@ -217,6 +217,8 @@ void read_csv(const std::vector<std::string>& lines, std::size_t h, Reader& r) {
     for (std::size_t i = h; i < lines.size() && !blank(lines[i]) && !is_fence(lines[i]) && lines[i].rfind("==", 0) != 0; ++i)
         table += lines[i] + "\n";
     const std::vector<ingest::CsvRecord> records = ingest::parse_csv(table, r.origin);
+    if (records.empty())  // the header line ends the table itself (a fence, a "==" line)
+        throw InputError(r.origin, fmt::format("line {}: an nvprof CSV header with no table under it; {}", h + 1, kExpected));
     std::vector<Column> cols;
     for (const std::string& t : records.front().fields)
         cols.push_back(column_of(t));

@@ -53,6 +53,8 @@ std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std
     for (std::size_t i = h; i < lines.size() && !blank(lines[i]) && !is_fence(lines[i]); ++i)
         table += lines[i] + "\n";
     const std::vector<ingest::CsvRecord> records = ingest::parse_csv(table, origin);
+    if (records.empty())  // the header line's CSV held no record (an unclosed quote swallowed it)
+        return std::nullopt;
     const std::vector<std::string>& head = records.front().fields;
     const auto col = [&head](const char* t) {
         return static_cast<std::size_t>(std::find(head.begin(), head.end(), t) - head.begin());

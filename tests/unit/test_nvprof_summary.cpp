@@ -223,4 +223,26 @@ TEST(NvprofSummary, PrintGpuTraceCsvWithAUnitsRow) {
     EXPECT_NEAR(*s.memory_ops[1].bytes, 128.0, 1e-9);  // 0.125 KB
 }
 
+// nvprof before CUDA 9: no SrcMemType/DstMemType columns, and its KB/MB are decimal. The layout of NVIDIA's
+// Profiler Guide matrixMul trace (A and B are 320·320 floats: 409,600 B, printed "409.60KB"; its Throughput
+// 3.0167GB/s = 409,600 B / 135.78 µs in 10^9 B/s, not GiB/s). Two HtoD copies: 819,200 B in 271.56 µs.
+TEST(NvprofSummary, PrintGpuTraceBeforeMemTypeColumnsIsDecimal) {
+    const std::string trace =
+        "==27706== Profiling result:\n"
+        "   Start  Duration            Grid Size      Block Size     Regs*    SSMem*    DSMem*      Size  Throughput           "
+        "Device   Context    Stream  Name\n"
+        "133.81ms  135.78us                    -               -         -         -         -  409.60KB  3.0167GB/s  GeForce GT "
+        "640M         1         2  [CUDA memcpy HtoD]\n"
+        "134.62ms  135.78us                    -               -         -         -         -  409.60KB  3.0167GB/s  GeForce GT "
+        "640M         1         2  [CUDA memcpy HtoD]\n"
+        "134.76ms  21.695ms           (20 10 1)       (32 32 1)        29  8.0000KB        0B         -           -  GeForce GT "
+        "640M         1         2  void matrixMulCUDA<int=32>(float*, float*, float*, int, int) [94]\n";
+    const NsysKernSum s = parse_nsys_kern_sum(trace, "guide.log");
+    ASSERT_EQ(s.memory_ops.size(), 1u);
+    ASSERT_TRUE(s.memory_ops[0].bytes.has_value());
+    EXPECT_NEAR(*s.memory_ops[0].bytes, 819200.0, 1e-6);  // 2 x 409.60 x 1000
+    EXPECT_NEAR(s.memory_ops[0].total_us, 271.56, 1e-9);
+    ASSERT_EQ(s.kernels.size(), 1u);
+}
+
 }  // namespace
