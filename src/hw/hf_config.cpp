@@ -877,8 +877,10 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     const bool gemma = fam == Family::gemma || fam == Family::gemma2 || fam == Family::gemma3;
     std::string defaulted;
     const ClassDefaults defaults = class_defaults(fam);
+    // Only a key config.json leaves out takes the class default: an explicit null is None in transformers
+    // too (Olmo3Config's "sliding_window": null means no window; SeedOssConfig's "head_dim": null, hidden / heads).
     for (const auto& [key, value] : defaults.fields.items())
-        if (!lm.contains(key) || lm.at(key).is_null()) {
+        if (!lm.contains(key)) {
             lm[key] = value;
             defaulted += fmt::format("{}{} = {}", defaulted.empty() ? "" : ", ", key, value.dump());
         }

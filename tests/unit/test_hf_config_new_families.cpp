@@ -481,6 +481,14 @@ TEST(HfNewFamilies, SeedOss36bHasQkvBiasesAndNoOBias) {
     EXPECT_TRUE(bare.qkv_bias);
     EXPECT_EQ(bare.head_dim, 128u);  // not 512 / 8 = 64
     EXPECT_TRUE(has_limitation(bare, "head_dim = 128 (transformers' SeedOssConfig defaults"));
+    // An explicit null is None, as in transformers: head_dim = hidden / heads = 512 / 8 = 64, no default stated.
+    const TransformerConfig null_dim = parse_hf_config(
+        R"({"architectures": ["SeedOssForCausalLM"], "hidden_size": 512, "num_hidden_layers": 2, "num_attention_heads": 8,
+            "intermediate_size": 128, "vocab_size": 100, "head_dim": null})",
+        "x");
+    EXPECT_NE(null_dim.head_dim, 128u);
+    EXPECT_EQ(head_dim(null_dim), 64u);
+    EXPECT_FALSE(has_limitation(null_dim, "head_dim = 128 (transformers' SeedOssConfig defaults"));
 }
 
 TEST(HfNewFamilies, SmolLM3IsTiedLlamaWithWindowsOnlyOnItsNoPeLayers) {
@@ -526,6 +534,10 @@ TEST(HfNewFamilies, Olmo3WindowsThreeLayersOfFourAndNormsWholeQk) {
     EXPECT_EQ(typed.sliding_window, 512u);
     EXPECT_FALSE(typed.local_layers[0]);
     EXPECT_TRUE(typed.local_layers[1]);
+    // "sliding_window": null is None in Olmo3Config: no window on any layer, and no default stated.
+    const TransformerConfig no_window = parse_hf_config(olmo3 + R"(, "sliding_window": null})", "x");
+    EXPECT_EQ(no_window.sliding_window, 0u);
+    EXPECT_FALSE(has_limitation(no_window, "sliding_window = 4096 (transformers' Olmo3Config defaults"));
 }
 
 TEST(HfNewFamilies, DbrxNestedFieldsReadAsMixtralsBlock) {
