@@ -29,6 +29,9 @@ Translated dbrx_as_mixtral(const Reader& top) {
     f["num_attention_heads"] = top.count("n_heads");
     f["vocab_size"] = top.count("vocab_size");
     f["num_key_value_heads"] = attn.count("kv_n_heads");
+    if (f["num_attention_heads"].get<std::uint64_t>() % f["num_key_value_heads"].get<std::uint64_t>() != 0)
+        attn.fail(fmt::format("\"kv_n_heads\" ({}) must divide the top level's \"n_heads\" ({})",
+                              f["num_key_value_heads"].get<std::uint64_t>(), f["num_attention_heads"].get<std::uint64_t>()));
     f["intermediate_size"] = ffn.count("ffn_hidden_size");
     f["num_local_experts"] = ffn.count("moe_num_experts");
     f["num_experts_per_tok"] = ffn.count("moe_top_k");

@@ -573,6 +573,11 @@ TEST(HfNewFamilies, DbrxNestedFieldsReadAsMixtralsBlock) {
     const std::string flat =
         error_of(R"({"architectures": ["DbrxForCausalLM"], "d_model": 64, "n_heads": 4, "n_layers": 2, "vocab_size": 100})");
     EXPECT_NE(flat.find("attn_config"), std::string::npos) << flat;
+    // kv_n_heads 3 does not divide n_heads 4: named as DBRX spells it, in attn_config.
+    const std::string kv = error_of(
+        R"({"architectures": ["DbrxForCausalLM"], "d_model": 64, "n_heads": 4, "n_layers": 2, "vocab_size": 100,
+            "attn_config": {"kv_n_heads": 3}, "ffn_config": {"ffn_hidden_size": 32, "moe_top_k": 2, "moe_num_experts": 4}})");
+    EXPECT_NE(kv.find("attn_config: \"kv_n_heads\" (3) must divide the top level's \"n_heads\" (4)"), std::string::npos) << kv;
 }
 
 TEST(HfNewFamilies, Exaone4HasPerHeadQkNormsAndItsWindowPattern) {
