@@ -24,7 +24,8 @@ struct Term {
     std::string value;
 };
 
-enum class CollectiveKind { allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv };
+// gather and scatter: read from nccl-tests logs (gather_perf, scatter_perf) and costed; not measured, not a command.
+enum class CollectiveKind { allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv, gather, scatter };
 enum class CollectiveAlgo { ring, tree, nvls };
 
 // The parts only collectives have (nccl-tests conventions).

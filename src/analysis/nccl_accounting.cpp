@@ -353,12 +353,6 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
 
 // nccl-tests' gather and scatter print busbw = algbw × (n−1)/n (gather.cu, scatter.cu *GetBw), the factor
 // of allgather: that --op re-derives every row of theirs (the cost is then an allgather's).
-std::string same_factor_hint(const std::string& program) {
-    if (program.find("gather") == std::string::npos && program.find("scatter") == std::string::npos)
-        return "";
-    return " (its busbw factor (n−1)/n is allgather's: --op allgather re-derives its rows, costed as an allgather)";
-}
-
 }  // namespace
 
 IngestReport account_nccl(const NcclLog& log, const std::string& file, const NcclAccountingInput& in,
@@ -384,21 +378,21 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
                                   "type, operation, root, elements per byte and bus factor)",
                                   i, run.program)
                             : "the log's test name " + run.program;
-        } else if (!run.program.empty()) {  // gather_perf, hypercube_perf: not a collective bwacct costs
+        } else if (!run.program.empty()) {  // hypercube_perf: not a collective bwacct costs
             throw InputError(
                 "--op",
                 fmt::format("{}the log's test {} is not one of the collectives bwacct costs; give --op "
-                            "allreduce|allgather|reducescatter|broadcast|reduce|alltoall|sendrecv to "
-                            "read it as one{}",
+                            "allreduce|allgather|reducescatter|broadcast|reduce|alltoall|sendrecv|gather|scatter to "
+                            "read it as one",
                             several ? fmt::format("run {} (lines {}–{}): ", i + 1, run.first_line, run.last_line) : std::string(),
-                            run.program, same_factor_hint(run.program)));
+                            run.program));
         } else if (in.file_kind) {
             kind = *in.file_kind;
             kind_from = "the file name";
         } else {
             throw InputError("--op",
                              fmt::format("{}the log does not name its collective; give --op allreduce|allgather|"
-                                         "reducescatter|broadcast|reduce|alltoall|sendrecv",
+                                         "reducescatter|broadcast|reduce|alltoall|sendrecv|gather|scatter",
                                          several ? fmt::format("run {} (lines {}–{}): ", i + 1, run.first_line, run.last_line)
                                                  : std::string()));
         }

@@ -24,6 +24,8 @@ double factor_scale(CollectiveKind k) {
         case CollectiveKind::allgather:
         case CollectiveKind::reducescatter:
         case CollectiveKind::alltoall:
+        case CollectiveKind::gather:
+        case CollectiveKind::scatter:
             return 1;
         default:
             return 0;

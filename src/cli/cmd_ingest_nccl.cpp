@@ -25,7 +25,7 @@ CommandSpec ingest_nccl_command() {
     c.options.push_back(
         {"--op",
          "the collective when the log does not say (allreduce, allgather, reducescatter, broadcast, reduce, alltoall, "
-         "sendrecv)",
+         "sendrecv, gather, scatter)",
          ""});
     c.options.push_back({"--ranks",
                          "the rank count of every run, overriding the log's clues (\"# Rank\" lines, nGpus header, "
@@ -57,9 +57,9 @@ CommandSpec ingest_nccl_command() {
         if (!args.get("--op").empty()) {
             const auto k = collective_from_name(args.get("--op"));
             if (!k)
-                throw InputError("--op",
-                                 "unknown collective '" + args.get("--op") +
-                                     "'; accepted: allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv");
+                throw InputError("--op", "unknown collective '" + args.get("--op") +
+                                             "'; accepted: allreduce, allgather, reducescatter, broadcast, reduce, alltoall, "
+                                             "sendrecv, gather, scatter");
             in.kind = *k;
         }
         in.file_kind = collective_from_name(path);

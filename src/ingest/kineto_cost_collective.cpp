@@ -42,6 +42,10 @@ std::optional<CollectiveKind> collective_kind(std::string_view n) {
         return CollectiveKind::alltoall;
     if (base == "send" || base == "recv")
         return CollectiveKind::sendrecv;
+    // ProcessGroupNCCL's gather and scatter: their metadata's message sizes differ by rank (the root's list
+    // holds every shard); not costed from a trace.
+    if (base == "gather" || base == "scatter")
+        return std::nullopt;
     return find_collective(base);
 }
 

@@ -18,7 +18,7 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& origin) {
 
 std::optional<CollectiveKind> collective_from_name(std::string_view name) {
     // Longest names first: "reduce_scatter" before "reduce", "all_reduce" before "reduce".
-    static constexpr std::array<std::pair<std::string_view, CollectiveKind>, 13> kNames{{
+    static constexpr std::array<std::pair<std::string_view, CollectiveKind>, 15> kNames{{
         {"reduce_scatter", CollectiveKind::reducescatter},
         {"reducescatter", CollectiveKind::reducescatter},
         {"all_reduce", CollectiveKind::allreduce},
@@ -32,6 +32,8 @@ std::optional<CollectiveKind> collective_from_name(std::string_view name) {
         {"send_recv", CollectiveKind::sendrecv},
         {"reduce", CollectiveKind::reduce},
         {"bcast", CollectiveKind::broadcast},
+        {"gather", CollectiveKind::gather},  // after all_gather and reduce_scatter, which hold these words
+        {"scatter", CollectiveKind::scatter},
     }};
     std::string lower(name);
     for (char& c : lower)

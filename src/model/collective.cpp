@@ -17,18 +17,21 @@ using detail::term;
 
 namespace {
 
-constexpr std::array<Choice<CollectiveKind>, 7> kKinds{{{"allreduce", CollectiveKind::allreduce},
+constexpr std::array<Choice<CollectiveKind>, 9> kKinds{{{"allreduce", CollectiveKind::allreduce},
                                                         {"allgather", CollectiveKind::allgather},
                                                         {"reducescatter", CollectiveKind::reducescatter},
                                                         {"broadcast", CollectiveKind::broadcast},
                                                         {"reduce", CollectiveKind::reduce},
                                                         {"alltoall", CollectiveKind::alltoall},
-                                                        {"sendrecv", CollectiveKind::sendrecv}}};
+                                                        {"sendrecv", CollectiveKind::sendrecv},
+                                                        {"gather", CollectiveKind::gather},
+                                                        {"scatter", CollectiveKind::scatter}}};
 constexpr std::array<Choice<CollectiveAlgo>, 3> kAlgos{
     {{"ring", CollectiveAlgo::ring}, {"tree", CollectiveAlgo::tree}, {"nvls", CollectiveAlgo::nvls}}};
 
 bool divides_by_ranks(CollectiveKind k) {
-    return k == CollectiveKind::allgather || k == CollectiveKind::reducescatter || k == CollectiveKind::alltoall;
+    return k == CollectiveKind::allgather || k == CollectiveKind::reducescatter || k == CollectiveKind::alltoall ||
+           k == CollectiveKind::gather || k == CollectiveKind::scatter;
 }
 
 std::uint64_t ceil_log2(std::uint64_t n) { return std::bit_width(n - 1); }
@@ -54,6 +57,8 @@ double bus_factor(CollectiveKind k, std::uint64_t ranks) {
         case CollectiveKind::allgather:
         case CollectiveKind::reducescatter:
         case CollectiveKind::alltoall:
+        case CollectiveKind::gather:
+        case CollectiveKind::scatter:
             return (n - 1) / n;
         case CollectiveKind::broadcast:
         case CollectiveKind::reduce:
@@ -138,6 +143,15 @@ Cost collective_cost(const CollectiveDesc& d) {
             wire_formula = "S";
             cc.steps = 1;
             break;
+        case CollectiveKind::gather:
+        case CollectiveKind::scatter:
+            // The root receives (gather) or sends (scatter) the n − 1 other ranks' shards of S/n, one
+            // point-to-point transfer each, issued together (NCCL's grouped send/recv): its link carries (n−1)/n·S.
+            cc.bus_factor_formula = "(n−1)/n";
+            wire = (n - Exact(1)) * (s / n);
+            wire_formula = "(n−1)/n·S at the root";
+            cc.steps = 1;
+            break;
     }
     cc.wire_bytes_per_rank = wire.value();
     c.terms.push_back(term("size S", "nccl-tests size", fmt::format("{} B", d.size_bytes), s));
@@ -148,12 +162,13 @@ Cost collective_cost(const CollectiveDesc& d) {
 
     // HBM lower bound per rank: the rank's input read once, its output written once.
     const Exact shard = s / n;
-    const Exact in = d.kind == CollectiveKind::allgather ? shard : s;
-    const Exact out = d.kind == CollectiveKind::reducescatter ? shard : s;
-    c.terms.push_back(
-        term("HBM read per rank", d.kind == CollectiveKind::allgather ? "S/n" : "S", fmt::format("{}", d.size_bytes), in));
-    c.terms.push_back(term("HBM written per rank", d.kind == CollectiveKind::reducescatter ? "S/n" : "S",
-                           fmt::format("{}", d.size_bytes), out));
+    // gather and scatter: the root's, the busiest rank (gather reads its shard and writes S; scatter the reverse).
+    const bool shard_in = d.kind == CollectiveKind::allgather || d.kind == CollectiveKind::gather;
+    const bool shard_out = d.kind == CollectiveKind::reducescatter || d.kind == CollectiveKind::scatter;
+    const Exact in = shard_in ? shard : s;
+    const Exact out = shard_out ? shard : s;
+    c.terms.push_back(term("HBM read per rank", shard_in ? "S/n" : "S", fmt::format("{}", d.size_bytes), in));
+    c.terms.push_back(term("HBM written per rank", shard_out ? "S/n" : "S", fmt::format("{}", d.size_bytes), out));
     c.bytes_read = in.value();
     c.bytes_written = out.value();
     c.collective = cc;

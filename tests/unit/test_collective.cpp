@@ -78,3 +78,36 @@ TEST(Collective, BadInput) {
     d.size_bytes = 3;  // not a whole number of bf16 elements
     EXPECT_THROW(collective_cost(d), InputError);
 }
+
+// gather and scatter (nccl-tests' GatherGetBw / ScatterGetBw): S is the root's whole buffer, n shards of S/n;
+// busbw factor (n−1)/n; the root's link carries the n − 1 other shards. S = 134,217,728 B over n = 2:
+// wire (2 − 1) · 134217728 / 2 = 67,108,864 B; gather's root reads its shard (67,108,864 B) and writes S,
+// scatter's reads S and writes its shard. S = 100 over 8 ranks does not divide: refused naming --bytes.
+TEST(Collective, GatherAndScatterAtTheRoot) {
+    EXPECT_DOUBLE_EQ(bus_factor(CollectiveKind::gather, 8), 7.0 / 8);
+    EXPECT_DOUBLE_EQ(bus_factor(CollectiveKind::scatter, 2), 0.5);
+    CollectiveDesc d;
+    d.kind = CollectiveKind::gather;
+    d.ranks = 2;
+    d.size_bytes = 134217728;
+    d.dtype = DType::fp32;
+    const Cost g = collective_cost(d);
+    ASSERT_TRUE(g.collective.has_value());
+    EXPECT_EQ(g.collective->wire_bytes_per_rank, 67108864u);
+    EXPECT_EQ(g.bytes_read, 67108864u);
+    EXPECT_EQ(g.bytes_written, 134217728u);
+    d.kind = CollectiveKind::scatter;
+    const Cost s = collective_cost(d);
+    EXPECT_EQ(s.collective->wire_bytes_per_rank, 67108864u);
+    EXPECT_EQ(s.bytes_read, 134217728u);
+    EXPECT_EQ(s.bytes_written, 67108864u);
+    EXPECT_EQ(collective_name(CollectiveKind::scatter), "scatter");
+    d.ranks = 8;
+    d.size_bytes = 100;
+    try {
+        (void)collective_cost(d);
+        FAIL() << "no throw";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.option(), "--bytes");
+    }
+}

@@ -106,12 +106,12 @@ TEST(KinetoTypeSpellings, NcclDtypesOfEveryWidth) {
 TEST(KinetoTypeSpellings, FindCollectiveKnowsTheCanonicalNamesOnly) {
     using bwacct::CollectiveKind;
     using bwacct::find_collective;
-    for (const CollectiveKind k :
-         {CollectiveKind::allreduce, CollectiveKind::allgather, CollectiveKind::reducescatter, CollectiveKind::broadcast,
-          CollectiveKind::reduce, CollectiveKind::alltoall, CollectiveKind::sendrecv})
+    for (const CollectiveKind k : {CollectiveKind::allreduce, CollectiveKind::allgather, CollectiveKind::reducescatter,
+                                   CollectiveKind::broadcast, CollectiveKind::reduce, CollectiveKind::alltoall,
+                                   CollectiveKind::sendrecv, CollectiveKind::gather, CollectiveKind::scatter})
         EXPECT_EQ(find_collective(bwacct::collective_name(k)), k);
     EXPECT_EQ(find_collective("AllReduce"), CollectiveKind::allreduce);  // any case, as parse_collective
-    EXPECT_FALSE(find_collective("gather"));
+    EXPECT_FALSE(find_collective("hypercube"));
     EXPECT_FALSE(find_collective("all_reduce"));  // spellings are the trace reader's business
     EXPECT_FALSE(find_collective(""));
 }

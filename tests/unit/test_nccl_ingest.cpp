@@ -143,6 +143,10 @@ TEST(NcclCollectiveName, FromProgramAndFileNames) {
     EXPECT_EQ(collective_from_name("./build/reduce_scatter_perf"), CollectiveKind::reducescatter);
     EXPECT_EQ(collective_from_name("all_gather_perf"), CollectiveKind::allgather);
     EXPECT_EQ(collective_from_name("reduce_perf"), CollectiveKind::reduce);
+    // gather and scatter, after the longer names that hold these words.
+    EXPECT_EQ(collective_from_name("./build/gather_perf"), CollectiveKind::gather);
+    EXPECT_EQ(collective_from_name("scatter_perf"), CollectiveKind::scatter);
+    EXPECT_FALSE(collective_from_name("hypercube_perf"));
     EXPECT_EQ(collective_from_name("/logs/nccl_allreduce_run1.txt"), CollectiveKind::allreduce);
     EXPECT_FALSE(collective_from_name("results.txt"));
 }

@@ -548,8 +548,8 @@ TEST(NcclRuns, ASweepThatStartsAgainIsAnotherRun) {
 }
 
 TEST(NcclRuns, ATestBwacctDoesNotCostIsNotReadAsTheFileName) {
-    // "gather_perf" names no collective bwacct costs: the file name (allreduce) must not stand in.
-    const std::string text = std::string("# Collective test starting: gather_perf\n") + rank_line(0) + rank_line(1) + kHeader +
+    // "hypercube_perf" names no collective bwacct costs: the file name (allreduce) must not stand in.
+    const std::string text = std::string("# Collective test starting: hypercube_perf\n") + rank_line(0) + rank_line(1) + kHeader +
                              "        1024           256     float    none       0    35.39    0.03    0.03      0"
                              "    33.82    0.03    0.03      0\n";
     const NcclLog log = parse_nccl_tests(text, "allreduce.log");

@@ -310,6 +310,9 @@ void issue(const NcclApi& api, const Plan& p, const Local& l) {
             g.end();
             return;
         }
+        case CollectiveKind::gather:
+        case CollectiveKind::scatter:  // refused by measure_collective before any buffer is made
+            throw MeasureError(std::string(collective_name(p.kind)) + " is not measured");
     }
 }
 
@@ -407,6 +410,9 @@ checks::CollExpect expect_for(CollectiveKind kind, std::uint64_t r, std::uint64_
             x.sum_all = false;
             x.src_rank = static_cast<std::uint32_t>((r + n - 1) % n);
             break;
+        case CollectiveKind::gather:
+        case CollectiveKind::scatter:  // refused by measure_collective before any check
+            break;
     }
     return x;
 }
@@ -435,6 +441,9 @@ Timing measure_collective(const CollectiveDesc& d, const SamplePolicy& p, int de
     if (multi_process && d.ranks != static_cast<std::uint64_t>(mpi.size()))
         throw MeasureError("--ranks " + std::to_string(d.ranks) + " does not match the " + std::to_string(mpi.size()) +
                            " MPI ranks of this launch (one GPU per rank)");
+    if (d.kind == CollectiveKind::gather || d.kind == CollectiveKind::scatter)
+        throw MeasureError(std::string(collective_name(d.kind)) +
+                           " is read from nccl-tests logs and costed, not measured by bwacct (no command runs it)");
     Plan plan;
     plan.kind = d.kind;
     plan.n = static_cast<std::uint32_t>(d.ranks);
