@@ -435,11 +435,13 @@ private:
             }
         }
         const Kind kind = kind_of(cat);
+        const bool ts_ok = ts_field == TimeField::number || ts_field == TimeField::string_number;
+        const bool dur_ok = dur_field == TimeField::number || dur_field == TimeField::string_number;
+        // Timestamps are µs since some epoch (~1e12 today); a duration beyond 1e12 µs (11 days) or a
+        // timestamp beyond 1e17 µs is not a profile.
+        const bool in_range = dur >= 0 && dur <= 1e12 && std::abs(ts) <= 1e17;
         if (!plan) {  // a marked event: a CPU op with usable times, unless the file changed between the reads
-            const bool usable = (ts_field == TimeField::number || ts_field == TimeField::string_number) &&
-                                (dur_field == TimeField::number || dur_field == TimeField::string_number) && dur >= 0 &&
-                                dur <= 1e12 && std::abs(ts) <= 1e17;
-            if (kind == Kind::op && ph == "X" && usable)
+            if (kind == Kind::op && ph == "X" && ts_ok && dur_ok && in_range)
                 op(name, ts, dur);
             return;
         }
@@ -453,17 +455,11 @@ private:
         }
         // "ProfilerStep#N" (a user annotation; a CPU op in older PyTorch: "cpu_op", or "Operator" in
         // PyTorch 1.8/1.9): the steps' CPU ranges, which bound the profiled window (kineto_timeline.cpp).
-        if ((cat == "user_annotation" || kind_of(cat) == Kind::op) && name.rfind("ProfilerStep#", 0) == 0) {
-            const bool numeric = (ts_field == TimeField::number || ts_field == TimeField::string_number) &&
-                                 (dur_field == TimeField::number || dur_field == TimeField::string_number);
-            if (numeric && dur >= 0 && dur <= 1e12 && std::abs(ts) <= 1e17)
-                t_.steps.push_back({std::string(name), ts, dur});
-        }
+        if ((cat == "user_annotation" || kind == Kind::op) && name.rfind("ProfilerStep#", 0) == 0 && ts_ok && dur_ok && in_range)
+            t_.steps.push_back({std::string(name), ts, dur});
         if (kind == Kind::none)
             return;
         // A complete event of a kept kind without a usable "ts" or "dur": counted by reason.
-        const bool ts_ok = ts_field == TimeField::number || ts_field == TimeField::string_number;
-        const bool dur_ok = dur_field == TimeField::number || dur_field == TimeField::string_number;
         if (!ts_ok || !dur_ok) {
             const TimeField bad = !ts_ok ? ts_field : dur_field;
             ++t_.skipped[fmt::format("{} {} \"{}\"", kind_name(kind), bad == TimeField::absent ? "without" : "with a non-numeric",
@@ -472,9 +468,8 @@ private:
         }
         if (ts_field == TimeField::string_number || dur_field == TimeField::string_number)
             ++t_.string_times;
-        // Timestamps are µs since some epoch (~1e12 today); a duration beyond 1e12 µs (11 days) or a
-        // timestamp beyond 1e17 µs is not a profile: refuse it rather than sum infinities.
-        if (!(dur >= 0 && dur <= 1e12 && std::abs(ts) <= 1e17))
+        // Out of range: refuse it rather than sum infinities.
+        if (!in_range)
             throw InputError(origin_, fmt::format("traceEvents[{}] ('{}') has ts {} and dur {} µs, out of range: {}",
                                                   t_.events - 1, printable(std::string(name.substr(0, 60))), ts, dur, kExpected));
         switch (kind) {

@@ -427,6 +427,10 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
         return t.rfind("srcmemtype", 0) == 0 || t.rfind("dstmemtype", 0) == 0;
     });
     const double kilo = nvprof_binary ? 1024.0 : 1e3;
+    // Bytes per unit of nvprof's B/KB/MB/GB (its console cells and its --csv units row alike); 0 for another.
+    const auto nvprof_unit = [kilo](const std::string& unit) {
+        return unit == "B" ? 1.0 : unit == "KB" ? kilo : unit == "MB" ? kilo * kilo : unit == "GB" ? kilo * kilo * kilo : 0.0;
+    };
     std::size_t duration_col = headers.size(), name_col = headers.size(), bytes_col = headers.size();
     double to_us = 1e-3, bytes_scale = 0;
     for (std::size_t c = 0; c < headers.size(); ++c) {
@@ -453,11 +457,7 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
             const std::string unit = open == std::string::npos ? "" : t.substr(open + 1, t.find(')', open) - open - 1);
             bytes_scale = unit == "mb" ? 1e6 : unit == "kb" ? 1e3 : unit == "gb" ? 1e9 : unit == "b" ? 1.0 : 0.0;
             if (c < units.size())  // nvprof's units row: as in its console cells
-                bytes_scale = units[c] == "B"    ? 1.0
-                              : units[c] == "KB" ? kilo
-                              : units[c] == "MB" ? kilo * kilo
-                              : units[c] == "GB" ? kilo * kilo * kilo
-                                                 : 0.0;
+                bytes_scale = nvprof_unit(units[c]);
             bytes_col = c;
         }
     }
@@ -479,11 +479,7 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
         while (end > 0 && std::isalpha(static_cast<unsigned char>(cell[end - 1])))
             --end;
         const std::string unit = cell.substr(end);
-        const double scale = unit == "B"    ? 1.0
-                             : unit == "KB" ? kilo
-                             : unit == "MB" ? kilo * kilo
-                             : unit == "GB" ? kilo * kilo * kilo
-                                            : 0.0;
+        const double scale = nvprof_unit(unit);
         const std::optional<double> v = parse_number_text(cell.substr(0, end));
         return v && *v > 0 && scale > 0 && std::isfinite(*v * scale) ? std::optional<double>(*v * scale) : std::nullopt;
     };
