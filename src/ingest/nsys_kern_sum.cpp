@@ -461,6 +461,11 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
             bytes_col = c;
         }
     }
+    // A size column whose unit is not known (a bare "Bytes" title, a units-row cell other than B/KB/MB/GB)
+    // gives no bytes: say so rather than list the memory operations without them silently.
+    const bool bytes_per_cell = nvprof && !nvprof_csv;
+    const bool size_unit_unknown = bytes_col < headers.size() && !bytes_per_cell && bytes_scale == 0;
+    std::size_t unknown_size_units = 0;  // nvprof console cells whose unit is not B/KB/MB/GB
     if (duration_col == headers.size() || name_col == headers.size())
         throw InputError(origin, fmt::format("line {}: the GPU trace lacks a Duration or Name column; {}", h + 1, kExpected));
     // The bytes of a memory operation row: nsys's number in the column's unit; nvprof's number with its own unit
@@ -481,6 +486,8 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
         const std::string unit = cell.substr(end);
         const double scale = nvprof_unit(unit);
         const std::optional<double> v = parse_number_text(cell.substr(0, end));
+        if (v && scale == 0)
+            ++unknown_size_units;
         return v && *v > 0 && scale > 0 && std::isfinite(*v * scale) ? std::optional<double>(*v * scale) : std::nullopt;
     };
     // Memory operations per name, in order of first appearance; bytes unknown once a row lacks them.
@@ -592,6 +599,16 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
             "the GPU trace's {} memory operation row{} ([CUDA memcpy ...] or [CUDA memset], {:.1f} us in all) "
             "{}: listed under memory operations",
             copies, copies == 1 ? "" : "s", copies_time * to_us, copies == 1 ? "is not a kernel" : "are not kernels"));
+    if (size_unit_unknown && !ops.empty())
+        out.warnings.push_back(
+            fmt::format("column '{}' names no size unit ({}): the memory operations are listed "
+                        "without bytes",
+                        headers[bytes_col], nvprof_csv ? "B, KB, MB or GB in the units row" : "'Bytes (MB)', or KB, GB, B"));
+    if (unknown_size_units > 0)
+        out.warnings.push_back(
+            fmt::format("{} Size cell{} of the memory operations name{} no unit nvprof prints (B, KB, MB, "
+                        "GB): listed without bytes",
+                        unknown_size_units, unknown_size_units == 1 ? "" : "s", unknown_size_units == 1 ? "s" : ""));
     for (std::size_t i = 0; i < ops.size(); ++i) {
         if (!ops_sized[i])
             ops[i].bytes.reset();

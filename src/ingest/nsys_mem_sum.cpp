@@ -101,28 +101,18 @@ std::string last_nonblank_before(const std::vector<std::string>& lines, std::siz
     return "";
 }
 
-}  // namespace
-
-bool nsys_parts::read_memory_tables(const std::vector<std::string>& lines, std::size_t from, std::size_t to,
-                                    const std::string& origin, NsysKernSum& out) {
-    to = std::min(to, lines.size());
-    std::size_t time_h = to, size_h = to;
-    for (std::size_t i = from; i < to; ++i) {
-        if (time_h == to && is_time_header(lines[i]))
-            time_h = i;
-        else if (size_h == to && is_size_header(lines[i]))
-            size_h = i;
-    }
-    if (time_h == to)
-        return false;
+// The time table whose header is at line `h`: its memory operations, or none when the header's columns are not
+// those of one or its rows are not memory operations (openmp_sum's events have the same columns).
+std::vector<NsysMemOp> time_table(const std::vector<std::string>& lines, std::size_t h, const std::string& origin,
+                                  NsysKernSum& out) {
     std::vector<std::string> headers;
-    auto rows = table_rows(lines, time_h, headers, origin, out);
+    const auto rows = nsys_parts::table_rows(lines, h, headers, origin, out);
     std::string unit;
     const Cols tc = columns(headers, false, unit);
     // nsys 2021 prints no unit in the header and says "(nanoseconds)" in the title: its default, ns.
     const std::optional<double> to_us = unit_to_us(unit);
     if (!tc.ok || !to_us)
-        return false;
+        return {};
     std::vector<NsysMemOp> ops;
     for (const auto& [line, cells] : rows) {
         if (cells.size() <= std::max({tc.total, tc.count, tc.op}))
@@ -136,15 +126,35 @@ bool nsys_parts::read_memory_tables(const std::vector<std::string>& lines, std::
                                                  line, cells[tc.total], cells[tc.count]));
         ops.push_back({cells[tc.op], static_cast<std::uint64_t>(*n), in_us(*t, *to_us), std::nullopt});
     }
-    // nsys names memory operations in brackets ("[CUDA memcpy Host-to-Device]"); a table of other names with the same
-    // columns (openmp_sum's events) is not one.
-    if (ops.empty() || std::any_of(ops.begin(), ops.end(),
-                                   [](const NsysMemOp& m) { return m.operation.front() != '[' || m.operation.back() != ']'; }))
+    // nsys names memory operations in brackets ("[CUDA memcpy Host-to-Device]").
+    if (std::any_of(ops.begin(), ops.end(),
+                    [](const NsysMemOp& m) { return m.operation.front() != '[' || m.operation.back() != ']'; }))
+        return {};
+    return ops;
+}
+
+}  // namespace
+
+bool nsys_parts::read_memory_tables(const std::vector<std::string>& lines, std::size_t from, std::size_t to,
+                                    const std::string& origin, NsysKernSum& out) {
+    to = std::min(to, lines.size());
+    // The first time table that holds memory operations (another table with its columns may come first).
+    std::vector<NsysMemOp> ops;
+    std::size_t size_h = to;
+    for (std::size_t i = from; i < to; ++i) {
+        if (ops.empty() && is_time_header(lines[i]))
+            ops = time_table(lines, i, origin, out);
+        else if (size_h == to && is_size_header(lines[i]))
+            size_h = i;
+    }
+    if (ops.empty())
         return false;
+    std::vector<std::string> headers;
+    std::string unit;
     out.memory_ops.insert(out.memory_ops.end(), ops.begin(), ops.end());
     if (size_h == to)
         return true;
-    rows = table_rows(lines, size_h, headers, origin, out);
+    const auto rows = table_rows(lines, size_h, headers, origin, out);
     const Cols sc = columns(headers, true, unit);
     if (!sc.ok)
         return true;

@@ -121,6 +121,26 @@ TEST(NsysMemoryOps, ReportsWithoutGpuWorkAreRefusedByName) {
     EXPECT_NE(omp.find("no kernel summary table found"), std::string::npos) << omp;
 }
 
+// An OpenMP event summary with the memory tables' columns ahead of the real memory time table: the search went on
+// no further than the first such header, so the memory operations after it were lost (tenth session's review).
+TEST(NsysMemoryOps, AnEventTableAheadOfTheMemoryTableIsPassedOver) {
+    const std::string text =
+        " Time (%)  Total Time (ns)  Count  Avg (ns)  Operation\n"
+        " --------  ---------------  -----  --------  ------------\n"
+        "    100.0            5,000      2   2,500.0  omp_parallel\n"
+        "\n"
+        " Time (%)  Total Time (ns)  Count  Avg (ns)  Operation\n"
+        " --------  ---------------  -----  --------  ----------------------------\n"
+        "     75.0            3,000      3   1,000.0  [CUDA memcpy Host-to-Device]\n"
+        "     25.0            1,000      1   1,000.0  [CUDA memset]\n";
+    const NsysKernSum s = parse_nsys_kern_sum(text, "two.txt");
+    ASSERT_EQ(s.memory_ops.size(), 2u);
+    EXPECT_EQ(s.memory_ops[0].operation, "[CUDA memcpy Host-to-Device]");
+    EXPECT_EQ(s.memory_ops[0].count, 3u);
+    EXPECT_DOUBLE_EQ(s.memory_ops[0].total_us, 3.0);  // 3,000 ns
+    EXPECT_DOUBLE_EQ(s.memory_ops[1].total_us, 1.0);  // 1,000 ns
+}
+
 // nvprof's memory rows are listed as memory operations, without bytes (nvprof's summary prints none).
 TEST(NsysMemoryOps, NvprofMemoryRowsWithoutBytes) {
     const NsysKernSum s =

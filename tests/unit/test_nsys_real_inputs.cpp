@@ -220,6 +220,28 @@ TEST(NsysRealInputs, TracesWithoutKernelsAreRefused) {
     }
 }
 
+// A size column without a unit ("Bytes", not "Bytes (MB)") gave the copies no bytes without a word (tenth
+// session's review). The bytes stay unknown (a bare number could be B or MB), and a warning says why.
+TEST(NsysRealInputs, ASizeColumnWithoutAUnitIsWarned) {
+    const std::string csv =
+        "Start (ns),Duration (ns),CorrId,GrdX,Bytes,Name\n"
+        "1000,500,1,,4000000,[CUDA memcpy Host-to-Device]\n"
+        "2000,100,2,1,,k(int)\n";
+    const NsysKernSum s = parse_nsys_kern_sum(csv, "trace.csv");
+    ASSERT_EQ(s.memory_ops.size(), 1u);
+    EXPECT_FALSE(s.memory_ops[0].bytes.has_value());
+    EXPECT_DOUBLE_EQ(s.memory_ops[0].total_us, 0.5);  // 500 ns
+    EXPECT_TRUE(has(s.warnings, "column 'Bytes' names no size unit")) << ::testing::PrintToString(s.warnings);
+    // With the unit the same row has its bytes: 4,000,000 MB would be absurd, so take a real size: 4.000 MB = 4e6 B.
+    const NsysKernSum m = parse_nsys_kern_sum(
+        "Start (ns),Duration (ns),CorrId,GrdX,Bytes (MB),Name\n1000,500,1,,4.000,[CUDA memcpy Host-to-Device]\n2000,100,2,1,,"
+        "k(int)\n",
+        "trace.csv");
+    ASSERT_EQ(m.memory_ops.size(), 1u);
+    EXPECT_DOUBLE_EQ(*m.memory_ops[0].bytes, 4e6);
+    EXPECT_FALSE(has(m.warnings, "names no size unit"));
+}
+
 // The real file (a README of NVIDIA's concurrentKernels sample on an RTX 3060): 8 clock_block launches on 8
 // streams, one sum, one copy.
 TEST(NsysRealInputs, NvprofPrintGpuTraceReadme) {
