@@ -51,20 +51,13 @@ std::string squeeze_lower(const std::string& s) {
 
 // "Total Time (ns)" -> {total, 1e-3}; "Avg (us)" -> {avg, 1}; "Name" -> {name}.
 HeaderColumn classify_header(const std::string& header, const std::string& origin) {
-    const std::string h = squeeze_lower(header);
+    const auto [base, unit] = nsys_parts::split_title(header);
     HeaderColumn c;
-    const std::size_t open = h.find('(');
-    const std::string base = h.substr(0, open);
-    std::string unit;
-    if (open != std::string::npos) {
-        const std::size_t close = h.find(')', open);
-        unit = h.substr(open + 1, close == std::string::npos ? std::string::npos : close - open - 1);
-    }
     const std::optional<double> scale = unit_to_us(unit);
     const bool known_unit = scale || unit == "%";
     if (scale)
         c.to_us = *scale;
-    if (base == "time" && h.find("(%)") != std::string::npos)
+    if (base == "time" && unit == "%")
         c.col = Col::pct;
     else if (base == "totaltime")
         c.col = Col::total;
@@ -434,14 +427,10 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
     std::size_t duration_col = headers.size(), name_col = headers.size(), bytes_col = headers.size();
     double to_us = 1e-3, bytes_scale = 0;
     for (std::size_t c = 0; c < headers.size(); ++c) {
-        const std::string t = squeeze_lower(headers[c]);
-        const std::size_t open = t.find('(');
-        const std::string base = t.substr(0, open);
+        const nsys_parts::Title title = nsys_parts::split_title(headers[c]);
+        const std::string& base = title.base;
         if (base == "duration" && duration_col == headers.size()) {
-            std::string unit;
-            if (open != std::string::npos)
-                unit =
-                    t.substr(open + 1, t.find(')', open) == std::string::npos ? std::string::npos : t.find(')', open) - open - 1);
+            std::string unit = title.unit;
             if (c < units.size())
                 unit = squeeze_lower(units[c]);
             const std::optional<double> scale = unit_to_us(unit);
@@ -454,7 +443,7 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
             name_col = c;
         } else if (base == "bytes" || (nvprof && base == "size")) {
             // nsys: "Bytes (MB)", MB = 10^6 B (4 MiB prints as 4.194); nvprof: "Size", each cell with its unit.
-            const std::string unit = open == std::string::npos ? "" : t.substr(open + 1, t.find(')', open) - open - 1);
+            const std::string& unit = title.unit;
             bytes_scale = unit == "mb" ? 1e6 : unit == "kb" ? 1e3 : unit == "gb" ? 1e9 : unit == "b" ? 1.0 : 0.0;
             if (c < units.size())  // nvprof's units row: as in its console cells
                 bytes_scale = nvprof_unit(units[c]);
@@ -740,6 +729,18 @@ std::optional<double> nsys_parts::unit_to_us(const std::string& unit) {
     if (unit == "s" || unit == "sec")
         return 1e6;
     return std::nullopt;
+}
+
+nsys_parts::Title nsys_parts::split_title(const std::string& title) {
+    std::string t;
+    for (const char c : title)
+        if (!std::isspace(static_cast<unsigned char>(c)) && c != '"')
+            t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::size_t open = t.find('(');
+    if (open == std::string::npos)
+        return {t, ""};
+    const std::size_t close = t.find(')', open);
+    return {t.substr(0, open), t.substr(open + 1, close == std::string::npos ? std::string::npos : close - open - 1)};
 }
 
 std::string nsys_parts::trim(const std::string& s) {

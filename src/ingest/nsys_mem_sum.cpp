@@ -33,16 +33,6 @@ bool is_size_header(const std::string& l) {
            l.find_first_not_of(" \t|#/,\"") == t;
 }
 
-std::string base_of(const std::string& title, std::string& unit) {
-    std::string t;
-    for (const char c : title)
-        if (!std::isspace(static_cast<unsigned char>(c)))
-            t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const std::size_t open = t.find('(');
-    unit = open == std::string::npos ? "" : t.substr(open + 1, t.find(')', open) - open - 1);
-    return t.substr(0, open);
-}
-
 // Bytes per unit of a size column: "mb" 10^6 (nsys's MB: 4 MiB prints as 4.194), "kb" 10^3, "gb" 10^9, "b" 1,
 // "kib" 1024, "mib" 2^20; none for an unknown unit.
 std::optional<double> bytes_per(const std::string& unit) {
@@ -70,8 +60,7 @@ Cols columns(const std::vector<std::string>& headers, bool size, std::string& un
     Cols c;
     bool total = false, count = false, op = false;
     for (std::size_t i = 0; i < headers.size(); ++i) {
-        std::string u;
-        const std::string b = base_of(headers[i], u);
+        const auto [b, u] = nsys_parts::split_title(headers[i]);
         if ((size ? b == "total" : b == "totaltime") && !total) {
             c.total = i;
             unit = u;

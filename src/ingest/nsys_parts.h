@@ -19,6 +19,13 @@ double in_us(double value, double to_us);
 // "ms"/"msec" 1e3, "s"/"sec" 1e6; nullopt for another unit.
 std::optional<double> unit_to_us(const std::string& unit);
 
+// A column title in lower case without spaces or quotes, split at its unit: "Total Time (ns)" -> {"totaltime", "ns"},
+// "Bytes (MB)" -> {"bytes", "mb"}, "Name" -> {"name", ""}.
+struct Title {
+    std::string base, unit;
+};
+Title split_title(const std::string& title);
+
 std::string trim(const std::string& s);
 bool blank(const std::string& s);
 // A markdown code fence ("```", "~~~"): a table pasted into a README or an issue ends there.

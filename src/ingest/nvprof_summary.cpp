@@ -43,15 +43,7 @@ struct Column {
 };
 
 Column column_of(const std::string& title) {
-    std::string t;
-    for (const char c : title)
-        if (!std::isspace(static_cast<unsigned char>(c)) && c != '"')
-            t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const std::size_t open = t.find('(');
-    const std::string base = t.substr(0, open);
-    std::string unit;
-    if (open != std::string::npos)
-        unit = t.substr(open + 1, t.find(')', open) == std::string::npos ? std::string::npos : t.find(')', open) - open - 1);
+    const auto [base, unit] = nsys_parts::split_title(title);
     Column c;
     if (base == "type")
         c.col = Col::type;
