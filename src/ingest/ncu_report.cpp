@@ -5,19 +5,13 @@
 #include <cmath>
 
 #include "bwacct/ingest_nsight.h"
+#include "bwacct/median.h"
 
 namespace bwacct {
 namespace {
 
 Cell opt(const std::optional<double>& v) { return v ? Cell(*v) : Cell(); }
 Cell bytes_cell(const std::optional<double>& v) { return v ? Cell(static_cast<std::uint64_t>(std::llround(*v))) : Cell(); }
-
-// The middle value (the mean of the two middle ones for an even count); `v` is not empty.
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // The answer first: how many kernels, their time, and the median kernel's share of each GPU's HBM peak.
 std::vector<std::string> ncu_summary(const std::vector<double>& bws, std::size_t kernels, std::size_t timed, double time_us,
@@ -32,7 +26,7 @@ std::vector<std::string> ncu_summary(const std::vector<double>& bws, std::size_t
         head += fmt::format("{:.1f} us in all", time_us);
     if (bws.empty())
         return {head + "; no kernel has both DRAM bytes and a duration: no bandwidth"};
-    const double med = median(bws), lo = *std::min_element(bws.begin(), bws.end()),
+    const double med = median_of(bws), lo = *std::min_element(bws.begin(), bws.end()),
                  hi = *std::max_element(bws.begin(), bws.end());
     if (gpus.empty())
         return {

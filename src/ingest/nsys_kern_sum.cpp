@@ -9,6 +9,7 @@
 
 #include "bwacct/error.h"
 #include "bwacct/ingest_nsight.h"
+#include "bwacct/median.h"
 #include "csv.h"
 #include "nsys_parts.h"
 
@@ -390,11 +391,6 @@ std::vector<std::pair<std::size_t, std::vector<std::string>>> trace_rows(const s
 }
 
 // The median of `v` (sorted here).
-double median_of(std::vector<double>& v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const std::string& origin, NsysKernSum& out) {
     std::vector<std::string> headers;

@@ -1,5 +1,7 @@
 #include "sampling.h"
 
+#include "bwacct/median.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -15,7 +17,7 @@ Stats summarize(const std::vector<double>& samples_us) {
     std::sort(v.begin(), v.end());
     s.min_us = v.front();
     s.max_us = v.back();
-    s.median_us = s.n % 2 == 1 ? v[s.n / 2] : (v[s.n / 2 - 1] + v[s.n / 2]) / 2;
+    s.median_us = median_of(v);
     s.mean_us = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(s.n);
     double ss = 0;
     for (double x : v)
