@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bwacct/ingest_kineto.h"
+#include "kineto_keep.h"
 
 namespace bwacct::kineto {
 
@@ -24,8 +25,7 @@ std::size_t drop_idle_calls(Trace& t) {
     for (const GpuActivity& a : t.activities)
         if (a.correlation >= 0)
             launched.push_back(a.correlation);
-    std::sort(launched.begin(), launched.end());
-    launched.erase(std::unique(launched.begin(), launched.end()), launched.end());
+    sort_unique(launched);
     const std::size_t before = t.launches.size();
     t.launches.erase(std::remove_if(t.launches.begin(), t.launches.end(),
                                     [&](const Launch& l) {
@@ -50,8 +50,7 @@ std::size_t drop_idle_ops(Trace& t) {
     for (const GpuActivity& a : t.activities)
         if (a.external_id >= 0)
             ids.push_back(a.external_id);
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    sort_unique(ids);
     // An op kept by its id holds its own start: the ops enclosing it (whose shapes the costing climbs to when
     // it has none) hold that time too, and are kept as a launch inside them would keep them. Each op's id is
     // looked up once; `by_id` remembers the answer for the test below.
@@ -73,10 +72,7 @@ std::size_t drop_idle_ops(Trace& t) {
             return true;
         const CpuOp& o = t.ops[i];
         const auto it = launch_ts.find(o.thread);
-        if (it == launch_ts.end())
-            return false;
-        const auto first = std::lower_bound(it->second.begin(), it->second.end(), o.ts);
-        return first != it->second.end() && *first <= o.ts + o.dur;
+        return it != launch_ts.end() && holds_a_start(it->second, o.ts, o.dur);
     };
     const std::size_t before = t.ops.size();
     // Stable: the ops kept stay in file order, which the linking's tie-breaks read.

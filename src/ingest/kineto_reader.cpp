@@ -21,6 +21,7 @@
 #include "bwacct/error.h"
 #include "bwacct/ingest_kineto.h"
 #include "json_elements.h"
+#include "kineto_keep.h"
 #include "kineto_type_names.h"
 
 namespace bwacct::kineto {
@@ -158,8 +159,7 @@ public:
                 f.ids_.push_back(l.external_id);
             f.launch_ts_.push_back(l.ts);
         }
-        std::sort(f.ids_.begin(), f.ids_.end());
-        f.ids_.erase(std::unique(f.ids_.begin(), f.ids_.end()), f.ids_.end());
+        sort_unique(f.ids_);
         for (const GpuActivity& a : t.activities)
             if (a.external_id >= 0 && !std::binary_search(f.ids_.begin(), f.ids_.end(), a.external_id))
                 return std::nullopt;
@@ -170,8 +170,7 @@ public:
     bool holds(double ts, double dur, std::int64_t external_id) const {
         if (external_id >= 0 && std::binary_search(ids_.begin(), ids_.end(), external_id))
             return true;
-        const auto first = std::lower_bound(launch_ts_.begin(), launch_ts_.end(), ts);
-        return first != launch_ts_.end() && *first <= ts + dur;
+        return holds_a_start(launch_ts_, ts, dur);
     }
 
 private:
@@ -201,6 +200,23 @@ const char* kind_name(Kind k) {
 
 // What the elements of an array are.
 enum class Elements { events, devices, other };
+
+// Whether `text` holds a control byte no JSON text has (binary data), and its first 20 bytes, printable ('?'
+// for the others), for an error message.
+struct NearText {
+    bool binary = false;
+    std::string token;
+};
+NearText near_text(std::string_view text) {
+    NearText n;
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        n.binary = n.binary || (u < 0x20 && c != '\n' && c != '\r' && c != '\t') || u == 0x7f;
+    }
+    for (const char c : text.substr(0, 20))
+        n.token += (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) ? '?' : c;
+    return n;
+}
 
 class Reader {
 public:
@@ -234,14 +250,7 @@ public:
 
 private:
     [[noreturn]] void syntax_error() {
-        const std::string_view near = in_->ahead(20);
-        bool binary = false;
-        std::string token;
-        for (const char c : near) {
-            const auto u = static_cast<unsigned char>(c);
-            binary = binary || (u < 0x20 && c != '\n' && c != '\r' && c != '\t') || u == 0x7f;
-            token += (u < 0x20 || u >= 0x7f) ? '?' : c;
-        }
+        const auto [binary, token] = near_text(in_->ahead(20));
         throw InputError(origin_, fmt::format("{} (at byte {}{}): {}", binary ? "binary data, not JSON" : "not valid JSON",
                                               in_->offset(), token.empty() ? "" : ", near '" + token + "'", kExpected));
     }
@@ -254,14 +263,7 @@ private:
         const auto error = parser_.parse(text.data(), text.size(), false).get(e);
         if (error == simdjson::SUCCESS)
             return e;
-        bool binary = false;
-        for (const char c : text) {
-            const auto u = static_cast<unsigned char>(c);
-            binary = binary || (u < 0x20 && c != '\n' && c != '\r' && c != '\t') || u == 0x7f;
-        }
-        std::string token;
-        for (const char c : text.substr(0, 20))
-            token += (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) ? '?' : c;
+        const auto [binary, token] = near_text(text);
         throw InputError(origin_, fmt::format("{} (the value at byte {}, '{}{}': {}): {}",
                                               binary ? "binary data, not JSON" : "not valid JSON", in_->value_offset(), token,
                                               text.size() > 20 ? "..." : "", simdjson::error_message(error), kExpected));
