@@ -182,16 +182,31 @@ struct HOps {
     static __device__ __forceinline__ X fma(X a, X b, X c) { return __hfma(a, b, c); }
     static __device__ __forceinline__ X make(float f) { return __float2half_rn(f); }
 };
+// bf16 fused multiply-add is an sm_80 instruction; before it (a T4's sm_75) the fma runs in fp32 and is rounded once
+// to bf16: the same value for the chain below, whose every step is exact.
 struct B2Ops {
     using X = __nv_bfloat162;
     static __device__ __forceinline__ X add(X a, X b) { return __hadd2(a, b); }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    static __device__ __forceinline__ X fma(X a, X b, X c) {
+        return __floats2bfloat162_rn(__fmaf_rn(__low2float(a), __low2float(b), __low2float(c)),
+                                     __fmaf_rn(__high2float(a), __high2float(b), __high2float(c)));
+    }
+#else
     static __device__ __forceinline__ X fma(X a, X b, X c) { return __hfma2(a, b, c); }
+#endif
     static __device__ __forceinline__ X make(float f) { return __float2bfloat162_rn(f); }
 };
 struct BOps {
     using X = __nv_bfloat16;
     static __device__ __forceinline__ X add(X a, X b) { return __hadd(a, b); }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    static __device__ __forceinline__ X fma(X a, X b, X c) {
+        return __float2bfloat16_rn(__fmaf_rn(__bfloat162float(a), __bfloat162float(b), __bfloat162float(c)));
+    }
+#else
     static __device__ __forceinline__ X fma(X a, X b, X c) { return __hfma(a, b, c); }
+#endif
     static __device__ __forceinline__ X make(float f) { return __float2bfloat16_rn(f); }
 };
 
