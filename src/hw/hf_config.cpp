@@ -17,6 +17,7 @@
 #include "bwacct/quant.h"
 #include "bwacct/text_file.h"
 #include "hf_dbrx.h"
+#include "hf_exaone.h"
 #include "hf_moe_layers.h"
 #include "hf_reader.h"
 #include "hf_unmodelled.h"
@@ -63,8 +64,14 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 34> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 37> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"MistralForCausalLM", Family::llama},
+                                       // YiForCausalLM (Yi's first remote code), BaichuanForCausalLM / BaiChuanForCausalLM
+                                       // (Baichuan 1 and 2; W_pack holds q, k, v; ALiBi or RoPE, neither an op here):
+                                       // Llama's block and field names.
+                                       {"YiForCausalLM", Family::llama},
+                                       {"BaichuanForCausalLM", Family::llama},
+                                       {"BaiChuanForCausalLM", Family::llama},
                                        // Ministral3ForCausalLM: Mistral's block with a scale of Q by position
                                        // (read_ministral3).
                                        {"Ministral3ForCausalLM", Family::llama},
@@ -162,6 +169,13 @@ ClassDefaults class_defaults(Family fam) {
     static const json seed_oss = json::parse(R"({"head_dim": 128})");
     // GlmConfig, Glm4Config: head_dim 128 and attention_bias true when left out.
     static const json glm = json::parse(R"({"head_dim": 128, "attention_bias": true})");
+    // GemmaConfig, Gemma2Config: head_dim 256 whatever hidden_size / num_attention_heads gives (GemmaAttention reads
+    // config.head_dim).
+    static const json gemma = json::parse(R"({"head_dim": 256})");
+    if (fam == Family::gemma)
+        return {"GemmaConfig", gemma};
+    if (fam == Family::gemma2)
+        return {"Gemma2Config", gemma};
     if (fam == Family::glm)
         return {"GlmConfig", glm};
     if (fam == Family::glm4)
@@ -179,7 +193,7 @@ std::string supported_list() {
         s += (s.empty() ? "" : ", ") + std::string(a.name);
     for (const Wrapper& w : kWrappers)
         s += fmt::format(", {} (its text_config)", w.name);
-    return s + ", DbrxForCausalLM";
+    return s + ", DbrxForCausalLM, ExaoneForCausalLM";
 }
 
 // SmolLM3's NoPE layers (SmolLM3Config): `no_rope_layers` gives 1 (RoPE) or 0 (NoPE) per layer; absent, layer i is NoPE
@@ -787,6 +801,7 @@ std::vector<std::string> hf_architectures() {
     for (const Wrapper& w : kWrappers)
         out.emplace_back(w.name);
     out.emplace_back("DbrxForCausalLM");
+    out.emplace_back("ExaoneForCausalLM");
     return out;
 }
 
@@ -837,11 +852,13 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     // DBRX: Mixtral's block under its own, nested field names (hf_dbrx.cpp).
     std::vector<std::string> translated_limits;
     const bool dbrx = arch == "DbrxForCausalLM";
-    if (dbrx) {
-        hf::Translated t = hf::dbrx_as_mixtral(top);
+    // EXAONE 3.0 / 3.5: Llama's block under its own field names (hf_exaone.cpp).
+    const bool exaone3 = arch == "ExaoneForCausalLM";
+    if (dbrx || exaone3) {
+        hf::Translated t = dbrx ? hf::dbrx_as_mixtral(top) : hf::exaone_as_llama(top);
         lm = std::move(t.fields);
         translated_limits = std::move(t.limitations);
-        lm_arch = "MixtralForCausalLM";
+        lm_arch = dbrx ? "MixtralForCausalLM" : "LlamaForCausalLM";
     }
     if (wrapper != nullptr) {
         const bool nested = doc.contains("text_config") && !doc.at("text_config").is_null();
@@ -889,13 +906,16 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
 
     TransformerConfig c;
     c.name = r.has("_name_or_path") ? fmt::format("{} ({})", r.text_or("_name_or_path", arch), arch) : arch;
-    c.source = wrapper != nullptr ? fmt::format("Hugging Face config.json ({}), architecture {}: its text_config read as {}",
-                                                origin, arch, lm_arch)
-               : dbrx             ? fmt::format(
-                                        "Hugging Face config.json ({}), architecture {}: read as {} (d_model, n_layers, n_heads, "
-                                                    "attn_config, ffn_config)",
-                                        origin, arch, lm_arch)
-                      : fmt::format("Hugging Face config.json ({}), architecture {}", origin, arch);
+    c.source =
+        wrapper != nullptr
+            ? fmt::format("Hugging Face config.json ({}), architecture {}: its text_config read as {}", origin, arch, lm_arch)
+        : dbrx ? fmt::format(
+                     "Hugging Face config.json ({}), architecture {}: read as {} (d_model, n_layers, n_heads, "
+                     "attn_config, ffn_config)",
+                     origin, arch, lm_arch)
+        : exaone3 ? fmt::format("Hugging Face config.json ({}), architecture {}: read as {} (num_layers, activation_function)",
+                                origin, arch, lm_arch)
+                  : fmt::format("Hugging Face config.json ({}), architecture {}", origin, arch);
     c.limitations.insert(c.limitations.end(), translated_limits.begin(), translated_limits.end());
     if (wrapper != nullptr)
         c.limitations.push_back(
@@ -918,15 +938,23 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     c.tied_embeddings =
         r.flag_or("tie_word_embeddings", gemma || fam == Family::ernie45_moe || fam == Family::smollm3);  // per-class defaults
 
-    // The activation: SiLU everywhere but Gemma (GELU, tanh form).
-    const char* act_key = gemma && r.has("hidden_activation") ? "hidden_activation" : "hidden_act";
+    // The activation: SiLU everywhere but Gemma (GELU, tanh form). Gemma's MLP runs hidden_activation and ignores
+    // hidden_act: GemmaMLP sets a null hidden_activation to gelu_pytorch_tanh (transformers PR 29402), Gemma2/3's config
+    // default it so.
+    const char* act_key = gemma ? "hidden_activation" : "hidden_act";
     const std::string act = r.text_or(act_key, gemma ? "gelu_pytorch_tanh" : "silu");
     if (gemma) {
         r.refuse_unless(act == "gelu_pytorch_tanh" || act == "gelu_tanh" || act == "gelu_new" || act == "gelu", act_key,
                         "Gemma's MLP is modelled with GELU in its tanh form");
-        if (act == "gelu")  // Gemma 1's first files; the erf form costs about what the tanh form does
-            c.limitations.push_back(fmt::format(
-                "{} = \"gelu\" (the exact, erf form) is costed as GELU's tanh form (a few FLOPs per element apart)", act_key));
+        if (!r.has(act_key) && r.has("hidden_act") && r.text_or("hidden_act", "") != "gelu_pytorch_tanh")
+            c.limitations.push_back(
+                fmt::format("hidden_act = {} is not what runs: Gemma's MLP ignores it and, with hidden_activation null, runs "
+                            "gelu_pytorch_tanh (transformers' GemmaMLP), as costed here",
+                            lm.at("hidden_act").dump()));
+        if (act == "gelu")  // the erf form costs about what the tanh form does
+            c.limitations.push_back(
+                "hidden_activation = \"gelu\" (the exact, erf form) is costed as GELU's tanh form (a few FLOPs per element "
+                "apart)");
         c.gelu_gate = true;
         c.block_norms = fam == Family::gemma ? 2 : 4;  // GemmaDecoderLayer: input and post-attention norms only
         c.qk_norm = fam == Family::gemma3;
@@ -973,9 +1001,12 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
 
     // Families whose reference attention applies no window whatever config.json says (LlamaAttention and the classes
     // built on it pass no sliding_window, and their masks are causal): a window given there is stated, not applied.
-    const bool windowless = lm_arch == "LlamaForCausalLM" || fam == Family::gemma || fam == Family::glm || fam == Family::glm4 ||
-                            fam == Family::granite || fam == Family::granite_moe || fam == Family::olmo2 ||
-                            fam == Family::seed_oss || fam == Family::stablelm || fam == Family::internlm2;
+    // OLMoE, GLM-4.5 (Glm4MoeModel) and MiniMax-M2 ("No sliding window opposed to mixtral") build only a causal mask too.
+    const bool windowless = lm_arch == "LlamaForCausalLM" || lm_arch == "YiForCausalLM" || lm_arch == "BaichuanForCausalLM" ||
+                            lm_arch == "BaiChuanForCausalLM" || fam == Family::gemma || fam == Family::glm ||
+                            fam == Family::glm4 || fam == Family::granite || fam == Family::granite_moe || fam == Family::olmo2 ||
+                            fam == Family::seed_oss || fam == Family::stablelm || fam == Family::internlm2 ||
+                            fam == Family::olmoe || fam == Family::glm4_moe || fam == Family::minimax_m2;
     if (!windowless)
         read_sliding_window(r, fam, c);
     else if (r.has("sliding_window"))
