@@ -462,10 +462,10 @@ void read_qwen2_moe_shared_expert(const Reader& r, std::uint64_t hidden, std::ui
 // (compressed-tensors stores them in the model's dtype). Anything else is refused naming the field.
 // An entry of a module list naming what the engine keeps in the activation dtype anyway: the LM head, the token
 // embedding and the MoE router with its score-correction bias ("mlp.gate", Mixtral's "block_sparse_moe.gate",
-// Qwen-MoE's "shared_expert_gate", MiniMax's bare "gate"; not "gate_proj"), as a module name or a "re:" pattern (a
-// trailing "$" dropped).
+// Qwen-MoE's "shared_expert_gate", MiniMax's bare "gate"; not "gate_proj"), as a module name, a prefix ending in "."
+// (AWQ's "mlp.gate.") or a "re:" pattern (a trailing "$" dropped).
 bool ignored_outside_blocks(std::string e) {
-    if (!e.empty() && e.back() == '$')
+    if (!e.empty() && (e.back() == '$' || e.back() == '.'))
         e.pop_back();
     auto ends_with = [&](std::string_view tail) { return e.size() >= tail.size() && e.substr(e.size() - tail.size()) == tail; };
     return e.find("lm_head") != std::string::npos || e.find("embed_tokens") != std::string::npos || e == "gate" ||

@@ -258,3 +258,34 @@ TEST(HfPublishedFiles, AyaAndOtherBlocksUnlikeTheEnginesAreRefusedNamingTheField
         EXPECT_EQ(e.find('\n'), std::string::npos) << e;
     }
 }
+
+TEST(HfPublishedFiles, Qwen3W8A8CompressedTensorsIsInt8PerChannelWithInt8ActivationsStated) {
+    const TransformerConfig c = hf("qwen3-32b-w8a8-compressed-tensors");
+    // Qwen3-32B: attention q 5120·8192 = 41,943,040, k, v 2·5120·1024 = 10,485,760, o 8192·5120 = 41,943,040, per-head
+    // q/k norms 2·128 = 256; MLP 3·5120·25,600 = 393,216,000; norms 10,240 → 487,598,336 · 64 = 31,206,293,504
+    // + 2·151,936·5120 (1,555,824,640) + 5120 = 32,762,123,264 (32.8B)
+    EXPECT_EQ(param_count(c).total.value(), 32762123264u);
+    ASSERT_TRUE(c.weight_format);
+    EXPECT_EQ(c.weight_format->dtype, DType::int8);
+    EXPECT_EQ(c.weight_format->group, 0u);  // "strategy": "channel"
+    EXPECT_EQ(c.weight_format->scale_bits, 16u);
+    EXPECT_EQ(c.weight_format->zero_bits, 0u);
+    // up_proj [K 5120, N 25,600]: 131,072,000 int8 B + one 16-bit scale per output channel 25,600 · 2 = 51,200
+    EXPECT_EQ(format_bytes(*c.weight_format, Exact(5120), Exact(25600)).value(), 131123200u);
+    EXPECT_TRUE(has_limitation(c, "give --act-dtype int8"));
+    // "ignore": ["lm_head"] only: nothing stated as kept.
+    EXPECT_FALSE(has_limitation(c, "unquantized"));
+}
+
+TEST(HfPublishedFiles, AwqModulePrefixesForTheRouterAreNotStatedAsKeptBlockWeights) {
+    // QuantTrio's DeepSeek AWQ checkpoints list "mlp.gate." (a module-name prefix) beside whole layers: the router is
+    // kept in 16 bits anyway; the layer prefixes are stated.
+    const TransformerConfig c = parse_hf_config(
+        R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "intermediate_size": 128, "vocab_size": 100, "quantization_config": {"quant_method": "awq", "bits": 4,
+            "group_size": 32, "version": "gemm", "zero_point": true,
+            "modules_to_not_convert": ["mlp.gate.", "model.layers.0."]}})",
+        "x");
+    EXPECT_TRUE(has_limitation(c, "modules_to_not_convert keeps model.layers.0. unquantized"));
+    EXPECT_FALSE(has_limitation(c, "mlp.gate."));
+}
