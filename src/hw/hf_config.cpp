@@ -903,6 +903,14 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         }
     const Reader r{lm, lm_origin};
     hf::refuse_unmodelled_layers(r);
+    // transformers writes a nested text_config without the fields equal to its class's defaults (to_diff_dict), and those
+    // text classes default num_key_value_heads to a number (Qwen3VLMoeTextConfig: 16), not to the query heads: a
+    // text_config that leaves it out is refused rather than read as multi-head attention.
+    if (wrapper != nullptr && lm_origin != origin && !lm.contains("num_key_value_heads"))
+        r.fail(fmt::format(
+            "missing \"num_key_value_heads\": transformers leaves out of a nested text_config the fields equal to its "
+            "class's defaults ({}), whose default is not the query heads; bwacct will not guess",
+            wrapper->text_model_type));
 
     TransformerConfig c;
     c.name = r.has("_name_or_path") ? fmt::format("{} ({})", r.text_or("_name_or_path", arch), arch) : arch;

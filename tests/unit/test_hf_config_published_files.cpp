@@ -289,3 +289,21 @@ TEST(HfPublishedFiles, AwqModulePrefixesForTheRouterAreNotStatedAsKeptBlockWeigh
     EXPECT_TRUE(has_limitation(c, "modules_to_not_convert keeps model.layers.0. unquantized"));
     EXPECT_FALSE(has_limitation(c, "mlp.gate."));
 }
+
+TEST(HfPublishedFiles, ANestedTextConfigWithoutKvHeadsIsRefusedNotReadAsMultiHead) {
+    // A text_config saved by transformers drops the fields equal to its class defaults; Qwen3VLMoeTextConfig's
+    // num_key_value_heads default is 16, not the query heads. Before: read as MHA (kv = 32), KV cache 2× wrong, silently.
+    const std::string text = R"("model_type": "qwen3_vl_moe_text", "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "head_dim": 16, "intermediate_size": 128, "moe_intermediate_size": 32, "num_experts": 4,
+        "num_experts_per_tok": 2, "vocab_size": 100)";
+    const std::string e = error_of(R"({"architectures": ["Qwen3VLMoeForConditionalGeneration"], "text_config": {)" + text + "}}");
+    EXPECT_NE(e.find("text_config: missing \"num_key_value_heads\""), std::string::npos) << e;
+    const TransformerConfig given = parse_hf_config(
+        R"({"architectures": ["Qwen3VLMoeForConditionalGeneration"], "text_config": {"num_key_value_heads": 2, )" + text + "}}",
+        "x");
+    EXPECT_EQ(given.kv_heads, 2u);
+    // Gemma 3's text_config takes Gemma3TextConfig's known default (4), stated, as before.
+    const TransformerConfig gemma3 = parse_hf_config(
+        R"({"architectures": ["Gemma3ForConditionalGeneration"], "text_config": {"model_type": "gemma3_text"}})", "x");
+    EXPECT_EQ(gemma3.kv_heads, 4u);
+}
