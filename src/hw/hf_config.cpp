@@ -44,6 +44,7 @@ enum class Family {
     olmoe,
     phimoe,
     glm4_moe,
+    deepseek_moe,
     minimax_m2,
     ernie45_moe,
     granite,
@@ -64,7 +65,7 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 37> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 38> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"MistralForCausalLM", Family::llama},
                                        // YiForCausalLM (Yi's first remote code), BaichuanForCausalLM / BaiChuanForCausalLM
                                        // (Baichuan 1 and 2; W_pack holds q, k, v; ALiBi or RoPE, neither an op here):
@@ -97,6 +98,9 @@ constexpr std::array<Arch, 37> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        // microsoft/Phi-3.5-MoE-instruct's config.json names its remote-code class.
                                        {"PhiMoEForCausalLM", Family::phimoe},
                                        {"Glm4MoeForCausalLM", Family::glm4_moe},
+                                       // DeepseekForCausalLM (DeepSeekMoE 16B, remote code): Llama's attention with
+                                       // DeepSeek-V2's MoE layers (a softmax gate without bias, n_shared_experts).
+                                       {"DeepseekForCausalLM", Family::deepseek_moe},
                                        {"MiniMaxM2ForCausalLM", Family::minimax_m2},
                                        {"Ernie4_5_MoeForCausalLM", Family::ernie45_moe},
                                        // GraniteForCausalLM: Llama's block with four scalar multipliers (read_granite_scales).
@@ -1014,7 +1018,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
                             lm_arch == "BaiChuanForCausalLM" || fam == Family::gemma || fam == Family::glm ||
                             fam == Family::glm4 || fam == Family::granite || fam == Family::granite_moe || fam == Family::olmo2 ||
                             fam == Family::seed_oss || fam == Family::stablelm || fam == Family::internlm2 ||
-                            fam == Family::olmoe || fam == Family::glm4_moe || fam == Family::minimax_m2;
+                            fam == Family::olmoe || fam == Family::glm4_moe || fam == Family::minimax_m2 ||
+                            fam == Family::deepseek_moe;
     if (!windowless)
         read_sliding_window(r, fam, c);
     else if (r.has("sliding_window"))
@@ -1028,8 +1033,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         c.weight_format = read_quantization(r, lm.at("quantization_config"), c.limitations);
 
     if (fam == Family::mixtral || qwen_moe || fam == Family::deepseek || fam == Family::gpt_oss || fam == Family::llama4 ||
-        fam == Family::olmoe || fam == Family::phimoe || fam == Family::glm4_moe || fam == Family::minimax_m2 ||
-        fam == Family::ernie45_moe || fam == Family::granite_moe) {
+        fam == Family::olmoe || fam == Family::phimoe || fam == Family::glm4_moe || fam == Family::deepseek_moe ||
+        fam == Family::minimax_m2 || fam == Family::ernie45_moe || fam == Family::granite_moe) {
         MoeConfig m;
         if (fam != Family::ernie45_moe)  // ERNIE: moe_k (read_ernie45_moe)
             m.top_k = r.count("num_experts_per_tok");
@@ -1070,11 +1075,13 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             if (m.dense_layers > 0)
                 c.ffn = r.count("intermediate_size");
         } else {
-            // DeepSeek-V2/V3 and GLM-4.5 (Glm4MoeMoE: DeepSeek-V3's noaux_tc router, n_shared_experts shared experts).
+            // DeepSeek-V2/V3, DeepSeekMoE (DeepseekMoE: layer i sparse by V2's rule) and GLM-4.5 (Glm4MoeMoE: DeepSeek-V3's
+            // noaux_tc router, n_shared_experts shared experts).
             m.experts = r.count("n_routed_experts");
             m.expert_ffn = r.count("moe_intermediate_size");
             m.shared_experts = r.natural_or("n_shared_experts", 0);
-            hf::set_dense_layers(m, hf::first_k_dense_layers(r, c.layers, fam == Family::deepseek));
+            hf::set_dense_layers(m,
+                                 hf::first_k_dense_layers(r, c.layers, fam == Family::deepseek || fam == Family::deepseek_moe));
             // DeepSeek-V3's noaux_tc gate carries a per-expert score-correction bias (E parameters); GLM-4.5's always.
             m.router_bias = fam == Family::glm4_moe || r.text_or("topk_method", "") == "noaux_tc";
             if (fam == Family::glm4_moe)

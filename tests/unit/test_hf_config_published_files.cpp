@@ -307,3 +307,19 @@ TEST(HfPublishedFiles, ANestedTextConfigWithoutKvHeadsIsRefusedNotReadAsMultiHea
         R"({"architectures": ["Gemma3ForConditionalGeneration"], "text_config": {"model_type": "gemma3_text"}})", "x");
     EXPECT_EQ(gemma3.kv_heads, 4u);
 }
+
+TEST(HfPublishedFiles, DeepSeekMoE16BIsLlamaAttentionWithDeepSeekV2sMoELayers) {
+    // Refused before (unsupported architecture DeepseekForCausalLM).
+    const TransformerConfig c = hf("deepseek-moe-16b");
+    ASSERT_TRUE(c.moe);
+    EXPECT_FALSE(c.mla);
+    EXPECT_FALSE(c.moe->router_bias);  // topk_method greedy (absent): a softmax gate without bias
+    const ParamCount p = param_count(c);
+    // dense layer 0: attention 4·2048² = 16,777,216 + MLP 3·2048·10,944 = 67,239,936 + norms 4096 = 84,021,248
+    // MoE layers 1–27: router 64·2048 = 131,072 + 64 experts · 3·2048·1408 (8,650,752) = 553,648,128 + 2 shared
+    //   17,301,504 → 571,080,704 + 16,777,216 + 4096 = 587,862,016 · 27 = 15,872,274,432
+    // + 2·102,400·2048 (419,430,400) + 2048 = 16,375,728,128 (model card: 16.4B)
+    EXPECT_EQ(p.total.value(), 16375728128u);
+    // active: − 27 · (64 − 6) · 8,650,752 = 13,547,077,632 → 2,828,650,496 (model card: 2.8B)
+    EXPECT_EQ(p.active.value(), 2828650496u);
+}
