@@ -17,6 +17,7 @@
 #include "bwacct/quant.h"
 #include "bwacct/text_file.h"
 #include "hf_dbrx.h"
+#include "hf_exaone.h"
 #include "hf_moe_layers.h"
 #include "hf_reader.h"
 #include "hf_unmodelled.h"
@@ -43,6 +44,7 @@ enum class Family {
     olmoe,
     phimoe,
     glm4_moe,
+    deepseek_moe,
     minimax_m2,
     ernie45_moe,
     granite,
@@ -63,8 +65,14 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 34> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 38> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"MistralForCausalLM", Family::llama},
+                                       // YiForCausalLM (Yi's first remote code), BaichuanForCausalLM / BaiChuanForCausalLM
+                                       // (Baichuan 1 and 2; W_pack holds q, k, v; ALiBi or RoPE, neither an op here):
+                                       // Llama's block and field names.
+                                       {"YiForCausalLM", Family::llama},
+                                       {"BaichuanForCausalLM", Family::llama},
+                                       {"BaiChuanForCausalLM", Family::llama},
                                        // Ministral3ForCausalLM: Mistral's block with a scale of Q by position
                                        // (read_ministral3).
                                        {"Ministral3ForCausalLM", Family::llama},
@@ -90,6 +98,9 @@ constexpr std::array<Arch, 34> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        // microsoft/Phi-3.5-MoE-instruct's config.json names its remote-code class.
                                        {"PhiMoEForCausalLM", Family::phimoe},
                                        {"Glm4MoeForCausalLM", Family::glm4_moe},
+                                       // DeepseekForCausalLM (DeepSeekMoE 16B, remote code): Llama's attention with
+                                       // DeepSeek-V2's MoE layers (a softmax gate without bias, n_shared_experts).
+                                       {"DeepseekForCausalLM", Family::deepseek_moe},
                                        {"MiniMaxM2ForCausalLM", Family::minimax_m2},
                                        {"Ernie4_5_MoeForCausalLM", Family::ernie45_moe},
                                        // GraniteForCausalLM: Llama's block with four scalar multipliers (read_granite_scales).
@@ -162,6 +173,13 @@ ClassDefaults class_defaults(Family fam) {
     static const json seed_oss = json::parse(R"({"head_dim": 128})");
     // GlmConfig, Glm4Config: head_dim 128 and attention_bias true when left out.
     static const json glm = json::parse(R"({"head_dim": 128, "attention_bias": true})");
+    // GemmaConfig, Gemma2Config: head_dim 256 whatever hidden_size / num_attention_heads gives (GemmaAttention reads
+    // config.head_dim).
+    static const json gemma = json::parse(R"({"head_dim": 256})");
+    if (fam == Family::gemma)
+        return {"GemmaConfig", gemma};
+    if (fam == Family::gemma2)
+        return {"Gemma2Config", gemma};
     if (fam == Family::glm)
         return {"GlmConfig", glm};
     if (fam == Family::glm4)
@@ -179,7 +197,7 @@ std::string supported_list() {
         s += (s.empty() ? "" : ", ") + std::string(a.name);
     for (const Wrapper& w : kWrappers)
         s += fmt::format(", {} (its text_config)", w.name);
-    return s + ", DbrxForCausalLM";
+    return s + ", DbrxForCausalLM, ExaoneForCausalLM";
 }
 
 // SmolLM3's NoPE layers (SmolLM3Config): `no_rope_layers` gives 1 (RoPE) or 0 (NoPE) per layer; absent, layer i is NoPE
@@ -448,10 +466,10 @@ void read_qwen2_moe_shared_expert(const Reader& r, std::uint64_t hidden, std::ui
 // (compressed-tensors stores them in the model's dtype). Anything else is refused naming the field.
 // An entry of a module list naming what the engine keeps in the activation dtype anyway: the LM head, the token
 // embedding and the MoE router with its score-correction bias ("mlp.gate", Mixtral's "block_sparse_moe.gate",
-// Qwen-MoE's "shared_expert_gate", MiniMax's bare "gate"; not "gate_proj"), as a module name or a "re:" pattern (a
-// trailing "$" dropped).
+// Qwen-MoE's "shared_expert_gate", MiniMax's bare "gate"; not "gate_proj"), as a module name, a prefix ending in "."
+// (AWQ's "mlp.gate.") or a "re:" pattern (a trailing "$" dropped).
 bool ignored_outside_blocks(std::string e) {
-    if (!e.empty() && e.back() == '$')
+    if (!e.empty() && (e.back() == '$' || e.back() == '.'))
         e.pop_back();
     auto ends_with = [&](std::string_view tail) { return e.size() >= tail.size() && e.substr(e.size() - tail.size()) == tail; };
     return e.find("lm_head") != std::string::npos || e.find("embed_tokens") != std::string::npos || e == "gate" ||
@@ -787,6 +805,7 @@ std::vector<std::string> hf_architectures() {
     for (const Wrapper& w : kWrappers)
         out.emplace_back(w.name);
     out.emplace_back("DbrxForCausalLM");
+    out.emplace_back("ExaoneForCausalLM");
     return out;
 }
 
@@ -837,11 +856,13 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     // DBRX: Mixtral's block under its own, nested field names (hf_dbrx.cpp).
     std::vector<std::string> translated_limits;
     const bool dbrx = arch == "DbrxForCausalLM";
-    if (dbrx) {
-        hf::Translated t = hf::dbrx_as_mixtral(top);
+    // EXAONE 3.0 / 3.5: Llama's block under its own field names (hf_exaone.cpp).
+    const bool exaone3 = arch == "ExaoneForCausalLM";
+    if (dbrx || exaone3) {
+        hf::Translated t = dbrx ? hf::dbrx_as_mixtral(top) : hf::exaone_as_llama(top);
         lm = std::move(t.fields);
         translated_limits = std::move(t.limitations);
-        lm_arch = "MixtralForCausalLM";
+        lm_arch = dbrx ? "MixtralForCausalLM" : "LlamaForCausalLM";
     }
     if (wrapper != nullptr) {
         const bool nested = doc.contains("text_config") && !doc.at("text_config").is_null();
@@ -886,16 +907,27 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         }
     const Reader r{lm, lm_origin};
     hf::refuse_unmodelled_layers(r);
+    // transformers writes a nested text_config without the fields equal to its class's defaults (to_diff_dict), and those
+    // text classes default num_key_value_heads to a number (Qwen3VLMoeTextConfig: 16), not to the query heads: a
+    // text_config that leaves it out is refused rather than read as multi-head attention.
+    if (wrapper != nullptr && lm_origin != origin && !lm.contains("num_key_value_heads"))
+        r.fail(fmt::format(
+            "missing \"num_key_value_heads\": transformers leaves out of a nested text_config the fields equal to its "
+            "class's defaults ({}), whose default is not the query heads; bwacct will not guess",
+            wrapper->text_model_type));
 
     TransformerConfig c;
     c.name = r.has("_name_or_path") ? fmt::format("{} ({})", r.text_or("_name_or_path", arch), arch) : arch;
-    c.source = wrapper != nullptr ? fmt::format("Hugging Face config.json ({}), architecture {}: its text_config read as {}",
-                                                origin, arch, lm_arch)
-               : dbrx             ? fmt::format(
-                                        "Hugging Face config.json ({}), architecture {}: read as {} (d_model, n_layers, n_heads, "
-                                                    "attn_config, ffn_config)",
-                                        origin, arch, lm_arch)
-                      : fmt::format("Hugging Face config.json ({}), architecture {}", origin, arch);
+    c.source =
+        wrapper != nullptr
+            ? fmt::format("Hugging Face config.json ({}), architecture {}: its text_config read as {}", origin, arch, lm_arch)
+        : dbrx ? fmt::format(
+                     "Hugging Face config.json ({}), architecture {}: read as {} (d_model, n_layers, n_heads, "
+                     "attn_config, ffn_config)",
+                     origin, arch, lm_arch)
+        : exaone3 ? fmt::format("Hugging Face config.json ({}), architecture {}: read as {} (num_layers, activation_function)",
+                                origin, arch, lm_arch)
+                  : fmt::format("Hugging Face config.json ({}), architecture {}", origin, arch);
     c.limitations.insert(c.limitations.end(), translated_limits.begin(), translated_limits.end());
     if (wrapper != nullptr)
         c.limitations.push_back(
@@ -918,15 +950,23 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     c.tied_embeddings =
         r.flag_or("tie_word_embeddings", gemma || fam == Family::ernie45_moe || fam == Family::smollm3);  // per-class defaults
 
-    // The activation: SiLU everywhere but Gemma (GELU, tanh form).
-    const char* act_key = gemma && r.has("hidden_activation") ? "hidden_activation" : "hidden_act";
+    // The activation: SiLU everywhere but Gemma (GELU, tanh form). Gemma's MLP runs hidden_activation and ignores
+    // hidden_act: GemmaMLP sets a null hidden_activation to gelu_pytorch_tanh (transformers PR 29402), Gemma2/3's config
+    // default it so.
+    const char* act_key = gemma ? "hidden_activation" : "hidden_act";
     const std::string act = r.text_or(act_key, gemma ? "gelu_pytorch_tanh" : "silu");
     if (gemma) {
         r.refuse_unless(act == "gelu_pytorch_tanh" || act == "gelu_tanh" || act == "gelu_new" || act == "gelu", act_key,
                         "Gemma's MLP is modelled with GELU in its tanh form");
-        if (act == "gelu")  // Gemma 1's first files; the erf form costs about what the tanh form does
-            c.limitations.push_back(fmt::format(
-                "{} = \"gelu\" (the exact, erf form) is costed as GELU's tanh form (a few FLOPs per element apart)", act_key));
+        if (!r.has(act_key) && r.has("hidden_act") && r.text_or("hidden_act", "") != "gelu_pytorch_tanh")
+            c.limitations.push_back(
+                fmt::format("hidden_act = {} is not what runs: Gemma's MLP ignores it and, with hidden_activation null, runs "
+                            "gelu_pytorch_tanh (transformers' GemmaMLP), as costed here",
+                            lm.at("hidden_act").dump()));
+        if (act == "gelu")  // the erf form costs about what the tanh form does
+            c.limitations.push_back(
+                "hidden_activation = \"gelu\" (the exact, erf form) is costed as GELU's tanh form (a few FLOPs per element "
+                "apart)");
         c.gelu_gate = true;
         c.block_norms = fam == Family::gemma ? 2 : 4;  // GemmaDecoderLayer: input and post-attention norms only
         c.qk_norm = fam == Family::gemma3;
@@ -973,9 +1013,13 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
 
     // Families whose reference attention applies no window whatever config.json says (LlamaAttention and the classes
     // built on it pass no sliding_window, and their masks are causal): a window given there is stated, not applied.
-    const bool windowless = lm_arch == "LlamaForCausalLM" || fam == Family::gemma || fam == Family::glm || fam == Family::glm4 ||
-                            fam == Family::granite || fam == Family::granite_moe || fam == Family::olmo2 ||
-                            fam == Family::seed_oss || fam == Family::stablelm || fam == Family::internlm2;
+    // OLMoE, GLM-4.5 (Glm4MoeModel) and MiniMax-M2 ("No sliding window opposed to mixtral") build only a causal mask too.
+    const bool windowless = lm_arch == "LlamaForCausalLM" || lm_arch == "YiForCausalLM" || lm_arch == "BaichuanForCausalLM" ||
+                            lm_arch == "BaiChuanForCausalLM" || fam == Family::gemma || fam == Family::glm ||
+                            fam == Family::glm4 || fam == Family::granite || fam == Family::granite_moe || fam == Family::olmo2 ||
+                            fam == Family::seed_oss || fam == Family::stablelm || fam == Family::internlm2 ||
+                            fam == Family::olmoe || fam == Family::glm4_moe || fam == Family::minimax_m2 ||
+                            fam == Family::deepseek_moe;
     if (!windowless)
         read_sliding_window(r, fam, c);
     else if (r.has("sliding_window"))
@@ -989,8 +1033,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         c.weight_format = read_quantization(r, lm.at("quantization_config"), c.limitations);
 
     if (fam == Family::mixtral || qwen_moe || fam == Family::deepseek || fam == Family::gpt_oss || fam == Family::llama4 ||
-        fam == Family::olmoe || fam == Family::phimoe || fam == Family::glm4_moe || fam == Family::minimax_m2 ||
-        fam == Family::ernie45_moe || fam == Family::granite_moe) {
+        fam == Family::olmoe || fam == Family::phimoe || fam == Family::glm4_moe || fam == Family::deepseek_moe ||
+        fam == Family::minimax_m2 || fam == Family::ernie45_moe || fam == Family::granite_moe) {
         MoeConfig m;
         if (fam != Family::ernie45_moe)  // ERNIE: moe_k (read_ernie45_moe)
             m.top_k = r.count("num_experts_per_tok");
@@ -1031,11 +1075,13 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             if (m.dense_layers > 0)
                 c.ffn = r.count("intermediate_size");
         } else {
-            // DeepSeek-V2/V3 and GLM-4.5 (Glm4MoeMoE: DeepSeek-V3's noaux_tc router, n_shared_experts shared experts).
+            // DeepSeek-V2/V3, DeepSeekMoE (DeepseekMoE: layer i sparse by V2's rule) and GLM-4.5 (Glm4MoeMoE: DeepSeek-V3's
+            // noaux_tc router, n_shared_experts shared experts).
             m.experts = r.count("n_routed_experts");
             m.expert_ffn = r.count("moe_intermediate_size");
             m.shared_experts = r.natural_or("n_shared_experts", 0);
-            hf::set_dense_layers(m, hf::first_k_dense_layers(r, c.layers, fam == Family::deepseek));
+            hf::set_dense_layers(m,
+                                 hf::first_k_dense_layers(r, c.layers, fam == Family::deepseek || fam == Family::deepseek_moe));
             // DeepSeek-V3's noaux_tc gate carries a per-expert score-correction bias (E parameters); GLM-4.5's always.
             m.router_bias = fam == Family::glm4_moe || r.text_or("topk_method", "") == "noaux_tc";
             if (fam == Family::glm4_moe)

@@ -43,7 +43,14 @@ Translated dbrx_as_mixtral(const Reader& top) {
         for (const auto& [key, value] : act.items())
             if (key != "name")
                 ffn.fail(fmt::format("\"ffn_act_fn.{}\" = {} is not modelled; bwacct will not guess", key, value.dump()));
-        f["hidden_act"] = act.value("name", "silu");
+        // Named as DBRX spells it: the gated MLP is modelled as SiLU(gate)·up only.
+        const std::string name = act.value("name", "silu");
+        if (name != "silu" && name != "swish")
+            ffn.fail(fmt::format(
+                "\"ffn_act_fn.name\" = \"{}\" is not modelled (the experts' gated MLP is modelled as SiLU(gate)·up); bwacct "
+                "will not guess",
+                name));
+        f["hidden_act"] = name;
     }
     for (const char* key : {"tie_word_embeddings", "quantization_config", "_name_or_path"})
         if (top.doc.contains(key))

@@ -16,7 +16,7 @@ struct Unmodelled {
     const char* why;
 };
 
-constexpr std::array<Unmodelled, 28> kUnmodelled{{
+constexpr std::array<Unmodelled, 40> kUnmodelled{{
     // Hybrid stacks: most layers keep a recurrent state instead of a KV cache and cost linear in the context.
     {"Qwen3NextForCausalLM", "full_attention_interval",
      "Gated DeltaNet linear-attention layers (all but every full_attention_interval-th) keep a recurrent state, not a "
@@ -53,6 +53,29 @@ constexpr std::array<Unmodelled, 28> kUnmodelled{{
      "AltUp's parallel streams, LAuReL low-rank residuals, per-layer embeddings and KV sharing across layers"},
     {"Gemma3nForCausalLM", "altup_num_inputs",
      "AltUp's parallel streams, LAuReL low-rank residuals, per-layer embeddings and KV sharing across layers"},
+    // Command-R, Aya: CohereDecoderLayer adds attention and the gated MLP side by side, both from one LayerNorm.
+    {"CohereForCausalLM", "logit_scale",
+     "a parallel block: attention and the gated MLP side by side from one LayerNorm (CohereDecoderLayer), and logits "
+     "scaled by logit_scale"},
+    {"Cohere2ForCausalLM", "logit_scale",
+     "a parallel block: attention and the gated MLP side by side from one LayerNorm (Cohere2DecoderLayer), and logits "
+     "scaled by logit_scale"},
+    {"NemotronForCausalLM", "hidden_act",
+     "a plain (not gated) squared-ReLU MLP (up_proj, down_proj) and LayerNorm1P norms with bias"},
+    {"DeciLMForCausalLM", "block_configs",
+     "per-layer block shapes (Nemotron-NAS): layers without attention or with a linear in its place, and per-layer FFN "
+     "sizes (ffn_mult)"},
+    {"MiniCPMForCausalLM", "scale_depth",
+     "muP scales of the embeddings, each residual branch and the logits (scale_emb, scale_depth, dim_model_base) whose "
+     "defaults (and tied embeddings) come from remote code bwacct does not read"},
+    {"MiniCPM3ForCausalLM", "kv_lora_rank", "MiniCPM's muP scales on a multi-head latent attention block"},
+    {"PhiForCausalLM", "partial_rotary_factor",
+     "a parallel block (attention and a plain GELU MLP with biases side by side from one LayerNorm)"},
+    {"GPT2LMHeadModel", "n_embd", "learned positions, LayerNorms with bias and a plain GELU MLP with biases everywhere"},
+    {"GPTJForCausalLM", "n_embd", "a parallel block (attention and a plain GELU MLP with biases from one LayerNorm)"},
+    {"GPTBigCodeForCausalLM", "multi_query", "learned positions and a plain GELU MLP with biases everywhere"},
+    {"OPTForCausalLM", "activation_function", "learned positions and a plain ReLU MLP with biases everywhere"},
+    {"BloomForCausalLM", "n_layer", "ALiBi, LayerNorms with bias and a plain GELU MLP with biases everywhere"},
     // Diffusion transformers other than Wan's block.
     {"FluxTransformer2DModel", "num_single_layers",
      "MM-DiT: num_layers double-stream blocks (separate image and text weights, joint attention) and num_single_layers "
