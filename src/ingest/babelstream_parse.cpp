@@ -572,6 +572,7 @@ BabelStreamFile parse_babelstream(const std::string& text, const std::string& or
     // belongs to the next table; one after the last table belongs to the last run.
     std::string failure;
     std::size_t failure_line = 0;
+    std::size_t banner_line = 0;  // the first "BabelStream" banner, for a run that printed no table
     const auto begin_run = [&] {
         cur.run = static_cast<int>(out.runs.size()) + 1;
         cur.validation_failure = failure;
@@ -588,6 +589,8 @@ BabelStreamFile parse_babelstream(const std::string& text, const std::string& or
                 failure_line = i + 1;
             }
         } else if (t == "BabelStream" || t == "BabelStream Fortran" || t == "GPU-STREAM") {
+            if (banner_line == 0)
+                banner_line = i + 1;
             cur = BabelStreamRun{};  // a new run: forget the previous one's context
             gpu_stream = t == "GPU-STREAM";
         } else if (text_table_header(t, mib)) {
@@ -622,6 +625,17 @@ BabelStreamFile parse_babelstream(const std::string& text, const std::string& or
     if (triad_only)
         throw InputError(origin, fmt::format("BabelStream triad-only output (--triad-only) is not supported; {}", kExpected));
     parse_gpu_stream(lines, out, origin);
+    // A run that stopped before its table (a failed validation's message with the table cut away, an
+    // allocation failure or a crash after the banner) says so: it measured nothing to account for.
+    if (out.gs_rows.empty() && !failure.empty())
+        throw InputError(origin, fmt::format("no BabelStream result table: the run printed '{}' (line {}) and no table; "
+                                             "nothing to account for; {}",
+                                             failure, failure_line, kExpected));
+    if (out.gs_rows.empty() && banner_line > 0)
+        throw InputError(origin, fmt::format("no BabelStream result table: the run's banner is on line {} but no "
+                                             "'Function MBytes/sec ...' table follows (the run stopped before its "
+                                             "timings?); {}",
+                                             banner_line, kExpected));
     if (out.gs_rows.empty())
         throw InputError(origin, fmt::format("no BabelStream result table or gpu-stream rows found; {}", kExpected));
     out.format = "SuperBench gpu-stream";
