@@ -372,12 +372,15 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
             kind_from = "--op";
         } else if (const auto k = collective_from_name(run.program)) {
             kind = *k;
-            kind_from = run.program_from_previous_run
-                            ? fmt::format(
-                                  "run {}'s test name {}: this run names none, and its first row fits that test's (data "
-                                  "type, operation, root, elements per byte and bus factor)",
-                                  i, run.program)
-                            : "the log's test name " + run.program;
+            kind_from =
+                !run.program_from_heading.empty()
+                    ? fmt::format("the markdown heading '{}' before the run, which names no test", run.program_from_heading)
+                : run.program_from_previous_run
+                    ? fmt::format(
+                          "run {}'s test name {}: this run names none, and its first row fits that test's (data "
+                          "type, operation, root, elements per byte and bus factor)",
+                          i, run.program)
+                    : "the log's test name " + run.program;
         } else if (!run.program.empty()) {  // hypercube_perf: not a collective bwacct costs
             throw InputError(
                 "--op",

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -459,6 +460,54 @@ bool is_row_stub(const std::vector<std::string_view>& tok) {
     return true;
 }
 
+// The one collective a markdown heading names ("### All Reduce - 2 Nodes", "## AllToAll results", "### 2. all_gather"),
+// as its nccl-tests program name; empty when it names none or several. Words are split at anything but a letter or
+// digit and matched alone or joined with the next one or two ("all 2 all", "reduce scatter").
+std::string heading_program(std::string_view heading) {
+    std::vector<std::string> words;
+    std::string w;
+    for (const char c : heading) {
+        if (std::isalnum(static_cast<unsigned char>(c))) {
+            w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        } else if (!w.empty()) {
+            words.push_back(std::move(w));
+            w.clear();
+        }
+    }
+    if (!w.empty())
+        words.push_back(std::move(w));
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kNames{{
+        {"allreduce", "all_reduce_perf"},
+        {"allgather", "all_gather_perf"},
+        {"reducescatter", "reduce_scatter_perf"},
+        {"alltoall", "alltoall_perf"},
+        {"all2all", "alltoall_perf"},
+        {"broadcast", "broadcast_perf"},
+        {"sendrecv", "sendrecv_perf"},
+        {"reduce", "reduce_perf"},
+        {"gather", "gather_perf"},
+        {"scatter", "scatter_perf"},
+        {"hypercube", "hypercube_perf"},
+    }};
+    std::set<std::string_view> found;
+    for (std::size_t i = 0; i < words.size();) {
+        std::size_t used = 0;
+        for (std::size_t len = std::min<std::size_t>(3, words.size() - i); len >= 1 && used == 0; --len) {
+            std::string joined;
+            for (std::size_t k = 0; k < len; ++k)
+                joined += words[i + k];
+            for (const auto& [key, program] : kNames)
+                if (joined == key) {
+                    found.insert(program);
+                    used = len;
+                    break;
+                }
+        }
+        i += used > 0 ? used : 1;
+    }
+    return found.size() == 1 ? std::string(*found.begin()) : std::string();
+}
+
 struct TextReader {
     NcclLog log;
     NcclRun run;
@@ -475,6 +524,9 @@ struct TextReader {
     // The previous run's last row with bytes, while the current run (which kept its test name when its sweep
     // started again at size 0) has shown no row with bytes to compare with it.
     std::optional<NcclRow> inherited_shape;
+    // A markdown heading naming one collective, for the next run that names no test (its first row).
+    std::string heading_program;
+    std::string heading_text;
 
     void warn(std::string text) {
         if (log.warnings.size() < 20)
@@ -570,8 +622,10 @@ struct TextReader {
         // The run's last line, "# Collective test concluded: all_reduce_perf": it names the test of the rows
         // above it, for a paste that starts at the column header (no "starting" line).
         if (tok.size() >= 4 && tok[0] == "Collective" && tok[1] == "test" && tok[2] == "concluded:") {
-            if (run.program.empty() && !run.rows.empty())
+            if ((run.program.empty() || !run.program_from_heading.empty()) && !run.rows.empty()) {
                 run.program = std::string(tok[3]);
+                run.program_from_heading.clear();
+            }
             return true;
         }
         if (tok.size() == 3 && tok[0] == "Testing" && parse_u64(tok[1], v) && tok[2].substr(0, 5) == "cycle") {
@@ -745,6 +799,13 @@ struct TextReader {
         new_cycle = false;
         if (run.first_line == 0)
             run.first_line = line_no;
+        if (run.rows.empty() && !heading_program.empty()) {
+            if (run.program.empty()) {
+                run.program = heading_program;
+                run.program_from_heading = heading_text;
+            }
+            heading_program.clear();
+        }
         run.last_line = line_no;
         layout_name = layout->name;
         run.rows.push_back(std::move(row));
@@ -809,6 +870,13 @@ NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
             // launcher tag and is not in `line`.
             const std::size_t at = raw.find("Test ");
             r.test_failure(at == std::string_view::npos ? line : raw.substr(at), line_no);
+            continue;
+        }
+        // A markdown heading ("### All 2 All - Single Node": two to six '#' and a blank; nccl-tests prints one '#'):
+        // the collective it names is the next unnamed run's.
+        if (const std::size_t h = line.find_first_not_of('#'); h >= 2 && h <= 6 && h < line.size() && line[h] == ' ') {
+            r.heading_program = heading_program(line.substr(h));
+            r.heading_text = std::string(trim_left(line)).substr(0, 80);
             continue;
         }
         const bool hashed = line.front() == '#';

@@ -135,6 +135,34 @@ TEST(NcclRuns5, SweepRestartingAtSizeZeroAsAnotherCollectiveDropsTheName) {
     EXPECT_EQ(same.runs[1].program, "all_reduce_perf");
 }
 
+// OCI's Pollara page names its single-node alltoall run only by the markdown heading above it ("### All 2 All -
+// Single Node"): no test name line, no command, no footer's "concluded" line, and "none -1" rows fit allgather as
+// well as alltoall (count = size / 4 / 8 and busbw / algbw = 7/8 for both). Before: "run 2: the log does not name
+// its collective; give --op" (exit 2), and --op would set every run of the file. Now the heading names it.
+TEST(NcclRuns5, AMarkdownHeadingNamesTheUnnamedRunBelowIt) {
+    // 8589934592 B / 20839 us = 412.20 GB/s, x 7/8 = 360.68 (printed 360.67).
+    const std::string a2a = std::string(kHeader) +
+                            "  8589934592     268435456     float    none      -1    20839  412.20  360.67      0    20893  "
+                            "411.14  359.75    N/A\n";
+    const NcclLog log = parse_nccl_tests("### All 2 All - Single Node\n\n```bash\n" + a2a + "```\n", "README.md");
+    ASSERT_EQ(log.runs.size(), 1u);
+    EXPECT_EQ(log.runs[0].program, "alltoall_perf");
+    EXPECT_EQ(log.runs[0].program_from_heading, "### All 2 All - Single Node");
+    // Words joined: "Reduce Scatter" is reduce_scatter, not reduce; "all_gather" is all_gather.
+    EXPECT_EQ(parse_nccl_tests("## Reduce Scatter, 2 nodes\n" + a2a, "README.md").runs[0].program, "reduce_scatter_perf");
+    EXPECT_EQ(parse_nccl_tests("#### 3. all_gather results\n" + a2a, "README.md").runs[0].program, "all_gather_perf");
+    // A heading naming two collectives, or none, names nothing.
+    EXPECT_TRUE(parse_nccl_tests("## All Reduce and All Gather\n" + a2a, "README.md").runs[0].program.empty());
+    EXPECT_TRUE(parse_nccl_tests("## Results on 2 nodes\n" + a2a, "README.md").runs[0].program.empty());
+    // The run's own name wins: a test name line before the rows, or the footer's "concluded" line after them.
+    EXPECT_EQ(parse_nccl_tests("## All Reduce\n# Collective test starting: alltoall_perf\n" + a2a, "README.md").runs[0].program,
+              "alltoall_perf");
+    const NcclLog c = parse_nccl_tests(
+        "## All Reduce\n" + a2a + "# Avg bus bandwidth : 1\n# Collective test concluded: alltoall_perf\n", "README.md");
+    EXPECT_EQ(c.runs[0].program, "alltoall_perf");
+    EXPECT_TRUE(c.runs[0].program_from_heading.empty());
+}
+
 GpuSpec gpu(const std::string& id, double hbm) {
     GpuSpec g;
     g.id = id;
