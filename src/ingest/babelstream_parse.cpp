@@ -11,6 +11,7 @@
 #include "bwacct/error.h"
 #include "bwacct/ingest_babelstream.h"
 #include "csv.h"
+#include "inline_markup.h"
 
 namespace bwacct {
 namespace {
@@ -558,7 +559,8 @@ bool is_validation_failure(std::string_view line) {
 }
 
 BabelStreamFile parse_babelstream(const std::string& text, const std::string& origin) {
-    std::vector<std::string> lines = split_lines(text);
+    // Lines a document converter wrapped in inline markup (":mark:`Copy 4255995.148 ...`") read as the program's.
+    std::vector<std::string> lines = split_lines(ingest::unwrap_inline_markup(text));
     // Output captured through a launcher (srun -l, mpirun --tag-output, a logger's time stamps): each
     // line without its prefix.
     for (std::string& l : lines)

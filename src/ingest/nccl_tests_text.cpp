@@ -23,6 +23,7 @@
 
 #include "bwacct/error.h"
 #include "bwacct/ingest_nccl.h"
+#include "inline_markup.h"
 #include "nccl_tests_parts.h"
 
 namespace bwacct::detail {
@@ -846,7 +847,9 @@ bool same_test_shape(const NcclRow& a, const NcclRow& b) {
 
 NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
     TextReader r;
-    std::string_view text = text_in;
+    // Lines a document converter wrapped in inline markup (":mark:`...`" wrapped over two lines) read as the log's.
+    const std::string unwrapped = ingest::unwrap_inline_markup(text_in);
+    std::string_view text = unwrapped;
     int line_no = 0;
     while (!text.empty()) {
         const std::size_t nl = text.find('\n');

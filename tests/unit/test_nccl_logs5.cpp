@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "../../src/ingest/inline_markup.h"
 #include "bwacct/catalog.h"
 #include "bwacct/ingest_babelstream.h"
 #include "bwacct/ingest_nccl.h"
@@ -161,6 +162,44 @@ TEST(NcclRuns5, AMarkdownHeadingNamesTheUnnamedRunBelowIt) {
         "## All Reduce\n" + a2a + "# Avg bus bandwidth : 1\n# Collective test concluded: alltoall_perf\n", "README.md");
     EXPECT_EQ(c.runs[0].program, "alltoall_perf");
     EXPECT_TRUE(c.runs[0].program_from_heading.empty());
+}
+
+// An AMD MI300X acceptance guide converted from Word to reStructuredText: every output line is a pandoc ":mark:`...`"
+// role, a paragraph of its own, and long lines wrap inside the role ("... 17.70\n0`", "... 180.48` :mark:`315.84`
+// :mark:`0`"). Before: "holds no nccl-tests result row" (exit 2), and the BabelStream part "no BabelStream result
+// table". Now each role is unwrapped and its wrapped lines joined; the joined lines become empty, so line numbers stay.
+TEST(InlineMarkup, RolesAreUnwrappedAndWrappedLinesJoined) {
+    EXPECT_EQ(ingest::unwrap_inline_markup(":mark:`# Out of bounds values : 0 OK`\n\n"), "# Out of bounds values : 0 OK\n\n");
+    EXPECT_EQ(ingest::unwrap_inline_markup(":mark:`524288 131072 float sum -1 57.96 9.05 15.83 0 51.85 10.11 17.70\n0`\nx"),
+              "524288 131072 float sum -1 57.96 9.05 15.83 0 51.85 10.11 17.70 0\n\nx");
+    EXPECT_EQ(ingest::unwrap_inline_markup(":mark:`8589934592 2147483648 float sum -1 47488 180.88 316.55 0 47594\n180.48` "
+                                           ":mark:`315.84` :mark:`0`"),
+              "8589934592 2147483648 float sum -1 47488 180.88 316.55 0 47594 180.48 315.84 0\n");
+    // Markdown inline code is the same; a code fence and a line without markup are kept, and so are CRLF ends.
+    EXPECT_EQ(ingest::unwrap_inline_markup("`Copy 1.0 2 3 4`\r\n```\nplain `x`\n"), "Copy 1.0 2 3 4\r\n```\nplain `x`\n");
+    // A role never joins across a blank line (its paragraph ended), nor more than 4 lines.
+    EXPECT_EQ(ingest::unwrap_inline_markup(":mark:`a\n\nb`"), "a\n\nb`");
+    EXPECT_EQ(ingest::unwrap_inline_markup(":mark:`a\nb\nc\nd\ne\nf`"), "a b c d e\n\n\n\n\nf`");
+
+    // The guide's last row, read: 8589934592 B / 47594 us = 180.484 GB/s (printed 180.48), x 1.75 = 315.85 (315.84,
+    // within the rounding of 47594 +- 0.5 us).
+    const std::string rst =
+        ":mark:`# size count type redop root time algbw busbw #wrong time algbw\nbusbw #wrong`\n\n"
+        ":mark:`8589934592 2147483648 float sum -1 47488 180.88 316.55 0 47594\n180.48` :mark:`315.84` :mark:`0`\n\n"
+        ":mark:`# Avg bus bandwidth : 102.138`\n";
+    const NcclLog log = parse_nccl_tests(rst, "guide.rst");
+    ASSERT_EQ(log.runs.size(), 1u);
+    ASSERT_EQ(log.runs[0].rows.size(), 1u);
+    ASSERT_TRUE(log.runs[0].rows[0].in_place.has_value());
+    EXPECT_DOUBLE_EQ(log.runs[0].rows[0].in_place->busbw_GBps.value, 315.84);
+    EXPECT_EQ(log.runs[0].rows[0].line, 4);  // the row's first line: 1-2 header, 3 blank, 4-5 the row
+
+    const BabelStreamFile b = parse_babelstream(
+        ":mark:`BabelStream`\n\n:mark:`Version: 5.0`\n\n:mark:`Function MBytes/sec Min (sec) Max Average`\n\n"
+        ":mark:`Copy 4255995.148 0.00101 0.00117 0.00106`\n",
+        "guide.rst");
+    ASSERT_EQ(b.rows.size(), 1u);
+    EXPECT_DOUBLE_EQ(b.rows[0].bw_printed, 4255995.148);
 }
 
 GpuSpec gpu(const std::string& id, double hbm) {
