@@ -202,6 +202,26 @@ TEST(InlineMarkup, RolesAreUnwrappedAndWrappedLinesJoined) {
     EXPECT_DOUBLE_EQ(b.rows[0].bw_printed, 4255995.148);
 }
 
+// One A10G rank (AWS Tip's EKS post): nccl-tests' -b 1 sweep starts with two size-0 rows, and with one rank every
+// busbw is 0.00 (factor 2(n-1)/n = 0). Before: "peak busbw 0.0 GB/s at 0 B", the size-0 row being the first of the
+// equal maxima. A size-0 row moves nothing and is never the peak: now the first row with bytes, 4 B.
+TEST(NcclRuns5, ASizeZeroRowIsNeverThePeak) {
+    // 4 B / 3.54 us = 0.00113 GB/s (printed 0.00); in place 4 B / 0.11 us = 0.036 (0.03, within 0.11 +- 0.005 us).
+    const std::string text = std::string("#  Rank  0 Group  0 Pid     21 on test-nccl-worker-0 device  0 [0x00] NVIDIA A10G\n") +
+                             kHeader +
+                             "           0             0     float     sum      -1     0.11    0.00    0.00      0     0.10    "
+                             "0.00    0.00      0\n"
+                             "           4             1     float     sum      -1     3.54    0.00    0.00      0     0.11    "
+                             "0.03    0.00      0\n";
+    const NcclLog log = parse_nccl_tests(text, "all_reduce_perf.log");
+    NcclAccountingInput in;
+    in.file_kind = CollectiveKind::allreduce;  // from the file name, as the CLI sets it
+    const IngestReport r = account_nccl(log, "all_reduce_perf.log", in, {});
+    ASSERT_FALSE(r.summary.lines.empty());
+    EXPECT_NE(r.summary.lines[0].find("peak busbw 0.0 GB/s at 4 B (1 rank: nothing crosses a link)"), std::string::npos)
+        << r.summary.lines[0];
+}
+
 GpuSpec gpu(const std::string& id, double hbm) {
     GpuSpec g;
     g.id = id;
