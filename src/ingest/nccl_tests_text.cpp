@@ -509,6 +509,20 @@ std::string heading_program(std::string_view heading) {
     return found.size() == 1 ? std::string(*found.begin()) : std::string();
 }
 
+// Whether a row can be one of `program`'s: the reductions print an operation (allreduce, reduce, reduce_scatter; and
+// sendrecv, which prints "sum"), the others "none"; the rooted ones (reduce, broadcast, gather, scatter) a root >= 0,
+// the others -1. A heading that names a word such as "reduce" or "gather" in prose ("## How to reduce latency") is not
+// taken for rows it cannot have printed.
+bool heading_fits(std::string_view program, const NcclRow& row) {
+    if (row.redop.empty() || !row.root)
+        return false;
+    const bool reduces = program == "all_reduce_perf" || program == "reduce_perf" || program == "reduce_scatter_perf" ||
+                         program == "sendrecv_perf";
+    const bool rooted =
+        program == "reduce_perf" || program == "broadcast_perf" || program == "gather_perf" || program == "scatter_perf";
+    return (row.redop != "none") == reduces && (*row.root >= 0) == rooted;
+}
+
 struct TextReader {
     NcclLog log;
     NcclRun run;
@@ -801,7 +815,7 @@ struct TextReader {
         if (run.first_line == 0)
             run.first_line = line_no;
         if (run.rows.empty() && !heading_program.empty()) {
-            if (run.program.empty()) {
+            if (run.program.empty() && heading_fits(heading_program, row)) {
                 run.program = heading_program;
                 run.program_from_heading = heading_text;
             }

@@ -150,11 +150,18 @@ TEST(NcclRuns5, AMarkdownHeadingNamesTheUnnamedRunBelowIt) {
     EXPECT_EQ(log.runs[0].program, "alltoall_perf");
     EXPECT_EQ(log.runs[0].program_from_heading, "### All 2 All - Single Node");
     // Words joined: "Reduce Scatter" is reduce_scatter, not reduce; "all_gather" is all_gather.
-    EXPECT_EQ(parse_nccl_tests("## Reduce Scatter, 2 nodes\n" + a2a, "README.md").runs[0].program, "reduce_scatter_perf");
+    // (A reduce_scatter row of 8 ranks: 1024 B / 20.00 us = 0.0512 GB/s (0.05), x 7/8 = 0.0448 (0.04).)
+    const std::string rs = std::string(kHeader) +
+                           "        1024            32     float     sum      -1    20.00    0.05    0.04      0    20.00    "
+                           "0.05    0.04      0\n";
+    EXPECT_EQ(parse_nccl_tests("## Reduce Scatter, 2 nodes\n" + rs, "README.md").runs[0].program, "reduce_scatter_perf");
     EXPECT_EQ(parse_nccl_tests("#### 3. all_gather results\n" + a2a, "README.md").runs[0].program, "all_gather_perf");
     // A heading naming two collectives, or none, names nothing.
     EXPECT_TRUE(parse_nccl_tests("## All Reduce and All Gather\n" + a2a, "README.md").runs[0].program.empty());
     EXPECT_TRUE(parse_nccl_tests("## Results on 2 nodes\n" + a2a, "README.md").runs[0].program.empty());
+    // A heading whose collective cannot have printed the rows names nothing: "reduce" prints an operation and a root
+    // >= 0, these rows "none" and -1 (prose such as "## How to reduce latency").
+    EXPECT_TRUE(parse_nccl_tests("## How to reduce latency\n" + a2a, "README.md").runs[0].program.empty());
     // The run's own name wins: a test name line before the rows, or the footer's "concluded" line after them.
     EXPECT_EQ(parse_nccl_tests("## All Reduce\n# Collective test starting: alltoall_perf\n" + a2a, "README.md").runs[0].program,
               "alltoall_perf");
