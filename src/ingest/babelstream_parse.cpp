@@ -560,7 +560,8 @@ bool is_validation_failure(std::string_view line) {
 
 BabelStreamFile parse_babelstream(const std::string& text, const std::string& origin) {
     // Lines a document converter wrapped in inline markup (":mark:`Copy 4255995.148 ...`") read as the program's.
-    std::vector<std::string> lines = split_lines(ingest::unwrap_inline_markup(text));
+    std::vector<std::string> lines =
+        text.find('`') == std::string::npos ? split_lines(text) : split_lines(ingest::unwrap_inline_markup(text));
     // Output captured through a launcher (srun -l, mpirun --tag-output, a logger's time stamps): each
     // line without its prefix.
     for (std::string& l : lines)

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstddef>
-#include <vector>
 
 namespace bwacct::ingest {
 
@@ -49,38 +48,38 @@ std::string unmarked(std::string_view line) {
 std::string unwrap_inline_markup(std::string_view text) {
     if (text.find('`') == std::string_view::npos)
         return std::string(text);
-    std::vector<std::string_view> lines;
-    for (std::size_t at = 0; at <= text.size();) {
+    // One pass over the lines, no list of them (a log may hold millions): `at` is the start of the current line.
+    const auto line_at = [&](std::size_t at) {
         const std::size_t nl = text.find('\n', at);
-        lines.push_back(text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at));
-        if (nl == std::string_view::npos)
-            break;
-        at = nl + 1;
-    }
+        return text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
+    };
+    const auto without_cr = [](std::string_view l) {
+        if (!l.empty() && l.back() == '\r')
+            l.remove_suffix(1);
+        return l;
+    };
     std::string out;
     out.reserve(text.size());
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-        std::string_view line = lines[i];
-        std::string cr;
-        if (!line.empty() && line.back() == '\r') {
-            line.remove_suffix(1);
-            cr = "\r";
-        }
+    std::size_t at = 0;
+    while (true) {
+        const std::string_view raw = line_at(at);
+        std::size_t next = at + raw.size();  // at the line's '\n', or the end
+        const std::string_view line = without_cr(raw);
         if (!opens_markup(line)) {
-            out.append(lines[i]);
+            out.append(raw);
         } else {
+            const std::string_view cr = raw.size() > line.size() ? "\r" : "";
             std::string joined(line);
             std::size_t ticks = static_cast<std::size_t>(std::count(line.begin(), line.end(), '`'));
             std::size_t extra = 0;
-            while (ticks % 2 == 1 && extra < 4 && i + 1 + extra < lines.size()) {
-                std::string_view next = lines[i + 1 + extra];
-                if (!next.empty() && next.back() == '\r')
-                    next.remove_suffix(1);
-                if (next.find_first_not_of(" \t") == std::string_view::npos)
+            while (ticks % 2 == 1 && extra < 4 && next < text.size()) {
+                const std::string_view following = without_cr(line_at(next + 1));
+                if (following.find_first_not_of(" \t") == std::string_view::npos)
                     break;  // a blank line ends the paragraph, and the role with it
                 joined += ' ';
-                joined.append(next);
-                ticks += static_cast<std::size_t>(std::count(next.begin(), next.end(), '`'));
+                joined.append(following);
+                ticks += static_cast<std::size_t>(std::count(following.begin(), following.end(), '`'));
+                next = next + 1 + line_at(next + 1).size();
                 ++extra;
             }
             out += unmarked(joined);
@@ -89,10 +88,11 @@ std::string unwrap_inline_markup(std::string_view text) {
                 out += '\n';
                 out += cr;  // the joined line, now empty
             }
-            i += extra;
         }
-        if (i + 1 < lines.size())
-            out += '\n';
+        if (next >= text.size())
+            break;
+        out += '\n';
+        at = next + 1;
     }
     return out;
 }

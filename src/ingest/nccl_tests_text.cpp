@@ -862,8 +862,10 @@ bool same_test_shape(const NcclRow& a, const NcclRow& b) {
 NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
     TextReader r;
     // Lines a document converter wrapped in inline markup (":mark:`...`" wrapped over two lines) read as the log's.
-    const std::string unwrapped = ingest::unwrap_inline_markup(text_in);
-    std::string_view text = unwrapped;
+    // (No copy of a log without a backtick.)
+    const bool marked = text_in.find('`') != std::string::npos;
+    const std::string unwrapped = marked ? ingest::unwrap_inline_markup(text_in) : std::string();
+    std::string_view text = marked ? std::string_view(unwrapped) : std::string_view(text_in);
     int line_no = 0;
     while (!text.empty()) {
         const std::size_t nl = text.find('\n');
