@@ -47,6 +47,9 @@ struct NcclRun {
     // The run names no test and was read as the same test as the run before it in the file (a second
     // table pasted under the first, whose first row fits that test's: data type, operation, root, elements per byte, bus factor).
     bool program_from_previous_run = false;
+    // The run names no test and its program was read from the markdown heading just before it ("### All 2 All -
+    // Single Node", a README's section per collective): that heading, else empty.
+    std::string program_from_heading;
     std::set<std::uint64_t> ranks;    // rank ids of the "# Rank N" lines (JSON: devices[].rank); may be elided
     std::set<std::string> hosts;      // host names of the "# Rank" lines (JSON: devices[].hostname)
     std::set<std::string> processes;  // "host pid" of the "# Rank" lines: one per process

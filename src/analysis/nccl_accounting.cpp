@@ -372,13 +372,27 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
             kind_from = "--op";
         } else if (const auto k = collective_from_name(run.program)) {
             kind = *k;
-            kind_from = run.program_from_previous_run
-                            ? fmt::format(
-                                  "run {}'s test name {}: this run names none, and its first row fits that test's (data "
-                                  "type, operation, root, elements per byte and bus factor)",
-                                  i, run.program)
-                            : "the log's test name " + run.program;
-        } else if (!run.program.empty()) {  // hypercube_perf: not a collective bwacct costs
+            kind_from =
+                !run.program_from_heading.empty()
+                    ? fmt::format("the markdown heading '{}' before the run, which names no test", run.program_from_heading)
+                : run.program_from_previous_run
+                    ? fmt::format(
+                          "run {}'s test name {}: this run names none, and its first row fits that test's (data "
+                          "type, operation, root, elements per byte and bus factor)",
+                          i, run.program)
+                    : "the log's test name " + run.program;
+        } else if (!run.program.empty() && run.program.find("hypercube") != std::string::npos) {
+            // nccl-tests' hypercube.cu: HyperCubeGetBw prints algbw = busbw = count·typesize·(n−1) / time with count one
+            // rank's part (size / n), i.e. size·(n−1)/n / time: no collective's algbw = size / time re-derives it.
+            throw InputError(
+                "--op",
+                fmt::format("{}the log's test {} is not read: nccl-tests' HyperCubeGetBw prints algbw = busbw = "
+                            "size·(n−1)/n / time (an all-gather by log2(n) point-to-point steps), a convention no --op "
+                            "re-derives (--op allgather costs its bytes, (n−1)/n of the size per rank, but its rows will "
+                            "not match)",
+                            several ? fmt::format("run {} (lines {}–{}): ", i + 1, run.first_line, run.last_line) : std::string(),
+                            run.program));
+        } else if (!run.program.empty()) {  // a test bwacct does not cost
             throw InputError(
                 "--op",
                 fmt::format("{}the log's test {} is not one of the collectives bwacct costs; give --op "

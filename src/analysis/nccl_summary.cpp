@@ -81,9 +81,11 @@ std::vector<std::string> nccl_run_summary(const IngestRun& run, std::size_t host
     } else if (const Section* rows = find(run.sections, "rows"); rows && !rows->rows.empty()) {
         std::size_t best = rows->rows.size();
         for (std::size_t i = 0; i < rows->rows.size(); ++i) {
+            // A size-0 row (nccl-tests' -b 0) moves nothing: never the peak, even where every busbw is 0 (one rank).
+            const std::uint64_t* size = cell<std::uint64_t>(*rows, i, "size_bytes");
             const double* bw = cell<double>(*rows, i, "busbw_GBps");
             const double* b = best < rows->rows.size() ? cell<double>(*rows, best, "busbw_GBps") : nullptr;
-            if (bw && (b == nullptr || *bw > *b))
+            if (bw && (!size || *size > 0) && (b == nullptr || *bw > *b))
                 best = i;
         }
         if (best < rows->rows.size()) {

@@ -11,6 +11,7 @@
 #include "bwacct/error.h"
 #include "bwacct/ingest_babelstream.h"
 #include "csv.h"
+#include "inline_markup.h"
 
 namespace bwacct {
 namespace {
@@ -558,7 +559,9 @@ bool is_validation_failure(std::string_view line) {
 }
 
 BabelStreamFile parse_babelstream(const std::string& text, const std::string& origin) {
-    std::vector<std::string> lines = split_lines(text);
+    // Lines a document converter wrapped in inline markup (":mark:`Copy 4255995.148 ...`") read as the program's.
+    std::vector<std::string> lines =
+        text.find('`') == std::string::npos ? split_lines(text) : split_lines(ingest::unwrap_inline_markup(text));
     // Output captured through a launcher (srun -l, mpirun --tag-output, a logger's time stamps): each
     // line without its prefix.
     for (std::string& l : lines)
@@ -572,6 +575,7 @@ BabelStreamFile parse_babelstream(const std::string& text, const std::string& or
     // belongs to the next table; one after the last table belongs to the last run.
     std::string failure;
     std::size_t failure_line = 0;
+    std::size_t banner_line = 0;  // the first "BabelStream" banner, for a run that printed no table
     const auto begin_run = [&] {
         cur.run = static_cast<int>(out.runs.size()) + 1;
         cur.validation_failure = failure;
@@ -588,6 +592,8 @@ BabelStreamFile parse_babelstream(const std::string& text, const std::string& or
                 failure_line = i + 1;
             }
         } else if (t == "BabelStream" || t == "BabelStream Fortran" || t == "GPU-STREAM") {
+            if (banner_line == 0)
+                banner_line = i + 1;
             cur = BabelStreamRun{};  // a new run: forget the previous one's context
             gpu_stream = t == "GPU-STREAM";
         } else if (text_table_header(t, mib)) {
@@ -622,6 +628,17 @@ BabelStreamFile parse_babelstream(const std::string& text, const std::string& or
     if (triad_only)
         throw InputError(origin, fmt::format("BabelStream triad-only output (--triad-only) is not supported; {}", kExpected));
     parse_gpu_stream(lines, out, origin);
+    // A run that stopped before its table (a failed validation's message with the table cut away, an
+    // allocation failure or a crash after the banner) says so: it measured nothing to account for.
+    if (out.gs_rows.empty() && !failure.empty())
+        throw InputError(origin, fmt::format("no BabelStream result table: the run printed '{}' (line {}) and no table; "
+                                             "nothing to account for; {}",
+                                             failure, failure_line, kExpected));
+    if (out.gs_rows.empty() && banner_line > 0)
+        throw InputError(origin, fmt::format("no BabelStream result table: the run's banner is on line {} but no "
+                                             "'Function MBytes/sec ...' table follows (the run stopped before its "
+                                             "timings?); {}",
+                                             banner_line, kExpected));
     if (out.gs_rows.empty())
         throw InputError(origin, fmt::format("no BabelStream result table or gpu-stream rows found; {}", kExpected));
     out.format = "SuperBench gpu-stream";

@@ -65,26 +65,29 @@ double row_GBps(const BabelStreamFile& f, const BabelStreamRow& row) {
 // The answer first: the best kernel's bandwidth (over both formats' rows) and its share of each GPU's
 // HBM peak; without a GPU, how to get that share.
 std::vector<std::string> babelstream_summary(const BabelStreamFile& f, const RunGpus& run_gpus) {
+    // The best row's own GPU and validation: its run's for a BabelStream row, the file's for a gpu-stream row.
     std::string best_name;
     double best = -1;
     const std::vector<const GpuSpec*>* gpus = &run_gpus.file;
+    bool unverified = false;
     for (const BabelStreamRow& row : f.rows)
         if (const double bw = row_GBps(f, row); bw > best) {
             best = bw;
             best_name = f.runs.size() > 1 ? fmt::format("{} (run {})", row.function, row.run) : row.function;
             gpus = &run_gpus.of(row.run);
+            const BabelStreamRun* run = run_of(f, row.run);
+            unverified = run && !run->validation_failure.empty();
         }
     for (const GpuStreamRow& row : f.gs_rows)
         if (row.bw_GBps > best) {
             best = row.bw_GBps;
             best_name =
                 fmt::format("{} {} (device {}, block {}, {} B)", row.kernel, row.dtype, row.device, row.block, row.buffer_bytes);
+            gpus = &run_gpus.file;
+            unverified = !f.gs_validation_failure.empty();
         }
     if (best < 0)
         return {};
-    bool unverified = !f.gs_validation_failure.empty();
-    for (const BabelStreamRun& run : f.runs)
-        unverified = unverified || !run.validation_failure.empty();
     const std::string head =
         fmt::format("best kernel {} {} GB/s{}", best_name, gbps_text(best), unverified ? " (unverified: validation failed)" : "");
     if (gpus->empty())

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -22,6 +23,7 @@
 
 #include "bwacct/error.h"
 #include "bwacct/ingest_nccl.h"
+#include "inline_markup.h"
 #include "nccl_tests_parts.h"
 
 namespace bwacct::detail {
@@ -241,12 +243,16 @@ std::optional<Layout> layout_from_header(const std::vector<std::string_view>& to
             l.per_place = k - i;
             break;
         }
-    if (l.per_place != 4 && l.per_place != 8)
+    // 4: time algbw busbw #wrong; 5: and -B's "#bitdiff" (bitwise repeatability); 8 or 9: and -I's per-iteration
+    // i_min i_max i_p99 i_cv% (util.cu writeResultHeader).
+    if (l.per_place != 4 && l.per_place != 5 && l.per_place != 8 && l.per_place != 9)
         return std::nullopt;
     l.tokens = i + 2 * l.per_place;
     l.error_column = tok[i + 3] == "error";
     l.name = l.root ? "2.x: redop, root, #wrong" : l.redop ? "redop, error column" : "no redop or root column";
-    if (l.per_place == 8)
+    if (l.per_place == 5 || l.per_place == 9)
+        l.name += ", bitwise #bitdiff column";
+    if (l.per_place >= 8)
         l.name += ", per-iteration columns";
     return l;
 }
@@ -266,10 +272,11 @@ std::optional<Layout> layout_from_row(const std::vector<std::string_view>& tok) 
         l.redop = 3;
         l.root = 4;
         l.time = 5;
-        // 21 numbers after the type and operation: the per-iteration report's 4 more per placement (a
-        // time stamp adds 2 tokens, never 8).
-        if (tok.size() == 21 || tok.size() == 23)
-            l.per_place = 8;
+        // The tokens before a time stamp ("2026-09-26 10:00:00", 2 tokens that are not numbers): 13 for
+        // time algbw busbw #wrong per placement, 15 with -B's #bitdiff after #wrong, 21 with the per-iteration
+        // report's i_min i_max i_p99 i_cv%, 23 with both.
+        const std::size_t n = tok.size() >= 15 && !num(tok.size() - 1) && !num(tok.size() - 2) ? tok.size() - 2 : tok.size();
+        l.per_place = n == 15 ? 5 : n == 21 ? 8 : n == 23 ? 9 : 4;
     } else {
         return std::nullopt;
     }
@@ -454,6 +461,68 @@ bool is_row_stub(const std::vector<std::string_view>& tok) {
     return true;
 }
 
+// The one collective a markdown heading names ("### All Reduce - 2 Nodes", "## AllToAll results", "### 2. all_gather"),
+// as its nccl-tests program name; empty when it names none or several. Words are split at anything but a letter or
+// digit and matched alone or joined with the next one or two ("all 2 all", "reduce scatter").
+std::string heading_program(std::string_view heading) {
+    std::vector<std::string> words;
+    std::string w;
+    for (const char c : heading) {
+        if (std::isalnum(static_cast<unsigned char>(c))) {
+            w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        } else if (!w.empty()) {
+            words.push_back(std::move(w));
+            w.clear();
+        }
+    }
+    if (!w.empty())
+        words.push_back(std::move(w));
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kNames{{
+        {"allreduce", "all_reduce_perf"},
+        {"allgather", "all_gather_perf"},
+        {"reducescatter", "reduce_scatter_perf"},
+        {"alltoall", "alltoall_perf"},
+        {"all2all", "alltoall_perf"},
+        {"broadcast", "broadcast_perf"},
+        {"sendrecv", "sendrecv_perf"},
+        {"reduce", "reduce_perf"},
+        {"gather", "gather_perf"},
+        {"scatter", "scatter_perf"},
+        {"hypercube", "hypercube_perf"},
+    }};
+    std::set<std::string_view> found;
+    for (std::size_t i = 0; i < words.size();) {
+        std::size_t used = 0;
+        for (std::size_t len = std::min<std::size_t>(3, words.size() - i); len >= 1 && used == 0; --len) {
+            std::string joined;
+            for (std::size_t k = 0; k < len; ++k)
+                joined += words[i + k];
+            for (const auto& [key, program] : kNames)
+                if (joined == key) {
+                    found.insert(program);
+                    used = len;
+                    break;
+                }
+        }
+        i += used > 0 ? used : 1;
+    }
+    return found.size() == 1 ? std::string(*found.begin()) : std::string();
+}
+
+// Whether a row can be one of `program`'s: the reductions print an operation (allreduce, reduce, reduce_scatter; and
+// sendrecv, which prints "sum"), the others "none"; the rooted ones (reduce, broadcast, gather, scatter) a root >= 0,
+// the others -1. A heading that names a word such as "reduce" or "gather" in prose ("## How to reduce latency") is not
+// taken for rows it cannot have printed.
+bool heading_fits(std::string_view program, const NcclRow& row) {
+    if (row.redop.empty() || !row.root)
+        return false;
+    const bool reduces = program == "all_reduce_perf" || program == "reduce_perf" || program == "reduce_scatter_perf" ||
+                         program == "sendrecv_perf";
+    const bool rooted =
+        program == "reduce_perf" || program == "broadcast_perf" || program == "gather_perf" || program == "scatter_perf";
+    return (row.redop != "none") == reduces && (*row.root >= 0) == rooted;
+}
+
 struct TextReader {
     NcclLog log;
     NcclRun run;
@@ -467,6 +536,12 @@ struct TextReader {
     std::size_t unsaid = 0;        // warnings past the first 20
     // NCCL init lines seen after the current run's rows or footer: they belong to the next run.
     std::set<std::uint64_t> pending_comm_nranks;
+    // The previous run's last row with bytes, while the current run (which kept its test name when its sweep
+    // started again at size 0) has shown no row with bytes to compare with it.
+    std::optional<NcclRow> inherited_shape;
+    // A markdown heading naming one collective, for the next run that names no test (its first row).
+    std::string heading_program;
+    std::string heading_text;
 
     void warn(std::string text) {
         if (log.warnings.size() < 20)
@@ -502,6 +577,7 @@ struct TextReader {
 
     void finish_run() {
         failure_said = false;
+        inherited_shape.reset();
         if (!run.rows.empty())
             log.runs.push_back(std::move(run));
         run = NcclRun{};
@@ -558,6 +634,15 @@ struct TextReader {
             run.program = std::string(tok[3]);
             return true;
         }
+        // The run's last line, "# Collective test concluded: all_reduce_perf": it names the test of the rows
+        // above it, for a paste that starts at the column header (no "starting" line).
+        if (tok.size() >= 4 && tok[0] == "Collective" && tok[1] == "test" && tok[2] == "concluded:") {
+            if ((run.program.empty() || !run.program_from_heading.empty()) && !run.rows.empty()) {
+                run.program = std::string(tok[3]);
+                run.program_from_heading.clear();
+            }
+            return true;
+        }
         if (tok.size() == 3 && tok[0] == "Testing" && parse_u64(tok[1], v) && tok[2].substr(0, 5) == "cycle") {
             new_cycle = true;
             return true;
@@ -577,6 +662,14 @@ struct TextReader {
                 fmt::format("line {}: the run's footer reports {} out-of-bounds values FAILED (results did not verify; "
                             "the rows' #wrong columns say which sizes)",
                             line_no, tok[5]));
+            return true;
+        }
+        // -B's "# Bitwise mismatches : 3 FAILED": repeated runs gave results that differ bit for bit.
+        if (tok.size() >= 5 && tok[0] == "Bitwise" && tok[1] == "mismatches" && tok[4] == "FAILED") {
+            warn(
+                fmt::format("line {}: the run's footer reports {} bitwise mismatches FAILED (repeated runs of a size "
+                            "gave results that differ; the rows' #bitdiff columns say which sizes)",
+                            line_no, tok[3]));
             return true;
         }
         if (tok.size() >= 5 && tok[0] == "Avg" && tok[1] == "bus" && tok[2] == "bandwidth") {
@@ -625,14 +718,20 @@ struct TextReader {
         if (tok.size() < 4 || !parse_u64(tok[0], row.size) || !parse_u64(tok[1], row.count))
             return;  // code fences, other programs' output
         // The header's layout; a row that does not fit it (logs pasted together) by its own tokens.
+        // Under a per-iteration header, a row of exactly the plain layout's 13 tokens ending in a whole #wrong (or
+        // N/A) is a plain row pasted under it, not an in-place-only row (whose last token is i_cv%, printed with
+        // decimals).
+        const auto plain_under_per_iteration = [&](const std::optional<Layout>& l) {
+            return l && l->per_place == 8 && tok.size() == 13 && (is_digits(tok.back()) || tok.back() == "N/A");
+        };
         auto fits = [&](const std::optional<Layout>& l) {
-            return l && (tok.size() >= l->tokens || tok.size() == l->tokens - l->per_place);
+            return l && (tok.size() >= l->tokens || (tok.size() == l->tokens - l->per_place && !plain_under_per_iteration(l)));
         };
         // A row shorter than its header that still prints the header's redop name where the header
         // has it (not a blank redop shifting the columns): the line was cut short (a truncated log).
         PrintedNumber ignored;
-        if (header && !fits(header) && tok.size() < header->tokens && header->redop && header->redop < tok.size() &&
-            !parse_printed_number(tok[header->redop], ignored)) {
+        if (header && !fits(header) && !plain_under_per_iteration(header) && tok.size() < header->tokens && header->redop &&
+            header->redop < tok.size() && !parse_printed_number(tok[header->redop], ignored)) {
             unreadable_line(fmt::format("line {}: row cut short ({} of the header's {} columns; a truncated log?): {}", line_no,
                                         tok.size(), header->tokens, std::string(line).substr(0, 120)));
             return;
@@ -687,16 +786,41 @@ struct TextReader {
             warn(fmt::format("line {}: the sizes start again ({} B after {} B) with no header between: read as another run",
                              line_no, row.size, run.rows.back().size));
         if (closed || restart) {
-            // The same sweep again is the same test: it keeps the program, not the ranks.
-            std::string program = restart ? run.program : std::string();
+            // The same sweep again is the same test: it keeps the program, not the ranks. Another collective's
+            // sweep does not; nor, once a row with bytes shows it, one whose first rows are of size 0 (no
+            // elements per byte to compare).
+            const bool same_test = restart && !other_collective(row, run.rows.back());
+            std::string program = same_test ? run.program : std::string();
+            std::optional<NcclRow> shape;
+            if (same_test)
+                for (auto it = run.rows.rbegin(); it != run.rows.rend() && !shape; ++it)
+                    if (it->size > 0)
+                        shape = *it;
             finish_run();
             run.program = std::move(program);
+            inherited_shape = row.size > 0 ? std::nullopt : std::move(shape);
             if (!fits(header))
                 header.reset();
+        } else if (inherited_shape && row.size > 0) {
+            if (other_collective(row, *inherited_shape)) {
+                warn(
+                    fmt::format("line {}: the rows from line {} count {} elements in {} B, not as the run before them: "
+                                "another collective's sweep, not read as {}",
+                                line_no, run.first_line, row.count, row.size, run.program.empty() ? "its test" : run.program));
+                run.program.clear();
+            }
+            inherited_shape.reset();
         }
         new_cycle = false;
         if (run.first_line == 0)
             run.first_line = line_no;
+        if (run.rows.empty() && !heading_program.empty()) {
+            if (run.program.empty() && heading_fits(heading_program, row)) {
+                run.program = heading_program;
+                run.program_from_heading = heading_text;
+            }
+            heading_program.clear();
+        }
         run.last_line = line_no;
         layout_name = layout->name;
         run.rows.push_back(std::move(row));
@@ -737,7 +861,11 @@ bool same_test_shape(const NcclRow& a, const NcclRow& b) {
 
 NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
     TextReader r;
-    std::string_view text = text_in;
+    // Lines a document converter wrapped in inline markup (":mark:`...`" wrapped over two lines) read as the log's.
+    // (No copy of a log without a backtick.)
+    const bool marked = text_in.find('`') != std::string::npos;
+    const std::string unwrapped = marked ? ingest::unwrap_inline_markup(text_in) : std::string();
+    std::string_view text = marked ? std::string_view(unwrapped) : std::string_view(text_in);
     int line_no = 0;
     while (!text.empty()) {
         const std::size_t nl = text.find('\n');
@@ -761,6 +889,13 @@ NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
             // launcher tag and is not in `line`.
             const std::size_t at = raw.find("Test ");
             r.test_failure(at == std::string_view::npos ? line : raw.substr(at), line_no);
+            continue;
+        }
+        // A markdown heading ("### All 2 All - Single Node": two to six '#' and a blank; nccl-tests prints one '#'):
+        // the collective it names is the next unnamed run's.
+        if (const std::size_t h = line.find_first_not_of('#'); h >= 2 && h <= 6 && h < line.size() && line[h] == ' ') {
+            r.heading_program = heading_program(line.substr(h));
+            r.heading_text = std::string(trim_left(line)).substr(0, 80);
             continue;
         }
         const bool hashed = line.front() == '#';

@@ -560,6 +560,8 @@ TEST(NcclRuns, ATestBwacctDoesNotCostIsNotReadAsTheFileName) {
         FAIL() << "no throw";
     } catch (const InputError& e) {
         EXPECT_EQ(e.option(), "--op");
+        // The refusal says why (nccl-tests' hypercube.cu: algbw = count·typesize·(n−1)/time, count = size/n).
+        EXPECT_NE(std::string(e.what()).find("algbw = busbw = size·(n−1)/n / time"), std::string::npos) << e.what();
     }
 }
 

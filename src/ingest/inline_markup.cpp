@@ -1,0 +1,100 @@
+#include "inline_markup.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstddef>
+
+namespace bwacct::ingest {
+
+namespace {
+
+// Length of a role prefix ":name:`" at `s` (letters, digits, '-' and '_' in the name), or 0.
+std::size_t role_prefix(std::string_view s) {
+    if (s.size() < 4 || s[0] != ':')
+        return 0;
+    std::size_t i = 1;
+    while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '-' || s[i] == '_'))
+        ++i;
+    return i > 1 && i + 1 < s.size() && s[i] == ':' && s[i + 1] == '`' ? i + 2 : 0;
+}
+
+// Whether a line opens inline markup: a role, or a single backtick (not a code fence).
+bool opens_markup(std::string_view line) {
+    const std::size_t b = line.find_first_not_of(" \t");
+    if (b == std::string_view::npos)
+        return false;
+    const std::string_view s = line.substr(b);
+    return role_prefix(s) > 0 || (s[0] == '`' && (s.size() == 1 || s[1] != '`'));
+}
+
+// The line without role prefixes and backticks.
+std::string unmarked(std::string_view line) {
+    std::string out;
+    out.reserve(line.size());
+    for (std::size_t i = 0; i < line.size();) {
+        if (const std::size_t n = role_prefix(line.substr(i)); n > 0) {
+            i += n;
+            continue;
+        }
+        if (line[i] != '`')
+            out += line[i];
+        ++i;
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string unwrap_inline_markup(std::string_view text) {
+    if (text.find('`') == std::string_view::npos)
+        return std::string(text);
+    // One pass over the lines, no list of them (a log may hold millions): `at` is the start of the current line.
+    const auto line_at = [&](std::size_t at) {
+        const std::size_t nl = text.find('\n', at);
+        return text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
+    };
+    const auto without_cr = [](std::string_view l) {
+        if (!l.empty() && l.back() == '\r')
+            l.remove_suffix(1);
+        return l;
+    };
+    std::string out;
+    out.reserve(text.size());
+    std::size_t at = 0;
+    while (true) {
+        const std::string_view raw = line_at(at);
+        std::size_t next = at + raw.size();  // at the line's '\n', or the end
+        const std::string_view line = without_cr(raw);
+        if (!opens_markup(line)) {
+            out.append(raw);
+        } else {
+            const std::string_view cr = raw.size() > line.size() ? "\r" : "";
+            std::string joined(line);
+            std::size_t ticks = static_cast<std::size_t>(std::count(line.begin(), line.end(), '`'));
+            std::size_t extra = 0;
+            while (ticks % 2 == 1 && extra < 4 && next < text.size()) {
+                const std::string_view following = without_cr(line_at(next + 1));
+                if (following.find_first_not_of(" \t") == std::string_view::npos)
+                    break;  // a blank line ends the paragraph, and the role with it
+                joined += ' ';
+                joined.append(following);
+                ticks += static_cast<std::size_t>(std::count(following.begin(), following.end(), '`'));
+                next = next + 1 + line_at(next + 1).size();
+                ++extra;
+            }
+            out += unmarked(joined);
+            out += cr;
+            for (std::size_t k = 0; k < extra; ++k) {
+                out += '\n';
+                out += cr;  // the joined line, now empty
+            }
+        }
+        if (next >= text.size())
+            break;
+        out += '\n';
+        at = next + 1;
+    }
+    return out;
+}
+
+}  // namespace bwacct::ingest
