@@ -50,8 +50,11 @@ bool is_collective(const std::string& n) {
     return has_any(n, {"nccl", "rccl", "multimem_", "symm_mem", "cross_device_reduce", "custom_ar", "all_reduce", "allreduce",
                        "all_gather", "allgather", "reduce_scatter", "reducescatter", "alltoall", "all_to_all",
                        "record_param_comms", "c10d::", "deep_ep::", "nvshmem", "mscclpp",
-                       // TensorRT-LLM / FlashInfer Lamport all-reduce buffers (lamportInitializeKernel)
-                       "lamport"});
+                       // TensorRT-LLM / FlashInfer Lamport all-reduce buffers (lamport_initialize_kernel)
+                       "lamport",
+                       // expert-parallel token exchange by its namespaces, whatever the library's name (DeepSeek's
+                       // own traces: dpsk::ep::internode::dispatch, dpsk::ep::internode::combine_ll)
+                       "internode", "intranode", "::ep::"});
 }
 
 // A convolution named as a word "conv" (MIOpen's "MIOpenConvUni", "miopenSp3AsmConv_v30…", "conv_depthwise2d"),

@@ -34,6 +34,10 @@ TEST(KernelCategoryFamilies, CommunicationLibraries) {
     EXPECT_EQ(classify_kernel("void nvshmemi_transfer_rma_nbi<(threadgroup_t)2>(void*, void*, unsigned long, int)"),
               KernelCategory::collective);
     EXPECT_EQ(classify_kernel("mscclpp::allreduce6<__nv_bfloat16>"), KernelCategory::collective);
+    // DeepEP as DeepSeek's own profile-data traces name it (train.json, decode.json): by its namespaces
+    EXPECT_EQ(classify_kernel("void dpsk::ep::internode::dispatch<false, 8, true, 8>(int4*, float*)"),
+              KernelCategory::collective);
+    EXPECT_EQ(classify_kernel("void dpsk::ep::internode::combine_ll<3, 10, 7168>(void*)"), KernelCategory::collective);
 }
 
 // MIOpen and ASM convolutions name "Conv" as a camel-case word; "convert" stays a cast.
