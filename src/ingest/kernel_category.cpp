@@ -99,6 +99,15 @@ bool is_cudnn_fft_tile(const std::string& n) {
     return false;
 }
 
+// "mm" as a whole word, a matrix product's own name (SGLang's fp8_scaled_mm and int8_scaled_mm ops, vLLM's
+// cutlass_scaled_mm, aten::_scaled_mm): at a word start and not followed by a letter ("mmap", "comm" are not).
+bool has_mm_word(std::string_view original, const std::string& lowered) {
+    for (std::size_t at = lowered.find("mm"); at != std::string::npos; at = lowered.find("mm", at + 1))
+        if (word_starts_at(original, at) && (at + 2 >= lowered.size() || !is_lower(lowered[at + 2])))
+            return true;
+    return false;
+}
+
 }  // namespace
 
 KernelCategory classify_kernel(std::string_view name) {
@@ -127,7 +136,9 @@ KernelCategory classify_kernel(std::string_view name) {
     }
     if (is_collective(n))
         return KernelCategory::collective;
-    if (has_any(n, {"moe", "expert"}))
+    // (OpenAI's triton_kernels, gpt-oss MoE in vLLM and SGLang, name their routing kernels _routing_compute_indx,
+    // _expt_data_compute, _sum_bitmatrix_rows, _combined_routing_compute)
+    if (has_any(n, {"moe", "expert", "expt_", "bitmatrix"}) || has_any_word(name, n, {"routing"}))
         return KernelCategory::moe;
     // Stores of new keys and values into the KV cache are data movement, whatever attention backend's cache
     // layout they name (vLLM's reshape_and_cache_flash, concat_and_cache_mla, indexer_k_quant_and_cache).
@@ -148,6 +159,12 @@ KernelCategory classify_kernel(std::string_view name) {
     if (const std::size_t last = fn.rfind("::"); fn.compare(last == std::string::npos ? 0 : last + 2, 4, "topk") == 0 ||
                                                  fn.compare(last == std::string::npos ? 0 : last + 2, 5, "top_k") == 0)
         return KernelCategory::reduce;
+    // Stores and loads of the KV cache named by a verb beside "kv" or "cache" in the function's own name (SGLang's
+    // store_kvcache, set_mla_kv_buffer_kernel, _fwd_kernel_destindex_copy_kv): data movement, though an attention
+    // backend's words (mla_) may follow.
+    if ((has_any(fn, {"kv", "cache"})) && has_any_word(fn_original, fn, {"store", "set", "get", "copy", "write"}) &&
+        !has_any(fn, {"metadata"}))
+        return KernelCategory::indexing;
     // Library names say nothing of the operation: "flashinfer" (which holds "flash") names FlashInfer's
     // norm, activation and sampling kernels too. Its attention kernels say Prefill, Decode or Paged.
     std::string ops = n, ops_original(name);
@@ -185,7 +202,7 @@ KernelCategory classify_kernel(std::string_view name) {
                       "recompute_w_u",
                       "xqa",
                       "softmax_gemm"}) ||
-        has_any_word(ops_original, ops, {"prefill", "decode", "mha"}))
+        has_any_word(ops_original, ops, {"prefill", "decode", "mha", "mqa"}))
         return KernelCategory::attention;
     // cuDNN's FFT convolutions (fft2d_r2c_32x32, fft2d_c2r_32x32, fft1d_r2c_32, … with cudnn::reduced_divisor
     // among their arguments, or their tile names alone) are convolution work, not a user's FFT.
@@ -244,7 +261,7 @@ KernelCategory classify_kernel(std::string_view name) {
                     // quantized-weight GEMMs: Marlin, Machete, ggml's mul_mat_q / mul_mat_vec_q (vLLM's GGUF
                     // kernels), AQLM's Code1x16MatVec
                     "marlin", "machete", "mul_mat", "matvec"}) ||
-        has_any_word(name, g, {"bmm", "cijk_", "mma"}))
+        has_any_word(name, g, {"bmm", "cijk_", "mma"}) || has_mm_word(name, g))
         return KernelCategory::gemm;
     if (has_any(n, {"softmax"}))
         return KernelCategory::softmax;
@@ -267,7 +284,9 @@ KernelCategory classify_kernel(std::string_view name) {
     if (has_any(n, {"renormrows"}))
         return KernelCategory::reduce;
     // (local response normalization: MIOpen's MIOpenLRNFwd)
-    if (has_any(n, {"norm", "bn_fw", "bn_bw", "moments", "gammabeta", "gamma_beta", "fusedparams", "internalgradients"}) ||
+    // (apex's and PyTorch's layer-norm kernels cuComputeGradInput, cuComputePartGradGammaBeta, cuApplyLayerNorm)
+    if (has_any(n, {"norm", "bn_fw", "bn_bw", "moments", "gammabeta", "gamma_beta", "fusedparams", "internalgradients",
+                    "cucompute"}) ||
         has_any_word(name, n, {"lrn"}))
         return KernelCategory::norm;
     // ("lamb_", not "lamb": every lambda in a templated kernel name would match)

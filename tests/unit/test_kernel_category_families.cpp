@@ -358,3 +358,26 @@ TEST(KernelCategoryFamilies, ServingStepsSamplingAndQuantizedGemms) {
                               "false>(unsigned int const*, tensorflow::functor::Dimension<3>, unsigned int*)"),
               KernelCategory::indexing);
 }
+
+// MoE routing of OpenAI's triton_kernels (gpt-oss in vLLM / SGLang), KV-cache stores named by a verb,
+// MQA logits, SGLang's scaled-mm ops, apex's layer-norm kernels (names from SGLang's profiler-analysis
+// kernel tables and vLLM / SGLang sources).
+TEST(KernelCategoryFamilies, RoutingKvStoresAndMatrixProductsByName) {
+    EXPECT_EQ(classify_kernel("_combined_routing_compute"), KernelCategory::moe);
+    EXPECT_EQ(classify_kernel("_expt_data_memset"), KernelCategory::moe);
+    EXPECT_EQ(classify_kernel("_sum_bitmatrix_rows"), KernelCategory::moe);
+    EXPECT_EQ(classify_kernel("store_kvcache"), KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("set_mla_kv_buffer_kernel"), KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("_fwd_kernel_destindex_copy_kv"), KernelCategory::indexing);
+    // attention kernels that name the KV cache without a store verb stay attention; MLA metadata too
+    EXPECT_EQ(classify_kernel("void flashinfer::BatchPrefillWithPagedKVCacheKernel<(flashinfer::MaskMode)1>(Params)"),
+              KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("void aiter::kn_get_mla_metadata_v1(int)"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("void deep_gemm::sm100_fp8_mqa_logits<64u>(int)"), KernelCategory::attention);
+    // "mm" as a word is a matrix product; inside a word it is not
+    EXPECT_EQ(classify_kernel("sgl_kernel::fp8_scaled_mm"), KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("_C::cutlass_scaled_mm"), KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("void submmap_copy_kernel(int)"), KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::cuComputeGradInput<float, float, float>(float const*)"),
+              KernelCategory::norm);
+}
