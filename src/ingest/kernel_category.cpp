@@ -206,7 +206,9 @@ KernelCategory classify_kernel(std::string_view name) {
         return KernelCategory::attention;
     // cuDNN's FFT convolutions (fft2d_r2c_32x32, fft2d_c2r_32x32, fft1d_r2c_32, … with cudnn::reduced_divisor
     // among their arguments, or their tile names alone) are convolution work, not a user's FFT.
-    if ((is_cudnn(n) && has_any_word(name, n, {"fft", "r2c", "c2r"})) || is_cudnn_fft_tile(n))
+    // Its complex GEMMs (cudnn_maxwell_gcgemm_64x32_tn_batched, cudnn_maxwell_cgemm_64x64_tn_batched) are the
+    // products of those transforms: cuDNN multiplies complex matrices only in an FFT convolution.
+    if ((is_cudnn(n) && (has_any_word(name, n, {"fft", "r2c", "c2r"}) || has_any(n, {"cgemm"}))) || is_cudnn_fft_tile(n))
         return KernelCategory::conv;
     // CASK, the kernel library inside cuDNN, builds the offset tables of its implicit-GEMM convolutions
     // (cask_cudnn::computeOffsetsKernel, computeBOffsetsKernel, computeWgradBOffsetsKernel): offsets

@@ -293,8 +293,11 @@ TEST(KernelCategoryFamilies, CudnnKernelsByStructure) {
                               "cudnnTensorTransformStruct, float const*, float*, float, float, float, float, float*, float "
                               "const*, bool)"),
               KernelCategory::indexing);
-    // cuDNN's own GEMM kernels (their name starts with "cudnn") are not convolutions by that
-    EXPECT_EQ(classify_kernel("cudnn_maxwell_gcgemm_64x32_tn_batched"), KernelCategory::gemm);
+    // cuDNN's complex GEMMs are its FFT convolutions' products (a TensorFlow profile's kernel list beside
+    // fft2d_r2c_16x16); a complex GEMM outside cuDNN (cuBLAS's) stays a GEMM
+    EXPECT_EQ(classify_kernel("cudnn_maxwell_gcgemm_64x32_tn_batched"), KernelCategory::conv);
+    EXPECT_EQ(classify_kernel("cudnn_maxwell_cgemm_64x64_tn_batched"), KernelCategory::conv);
+    EXPECT_EQ(classify_kernel("volta_cgemm_32x32_tn"), KernelCategory::gemm);
 }
 
 // Sorts are words: "tensorTransform" holds the letters "sort" (ten-sor-Transform); sort kernels still sort.
