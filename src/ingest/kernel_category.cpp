@@ -153,7 +153,8 @@ KernelCategory classify_kernel(std::string_view name) {
     // _prepare_inputs_kernel, _prepare_prefill_inputs_kernel, advance_step_flashattn_kernel, SGLang's
     // create_extend_after_decode_spec_info, compute_seg_indptr / pre_reorder / post_reorder of expert-parallel
     // tokens, FlashInfer's AppendPagedKVCacheKernel): index writes, not attention.
-    if (has_any_word(fn_original, fn, {"inputs", "advance_step", "spec_info", "indptr", "reorder", "append"}))
+    if (has_any_word(fn_original, fn, {"advance_step", "spec_info", "indptr", "reorder", "append"}) ||
+        (has_any_word(fn_original, fn, {"prepare"}) && has_any_word(fn_original, fn, {"inputs"})))
         return KernelCategory::indexing;
     // A top-k selection whatever phase it serves (vLLM's top_k_per_row_decode, TensorRT-LLM's topk_with_k2_kernel).
     if (const std::size_t last = fn.rfind("::"); fn.compare(last == std::string::npos ? 0 : last + 2, 4, "topk") == 0 ||

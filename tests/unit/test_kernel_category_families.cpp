@@ -315,6 +315,8 @@ TEST(KernelCategoryFamilies, SortAsAWord) {
 TEST(KernelCategoryFamilies, ServingStepsSamplingAndQuantizedGemms) {
     // preparing the next step's inputs names "prefill" / "decode" but is index work
     EXPECT_EQ(classify_kernel("_prepare_prefill_inputs_kernel"), KernelCategory::indexing);
+    // (autograd's _NoopSaveInputs prepares nothing: not filed by its "Inputs")
+    EXPECT_EQ(classify_kernel("_NoopSaveInputs"), KernelCategory::other);
     EXPECT_EQ(classify_kernel("void vllm::advance_step_flashattn_kernel<256, 4>(int, int, int, long*)"),
               KernelCategory::indexing);
     EXPECT_EQ(classify_kernel("create_extend_after_decode_spec_info"), KernelCategory::indexing);
