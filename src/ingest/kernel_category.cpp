@@ -137,8 +137,9 @@ KernelCategory classify_kernel(std::string_view name) {
     if (is_collective(n))
         return KernelCategory::collective;
     // (OpenAI's triton_kernels, gpt-oss MoE in vLLM and SGLang, name their routing kernels _routing_compute_indx,
-    // _expt_data_compute, _sum_bitmatrix_rows, _combined_routing_compute)
-    if (has_any(n, {"moe", "expert", "expt_", "bitmatrix"}) || has_any_word(name, n, {"routing"}))
+    // _expt_data_compute, _sum_bitmatrix_rows, _combined_routing_compute, and their expert GEMMs with the tokens'
+    // gather and scatter _matmul_ogs_… / _p_matmul_ogs_…)
+    if (has_any(n, {"moe", "expert", "expt_", "bitmatrix", "matmul_ogs"}) || has_any_word(name, n, {"routing"}))
         return KernelCategory::moe;
     // Stores of new keys and values into the KV cache are data movement, whatever attention backend's cache
     // layout they name (vLLM's reshape_and_cache_flash, concat_and_cache_mla, indexer_k_quant_and_cache).

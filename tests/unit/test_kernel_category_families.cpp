@@ -371,6 +371,7 @@ TEST(KernelCategoryFamilies, RoutingKvStoresAndMatrixProductsByName) {
     EXPECT_EQ(classify_kernel("_combined_routing_compute"), KernelCategory::moe);
     EXPECT_EQ(classify_kernel("_expt_data_memset"), KernelCategory::moe);
     EXPECT_EQ(classify_kernel("_sum_bitmatrix_rows"), KernelCategory::moe);
+    EXPECT_EQ(classify_kernel("_matmul_ogs_NNT_bf16xbf16xmxfp4_16x256x128x1_swiglu"), KernelCategory::moe);
     EXPECT_EQ(classify_kernel("store_kvcache"), KernelCategory::indexing);
     EXPECT_EQ(classify_kernel("set_mla_kv_buffer_kernel"), KernelCategory::indexing);
     EXPECT_EQ(classify_kernel("_fwd_kernel_destindex_copy_kv"), KernelCategory::indexing);
