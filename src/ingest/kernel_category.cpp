@@ -49,7 +49,12 @@ bool has_any_word(std::string_view original, const std::string& lowered, std::in
 bool is_collective(const std::string& n) {
     return has_any(n, {"nccl", "rccl", "multimem_", "symm_mem", "cross_device_reduce", "custom_ar", "all_reduce", "allreduce",
                        "all_gather", "allgather", "reduce_scatter", "reducescatter", "alltoall", "all_to_all",
-                       "record_param_comms", "c10d::", "deep_ep::", "nvshmem", "mscclpp"});
+                       "record_param_comms", "c10d::", "deep_ep::", "nvshmem", "mscclpp",
+                       // TensorRT-LLM / FlashInfer Lamport all-reduce buffers (lamport_initialize_kernel)
+                       "lamport",
+                       // expert-parallel token exchange by its namespaces, whatever the library's name (DeepSeek's
+                       // own traces: dpsk::ep::internode::dispatch, dpsk::ep::internode::combine_ll)
+                       "internode", "intranode", "::ep::"});
 }
 
 // A convolution named as a word "conv" (MIOpen's "MIOpenConvUni", "miopenSp3AsmConv_v30…", "conv_depthwise2d"),
@@ -61,6 +66,48 @@ bool has_conv_word(std::string_view original, const std::string& lowered) {
     return false;
 }
 
+// cuDNN's own kernels: a "cudnn" namespace or argument type (cudnn::reduced_divisor, cask_cudnn::…,
+// cutlass_cudnn_train::…, cudnn_infer_…), in the kernel's name or its argument list.
+bool is_cudnn(const std::string& n) { return n.find("cudnn") != std::string::npos; }
+
+// The prefix TorchInductor gives the kernels it generates: "triton_poi_" (pointwise), "triton_red_" /
+// "triton_per_" (reductions, persistent reductions), "triton_tem_" (a GEMM or convolution template),
+// "triton_for_" (a horizontal fusion of foreach ops), also after a "void " or a namespace.
+std::string_view inductor_kind(const std::string& n) {
+    std::size_t at = n.find("triton_");
+    if (at == std::string::npos || (at > 0 && n[at - 1] != ' ' && n[at - 1] != ':'))
+        return {};
+    const std::string_view rest = std::string_view(n).substr(at + 7);
+    for (std::string_view k : {"poi_", "red_", "per_", "tem_", "for_"})
+        if (rest.substr(0, k.size()) == k)
+            return k.substr(0, 3);
+    return {};
+}
+
+// cuDNN's FFT-convolution tile kernels, named by the transform's rank, direction and tile:
+// fft2d_r2c_32x32, fft2d_c2r_64x64, fft1d_r2c_32 ("fft<r>d_<r2c|c2r|c2c>_<digits>"). cuFFT's kernels are
+// named otherwise (regular_fft, vector_fft, …), so the shape holds where an nsys summary printed the name
+// without its argument list.
+bool is_cudnn_fft_tile(const std::string& n) {
+    for (std::size_t at = n.find("fft"); at != std::string::npos; at = n.find("fft", at + 1)) {
+        const std::string_view r = std::string_view(n).substr(at + 3);
+        if (r.size() >= 9 && std::isdigit(static_cast<unsigned char>(r[0])) && r[1] == 'd' && r[2] == '_' &&
+            (r.substr(3, 3) == "r2c" || r.substr(3, 3) == "c2r" || r.substr(3, 3) == "c2c") && r[6] == '_' &&
+            std::isdigit(static_cast<unsigned char>(r[7])) && (at == 0 || !std::isalnum(static_cast<unsigned char>(n[at - 1]))))
+            return true;
+    }
+    return false;
+}
+
+// "mm" as a whole word, a matrix product's own name (SGLang's fp8_scaled_mm and int8_scaled_mm ops, vLLM's
+// cutlass_scaled_mm, aten::_scaled_mm): at a word start and not followed by a letter ("mmap", "comm" are not).
+bool has_mm_word(std::string_view original, const std::string& lowered) {
+    for (std::size_t at = lowered.find("mm"); at != std::string::npos; at = lowered.find("mm", at + 1))
+        if (word_starts_at(original, at) && (at + 2 >= lowered.size() || !is_lower(lowered[at + 2])))
+            return true;
+    return false;
+}
+
 }  // namespace
 
 KernelCategory classify_kernel(std::string_view name) {
@@ -68,13 +115,57 @@ KernelCategory classify_kernel(std::string_view name) {
     std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (n.empty())
         return KernelCategory::other;
+    // An Inductor kernel's prefix says what kind of kernel it is; the aten ops its name lists are the ops
+    // fused into it ("triton_poi_fused_convolution_relu_0" is the bias add and ReLU after a convolution,
+    // "triton_poi_fused_bmm_1" a copy feeding a bmm): a name rule may refine the kind (a norm or softmax
+    // reduction, a pointwise gather), never change it.
+    if (const std::string_view kind = inductor_kind(n); !kind.empty()) {
+        std::string fused(name);
+        const std::size_t at = n.find("triton_") + 11;  // past "triton_xxx_"
+        fused.replace(0, at, at, '#');
+        const KernelCategory refined = classify_kernel(fused);
+        if (kind == "tem")  // a template: convolution or attention (flex attention) where it says so, else GEMM
+            return refined == KernelCategory::conv || refined == KernelCategory::attention ? refined : KernelCategory::gemm;
+        if (kind == "red" || kind == "per")
+            return refined == KernelCategory::norm || refined == KernelCategory::softmax ? refined : KernelCategory::reduce;
+        if (kind == "for")
+            return refined == KernelCategory::optimizer ? refined : KernelCategory::elementwise;
+        return refined == KernelCategory::indexing || refined == KernelCategory::norm || refined == KernelCategory::softmax
+                   ? refined
+                   : KernelCategory::elementwise;
+    }
     if (is_collective(n))
         return KernelCategory::collective;
-    if (has_any(n, {"moe", "expert"}))
+    // (OpenAI's triton_kernels, gpt-oss MoE in vLLM and SGLang, name their routing kernels _routing_compute_indx,
+    // _expt_data_compute, _sum_bitmatrix_rows, _combined_routing_compute, and their expert GEMMs with the tokens'
+    // gather and scatter _matmul_ogs_… / _p_matmul_ogs_…)
+    if (has_any(n, {"moe", "expert", "expt_", "bitmatrix", "matmul_ogs"}) || has_any_word(name, n, {"routing"}))
         return KernelCategory::moe;
     // Stores of new keys and values into the KV cache are data movement, whatever attention backend's cache
     // layout they name (vLLM's reshape_and_cache_flash, concat_and_cache_mla, indexer_k_quant_and_cache).
     if (has_any(n, {"_and_cache"}))
+        return KernelCategory::indexing;
+    // The function's own name (no namespace, template or argument list), lower-cased: words that name a
+    // step of a serving engine are looked for here only, never in the template arguments.
+    const std::string fn_original = short_kernel_name(name);
+    std::string fn = fn_original;
+    std::transform(fn.begin(), fn.end(), fn.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    // Serving engines' preparation of the next step's inputs, which names the phase it prepares (vLLM's
+    // _prepare_inputs_kernel, _prepare_prefill_inputs_kernel, advance_step_flashattn_kernel, SGLang's
+    // create_extend_after_decode_spec_info, compute_seg_indptr / pre_reorder / post_reorder of expert-parallel
+    // tokens, FlashInfer's AppendPagedKVCacheKernel): index writes, not attention.
+    if (has_any_word(fn_original, fn, {"advance_step", "spec_info", "indptr", "reorder", "append"}) ||
+        (has_any_word(fn_original, fn, {"prepare"}) && has_any_word(fn_original, fn, {"inputs"})))
+        return KernelCategory::indexing;
+    // A top-k selection whatever phase it serves (vLLM's top_k_per_row_decode, TensorRT-LLM's topk_with_k2_kernel).
+    if (const std::size_t last = fn.rfind("::"); fn.compare(last == std::string::npos ? 0 : last + 2, 4, "topk") == 0 ||
+                                                 fn.compare(last == std::string::npos ? 0 : last + 2, 5, "top_k") == 0)
+        return KernelCategory::reduce;
+    // Stores and loads of the KV cache named by a verb beside "kv" or "cache" in the function's own name (SGLang's
+    // store_kvcache, set_mla_kv_buffer_kernel, _fwd_kernel_destindex_copy_kv): data movement, though an attention
+    // backend's words (mla_) may follow.
+    if ((has_any(fn, {"kv", "cache"})) && has_any_word(fn_original, fn, {"store", "set", "get", "copy", "write"}) &&
+        !has_any(fn, {"metadata"}))
         return KernelCategory::indexing;
     // Library names say nothing of the operation: "flashinfer" (which holds "flash") names FlashInfer's
     // norm, activation and sampling kernels too. Its attention kernels say Prefill, Decode or Paged.
@@ -85,12 +176,55 @@ KernelCategory classify_kernel(std::string_view name) {
     }
     // Cascade / split-KV attention merges the partial outputs and their log-sum-exp states (FlashInfer's
     // MergeStatesKernel, PersistentVariableLengthMergeStatesKernel, SGLang's merge_state_kernel).
-    if (has_any(ops, {"flash", "fmha", "attention", "attn", "sdpa", "mha_", "paged", "mla_", "decode_kernel", "mergestate",
-                      "merge_state"}) ||
-        has_any_word(ops_original, ops, {"prefill", "decode"}))
+    // Linear attention and state-space scans mix tokens over the sequence as attention does (FLA's gated
+    // delta rule: chunk_gated_delta_rule_fwd_kernel_h, fused_recurrent_…, chunk_scaled_dot_kkt_fwd_kernel,
+    // recompute_w_u_fwd_kernel; Mamba's selective_scan_fwd_kernel, selective_state_update, _chunk_scan_fwd,
+    // _chunk_state_fwd, _state_passing_fwd). TensorRT-LLM's XQA decode kernels (xqa::kernel_mha), CK's fused
+    // batched_gemm_softmax_gemm.
+    if (has_any(ops, {"flash",
+                      "fmha",
+                      "attention",
+                      "attn",
+                      "sdpa",
+                      "mha_",
+                      "paged",
+                      "mla_",
+                      "decode_kernel",
+                      "mergestate",
+                      "merge_state",
+                      "delta_rule",
+                      "selective_scan",
+                      "selective_state_update",
+                      "mamba",
+                      "chunk_scan",
+                      "chunk_state",
+                      "state_passing",
+                      "fused_recurrent",
+                      "scaled_dot_kkt",
+                      "recompute_w_u",
+                      "xqa",
+                      "softmax_gemm"}) ||
+        has_any_word(ops_original, ops, {"prefill", "decode", "mha", "mqa"}))
         return KernelCategory::attention;
+    // cuDNN's FFT convolutions (fft2d_r2c_32x32, fft2d_c2r_32x32, fft1d_r2c_32, … with cudnn::reduced_divisor
+    // among their arguments, or their tile names alone) are convolution work, not a user's FFT.
+    // Its complex GEMMs (cudnn_maxwell_gcgemm_64x32_tn_batched, cudnn_maxwell_cgemm_64x64_tn_batched) are the
+    // products of those transforms: cuDNN multiplies complex matrices only in an FFT convolution.
+    if ((is_cudnn(n) && (has_any_word(name, n, {"fft", "r2c", "c2r"}) || has_any(n, {"cgemm"}))) || is_cudnn_fft_tile(n))
+        return KernelCategory::conv;
+    // CASK, the kernel library inside cuDNN, builds the offset tables of its implicit-GEMM convolutions
+    // (cask_cudnn::computeOffsetsKernel, computeBOffsetsKernel, computeWgradBOffsetsKernel): offsets
+    // kernels of a cuDNN namespace.
+    if (is_cudnn(n) && has_any(n, {"offsetskernel", "offsetsparams"}))
+        return KernelCategory::conv;
+    // cuDNN's convolution SASS kernels put the operand precision (and MMA shape) straight before "cudnn":
+    // ampere_scudnn_128x64_relu_interior_nn_v1, volta_hcudnn_…, turing_fp16_s1688cudnn_fp16_…,
+    // ampere_h16816cudnn_… ("relu" there is the fused epilogue, not the kernel's work).
+    for (std::size_t at = n.find("cudnn"); at != std::string::npos; at = n.find("cudnn", at + 1))
+        if (at > 0 && std::isalnum(static_cast<unsigned char>(n[at - 1])) && (at + 5 >= n.size() || n[at + 5] == '_'))
+            return KernelCategory::conv;
     if (has_any(n, {"conv_", "convolution", "conv1d", "conv2d", "conv3d", "igemm_", "implicit_gemm", "dgrad", "wgrad", "fprop",
-                    "winograd", "im2col", "col2im", "vol2col", "col2vol", "deconv", "computeoffsetskernel"}) ||
+                    "winograd", "im2col", "col2im", "vol2col", "col2vol", "deconv"}) ||
         has_conv_word(name, n))
         return KernelCategory::conv;
     // Fast Fourier transforms: cuFFT's kernels (regular_fft, vector_fft, regular_fft_factor), rocFFT's
@@ -100,7 +234,7 @@ KernelCategory classify_kernel(std::string_view name) {
     // the op's category (activity_category asks the op's family first).
     if (has_any(n, {"cufft", "rocfft", "vkfft"}) || has_any_word(name, n, {"fft", "stft", "r2c", "c2r", "c2c"}))
         return KernelCategory::fft;
-    if (starts(n, "triton_tem") || starts(n, "triton_mm") || starts(n, "triton_bmm"))
+    if (starts(n, "triton_mm") || starts(n, "triton_bmm"))  // older Inductor GEMM templates
         return KernelCategory::gemm;
     // cuBLAS's level-1 routines are vector work, though their argument types name cuBLAS ("void
     // nrm2_kernel<…>(cublasNrm2Params<…>)"): dot, asum, nrm2, amax/amin reduce; scal and axpy update.
@@ -109,13 +243,29 @@ KernelCategory classify_kernel(std::string_view name) {
         return KernelCategory::reduce;
     if (has_any_word(name, n, {"scal_kernel", "axpy_kernel"}))
         return KernelCategory::elementwise;
-    if (has_any(n, {"gemm", "gemv", "cutlass", "cublas", "matmul", "xmma", "nvjet", "wgmma", "_mma", "hipblaslt", "rocblas",
+    // Repacking a quantized weight into a GEMM's layout (vLLM's gptq_marlin_repack_kernel) moves data.
+    if (has_any_word(fn_original, fn, {"repack"}))
+        return KernelCategory::indexing;
+    // "gemm" names a GEMM, not the Gemma models (FlashInfer's GemmaFusedAddRMSNormKernel, gemma_rmsnorm)
+    // nor DeepGEMM's helpers by their library's name (deep_gemm::transpose_fp32).
+    std::string g = n;
+    for (std::size_t at = g.find("gemma"); at != std::string::npos; at = g.find("gemma", at + 1))
+        if (at + 5 >= g.size() || !is_lower(static_cast<char>(name[at + 5])))
+            g.replace(at, 4, 4, '#');
+    for (std::size_t at = g.find("deep_gemm::"); at != std::string::npos; at = g.find("deep_gemm::", at + 1))
+        g.replace(at, 9, 9, '#');
+    if (has_any(g, {"gemm", "gemv", "cutlass", "cublas", "matmul", "xmma", "nvjet", "wgmma", "_mma", "hipblaslt", "rocblas",
                     "tensile", "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::linear", "splitk",
                     // vLLM ROCm skinny GEMMs, older spelling (wvSpltK_hf_sml_)
                     "wvspltk",
                     // sparse matrix products (cuSPARSE's csrmv/spmm kernels, torch.sparse.mm)
-                    "cusparse", "spmm", "spmv", "csrmv", "csrmm"}) ||
-        starts(n, "cijk_") || has_any_word(name, n, {"bmm"}))
+                    "cusparse", "spmm", "spmv", "csrmv", "csrmm",
+                    // cuDNN's persistent RNN kernels (RNN_blockPersist_fp_LSTM): the recurrent matmuls
+                    "blockpersist",
+                    // quantized-weight GEMMs: Marlin, Machete, ggml's mul_mat_q / mul_mat_vec_q (vLLM's GGUF
+                    // kernels), AQLM's Code1x16MatVec
+                    "marlin", "machete", "mul_mat", "matvec"}) ||
+        has_any_word(name, g, {"bmm", "cijk_", "mma"}) || has_mm_word(name, g))
         return KernelCategory::gemm;
     if (has_any(n, {"softmax"}))
         return KernelCategory::softmax;
@@ -137,33 +287,50 @@ KernelCategory classify_kernel(std::string_view name) {
     // sampling, not a normalization layer.
     if (has_any(n, {"renormrows"}))
         return KernelCategory::reduce;
-    if (has_any(n, {"norm", "bn_fw", "bn_bw", "moments", "gammabeta", "gamma_beta", "fusedparams", "internalgradients"}))
+    // (local response normalization: MIOpen's MIOpenLRNFwd)
+    // (apex's and PyTorch's layer-norm kernels cuComputeGradInput, cuComputePartGradGammaBeta, cuApplyLayerNorm)
+    if (has_any(n, {"norm", "bn_fw", "bn_bw", "moments", "gammabeta", "gamma_beta", "fusedparams", "internalgradients",
+                    "cucompute"}) ||
+        has_any_word(name, n, {"lrn"}))
         return KernelCategory::norm;
     // ("lamb_", not "lamb": every lambda in a templated kernel name would match)
     // (AMP's grad scaler: amp_update_scale, unscale: optimizer-step bookkeeping)
     if (has_any(n, {"adam", "sgd", "lamb_", "foreach", "multi_tensor_apply", "optimizer", "update_scale", "unscale"}))
         return KernelCategory::optimizer;
-    if (starts(n, "triton_per") || starts(n, "triton_red"))
-        return KernelCategory::reduce;
+    // Log-probabilities of the sampled tokens (vLLM's _compute_logprobs): a log-softmax over the vocabulary.
+    if (has_any(fn, {"logprob"}))
+        return KernelCategory::softmax;
+    // Token sampling named "sample" after an underscore or first (vLLM's _sample_kernel,
+    // _gumbel_sample_kernel), not "upsample", "downsample" or a "grid_sampler".
+    for (std::size_t at = fn.find("sample"); at != std::string::npos; at = fn.find("sample", at + 1))
+        if ((at == 0 || fn[at - 1] == '_' || fn[at - 1] == ':') && (at + 6 >= fn.size() || fn[at + 6] != 'r'))
+            return KernelCategory::reduce;
     if (has_any(n,
-                {"dot_kernel", "reduce",    "reduction",  "argmax",    "argmin",    "topk",     "sort",          "scan",
+                {"dot_kernel", "reduce",    "reduction",  "argmax",    "argmin",    "topk",     "argsort",       "scan",
                  "cumsum",     "cumprod",   "radix",      "histogram", "cub::",     "rocprim",  "aten::sum",     "aten::mean",
                  "aten::max",  "aten::min", "aten::amax", "aten::any", "aten::all", "nll_loss", "cross_entropy", "criterion"}) ||
         // losses (ctc_loss, mse_loss), token sampling from probabilities (FlashInfer MinPSampling, SGLang
         // tree_speculative_sampling, torch.multinomial's sampleMultinomialOnce / multinomialWithReplacement:
         // scans over the vocabulary), non-maximum suppression
-        has_any_word(name, n, {"loss", "sampling", "multinomial", "nms"}))
+        // sorts as a word (radixSort, bitonicSortKVInPlace, segmented_sort): "tensorTransform" holds "sort"
+        has_any_word(name, n, {"loss", "sampling", "multinomial", "nms", "sort"}))
         return KernelCategory::reduce;
     // Rotary position embeddings are pointwise (vllm::rotary_embedding_kernel), not an embedding lookup; so is
     // PyTorch's elementwise_kernel_with_index (arange, linspace: each element written from its own index).
-    if (has_any(n, {"rotary", "elementwise_kernel_with_index"}))
+    // ("rope" as a word: aiter's rope_cached_positions_2c_fwd_kernel names a cache of angles, not the KV cache)
+    if (has_any(n, {"rotary", "elementwise_kernel_with_index"}) || has_any_word(name, n, {"rope"}))
         return KernelCategory::elementwise;
-    if (has_any(n, {"index",        "indices",     "gather",    "scatter", "embedding",     "catarray", "cat_",
-                    "aten::cat",    "aten::stack", "transpose", "permute", "masked_select", "nonzero",  "upsampl",
-                    "grid_sampler", "roi_align",   "tonhwc",    "tonchw",  "2nhwc",         "2nchw"}) ||
+    if (has_any(n, {"index", "indices", "gather", "scatter", "embedding", "catarray", "cat_", "aten::cat", "aten::stack",
+                    "transpose", "permute", "masked_select", "nonzero", "upsampl", "grid_sampler", "roi_align", "tonhwc",
+                    "tonchw", "2nhwc", "2nchw",
+                    // cuDNN's layout transforms (tensorTransformGeneric); binary searches of sorted
+                    // boundaries (torch.searchsorted / bucketize)
+                    "tensortransform", "searchsorted", "bucketize"}) ||
         // (embedding backward's compute_grad_weight / compute_grad_weight_bags: a segmented sum into the rows)
         has_any_word(name, n,
                      {"cache", "page", "unique", "pad", "roll", "flip", "repeat", "pool", "segment", "compute_grad_weight",
+                      // KV-cache block swaps (vLLM's swap_blocks), TensorFlow's SwapDimension1And2InTensor3
+                      "swap",
                       // adaptive pooling's backward kernels name no "pool" (adaptive_average_gradinput,
                       // atomic_adaptive_maxgradinput)
                       "adaptive_average", "adaptive_max"}))
@@ -179,7 +346,10 @@ KernelCategory classify_kernel(std::string_view name) {
                     "swiglu", "geglu", "reglu", "elemwise", "triu_", "tril_", "penalt", "randperm", "assert", "op1dtensor",
                     "op2dtensor", "op3dtensor", "op4dtensor", "op5dtensor", "subtensorop",
                     // PyTorch's fused LSTM / GRU cell pointwise kernels (lstm_cell_forward, gru_cell_backward)
-                    "lstm_cell", "gru_cell"}))
+                    "lstm_cell", "gru_cell"}) ||
+        // scaling a tensor by a constant (cuDNN's scalePackedTensor_kernel, rescale kernels), dtype conversions
+        // (TensorRT-LLM's cvt_fp16_to_fp4, MIOpen's cvt_fp32_fp16), MIOpen's activations (MIOpenActiveFwd)
+        has_any_word(name, n, {"scale", "rescale", "cvt", "activ"}))
         return KernelCategory::elementwise;
     // Serving engines' batch bookkeeping: token ids, positions, slot mappings and sequence lengths of the
     // next step (SGLang resolve_future_token_ids / compute_position / get_last_loc, vLLM

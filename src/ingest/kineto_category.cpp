@@ -59,7 +59,7 @@ Category name_category(const std::string& n) {
 }  // namespace
 
 Category activity_category(Activity kind, std::string_view kernel_name, std::string_view op_name) {
-    const std::string k = lower(kernel_name), op = lower(op_name);
+    const std::string k = lower(kernel_name);
     if (kind == Activity::memset)
         return Category::memset;
     if (kind == Activity::memcpy) {
@@ -75,12 +75,15 @@ Category activity_category(Activity kind, std::string_view kernel_name, std::str
     }
     // The op's family decides where the kernel name is a library's generic name (a MoE's grouped GEMM,
     // a convolution's transposes); the kernel's own name next; then the op's name alone.
+    // (the names as written: classify_kernel finds words at camel-case steps, "bitonicSortKVInPlace")
+    const std::string kernel(kernel_name), op_as_written(op_name);
+    const Category op_category = name_category(op_as_written);
     for (Category c : {Category::moe, Category::collective, Category::conv, Category::attention})
-        if (name_category(op) == c)
+        if (op_category == c)
             return c;
-    if (const Category c = name_category(k); c != Category::other)
+    if (const Category c = name_category(kernel); c != Category::other)
         return c;
-    return name_category(op);
+    return op_category;
 }
 
 std::string kernel_operand_types(std::string_view kernel_name) {

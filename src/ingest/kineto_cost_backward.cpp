@@ -203,12 +203,17 @@ std::optional<OpCost> cost_backward_op(const std::string& name, const CpuOp& op)
         return traffic(name, shape_text(*gin), *t, std::string(dtype_name(*t)), input_bytes(op, 0), bytes_of(*t, elems(*gin)),
                        elems(*gin), Category::reduce, "grad_output read; grad_input written; 1 FLOP per grad_input element");
     }
-    if (base == "native_dropout" || base == "_fused_dropout") {
+    // dropout(input, p, train) and its feature / alpha forms when they launch the kernels themselves (no
+    // native_dropout below them): the same. Only in training do they launch a kernel (in eval they return
+    // their input), so a Concrete Input 2 of False refuses, and none (an older trace) is taken as training.
+    const bool composite_dropout =
+        base == "dropout" || base == "feature_dropout" || base == "alpha_dropout" || base == "feature_alpha_dropout";
+    if (base == "native_dropout" || base == "_fused_dropout" || composite_dropout) {
         // (input, p, train): input read; output and its bool mask (1 B an element) written; 2 FLOPs per
         // element (the draw's compare, the 1/(1−p) scale).
         const auto x = input_shape(op, 0);
         const auto t = input_dtype(op, 0);
-        if (!x || !t)
+        if (!x || !t || (composite_dropout && op.concrete.size() >= 3 && op.concrete[2] == "False"))
             return std::nullopt;
         const std::uint64_t n = elems(*x);
         return traffic(name, shape_text(*x), *t, std::string(dtype_name(*t)), input_bytes(op, 0), bytes_of(*t, n) + n, 2 * n,

@@ -362,6 +362,69 @@ std::optional<OpCost> cost_data_op(const std::string& name, const CpuOp& op) {
         return traffic(name, shape_text(*x), *t, label(op, 0), input_bytes(op, 0), input_bytes(op, 0), 0, Category::elementwise,
                        "input read, its permuted copy written; 0 FLOPs");
     }
+    if (base == "pixel_shuffle" || base == "pixel_unshuffle" || base == "channel_shuffle" || base == "native_channel_shuffle") {
+        // A permutation of the input's elements: as many written as read.
+        if (!x || !t)
+            return std::nullopt;
+        return traffic(name, shape_text(*x), *t, label(op, 0), input_bytes(op, 0), input_bytes(op, 0), 0, Category::indexing,
+                       "input read, its permuted copy written; 0 FLOPs");
+    }
+    if (base == "searchsorted" || base == "bucketize") {
+        // searchsorted(sorted_sequence, self, out_int32, right, …), bucketize(self, boundaries, out_int32, right):
+        // both tensors read; one index per element of the searched values written, int32 when out_int32
+        // (Concrete Input 2), else int64. Comparisons are not FLOPs.
+        const std::size_t values = base == "searchsorted" ? 1 : 0;
+        const auto v = input_shape(op, values);
+        const auto vt = type_of(op, values);
+        if (!v || !vt || !input_shape(op, 1 - values) || op.concrete.size() < 3)
+            return std::nullopt;
+        const bool int32 = op.concrete[2] == "True" || op.concrete[2] == "1";
+        if (!int32 && op.concrete[2] != "False" && op.concrete[2] != "0")
+            return std::nullopt;
+        const std::uint64_t n = elems(*v);
+        return traffic(name, shape_text(*v), *vt, label(op, values), input_bytes(op, 0) + input_bytes(op, 1), n * (int32 ? 4 : 8),
+                       0, Category::indexing,
+                       fmt::format("sorted boundaries and values read; one int{} index per value written", int32 ? 32 : 64));
+    }
+    if (base == "multinomial") {
+        // multinomial(self [V] or [B, V], num_samples, replacement): the probabilities read and scanned
+        // (1 FLOP per element), num_samples int64 indices per row written.
+        const auto k = int_arg(op, 1);
+        if (!x || !t || x->empty() || x->size() > 2 || !k || *k <= 0)
+            return std::nullopt;
+        const std::uint64_t rows = x->size() == 2 ? (*x)[0] : 1;
+        return traffic(name, fmt::format("{} samples={}", shape_text(*x), *k), *t, label(op, 0), input_bytes(op, 0),
+                       rows * static_cast<std::uint64_t>(*k) * 8, elems(*x), Category::reduce,
+                       "probabilities read and scanned (1 FLOP per element); int64 samples written");
+    }
+    if (base == "dot" || base == "vdot") {
+        // dot(x [n], y [n]): both read, one value written, n multiplies and n adds.
+        const auto y = input_shape(op, 1);
+        if (!x || !t || !y || x->size() != 1 || elems(*y) != elems(*x))
+            return std::nullopt;
+        return traffic(name, shape_text(*x), *t, label(op, 0), input_bytes(op, 0) + input_bytes(op, 1), bytes_of(*t, 1),
+                       2 * elems(*x), Category::reduce, "both vectors read, one value written; 2 FLOPs per element pair");
+    }
+    if (base == "glu") {
+        // glu(self, dim = -1): self's two halves along dim read, a ⊗ sigmoid(b) written (half of self);
+        // 5 FLOPs per output element (sigmoid 4, multiply 1).
+        const std::size_t dim = x ? dim_arg(op, 1, x->size()).value_or(x->size() - 1) : 0;
+        if (!x || !t || x->empty() || (*x)[dim] % 2 != 0)
+            return std::nullopt;
+        const std::uint64_t n = elems(*x) / 2;
+        return traffic(name, shape_text(*x), *t, label(op, 0), input_bytes(op, 0), bytes_of(*t, n), 5 * n, Category::elementwise,
+                       "input read, half of it written; 5 FLOPs per output element (sigmoid, multiply)");
+    }
+    if (base == "repeat_interleave" && op.types.size() > 1 && op.types[1] == "Scalar") {
+        // repeat_interleave(self, repeats: int, dim): each element written `repeats` times; a tensor of
+        // repeats holds values the trace does not give.
+        const auto r = int_arg(op, 1);
+        if (!x || !t || !r || *r <= 0)
+            return std::nullopt;
+        return traffic(name, fmt::format("{} ×{}", shape_text(*x), *r), *t, label(op, 0), input_bytes(op, 0),
+                       input_bytes(op, 0) * static_cast<std::uint64_t>(*r), 0, Category::indexing,
+                       "input read, each element written `repeats` times; 0 FLOPs");
+    }
     const bool upsample = base.rfind("upsample_", 0) == 0 && base.find("backward") == std::string_view::npos;
     if (base == "constant_pad_nd" || base == "repeat" || upsample) {
         const auto out = x ? reshaped_output(upsample ? std::string_view("upsample") : base, *x, op) : std::nullopt;

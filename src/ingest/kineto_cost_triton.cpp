@@ -6,10 +6,12 @@
 // orders input pointers before output pointers, so the last tensor argument is counted as written
 // and the others as read; the total is what the roofs use. FLOPs are not counted (the fused
 // expression is not in the trace): the record is a pure data-movement record. GEMM and convolution
-// templates (`triton_tem_*`, `triton_mm*`, `triton_bmm*`) are left to a GEMM formula: their bytes
-// alone would call a compute-bound kernel memory-bound.
+// templates (`triton_tem_*`, `triton_mm*`, `triton_bmm*`) take the GEMM formula when their arguments show
+// the two operands and the output (cost_template_gemm); their bytes alone would call a compute-bound
+// kernel memory-bound, so a template whose arguments do not show a GEMM gets no formula.
 #include <fmt/format.h>
 
+#include "bwacct/ops.h"
 #include "kineto_cost_util.h"
 
 namespace bwacct::kineto {
@@ -19,12 +21,73 @@ using namespace detail;
 
 bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
+// An Inductor GEMM template's tensor arguments, in order: the first two consecutive ones that multiply,
+// A [(B,) M, K] and B [(B,) K, N] (2-D, or 3-D with one batch), with the last tensor argument the output
+// [(B,) M, N] (in its own type): the GEMM formula (2·B·M·N·K FLOPs, A and B read, C written), every
+// other tensor argument (a bias, an epilogue's inputs) read once more. A convolution or attention template
+// (its name says so) and arguments that show no such product get no formula.
+std::optional<OpCost> cost_template_gemm(const std::string& name, std::string_view base, const CpuOp& op) {
+    if (base.find("conv") != std::string_view::npos || base.find("attention") != std::string_view::npos)
+        return std::nullopt;
+    std::vector<std::size_t> tensors;
+    for (std::size_t i = 0; i < op.dims.size() && i < op.types.size(); ++i)
+        if (storage_dtype(op.types[i]) && input_shape(op, i))
+            tensors.push_back(i);
+    if (tensors.size() < 3)
+        return std::nullopt;
+    const auto c = input_shape(op, tensors.back());
+    const auto tc = input_dtype(op, tensors.back());
+    for (std::size_t j = 0; j + 2 < tensors.size(); ++j) {
+        const auto a = input_shape(op, tensors[j]), b = input_shape(op, tensors[j + 1]);
+        const auto ta = input_dtype(op, tensors[j]), tb = input_dtype(op, tensors[j + 1]);
+        if (!a || !b || !c || !ta || !tb || !tc || a->size() != b->size() || a->size() != c->size() || a->size() < 2 ||
+            a->size() > 3)
+            continue;
+        const std::size_t r = a->size();
+        const std::uint64_t batch = r == 3 ? (*a)[0] : 1;
+        if ((r == 3 && ((*b)[0] != batch || (*c)[0] != batch)) || (*a)[r - 1] != (*b)[r - 2] || (*c)[r - 2] != (*a)[r - 2] ||
+            (*c)[r - 1] != (*b)[r - 1])
+            continue;
+        GemmDesc d;
+        d.batch = batch;
+        d.m = (*a)[r - 2];
+        d.k = (*a)[r - 1];
+        d.n = (*b)[r - 1];
+        d.a = *ta;
+        d.b = *tb;
+        d.c = *tc;
+        if (d.m == 0 || d.n == 0 || d.k == 0)
+            return std::nullopt;
+        OpCost out;
+        out.op = name;
+        out.shape = fmt::format("{}M={} N={} K={}", batch > 1 ? fmt::format("B={} ", batch) : std::string(), d.m, d.n, d.k);
+        out.dtype = d.a == d.c && d.b == d.c ? std::string(dtype_name(d.c))
+                                             : fmt::format("{}x{}->{}", dtype_name(d.a), dtype_name(d.b), dtype_name(d.c));
+        out.category = Category::gemm;
+        out.cost = gemm_cost(d);
+        std::uint64_t extra = 0;
+        for (std::size_t i = 0; i + 1 < tensors.size(); ++i)
+            if (i != j && i != j + 1)
+                extra += tensor_bytes(op, tensors[i]);
+        if (extra > 0) {
+            out.cost.bytes_read += extra;
+            out.cost.terms.push_back(
+                {"read the template's other inputs", "bias and epilogue tensors, once each", "", fmt::format("{} B", extra)});
+        }
+        out.params = {{"m", d.m}, {"n", d.n}, {"k", d.k}, {"batch", batch}};
+        return out;
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<OpCost> cost_compiled_op(const std::string& name, const CpuOp& op) {
     const std::string_view base = base_name(name);
-    if (!starts(base, "triton_") || starts(base, "triton_tem") || starts(base, "triton_mm") || starts(base, "triton_bmm"))
+    if (!starts(base, "triton_"))
         return std::nullopt;
+    if (starts(base, "triton_tem") || starts(base, "triton_mm") || starts(base, "triton_bmm"))
+        return cost_template_gemm(name, base, op);
     std::uint64_t read = 0, written = 0, tensors = 0;
     std::string shapes;
     std::optional<DType> first_float;

@@ -34,6 +34,10 @@ TEST(KernelCategoryFamilies, CommunicationLibraries) {
     EXPECT_EQ(classify_kernel("void nvshmemi_transfer_rma_nbi<(threadgroup_t)2>(void*, void*, unsigned long, int)"),
               KernelCategory::collective);
     EXPECT_EQ(classify_kernel("mscclpp::allreduce6<__nv_bfloat16>"), KernelCategory::collective);
+    // DeepEP as DeepSeek's own profile-data traces name it (train.json, decode.json): by its namespaces
+    EXPECT_EQ(classify_kernel("void dpsk::ep::internode::dispatch<false, 8, true, 8>(int4*, float*)"),
+              KernelCategory::collective);
+    EXPECT_EQ(classify_kernel("void dpsk::ep::internode::combine_ll<3, 10, 7168>(void*)"), KernelCategory::collective);
 }
 
 // MIOpen and ASM convolutions name "Conv" as a camel-case word; "convert" stays a cast.
@@ -227,4 +231,159 @@ TEST(KernelCategoryFamilies, LibraryFamiliesOnceLeftInOther) {
               KernelCategory::elementwise);
     // The words need their word start: "scale_kernel" is no cuBLAS scal, "bscal_kernel" neither.
     EXPECT_EQ(classify_kernel("void myscal_kernel(float*)"), KernelCategory::other);
+}
+
+// TorchInductor's prefix says what kind of kernel it generated; the aten ops in the rest of the name are the
+// ops fused into it (names from Inductor output code and an nsys summary of a compiled attention benchmark).
+TEST(KernelCategoryFamilies, InductorPrefixDecidesTheKind) {
+    // pointwise kernels named after the convolution, bmm or SDPA they feed or follow
+    EXPECT_EQ(classify_kernel("triton_poi_fused_convolution_relu_3"), KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("triton_poi_fused_bmm_expand_transpose_0"), KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("triton_poi_fused__scaled_dot_product_efficient_attention_1"), KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("triton_poi_fused_convolution_backward_div_hardtanh_backward_native_batch_norm_backward_4"),
+              KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("triton_poi_fused_exp_mul_sub_unsqueeze_2"), KernelCategory::elementwise);
+    // a pointwise gather or concatenation keeps its finer category
+    EXPECT_EQ(classify_kernel("triton_poi_fused_cat_2"), KernelCategory::indexing);
+    // reductions, a norm's reduction
+    EXPECT_EQ(classify_kernel("triton_red_fused_mul_sum_1"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("triton_per_fused_mul_sum_1"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("triton_red_fused_bmm_3"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("triton_per_fused_native_layer_norm_0"), KernelCategory::norm);
+    // templates: GEMM unless a convolution
+    EXPECT_EQ(classify_kernel("triton_tem_fused_mm_0"), KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("triton_tem_fused_convolution_1"), KernelCategory::conv);
+    // a torch trace files the kernel under its own op (PyTorch records the launch as an op of the same name)
+    EXPECT_EQ(torch_category("triton_poi_fused_convolution_relu_3", "triton_poi_fused_convolution_relu_3"), "elementwise");
+}
+
+// cuDNN's FFT convolutions are convolution work, by their cuDNN argument types or their tile names (HTA's
+// AlexNet trace: "void fft2d_r2c_32x32<float, false, 0u, false>(…, cudnn::reduced_divisor, …)"; a TensorFlow
+// profile's "void fft2d_r2c_16x16"); cuFFT's kernels stay FFTs.
+TEST(KernelCategoryFamilies, CudnnFftConvolutionsAreConvolutions) {
+    EXPECT_EQ(classify_kernel("void fft2d_r2c_32x32<float, false, 0u, false>(float2*, float const*, int, int, int, int, int, "
+                              "int, int, int, int, cudnn::reduced_divisor, bool, int2, int, int)"),
+              KernelCategory::conv);
+    EXPECT_EQ(classify_kernel("void fft2d_c2r_32x32<float, false, false, 0u, false, false>(float*, float2 const*, int, int, "
+                              "int, int, int, int, int, int, int, float, float, cudnn::reduced_divisor, bool, float*, float*, "
+                              "int2, int, int)"),
+              KernelCategory::conv);
+    EXPECT_EQ(classify_kernel("void fft2d_r2c_16x16"), KernelCategory::conv);
+    EXPECT_EQ(classify_kernel("void fft2d_c2r_16x16"), KernelCategory::conv);
+    EXPECT_EQ(classify_kernel("void regular_fft<192u, EPT<12u, 16u>, 16u, 2u>(kernel_arguments_t<unsigned int>)"),
+              KernelCategory::fft);
+    EXPECT_EQ(classify_kernel("void vector_fft_c2r<64u>(kernel_arguments_t<unsigned int>)"), KernelCategory::fft);
+}
+
+// cuDNN's kernels by their structure: the CASK offsets kernels of its implicit-GEMM convolutions (a cuDNN
+// namespace, not the one name), its convolution SASS kernels (precision letters glued to "cudnn"), its
+// scaling, layout-transform and persistent-RNN kernels (names from TensorFlow and PyTorch profiles).
+TEST(KernelCategoryFamilies, CudnnKernelsByStructure) {
+    EXPECT_EQ(classify_kernel("cask_cudnn::computeWgradBOffsetsKernel(cask_cudnn::ComputeWgradBOffsetsParams)"),
+              KernelCategory::conv);
+    EXPECT_EQ(classify_kernel("cask_cudnn::computeOffsetsKernel(cask_cudnn::ComputeOffsetsParams)"), KernelCategory::conv);
+    EXPECT_EQ(classify_kernel("volta_scudnn_128x64_relu_interior_nn_v1"), KernelCategory::conv);
+    EXPECT_EQ(classify_kernel("trt_maxwell_scudnn_128x64_relu_interior_nn_v1"), KernelCategory::conv);
+    EXPECT_EQ(classify_kernel("maxwell_scudnn_128x128_stridedB_interior_nn"), KernelCategory::conv);
+    EXPECT_EQ(classify_kernel("cudnn_infer_ampere_scudnn_128x64_relu_xregs_large_nn_v1"), KernelCategory::conv);
+    EXPECT_EQ(classify_kernel("void cudnn::ops::scalePackedTensor_kernel<float, float>(cudnnTensor4dStruct, float*, float)"),
+              KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void RNN_blockPersist_fp_LSTM<float, float, float, 128>(int)"), KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("void tensorTransformGeneric<float, float, float, true, false, false, (cudnnKernelDataType_t)0>("
+                              "cudnnTensorTransformStruct, float const*, float*, float, float, float, float, float*, float "
+                              "const*, bool)"),
+              KernelCategory::indexing);
+    // cuDNN's complex GEMMs are its FFT convolutions' products (a TensorFlow profile's kernel list beside
+    // fft2d_r2c_16x16); a complex GEMM outside cuDNN (cuBLAS's) stays a GEMM
+    EXPECT_EQ(classify_kernel("cudnn_maxwell_gcgemm_64x32_tn_batched"), KernelCategory::conv);
+    EXPECT_EQ(classify_kernel("cudnn_maxwell_cgemm_64x64_tn_batched"), KernelCategory::conv);
+    EXPECT_EQ(classify_kernel("volta_cgemm_32x32_tn"), KernelCategory::gemm);
+}
+
+// Sorts are words: "tensorTransform" holds the letters "sort" (ten-sor-Transform); sort kernels still sort.
+TEST(KernelCategoryFamilies, SortAsAWord) {
+    EXPECT_EQ(classify_kernel("void at::native::bitonicSortKVInPlace<2, -1, 16, 16, float, long>(int)"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void at_cuda_detail::cub::DeviceRadixSortOnesweepKernel<int>"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::sort_postprocess_kernel<long>(long const*, long*)"),
+              KernelCategory::reduce);
+    // a torch trace's kernel names keep their case, so camel-case words count there too
+    EXPECT_EQ(torch_category("void at::native::bitonicSortKVInPlace<2, -1, 16, 16, float, long>(int)", "aten::sort"), "reduce");
+}
+
+// Serving engines' kernels once left in `other` or filed by a word of the phase they serve (vLLM, SGLang,
+// FlashInfer, TensorRT-LLM, FLA / Mamba), and quantized-weight GEMMs.
+TEST(KernelCategoryFamilies, ServingStepsSamplingAndQuantizedGemms) {
+    // preparing the next step's inputs names "prefill" / "decode" but is index work
+    EXPECT_EQ(classify_kernel("_prepare_prefill_inputs_kernel"), KernelCategory::indexing);
+    // (autograd's _NoopSaveInputs prepares nothing: not filed by its "Inputs")
+    EXPECT_EQ(classify_kernel("_NoopSaveInputs"), KernelCategory::other);
+    EXPECT_EQ(classify_kernel("void vllm::advance_step_flashattn_kernel<256, 4>(int, int, int, long*)"),
+              KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("create_extend_after_decode_spec_info"), KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("compute_seg_indptr_triton_kernel"), KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void flashinfer::AppendPagedKVCacheKernel<128u, 8u, __nv_bfloat16, int>(int)"),
+              KernelCategory::indexing);
+    // a top-k over each row of logits, whatever phase
+    EXPECT_EQ(classify_kernel("top_k_per_row_decode"), KernelCategory::reduce);
+    // token sampling and log-probabilities
+    EXPECT_EQ(classify_kernel("_gumbel_sample_kernel"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("_compute_logprobs"), KernelCategory::softmax);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::upsample_bilinear2d_out_frame<float, float>(int)"),
+              KernelCategory::indexing);
+    // linear attention and state-space scans
+    EXPECT_EQ(classify_kernel("chunk_gated_delta_rule_fwd_kernel_h_blockdim64"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("selective_scan_fwd_kernel<Selective_Scan_fwd_kernel_traits<32, 16, 1>>"),
+              KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("_chunk_state_fwd_kernel"), KernelCategory::attention);
+    // quantized-weight GEMMs and their weight repacking
+    EXPECT_EQ(classify_kernel("void marlin::Marlin<__nv_bfloat16, 4, 256, 1, 8, 8, true, true, 8, 0>(int4 const*)"),
+              KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("void gptq_marlin_repack_kernel<256, 4, false>(unsigned int const*)"), KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void mul_mat_q2_K"), KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("void vllm::aqlm::Code1x16MatVec(int4 const*, int4*, int4 const*, int4 const*, int, int)"),
+              KernelCategory::gemm);
+    // DeepGEMM's layout helpers are named by their library, not by a GEMM
+    EXPECT_EQ(classify_kernel("void deep_gemm::transpose_fp32<128u>(float const*, float*, unsigned int)"),
+              KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void deep_gemm::fp8_gemm_kernel<4096u, 7168u, 128u>(float*)"), KernelCategory::gemm);
+    // "gemm" is not the Gemma models' norm (SGLang's op), though CUTLASS's GemmArray is a GEMM
+    EXPECT_EQ(classify_kernel("sgl_kernel::gemma_fused_add_rmsnorm"), KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("void cutlass::Kernel<cutlass::gemm::kernel::GemmArray<float>>(int)"), KernelCategory::gemm);
+    // conversions, Lamport all-reduce buffers, XQA decode attention, RoPE with a cos/sin cache
+    EXPECT_EQ(classify_kernel("void tensorrt_llm::kernels::cvt_fp16_to_fp4<__nv_bfloat16, false>(int, int)"),
+              KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void lamport_initialize_kernel<float>(float*, unsigned long)"), KernelCategory::collective);
+    EXPECT_EQ(classify_kernel("void tensorrt_llm::kernels::xqa::kernel_mha(int)"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("void aiter::rope_cached_positions_2c_fwd_kernel<__hip_bfloat16>(int)"),
+              KernelCategory::elementwise);
+    // MIOpen's local response normalization, hipBLASLt's custom kernels, TensorFlow's layout swaps
+    EXPECT_EQ(classify_kernel("MIOpenLRNAcrossChannels4"), KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("Custom_Cijk_Alik_Bljk_HHS_BH_MT64x32x64"), KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("void tensorflow::functor::SwapDimension1And2InTensor3UsingTiles<unsigned int, 256, 32, 32, "
+                              "false>(unsigned int const*, tensorflow::functor::Dimension<3>, unsigned int*)"),
+              KernelCategory::indexing);
+}
+
+// MoE routing of OpenAI's triton_kernels (gpt-oss in vLLM / SGLang), KV-cache stores named by a verb,
+// MQA logits, SGLang's scaled-mm ops, apex's layer-norm kernels (names from SGLang's profiler-analysis
+// kernel tables and vLLM / SGLang sources).
+TEST(KernelCategoryFamilies, RoutingKvStoresAndMatrixProductsByName) {
+    EXPECT_EQ(classify_kernel("_combined_routing_compute"), KernelCategory::moe);
+    EXPECT_EQ(classify_kernel("_expt_data_memset"), KernelCategory::moe);
+    EXPECT_EQ(classify_kernel("_sum_bitmatrix_rows"), KernelCategory::moe);
+    EXPECT_EQ(classify_kernel("_matmul_ogs_NNT_bf16xbf16xmxfp4_16x256x128x1_swiglu"), KernelCategory::moe);
+    EXPECT_EQ(classify_kernel("store_kvcache"), KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("set_mla_kv_buffer_kernel"), KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("_fwd_kernel_destindex_copy_kv"), KernelCategory::indexing);
+    // attention kernels that name the KV cache without a store verb stay attention; MLA metadata too
+    EXPECT_EQ(classify_kernel("void flashinfer::BatchPrefillWithPagedKVCacheKernel<(flashinfer::MaskMode)1>(Params)"),
+              KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("void aiter::kn_get_mla_metadata_v1(int)"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("void deep_gemm::sm100_fp8_mqa_logits<64u>(int)"), KernelCategory::attention);
+    // "mm" as a word is a matrix product; inside a word it is not
+    EXPECT_EQ(classify_kernel("sgl_kernel::fp8_scaled_mm"), KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("_C::cutlass_scaled_mm"), KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("void submmap_copy_kernel(int)"), KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::cuComputeGradInput<float, float, float>(float const*)"),
+              KernelCategory::norm);
 }

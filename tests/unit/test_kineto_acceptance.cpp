@@ -276,3 +276,46 @@ TEST(KinetoAcceptance, SglangGemmRowsAgreeWithTraceLens) {
 }
 
 }  // namespace
+
+namespace {
+
+// A ROCm 7 trace from TraceLens's eval suite (tests/data/corpus/torch-trace/, with its .src.txt): ten fp32
+// adds of two transposed [8192, 8192] views on an MI300X, hipLaunchKernel and "[clone .kd]" kernel names.
+TEST(KinetoAcceptance, Rocm7TransposedAddIsCostedFromItsShapes) {
+    const Summary s =
+        summarize(read_kineto(std::string(BWACCT_TEST_DATA) +
+                              "/corpus/torch-trace/tracelens_eval_mi300x_rocm7_aten_add_transposed_strides_excerpt.json"));
+    ASSERT_EQ(s.groups.size(), 1u);
+    const Group& g = s.groups[0];
+    EXPECT_EQ(g.calls, 10u);
+    // read 2·8192·8192·4 = 536,870,912 B, write 8192·8192·4 = 268,435,456 B; 1 FLOP per element = 67,108,864
+    EXPECT_EQ(g.what.cost.bytes_read, 536870912u);
+    EXPECT_EQ(g.what.cost.bytes_written, 268435456u);
+    EXPECT_EQ(g.what.cost.flops, 67108864u);
+    // the ten kernels' durations: 430.922 + 435.128 + 428.238 + 401.759 + 404.002 + 414.177 + 420.627 +
+    // 420.547 + 430.441 + 424.353 = 4210.194 µs
+    EXPECT_NEAR(g.kernel_us, 4210.194, 1e-6);
+    EXPECT_EQ(s.uncosted_kernels, 0u);
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_EQ(s.kernels[0].category, Category::elementwise);
+}
+
+// The same suite's SDPA trace (first call of ten): AOTriton's attn_fwd.kd under aten::_flash_attention_forward.
+TEST(KinetoAcceptance, Rocm7AotritonSdpaIsCostedAsFlashAttention) {
+    const Summary s =
+        summarize(read_kineto(std::string(BWACCT_TEST_DATA) +
+                              "/corpus/torch-trace/tracelens_eval_mi300x_rocm7_sdpa_aotriton_attn_fwd_s32768_excerpt.json"));
+    ASSERT_EQ(s.groups.size(), 1u);
+    const Group& g = s.groups[0];
+    EXPECT_EQ(g.what.op, "aten::_flash_attention_forward");
+    EXPECT_EQ(g.what.category, Category::attention);
+    // non-causal: 4·B·H·Sq·Sk·D = 4·1·32·32768·32768·128 = 17,592,186,044,416 FLOPs
+    EXPECT_EQ(g.what.cost.flops, 17592186044416u);
+    // q, k, v read: 3·32768·32·128·2 B = 805,306,368 B; the output written: 268,435,456 B
+    EXPECT_EQ(g.what.cost.bytes_read, 805306368u);
+    EXPECT_EQ(g.what.cost.bytes_written, 268435456u);
+    EXPECT_NEAR(g.kernel_us, 85232.206, 1e-6);
+    EXPECT_EQ(s.uncosted_kernels, 0u);
+}
+
+}  // namespace

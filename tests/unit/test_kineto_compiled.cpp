@@ -36,9 +36,36 @@ TEST(KinetoCompiled, ReductionKernelIsReduce) {
     EXPECT_EQ(c->cost.bytes_written, 16u);
 }
 
+TEST(KinetoCompiled, GemmTemplatesTakeTheGemmFormula) {
+    // triton_tem_fused_mm_0(arg_A bf16 [64, 128], arg_B bf16 [128, 256], out bf16 [64, 256]): M = 64, K = 128,
+    // N = 256; FLOPs 2·64·256·128 = 4,194,304; read 64·128·2 + 128·256·2 = 16,384 + 65,536 = 81,920 B;
+    // written 64·256·2 = 32,768 B.
+    const auto mm = cost_cpu_op("triton_tem_fused_mm_0", op_of({{64, 128}, {128, 256}, {64, 256}}, {bf, bf, bf}));
+    ASSERT_TRUE(mm);
+    EXPECT_EQ(mm->category, Category::gemm);
+    EXPECT_EQ(mm->cost.flops, 4194304u);
+    EXPECT_EQ(mm->cost.bytes_read, 81920u);
+    EXPECT_EQ(mm->cost.bytes_written, 32768u);
+    // addmm's template takes the bias first (in_ptr0 [256]): read 81,920 + 256·2 = 82,432 B.
+    const auto addmm =
+        cost_cpu_op("triton_tem_fused_addmm_0", op_of({{256}, {64, 128}, {128, 256}, {64, 256}}, {bf, bf, bf, bf}));
+    ASSERT_TRUE(addmm);
+    EXPECT_EQ(addmm->cost.flops, 4194304u);
+    EXPECT_EQ(addmm->cost.bytes_read, 82432u);
+    // bmm [4, 64, 32] · [4, 32, 16] → [4, 64, 16] fp32: FLOPs 2·4·64·16·32 = 262,144.
+    const auto bmm =
+        cost_cpu_op("triton_tem_fused_bmm_0", op_of({{4, 64, 32}, {4, 32, 16}, {4, 64, 16}}, {"float", "float", "float"}));
+    ASSERT_TRUE(bmm);
+    EXPECT_EQ(bmm->cost.flops, 262144u);
+}
+
 TEST(KinetoCompiled, TemplatesScalarsAndOtherOpsAreNotCosted) {
-    const CpuOp mm = op_of({{64, 128}, {128, 256}, {64, 256}}, {bf, bf, bf});
-    EXPECT_FALSE(cost_cpu_op("triton_tem_fused_mm_0", mm));  // a GEMM template: bytes alone would mislead
+    // K of A does not meet K of B, or the output is not M×N: no GEMM shown, no formula (bytes alone would mislead)
+    EXPECT_FALSE(cost_cpu_op("triton_tem_fused_mm_0", op_of({{64, 128}, {64, 256}, {64, 256}}, {bf, bf, bf})));
+    EXPECT_FALSE(cost_cpu_op("triton_tem_fused_mm_0", op_of({{64, 128}, {128, 256}, {32, 256}}, {bf, bf, bf})));
+    // a convolution template
+    EXPECT_FALSE(cost_cpu_op("triton_tem_fused_convolution_0",
+                             op_of({{2, 3, 32, 32}, {16, 3, 3, 3}, {2, 16, 30, 30}}, {"float", "float", "float"})));
     const CpuOp scalars = op_of({{}, {}}, {"Scalar", "Scalar"});
     EXPECT_FALSE(cost_cpu_op("triton_poi_fused_0", scalars));
 }

@@ -592,4 +592,70 @@ TEST(KinetoOpsMore, GridSamplerAndIm2col) {
     EXPECT_EQ(c2i->category, Category::conv);
 }
 
+// Ops that launch kernels and had no formula: composite dropout in training, glu, dot, multinomial,
+// searchsorted / bucketize, pixel and channel shuffles, repeat_interleave by an int.
+TEST(KinetoOpsMore, DropoutGluDotSamplingSearchAndShuffles) {
+    // dropout(bf16 [8, 128], 0.1, True) launching its kernel itself: as native_dropout, read 2048 B,
+    // write 2048 + 1024 (mask) = 3072 B, 2048 FLOPs; in eval (False) no formula (it launches nothing).
+    const auto d = cost_cpu_op("aten::dropout", op_of({{8, 128}, {}, {}}, {bf, "Scalar", "Scalar"}, {"", "0.1", "True"}), "");
+    ASSERT_TRUE(d);
+    EXPECT_EQ(d->cost.bytes_read, 2048u);
+    EXPECT_EQ(d->cost.bytes_written, 3072u);
+    EXPECT_EQ(d->cost.flops, 2048u);
+    EXPECT_FALSE(cost_cpu_op("aten::dropout", op_of({{8, 128}, {}, {}}, {bf, "Scalar", "Scalar"}, {"", "0.1", "False"}), ""));
+    // an older trace without Concrete Inputs: a dropout that launched a kernel was training
+    EXPECT_TRUE(cost_cpu_op("aten::dropout", op_of({{8, 128}, {}, {}}, {bf, "Scalar", "Scalar"}), ""));
+    // glu(fp32 [8, 1024], -1): read 8192·4 = 32,768 B; write 4096·4 = 16,384 B; 5·4096 = 20,480 FLOPs.
+    const auto g = cost_cpu_op("aten::glu", op_of({{8, 1024}, {}}, {"float", "Scalar"}, {"", "-1"}), "");
+    ASSERT_TRUE(g);
+    EXPECT_EQ(g->cost.bytes_read, 32768u);
+    EXPECT_EQ(g->cost.bytes_written, 16384u);
+    EXPECT_EQ(g->cost.flops, 20480u);
+    // glu over dim 0 of [3, 4]: an odd length cannot be halved: no formula.
+    EXPECT_FALSE(cost_cpu_op("aten::glu", op_of({{3, 4}, {}}, {"float", "Scalar"}, {"", "0"}), ""));
+    // dot(fp32 [1024], fp32 [1024]): read 2·4096 = 8,192 B; write 4 B; 2·1024 = 2,048 FLOPs.
+    const auto dt = cost_cpu_op("aten::dot", op_of({{1024}, {1024}}, {"float", "float"}), "");
+    ASSERT_TRUE(dt);
+    EXPECT_EQ(dt->cost.bytes_read, 8192u);
+    EXPECT_EQ(dt->cost.bytes_written, 4u);
+    EXPECT_EQ(dt->cost.flops, 2048u);
+    // multinomial(fp32 [8, 1024], 2, False): read 32,768 B; write 8·2 int64 = 128 B; 8192 FLOPs (the scan).
+    const auto m = cost_cpu_op("aten::multinomial",
+                               op_of({{8, 1024}, {}, {}, {}}, {"float", "Scalar", "Scalar", ""}, {"", "2", "False", ""}), "");
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->cost.bytes_read, 32768u);
+    EXPECT_EQ(m->cost.bytes_written, 128u);
+    EXPECT_EQ(m->cost.flops, 8192u);
+    // searchsorted(sorted fp32 [1024], values fp32 [64], out_int32 False, right False): read 4096 + 256 =
+    // 4,352 B; write 64 int64 = 512 B; with out_int32 True 64·4 = 256 B.
+    const auto ss = cost_cpu_op(
+        "aten::searchsorted",
+        op_of({{1024}, {64}, {}, {}, {}, {}}, {"float", "float", "Scalar", "Scalar", "", ""}, {"", "", "False", "False", "", ""}),
+        "");
+    ASSERT_TRUE(ss);
+    EXPECT_EQ(ss->cost.bytes_read, 4352u);
+    EXPECT_EQ(ss->cost.bytes_written, 512u);
+    EXPECT_EQ(ss->cost.flops, 0u);
+    // bucketize(values fp32 [64], boundaries fp32 [1024], out_int32 True, right False): write 64·4 = 256 B.
+    const auto bk = cost_cpu_op(
+        "aten::bucketize", op_of({{64}, {1024}, {}, {}}, {"float", "float", "Scalar", "Scalar"}, {"", "", "True", "False"}), "");
+    ASSERT_TRUE(bk);
+    EXPECT_EQ(bk->cost.bytes_read, 4352u);
+    EXPECT_EQ(bk->cost.bytes_written, 256u);
+    // pixel_shuffle(fp32 [2, 16, 8, 8], 2): read and write 2048·4 = 8,192 B, 0 FLOPs.
+    const auto ps = cost_cpu_op("aten::pixel_shuffle", op_of({{2, 16, 8, 8}, {}}, {"float", "Scalar"}, {"", "2"}), "");
+    ASSERT_TRUE(ps);
+    EXPECT_EQ(ps->cost.bytes_read, 8192u);
+    EXPECT_EQ(ps->cost.bytes_written, 8192u);
+    EXPECT_EQ(ps->category, Category::indexing);
+    // repeat_interleave(bf16 [8, 128], 3, 0): read 2048 B, write 3·2048 = 6,144 B; a tensor of repeats: no formula.
+    const auto ri = cost_cpu_op("aten::repeat_interleave",
+                                op_of({{8, 128}, {}, {}, {}}, {bf, "Scalar", "Scalar", ""}, {"", "3", "0", ""}), "");
+    ASSERT_TRUE(ri);
+    EXPECT_EQ(ri->cost.bytes_read, 2048u);
+    EXPECT_EQ(ri->cost.bytes_written, 6144u);
+    EXPECT_FALSE(cost_cpu_op("aten::repeat_interleave",
+                             op_of({{8, 128}, {8}, {}, {}}, {bf, "long int", "Scalar", ""}, {"", "", "0", ""}), ""));
+}
+
 }  // namespace
