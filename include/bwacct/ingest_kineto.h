@@ -224,6 +224,9 @@ struct Trace {
     // a shape (op_has_shapes; profiled with record_shapes=True).
     std::uint64_t ops_read = 0;
     bool ops_have_dims = false;
+    // GPU activities paired with their launch by a shared External id, the trace having no correlation ids
+    // (correlate_by_external_id).
+    std::uint64_t correlated_by_external_id = 0;
 };
 
 // The bound on a trace's JSON (after decompression): far above any real profile (a long training
@@ -233,6 +236,12 @@ constexpr std::uint64_t kMaxTraceBytes = 8ull << 30;  // 8 GiB
 // The name of the GPU the trace's activities ran on: the "deviceProperties" entry whose id is the
 // device most GPU activities name (the first entry when none matches); "" without entries.
 std::string trace_gpu_name(const Trace& t);
+
+// A trace without any correlation id whose launches each carry a distinct External id, and whose every GPU
+// activity carries one of those (a ROCm profiler path: the runtime's numbering, not the ops'): those ids
+// are made the correlation ids, pairing each activity with its launch. Returns the activities paired (0:
+// the trace is left as it is). The reader runs it on every trace.
+std::uint64_t correlate_by_external_id(Trace& t);
 
 // How many times the reader reads the document. one: every event as it comes (every CPU op held until
 // the launches are read). two: the first read keeps all but the CPU ops; the second parses only the CPU

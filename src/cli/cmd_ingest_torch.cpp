@@ -319,6 +319,11 @@ int run(const Args& args, const Env& env) {
     if (trace.string_times > 0)
         r.notes.push_back(fmt::format("{} events gave \"ts\" or \"dur\" as a string holding a number; read as that number",
                                       trace.string_times));
+    if (trace.correlated_by_external_id > 0)
+        r.notes.push_back(fmt::format(
+            "the trace has no correlation ids: {} GPU activities paired with their launch by the External id both carry "
+            "(the runtime's numbering, not the ops'), the launches with their op by time",
+            trace.correlated_by_external_id));
     r.notes.push_back(
         "records: one per (op, shape, dtype); bytes and FLOPs of ONE call, time = kernel time per call "
         "(sum of the op's kernels / calls)");

@@ -810,6 +810,7 @@ Trace parse(const std::function<JsonElements::Read()>& open, const std::string& 
                                              "\"gpu_memcpy\", \"gpu_memset\"): {}; {}",
                                              t.events, what, fix));
     }
+    correlate_by_external_id(t);
     if (passes == ReadPasses::two) {
         drop_idle_calls(t);
         const std::optional<OpFilter> keep = OpFilter::of(t);

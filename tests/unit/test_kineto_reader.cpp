@@ -294,6 +294,42 @@ TEST(KinetoLink, ExternalIdThenCorrelationThenContainment) {
     EXPECT_EQ(l.parent[2], -1);  // another thread
 }
 
+// A ROCm profiler path writes no correlation id: each launch and its kernel share an External id of the
+// runtime's own numbering (30, 31 here), not the op's (7). Read as correlation ids, they pair each kernel
+// with its launch, and the launch lies in the op in time. With one correlation id anywhere, or a launch id
+// given twice, the trace is left as it is.
+TEST(KinetoLink, SharedExternalIdsStandForMissingCorrelationIds) {
+    const std::string text = R"({"traceEvents": [
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":100,"args":{"External id":7}},
+      {"ph":"X","cat":"cpu_op","name":"aten::ones","pid":1,"tid":1,"ts":200,"dur":10,"args":{"External id":30}},
+      {"ph":"X","cat":"cuda_runtime","name":"hipExtModuleLaunchKernel","pid":1,"tid":1,"ts":10,"dur":1,"args":{"External id":30}},
+      {"ph":"X","cat":"cuda_runtime","name":"hipExtModuleLaunchKernel","pid":1,"tid":1,"ts":20,"dur":1,"args":{"External id":31}},
+      {"ph":"X","cat":"kernel","name":"Cijk_GSU2","pid":2,"tid":0,"ts":300,"dur":5,"args":{"External id":30}},
+      {"ph":"X","cat":"kernel","name":"Cijk_B_PostGSU2","pid":2,"tid":0,"ts":306,"dur":1,"args":{"External id":31}}
+    ]})";
+    for (const ReadPasses passes : {ReadPasses::one, ReadPasses::two}) {
+        Trace t = parse_kineto(text, "rocm.json", passes);
+        EXPECT_EQ(t.correlated_by_external_id, 2u);
+        drop_idle_ops(t);
+        const Links l = link_activities(t);
+        ASSERT_EQ(l.op.size(), 2u);
+        // Both kernels belong to aten::mm (the op holding both launches in time). The first kernel's id also names
+        // aten::ones, which does not hold its launch: passed over (ids_not_enclosing), as for any such id.
+        for (std::size_t i = 0; i < 2; ++i) {
+            ASSERT_GE(l.op[i], 0);
+            EXPECT_EQ(t.names[t.ops[static_cast<std::size_t>(l.op[i])].name], "aten::mm");
+        }
+    }
+    // One correlation id in the trace: the ids are the ops' (Kineto's usual form), nothing is changed.
+    std::string with_corr = text;
+    with_corr.replace(with_corr.find(R"({"External id":31}})"), 19, R"({"External id":31,"correlation":5}})");
+    EXPECT_EQ(parse_kineto(with_corr, "c.json").correlated_by_external_id, 0u);
+    // A launch id given twice cannot pair one kernel with one launch: nothing is changed.
+    std::string twice = text;
+    twice.replace(twice.find(R"("ts":20,"dur":1,"args":{"External id":31})"), 41, R"("ts":20,"dur":1,"args":{"External id":30})");
+    EXPECT_EQ(parse_kineto(twice, "t.json").correlated_by_external_id, 0u);
+}
+
 // Ids given more than once (the id maps are sorted arrays, docs/ingest.md "Performance"): among ops
 // sharing an External id the latest start wins, the later in the file on equal starts; among launches
 // sharing a correlation id the first in the file names the op.

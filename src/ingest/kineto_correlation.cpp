@@ -1,0 +1,44 @@
+// Launches and GPU activities paired by a shared External id when the trace has no correlation ids
+// (docs/ingest.md, "Linking"). Kineto writes a "correlation" arg on every runtime call and GPU activity;
+// some ROCm profiler paths (a gfx942 trace of TraceLens's eval suite) write none: each launch and its
+// kernel carry the same "External id" instead, of the runtime's own numbering (the ac2g flow has that id
+// too), not the id of the op that launched them. Read as correlation ids, those pair each kernel with its
+// launch, and the launch finds its op by time containment as any launch does. The External ids stay: an
+// activity's id that names an op not holding its launch is passed over by the linking (ids_not_enclosing).
+#include <algorithm>
+#include <vector>
+
+#include "bwacct/ingest_kineto.h"
+
+namespace bwacct::kineto {
+
+std::uint64_t correlate_by_external_id(Trace& t) {
+    const auto has_correlation = [](const auto& e) { return e.correlation >= 0; };
+    if (t.launches.empty() || std::any_of(t.launches.begin(), t.launches.end(), has_correlation) ||
+        std::any_of(t.activities.begin(), t.activities.end(), has_correlation))
+        return 0;
+    // The launches' ids must name one launch each, and every activity's id one of them: then the ids pair
+    // launches and activities as correlation ids would. Otherwise nothing is changed.
+    std::vector<std::int64_t> ids;
+    ids.reserve(t.launches.size());
+    for (const Launch& l : t.launches)
+        if (l.external_id >= 0)
+            ids.push_back(l.external_id);
+    std::sort(ids.begin(), ids.end());
+    if (std::adjacent_find(ids.begin(), ids.end()) != ids.end())
+        return 0;
+    std::uint64_t paired = 0;
+    for (const GpuActivity& a : t.activities) {
+        if (a.external_id < 0 || !std::binary_search(ids.begin(), ids.end(), a.external_id))
+            return 0;
+        ++paired;
+    }
+    for (Launch& l : t.launches)
+        l.correlation = l.external_id;
+    for (GpuActivity& a : t.activities)
+        a.correlation = a.external_id;
+    t.correlated_by_external_id = paired;
+    return paired;
+}
+
+}  // namespace bwacct::kineto
