@@ -27,6 +27,8 @@ using u64 = std::uint64_t;
 // 1 + s is on the [B, D] row); gated residual x + y·g 2; RoPE 3 (a complex multiply, 6 FLOPs, per
 // pair of elements).
 constexpr u64 kGeluFlops = 9;
+// GELU erf form 0.5·x·(1 + erf(x/√2)), counted as the tanh form is: ·(1/√2), erf, + 1, ·x, ·0.5 = 5.
+constexpr u64 kGeluErfFlops = 5;
 constexpr u64 kSiluFlops = 4;
 constexpr u64 kModulateFlops = 2;
 constexpr u64 kGateFlops = 2;
@@ -71,6 +73,33 @@ struct DitBuilder {
         d.outputs = 1;
         d.flops_per_elem = flops_per_elem;
         add(name, part, fmt::format("{} [{}, {}]", what, rows, cols), elementwise_cost(d));
+    }
+
+    // A copy of [rows, cols] (torch.cat / torch.stack): read once, written once, no FLOPs.
+    void copy(const std::string& name, u64 rows, u64 cols, u64 launches = 1) {
+        const Exact n = Exact(rows) * Exact(cols);
+        Cost c;
+        c.unit = Unit::vector;
+        c.compute_dtype = run.dtype;
+        c.bytes_read = bytes(n).value();
+        c.bytes_written = bytes(n).value();
+        c.launches = launches;
+        c.terms.push_back(detail::term("bytes", "2·b·rows·cols", fmt::format("2·b·{}·{}", rows, cols), Exact(c.bytes())));
+        add(name, OpPart::embedding, fmt::format("copy [{}, {}]", rows, cols), c);
+    }
+
+    // x + p over [rows, cols] with a parameter p of [param_rows, cols] broadcast over the batch: 1 FLOP per element.
+    void broadcast_add(const std::string& name, u64 rows, u64 cols, u64 param_rows) {
+        const Exact n = Exact(rows) * Exact(cols), p = Exact(param_rows) * Exact(cols);
+        Cost c;
+        c.unit = Unit::vector;
+        c.compute_dtype = run.dtype;
+        c.flops = n.value();
+        c.bytes_read = bytes(n + p).value();
+        c.bytes_written = bytes(n).value();
+        c.terms.push_back(detail::term("bytes", "b·(2·rows·cols + param_rows·cols)",
+                                       fmt::format("b·(2·{}·{} + {}·{})", rows, cols, param_rows, cols), Exact(c.bytes())));
+        add(name, OpPart::embedding, fmt::format("[{}, {}] + [{}, {}]", rows, cols, param_rows, cols), c);
     }
 
     // An elementwise op over [T, D] that also reads `row_vectors` rows of [B, D] (shift, scale, gate).
@@ -194,16 +223,25 @@ void validate_dit(const TransformerConfig& cfg, const LayerRun& run) {
         throw InputError("--ep", "applies to mixture-of-experts models only (a diffusion transformer has no experts)");
     if (dit_text_tokens(cfg, run) == 0)
         throw InputError("--text-tokens", "must be a positive integer (the text tokens of the cross-attention)");
+    if (cfg.dit && cfg.dit->vace_blocks != 0 && run.pp > 1)
+        throw InputError("--pp", "is not modelled for a VACE model (its context blocks feed hints to blocks on every stage)");
     if (run.dit.steps == 0)
         throw InputError("--steps", "must be a positive integer (denoising steps per chunk)");
     (void)(Exact(run.batch) * Exact(run.seq) * Exact(cfg.ffn));  // throws OverflowError when the sizes overflow
 }
 
-std::vector<LayerOp> dit_block_ops(const TransformerConfig& cfg, const LayerRun& run) {
+std::uint64_t dit_block_count(const TransformerConfig& cfg, DitBlock kind) {
+    const u64 vace = cfg.dit ? cfg.dit->vace_blocks : 0;
+    return kind == DitBlock::main ? cfg.layers - vace : vace;
+}
+
+std::vector<LayerOp> dit_block_ops(const TransformerConfig& cfg, const LayerRun& run, DitBlock kind) {
     validate_dit(cfg, run);
     DitBuilder b{cfg, run, {}};
+    const DitConfig dc = cfg.dit.value_or(DitConfig{});
     const u64 t = run.tokens(), d = cfg.hidden, dl = cfg.hidden / run.tp, f = cfg.ffn / run.tp;
     const u64 text_rows = (Exact(run.batch) * Exact(dit_text_tokens(cfg, run))).value();
+    const u64 image_rows = (Exact(run.batch) * Exact(dc.image_tokens)).value();
 
     b.modulation("modulation", 6);
     // Self-attention branch.
@@ -222,7 +260,16 @@ std::vector<LayerOp> dit_block_ops(const TransformerConfig& cfg, const LayerRun&
     b.gemm("cross_q_proj", OpPart::attention, t, d, dl);
     b.gemm("cross_kv_proj", OpPart::attention, text_rows, d, 2 * dl);
     b.qk_norm("cross_qk_norm", t + text_rows, dl);
+    // Image cross-attention (Wan2.1 i2v, flf2v: WanI2VCrossAttention): the same q over the CLIP tokens' keys and
+    // values (k_img, v_img; k_img RMSNorm), the two attention outputs added before o.
+    if (image_rows != 0) {
+        b.gemm("cross_kv_img_proj", OpPart::attention, image_rows, d, 2 * dl);
+        b.qk_norm("cross_k_img_norm", image_rows, dl);
+        b.attention("image_attention", dc.image_tokens);
+    }
     b.attention("cross_attention", dit_text_tokens(cfg, run));
+    if (image_rows != 0)
+        b.elementwise("cross_img_add", OpPart::attention, "x + img_x", t, dl, 2, 1);
     b.gemm("cross_out_proj", OpPart::attention, t, dl, d);
     b.reduce_out("cross_attn_out");
     b.elementwise("cross_residual", OpPart::residual, "x + branch", t, d, 2, 1);
@@ -234,6 +281,12 @@ std::vector<LayerOp> dit_block_ops(const TransformerConfig& cfg, const LayerRun&
     b.gemm("ffn_down", OpPart::mlp, t, f, d);
     b.reduce_out("mlp_out");
     b.modulated("gate_residual2", OpPart::residual, "x + y·gate", 2, 1, kGateFlops);
+    // VACE: a context block's after_proj (its hint; [T, D] replicated on every TP rank, as the block's output is),
+    // or a main block's x + hint · context_scale (BaseWanAttentionBlock).
+    if (kind == DitBlock::vace)
+        b.gemm("vace_after_proj", OpPart::residual, t, d, d);
+    if (kind == DitBlock::hinted)
+        b.elementwise("vace_hint_add", OpPart::residual, "x + hint·scale", t, d, 2, kGateFlops);
     return std::move(b.ops);
 }
 
@@ -266,6 +319,21 @@ std::vector<LayerOp> dit_edge_ops(const TransformerConfig& cfg, const LayerRun& 
     b.gemm("text_embedding_fc1", OpPart::embedding, text_rows, dc.text_dim, d);
     b.elementwise("text_gelu", OpPart::embedding, "gelu_tanh", text_rows, d, 1, kGeluFlops);
     b.gemm("text_embedding_fc2", OpPart::embedding, text_rows, d, d);
+    // Image embedding (i2v, flf2v: img_emb = MLPProj(image_dim, D)): flf2v first adds emb_pos to both images'
+    // tokens; LayerNorm (γ, β), Linear(C, C), GELU (erf form), Linear(C, D), LayerNorm (γ, β); then the context
+    // [B, N_img + L, D] is concatenated (a copy of both parts).
+    const u64 image_rows = (Exact(run.batch) * Exact(dc.image_tokens)).value();
+    if (image_rows != 0) {
+        const u64 c = dc.image_dim;
+        if (dc.image_pos_emb)
+            b.broadcast_add("img_emb_pos", image_rows, c, dc.image_tokens);
+        b.norm("img_emb_norm1", NormKind::layernorm, image_rows, c);
+        b.gemm("img_emb_fc1", OpPart::embedding, image_rows, c, c);
+        b.elementwise("img_emb_gelu", OpPart::embedding, "gelu (erf)", image_rows, c, 1, kGeluErfFlops);
+        b.gemm("img_emb_fc2", OpPart::embedding, image_rows, c, d);
+        b.norm("img_emb_norm2", NormKind::layernorm, image_rows, d);
+        b.copy("context_concat", image_rows + text_rows, d);
+    }
     // Timestep: sinusoid (freq_dim) → Linear, SiLU, Linear → e_t; SiLU, Linear(D, 6D) → the six rows.
     // Once per sample (Wan2.1), or per token (Wan2.2: E = T rows).
     const u64 e = b.e_rows();
@@ -274,6 +342,21 @@ std::vector<LayerOp> dit_edge_ops(const TransformerConfig& cfg, const LayerRun& 
     b.gemm("time_embedding_fc2", OpPart::embedding, e, d, d);
     b.elementwise("time_proj_silu", OpPart::embedding, "silu", e, d, 1, kSiluFlops);
     b.gemm("time_projection", OpPart::embedding, e, d, 6 * d);
+    // VACE (VaceWanModel.forward_vace): vace_patch_embedding (Conv3d(vace_in_dim → D), as the patch embedding),
+    // block 0's before_proj(c) + x, and the hints: each context block i (0-based) torch.stacks its i earlier hints,
+    // its own and c ((i + 2) copies of [T, D]): Σ over n blocks = n(n + 3)/2 copies, read and written.
+    if (dc.vace_blocks != 0) {
+        ConvDesc vc = conv;
+        vc.in_channels = dc.vace_in_channels;
+        b.add("vace_patch_embedding", OpPart::embedding,
+              fmt::format("conv3d {}→{} kernel = stride = {}×{}×{} → {} tokens", dc.vace_in_channels, d, dc.patch[0], dc.patch[1],
+                          dc.patch[2], t),
+              conv_cost(vc));
+        b.gemm("vace_before_proj", OpPart::embedding, t, d, d);
+        b.elementwise("vace_before_add", OpPart::embedding, "before_proj(c) + x", t, d, 2, 1);
+        const u64 n = dc.vace_blocks;
+        b.copy("vace_hint_stack", (Exact(n * (n + 3) / 2) * Exact(t)).value(), d, n);
+    }
     // Head: modulation (2 rows), LayerNorm, modulate, Linear(D, prod(patch)·out).
     b.modulation("head_modulation", 2);
     b.norm("head_norm", NormKind::layernorm, t, d);
@@ -296,11 +379,22 @@ ParamCount dit_param_count(const TransformerConfig& cfg) {
     p.attention = Exact(2) * one_attention;                                   // self + cross
     p.mlp = linear(d, f) + linear(f, d);                                      // ffn
     p.norms = (dc.cross_attn_norm ? Exact(2) * d : Exact(0)) + Exact(6) * d;  // norm3 (γ, β) + modulation
+    if (dc.image_tokens != 0) {
+        const Exact c(dc.image_dim);
+        p.attention += Exact(2) * linear(d, d) + d;  // k_img, v_img + norm_k_img
+        // img_emb: LayerNorm(C), Linear(C, C), Linear(C, D), LayerNorm(D) (+ flf2v's emb_pos [N_img, C]).
+        p.embedding += Exact(2) * c + linear(c, c) + linear(c, d) + Exact(2) * d +
+                       (dc.image_pos_emb ? Exact(dc.image_tokens) * c : Exact(0));
+    }
     p.per_layer = p.attention + p.mlp + p.norms;
     p.final_norm = Exact(0);                                                      // the head's LayerNorm has no affine
     p.lm_head = linear(d, patch_volume * Exact(dc.out_channels)) + Exact(2) * d;  // head Linear + its modulation
     p.dense_layers = cfg.layers;
-    p.total = p.embedding + Exact(cfg.layers) * p.per_layer + p.lm_head;
+    // VACE: n context blocks (a block + after_proj each), block 0's before_proj, vace_patch_embedding.
+    if (dc.vace_blocks != 0)
+        p.dit_vace = Exact(dc.vace_blocks) * (p.per_layer + linear(d, d)) + linear(d, d) +
+                     Exact(dc.vace_in_channels) * patch_volume * d + d;
+    p.total = p.embedding + Exact(cfg.layers) * p.per_layer + p.lm_head + p.dit_vace;
     p.active = p.total;
     return p;
 }
