@@ -32,6 +32,9 @@ struct DitConfig {
     // hint is added to the output of main block vace_layers[i]. 0 = no VACE.
     std::uint64_t vace_blocks = 0;
     std::uint64_t vace_in_channels = 0;  // vace_in_dim: channels into vace_patch_embedding
+    // Wan's VaceWanAttentionBlock torch.stacks the hints so far with its own after every context block (copies);
+    // diffusers' WanVACETransformer3DModel keeps them in a list (no copies).
+    bool vace_stacked_hints = true;
 };
 
 // A diffusion run: the video tokens are LayerRun::seq (one forward over one chunk's latent tokens).

@@ -843,6 +843,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             const std::string cls = doc.at("_class_name").get<std::string>();
             TransformerConfig w = parse_wan_config(wan_from_diffusers(top).dump(), origin);
             wan_image_branch(top, w);
+            w.dit->vace_stacked_hints = false;  // diffusers keeps the VACE hints in a list
             w.name = fmt::format("{} ({})", cls,
                                  w.dit->vace_blocks != 0   ? "vace"
                                  : w.dit->image_pos_emb    ? "flf2v"

@@ -343,8 +343,9 @@ std::vector<LayerOp> dit_edge_ops(const TransformerConfig& cfg, const LayerRun& 
     b.elementwise("time_proj_silu", OpPart::embedding, "silu", e, d, 1, kSiluFlops);
     b.gemm("time_projection", OpPart::embedding, e, d, 6 * d);
     // VACE (VaceWanModel.forward_vace): vace_patch_embedding (Conv3d(vace_in_dim → D), as the patch embedding),
-    // block 0's before_proj(c) + x, and the hints: each context block i (0-based) torch.stacks its i earlier hints,
-    // its own and c ((i + 2) copies of [T, D]): Σ over n blocks = n(n + 3)/2 copies, read and written.
+    // block 0's before_proj(c) + x, and (Wan's reference) the hints: each context block i (0-based) torch.stacks its
+    // i earlier hints, its own and c ((i + 2) copies of [T, D]): Σ over n blocks = n(n + 3)/2 copies, read and
+    // written (diffusers keeps them in a list: no copies).
     if (dc.vace_blocks != 0) {
         ConvDesc vc = conv;
         vc.in_channels = dc.vace_in_channels;
@@ -355,7 +356,8 @@ std::vector<LayerOp> dit_edge_ops(const TransformerConfig& cfg, const LayerRun& 
         b.gemm("vace_before_proj", OpPart::embedding, t, d, d);
         b.elementwise("vace_before_add", OpPart::embedding, "before_proj(c) + x", t, d, 2, 1);
         const u64 n = dc.vace_blocks;
-        b.copy("vace_hint_stack", (Exact(n * (n + 3) / 2) * Exact(t)).value(), d, n);
+        if (dc.vace_stacked_hints)
+            b.copy("vace_hint_stack", (Exact(n * (n + 3) / 2) * Exact(t)).value(), d, n);
     }
     // Head: modulation (2 rows), LayerNorm, modulate, Linear(D, prod(patch)·out).
     b.modulation("head_modulation", 2);

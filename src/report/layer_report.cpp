@@ -662,7 +662,8 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
         r.notes.push_back(fmt::format(
             "VACE: the model floor also runs {0} context blocks (a block + after_proj each) and adds a hint to {0} of the {1} "
             "blocks (x + hint·scale): their ops are listed under \"layer (vace context block)\" and \"layer (block with a "
-            "VACE hint)\" in --format json; vace_patch_embedding, before_proj and the hints' torch.stack copies are once per "
+            "VACE hint)\" in --format json; vace_patch_embedding, before_proj and (Wan's VaceWanModel) the hints' torch.stack "
+            "copies are once per "
             "forward",
             config.dit->vace_blocks, config.layers));
     if (run.phase == Phase::training)

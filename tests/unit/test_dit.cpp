@@ -353,6 +353,8 @@ TEST(Dit, Wan21Vace13bDiffusersConfig) {
     // total: Wan2.1-T2V-1.3B's 1,418,996,800 + 734,975,232 = 2,153,972,032
     EXPECT_EQ(param_count(c).dit_vace.value(), 734975232ull);
     EXPECT_EQ(param_count(c).total.value(), 2153972032ull);
+    // diffusers keeps the hints in a list: no torch.stack copies (Wan's VaceWanModel has them, above)
+    EXPECT_THROW((void)find(dit_edge_ops(c, bf16_chunk(2160)), "vace_hint_stack"), std::runtime_error);
     // vace_layers without block 0 is refused (the reference asserts 0 ∈ vace_layers)
     EXPECT_NE(error_of([&] {
                   (void)parse_hf_config(R"({"_class_name": "VaceWanModel", "dim": 1536, "num_layers": 30, "num_heads": 12,
