@@ -357,7 +357,7 @@ std::vector<LayerOp> dit_edge_ops(const TransformerConfig& cfg, const LayerRun& 
         b.elementwise("vace_before_add", OpPart::embedding, "before_proj(c) + x", t, d, 2, 1);
         const u64 n = dc.vace_blocks;
         if (dc.vace_stacked_hints)
-            b.copy("vace_hint_stack", (Exact(n * (n + 3) / 2) * Exact(t)).value(), d, n);
+            b.copy("vace_hint_stack", (Exact(n) * (Exact(n) + Exact(3)) / Exact(2) * Exact(t)).value(), d, n);
     }
     // Head: modulation (2 rows), LayerNorm, modulate, Linear(D, prod(patch)·out).
     b.modulation("head_modulation", 2);

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
-#include <vector>
+#include <set>
 
 #include "bwacct/dit.h"
 #include "bwacct/error.h"
@@ -109,7 +109,7 @@ void read_vace(const json& o, const std::string& origin, TransformerConfig& c) {
         return;
     if (c.dit->image_tokens != 0)
         throw InputError(origin, "VACE with image conditioning (model_type flf2v) is not modelled; bwacct will not guess");
-    std::vector<bool> seen(c.layers, false);
+    std::set<std::uint64_t> seen;
     std::uint64_t n = 0;
     if (o.contains("vace_layers") && !o.at("vace_layers").is_null()) {
         const json& v = o.at("vace_layers");
@@ -121,12 +121,11 @@ void read_vace(const json& o, const std::string& origin, TransformerConfig& c) {
         if (!v.is_array() || v.empty())
             throw bad();
         for (const json& i : v) {
-            if (!i.is_number_unsigned() || i.get<std::uint64_t>() >= c.layers || seen[i.get<std::uint64_t>()])
+            if (!i.is_number_unsigned() || i.get<std::uint64_t>() >= c.layers || !seen.insert(i.get<std::uint64_t>()).second)
                 throw bad();
-            seen[i.get<std::uint64_t>()] = true;
             ++n;
         }
-        if (!seen[0])
+        if (seen.count(0) == 0)
             throw bad();
     } else {
         n = (c.layers + 1) / 2;  // range(0, num_layers, 2)
