@@ -363,3 +363,25 @@ TEST(Dit, Wan21Vace13bDiffusersConfig) {
               }).find("vace_layers"),
               std::string::npos);
 }
+
+TEST(Dit, ImageAndVaceFieldsBwacctDoesNotModelAreNamed) {
+    const std::string base = R"("attention_head_dim": 128, "ffn_dim": 13824, "num_attention_heads": 40, "num_layers": 40)";
+    for (const auto& [extra, field] : std::vector<std::pair<std::string, std::string>>{
+             {R"("image_dim": 1280, "added_kv_proj_dim": 1280)", "added_kv_proj_dim"},  // not the hidden size (5120)
+             {R"("added_kv_proj_dim": 5120)", "image_dim"},                             // one without the other
+             {R"("pos_embed_seq_len": 514)", "pos_embed_seq_len"},                      // no image embedding to add it to
+             {R"("image_dim": 1280, "added_kv_proj_dim": 5120, "vace_layers": [0, 5])", "VACE"}})
+        EXPECT_NE(error_of([&, &e = extra] {
+                      (void)parse_hf_config(R"({"_class_name": "WanTransformer3DModel", )" + base + ", " + e + "}", "x");
+                  }).find(field),
+                  std::string::npos)
+            << extra;
+    // VaceWanModel's model_type "vace" reads as "t2v"; vace_layers defaults to every other block from 0 (30 → 15)
+    const TransformerConfig v = parse_hf_config(
+        R"({"_class_name": "VaceWanModel", "dim": 1536, "num_layers": 30, "num_heads": 12, "ffn_dim": 8960,
+            "model_type": "vace"})",
+        "x");
+    EXPECT_EQ(v.dit->vace_blocks, 15u);
+    EXPECT_EQ(v.dit->vace_in_channels, 16u);  // vace_in_dim defaults to in_dim
+    EXPECT_EQ(v.dit->image_tokens, 0u);
+}
