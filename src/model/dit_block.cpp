@@ -7,184 +7,22 @@
 // with q/k RMSNorm over the whole hidden size, RoPE on q and k, full (non-causal) attention, and a
 // GELU (tanh) MLP. Megatron tensor parallelism: q/k/v and the MLP's first linear column-parallel,
 // o and the MLP's second linear row-parallel, one all-reduce of [tokens, hidden] after each of the
-// three row-parallel projections. Formulas and choices: docs/formulas.md ("Video diffusion
-// transformers (DiT)").
+// three row-parallel projections. Wan2.1's i2v and flf2v add an image cross-attention to the
+// cross_attn (WanI2VCrossAttention); VACE adds block kinds (context blocks with after_proj, main
+// blocks adding a hint). The image embedding and VACE's ops outside the blocks: dit_conditioning.cpp.
+// Formulas and choices: docs/formulas.md ("Video diffusion transformers (DiT)").
 #include "bwacct/dit.h"
 
 #include <fmt/format.h>
 
 #include "bwacct/dtype.h"
 #include "bwacct/error.h"
+#include "dit_builder.h"
 #include "term.h"
 
 namespace bwacct {
-namespace {
 
-using u64 = std::uint64_t;
-
-// Per-element FLOPs (docs/formulas.md, "Video diffusion transformers"): GELU tanh form 9 (as the
-// decoder MLP); SiLU x/(1 + exp(−x)) 4 (negate, exp, add, divide); modulate x̂·(1 + s) + b 2 (the
-// 1 + s is on the [B, D] row); gated residual x + y·g 2; RoPE 3 (a complex multiply, 6 FLOPs, per
-// pair of elements).
-constexpr u64 kGeluFlops = 9;
-// GELU erf form 0.5·x·(1 + erf(x/√2)), counted as the tanh form is: ·(1/√2), erf, + 1, ·x, ·0.5 = 5.
-constexpr u64 kGeluErfFlops = 5;
-constexpr u64 kSiluFlops = 4;
-constexpr u64 kModulateFlops = 2;
-constexpr u64 kGateFlops = 2;
-constexpr u64 kRopeFlops = 3;
-
-struct DitBuilder {
-    const TransformerConfig& cfg;
-    const LayerRun& run;
-    std::vector<LayerOp> ops;
-
-    Exact bytes(Exact elems) const { return storage_bytes(run.dtype, elems); }
-    // E: the rows of the timestep embedding, once per sample (B), or per token (T) when the model embeds the
-    // timestep per token (Wan2.2).
-    u64 e_rows() const { return cfg.dit && cfg.dit->timestep_per_token ? run.tokens() : run.batch; }
-
-    void add(std::string name, OpPart part, std::string detail, Cost c) {
-        c.op = name;
-        ops.push_back(LayerOp{std::move(name), part, std::move(detail), std::move(c)});
-    }
-
-    void gemm(const std::string& name, OpPart part, u64 m, u64 k, u64 n) {
-        GemmDesc d;
-        d.m = m, d.k = k, d.n = n;
-        d.a = d.b = d.c = run.dtype;
-        add(name, part, fmt::format("[{}, {}] × [{}, {}]", m, k, k, n), gemm_cost(d));
-    }
-
-    void norm(const std::string& name, NormKind kind, u64 rows, u64 cols) {
-        NormDesc d;
-        d.kind = kind;
-        d.shape = {rows, cols};
-        d.dtype = run.dtype;
-        add(name, OpPart::norm, fmt::format("{} [{}, {}]", norm_name(kind), rows, cols), norm_cost(d));
-    }
-
-    void elementwise(const std::string& name, OpPart part, const std::string& what, u64 rows, u64 cols, u64 inputs,
-                     u64 flops_per_elem) {
-        ElementwiseDesc d;
-        d.shape = {rows, cols};
-        d.dtype = run.dtype;
-        d.inputs = inputs;
-        d.outputs = 1;
-        d.flops_per_elem = flops_per_elem;
-        add(name, part, fmt::format("{} [{}, {}]", what, rows, cols), elementwise_cost(d));
-    }
-
-    // A copy of [rows, cols] (torch.cat / torch.stack): read once, written once, no FLOPs.
-    void copy(const std::string& name, u64 rows, u64 cols, u64 launches = 1) {
-        const Exact n = Exact(rows) * Exact(cols);
-        Cost c;
-        c.unit = Unit::vector;
-        c.compute_dtype = run.dtype;
-        c.bytes_read = bytes(n).value();
-        c.bytes_written = bytes(n).value();
-        c.launches = launches;
-        c.terms.push_back(detail::term("bytes", "2·b·rows·cols", fmt::format("2·b·{}·{}", rows, cols), Exact(c.bytes())));
-        add(name, OpPart::embedding, fmt::format("copy [{}, {}]", rows, cols), c);
-    }
-
-    // x + p over [rows, cols] with a parameter p of [param_rows, cols] broadcast over the batch: 1 FLOP per element.
-    void broadcast_add(const std::string& name, u64 rows, u64 cols, u64 param_rows) {
-        const Exact n = Exact(rows) * Exact(cols), p = Exact(param_rows) * Exact(cols);
-        Cost c;
-        c.unit = Unit::vector;
-        c.compute_dtype = run.dtype;
-        c.flops = n.value();
-        c.bytes_read = bytes(n + p).value();
-        c.bytes_written = bytes(n).value();
-        c.terms.push_back(detail::term("bytes", "b·(2·rows·cols + param_rows·cols)",
-                                       fmt::format("b·(2·{}·{} + {}·{})", rows, cols, param_rows, cols), Exact(c.bytes())));
-        add(name, OpPart::embedding, fmt::format("[{}, {}] + [{}, {}]", rows, cols, param_rows, cols), c);
-    }
-
-    // An elementwise op over [T, D] that also reads `row_vectors` rows of [B, D] (shift, scale, gate).
-    void modulated(const std::string& name, OpPart part, const std::string& what, u64 big_inputs, u64 row_vectors,
-                   u64 flops_per_elem) {
-        const Exact td = Exact(run.tokens()) * Exact(cfg.hidden), bd = Exact(e_rows()) * Exact(cfg.hidden);
-        Cost c;
-        c.unit = Unit::vector;
-        c.compute_dtype = run.dtype;
-        c.flops = (Exact(flops_per_elem) * td).value();
-        c.bytes_read = bytes(Exact(big_inputs) * td + Exact(row_vectors) * bd).value();
-        c.bytes_written = bytes(td).value();
-        c.launches = 1;
-        c.terms.push_back(detail::term("flops", "per element · T·D",
-                                       fmt::format("{}·{}·{}", flops_per_elem, run.tokens(), cfg.hidden), Exact(c.flops)));
-        c.terms.push_back(detail::term(
-            "bytes read", "b·(inputs·T·D + rows·E·D)",
-            fmt::format("b·({}·{}·{} + {}·{}·{})", big_inputs, run.tokens(), cfg.hidden, row_vectors, e_rows(), cfg.hidden),
-            Exact(c.bytes_read)));
-        c.terms.push_back(
-            detail::term("bytes written", "b·T·D", fmt::format("b·{}·{}", run.tokens(), cfg.hidden), Exact(c.bytes_written)));
-        add(name, part,
-            fmt::format("{} [{}, {}] with {} [{}, {}] rows", what, run.tokens(), cfg.hidden, row_vectors, e_rows(), cfg.hidden),
-            c);
-    }
-
-    // e = modulation + e_t over [E, rows·D]: the parameter (rows·D) and the timestep rows read, one write.
-    void modulation(const std::string& name, u64 rows) {
-        const Exact n = Exact(rows) * Exact(cfg.hidden), bn = Exact(e_rows()) * n;
-        Cost c;
-        c.unit = Unit::vector;
-        c.compute_dtype = run.dtype;
-        c.flops = bn.value();
-        c.bytes_read = bytes(n + bn).value();
-        c.bytes_written = bytes(bn).value();
-        c.launches = 1;
-        c.terms.push_back(detail::term("bytes", "b·(rows·D + 2·E·rows·D)", fmt::format("b·({} + 2·{})", n.value(), bn.value()),
-                                       Exact(c.bytes())));
-        add(name, OpPart::norm,
-            fmt::format("modulation [{}, {}] + e_t [{}, {}, {}]", rows, cfg.hidden, e_rows(), rows, cfg.hidden), c);
-    }
-
-    void collective(CollectiveKind kind, const std::string& what, u64 rows, u64 cols, DType dtype) {
-        CollectiveDesc d;
-        d.kind = kind;
-        d.size_bytes = storage_bytes(dtype, Exact(rows) * Exact(cols)).value();
-        d.ranks = run.tp;
-        d.dtype = dtype;
-        add(fmt::format("{} {} (fwd)", collective_name(kind), what), OpPart::tp_comm,
-            fmt::format("[{}, {}] {} = {} B over {} ranks", rows, cols, dtype_name(dtype), d.size_bytes, run.tp),
-            collective_cost(d));
-    }
-
-    // The Megatron `g` after a row-parallel projection: one all-reduce of [T, D].
-    void reduce_out(const std::string& what) {
-        if (run.tp > 1)
-            collective(CollectiveKind::allreduce, what, run.tokens(), cfg.hidden, run.dtype);
-    }
-
-    // RMSNorm over the whole hidden size of q and k, sharded by head: each rank holds D/tp columns, so
-    // the sum of squares of each row is all-reduced (fp32, one value per row) before scaling.
-    void qk_norm(const std::string& name, u64 rows, u64 cols) {
-        norm(name, NormKind::rmsnorm, rows, cols);
-        if (run.tp > 1)
-            collective(CollectiveKind::allreduce, name + " Σx² per row", rows, 1, DType::fp32);
-    }
-
-    void attention(const std::string& name, u64 kv_len) {
-        AttentionDesc d;
-        d.batch = run.batch;
-        d.heads = d.kv_heads = cfg.heads / run.tp;
-        d.q_len = run.q_len();
-        d.kv_len = kv_len;
-        d.head_dim = head_dim(cfg);
-        d.causal = false;
-        d.impl = run.attention;
-        d.dtype = run.dtype;
-        add(name, OpPart::attention,
-            fmt::format("{} B={} H={} q={} kv={} d={} bidirectional", run.attention == AttentionImpl::flash ? "flash" : "naive",
-                        d.batch, d.heads, d.q_len, d.kv_len, d.head_dim),
-            attention_cost(d));
-    }
-};
-
-}  // namespace
+using namespace dit_detail;
 
 std::uint64_t dit_text_tokens(const TransformerConfig& cfg, const LayerRun& run) {
     return run.dit.text_tokens != 0 ? run.dit.text_tokens : (cfg.dit ? cfg.dit->text_len : 0);
@@ -319,21 +157,7 @@ std::vector<LayerOp> dit_edge_ops(const TransformerConfig& cfg, const LayerRun& 
     b.gemm("text_embedding_fc1", OpPart::embedding, text_rows, dc.text_dim, d);
     b.elementwise("text_gelu", OpPart::embedding, "gelu_tanh", text_rows, d, 1, kGeluFlops);
     b.gemm("text_embedding_fc2", OpPart::embedding, text_rows, d, d);
-    // Image embedding (i2v, flf2v: img_emb = MLPProj(image_dim, D)): flf2v first adds emb_pos to both images'
-    // tokens; LayerNorm (γ, β), Linear(C, C), GELU (erf form), Linear(C, D), LayerNorm (γ, β); then the context
-    // [B, N_img + L, D] is concatenated (a copy of both parts).
-    const u64 image_rows = (Exact(run.batch) * Exact(dc.image_tokens)).value();
-    if (image_rows != 0) {
-        const u64 c = dc.image_dim;
-        if (dc.image_pos_emb)
-            b.broadcast_add("img_emb_pos", image_rows, c, dc.image_tokens);
-        b.norm("img_emb_norm1", NormKind::layernorm, image_rows, c);
-        b.gemm("img_emb_fc1", OpPart::embedding, image_rows, c, c);
-        b.elementwise("img_emb_gelu", OpPart::embedding, "gelu (erf)", image_rows, c, 1, kGeluErfFlops);
-        b.gemm("img_emb_fc2", OpPart::embedding, image_rows, c, d);
-        b.norm("img_emb_norm2", NormKind::layernorm, image_rows, d);
-        b.copy("context_concat", image_rows + text_rows, d);
-    }
+    image_embedding_ops(b, text_rows);  // i2v, flf2v: img_emb and the context concatenation
     // Timestep: sinusoid (freq_dim) → Linear, SiLU, Linear → e_t; SiLU, Linear(D, 6D) → the six rows.
     // Once per sample (Wan2.1), or per token (Wan2.2: E = T rows).
     const u64 e = b.e_rows();
@@ -342,23 +166,7 @@ std::vector<LayerOp> dit_edge_ops(const TransformerConfig& cfg, const LayerRun& 
     b.gemm("time_embedding_fc2", OpPart::embedding, e, d, d);
     b.elementwise("time_proj_silu", OpPart::embedding, "silu", e, d, 1, kSiluFlops);
     b.gemm("time_projection", OpPart::embedding, e, d, 6 * d);
-    // VACE (VaceWanModel.forward_vace): vace_patch_embedding (Conv3d(vace_in_dim → D), as the patch embedding),
-    // block 0's before_proj(c) + x, and (Wan's reference) the hints: each context block i (0-based) torch.stacks its
-    // i earlier hints, its own and c ((i + 2) copies of [T, D]): Σ over n blocks = n(n + 3)/2 copies, read and
-    // written (diffusers keeps them in a list: no copies).
-    if (dc.vace_blocks != 0) {
-        ConvDesc vc = conv;
-        vc.in_channels = dc.vace_in_channels;
-        b.add("vace_patch_embedding", OpPart::embedding,
-              fmt::format("conv3d {}→{} kernel = stride = {}×{}×{} → {} tokens", dc.vace_in_channels, d, dc.patch[0], dc.patch[1],
-                          dc.patch[2], t),
-              conv_cost(vc));
-        b.gemm("vace_before_proj", OpPart::embedding, t, d, d);
-        b.elementwise("vace_before_add", OpPart::embedding, "before_proj(c) + x", t, d, 2, 1);
-        const u64 n = dc.vace_blocks;
-        if (dc.vace_stacked_hints)
-            b.copy("vace_hint_stack", (Exact(n) * (Exact(n) + Exact(3)) / Exact(2) * Exact(t)).value(), d, n);
-    }
+    vace_edge_ops(b, conv);  // VACE: vace_patch_embedding, before_proj, the hint stack
     // Head: modulation (2 rows), LayerNorm, modulate, Linear(D, prod(patch)·out).
     b.modulation("head_modulation", 2);
     b.norm("head_norm", NormKind::layernorm, t, d);
@@ -381,21 +189,13 @@ ParamCount dit_param_count(const TransformerConfig& cfg) {
     p.attention = Exact(2) * one_attention;                                   // self + cross
     p.mlp = linear(d, f) + linear(f, d);                                      // ffn
     p.norms = (dc.cross_attn_norm ? Exact(2) * d : Exact(0)) + Exact(6) * d;  // norm3 (γ, β) + modulation
-    if (dc.image_tokens != 0) {
-        const Exact c(dc.image_dim);
-        p.attention += Exact(2) * linear(d, d) + d;  // k_img, v_img + norm_k_img
-        // img_emb: LayerNorm(C), Linear(C, C), Linear(C, D), LayerNorm(D) (+ flf2v's emb_pos [N_img, C]).
-        p.embedding += Exact(2) * c + linear(c, c) + linear(c, d) + Exact(2) * d +
-                       (dc.image_pos_emb ? Exact(dc.image_tokens) * c : Exact(0));
-    }
+    p.attention += image_block_params(dc, d);                                 // k_img, v_img, norm_k_img
+    p.embedding += image_embedding_params(dc, d);
     p.per_layer = p.attention + p.mlp + p.norms;
     p.final_norm = Exact(0);                                                      // the head's LayerNorm has no affine
     p.lm_head = linear(d, patch_volume * Exact(dc.out_channels)) + Exact(2) * d;  // head Linear + its modulation
     p.dense_layers = cfg.layers;
-    // VACE: n context blocks (a block + after_proj each), block 0's before_proj, vace_patch_embedding.
-    if (dc.vace_blocks != 0)
-        p.dit_vace = Exact(dc.vace_blocks) * (p.per_layer + linear(d, d)) + linear(d, d) +
-                     Exact(dc.vace_in_channels) * patch_volume * d + d;
+    p.dit_vace = vace_params(dc, d, p.per_layer, patch_volume);
     p.total = p.embedding + Exact(cfg.layers) * p.per_layer + p.lm_head + p.dit_vace;
     p.active = p.total;
     return p;
