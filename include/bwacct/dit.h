@@ -19,13 +19,20 @@ void validate_dit(const TransformerConfig& cfg, const LayerRun& run);
 std::uint64_t dit_text_tokens(const TransformerConfig& cfg, const LayerRun& run);
 // Forwards per denoising step: 2 with classifier-free guidance (conditional and unconditional), else 1.
 std::uint64_t dit_forwards_per_step(const LayerRun& run);
+// The kinds of DiT block a forward runs. VACE (VaceWanModel): `vace` context blocks (a main block's ops + after_proj),
+// and the main blocks that add a hint (`hinted`: + x + hint · scale); all other blocks are `main`.
+enum class DitBlock { main, hinted, vace };
+// How many blocks of that kind one forward runs (main: layers − hinted).
+std::uint64_t dit_block_count(const TransformerConfig& cfg, DitBlock kind);
 // One DiT block on one tensor-parallel rank, in execution order (inference).
-std::vector<LayerOp> dit_block_ops(const TransformerConfig& cfg, const LayerRun& run);
-// Once per forward: patch embedding (the conv op), text embedding, timestep embedding and
-// projection, head. Replicated on every TP rank.
+std::vector<LayerOp> dit_block_ops(const TransformerConfig& cfg, const LayerRun& run, DitBlock kind = DitBlock::main);
+// Once per forward: patch embedding (the conv op), text embedding, the image embedding (i2v, flf2v) and the
+// context concatenation, timestep embedding and projection, VACE's patch embedding, before_proj and hint stacking,
+// head. Replicated on every TP rank.
 std::vector<LayerOp> dit_edge_ops(const TransformerConfig& cfg, const LayerRun& run);
 // Parameters term by term (ParamCount's fields: embedding = patch + text + time embeddings;
-// attention = self + cross; norms = norm3 + the block's modulation table; lm_head = the head).
+// attention = self + cross (+ k_img, v_img, norm_k_img); norms = norm3 + the block's modulation table; lm_head =
+// the head; dit_vace = VACE's context blocks, their before/after projections and vace_patch_embedding).
 ParamCount dit_param_count(const TransformerConfig& cfg);
 // KV cache: the self-attention keys beyond this chunk's tokens (a rolling cache, --context > --tokens),
 // else 0; activations: 0 (inference only).

@@ -8,6 +8,9 @@
 
 namespace bwacct {
 
+// CLIP ViT-H/14 at 224 px (Wan2.1's clip_xlm_roberta_vit_h_14): (224 / 14)² patches + the class token.
+inline constexpr std::uint64_t kClipTokensPerImage = 257;
+
 // WanModel's constructor arguments beyond dim, ffn_dim, num_heads and num_layers (defaults: WanModel's).
 struct DitConfig {
     std::uint64_t in_channels = 16;               // in_dim: latent channels into the patch embedding
@@ -20,6 +23,18 @@ struct DitConfig {
     // Wan2.2's WanModel embeds the timestep per token (t expanded to [B, seq]): the time MLP, the projection and
     // the six modulation rows run over every token instead of once per sample (Wan2.1).
     bool timestep_per_token = false;
+    // Image conditioning (Wan2.1's i2v and flf2v: WanI2VCrossAttention and img_emb): the CLIP ViT-H/14 tokens prepended
+    // to the text context, 257 per image (224 px / 14 = 16², + the class token), two images for flf2v; 0 = none.
+    std::uint64_t image_tokens = 0;
+    std::uint64_t image_dim = 1280;  // CLIP width into img_emb (MLPProj(1280, dim))
+    bool image_pos_emb = false;      // flf2v: img_emb.emb_pos, [image_tokens, image_dim] added to the CLIP tokens
+    // VACE (VaceWanModel): one context block per entry of vace_layers, each a full DiT block plus after_proj; its
+    // hint is added to the output of main block vace_layers[i]. 0 = no VACE.
+    std::uint64_t vace_blocks = 0;
+    std::uint64_t vace_in_channels = 0;  // vace_in_dim: channels into vace_patch_embedding
+    // Wan's VaceWanAttentionBlock torch.stacks the hints so far with its own after every context block (copies);
+    // diffusers' WanVACETransformer3DModel keeps them in a list (no copies).
+    bool vace_stacked_hints = true;
 };
 
 // A diffusion run: the video tokens are LayerRun::seq (one forward over one chunk's latent tokens).

@@ -74,6 +74,7 @@ struct LayerReport {
         std::uint64_t window = 0;  // effective: 0 when the window does not cap this context
         std::uint64_t count = 0;
         std::vector<OpResult> ops;
+        std::string block;  // a DiT's VACE block kinds: "vace context block", "block with a VACE hint"; empty otherwise
     };
     std::vector<LayerKind> kinds;
     static constexpr std::size_t kNone = static_cast<std::size_t>(-1);

@@ -186,7 +186,8 @@ struct ParamCount {
     Exact moe_mlp;        // per MoE layer: router + experts · expert + shared
     Exact moe_per_layer;  // attention + moe_mlp + norms
     std::uint64_t dense_layers = 0, moe_layers = 0;
-    Exact active;  // parameters a token uses: total with top_k of the routed experts in each MoE layer
+    Exact active;    // parameters a token uses: total with top_k of the routed experts in each MoE layer
+    Exact dit_vace;  // a DiT's VACE branch (context blocks, before/after projections, its patch embedding); 0 otherwise
 };
 ParamCount param_count(const TransformerConfig& cfg);
 

@@ -764,16 +764,12 @@ StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std:
     return f;
 }
 
-// diffusers' WanTransformer3DModel config → the WanModel config.json keys parse_wan_config reads: the same network
-// (diffusers' conversion script maps Wan2.1's weights onto it one to one) under other names. Image conditioning
-// (image_dim, added_kv_proj_dim) and another q/k norm are refused, as WanModel's "i2v" and qk_norm = false are.
+// diffusers' WanTransformer3DModel (or WanVACETransformer3DModel) config → the WanModel config.json keys
+// parse_wan_config reads: the same network (diffusers' conversion script maps Wan2.1's weights onto it one to one)
+// under other names. Image conditioning (image_dim: Wan2.1's CLIP image cross-attention, add_k_proj/add_v_proj of
+// added_kv_proj_dim = the hidden size; pos_embed_seq_len: FLF2V's position embedding over both images' tokens) is
+// applied by wan_image_branch; another q/k norm is refused, as WanModel's qk_norm = false is.
 json wan_from_diffusers(const Reader& r) {
-    for (const char* key : {"image_dim", "added_kv_proj_dim"})
-        if (r.has(key))
-            r.fail(
-                fmt::format("\"{}\" = {} is not modelled (image conditioning adds its own cross-attention); only null "
-                            "(text-to-video)",
-                            key, r.doc.at(key).dump()));
     if (r.has("qk_norm") && r.doc.at("qk_norm") != "rms_norm_across_heads")
         r.fail(
             fmt::format("\"qk_norm\" = {} is not modelled (the DiT block is modelled with q/k RMSNorm across heads, "
@@ -781,19 +777,55 @@ json wan_from_diffusers(const Reader& r) {
                         r.doc.at("qk_norm").dump()));
     const std::uint64_t heads = r.count("num_attention_heads");
     const std::uint64_t head_dim = r.count("attention_head_dim");
-    json w = {
-        {"_class_name", "WanModel"},           {"model_type", "t2v"},          {"dim", heads * head_dim}, {"num_heads", heads},
-        {"num_layers", r.count("num_layers")}, {"ffn_dim", r.count("ffn_dim")}};
-    for (const auto& [from, to] : std::array<std::pair<const char*, const char*>, 7>{{{"in_channels", "in_dim"},
+    const bool vace = r.doc.at("_class_name") == "WanVACETransformer3DModel";
+    json w = {{"_class_name", vace ? "VaceWanModel" : "WanModel"},
+              {"model_type", "t2v"},
+              {"dim", heads * head_dim},
+              {"num_heads", heads},
+              {"num_layers", r.count("num_layers")},
+              {"ffn_dim", r.count("ffn_dim")}};
+    for (const auto& [from, to] : std::array<std::pair<const char*, const char*>, 9>{{{"in_channels", "in_dim"},
                                                                                       {"out_channels", "out_dim"},
                                                                                       {"text_dim", "text_dim"},
                                                                                       {"freq_dim", "freq_dim"},
                                                                                       {"patch_size", "patch_size"},
                                                                                       {"cross_attn_norm", "cross_attn_norm"},
-                                                                                      {"eps", "eps"}}})
+                                                                                      {"eps", "eps"},
+                                                                                      {"vace_layers", "vace_layers"},
+                                                                                      {"vace_in_channels", "vace_in_dim"}}})
         if (r.has(from))
             w[to] = r.doc.at(from);
     return w;
+}
+
+// diffusers' image branch (WanImageEmbedding(image_dim, D) and the blocks' add_k_proj/add_v_proj/norm_added_k) onto
+// a parsed WanTransformer3DModel: 257 CLIP tokens per image (diffusers' pipeline feeds CLIPVisionModel's
+// penultimate hidden states of one 224 px image), or pos_embed_seq_len tokens when the FLF2V position embedding
+// is present (it is added to all the images' tokens at once). added_kv_proj_dim without image_dim, or another
+// width than the hidden size (the image embedding's output feeds add_k_proj), is refused.
+void wan_image_branch(const Reader& r, TransformerConfig& w) {
+    const bool image = r.has("image_dim"), added = r.has("added_kv_proj_dim");
+    if (!image && !added) {
+        if (r.has("pos_embed_seq_len"))
+            r.fail(
+                fmt::format("\"pos_embed_seq_len\" = {} without \"image_dim\" is not modelled (the position embedding "
+                            "belongs to the image embedding)",
+                            r.doc.at("pos_embed_seq_len").dump()));
+        return;
+    }
+    if (!image || !added)
+        r.fail(fmt::format("\"{}\" without \"{}\" is not modelled (the image cross-attention needs both)",
+                           image ? "image_dim" : "added_kv_proj_dim", image ? "added_kv_proj_dim" : "image_dim"));
+    if (r.count("added_kv_proj_dim") != w.hidden)
+        r.fail(
+            fmt::format("\"added_kv_proj_dim\" = {} is not modelled: only the hidden size ({}), the width of the image "
+                        "embedding it projects",
+                        r.count("added_kv_proj_dim"), w.hidden));
+    if (w.dit->vace_blocks != 0)
+        r.fail("VACE with image conditioning (image_dim) is not modelled; bwacct will not guess");
+    w.dit->image_dim = r.count("image_dim");
+    w.dit->image_pos_emb = r.has("pos_embed_seq_len");
+    w.dit->image_tokens = w.dit->image_pos_emb ? r.count("pos_embed_seq_len") : kClipTokensPerImage;
 }
 
 }  // namespace
@@ -824,18 +856,27 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     // A diffusers model config names its class instead of "architectures" (docs/formulas.md, "Video
     // diffusion transformers (DiT)").
     if (!doc.contains("architectures") && doc.contains("_class_name")) {
-        if (doc.at("_class_name") == "WanModel")
+        if (doc.at("_class_name") == "WanModel" || doc.at("_class_name") == "VaceWanModel")
             return parse_wan_config(json_text, origin);
-        if (doc.at("_class_name") == "WanTransformer3DModel") {
+        if (doc.at("_class_name") == "WanTransformer3DModel" || doc.at("_class_name") == "WanVACETransformer3DModel") {
+            const std::string cls = doc.at("_class_name").get<std::string>();
             TransformerConfig w = parse_wan_config(wan_from_diffusers(top).dump(), origin);
-            w.name = "WanTransformer3DModel (t2v)";
-            w.source = fmt::format("diffusers config.json ({}), class WanTransformer3DModel (read as Wan2.1's WanModel)", origin);
+            wan_image_branch(top, w);
+            w.dit->vace_stacked_hints = false;  // diffusers keeps the VACE hints in a list
+            w.name = fmt::format("{} ({})", cls,
+                                 w.dit->vace_blocks != 0   ? "vace"
+                                 : w.dit->image_pos_emb    ? "flf2v"
+                                 : w.dit->image_tokens > 0 ? "i2v"
+                                                           : "t2v");
+            w.source = fmt::format("diffusers config.json ({}), class {} (read as Wan2.1's {})", origin, cls,
+                                   w.dit->vace_blocks != 0 ? "VaceWanModel" : "WanModel");
             return w;
         }
         if (doc.at("_class_name").is_string())
             hf::refuse_unmodelled_class(top, doc.at("_class_name").get<std::string>());
         top.fail(
-            fmt::format("unsupported diffusers class {}; supported: WanModel, WanTransformer3DModel (or a config.json "
+            fmt::format("unsupported diffusers class {}; supported: WanModel, VaceWanModel, WanTransformer3DModel, "
+                        "WanVACETransformer3DModel (or a config.json "
                         "with \"architectures\": {})",
                         doc.at("_class_name").dump(), supported_list()));
     }

@@ -7,155 +7,22 @@
 // with q/k RMSNorm over the whole hidden size, RoPE on q and k, full (non-causal) attention, and a
 // GELU (tanh) MLP. Megatron tensor parallelism: q/k/v and the MLP's first linear column-parallel,
 // o and the MLP's second linear row-parallel, one all-reduce of [tokens, hidden] after each of the
-// three row-parallel projections. Formulas and choices: docs/formulas.md ("Video diffusion
-// transformers (DiT)").
+// three row-parallel projections. Wan2.1's i2v and flf2v add an image cross-attention to the
+// cross_attn (WanI2VCrossAttention); VACE adds block kinds (context blocks with after_proj, main
+// blocks adding a hint). The image embedding and VACE's ops outside the blocks: dit_conditioning.cpp.
+// Formulas and choices: docs/formulas.md ("Video diffusion transformers (DiT)").
 #include "bwacct/dit.h"
 
 #include <fmt/format.h>
 
 #include "bwacct/dtype.h"
 #include "bwacct/error.h"
+#include "dit_builder.h"
 #include "term.h"
 
 namespace bwacct {
-namespace {
 
-using u64 = std::uint64_t;
-
-// Per-element FLOPs (docs/formulas.md, "Video diffusion transformers"): GELU tanh form 9 (as the
-// decoder MLP); SiLU x/(1 + exp(−x)) 4 (negate, exp, add, divide); modulate x̂·(1 + s) + b 2 (the
-// 1 + s is on the [B, D] row); gated residual x + y·g 2; RoPE 3 (a complex multiply, 6 FLOPs, per
-// pair of elements).
-constexpr u64 kGeluFlops = 9;
-constexpr u64 kSiluFlops = 4;
-constexpr u64 kModulateFlops = 2;
-constexpr u64 kGateFlops = 2;
-constexpr u64 kRopeFlops = 3;
-
-struct DitBuilder {
-    const TransformerConfig& cfg;
-    const LayerRun& run;
-    std::vector<LayerOp> ops;
-
-    Exact bytes(Exact elems) const { return storage_bytes(run.dtype, elems); }
-    // E: the rows of the timestep embedding, once per sample (B), or per token (T) when the model embeds the
-    // timestep per token (Wan2.2).
-    u64 e_rows() const { return cfg.dit && cfg.dit->timestep_per_token ? run.tokens() : run.batch; }
-
-    void add(std::string name, OpPart part, std::string detail, Cost c) {
-        c.op = name;
-        ops.push_back(LayerOp{std::move(name), part, std::move(detail), std::move(c)});
-    }
-
-    void gemm(const std::string& name, OpPart part, u64 m, u64 k, u64 n) {
-        GemmDesc d;
-        d.m = m, d.k = k, d.n = n;
-        d.a = d.b = d.c = run.dtype;
-        add(name, part, fmt::format("[{}, {}] × [{}, {}]", m, k, k, n), gemm_cost(d));
-    }
-
-    void norm(const std::string& name, NormKind kind, u64 rows, u64 cols) {
-        NormDesc d;
-        d.kind = kind;
-        d.shape = {rows, cols};
-        d.dtype = run.dtype;
-        add(name, OpPart::norm, fmt::format("{} [{}, {}]", norm_name(kind), rows, cols), norm_cost(d));
-    }
-
-    void elementwise(const std::string& name, OpPart part, const std::string& what, u64 rows, u64 cols, u64 inputs,
-                     u64 flops_per_elem) {
-        ElementwiseDesc d;
-        d.shape = {rows, cols};
-        d.dtype = run.dtype;
-        d.inputs = inputs;
-        d.outputs = 1;
-        d.flops_per_elem = flops_per_elem;
-        add(name, part, fmt::format("{} [{}, {}]", what, rows, cols), elementwise_cost(d));
-    }
-
-    // An elementwise op over [T, D] that also reads `row_vectors` rows of [B, D] (shift, scale, gate).
-    void modulated(const std::string& name, OpPart part, const std::string& what, u64 big_inputs, u64 row_vectors,
-                   u64 flops_per_elem) {
-        const Exact td = Exact(run.tokens()) * Exact(cfg.hidden), bd = Exact(e_rows()) * Exact(cfg.hidden);
-        Cost c;
-        c.unit = Unit::vector;
-        c.compute_dtype = run.dtype;
-        c.flops = (Exact(flops_per_elem) * td).value();
-        c.bytes_read = bytes(Exact(big_inputs) * td + Exact(row_vectors) * bd).value();
-        c.bytes_written = bytes(td).value();
-        c.launches = 1;
-        c.terms.push_back(detail::term("flops", "per element · T·D",
-                                       fmt::format("{}·{}·{}", flops_per_elem, run.tokens(), cfg.hidden), Exact(c.flops)));
-        c.terms.push_back(detail::term(
-            "bytes read", "b·(inputs·T·D + rows·E·D)",
-            fmt::format("b·({}·{}·{} + {}·{}·{})", big_inputs, run.tokens(), cfg.hidden, row_vectors, e_rows(), cfg.hidden),
-            Exact(c.bytes_read)));
-        c.terms.push_back(
-            detail::term("bytes written", "b·T·D", fmt::format("b·{}·{}", run.tokens(), cfg.hidden), Exact(c.bytes_written)));
-        add(name, part,
-            fmt::format("{} [{}, {}] with {} [{}, {}] rows", what, run.tokens(), cfg.hidden, row_vectors, e_rows(), cfg.hidden),
-            c);
-    }
-
-    // e = modulation + e_t over [E, rows·D]: the parameter (rows·D) and the timestep rows read, one write.
-    void modulation(const std::string& name, u64 rows) {
-        const Exact n = Exact(rows) * Exact(cfg.hidden), bn = Exact(e_rows()) * n;
-        Cost c;
-        c.unit = Unit::vector;
-        c.compute_dtype = run.dtype;
-        c.flops = bn.value();
-        c.bytes_read = bytes(n + bn).value();
-        c.bytes_written = bytes(bn).value();
-        c.launches = 1;
-        c.terms.push_back(detail::term("bytes", "b·(rows·D + 2·E·rows·D)", fmt::format("b·({} + 2·{})", n.value(), bn.value()),
-                                       Exact(c.bytes())));
-        add(name, OpPart::norm,
-            fmt::format("modulation [{}, {}] + e_t [{}, {}, {}]", rows, cfg.hidden, e_rows(), rows, cfg.hidden), c);
-    }
-
-    void collective(CollectiveKind kind, const std::string& what, u64 rows, u64 cols, DType dtype) {
-        CollectiveDesc d;
-        d.kind = kind;
-        d.size_bytes = storage_bytes(dtype, Exact(rows) * Exact(cols)).value();
-        d.ranks = run.tp;
-        d.dtype = dtype;
-        add(fmt::format("{} {} (fwd)", collective_name(kind), what), OpPart::tp_comm,
-            fmt::format("[{}, {}] {} = {} B over {} ranks", rows, cols, dtype_name(dtype), d.size_bytes, run.tp),
-            collective_cost(d));
-    }
-
-    // The Megatron `g` after a row-parallel projection: one all-reduce of [T, D].
-    void reduce_out(const std::string& what) {
-        if (run.tp > 1)
-            collective(CollectiveKind::allreduce, what, run.tokens(), cfg.hidden, run.dtype);
-    }
-
-    // RMSNorm over the whole hidden size of q and k, sharded by head: each rank holds D/tp columns, so
-    // the sum of squares of each row is all-reduced (fp32, one value per row) before scaling.
-    void qk_norm(const std::string& name, u64 rows, u64 cols) {
-        norm(name, NormKind::rmsnorm, rows, cols);
-        if (run.tp > 1)
-            collective(CollectiveKind::allreduce, name + " Σx² per row", rows, 1, DType::fp32);
-    }
-
-    void attention(const std::string& name, u64 kv_len) {
-        AttentionDesc d;
-        d.batch = run.batch;
-        d.heads = d.kv_heads = cfg.heads / run.tp;
-        d.q_len = run.q_len();
-        d.kv_len = kv_len;
-        d.head_dim = head_dim(cfg);
-        d.causal = false;
-        d.impl = run.attention;
-        d.dtype = run.dtype;
-        add(name, OpPart::attention,
-            fmt::format("{} B={} H={} q={} kv={} d={} bidirectional", run.attention == AttentionImpl::flash ? "flash" : "naive",
-                        d.batch, d.heads, d.q_len, d.kv_len, d.head_dim),
-            attention_cost(d));
-    }
-};
-
-}  // namespace
+using namespace dit_detail;
 
 std::uint64_t dit_text_tokens(const TransformerConfig& cfg, const LayerRun& run) {
     return run.dit.text_tokens != 0 ? run.dit.text_tokens : (cfg.dit ? cfg.dit->text_len : 0);
@@ -194,16 +61,25 @@ void validate_dit(const TransformerConfig& cfg, const LayerRun& run) {
         throw InputError("--ep", "applies to mixture-of-experts models only (a diffusion transformer has no experts)");
     if (dit_text_tokens(cfg, run) == 0)
         throw InputError("--text-tokens", "must be a positive integer (the text tokens of the cross-attention)");
+    if (cfg.dit && cfg.dit->vace_blocks != 0 && run.pp > 1)
+        throw InputError("--pp", "is not modelled for a VACE model (its context blocks feed hints to blocks on every stage)");
     if (run.dit.steps == 0)
         throw InputError("--steps", "must be a positive integer (denoising steps per chunk)");
     (void)(Exact(run.batch) * Exact(run.seq) * Exact(cfg.ffn));  // throws OverflowError when the sizes overflow
 }
 
-std::vector<LayerOp> dit_block_ops(const TransformerConfig& cfg, const LayerRun& run) {
+std::uint64_t dit_block_count(const TransformerConfig& cfg, DitBlock kind) {
+    const u64 vace = cfg.dit ? cfg.dit->vace_blocks : 0;
+    return kind == DitBlock::main ? cfg.layers - vace : vace;
+}
+
+std::vector<LayerOp> dit_block_ops(const TransformerConfig& cfg, const LayerRun& run, DitBlock kind) {
     validate_dit(cfg, run);
     DitBuilder b{cfg, run, {}};
+    const DitConfig dc = cfg.dit.value_or(DitConfig{});
     const u64 t = run.tokens(), d = cfg.hidden, dl = cfg.hidden / run.tp, f = cfg.ffn / run.tp;
     const u64 text_rows = (Exact(run.batch) * Exact(dit_text_tokens(cfg, run))).value();
+    const u64 image_rows = (Exact(run.batch) * Exact(dc.image_tokens)).value();
 
     b.modulation("modulation", 6);
     // Self-attention branch.
@@ -222,7 +98,16 @@ std::vector<LayerOp> dit_block_ops(const TransformerConfig& cfg, const LayerRun&
     b.gemm("cross_q_proj", OpPart::attention, t, d, dl);
     b.gemm("cross_kv_proj", OpPart::attention, text_rows, d, 2 * dl);
     b.qk_norm("cross_qk_norm", t + text_rows, dl);
+    // Image cross-attention (Wan2.1 i2v, flf2v: WanI2VCrossAttention): the same q over the CLIP tokens' keys and
+    // values (k_img, v_img; k_img RMSNorm), the two attention outputs added before o.
+    if (image_rows != 0) {
+        b.gemm("cross_kv_img_proj", OpPart::attention, image_rows, d, 2 * dl);
+        b.qk_norm("cross_k_img_norm", image_rows, dl);
+        b.attention("image_attention", dc.image_tokens);
+    }
     b.attention("cross_attention", dit_text_tokens(cfg, run));
+    if (image_rows != 0)
+        b.elementwise("cross_img_add", OpPart::attention, "x + img_x", t, dl, 2, 1);
     b.gemm("cross_out_proj", OpPart::attention, t, dl, d);
     b.reduce_out("cross_attn_out");
     b.elementwise("cross_residual", OpPart::residual, "x + branch", t, d, 2, 1);
@@ -234,6 +119,12 @@ std::vector<LayerOp> dit_block_ops(const TransformerConfig& cfg, const LayerRun&
     b.gemm("ffn_down", OpPart::mlp, t, f, d);
     b.reduce_out("mlp_out");
     b.modulated("gate_residual2", OpPart::residual, "x + y·gate", 2, 1, kGateFlops);
+    // VACE: a context block's after_proj (its hint; [T, D] replicated on every TP rank, as the block's output is),
+    // or a main block's x + hint · context_scale (BaseWanAttentionBlock).
+    if (kind == DitBlock::vace)
+        b.gemm("vace_after_proj", OpPart::residual, t, d, d);
+    if (kind == DitBlock::hinted)
+        b.elementwise("vace_hint_add", OpPart::residual, "x + hint·scale", t, d, 2, kGateFlops);
     return std::move(b.ops);
 }
 
@@ -266,6 +157,7 @@ std::vector<LayerOp> dit_edge_ops(const TransformerConfig& cfg, const LayerRun& 
     b.gemm("text_embedding_fc1", OpPart::embedding, text_rows, dc.text_dim, d);
     b.elementwise("text_gelu", OpPart::embedding, "gelu_tanh", text_rows, d, 1, kGeluFlops);
     b.gemm("text_embedding_fc2", OpPart::embedding, text_rows, d, d);
+    image_embedding_ops(b, text_rows);  // i2v, flf2v: img_emb and the context concatenation
     // Timestep: sinusoid (freq_dim) → Linear, SiLU, Linear → e_t; SiLU, Linear(D, 6D) → the six rows.
     // Once per sample (Wan2.1), or per token (Wan2.2: E = T rows).
     const u64 e = b.e_rows();
@@ -274,6 +166,7 @@ std::vector<LayerOp> dit_edge_ops(const TransformerConfig& cfg, const LayerRun& 
     b.gemm("time_embedding_fc2", OpPart::embedding, e, d, d);
     b.elementwise("time_proj_silu", OpPart::embedding, "silu", e, d, 1, kSiluFlops);
     b.gemm("time_projection", OpPart::embedding, e, d, 6 * d);
+    vace_edge_ops(b, conv);  // VACE: vace_patch_embedding, before_proj, the hint stack
     // Head: modulation (2 rows), LayerNorm, modulate, Linear(D, prod(patch)·out).
     b.modulation("head_modulation", 2);
     b.norm("head_norm", NormKind::layernorm, t, d);
@@ -296,11 +189,14 @@ ParamCount dit_param_count(const TransformerConfig& cfg) {
     p.attention = Exact(2) * one_attention;                                   // self + cross
     p.mlp = linear(d, f) + linear(f, d);                                      // ffn
     p.norms = (dc.cross_attn_norm ? Exact(2) * d : Exact(0)) + Exact(6) * d;  // norm3 (γ, β) + modulation
+    p.attention += image_block_params(dc, d);                                 // k_img, v_img, norm_k_img
+    p.embedding += image_embedding_params(dc, d);
     p.per_layer = p.attention + p.mlp + p.norms;
     p.final_norm = Exact(0);                                                      // the head's LayerNorm has no affine
     p.lm_head = linear(d, patch_volume * Exact(dc.out_channels)) + Exact(2) * d;  // head Linear + its modulation
     p.dense_layers = cfg.layers;
-    p.total = p.embedding + Exact(cfg.layers) * p.per_layer + p.lm_head;
+    p.dit_vace = vace_params(dc, d, p.per_layer, patch_volume);
+    p.total = p.embedding + Exact(cfg.layers) * p.per_layer + p.lm_head + p.dit_vace;
     p.active = p.total;
     return p;
 }

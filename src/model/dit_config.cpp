@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "bwacct/dit.h"
 #include "bwacct/error.h"
@@ -75,20 +76,62 @@ DitConfig read_fields(const json& o, const std::string& origin) {
                                              o.at("window_size").dump()));
     // model_type: "t2v" (Wan2.1, and Wan2.2's A14B experts, whose reference repeats the one timestep over every
     // token: the same numbers, computed once per sample as diffusers does); "ti2v" (Wan2.2-TI2V-5B: the image is
-    // the first latent frame, denoised at timestep 0, so the timestep is embedded per token). "i2v" is refused:
-    // Wan2.1's adds a CLIP image cross-attention, Wan2.2's (channel concatenation only) has the same config.json.
+    // the first latent frame, denoised at timestep 0, so the timestep is embedded per token); "flf2v" (Wan2.1 only:
+    // CLIP image cross-attention over the first and last frames, 2 · 257 tokens, with img_emb.emb_pos); "vace"
+    // (VaceWanModel: text cross-attention, as t2v). "i2v" is refused: Wan2.1's adds a CLIP image cross-attention,
+    // Wan2.2's (channel concatenation only) has the same config.json.
     const std::string type = o.contains("model_type") && o.at("model_type").is_string()  ? o.at("model_type").get<std::string>()
                              : o.contains("model_type") && !o.at("model_type").is_null() ? std::string("?")
                                                                                          : std::string("t2v");
-    if (type == "ti2v")
+    if (type == "ti2v") {
         d.timestep_per_token = true;
-    else if (type != "t2v")
+    } else if (type == "flf2v") {
+        d.image_tokens = 2 * kClipTokensPerImage;
+        d.image_pos_emb = true;
+    } else if (type != "t2v" && type != "vace") {
         throw InputError(origin,
-                         fmt::format("\"model_type\" = {} is not modelled (\"t2v\" or \"ti2v\"; an \"i2v\" WanModel is "
-                                     "Wan2.1's, with a CLIP image cross-attention, or Wan2.2's, without, and its config.json "
-                                     "does not say which: give the diffusers WanTransformer3DModel config, whose image_dim says)",
+                         fmt::format("\"model_type\" = {} is not modelled (\"t2v\", \"ti2v\", \"flf2v\" or \"vace\"; an "
+                                     "\"i2v\" WanModel is Wan2.1's, with a CLIP image cross-attention, or Wan2.2's, without, "
+                                     "and its config.json does not say which: give the diffusers WanTransformer3DModel config, "
+                                     "whose image_dim says)",
                                      o.at("model_type").dump()));
+    }
     return d;
+}
+
+// VaceWanModel's vace_layers (default: every other block from 0) and vace_in_dim (default: in_dim), read when the
+// class is VaceWanModel or the file names vace_layers. The reference asserts 0 ∈ vace_layers (block 0's
+// before_proj starts the context path).
+void read_vace(const json& o, const std::string& origin, TransformerConfig& c) {
+    const bool vace = (o.contains("_class_name") && o.at("_class_name") == "VaceWanModel") ||
+                      (o.contains("vace_layers") && !o.at("vace_layers").is_null());
+    if (!vace)
+        return;
+    if (c.dit->image_tokens != 0)
+        throw InputError(origin, "VACE with image conditioning (model_type flf2v) is not modelled; bwacct will not guess");
+    std::set<std::uint64_t> seen;
+    std::uint64_t n = 0;
+    if (o.contains("vace_layers") && !o.at("vace_layers").is_null()) {
+        const json& v = o.at("vace_layers");
+        const auto bad = [&] {
+            return InputError(origin, fmt::format("\"vace_layers\" must be a list of distinct block indices below num_layers "
+                                                  "({}) including 0, got {}",
+                                                  c.layers, v.dump()));
+        };
+        if (!v.is_array() || v.empty())
+            throw bad();
+        for (const json& i : v) {
+            if (!i.is_number_unsigned() || i.get<std::uint64_t>() >= c.layers || !seen.insert(i.get<std::uint64_t>()).second)
+                throw bad();
+            ++n;
+        }
+        if (seen.count(0) == 0)
+            throw bad();
+    } else {
+        n = (c.layers + 1) / 2;  // range(0, num_layers, 2)
+    }
+    c.dit->vace_blocks = n;
+    c.dit->vace_in_channels = count_or(o, origin, "vace_in_dim", c.dit->in_channels);
 }
 
 }  // namespace
@@ -101,8 +144,13 @@ TransformerConfig parse_wan_config(std::string_view json_text, const std::string
     const json doc = parse_object(json_text, origin, "WanModel's config.json");
     TransformerConfig c;
     c.dit = read_fields(doc, origin);
-    c.name = c.dit->timestep_per_token ? "WanModel (ti2v)" : "WanModel (t2v)";
-    c.source = fmt::format("diffusers config.json ({}), class WanModel (Wan2.1 wan/modules/model.py)", origin);
+    const bool vace = doc.contains("_class_name") && doc.at("_class_name") == "VaceWanModel";
+    c.name = vace                        ? "VaceWanModel (vace)"
+             : c.dit->image_tokens != 0  ? "WanModel (flf2v)"
+             : c.dit->timestep_per_token ? "WanModel (ti2v)"
+                                         : "WanModel (t2v)";
+    c.source = vace ? fmt::format("diffusers config.json ({}), class VaceWanModel (Wan2.1 wan/modules/vace_model.py)", origin)
+                    : fmt::format("diffusers config.json ({}), class WanModel (Wan2.1 wan/modules/model.py)", origin);
     c.hidden = count_or(doc, origin, "dim", 0, true);
     c.layers = count_or(doc, origin, "num_layers", 0, true);
     c.heads = count_or(doc, origin, "num_heads", 0, true);
@@ -110,6 +158,7 @@ TransformerConfig parse_wan_config(std::string_view json_text, const std::string
     if (c.hidden % c.heads != 0 || (c.hidden / c.heads) % 2 != 0)
         throw InputError(origin, fmt::format("\"num_heads\" ({}) must divide \"dim\" ({}) into an even head size (RoPE pairs)",
                                              c.heads, c.hidden));
+    read_vace(doc, origin, c);
     c.kv_heads = c.heads;
     c.head_dim = c.hidden / c.heads;
     c.mlp = MlpKind::plain;

@@ -824,8 +824,14 @@ RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
 
 Exact weight_bytes_per_rank(const TransformerConfig& cfg, const LayerRun& run) {
     const RankWeights w = rank_weights(cfg, run);
+    Exact vace;  // a DiT's VACE context blocks sharded as the blocks; their projections and patch embedding replicated
+    if (cfg.dit && cfg.dit->vace_blocks != 0) {
+        const ParamCount p = param_count(cfg);
+        const Exact n(cfg.dit->vace_blocks);
+        vace = n * w.dense_layer + storage_bytes(run.dtype, p.dit_vace - n * p.per_layer);
+    }
     return Exact(dense_layer_count(cfg)) * w.dense_layer + Exact(moe_layer_count(cfg)) * w.moe_layer + w.embedding +
-           (cfg.tied_embeddings ? Exact(0) : w.lm_head) + w.final_norm;
+           (cfg.tied_embeddings ? Exact(0) : w.lm_head) + w.final_norm + vace;
 }
 
 std::vector<LayerOp> model_edge_ops(const TransformerConfig& cfg, const LayerRun& run) {

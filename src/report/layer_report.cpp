@@ -270,6 +270,8 @@ json report_json(const LayerReport& r) {
                            {"per_layer", p.per_layer.value()}, {"final_norm", p.final_norm.value()},
                            {"lm_head", p.lm_head.value()},     {"total", p.total.value()},
                            {"active", p.active.value()},       {"bytes", weight_bytes_per_rank(c, tp1(run)).value()}};
+        if (c.dit && c.dit->vace_blocks != 0)
+            j["params"]["dit_vace"] = p.dit_vace.value();
         if (c.moe) {
             json& jp = j["params"];
             jp["dense_layers"] = p.dense_layers;
@@ -297,9 +299,12 @@ json report_json(const LayerReport& r) {
     if (c.layers != 0)
         mem["model"]["kv_cache_bytes"] = r.model_kv_cache.value();
     json kinds = json::array();
-    for (const LayerReport::LayerKind& k : r.kinds)
-        kinds.push_back(
-            json{{"dense_mlp", k.dense}, {"window", k.window == 0 ? json(nullptr) : json(k.window)}, {"layers", k.count}});
+    for (const LayerReport::LayerKind& k : r.kinds) {
+        json jk{{"dense_mlp", k.dense}, {"window", k.window == 0 ? json(nullptr) : json(k.window)}, {"layers", k.count}};
+        if (!k.block.empty())
+            jk["block"] = k.block;
+        kinds.push_back(jk);
+    }
     j["layer_kinds"] = kinds;
     j["memory"] = mem;
     json ops = json::array();
@@ -314,8 +319,9 @@ json report_json(const LayerReport& r) {
         if (ki == r.layer_kind || ki == r.dense_kind)
             continue;
         const std::string scope =
-            fmt::format("{}{}", k.dense ? "dense_layer" : "layer",
-                        k.window ? fmt::format(" (window {})", k.window) : std::string(" (full attention)"));
+            !k.block.empty() ? fmt::format("layer ({})", k.block)
+                             : fmt::format("{}{}", k.dense ? "dense_layer" : "layer",
+                                           k.window ? fmt::format(" (window {})", k.window) : std::string(" (full attention)"));
         for (const OpResult& o : k.ops)
             ops.push_back(op_json(o, scope.c_str()));
     }
@@ -426,6 +432,10 @@ void print_table(const LayerReport& r, std::FILE* out) {
                    human_count(p.per_layer.value()), human_count(p.attention.value()), human_count(p.mlp.value()),
                    human_count(p.norms.value()), human_count(p.final_norm.value()), human_count(p.lm_head.value()),
                    human_bytes(weight_bytes_per_rank(c, tp1(run)).value()), format_name(block_weight_format(c, run)));
+        if (c.dit && c.dit->vace_blocks != 0)
+            fmt::print(out,
+                       "  {:<12}{} in the total: {} context blocks (a block + after_proj each), before_proj, patch embedding\n",
+                       "vace", human_count(p.dit_vace.value()), c.dit->vace_blocks);
         if (c.moe)
             fmt::print(out,
                        "  {:<12}{} MoE layers × {} (attention {} + router {} + {} experts × {} + shared {} + norms {}); "
@@ -523,6 +533,15 @@ void print_table(const LayerReport& r, std::FILE* out) {
 std::vector<LayerReport::LayerKind> layer_kinds(const TransformerConfig& config, const LayerRun& run,
                                                 const std::vector<const GpuSpec*>& gpus, const AnalysisOptions& options) {
     std::vector<LayerReport::LayerKind> kinds;
+    if (config.dit && config.dit->vace_blocks != 0 && config.layers != 0) {  // VACE: main, hinted and context blocks
+        for (const auto& [kind, label] : {std::pair{DitBlock::main, ""}, std::pair{DitBlock::hinted, "block with a VACE hint"},
+                                          std::pair{DitBlock::vace, "vace context block"}}) {
+            const std::uint64_t n = dit_block_count(config, kind);
+            if (n != 0)
+                kinds.push_back({false, 0, n, analyze_ops(dit_block_ops(config, run, kind), gpus, options), label});
+        }
+        return kinds;
+    }
     const std::uint64_t layers = std::max<std::uint64_t>(config.layers, 1);
     for (std::uint64_t i = 0; i < layers; ++i) {
         const bool dense = config.moe && is_dense_mlp_layer(config, i);
@@ -530,7 +549,7 @@ std::vector<LayerReport::LayerKind> layer_kinds(const TransformerConfig& config,
         auto it = std::find_if(kinds.begin(), kinds.end(),
                                [&](const LayerReport::LayerKind& k) { return k.dense == dense && k.window == w; });
         if (it == kinds.end()) {
-            kinds.push_back({dense, w, 0, {}});
+            kinds.push_back({dense, w, 0, {}, {}});
             it = kinds.end() - 1;
         }
         it->count += config.layers == 0 ? 0 : 1;
@@ -639,6 +658,14 @@ LayerReport build_layer_report(const std::string& command, const std::string& pr
                                 "counted once there; attention reads the cache of --context tokens"
                               : "the QKV projection's output holds this step's K and V: that is the KV-cache write, counted "
                                 "once there; attention reads the cache of --context tokens");
+    if (config.dit && config.dit->vace_blocks != 0)
+        r.notes.push_back(fmt::format(
+            "VACE: the model floor also runs {0} context blocks (a block + after_proj each) and adds a hint to {0} of the {1} "
+            "blocks (x + hint·scale): their ops are listed under \"layer (vace context block)\" and \"layer (block with a "
+            "VACE hint)\" in --format json; vace_patch_embedding, before_proj and (Wan's VaceWanModel) the hints' torch.stack "
+            "copies are once per "
+            "forward",
+            config.dit->vace_blocks, config.layers));
     if (run.phase == Phase::training)
         r.notes.push_back(
             "training: each compute op is forward + backward (GEMMs: data and weight gradients; attention backward 2.5× the "

@@ -86,3 +86,23 @@ TEST(DitCli, Wan22Ti2v5bRunsWithItsParameterCount) {
     // bf16: 2 B per parameter
     EXPECT_EQ(num_u(doc.at("params"), "bytes"), 2ull * 4999787712ull);
 }
+
+TEST(DitCli, Wan21VaceRunsItsContextBlocksAsLayerKinds) {
+    // Wan2.1-VACE-14B (VaceWanModel): 17,337,592,896 parameters, 3,049,101,312 of them VACE's, by hand in
+    // tests/unit/test_dit.cpp (Wan21VaceContextBlocksProjectionsAndHints); 32 plain, 8 hinted and 8 context blocks.
+    const json doc = run_json({"model", "--hf-config", std::string(BWACCT_TEST_DATA) + "/models/wan2.1-vace-14b.config.json",
+                               "--tokens", "2160", "--gpu", "h200", "--format", "json"});
+    ASSERT_FALSE(doc.is_null());
+    expect_finite_numbers(doc, "");
+    EXPECT_EQ(num_u(doc.at("params"), "total"), 17337592896ull);
+    EXPECT_EQ(num_u(doc.at("params"), "dit_vace"), 3049101312ull);
+    EXPECT_EQ(num_u(doc.at("params"), "bytes"), 2ull * 17337592896ull);
+    ASSERT_EQ(doc.at("layer_kinds").size(), 3u);
+    EXPECT_EQ(doc.at("layer_kinds")[0].at("layers"), 32);
+    EXPECT_EQ(doc.at("layer_kinds")[1].at("block"), "block with a VACE hint");
+    EXPECT_EQ(doc.at("layer_kinds")[2].at("layers"), 8);
+    bool after_proj = false;
+    for (const json& op : doc.at("ops"))
+        after_proj = after_proj || (op.at("scope") == "layer (vace context block)" && op.at("name") == "vace_after_proj");
+    EXPECT_TRUE(after_proj);
+}

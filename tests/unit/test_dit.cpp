@@ -236,3 +236,152 @@ TEST(Dit, Wan22A14bExpertIsOneWan14bWanModelPerStep) {
     EXPECT_EQ(param_count(c).total.value(), 14288901184ull);
     EXPECT_EQ(2 * param_count(c).total.value(), 28577802368ull);
 }
+
+namespace {
+
+TransformerConfig model_file(const std::string& name) {
+    return load_hf_config(std::string(BWACCT_TEST_DATA) + "/models/" + name, "--hf-config");
+}
+
+LayerRun bf16_chunk(std::uint64_t tokens) {
+    LayerRun r = chunk(tokens, 1);
+    r.dtype = DType::bf16;
+    return r;
+}
+
+}  // namespace
+
+TEST(Dit, Wan21I2v14bImageCrossAttentionAndImageEmbedding) {
+    // Wan2.1-I2V-14B-480P in diffusers: image_dim 1280, added_kv_proj_dim 5120, in_channels 36; 257 CLIP tokens.
+    const TransformerConfig c = model_file("wan2.1-i2v-14b-480p-diffusers-transformer.config.json");
+    ASSERT_TRUE(c.dit);
+    EXPECT_EQ(c.name, "WanTransformer3DModel (i2v)");
+    EXPECT_EQ(c.dit->image_tokens, 257u);
+    // Parameters: Wan2.1-T2V-14B's 14,288,491,584
+    //   + patch embedding (36 − 16)·1·2·2·5120 = 409,600
+    //   + per block k_img, v_img 2·(5120² + 5120) = 52,439,040 and norm_k_img 5120 → 52,444,160 · 40 = 2,097,766,400
+    //   + img_emb: LayerNorm(1280) 2·1280 = 2560; Linear(1280, 1280) 1,638,400 + 1280 = 1,639,680;
+    //     Linear(1280, 5120) 6,553,600 + 5120 = 6,558,720; LayerNorm(5120) 10,240 → 8,211,200
+    //   = 16,394,878,784
+    const ParamCount p = param_count(c);
+    EXPECT_EQ(p.total.value(), 16394878784ull);
+    EXPECT_EQ(p.attention.value(), 209776640u + 52444160u);
+    // bf16 weights: 2 B each = 32,789,757,568 B
+    EXPECT_EQ(weight_bytes_per_rank(c, bf16_chunk(2160)).value(), 32789757568ull);
+    const LayerRun r = bf16_chunk(2160);
+    const auto ops = dit_block_ops(c, r);
+    // k_img, v_img over [257, 5120] × [5120, 10,240]: 2·257·5120·10,240 = 26,948,403,200 FLOPs
+    EXPECT_EQ(find(ops, "cross_kv_img_proj").cost.flops, 26948403200ull);
+    // image attention, q = 2160, kv = 257, 40 heads of 128: 4·40·2160·257·128 = 11,368,857,600 FLOPs
+    EXPECT_EQ(find(ops, "image_attention").cost.flops, 11368857600ull);
+    // x + img_x over [2160, 5120]: read 2, write 1, bf16: 3·2·11,059,200 = 66,355,200 B; 11,059,200 FLOPs
+    EXPECT_EQ(find(ops, "cross_img_add").cost.bytes(), 66355200u);
+    EXPECT_EQ(find(ops, "cross_img_add").cost.flops, 11059200u);
+    (void)find(ops, "cross_k_img_norm");
+    const auto edges = dit_edge_ops(c, r);
+    // img_emb Linear(1280, 5120) over 257 rows: 2·257·1280·5120 = 3,368,550,400 FLOPs
+    EXPECT_EQ(find(edges, "img_emb_fc2").cost.flops, 3368550400ull);
+    // context concat [257 + 512, 5120], read and written in bf16: 2·2·769·5120 = 15,749,120 B
+    EXPECT_EQ(find(edges, "context_concat").cost.bytes(), 15749120u);
+    EXPECT_THROW((void)find(edges, "img_emb_pos"), std::runtime_error);  // i2v has no position embedding
+    // Wan2.2-I2V-A14B's diffusers config (image_dim null) keeps no image branch.
+    EXPECT_EQ(model_file("wan2.2-t2v-a14b-diffusers-transformer.config.json").dit->image_tokens, 0u);
+}
+
+TEST(Dit, Wan21Flf2vTwoImagesWithTheirPositionEmbedding) {
+    // FLF2V: pos_embed_seq_len 514 = 2 · 257 CLIP tokens (first and last frame), emb_pos [514, 1280].
+    const TransformerConfig c = model_file("wan2.1-flf2v-14b-720p-diffusers-transformer.config.json");
+    EXPECT_EQ(c.name, "WanTransformer3DModel (flf2v)");
+    EXPECT_EQ(c.dit->image_tokens, 514u);
+    // I2V's 16,394,878,784 + emb_pos 514·1280 = 657,920 → 16,395,536,704
+    EXPECT_EQ(param_count(c).total.value(), 16395536704ull);
+    // Wan's own WanModel config.json (model_type "flf2v") reads the same
+    const TransformerConfig w = parse_hf_config(
+        R"({"_class_name": "WanModel", "dim": 5120, "eps": 1e-06, "ffn_dim": 13824, "freq_dim": 256, "in_dim": 36,
+            "model_type": "flf2v", "num_heads": 40, "num_layers": 40, "out_dim": 16, "text_len": 512})",
+        "x");
+    EXPECT_EQ(w.name, "WanModel (flf2v)");
+    EXPECT_EQ(param_count(w).total.value(), 16395536704ull);
+    const LayerRun r = bf16_chunk(2160);
+    // image attention over 514 keys: 4·40·2160·514·128 = 22,737,715,200 FLOPs
+    EXPECT_EQ(find(dit_block_ops(c, r), "image_attention").cost.flops, 22737715200ull);
+    // emb_pos add [514, 1280] + [514, 1280]: read 2·657,920, write 657,920, bf16 → 2·3·657,920 = 3,947,520 B
+    EXPECT_EQ(find(dit_edge_ops(c, r), "img_emb_pos").cost.bytes(), 3947520u);
+}
+
+TEST(Dit, Wan21VaceContextBlocksProjectionsAndHints) {
+    // Wan2.1-VACE-14B (VaceWanModel): vace_layers [0, 5, ..., 35] → 8 context blocks, vace_in_dim 96.
+    const TransformerConfig c = model_file("wan2.1-vace-14b.config.json");
+    EXPECT_EQ(c.name, "VaceWanModel (vace)");
+    EXPECT_EQ(c.dit->vace_blocks, 8u);
+    EXPECT_EQ(dit_block_count(c, DitBlock::main), 32u);
+    EXPECT_EQ(dit_block_count(c, DitBlock::hinted), 8u);
+    EXPECT_EQ(dit_block_count(c, DitBlock::vace), 8u);
+    // VACE parameters: 8 · (block 351,394,304 + after_proj 5120² + 5120 = 26,219,520) = 3,020,910,592
+    //   + before_proj 26,219,520 + vace_patch_embedding 96·1·2·2·5120 + 5120 = 1,971,200 → 3,049,101,312;
+    //   total 14,288,491,584 + 3,049,101,312 = 17,337,592,896
+    const ParamCount p = param_count(c);
+    EXPECT_EQ(p.dit_vace.value(), 3049101312ull);
+    EXPECT_EQ(p.total.value(), 17337592896ull);
+    const LayerRun r = bf16_chunk(2160);
+    // after_proj [2160, 5120] × [5120, 5120]: 2·2160·5120·5120 = 113,246,208,000 FLOPs
+    EXPECT_EQ(find(dit_block_ops(c, r, DitBlock::vace), "vace_after_proj").cost.flops, 113246208000ull);
+    // a hinted block's x + hint·scale: 2 FLOPs per element, 2·11,059,200 = 22,118,400; read 2, write 1 → 66,355,200 B
+    const auto hinted = dit_block_ops(c, r, DitBlock::hinted);
+    EXPECT_EQ(find(hinted, "vace_hint_add").cost.flops, 22118400u);
+    EXPECT_EQ(find(hinted, "vace_hint_add").cost.bytes(), 66355200u);
+    EXPECT_THROW((void)find(dit_block_ops(c, r), "vace_hint_add"), std::runtime_error);
+    const auto edges = dit_edge_ops(c, r);
+    EXPECT_EQ(find(edges, "vace_before_proj").cost.flops, 113246208000ull);
+    // hints stacked: block i copies i + 2 tensors of [2160, 5120]: Σ_{i=0..7} (i + 2) = 44 copies,
+    //   read and written in bf16: 2·2·44·11,059,200 = 1,946,419,200 B
+    EXPECT_EQ(find(edges, "vace_hint_stack").cost.bytes(), 1946419200ull);
+    // PP is refused: the context blocks feed blocks on every stage
+    LayerRun pp = r;
+    pp.pp = 2;
+    EXPECT_NE(error_of([&] { (void)dit_block_ops(c, pp); }).find("--pp"), std::string::npos);
+}
+
+TEST(Dit, Wan21Vace13bDiffusersConfig) {
+    // WanVACETransformer3DModel, Wan2.1-VACE-1.3B: D 1536, F 8960, 30 blocks, vace_layers 0, 2, ..., 28 (15).
+    const TransformerConfig c = model_file("wan2.1-vace-1.3b-diffusers-transformer.config.json");
+    EXPECT_EQ(c.name, "WanVACETransformer3DModel (vace)");
+    EXPECT_EQ(c.dit->vace_blocks, 15u);
+    // block: attention 2·(4·(1536² + 1536) + 2·1536) = 18,892,800; ffn 1536·8960 + 8960 + 8960·1536 + 1536
+    //   = 27,535,616; norm3 + modulation 8·1536 = 12,288 → 46,440,704; after_proj 1536² + 1536 = 2,360,832
+    // VACE: 15 · 48,801,536 = 732,023,040 + before_proj 2,360,832 + patch 96·4·1536 + 1536 = 591,360 → 734,975,232
+    // total: Wan2.1-T2V-1.3B's 1,418,996,800 + 734,975,232 = 2,153,972,032
+    EXPECT_EQ(param_count(c).dit_vace.value(), 734975232ull);
+    EXPECT_EQ(param_count(c).total.value(), 2153972032ull);
+    // diffusers keeps the hints in a list: no torch.stack copies (Wan's VaceWanModel has them, above)
+    EXPECT_THROW((void)find(dit_edge_ops(c, bf16_chunk(2160)), "vace_hint_stack"), std::runtime_error);
+    // vace_layers without block 0 is refused (the reference asserts 0 ∈ vace_layers)
+    EXPECT_NE(error_of([&] {
+                  (void)parse_hf_config(R"({"_class_name": "VaceWanModel", "dim": 1536, "num_layers": 30, "num_heads": 12,
+                                           "ffn_dim": 8960, "vace_layers": [2, 4]})",
+                                        "x");
+              }).find("vace_layers"),
+              std::string::npos);
+}
+
+TEST(Dit, ImageAndVaceFieldsBwacctDoesNotModelAreNamed) {
+    const std::string base = R"("attention_head_dim": 128, "ffn_dim": 13824, "num_attention_heads": 40, "num_layers": 40)";
+    for (const auto& [extra, field] : std::vector<std::pair<std::string, std::string>>{
+             {R"("image_dim": 1280, "added_kv_proj_dim": 1280)", "added_kv_proj_dim"},  // not the hidden size (5120)
+             {R"("added_kv_proj_dim": 5120)", "image_dim"},                             // one without the other
+             {R"("pos_embed_seq_len": 514)", "pos_embed_seq_len"},                      // no image embedding to add it to
+             {R"("image_dim": 1280, "added_kv_proj_dim": 5120, "vace_layers": [0, 5])", "VACE"}})
+        EXPECT_NE(error_of([&, &e = extra] {
+                      (void)parse_hf_config(R"({"_class_name": "WanTransformer3DModel", )" + base + ", " + e + "}", "x");
+                  }).find(field),
+                  std::string::npos)
+            << extra;
+    // VaceWanModel's model_type "vace" reads as "t2v"; vace_layers defaults to every other block from 0 (30 → 15)
+    const TransformerConfig v = parse_hf_config(
+        R"({"_class_name": "VaceWanModel", "dim": 1536, "num_layers": 30, "num_heads": 12, "ffn_dim": 8960,
+            "model_type": "vace"})",
+        "x");
+    EXPECT_EQ(v.dit->vace_blocks, 15u);
+    EXPECT_EQ(v.dit->vace_in_channels, 16u);  // vace_in_dim defaults to in_dim
+    EXPECT_EQ(v.dit->image_tokens, 0u);
+}
