@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "bwacct/error.h"
@@ -113,10 +114,15 @@ struct Grouper {
     // The name of the op an uncosted activity is filed under: the innermost linked op with shapes,
     // else the innermost linked op; "" when none is linked.
     std::string_view op_name(std::size_t a) const {
+        const std::int64_t id = op_name_id(a);
+        return id >= 0 ? std::string_view(t.names[static_cast<std::size_t>(id)]) : std::string_view();
+    }
+    // That name as its index into t.names; -1 when no op is linked.
+    std::int64_t op_name_id(std::size_t a) const {
         for (std::int64_t op = links.op[a]; op >= 0; op = links.parent[static_cast<std::size_t>(op)])
             if (op_has_shapes(t.ops[static_cast<std::size_t>(op)]))
-                return t.names[t.ops[static_cast<std::size_t>(op)].name];
-        return links.op[a] >= 0 ? std::string_view(t.names[t.ops[static_cast<std::size_t>(links.op[a])].name]) : "";
+                return t.ops[static_cast<std::size_t>(op)].name;
+        return links.op[a] >= 0 ? std::int64_t{t.ops[static_cast<std::size_t>(links.op[a])].name} : -1;
     }
     // Why an activity has no formula (docs/ingest.md, "Reasons").
     std::string reason(std::size_t a, Category category) const {
@@ -248,12 +254,21 @@ Summary summarize(const Trace& t, const Links& links, const TraceHints& hints) {
     std::vector<Category> category(t.activities.size());
     std::map<std::uint32_t, std::size_t> kernel_rows;                    // kernel name → row
     std::map<std::size_t, std::map<std::string, double>> row_reason_us;  // row → reason → uncosted kernel µs
+    // The name rules (several µs a name) run once per (kind, kernel name, op name), not once per activity.
+    std::map<std::tuple<Activity, std::uint32_t, std::int64_t>, Category> category_of_names;
+    const auto uncosted_category = [&](std::size_t a) {
+        const GpuActivity& g = t.activities[a];
+        const std::int64_t op = gr.op_name_id(a);
+        const auto [at, added] = category_of_names.try_emplace({g.kind, g.name, op}, Category::other);
+        if (added)
+            at->second = activity_category(g.kind, t.names[g.name], gr.op_name(a));
+        return at->second;
+    };
     for (std::size_t a = 0; a < t.activities.size(); ++a) {
         const GpuActivity& g = t.activities[a];
         ++s.linked[static_cast<std::size_t>(links.how[a])];
         group[a] = gr.activity_group(a);
-        category[a] = group[a] >= 0 ? gr.groups[static_cast<std::size_t>(group[a])].what.category
-                                    : activity_category(g.kind, t.names[g.name], gr.op_name(a));
+        category[a] = group[a] >= 0 ? gr.groups[static_cast<std::size_t>(group[a])].what.category : uncosted_category(a);
         const std::string why = group[a] >= 0 ? std::string() : gr.reason(a, category[a]);
         CategoryTime& ct = s.categories[static_cast<std::size_t>(category[a])];
         ++ct.kernels;
