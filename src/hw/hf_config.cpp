@@ -784,17 +784,29 @@ json wan_from_diffusers(const Reader& r) {
               {"num_heads", heads},
               {"num_layers", r.count("num_layers")},
               {"ffn_dim", r.count("ffn_dim")}};
-    for (const auto& [from, to] : std::array<std::pair<const char*, const char*>, 9>{{{"in_channels", "in_dim"},
+    for (const auto& [from, to] : std::array<std::pair<const char*, const char*>, 7>{{{"in_channels", "in_dim"},
                                                                                       {"out_channels", "out_dim"},
                                                                                       {"text_dim", "text_dim"},
                                                                                       {"freq_dim", "freq_dim"},
                                                                                       {"patch_size", "patch_size"},
                                                                                       {"cross_attn_norm", "cross_attn_norm"},
-                                                                                      {"eps", "eps"},
-                                                                                      {"vace_layers", "vace_layers"},
-                                                                                      {"vace_in_channels", "vace_in_dim"}}})
+                                                                                      {"eps", "eps"}}})
         if (r.has(from))
             w[to] = r.doc.at(from);
+    // The VACE keys belong to WanVACETransformer3DModel alone (the plain class has no VACE blocks and diffusers
+    // ignores the keys there: a file naming one class with the other's keys is refused rather than guessed), with ITS
+    // defaults when left out: vace_layers [0, 5, ..., 35] and vace_in_channels 96, not WanModel's range(0, num_layers,
+    // 2) and in_dim (parse_wan_config refuses, as diffusers raises, a layer past the last or a list without layer 0).
+    for (const char* key : {"vace_layers", "vace_in_channels"})
+        if (!vace && r.has(key))
+            r.fail(
+                fmt::format("\"{}\" is a WanVACETransformer3DModel key: a WanTransformer3DModel has no VACE blocks "
+                            "(\"_class_name\": \"WanVACETransformer3DModel\" for a VACE model)",
+                            key));
+    if (vace) {
+        w["vace_layers"] = r.has("vace_layers") ? r.doc.at("vace_layers") : json::array({0, 5, 10, 15, 20, 25, 30, 35});
+        w["vace_in_dim"] = r.has("vace_in_channels") ? r.doc.at("vace_in_channels") : json(96);
+    }
     return w;
 }
 

@@ -364,13 +364,36 @@ TEST(Dit, Wan21Vace13bDiffusersConfig) {
               std::string::npos);
 }
 
+// A WanVACETransformer3DModel config that leaves out vace_layers and vace_in_channels takes diffusers' defaults
+// ([0, 5, ..., 35] and 96), not WanModel's (range(0, L, 2), in_dim): with Wan2.1-14B's dimensions that is exactly
+// Wan2.1-VACE-14B (8 context blocks over 96 channels), 17,337,592,896 parameters (hand count in the test above); with
+// WanModel's defaults it read as 20 context blocks over 16 channels.
+TEST(Dit, DiffusersVaceDefaultsAreDiffusers) {
+    const TransformerConfig c = parse_hf_config(
+        R"({"_class_name": "WanVACETransformer3DModel", "attention_head_dim": 128, "num_attention_heads": 40,
+            "num_layers": 40, "ffn_dim": 13824, "in_channels": 16, "out_channels": 16, "text_dim": 4096,
+            "freq_dim": 256, "patch_size": [1, 2, 2], "cross_attn_norm": true, "eps": 1e-06})",
+        "x");
+    EXPECT_EQ(c.dit->vace_blocks, 8u);
+    EXPECT_EQ(c.dit->vace_in_channels, 96u);
+    EXPECT_EQ(param_count(c).total.value(), 17337592896ull);
+    // diffusers raises for a VACE layer past the last block: so does bwacct (30 layers, default list up to 35)
+    EXPECT_NE(error_of([] {
+                  (void)parse_hf_config(R"({"_class_name": "WanVACETransformer3DModel", "attention_head_dim": 128,
+                                           "num_attention_heads": 12, "num_layers": 30, "ffn_dim": 8960})",
+                                        "x");
+              }).find("vace_layers"),
+              std::string::npos);
+}
+
 TEST(Dit, ImageAndVaceFieldsBwacctDoesNotModelAreNamed) {
     const std::string base = R"("attention_head_dim": 128, "ffn_dim": 13824, "num_attention_heads": 40, "num_layers": 40)";
     for (const auto& [extra, field] : std::vector<std::pair<std::string, std::string>>{
              {R"("image_dim": 1280, "added_kv_proj_dim": 1280)", "added_kv_proj_dim"},  // not the hidden size (5120)
              {R"("added_kv_proj_dim": 5120)", "image_dim"},                             // one without the other
              {R"("pos_embed_seq_len": 514)", "pos_embed_seq_len"},                      // no image embedding to add it to
-             {R"("image_dim": 1280, "added_kv_proj_dim": 5120, "vace_layers": [0, 5])", "VACE"}})
+             {R"("image_dim": 1280, "added_kv_proj_dim": 5120, "vace_layers": [0, 5])", "VACE"},
+             {R"("vace_in_channels": 96)", "WanVACETransformer3DModel"}})  // a VACE key on the plain class
         EXPECT_NE(error_of([&, &e = extra] {
                       (void)parse_hf_config(R"({"_class_name": "WanTransformer3DModel", )" + base + ", " + e + "}", "x");
                   }).find(field),
