@@ -425,8 +425,8 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
                             several ? fmt::format("run {} (lines {}–{}): ", i + 1, run.first_line, run.last_line) : std::string(),
                             run.heading_not_fitting.empty()
                                 ? std::string()
-                                : fmt::format(" (the heading '{}' above it names one whose rows are not these: "
-                                              "elements per byte or busbw/algbw differ)",
+                                : fmt::format(" (the heading '{}' above it names one whose rows are not these: its "
+                                              "operation, root, elements per byte or busbw/algbw differ)",
                                               run.heading_not_fitting)));
         }
         IngestRun part;
