@@ -71,6 +71,7 @@ struct BabelStreamFile {
     std::vector<GpuStreamRow> gs_rows;
     std::string gs_validation_failure;  // gpu-stream: a validation failure line anywhere in the file
     std::size_t gs_validation_line = 0;
+    std::vector<std::string> warnings;  // what was read around the tables (a run after the last one with no table)
 };
 
 // True when `line` reports a failed validation of a benchmark's results: it holds "validation

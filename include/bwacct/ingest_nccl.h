@@ -50,6 +50,9 @@ struct NcclRun {
     // The run names no test and its program was read from the markdown heading just before it ("### All 2 All -
     // Single Node", a README's section per collective): that heading, else empty.
     std::string program_from_heading;
+    // A markdown heading above the run named a collective whose rows are not these (elements per byte, busbw/algbw):
+    // that heading, not used; else empty.
+    std::string heading_not_fitting;
     std::set<std::uint64_t> ranks;    // rank ids of the "# Rank N" lines (JSON: devices[].rank); may be elided
     std::set<std::string> hosts;      // host names of the "# Rank" lines (JSON: devices[].hostname)
     std::set<std::string> processes;  // "host pid" of the "# Rank" lines: one per process

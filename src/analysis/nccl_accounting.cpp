@@ -353,6 +353,24 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
 
 // nccl-tests' gather and scatter print busbw = algbw × (n−1)/n (gather.cu, scatter.cu *GetBw), the factor
 // of allgather: that --op re-derives every row of theirs (the cost is then an allgather's).
+
+// Where run i (0-based) that names no test took its test from the run before it: that run's own source, which may
+// itself be a markdown heading or a run further up, said as it is.
+std::string previous_run_source(const NcclLog& log, std::size_t i) {
+    std::size_t j = i - 1;
+    while (j > 0 && log.runs[j].program_from_previous_run)
+        --j;
+    const NcclRun& from = log.runs[j];
+    const std::string origin = !from.program_from_heading.empty()
+                                   ? fmt::format("{} from the markdown heading '{}' before run {} (the log names no test there)",
+                                                 log.runs[i].program, from.program_from_heading, j + 1)
+                                   : fmt::format("run {}'s test name {}", j + 1, from.program);
+    return fmt::format(
+        "{}: this run names none, and its first row fits {} (data type, operation, root, elements per byte "
+        "and bus factor)",
+        origin, j + 1 == i && from.program_from_heading.empty() ? "that test's" : fmt::format("run {}'s", i));
+}
+
 }  // namespace
 
 IngestReport account_nccl(const NcclLog& log, const std::string& file, const NcclAccountingInput& in,
@@ -375,12 +393,8 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
             kind_from =
                 !run.program_from_heading.empty()
                     ? fmt::format("the markdown heading '{}' before the run, which names no test", run.program_from_heading)
-                : run.program_from_previous_run
-                    ? fmt::format(
-                          "run {}'s test name {}: this run names none, and its first row fits that test's (data "
-                          "type, operation, root, elements per byte and bus factor)",
-                          i, run.program)
-                    : "the log's test name " + run.program;
+                : run.program_from_previous_run ? previous_run_source(log, i)
+                                                : "the log's test name " + run.program;
         } else if (!run.program.empty() && run.program.find("hypercube") != std::string::npos) {
             // nccl-tests' hypercube.cu: HyperCubeGetBw prints algbw = busbw = count·typesize·(n−1) / time with count one
             // rank's part (size / n), i.e. size·(n−1)/n / time: no collective's algbw = size / time re-derives it.
@@ -404,11 +418,16 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
             kind = *in.file_kind;
             kind_from = "the file name";
         } else {
-            throw InputError("--op",
-                             fmt::format("{}the log does not name its collective; give --op allreduce|allgather|"
-                                         "reducescatter|broadcast|reduce|alltoall|sendrecv|gather|scatter",
-                                         several ? fmt::format("run {} (lines {}–{}): ", i + 1, run.first_line, run.last_line)
-                                                 : std::string()));
+            throw InputError(
+                "--op",
+                fmt::format("{}the log does not name its collective{}; give --op allreduce|allgather|"
+                            "reducescatter|broadcast|reduce|alltoall|sendrecv|gather|scatter",
+                            several ? fmt::format("run {} (lines {}–{}): ", i + 1, run.first_line, run.last_line) : std::string(),
+                            run.heading_not_fitting.empty()
+                                ? std::string()
+                                : fmt::format(" (the heading '{}' above it names one whose rows are not these: its "
+                                              "operation, root, elements per byte or busbw/algbw differ)",
+                                              run.heading_not_fitting)));
         }
         IngestRun part;
         part.records_begin = rep.records.size();

@@ -572,10 +572,12 @@ BabelStreamFile parse_babelstream(const std::string& text, const std::string& or
     bool gpu_stream = false;  // the current run's banner is "GPU-STREAM"
     // A validation failure is printed on stderr, before its run's table (BabelStream checks the
     // results, then prints the timings) or, with stdout buffered into a file, anywhere before it: it
-    // belongs to the next table; one after the last table belongs to the last run.
+    // belongs to the next table; one after the last table belongs to the last run, unless a banner came between
+    // (a later run that printed no table: the failure is that run's, not the last table's).
     std::string failure;
     std::size_t failure_line = 0;
-    std::size_t banner_line = 0;  // the first "BabelStream" banner, for a run that printed no table
+    std::size_t banner_line = 0;        // the first "BabelStream" banner, for a run that printed no table
+    std::size_t later_banner_line = 0;  // a banner after the last table, 0 when none
     const auto begin_run = [&] {
         cur.run = static_cast<int>(out.runs.size()) + 1;
         cur.validation_failure = failure;
@@ -594,9 +596,12 @@ BabelStreamFile parse_babelstream(const std::string& text, const std::string& or
         } else if (t == "BabelStream" || t == "BabelStream Fortran" || t == "GPU-STREAM") {
             if (banner_line == 0)
                 banner_line = i + 1;
+            if (!out.runs.empty() && later_banner_line == 0)
+                later_banner_line = i + 1;
             cur = BabelStreamRun{};  // a new run: forget the previous one's context
             gpu_stream = t == "GPU-STREAM";
         } else if (text_table_header(t, mib)) {
+            later_banner_line = 0;
             begin_run();
             cur.mebibytes = mib;
             // An exact element count (GPU-STREAM 1.0's work items) outranks the rounded "Array size".
@@ -608,6 +613,7 @@ BabelStreamFile parse_babelstream(const std::string& text, const std::string& or
             parse_text_table(lines, i, cur, out, origin);
             out.format = "BabelStream text";
         } else if (t.rfind("function", 0) == 0 && t.find("num_times") != std::string::npos) {
+            later_banner_line = 0;
             begin_run();
             parse_csv_table(lines, i, cur, out, origin);
             out.format = "BabelStream CSV";
@@ -619,6 +625,19 @@ BabelStreamFile parse_babelstream(const std::string& text, const std::string& or
         }
     }
     if (!out.rows.empty()) {
+        // A run after the last table that printed its banner and no table (it stopped before its timings): said;
+        // the runs with tables are read.
+        if (later_banner_line > 0) {
+            out.warnings.push_back(
+                !failure.empty() && failure_line > later_banner_line
+                    ? fmt::format("line {}: a run starts and prints no table; its validation failure on line {} ('{}') "
+                                  "is that run's, not run {}'s",
+                                  later_banner_line, failure_line, failure, out.runs.back().run)
+                    : fmt::format("line {}: a run starts and prints no table (it stopped before its timings?)",
+                                  later_banner_line));
+            if (failure_line > later_banner_line)
+                failure.clear();
+        }
         if (!failure.empty() && out.runs.back().validation_failure.empty()) {
             out.runs.back().validation_failure = failure;
             out.runs.back().validation_line = failure_line;

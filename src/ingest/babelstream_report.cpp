@@ -267,6 +267,7 @@ IngestReport babelstream_report(const BabelStreamFile& f, const std::string& fil
                 if (std::find(r.gpus.begin(), r.gpus.end(), g->id) == r.gpus.end())
                     r.gpus.push_back(g->id);
     const RunGpus per_run{gpus, run_gpus};
+    r.warnings = f.warnings;
     if (!f.rows.empty())
         babelstream_section(f, per_run, r);
     if (!f.gs_rows.empty())

@@ -18,13 +18,19 @@ std::size_t role_prefix(std::string_view s) {
     return i > 1 && i + 1 < s.size() && s[i] == ':' && s[i + 1] == '`' ? i + 2 : 0;
 }
 
-// Whether a line opens inline markup: a role, or a single backtick (not a code fence).
-bool opens_markup(std::string_view line) {
+// How a line opens inline markup: a role ":name:`" (after blanks), a single backtick, or neither. A line of backticks
+// alone ("`", "```") is a code fence or a converter's stray mark around a block: not markup.
+enum class Opener { none, role, backtick };
+Opener opens_markup(std::string_view line) {
     const std::size_t b = line.find_first_not_of(" \t");
     if (b == std::string_view::npos)
-        return false;
+        return Opener::none;
     const std::string_view s = line.substr(b);
-    return role_prefix(s) > 0 || (s[0] == '`' && (s.size() == 1 || s[1] != '`'));
+    if (role_prefix(s) > 0)
+        return Opener::role;
+    if (s.find_first_not_of("` \t") == std::string_view::npos)
+        return Opener::none;
+    return s[0] == '`' && s.size() > 1 && s[1] != '`' ? Opener::backtick : Opener::none;
 }
 
 // The line without role prefixes and backticks.
@@ -65,22 +71,31 @@ std::string unwrap_inline_markup(std::string_view text) {
         const std::string_view raw = line_at(at);
         std::size_t next = at + raw.size();  // at the line's '\n', or the end
         const std::string_view line = without_cr(raw);
-        if (!opens_markup(line)) {
+        const Opener opener = opens_markup(line);
+        if (opener == Opener::none) {
             out.append(raw);
         } else {
             const std::string_view cr = raw.size() > line.size() ? "\r" : "";
             std::string joined(line);
             std::size_t ticks = static_cast<std::size_t>(std::count(line.begin(), line.end(), '`'));
-            std::size_t extra = 0;
-            while (ticks % 2 == 1 && extra < 4 && next < text.size()) {
-                const std::string_view following = without_cr(line_at(next + 1));
+            // Only a role's text is wrapped onto the next lines (a converter's line breaks inside ":mark:`...`"), and
+            // only where its backticks close within the next 4 lines of the paragraph: markdown inline code, and
+            // a role that does not close, leave the lines after them as they are.
+            std::size_t extra = 0, end = next;
+            std::string more;
+            for (std::size_t k = 0; opener == Opener::role && ticks % 2 == 1 && k < 4 && end < text.size(); ++k) {
+                const std::string_view following = without_cr(line_at(end + 1));
                 if (following.find_first_not_of(" \t") == std::string_view::npos)
                     break;  // a blank line ends the paragraph, and the role with it
-                joined += ' ';
-                joined.append(following);
+                more += ' ';
+                more.append(following);
                 ticks += static_cast<std::size_t>(std::count(following.begin(), following.end(), '`'));
-                next = next + 1 + line_at(next + 1).size();
-                ++extra;
+                end = end + 1 + line_at(end + 1).size();
+                if (ticks % 2 == 0) {
+                    joined += more;
+                    next = end;
+                    extra = k + 1;
+                }
             }
             out += unmarked(joined);
             out += cr;

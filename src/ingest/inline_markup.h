@@ -8,9 +8,10 @@
 namespace bwacct::ingest {
 
 // `text` with each line that starts (after blanks) with a role ":name:`" or one backtick unwrapped: the role
-// markers and backticks of the line removed and, while its backticks are unbalanced (the role's text went on past
-// the line's end), the next lines (at most 4) joined to it with a blank. A joined line is replaced by an empty
-// line, so every line keeps its number. Other lines, and code fences ("```"), are kept as they are.
+// markers and backticks of the line removed and, for a role whose backticks close within the next 4 lines of its
+// paragraph (the role's text went on past the line's end), those lines joined to it with a blank. A joined line is
+// replaced by an empty line, so every line keeps its number. Other lines, a line of backticks alone ("`", "```":
+// a fence), and the lines after markdown inline code or a role that does not close, are kept as they are.
 std::string unwrap_inline_markup(std::string_view text);
 
 }  // namespace bwacct::ingest

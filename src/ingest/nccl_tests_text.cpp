@@ -50,6 +50,31 @@ std::string_view trim_left(std::string_view s) {
     return s;
 }
 
+// At most `max` bytes of `s`, cut before a UTF-8 character's continuation bytes (never inside a character).
+std::string utf8_prefix(std::string_view s, std::size_t max) {
+    if (s.size() <= max)
+        return std::string(s);
+    std::size_t n = max;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80)
+        --n;
+    return std::string(s.substr(0, n));
+}
+
+// A markdown code fence: "```" or "~~~" (with an info string or not), a line of backticks alone (a lone "`" a
+// converter left around a pasted block), or an HTML tag alone ("<pre>", "</code>", "<details>").
+bool is_fence(std::string_view line) {
+    const std::string_view t = trim_left(line);
+    if (t.substr(0, 3) == "```" || t.substr(0, 3) == "~~~")
+        return true;
+    std::size_t end = t.size();
+    while (end > 0 && (t[end - 1] == ' ' || t[end - 1] == '\t' || t[end - 1] == '\r'))
+        --end;
+    const std::string_view body = t.substr(0, end);
+    if (body.size() >= 3 && body.front() == '<' && body.back() == '>' && body.find('>') == body.size() - 1)
+        return true;
+    return !body.empty() && body.find_first_not_of('`') == std::string_view::npos;
+}
+
 bool is_digits(std::string_view s) {
     if (s.empty())
         return false;
@@ -509,10 +534,44 @@ std::string heading_program(std::string_view heading) {
     return found.size() == 1 ? std::string(*found.begin()) : std::string();
 }
 
-// Whether a row can be one of `program`'s: the reductions print an operation (allreduce, reduce, reduce_scatter; and
-// sendrecv, which prints "sum"), the others "none"; the rooted ones (reduce, broadcast, gather, scatter) a root >= 0,
-// the others -1. A heading that names a word such as "reduce" or "gather" in prose ("## How to reduce latency") is not
-// taken for rows it cannot have printed.
+// Bytes of one element of a type nccl-tests prints (is_type_name); 0 for none.
+std::uint64_t type_bytes(std::string_view t) {
+    if (t == "int8" || t == "uint8" || t == "char" || t == "f8e4m3" || t == "f8e5m2" || t == "fp8_e4m3" || t == "fp8_e5m2")
+        return 1;
+    if (t == "half" || t == "bfloat16" || t == "bf16")
+        return 2;
+    if (t == "int32" || t == "uint32" || t == "float" || t == "int" || t == "uint")
+        return 4;
+    if (t == "int64" || t == "uint64" || t == "double")
+        return 8;
+    return 0;
+}
+
+// busbw / algbw of a row's first result with a bandwidth, as the interval its printed digits allow.
+std::optional<std::pair<double, double>> bus_factor_range(const NcclRow& row) {
+    for (const std::optional<NcclResult>& r : {row.out_of_place, row.in_place}) {
+        if (!r)
+            continue;
+        const double ha = 0.5 * std::pow(10.0, -r->algbw_GBps.decimals), hb = 0.5 * std::pow(10.0, -r->busbw_GBps.decimals);
+        if (r->algbw_GBps.value - ha <= 0)
+            continue;
+        return std::pair{(r->busbw_GBps.value - hb) / (r->algbw_GBps.value + ha),
+                         (r->busbw_GBps.value + hb) / (r->algbw_GBps.value - ha)};
+    }
+    return std::nullopt;
+}
+
+// Whether a row can be one of `program`'s (nccl-tests' *GetCollByteCount and *GetBw):
+//   - the reductions print an operation (allreduce, reduce, reduce_scatter; and sendrecv, which prints "sum"), the
+//     others "none"; the rooted ones (reduce, broadcast, gather, scatter) a root >= 0, the others -1;
+//   - elements per byte: allreduce, reduce, broadcast and sendrecv count the whole buffer (count·typesize = size), the
+//     sharded ones (allgather, reduce_scatter, alltoall, gather, scatter, hypercube) one rank's part
+//     (count·typesize·n = size, n the ranks);
+//   - bus factor busbw/algbw: allreduce 2(n−1)/n (0 for one rank, else in [1, 2)); allgather, reduce_scatter,
+//     alltoall, gather and scatter (n−1)/n with the n the elements per byte give; broadcast, reduce, sendrecv and
+//     hypercube 1.
+// A heading that names a word such as "reduce" or "gather" in prose ("## How to reduce latency"), or a collective
+// whose rows are not these ("### All Reduce" over reduce_scatter rows), is not taken for rows it cannot have printed.
 bool heading_fits(std::string_view program, const NcclRow& row) {
     if (row.redop.empty() || !row.root)
         return false;
@@ -520,7 +579,27 @@ bool heading_fits(std::string_view program, const NcclRow& row) {
                          program == "sendrecv_perf";
     const bool rooted =
         program == "reduce_perf" || program == "broadcast_perf" || program == "gather_perf" || program == "scatter_perf";
-    return (row.redop != "none") == reduces && (*row.root >= 0) == rooted;
+    if ((row.redop != "none") != reduces || (*row.root >= 0) != rooted)
+        return false;
+    const std::uint64_t ts = type_bytes(row.type);
+    if (row.size == 0 || row.count == 0 || ts == 0)
+        return true;  // no elements per byte to compare
+    __extension__ using u128 = unsigned __int128;
+    const u128 part = static_cast<u128>(row.count) * ts;  // bytes of the printed count
+    const bool whole =
+        program == "all_reduce_perf" || program == "reduce_perf" || program == "broadcast_perf" || program == "sendrecv_perf";
+    if (whole ? part != row.size : (part > row.size || row.size % part != 0))
+        return false;
+    const auto f = bus_factor_range(row);
+    if (!f)
+        return true;  // algbw printed as 0: no factor to compare
+    const auto holds = [&](double v) { return f->first <= v + 1e-9 && v - 1e-9 <= f->second; };
+    if (program == "all_reduce_perf")
+        return holds(0) || (f->second >= 1 && f->first < 2);
+    if (whole || program == "hypercube_perf")
+        return holds(1);
+    const double n = static_cast<double>(row.size / part);
+    return holds((n - 1) / n);
 }
 
 struct TextReader {
@@ -539,9 +618,14 @@ struct TextReader {
     // The previous run's last row with bytes, while the current run (which kept its test name when its sweep
     // started again at size 0) has shown no row with bytes to compare with it.
     std::optional<NcclRow> inherited_shape;
-    // A markdown heading naming one collective, for the next run that names no test (its first row).
+    // The current run's test name was copied from the run before it when its sweep started again (no line of its
+    // own names it): its "Collective test concluded" footer replaces it.
+    bool program_inherited = false;
+    // A markdown heading naming one collective, for the next run that names no test (its first row), while only
+    // blank lines, fences and the log's own lines ('#' lines, NCCL lines, a command line) follow it.
     std::string heading_program;
     std::string heading_text;
+    int heading_line = 0;
 
     void warn(std::string text) {
         if (log.warnings.size() < 20)
@@ -578,6 +662,7 @@ struct TextReader {
     void finish_run() {
         failure_said = false;
         inherited_shape.reset();
+        program_inherited = false;
         if (!run.rows.empty())
             log.runs.push_back(std::move(run));
         run = NcclRun{};
@@ -632,14 +717,24 @@ struct TextReader {
         if (tok.size() >= 4 && tok[0] == "Collective" && tok[1] == "test" && tok[2] == "starting:") {
             opening(line_no);
             run.program = std::string(tok[3]);
+            program_inherited = false;
             return true;
         }
         // The run's last line, "# Collective test concluded: all_reduce_perf": it names the test of the rows
-        // above it, for a paste that starts at the column header (no "starting" line).
+        // above it, for a paste that starts at the column header (no "starting" line). It replaces a name the log
+        // does not print for these rows (a markdown heading's, or the run before's when the sweep started again);
+        // one that a starting line or command line printed is kept, and a footer naming another collective is
+        // said (logs pasted together).
         if (tok.size() >= 4 && tok[0] == "Collective" && tok[1] == "test" && tok[2] == "concluded:") {
-            if ((run.program.empty() || !run.program_from_heading.empty()) && !run.rows.empty()) {
+            if (run.rows.empty())
+                return true;
+            if (run.program.empty() || !run.program_from_heading.empty() || program_inherited) {
                 run.program = std::string(tok[3]);
                 run.program_from_heading.clear();
+                program_inherited = false;
+            } else if (collective_from_name(run.program) != collective_from_name(tok[3])) {
+                warn(fmt::format("line {}: the footer names {}, but the run from line {} was started as {}: kept as {}", line_no,
+                                 tok[3], run.first_line, run.program, run.program));
             }
             return true;
         }
@@ -718,19 +813,21 @@ struct TextReader {
         if (tok.size() < 4 || !parse_u64(tok[0], row.size) || !parse_u64(tok[1], row.count))
             return;  // code fences, other programs' output
         // The header's layout; a row that does not fit it (logs pasted together) by its own tokens.
-        // Under a per-iteration header, a row of exactly the plain layout's 13 tokens ending in a whole #wrong (or
-        // N/A) is a plain row pasted under it, not an in-place-only row (whose last token is i_cv%, printed with
-        // decimals).
-        const auto plain_under_per_iteration = [&](const std::optional<Layout>& l) {
-            return l && l->per_place == 8 && tok.size() == 13 && (is_digits(tok.back()) || tok.back() == "N/A");
+        // Under a header with more than time algbw busbw #wrong per placement (-B's #bitdiff, the per-iteration
+        // columns), a row of exactly the plain layout's 13 tokens, fewer than the header's, ending in a whole #wrong
+        // (or N/A) is a plain row pasted under it: not a row cut short, nor an in-place-only row (whose last token
+        // under a per-iteration header is i_cv%, printed with decimals).
+        const auto plain_under_wider_header = [&](const std::optional<Layout>& l) {
+            return l && l->per_place > 4 && tok.size() == 13 && tok.size() < l->tokens &&
+                   (is_digits(tok.back()) || tok.back() == "N/A");
         };
         auto fits = [&](const std::optional<Layout>& l) {
-            return l && (tok.size() >= l->tokens || (tok.size() == l->tokens - l->per_place && !plain_under_per_iteration(l)));
+            return l && (tok.size() >= l->tokens || (tok.size() == l->tokens - l->per_place && !plain_under_wider_header(l)));
         };
         // A row shorter than its header that still prints the header's redop name where the header
         // has it (not a blank redop shifting the columns): the line was cut short (a truncated log).
         PrintedNumber ignored;
-        if (header && !fits(header) && !plain_under_per_iteration(header) && tok.size() < header->tokens && header->redop &&
+        if (header && !fits(header) && !plain_under_wider_header(header) && tok.size() < header->tokens && header->redop &&
             header->redop < tok.size() && !parse_printed_number(tok[header->redop], ignored)) {
             unreadable_line(fmt::format("line {}: row cut short ({} of the header's {} columns; a truncated log?): {}", line_no,
                                         tok.size(), header->tokens, std::string(line).substr(0, 120)));
@@ -791,13 +888,16 @@ struct TextReader {
             // elements per byte to compare).
             const bool same_test = restart && !other_collective(row, run.rows.back());
             std::string program = same_test ? run.program : std::string();
+            std::string from_heading = same_test ? run.program_from_heading : std::string();
             std::optional<NcclRow> shape;
             if (same_test)
                 for (auto it = run.rows.rbegin(); it != run.rows.rend() && !shape; ++it)
                     if (it->size > 0)
                         shape = *it;
             finish_run();
+            program_inherited = !program.empty();
             run.program = std::move(program);
+            run.program_from_heading = std::move(from_heading);
             inherited_shape = row.size > 0 ? std::nullopt : std::move(shape);
             if (!fits(header))
                 header.reset();
@@ -808,6 +908,8 @@ struct TextReader {
                                 "another collective's sweep, not read as {}",
                                 line_no, run.first_line, row.count, row.size, run.program.empty() ? "its test" : run.program));
                 run.program.clear();
+                run.program_from_heading.clear();
+                program_inherited = false;
             }
             inherited_shape.reset();
         }
@@ -818,6 +920,12 @@ struct TextReader {
             if (run.program.empty() && heading_fits(heading_program, row)) {
                 run.program = heading_program;
                 run.program_from_heading = heading_text;
+            } else if (run.program.empty()) {
+                run.heading_not_fitting = heading_text;
+                warn(
+                    fmt::format("line {}: the heading on line {} names {}, but the row's columns, elements per byte or "
+                                "busbw/algbw are not that test's: the heading is not used",
+                                line_no, heading_line, heading_program));
             }
             heading_program.clear();
         }
@@ -826,20 +934,6 @@ struct TextReader {
         run.rows.push_back(std::move(row));
     }
 };
-
-// busbw / algbw of a row's first result with a bandwidth, as the interval its printed digits allow.
-std::optional<std::pair<double, double>> bus_factor_range(const NcclRow& row) {
-    for (const std::optional<NcclResult>& r : {row.out_of_place, row.in_place}) {
-        if (!r)
-            continue;
-        const double ha = 0.5 * std::pow(10.0, -r->algbw_GBps.decimals), hb = 0.5 * std::pow(10.0, -r->busbw_GBps.decimals);
-        if (r->algbw_GBps.value - ha <= 0)
-            continue;
-        return std::pair{(r->busbw_GBps.value - hb) / (r->algbw_GBps.value + ha),
-                         (r->busbw_GBps.value + hb) / (r->algbw_GBps.value - ha)};
-    }
-    return std::nullopt;
-}
 
 // Whether row `a` of a run that names no test could be a row of the test whose row `b` is: the same data type,
 // operation and root, elements per byte (allreduce counts the whole buffer, reduce_scatter and allgather one
@@ -895,7 +989,8 @@ NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
         // the collective it names is the next unnamed run's.
         if (const std::size_t h = line.find_first_not_of('#'); h >= 2 && h <= 6 && h < line.size() && line[h] == ' ') {
             r.heading_program = heading_program(line.substr(h));
-            r.heading_text = std::string(trim_left(line)).substr(0, 80);
+            r.heading_text = utf8_prefix(trim_left(line), 80);
+            r.heading_line = line_no;
             continue;
         }
         const bool hashed = line.front() == '#';
@@ -922,6 +1017,7 @@ NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
         if (read_command_line(tok, cmd)) {
             r.opening(line_no);
             r.run.program = cmd.program;
+            r.program_inherited = false;
             if (cmd.procs)
                 r.run.launcher_processes = cmd.procs;
             // The header line, when the log has one, says the same and comes after: it is read over this;
@@ -934,6 +1030,10 @@ NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
             continue;
         }
         r.row_line(tok, line, line_no);
+        // Any other line (prose, a table of something else) ends what a heading above it names: a heading names the
+        // run right under it, not one further down. A row read has used it; a fence keeps it.
+        if (!is_fence(line))
+            r.heading_program.clear();
     }
     r.finish_run();
     NcclLog& log = r.log;

@@ -184,9 +184,10 @@ TEST(InlineMarkup, RolesAreUnwrappedAndWrappedLinesJoined) {
               "8589934592 2147483648 float sum -1 47488 180.88 316.55 0 47594 180.48 315.84 0\n");
     // Markdown inline code is the same; a code fence and a line without markup are kept, and so are CRLF ends.
     EXPECT_EQ(ingest::unwrap_inline_markup("`Copy 1.0 2 3 4`\r\n```\nplain `x`\n"), "Copy 1.0 2 3 4\r\n```\nplain `x`\n");
-    // A role never joins across a blank line (its paragraph ended), nor more than 4 lines.
+    // A role never joins across a blank line (its paragraph ended), nor past 4 lines: one whose backticks do not
+    // close within them joins nothing (the lines after it are kept as they are).
     EXPECT_EQ(ingest::unwrap_inline_markup(":mark:`a\n\nb`"), "a\n\nb`");
-    EXPECT_EQ(ingest::unwrap_inline_markup(":mark:`a\nb\nc\nd\ne\nf`"), "a b c d e\n\n\n\n\nf`");
+    EXPECT_EQ(ingest::unwrap_inline_markup(":mark:`a\nb\nc\nd\ne\nf`"), "a\nb\nc\nd\ne\nf`");
 
     // The guide's last row, read: 8589934592 B / 47594 us = 180.484 GB/s (printed 180.48), x 1.75 = 315.85 (315.84,
     // within the rounding of 47594 +- 0.5 us).
@@ -296,6 +297,204 @@ TEST(BabelStreamLater, ARunWithoutATableSaysWhatItPrinted) {
     } catch (const std::exception& e) {
         EXPECT_NE(std::string(e.what()).find("banner is on line 2"), std::string::npos) << e.what();
     }
+}
+
+// ---- logs6: the review of the fifth round (/work/notes/rv_logs5) ----
+
+// 8 ranks, "float none -1" (allgather and alltoall print the same columns): 1048576 B as 32768 elements, one rank's
+// part (1048576 / 4 / 8); 1048576 B / 100.0 us = 10.486 GB/s (printed 10.49), x 7/8 = 9.175 (9.18); 2097152 B /
+// 200.0 us the same.
+const char* kShardedRows =
+    "     1048576         32768     float    none      -1    100.0   10.49    9.18      0    100.0   10.49    9.18      0\n"
+    "     2097152         65536     float    none      -1    200.0   10.49    9.18      0    200.0   10.49    9.18      0\n";
+// 8 ranks, "float sum -1", allreduce: 1048576 B as 262144 elements (1048576 / 4, the whole buffer); 10.49 GB/s as
+// above, x 2 x 7/8 = 10.486 x 1.75 = 18.35.
+const char* kAllreduceRows =
+    "     1048576        262144     float     sum      -1    100.0   10.49   18.35      0    100.0   10.49   18.35      0\n"
+    "     2097152        524288     float     sum      -1    200.0   10.49   18.35      0    200.0   10.49   18.35      0\n";
+
+bool warned(const std::vector<std::string>& warnings, const std::string& part) {
+    for (const std::string& w : warnings)
+        if (w.find(part) != std::string::npos)
+            return true;
+    return false;
+}
+
+// The same sweep again with no header between keeps the run before's name as its own until a line of its own names
+// it: the footer "# Collective test concluded: alltoall_perf" under the second sweep. Before: run 2 kept
+// all_gather_perf (the footer only named a run with no name or a heading's), "allgather" in the report.
+TEST(NcclRuns6, AFooterReplacesANameCopiedFromTheRunBefore) {
+    const std::string footer = "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 9.18\n#\n";
+    const NcclLog log =
+        parse_nccl_tests(std::string(kHeader) + kShardedRows + footer + "# Collective test concluded: all_gather_perf\n" +
+                             kShardedRows + footer + "# Collective test concluded: alltoall_perf\n",
+                         "t1.log");
+    ASSERT_EQ(log.runs.size(), 2u);
+    EXPECT_EQ(log.runs[0].program, "all_gather_perf");
+    EXPECT_EQ(log.runs[1].program, "alltoall_perf");
+    // A name from a heading is carried to the restarted sweep with its origin, and its footer replaces it.
+    const NcclLog h = parse_nccl_tests("### All Gather - 1 node\n\n```\n" + std::string(kHeader) + kShardedRows + kShardedRows +
+                                           footer + "# Collective test concluded: alltoall_perf\n```\n",
+                                       "h2.md");
+    ASSERT_EQ(h.runs.size(), 2u);
+    EXPECT_EQ(h.runs[0].program, "all_gather_perf");
+    EXPECT_EQ(h.runs[0].program_from_heading, "### All Gather - 1 node");
+    EXPECT_EQ(h.runs[1].program, "alltoall_perf");
+    EXPECT_TRUE(h.runs[1].program_from_heading.empty());
+    // Without a footer the restarted sweep keeps the heading's name and says where it came from.
+    const NcclLog k = parse_nccl_tests("### All Gather\n" + std::string(kHeader) + kShardedRows + kShardedRows, "h.md");
+    ASSERT_EQ(k.runs.size(), 2u);
+    EXPECT_EQ(k.runs[1].program, "all_gather_perf");
+    EXPECT_EQ(k.runs[1].program_from_heading, "### All Gather");
+    // A name the run's own starting line printed is kept, and a footer naming another collective is said.
+    const NcclLog s = parse_nccl_tests("# Collective test starting: all_gather_perf\n" + std::string(kHeader) + kShardedRows +
+                                           footer + "# Collective test concluded: alltoall_perf\n",
+                                       "s.log");
+    ASSERT_EQ(s.runs.size(), 1u);
+    EXPECT_EQ(s.runs[0].program, "all_gather_perf");
+    EXPECT_TRUE(warned(s.warnings, "the footer names alltoall_perf, but the run from line 1 was started as all_gather_perf"));
+}
+
+// A heading is taken only for rows its collective prints: elements per byte and busbw/algbw as well as operation and
+// root. Before: "### All Reduce" named reduce_scatter rows (sum -1, count 32768 = 1048576 / 4 / 8, one rank's part,
+// where allreduce counts 1048576 / 4 = 262144), and the summary called them an allreduce.
+TEST(NcclRuns6, AHeadingTheRowsContradictIsNotUsed) {
+    // Reduce_scatter, 8 ranks: 10.49 GB/s x 7/8 = 9.18.
+    const std::string rs =
+        "     1048576         32768     float     sum      -1    100.0   10.49    9.18      0    100.0   10.49    9.18      0\n";
+    const NcclLog log = parse_nccl_tests("### All Reduce\n\n```\n" + std::string(kHeader) + rs + "```\n", "h3.md");
+    ASSERT_EQ(log.runs.size(), 1u);
+    EXPECT_TRUE(log.runs[0].program.empty());
+    EXPECT_TRUE(warned(log.warnings, "the heading on line 1 names all_reduce_perf"));
+    try {
+        (void)account_nccl(log, "h3.md", NcclAccountingInput{}, {});
+        FAIL() << "no collective named: refused";
+    } catch (const std::exception& e) {
+        EXPECT_NE(std::string(e.what()).find("the heading '### All Reduce' above it names one whose rows are not these"),
+                  std::string::npos)
+            << e.what();
+    }
+    // The same rows under "### Reduce Scatter": 1048576 / (32768 x 4) = 8 ranks, factor 7/8 = 0.875 inside the printed
+    // [9.175 / 10.495, 9.185 / 10.485] = [0.874, 0.876].
+    EXPECT_EQ(parse_nccl_tests("### Reduce Scatter\n" + std::string(kHeader) + rs, "h.md").runs[0].program,
+              "reduce_scatter_perf");
+    // Allreduce rows (factor 18.35 / 10.49 = 1.75) under "### Send Recv" (whole buffer, "sum -1", but factor 1): no.
+    EXPECT_TRUE(parse_nccl_tests("### Send Recv\n" + std::string(kHeader) + kAllreduceRows, "h.md").runs[0].program.empty());
+    EXPECT_EQ(parse_nccl_tests("### All Reduce\n" + std::string(kHeader) + kAllreduceRows, "h.md").runs[0].program,
+              "all_reduce_perf");
+    // One rank: allreduce's 2(n-1)/n = 0, busbw 0.00.
+    const std::string one =
+        "     1048576        262144     float     sum      -1    100.0   10.49    0.00      0    100.0   10.49    0.00      0\n";
+    EXPECT_EQ(parse_nccl_tests("### All Reduce\n" + std::string(kHeader) + one, "h.md").runs[0].program, "all_reduce_perf");
+}
+
+// A heading names the run right under it. Before: "## AllGather", two lines of prose saying the allgather hung, then
+// an alltoall-shaped run: named allgather.
+TEST(NcclRuns6, ProseBetweenAHeadingAndTheRunEndsTheHeading) {
+    const std::string run = "```\n" + std::string(kHeader) + kShardedRows + "# Avg bus bandwidth    : 9.18\n```\n";
+    const NcclLog log = parse_nccl_tests(
+        "## AllGather\n\nWe first tried all-gather but it hung, so below is the alltoall result.\nLots of prose here.\n\n" + run,
+        "t2.md");
+    ASSERT_EQ(log.runs.size(), 1u);
+    EXPECT_TRUE(log.runs[0].program.empty());
+    // Blank lines, a fence, NCCL's own lines and the log's '#' lines keep it.
+    const NcclLog kept = parse_nccl_tests(
+        "## AllGather\n\n```\n"
+        "node1:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 8 cudaDev 0 busId 1000 - Init COMPLETE\n"
+        "# nThread 1 nGpus 8 minBytes 1048576 maxBytes 2097152\n" +
+            std::string(kHeader) + kShardedRows + "```\n",
+        "t.md");
+    ASSERT_EQ(kept.runs.size(), 1u);
+    EXPECT_EQ(kept.runs[0].program, "all_gather_perf");
+    // An HTML block's tags alone are fences too.
+    const NcclLog pre = parse_nccl_tests("## AllGather\n<pre>\n" + std::string(kHeader) + kShardedRows + "</pre>\n", "t.md");
+    EXPECT_EQ(pre.runs.at(0).program, "all_gather_perf");
+}
+
+// A line of backticks alone is a fence, and markdown inline code joins no line. Before: a lone "`" above a header and
+// 4 allreduce rows joined the next 4 lines into one (only the last row read, silently); with a test name line after
+// it, nothing was read (refused).
+TEST(InlineMarkup, ALoneBacktickIsAFence) {
+    const std::string block = std::string("`\n") + kHeader + kAllreduceRows + kAllreduceRows + "`\n";
+    EXPECT_EQ(ingest::unwrap_inline_markup(block), block);
+    EXPECT_EQ(ingest::unwrap_inline_markup("`a\nb`\n"), "a\nb`\n");  // markdown inline code: its own line only
+    const NcclLog log = parse_nccl_tests("Output of `all_reduce_perf -b 1M -e 8M -f 2 -g 8`:\n" + block, "m2.md");
+    ASSERT_EQ(log.runs.size(), 2u);  // the sizes start again: 2 runs of 2 rows
+    EXPECT_EQ(log.runs[0].rows.size() + log.runs[1].rows.size(), 4u);
+    EXPECT_EQ(log.runs[0].program, "all_reduce_perf");
+    const NcclLog named =
+        parse_nccl_tests("`\n# Collective test starting: all_reduce_perf\n" + std::string(kAllreduceRows) + "`\n", "m3.md");
+    ASSERT_EQ(named.runs.size(), 1u);
+    EXPECT_EQ(named.runs[0].rows.size(), 2u);
+}
+
+// -B's header (time algbw busbw #wrong #bitdiff per placement, 15 tokens) over plain 13-token rows ending in a whole
+// #wrong: plain rows pasted under it. Before: refused as "row cut short (13 of the header's 15 columns)".
+TEST(NcclLayout, PlainRowUnderABitwiseHeaderIsAFullRow) {
+    const std::string header =
+        "#       size         count      type   redop    root     time   algbw   busbw  #wrong  #bitdiff     time   algbw   "
+        "busbw  #wrong  #bitdiff\n";
+    const NcclLog log = parse_nccl_tests("# Collective test starting: all_reduce_perf\n" + header + kAllreduceRows, "bb.log");
+    ASSERT_EQ(log.runs.size(), 1u);
+    ASSERT_EQ(log.runs[0].rows.size(), 2u);
+    const NcclRow& r = log.runs[0].rows[1];
+    ASSERT_TRUE(r.out_of_place && r.in_place);
+    EXPECT_DOUBLE_EQ(r.out_of_place->time_us.value, 200.0);
+    EXPECT_DOUBLE_EQ(r.in_place->busbw_GBps.value, 18.35);
+}
+
+// A heading's text is kept to 80 bytes at a character boundary. "### AllReduce: " is 15 bytes and each Cyrillic
+// "я" 2 (D1 8F): 15 + 2 x 32 = 79 <= 80 < 81. Before: cut at byte 80, half of the 33rd "я" (invalid UTF-8).
+TEST(NcclRuns6, AHeadingIsCutAtACharacterBoundary) {
+    std::string cyr;
+    for (int i = 0; i < 40; ++i)
+        cyr += "\xD1\x8F";
+    const NcclLog log = parse_nccl_tests("### AllReduce: " + cyr + "\n" + kHeader + kAllreduceRows, "u9.md");
+    ASSERT_EQ(log.runs.size(), 1u);
+    EXPECT_EQ(log.runs[0].program, "all_reduce_perf");
+    EXPECT_EQ(log.runs[0].program_from_heading, "### AllReduce: " + cyr.substr(0, 64));
+}
+
+// A second table named by the first's shape when the first was named by a heading: the note says the heading, not
+// a "test name" the log does not print.
+TEST(NcclRuns6, ARunNamedAfterAHeadingNamedRunSaysTheHeading) {
+    const std::string text = "## All Reduce\n" + std::string(kHeader) + kAllreduceRows + "# Avg bus bandwidth : 18.35\n\n" +
+                             kHeader + kAllreduceRows + "# Avg bus bandwidth : 18.35\n";
+    const NcclLog log = parse_nccl_tests(text, "README.md");
+    ASSERT_EQ(log.runs.size(), 2u);
+    ASSERT_TRUE(log.runs[1].program_from_previous_run);
+    const IngestReport r = account_nccl(log, "README.md", NcclAccountingInput{}, {});
+    ASSERT_EQ(r.runs.size(), 2u);
+    std::string all;
+    for (const std::string& n : r.runs[1].notes)
+        all += n + "\n";
+    const bool said =
+        all.find("from the markdown heading '## All Reduce' before run 1 (the log names no test there)") != std::string::npos;
+    const bool false_name = all.find("test name") != std::string::npos;
+    EXPECT_TRUE(said) << all;
+    EXPECT_FALSE(false_name) << all;
+}
+
+// A validation failure after a later banner with no table is that run's. Before: pinned on run 1, which passed
+// ("best kernel Copy ... (unverified: validation failed)"). Copy: 2 x 268.4 MB / 0.00039 s = 1376.4 GB/s.
+TEST(BabelStreamLater, AFailureOfALaterRunWithoutATableIsThatRunsOwn) {
+    const std::string run1 =
+        "BabelStream\nVersion: 4.0\nImplementation: CUDA\nRunning kernels 100 times\nPrecision: double\n"
+        "Array size: 268.4 MB (=0.3 GB)\nTotal size: 805.3 MB (=0.8 GB)\n"
+        "Function    MBytes/sec  Min (sec)   Max         Average\n"
+        "Copy        1373517.208 0.00039     0.00040     0.00039\n";
+    // Lines 10-14: the second run's banner (10) and its failure (14), no table.
+    const std::string run2 = "BabelStream\nVersion: 4.0\nPrecision: float\nValidation failed on sum. Error 0.000530533\n";
+    const BabelStreamFile f = parse_babelstream(run1 + run2, "b1.txt");
+    ASSERT_EQ(f.runs.size(), 1u);
+    EXPECT_TRUE(f.runs[0].validation_failure.empty());
+    EXPECT_TRUE(warned(f.warnings, "line 10: a run starts and prints no table; its validation failure on line 13"));
+    const IngestReport r = babelstream_report(f, "b1.txt", {});
+    ASSERT_FALSE(r.summary.lines.empty());
+    EXPECT_EQ(r.summary.lines[0].find("unverified"), std::string::npos) << r.summary.lines[0];
+    // A failure after the last table and before any banner is still the last run's.
+    const BabelStreamFile g = parse_babelstream(run1 + "Validation failed on sum. Error 1\n", "b.txt");
+    EXPECT_FALSE(g.runs.at(0).validation_failure.empty());
 }
 
 }  // namespace
