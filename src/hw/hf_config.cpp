@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
+#include <string_view>
 #include <utility>
 
 #include "bwacct/dit.h"
@@ -133,26 +134,76 @@ constexpr std::array<Arch, 38> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"Glm4ForCausalLM", Family::glm4}}};
 
 // Multimodal wrappers ("...ForConditionalGeneration") whose language model is one of the families above: its
-// fields sit in "text_config" (model_type `text_model_type`, read as `language_arch`); the vision tower and
-// projector ("vision_config") are not modelled, and every report says so. Qwen2.5-VL's config.json files written
-// before transformers 4.53 keep the language model's fields at the top level (`top_level_text`).
+// fields sit in "text_config" (model_type `text_model_type`, class `text_config_class`, read as `language_arch`); the
+// vision tower and projector ("vision_config") are not modelled, and every report says so. Qwen2.5-VL's config.json
+// files written before transformers 4.53 keep the language model's fields at the top level (`top_level_text`).
+//
+// transformers writes a nested text_config without the fields equal to its class's defaults (to_diff_dict). `dropped`
+// lists, per wrapper, the fields bwacct reads whose class default is a fixed number bwacct would not take by itself (its
+// own default: num_key_value_heads = the query heads, head_dim = hidden_size / num_attention_heads, no window or
+// chunk): a nested text_config that leaves one out is refused, naming it. Gemma 3 takes Gemma3TextConfig's defaults
+// instead (class_defaults).
+struct Dropped {
+    const char* key;
+    const char* class_default;  // as the message gives it
+    const char* accepted;       // the accepted form of its value
+};
 struct Wrapper {
     const char* name;
     const char* text_model_type;
+    const char* text_config_class;
     const char* language_arch;
     bool top_level_text = false;
+    std::array<Dropped, 3> dropped{};
 };
 
+constexpr Dropped kKvHeads(const char* class_default) { return {"num_key_value_heads", class_default, "<key/value heads>"}; }
+constexpr Dropped kHeadDim128{"head_dim", "128, not hidden_size / num_attention_heads", "<dims per head>"};
+
 constexpr std::array<Wrapper, 7> kWrappers{
-    {{"Gemma3ForConditionalGeneration", "gemma3_text", "Gemma3ForCausalLM"},
-     {"Mistral3ForConditionalGeneration", "mistral", "MistralForCausalLM"},
-     {"Llama4ForConditionalGeneration", "llama4_text", "Llama4ForCausalLM"},
+    {{"Gemma3ForConditionalGeneration", "gemma3_text", "Gemma3TextConfig", "Gemma3ForCausalLM"},
+     // MistralConfig: num_key_value_heads 8, sliding_window 4096 (Mistral-Small-3.1's file gives "sliding_window": null).
+     {"Mistral3ForConditionalGeneration",
+      "mistral",
+      "MistralConfig",
+      "MistralForCausalLM",
+      false,
+      {{kKvHeads("8"), {"sliding_window", "4096 (a window on every layer)", "<tokens>, or null for none"}}}},
+     // Llama4TextConfig: num_key_value_heads 8, head_dim 128, attention_chunk_size 8192.
+     {"Llama4ForConditionalGeneration",
+      "llama4_text",
+      "Llama4TextConfig",
+      "Llama4ForCausalLM",
+      false,
+      {{kKvHeads("8"), kHeadDim128, {"attention_chunk_size", "8192", "<tokens per chunk>, or null for none"}}}},
      // Qwen2.5-VL's and Qwen3-VL's language models are Qwen2's and Qwen3's (their multimodal RoPE rotates the same
      // vectors; Qwen3-VL adds the vision tower's features to the first layers' hidden states: T · D adds each).
-     {"Qwen2_5_VLForConditionalGeneration", "qwen2_5_vl_text", "Qwen2ForCausalLM", true},
-     {"Qwen2VLForConditionalGeneration", "qwen2_vl_text", "Qwen2ForCausalLM", true},
-     {"Qwen3VLForConditionalGeneration", "qwen3_vl_text", "Qwen3ForCausalLM"},
-     {"Qwen3VLMoeForConditionalGeneration", "qwen3_vl_moe_text", "Qwen3MoeForCausalLM"}}};
+     {"Qwen2_5_VLForConditionalGeneration",
+      "qwen2_5_vl_text",
+      "Qwen2_5_VLTextConfig",
+      "Qwen2ForCausalLM",
+      true,
+      {{kKvHeads("a fixed number")}}},
+     {"Qwen2VLForConditionalGeneration",
+      "qwen2_vl_text",
+      "Qwen2VLTextConfig",
+      "Qwen2ForCausalLM",
+      true,
+      {{kKvHeads("a fixed number")}}},
+     // Qwen3VLTextConfig: num_key_value_heads 32, head_dim 128; Qwen3VLMoeTextConfig: num_key_value_heads 16, head_dim
+     // None (hidden_size / num_attention_heads, as bwacct takes it).
+     {"Qwen3VLForConditionalGeneration",
+      "qwen3_vl_text",
+      "Qwen3VLTextConfig",
+      "Qwen3ForCausalLM",
+      false,
+      {{kKvHeads("32"), kHeadDim128}}},
+     {"Qwen3VLMoeForConditionalGeneration",
+      "qwen3_vl_moe_text",
+      "Qwen3VLMoeTextConfig",
+      "Qwen3MoeForCausalLM",
+      false,
+      {{kKvHeads("16")}}}}};
 
 // Fields transformers' config class fills in when config.json leaves them out, for the families whose published
 // files rely on it (Google's Gemma 3 multimodal config.json files give only a few text_config fields):
@@ -174,12 +225,14 @@ ClassDefaults class_defaults(Family fam) {
     // GlmConfig, Glm4Config: head_dim 128 and attention_bias true when left out.
     static const json glm = json::parse(R"({"head_dim": 128, "attention_bias": true})");
     // GemmaConfig, Gemma2Config: head_dim 256 whatever hidden_size / num_attention_heads gives (GemmaAttention reads
-    // config.head_dim).
-    static const json gemma = json::parse(R"({"head_dim": 256})");
+    // config.head_dim). GemmaConfig: num_key_value_heads 16 (4.57 and the newest). Gemma2Config: sliding_window 4096; its
+    // num_key_value_heads default changed (16 in older transformers, 4 in newer), so a Gemma 2 file without it is refused.
+    static const json gemma = json::parse(R"({"head_dim": 256, "num_key_value_heads": 16})");
+    static const json gemma2 = json::parse(R"({"head_dim": 256, "sliding_window": 4096})");
     if (fam == Family::gemma)
         return {"GemmaConfig", gemma};
     if (fam == Family::gemma2)
-        return {"Gemma2Config", gemma};
+        return {"Gemma2Config", gemma2};
     if (fam == Family::glm)
         return {"GlmConfig", glm};
     if (fam == Family::glm4)
@@ -960,14 +1013,31 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         }
     const Reader r{lm, lm_origin};
     hf::refuse_unmodelled_layers(r);
-    // transformers writes a nested text_config without the fields equal to its class's defaults (to_diff_dict), and those
-    // text classes default num_key_value_heads to a number (Qwen3VLMoeTextConfig: 16), not to the query heads: a
-    // text_config that leaves it out is refused rather than read as multi-head attention.
-    if (wrapper != nullptr && lm_origin != origin && !lm.contains("num_key_value_heads"))
-        r.fail(fmt::format(
-            "missing \"num_key_value_heads\": transformers leaves out of a nested text_config the fields equal to its "
-            "class's defaults ({}), whose default is not the query heads; bwacct will not guess",
-            wrapper->text_model_type));
+    // A nested text_config without a field its class defaults to a fixed number (kWrappers' `dropped`) is refused. Ministral
+    // 3's text_config (Ministral3Config) keeps only the num_key_value_heads rule.
+    if (wrapper != nullptr && lm_origin != origin) {
+        const bool ministral3 = lm_arch == "Ministral3ForCausalLM";
+        for (const Dropped& d : wrapper->dropped) {
+            if (d.key == nullptr || lm.contains(d.key) || (ministral3 && std::string_view(d.key) != "num_key_value_heads"))
+                continue;
+            r.fail(
+                fmt::format("missing \"text_config.{0}\": transformers leaves out of a nested text_config the fields equal "
+                            "to its class's defaults, and {1}'s default {0} (model_type \"{2}\") is {3}; bwacct will not "
+                            "guess: give \"text_config.{0}\": {4}",
+                            d.key, ministral3 ? "Ministral3Config" : wrapper->text_config_class,
+                            ministral3 ? "ministral3" : wrapper->text_model_type,
+                            ministral3 ? "not the query heads" : d.class_default, d.accepted));
+        }
+    }
+
+    // Yi's remote code (configuration_yi.py, YiConfig) and Gemma2Config default num_key_value_heads to a fixed number (Yi
+    // 4; Gemma 2: 16 in older transformers, 4 in newer), not to the query heads as LlamaConfig does.
+    if ((lm_arch == "YiForCausalLM" || fam == Family::gemma2) && !lm.contains("num_key_value_heads"))
+        r.fail(
+            fmt::format("missing \"num_key_value_heads\": {}'s default is a fixed number ({}), not the query heads; "
+                        "bwacct will not guess: give \"num_key_value_heads\": <key/value heads>",
+                        fam == Family::gemma2 ? "Gemma2Config" : "YiConfig (configuration_yi.py)",
+                        fam == Family::gemma2 ? "16 in older transformers, 4 in newer" : "4"));
 
     TransformerConfig c;
     c.name = r.has("_name_or_path") ? fmt::format("{} ({})", r.text_or("_name_or_path", arch), arch) : arch;
@@ -1003,19 +1073,32 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     c.tied_embeddings =
         r.flag_or("tie_word_embeddings", gemma || fam == Family::ernie45_moe || fam == Family::smollm3);  // per-class defaults
 
-    // The activation: SiLU everywhere but Gemma (GELU, tanh form). Gemma's MLP runs hidden_activation and ignores
-    // hidden_act: GemmaMLP sets a null hidden_activation to gelu_pytorch_tanh (transformers PR 29402), Gemma2/3's config
-    // default it so.
+    // The activation: SiLU everywhere but Gemma (GELU, tanh form). Gemma 2/3's MLP runs hidden_activation (their configs
+    // default it to gelu_pytorch_tanh). Gemma 1's depends on the engine: vLLM (_get_gemma_act_fn) and transformers
+    // 4.40-4.47 (GemmaMLP, PR 29402) run hidden_activation, gelu_pytorch_tanh when it is null, whatever hidden_act says;
+    // transformers >= 4.48 runs ACT2FN[hidden_act] (GemmaConfig's default gelu_pytorch_tanh). Both must be a GELU form.
     const char* act_key = gemma ? "hidden_activation" : "hidden_act";
     const std::string act = r.text_or(act_key, gemma ? "gelu_pytorch_tanh" : "silu");
     if (gemma) {
-        r.refuse_unless(act == "gelu_pytorch_tanh" || act == "gelu_tanh" || act == "gelu_new" || act == "gelu", act_key,
-                        "Gemma's MLP is modelled with GELU in its tanh form");
-        if (!r.has(act_key) && r.has("hidden_act") && r.text_or("hidden_act", "") != "gelu_pytorch_tanh")
-            c.limitations.push_back(
-                fmt::format("hidden_act = {} is not what runs: Gemma's MLP ignores it and, with hidden_activation null, runs "
-                            "gelu_pytorch_tanh (transformers' GemmaMLP), as costed here",
-                            lm.at("hidden_act").dump()));
+        const auto is_gelu = [](const std::string& a) {
+            return a == "gelu_pytorch_tanh" || a == "gelu_tanh" || a == "gelu_new" || a == "gelu";
+        };
+        constexpr const char* kGeluForms = "gelu_pytorch_tanh, gelu_tanh, gelu_new or gelu";
+        r.refuse_unless(is_gelu(act), act_key, fmt::format("Gemma's MLP is modelled with GELU: {}", kGeluForms).c_str());
+        if (fam == Family::gemma && r.has("hidden_act")) {
+            const std::string run_by_new = r.text_or("hidden_act", "");
+            if (!is_gelu(run_by_new))
+                r.fail(
+                    fmt::format("\"hidden_act\" = {} is not modelled: transformers >= 4.48 runs it in Gemma's MLP (vLLM "
+                                "and transformers 4.40-4.47 run hidden_activation, or GELU's tanh form when it is "
+                                "null); accepted: {}",
+                                lm.at("hidden_act").dump(), kGeluForms));
+            if (run_by_new == "gelu" && act != "gelu")
+                c.limitations.push_back(fmt::format(
+                    "hidden_act = \"gelu\" with hidden_activation {}: vLLM and transformers 4.40-4.47 run GELU's tanh form, as "
+                    "costed here; transformers >= 4.48 runs hidden_act, the exact (erf) form (a few FLOPs per element apart)",
+                    r.has("hidden_activation") ? "= " + lm.at("hidden_activation").dump() : std::string("null")));
+        }
         if (act == "gelu")  // the erf form costs about what the tanh form does
             c.limitations.push_back(
                 "hidden_activation = \"gelu\" (the exact, erf form) is costed as GELU's tanh form (a few FLOPs per element "
@@ -1075,9 +1158,14 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
                             fam == Family::deepseek_moe;
     if (!windowless)
         read_sliding_window(r, fam, c);
-    else if (r.has("sliding_window"))
-        c.limitations.push_back(fmt::format("sliding_window = {} is not applied: {}'s attention (transformers) has no window",
-                                            lm.at("sliding_window").dump(), lm_arch));
+    else if (r.has("sliding_window")) {
+        // Yi, Baichuan, DeepSeekMoE and InternLM2 run their repositories' remote code, not a transformers class.
+        const bool remote = lm_arch == "YiForCausalLM" || lm_arch == "BaichuanForCausalLM" || lm_arch == "BaiChuanForCausalLM" ||
+                            fam == Family::deepseek_moe || fam == Family::internlm2;
+        c.limitations.push_back(fmt::format("sliding_window = {} is not applied: {}'s attention ({}) has no window",
+                                            lm.at("sliding_window").dump(), lm_arch,
+                                            remote ? "its remote code" : "transformers"));
+    }
     for (const char* key : {"attn_logit_softcapping", "final_logit_softcapping"})
         if (r.has(key))
             c.limitations.push_back(fmt::format(

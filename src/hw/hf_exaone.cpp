@@ -17,13 +17,18 @@ Translated exaone_as_llama(const Reader& top) {
     f["num_attention_heads"] = top.count("num_attention_heads");
     f["vocab_size"] = top.count("vocab_size");
     std::string defaulted;
-    if (top.has("num_key_value_heads"))
+    if (top.has("num_key_value_heads")) {
         f["num_key_value_heads"] = top.count("num_key_value_heads");
+    } else {
+        f["num_key_value_heads"] = f["num_attention_heads"];  // ExaoneConfig: None → num_attention_heads
+        defaulted = fmt::format("num_key_value_heads = num_attention_heads = {}", f["num_attention_heads"].get<std::uint64_t>());
+    }
     if (top.has("intermediate_size")) {
         f["intermediate_size"] = top.count("intermediate_size");
     } else {
         f["intermediate_size"] = 4 * f["hidden_size"].get<std::uint64_t>();
-        defaulted = fmt::format("intermediate_size = 4 · hidden_size = {}", f["intermediate_size"].get<std::uint64_t>());
+        defaulted += fmt::format("{}intermediate_size = 4 · hidden_size = {}", defaulted.empty() ? "" : ", ",
+                                 f["intermediate_size"].get<std::uint64_t>());
     }
     const std::string act = top.text_or("activation_function", "silu");
     top.refuse_unless(act == "silu" || act == "swish", "activation_function", "the gated MLP is modelled as SiLU(gate)·up");

@@ -89,7 +89,8 @@ void read_llama4_attention(const Reader& r, TransformerConfig& c) {
         c.limitations.push_back(
             "use_qk_norm: Llama 4's weightless L2 norm of Q and K per head on the RoPE layers is not counted (a few FLOPs per "
             "element of Q and K; no parameters)");
-    if (r.has("attn_temperature_tuning") && !(r.doc.at("attn_temperature_tuning") == false))
+    // Llama4TextConfig defaults attn_temperature_tuning to on (Maverick's file leaves it out): stated unless false.
+    if (!(r.has("attn_temperature_tuning") && r.doc.at("attn_temperature_tuning") == false))
         c.limitations.push_back(
             "attn_temperature_tuning: the NoPE layers' position-dependent scaling of Q is not counted (one multiply per "
             "element of Q)");

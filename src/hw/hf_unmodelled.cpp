@@ -16,7 +16,7 @@ struct Unmodelled {
     const char* why;
 };
 
-constexpr std::array<Unmodelled, 40> kUnmodelled{{
+constexpr std::array<Unmodelled, 41> kUnmodelled{{
     // Hybrid stacks: most layers keep a recurrent state instead of a KV cache and cost linear in the context.
     {"Qwen3NextForCausalLM", "full_attention_interval",
      "Gated DeltaNet linear-attention layers (all but every full_attention_interval-th) keep a recurrent state, not a "
@@ -62,9 +62,13 @@ constexpr std::array<Unmodelled, 40> kUnmodelled{{
      "scaled by logit_scale"},
     {"NemotronForCausalLM", "hidden_act",
      "a plain (not gated) squared-ReLU MLP (up_proj, down_proj) and LayerNorm1P norms with bias"},
+    // DeciLMForCausalLM names two remote-code models: Nemotron-NAS (block_configs) and Deci's DeciLM-7B
+    // (num_key_value_heads_per_layer, no block_configs); the refusal names the field the file has.
     {"DeciLMForCausalLM", "block_configs",
      "per-layer block shapes (Nemotron-NAS): layers without attention or with a linear in its place, and per-layer FFN "
      "sizes (ffn_mult)"},
+    {"DeciLMForCausalLM", "num_key_value_heads_per_layer",
+     "a different number of key/value heads on each layer (DeciLM-7B's variable grouped-query attention)"},
     {"MiniCPMForCausalLM", "scale_depth",
      "muP scales of the embeddings, each residual branch and the logits (scale_emb, scale_depth, dim_model_base) whose "
      "defaults (and tied embeddings) come from remote code bwacct does not read"},
@@ -106,9 +110,13 @@ bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.
 }  // namespace
 
 void refuse_unmodelled_class(const Reader& r, const std::string& arch) {
+    // A class listed more than once is refused by the entry whose field the file has (else by its first entry).
+    const Unmodelled* found = nullptr;
     for (const Unmodelled& u : kUnmodelled)
-        if (arch == u.cls)
-            r.fail(fmt::format("{} is not modelled: \"{}\" ({}); bwacct will not guess its cost", arch, u.field, u.why));
+        if (arch == u.cls && (found == nullptr || (!r.doc.contains(found->field) && r.doc.contains(u.field))))
+            found = &u;
+    if (found != nullptr)
+        r.fail(fmt::format("{} is not modelled: \"{}\" ({}); bwacct will not guess its cost", arch, found->field, found->why));
 }
 
 void refuse_unmodelled_layers(const Reader& r) {

@@ -550,7 +550,8 @@ TEST(HfConfig, MultimodalWrappersRefuseWhatTheyCannotRead) {
     const TransformerConfig m = parse_hf_config(
         R"({"architectures": ["Mistral3ForConditionalGeneration"], "tie_word_embeddings": true,
             "text_config": {"model_type": "mistral", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
-                            "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 64, "vocab_size": 100}})",
+                            "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 64, "vocab_size": 100,
+                            "sliding_window": null}})",
         "x");
     EXPECT_TRUE(m.tied_embeddings);
     EXPECT_EQ(head_dim(m), 16u);

@@ -158,6 +158,8 @@ TEST(HfConfigMoeLayers, Llama4MaverickInterleavesDenseAndMoeLayers) {
     // active: 400,711,848,960 − 24·127·125,829,120 (383,527,157,760) = 17,184,691,200 — published 17B.
     EXPECT_EQ(p.active.value(), 17184691200u);
     EXPECT_FALSE(has_limitation(c, "use_qk_norm"));  // use_qk_norm false in Maverick
+    // Maverick's file leaves attn_temperature_tuning out: Llama4TextConfig's default is on, so it is stated (was not).
+    EXPECT_TRUE(has_limitation(c, "attn_temperature_tuning: the NoPE layers' position-dependent scaling of Q"));
     // Pipeline stages of 12 layers each hold 6 dense and 6 MoE layers.
     for (const StageLayers& s : pipeline_stages(c, 4)) {
         EXPECT_EQ(s.dense, 6u);
@@ -171,8 +173,10 @@ TEST(HfConfigMoeLayers, Llama4RefusesWhatItCannotRead) {
             R"({{"architectures": ["Llama4ForConditionalGeneration"], "text_config": {{"model_type": "llama4_text",
                 "hidden_size": 32, "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
                 "head_dim": 8, "intermediate_size": 16, "intermediate_size_mlp": 64, "vocab_size": 100,
-                "num_local_experts": 4, "num_experts_per_tok": 1{}}}}})",
-            text_extra));
+                "num_local_experts": 4, "num_experts_per_tok": 1{}{}}}}})",
+            text_extra,
+            // Llama4TextConfig's attention_chunk_size default (8192) is dropped from a re-saved text_config: give it.
+            text_extra.find("attention_chunk_size") == std::string::npos ? R"(, "attention_chunk_size": null)" : ""));
     };
     EXPECT_EQ(l4(""), "");
     EXPECT_NE(l4(R"(, "moe_layers": [0, 9])").find("moe_layers"), std::string::npos);

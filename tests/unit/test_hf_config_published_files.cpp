@@ -49,14 +49,14 @@ TEST(HfPublishedFiles, CodeGemmaAndGemma7BCountTheirPublishedSize) {
     EXPECT_EQ(code.head_dim, 256u);
     EXPECT_EQ(param_count(code).total.value(), kGemma7B);
     EXPECT_TRUE(code.limitations.empty());
-    // google/gemma-7b-it as transformers 4.40 printed it: "hidden_act": "gelu", "hidden_activation": null. GemmaMLP ignores
-    // hidden_act and runs gelu_pytorch_tanh (the printout's own module list shows PytorchGELUTanh): stated, not called an
-    // approximation any more.
+    // google/gemma-7b-it as transformers 4.40 printed it: "hidden_act": "gelu", "hidden_activation": null. vLLM
+    // (_get_gemma_act_fn) and transformers 4.40-4.47's GemmaMLP run gelu_pytorch_tanh (the printout's module list shows
+    // PytorchGELUTanh), as costed; transformers >= 4.48's GemmaMLP runs ACT2FN[hidden_act], the erf form: both stated.
     const TransformerConfig it = hf("gemma-7b-it");
     EXPECT_EQ(param_count(it).total.value(), kGemma7B);
     EXPECT_TRUE(it.gelu_gate);
-    EXPECT_TRUE(has_limitation(it, "hidden_act = \"gelu\" is not what runs"));
-    EXPECT_FALSE(has_limitation(it, "erf"));
+    EXPECT_TRUE(has_limitation(it, "hidden_act = \"gelu\" with hidden_activation null: vLLM and transformers 4.40-4.47"));
+    EXPECT_TRUE(has_limitation(it, "transformers >= 4.48 runs hidden_act, the exact (erf) form"));
 }
 
 TEST(HfPublishedFiles, GemmaLeftOutHeadDimIsGemmaConfigs256NotHiddenOverHeads) {
@@ -85,9 +85,16 @@ TEST(HfPublishedFiles, GemmaRunsHiddenActivationAndRefusesAnotherByThatName) {
     // hidden_activation decides; "relu" there is refused by that name.
     const std::string relu = error_of(gemma + R"("hidden_activation": "relu"})");
     EXPECT_NE(relu.find("\"hidden_activation\" = \"relu\""), std::string::npos) << relu;
-    // hidden_act alone is ignored by the reference (null hidden_activation → gelu_pytorch_tanh): stated.
-    const TransformerConfig ignored = parse_hf_config(gemma + R"("hidden_act": "relu"})", "x");
-    EXPECT_TRUE(has_limitation(ignored, "hidden_act = \"relu\" is not what runs"));
+    // hidden_act "relu" with hidden_activation null: vLLM and transformers 4.40-4.47 run gelu_pytorch_tanh, but
+    // transformers >= 4.48 runs ReLU. Before: costed as GELU, silently. Now refused by that name, with the GELU forms;
+    // the same with a GELU hidden_activation beside it (the engines disagree).
+    for (const char* extra : {R"("hidden_act": "relu"})", R"("hidden_act": "relu", "hidden_activation": "gelu_pytorch_tanh"})"}) {
+        const std::string e = error_of(gemma + extra);
+        EXPECT_NE(e.find("\"hidden_act\" = \"relu\" is not modelled: transformers >= 4.48 runs it"), std::string::npos) << e;
+        EXPECT_NE(e.find("accepted: gelu_pytorch_tanh, gelu_tanh, gelu_new or gelu"), std::string::npos) << e;
+    }
+    // A GELU hidden_act in the tanh form beside a null hidden_activation: every engine runs the tanh form, nothing stated.
+    EXPECT_TRUE(parse_hf_config(gemma + R"("hidden_act": "gelu_pytorch_tanh"})", "x").limitations.empty());
     // hidden_activation "gelu" (exact, erf) is costed as the tanh form, stated.
     const TransformerConfig erf = parse_hf_config(gemma + R"("hidden_activation": "gelu"})", "x");
     EXPECT_TRUE(has_limitation(erf, "hidden_activation = \"gelu\" (the exact, erf form)"));
@@ -215,11 +222,13 @@ TEST(HfPublishedFiles, Exaone3IsLlamaUnderItsOwnFieldNames) {
 }
 
 TEST(HfPublishedFiles, YiAndBaichuanAreLlamaWithoutAWindow) {
+    // Yi must give num_key_value_heads (YiConfig's default is 4, refused when absent): 4 here, as many as its heads;
+    // Baichuan has no KV field (multi-head).
     for (const char* arch : {"YiForCausalLM", "BaichuanForCausalLM", "BaiChuanForCausalLM"}) {
         const TransformerConfig c = parse_hf_config(
             fmt::format(R"({{"architectures": ["{}"], "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
-                "intermediate_size": 128, "vocab_size": 100, "sliding_window": 16}})",
-                        arch),
+                "intermediate_size": 128, "vocab_size": 100, "sliding_window": 16{}}})",
+                        arch, std::string(arch) == "YiForCausalLM" ? R"(, "num_key_value_heads": 4)" : ""),
             "x");
         // per layer 4·64² = 16,384 + 3·64·128 = 24,576 + 128 → 41,088 · 2 = 82,176 + 2·100·64 (12,800) + 64 = 95,040
         EXPECT_EQ(param_count(c).total.value(), 95040u) << arch;
@@ -243,6 +252,7 @@ TEST(HfPublishedFiles, AyaAndOtherBlocksUnlikeTheEnginesAreRefusedNamingTheField
         {"Cohere2ForCausalLM", "logit_scale"},
         {"NemotronForCausalLM", "hidden_act"},
         {"DeciLMForCausalLM", "block_configs"},
+        {"DeciLMForCausalLM", "num_key_value_heads_per_layer"},
         {"MiniCPMForCausalLM", "scale_depth"},
         {"MiniCPM3ForCausalLM", "kv_lora_rank"},
         {"PhiForCausalLM", "partial_rotary_factor"},
@@ -253,7 +263,8 @@ TEST(HfPublishedFiles, AyaAndOtherBlocksUnlikeTheEnginesAreRefusedNamingTheField
         {"BloomForCausalLM", "n_layer"},
     };
     for (const auto& [cls, field] : cases) {
-        const std::string e = error_of(fmt::format(R"({{"architectures": ["{}"], "hidden_size": 64}})", cls));
+        // Each file gives its deciding field (DeciLM-7B: num_key_value_heads_per_layer, no block_configs).
+        const std::string e = error_of(fmt::format(R"({{"architectures": ["{}"], "hidden_size": 64, "{}": 1}})", cls, field));
         EXPECT_NE(e.find(fmt::format("{} is not modelled: \"{}\"", cls, field)), std::string::npos) << e;
         EXPECT_EQ(e.find('\n'), std::string::npos) << e;
     }
@@ -297,7 +308,12 @@ TEST(HfPublishedFiles, ANestedTextConfigWithoutKvHeadsIsRefusedNotReadAsMultiHea
         "num_attention_heads": 4, "head_dim": 16, "intermediate_size": 128, "moe_intermediate_size": 32, "num_experts": 4,
         "num_experts_per_tok": 2, "vocab_size": 100)";
     const std::string e = error_of(R"({"architectures": ["Qwen3VLMoeForConditionalGeneration"], "text_config": {)" + text + "}}");
-    EXPECT_NE(e.find("text_config: missing \"num_key_value_heads\""), std::string::npos) << e;
+    EXPECT_NE(e.find("text_config: missing \"text_config.num_key_value_heads\""), std::string::npos) << e;
+    // The class is named as a class, the model_type as a model_type, and the accepted form is given.
+    EXPECT_NE(e.find("Qwen3VLMoeTextConfig's default num_key_value_heads (model_type \"qwen3_vl_moe_text\") is 16"),
+              std::string::npos)
+        << e;
+    EXPECT_NE(e.find("give \"text_config.num_key_value_heads\": <key/value heads>"), std::string::npos) << e;
     const TransformerConfig given = parse_hf_config(
         R"({"architectures": ["Qwen3VLMoeForConditionalGeneration"], "text_config": {"num_key_value_heads": 2, )" + text + "}}",
         "x");
@@ -322,4 +338,99 @@ TEST(HfPublishedFiles, DeepSeekMoE16BIsLlamaAttentionWithDeepSeekV2sMoELayers) {
     EXPECT_EQ(p.total.value(), 16375728128u);
     // active: − 27 · (64 − 6) · 8,650,752 = 13,547,077,632 → 2,828,650,496 (model card: 2.8B)
     EXPECT_EQ(p.active.value(), 2828650496u);
+}
+
+TEST(HfPublishedFiles, ANestedTextConfigWithoutAFieldItsClassFixesIsRefusedNamingIt) {
+    // transformers drops from a re-saved text_config every field equal to its class's default. Qwen3VLTextConfig's and
+    // Llama4TextConfig's head_dim default is 128, not D / h: Qwen3-VL-4B (D 2560, 32 heads, head_dim 128) re-saved has no
+    // head_dim and was read with 2560 / 32 = 80, silently.
+    const std::string qwen3vl = R"({"architectures": ["Qwen3VLForConditionalGeneration"], "text_config": {"model_type":
+        "qwen3_vl_text", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "vocab_size": 100)";
+    const std::string e = error_of(qwen3vl + "}}");
+    EXPECT_NE(e.find("text_config: missing \"text_config.head_dim\""), std::string::npos) << e;
+    EXPECT_NE(e.find("Qwen3VLTextConfig's default head_dim (model_type \"qwen3_vl_text\") is 128"), std::string::npos) << e;
+    EXPECT_NE(e.find("give \"text_config.head_dim\": <dims per head>"), std::string::npos) << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+    // Given: per layer q 64·4·128 = 32,768, k and v 2 · 64·2·128 = 32,768, o 4·128·64 = 32,768, q/k norms 2·128 = 256
+    // → 98,560 (with D / h = 16 it was 64·8·16 + 4·16·64 + 32 = 12,320).
+    const TransformerConfig given = parse_hf_config(qwen3vl + R"(, "head_dim": 128}})", "x");
+    EXPECT_EQ(given.head_dim, 128u);
+    EXPECT_EQ(param_count(given).attention.value(), 98560u);
+    // Qwen3VLMoeTextConfig's head_dim default is None (D / h), so leaving it out is read as D / h, not refused.
+    const TransformerConfig moe = parse_hf_config(
+        R"({"architectures": ["Qwen3VLMoeForConditionalGeneration"], "text_config": {"model_type": "qwen3_vl_moe_text",
+            "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+            "intermediate_size": 128, "moe_intermediate_size": 32, "num_experts": 4, "num_experts_per_tok": 2,
+            "vocab_size": 100}})",
+        "x");
+    EXPECT_EQ(moe.head_dim, 0u);  // 0: D / h = 16
+    // Llama4TextConfig: head_dim 128 and attention_chunk_size 8192 (Scout's and Maverick's value, so dropped on re-save).
+    const std::string l4 = R"({"architectures": ["Llama4ForConditionalGeneration"], "text_config": {"model_type":
+        "llama4_text", "hidden_size": 32, "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 16, "vocab_size": 100, "num_local_experts": 4, "num_experts_per_tok": 1)";
+    const std::string no_hd = error_of(l4 + R"(, "attention_chunk_size": 8}})");
+    EXPECT_NE(no_hd.find("missing \"text_config.head_dim\": "), std::string::npos) << no_hd;
+    EXPECT_NE(no_hd.find("Llama4TextConfig's default head_dim"), std::string::npos) << no_hd;
+    const std::string no_chunk = error_of(l4 + R"(, "head_dim": 8}})");
+    EXPECT_NE(no_chunk.find("Llama4TextConfig's default attention_chunk_size (model_type \"llama4_text\") is 8192"),
+              std::string::npos)
+        << no_chunk;
+    EXPECT_NE(no_chunk.find("give \"text_config.attention_chunk_size\": <tokens per chunk>, or null for none"), std::string::npos)
+        << no_chunk;
+    EXPECT_EQ(parse_hf_config(l4 + R"(, "head_dim": 8, "attention_chunk_size": null}})", "x").sliding_window, 0u);
+    // MistralConfig (Mistral 3's text_config): sliding_window 4096 when left out; Mistral-Small-3.1's file gives null.
+    const std::string m3 = R"({"architectures": ["Mistral3ForConditionalGeneration"], "text_config": {"model_type":
+        "mistral", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "head_dim": 16, "intermediate_size": 64, "vocab_size": 100)";
+    const std::string no_window = error_of(m3 + "}}");
+    EXPECT_NE(no_window.find("MistralConfig's default sliding_window (model_type \"mistral\") is 4096"), std::string::npos)
+        << no_window;
+    EXPECT_EQ(parse_hf_config(m3 + R"(, "sliding_window": 4096}})", "x").sliding_window, 4096u);
+}
+
+TEST(HfPublishedFiles, KvHeadsLeftOutTakeGemmaConfigs16AndAreRefusedForYiAndGemma2) {
+    // Gemma 7B without num_key_value_heads: GemmaConfig's default 16 (= its 16 heads), stated; the count is Gemma 7B's.
+    const std::string fields = R"("hidden_size": 3072, "intermediate_size": 24576, "num_attention_heads": 16,
+        "num_hidden_layers": 28, "head_dim": 256, "vocab_size": 256000})";
+    const TransformerConfig gemma = parse_hf_config(R"({"architectures": ["GemmaForCausalLM"], )" + fields, "x");
+    EXPECT_EQ(gemma.kv_heads, 16u);
+    EXPECT_EQ(param_count(gemma).total.value(), kGemma7B);
+    EXPECT_TRUE(has_limitation(gemma, "num_key_value_heads = 16 (transformers' GemmaConfig defaults"));
+    // Gemma2Config's default changed between versions (16, then 4): refused, naming the field.
+    const std::string g2 = error_of(R"({"architectures": ["Gemma2ForCausalLM"], )" + fields);
+    EXPECT_NE(g2.find("missing \"num_key_value_heads\": Gemma2Config's default is a fixed number"), std::string::npos) << g2;
+    EXPECT_NE(g2.find("give \"num_key_value_heads\": <key/value heads>"), std::string::npos) << g2;
+    // Gemma 2 without sliding_window: Gemma2Config's 4096 on every other layer (layer_idx % 2 == 0 local), stated.
+    const TransformerConfig g2w =
+        parse_hf_config(R"({"architectures": ["Gemma2ForCausalLM"], "num_key_value_heads": 8, )" + fields, "x");
+    EXPECT_EQ(g2w.sliding_window, 4096u);
+    ASSERT_EQ(g2w.local_layers.size(), 28u);
+    EXPECT_TRUE(g2w.local_layers[0]);
+    EXPECT_FALSE(g2w.local_layers[1]);
+    EXPECT_TRUE(has_limitation(g2w, "sliding_window = 4096"));
+    // Yi's remote code (configuration_yi.py) defaults num_key_value_heads to 4: a Yi file without it was read as MHA.
+    const std::string small = R"("hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 8,
+        "intermediate_size": 128, "vocab_size": 100)";
+    const std::string yi = error_of(R"({"architectures": ["YiForCausalLM"], )" + small + "}");
+    EXPECT_NE(yi.find("missing \"num_key_value_heads\": YiConfig (configuration_yi.py)'s default is a fixed number (4)"),
+              std::string::npos)
+        << yi;
+    const TransformerConfig yi4 = parse_hf_config(
+        R"({"architectures": ["YiForCausalLM"], "num_key_value_heads": 4, "sliding_window": 4096, )" + small + "}", "x");
+    EXPECT_EQ(yi4.kv_heads, 4u);
+    // Yi's attention is its remote code's, not a transformers class: the stray window is stated as such.
+    EXPECT_TRUE(has_limitation(yi4, "YiForCausalLM's attention (its remote code) has no window"));
+    // Baichuan has no KV field (multi-head attention): kv = h = 8.
+    EXPECT_EQ(parse_hf_config(R"({"architectures": ["BaichuanForCausalLM"], )" + small + "}", "x").kv_heads, 8u);
+    // EXAONE 3 without num_key_value_heads: ExaoneConfig's None → num_attention_heads (8), stated.
+    const TransformerConfig exaone = parse_hf_config(
+        R"({"architectures": ["ExaoneForCausalLM"], "hidden_size": 64, "num_layers": 2, "num_attention_heads": 8,
+            "intermediate_size": 128, "vocab_size": 100})",
+        "x");
+    EXPECT_EQ(exaone.kv_heads, 8u);
+    EXPECT_TRUE(has_limitation(exaone, "num_key_value_heads = num_attention_heads = 8"));
+    // DeciLMForCausalLM with neither of its deciding fields: refused by its first (block_configs).
+    EXPECT_NE(error_of(R"({"architectures": ["DeciLMForCausalLM"], "hidden_size": 64})").find("\"block_configs\""),
+              std::string::npos);
 }
