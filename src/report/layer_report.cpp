@@ -424,14 +424,16 @@ void print_table(const LayerReport& r, std::FILE* out) {
         fmt::print(out, "  {:<12}{}\n", "source", c.source);
     if (r.params) {
         const ParamCount& p = *r.params;
-        fmt::print(out,
-                   "  {:<12}{} = embedding {} + {} layers × {} (attention {} + mlp {} + norms {}) + final norm {} + LM head {}; "
-                   "{} in {}\n",
-                   "parameters", human_count(p.total.value()), human_count(p.embedding.value()),
-                   c.moe ? fmt::format("{} MoE layers (below) + {}", p.moe_layers, p.dense_layers) : std::to_string(c.layers),
-                   human_count(p.per_layer.value()), human_count(p.attention.value()), human_count(p.mlp.value()),
-                   human_count(p.norms.value()), human_count(p.final_norm.value()), human_count(p.lm_head.value()),
-                   human_bytes(weight_bytes_per_rank(c, tp1(run)).value()), format_name(block_weight_format(c, run)));
+        fmt::print(
+            out,
+            "  {:<12}{} = embedding {} + {} layers × {} (attention {} + mlp {} + norms {}) + final norm {} + LM head {}{}; "
+            "{} in {}\n",
+            "parameters", human_count(p.total.value()), human_count(p.embedding.value()),
+            c.moe ? fmt::format("{} MoE layers (below) + {}", p.moe_layers, p.dense_layers) : std::to_string(c.layers),
+            human_count(p.per_layer.value()), human_count(p.attention.value()), human_count(p.mlp.value()),
+            human_count(p.norms.value()), human_count(p.final_norm.value()), human_count(p.lm_head.value()),
+            c.dit && c.dit->vace_blocks != 0 ? fmt::format(" + vace {}", human_count(p.dit_vace.value())) : "",
+            human_bytes(weight_bytes_per_rank(c, tp1(run)).value()), format_name(block_weight_format(c, run)));
         if (c.dit && c.dit->vace_blocks != 0)
             fmt::print(out,
                        "  {:<12}{} in the total: {} context blocks (a block + after_proj each), before_proj, patch embedding\n",
