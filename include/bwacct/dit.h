@@ -45,7 +45,8 @@ namespace bwacct {
 // WanModel's own config.json (diffusers ConfigMixin, "_class_name": "WanModel") → a DiT config.
 // Fields WanModel's constructor leaves out of the file (patch_size, text_dim, qk_norm,
 // cross_attn_norm, window_size) take its defaults; a field that changes the arithmetic and is not
-// modelled (model_type other than t2v, a local window, qk_norm false) is an InputError naming it.
+// modelled (model_type i2v, which Wan2.1 and Wan2.2 share with different networks; a local window; qk_norm false)
+// is an InputError naming it.
 TransformerConfig parse_wan_config(std::string_view json_text, const std::string& origin);
 // The "dit" object of a bwacct preset: the same keys as WanModel's config (in_dim, out_dim,
 // patch_size, text_dim, freq_dim, text_len, cross_attn_norm), each optional.

@@ -575,7 +575,7 @@ TEST(HfConfig, DiffusersWanTransformerReadsAsWanModel) {
     //   norms 2·1536 + 6·1536 = 12,288 → 46,440,704 · 30 = 1,393,221,120
     //   head 1536·64 + 64 + 2·1536 = 101,440 → 1,418,996,800 (named "1.3B", as the 14,288,491,584 model is "14B")
     EXPECT_EQ(param_count(c).total.value(), 1418996800u);
-    // Image conditioning is refused as WanModel's i2v is.
+    // image_dim without added_kv_proj_dim is refused (the image cross-attention needs both).
     const std::string e = error_of(
         R"({"_class_name": "WanTransformer3DModel", "num_attention_heads": 2, "attention_head_dim": 8, "num_layers": 1,
             "ffn_dim": 32, "image_dim": 1280})");
