@@ -63,6 +63,14 @@ void validate_dit(const TransformerConfig& cfg, const LayerRun& run) {
         throw InputError("--text-tokens", "must be a positive integer (the text tokens of the cross-attention)");
     if (cfg.dit && cfg.dit->vace_blocks != 0 && run.pp > 1)
         throw InputError("--pp", "is not modelled for a VACE model (its context blocks feed hints to blocks on every stage)");
+    // The block's GEMMs and the rolling cache are in --dtype; a weight or KV format of their own is not modelled
+    // (the weight bytes would follow it and the ops' bytes would not).
+    if (run.weight && !(*run.weight == plain_format(run.dtype)))
+        throw InputError("--weight-dtype",
+                         "is not modelled for a diffusion transformer (its GEMMs read weights in --dtype): give --dtype");
+    if (run.kv && *run.kv != run.dtype)
+        throw InputError("--kv-dtype",
+                         "is not modelled for a diffusion transformer (its rolling cache is held in --dtype): give --dtype");
     if (run.dit.steps == 0)
         throw InputError("--steps", "must be a positive integer (denoising steps per chunk)");
     (void)(Exact(run.batch) * Exact(run.seq) * Exact(cfg.ffn));  // throws OverflowError when the sizes overflow

@@ -434,3 +434,16 @@ TEST(Dit, WeightBytesPerRankImageAndVaceBranches) {
     EXPECT_EQ(weight_bytes_per_rank(vace, r).value(), 17810962560ull);
     EXPECT_EQ(weight_bytes_per_rank(vace, bf16_chunk(2160)).value(), 34675185792ull);
 }
+
+TEST(Dit, WeightAndKvFormatsOtherThanTheDtypeAreRefused) {
+    // The block's GEMMs read their weights in --dtype: an int4 weight format would shrink the weight bytes (13.0 GiB
+    // for T2V-14B) while every op still read bf16 weights. Refused, naming the option; the same dtype is accepted.
+    LayerRun r = chunk(2160, 1);
+    r.dtype = DType::bf16;
+    r.weight = weight_format(DType::int4, 128);
+    EXPECT_NE(error_of([&] { (void)dit_block_ops(wan(), r); }).find("--weight-dtype"), std::string::npos);
+    r.weight = plain_format(DType::bf16);
+    EXPECT_NO_THROW((void)dit_block_ops(wan(), r));
+    r.kv = DType::fp8_e4m3;
+    EXPECT_NE(error_of([&] { (void)dit_block_ops(wan(), r); }).find("--kv-dtype"), std::string::npos);
+}
