@@ -34,6 +34,15 @@ std::vector<LayerOp> dit_edge_ops(const TransformerConfig& cfg, const LayerRun& 
 // attention = self + cross (+ k_img, v_img, norm_k_img); norms = norm3 + the block's modulation table; lm_head =
 // the head; dit_vace = VACE's context blocks, their before/after projections and vace_patch_embedding).
 ParamCount dit_param_count(const TransformerConfig& cfg);
+// Weight bytes one tensor-parallel rank holds, each block parameter sharded as the block's ops shard it (q, k, v,
+// k_img, v_img and the MLP's first linear column-parallel with their biases; o, cross o and the MLP's second linear
+// row-parallel, their biases replicated; norm_q, norm_k, norm_k_img split by head; norm3 and the modulation table
+// replicated); the embeddings and the head replicated, as the ops outside the blocks run on every rank
+// (src/model/dit_weights.cpp). dense_layer = one block; moe_layer and routed 0.
+RankWeights dit_rank_weights(const TransformerConfig& cfg, const LayerRun& run);
+// The whole model on one rank: blocks + embeddings + head (+ VACE's context blocks as blocks, its projections and
+// patch embedding replicated).
+Exact dit_weight_bytes_per_rank(const TransformerConfig& cfg, const LayerRun& run);
 // KV cache: the self-attention keys beyond this chunk's tokens (a rolling cache, --context > --tokens),
 // else 0; activations: 0 (inference only).
 LayerMemory dit_layer_memory(const TransformerConfig& cfg, const LayerRun& run);

@@ -63,6 +63,14 @@ void validate_dit(const TransformerConfig& cfg, const LayerRun& run) {
         throw InputError("--text-tokens", "must be a positive integer (the text tokens of the cross-attention)");
     if (cfg.dit && cfg.dit->vace_blocks != 0 && run.pp > 1)
         throw InputError("--pp", "is not modelled for a VACE model (its context blocks feed hints to blocks on every stage)");
+    // The block's GEMMs and the rolling cache are in --dtype; a weight or KV format of their own is not modelled
+    // (the weight bytes would follow it and the ops' bytes would not).
+    if (run.weight && !(*run.weight == plain_format(run.dtype)))
+        throw InputError("--weight-dtype",
+                         "is not modelled for a diffusion transformer (its GEMMs read weights in --dtype): give --dtype");
+    if (run.kv && *run.kv != run.dtype)
+        throw InputError("--kv-dtype",
+                         "is not modelled for a diffusion transformer (its rolling cache is held in --dtype): give --dtype");
     if (run.dit.steps == 0)
         throw InputError("--steps", "must be a positive integer (denoising steps per chunk)");
     (void)(Exact(run.batch) * Exact(run.seq) * Exact(cfg.ffn));  // throws OverflowError when the sizes overflow
@@ -77,7 +85,9 @@ std::vector<LayerOp> dit_block_ops(const TransformerConfig& cfg, const LayerRun&
     validate_dit(cfg, run);
     DitBuilder b{cfg, run, {}};
     const DitConfig dc = cfg.dit.value_or(DitConfig{});
-    const u64 t = run.tokens(), d = cfg.hidden, dl = cfg.hidden / run.tp, f = cfg.ffn / run.tp;
+    // The GEMMs' weight shapes on this rank: the weight table (dit_weights.cpp), as the rank's weight bytes.
+    const DitBlockWeights w = dit_block_weights(cfg, kind);
+    const u64 t = run.tokens(), d = cfg.hidden, dl = cfg.hidden / run.tp, f = w.ffn_up.n_on(run.tp);
     const u64 text_rows = (Exact(run.batch) * Exact(dit_text_tokens(cfg, run))).value();
     const u64 image_rows = (Exact(run.batch) * Exact(dc.image_tokens)).value();
 
@@ -85,44 +95,44 @@ std::vector<LayerOp> dit_block_ops(const TransformerConfig& cfg, const LayerRun&
     // Self-attention branch.
     b.norm("norm1", NormKind::layernorm, t, d);
     b.modulated("modulate1", OpPart::norm, "x̂·(1 + scale) + shift", 1, 2, kModulateFlops);
-    b.gemm("qkv_proj", OpPart::attention, t, d, 3 * dl);
+    b.linear("qkv_proj", OpPart::attention, t, w.qkv);
     b.qk_norm("qk_norm", 2 * t, dl);
     b.elementwise("rope", OpPart::attention, "rotary q, k", 2 * t, dl, 1, kRopeFlops);
     b.attention("self_attention", run.context);
-    b.gemm("out_proj", OpPart::attention, t, dl, d);
+    b.linear("out_proj", OpPart::attention, t, w.out);
     b.reduce_out("self_attn_out");
     b.modulated("gate_residual1", OpPart::residual, "x + y·gate", 2, 1, kGateFlops);
     // Cross-attention to the text: q from the video tokens, k and v from the text embedding.
     if (cfg.dit && cfg.dit->cross_attn_norm)
         b.norm("norm3", NormKind::layernorm, t, d);
-    b.gemm("cross_q_proj", OpPart::attention, t, d, dl);
-    b.gemm("cross_kv_proj", OpPart::attention, text_rows, d, 2 * dl);
+    b.linear("cross_q_proj", OpPart::attention, t, w.cross_q);
+    b.linear("cross_kv_proj", OpPart::attention, text_rows, w.cross_kv);
     b.qk_norm("cross_qk_norm", t + text_rows, dl);
     // Image cross-attention (Wan2.1 i2v, flf2v: WanI2VCrossAttention): the same q over the CLIP tokens' keys and
     // values (k_img, v_img; k_img RMSNorm), the two attention outputs added before o.
     if (image_rows != 0) {
-        b.gemm("cross_kv_img_proj", OpPart::attention, image_rows, d, 2 * dl);
+        b.linear("cross_kv_img_proj", OpPart::attention, image_rows, w.cross_kv_img);
         b.qk_norm("cross_k_img_norm", image_rows, dl);
         b.attention("image_attention", dc.image_tokens);
     }
     b.attention("cross_attention", dit_text_tokens(cfg, run));
     if (image_rows != 0)
         b.elementwise("cross_img_add", OpPart::attention, "x + img_x", t, dl, 2, 1);
-    b.gemm("cross_out_proj", OpPart::attention, t, dl, d);
+    b.linear("cross_out_proj", OpPart::attention, t, w.cross_out);
     b.reduce_out("cross_attn_out");
     b.elementwise("cross_residual", OpPart::residual, "x + branch", t, d, 2, 1);
     // MLP branch.
     b.norm("norm2", NormKind::layernorm, t, d);
     b.modulated("modulate2", OpPart::norm, "x̂·(1 + scale) + shift", 1, 2, kModulateFlops);
-    b.gemm("ffn_up", OpPart::mlp, t, d, f);
+    b.linear("ffn_up", OpPart::mlp, t, w.ffn_up);
     b.elementwise("gelu", OpPart::mlp, "gelu_tanh(up)", t, f, 1, kGeluFlops);
-    b.gemm("ffn_down", OpPart::mlp, t, f, d);
+    b.linear("ffn_down", OpPart::mlp, t, w.ffn_down);
     b.reduce_out("mlp_out");
     b.modulated("gate_residual2", OpPart::residual, "x + y·gate", 2, 1, kGateFlops);
     // VACE: a context block's after_proj (its hint; [T, D] replicated on every TP rank, as the block's output is),
     // or a main block's x + hint · context_scale (BaseWanAttentionBlock).
     if (kind == DitBlock::vace)
-        b.gemm("vace_after_proj", OpPart::residual, t, d, d);
+        b.linear("vace_after_proj", OpPart::residual, t, w.after_proj);
     if (kind == DitBlock::hinted)
         b.elementwise("vace_hint_add", OpPart::residual, "x + hint·scale", t, d, 2, kGateFlops);
     return std::move(b.ops);
@@ -177,19 +187,21 @@ std::vector<LayerOp> dit_edge_ops(const TransformerConfig& cfg, const LayerRun& 
 
 ParamCount dit_param_count(const TransformerConfig& cfg) {
     const DitConfig dc = cfg.dit.value_or(DitConfig{});
-    const Exact d(cfg.hidden), f(cfg.ffn);
+    const Exact d(cfg.hidden);
     const Exact patch_volume = Exact(dc.patch[0]) * Exact(dc.patch[1]) * Exact(dc.patch[2]);
     auto linear = [](Exact in, Exact out) { return in * out + out; };  // weight + bias
     ParamCount p;
-    p.embedding = Exact(dc.in_channels) * patch_volume * d + d                // patch_embedding (Conv3d + bias)
-                  + linear(Exact(dc.text_dim), d) + linear(d, d)              // text_embedding
-                  + linear(Exact(dc.freq_dim), d) + linear(d, d)              // time_embedding
-                  + linear(d, Exact(6) * d);                                  // time_projection
-    const Exact one_attention = Exact(4) * linear(d, d) + Exact(2) * d;       // q, k, v, o + norm_q, norm_k
-    p.attention = Exact(2) * one_attention;                                   // self + cross
-    p.mlp = linear(d, f) + linear(f, d);                                      // ffn
-    p.norms = (dc.cross_attn_norm ? Exact(2) * d : Exact(0)) + Exact(6) * d;  // norm3 (γ, β) + modulation
-    p.attention += image_block_params(dc, d);                                 // k_img, v_img, norm_k_img
+    p.embedding = Exact(dc.in_channels) * patch_volume * d + d    // patch_embedding (Conv3d + bias)
+                  + linear(Exact(dc.text_dim), d) + linear(d, d)  // text_embedding
+                  + linear(Exact(dc.freq_dim), d) + linear(d, d)  // time_embedding
+                  + linear(d, Exact(6) * d);                      // time_projection
+    // The block's parameters from its weight table (dit_weights.cpp), the one the ops and the rank's bytes read.
+    const DitBlockWeights w = dit_block_weights(cfg, DitBlock::main);
+    p.attention = w.qkv.params() + w.out.params() + Exact(w.qk_norm.n)               // self (+ all q/k norms)
+                  + w.cross_q.params() + w.cross_kv.params() + w.cross_out.params()  // cross
+                  + (w.cross_kv_img.n != 0 ? w.cross_kv_img.params() : Exact(0)) + Exact(w.k_img_norm.n);  // image
+    p.mlp = w.ffn_up.params() + w.ffn_down.params();
+    p.norms = Exact(w.norm3.n) + Exact(w.modulation.n);  // norm3 (γ, β) + modulation
     p.embedding += image_embedding_params(dc, d);
     p.per_layer = p.attention + p.mlp + p.norms;
     p.final_norm = Exact(0);                                                      // the head's LayerNorm has no affine

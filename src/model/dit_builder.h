@@ -27,6 +27,43 @@ inline constexpr u64 kModulateFlops = 2;
 inline constexpr u64 kGateFlops = 2;
 inline constexpr u64 kRopeFlops = 3;
 
+// How a parameter lies on the tensor-parallel ranks (Megatron-LM): column-parallel (a weight [K, N/tp], its bias
+// N/tp; a vector split by head, n/tp), row-parallel (a weight [K/tp, N]; its bias N is added after the all-reduce, so
+// every rank holds it), or replicated (whole on every rank).
+enum class Shard { column, row, replicated };
+
+// A linear layer's weight [K, N] and bias [N] with its sharding. The block's ops take their GEMM shapes from it
+// (DitBuilder::linear) and a rank's weight bytes sum it (dit_rank_weights): the two cannot disagree.
+struct DitLinear {
+    u64 k = 0, n = 0;  // n = 0: the block has no such layer
+    Shard shard = Shard::replicated;
+    u64 k_on(u64 tp) const { return shard == Shard::row ? k / tp : k; }
+    u64 n_on(u64 tp) const { return shard == Shard::column ? n / tp : n; }
+    Exact params() const { return Exact(k) * Exact(n) + Exact(n); }
+};
+
+// A parameter vector (norm γ, β; the modulation table) of n elements.
+struct DitVector {
+    u64 n = 0;
+    Shard shard = Shard::replicated;
+    u64 on(u64 tp) const { return shard == Shard::column ? n / tp : n; }
+};
+
+// One block's parameters (WanAttentionBlock; i2v/flf2v's WanI2VCrossAttention; a VACE context block's after_proj),
+// each with its sharding, stated here once (dit_weights.cpp).
+struct DitBlockWeights {
+    DitLinear qkv, out;                      // self-attention: q, k, v column-parallel; o row-parallel
+    DitLinear cross_q, cross_kv, cross_out;  // cross-attention to the text: q, k, v column-parallel; o row-parallel
+    DitLinear cross_kv_img;                  // i2v, flf2v: k_img, v_img column-parallel (n = 0 without image conditioning)
+    DitLinear ffn_up, ffn_down;              // column-, row-parallel
+    DitLinear after_proj;                    // VACE context block: replicated, as the block's output is (n = 0 otherwise)
+    DitVector qk_norm;                       // norm_q, norm_k of the self- and cross-attention (4·D): split by head
+    DitVector k_img_norm;                    // norm_k_img (D): split by head
+    DitVector norm3;                         // γ, β (2·D) of the cross-attention LayerNorm: replicated
+    DitVector modulation;                    // the six rows (6·D): replicated
+};
+DitBlockWeights dit_block_weights(const TransformerConfig& cfg, DitBlock kind);
+
 struct DitBuilder {
     const TransformerConfig& cfg;
     const LayerRun& run;
@@ -47,6 +84,11 @@ struct DitBuilder {
         d.m = m, d.k = k, d.n = n;
         d.a = d.b = d.c = run.dtype;
         add(name, part, fmt::format("[{}, {}] × [{}, {}]", m, k, k, n), gemm_cost(d));
+    }
+
+    // [rows, K] × the rank's share of a linear's weight (its bias: a parameter only, not read here).
+    void linear(const std::string& name, OpPart part, u64 rows, const DitLinear& w) {
+        gemm(name, part, rows, w.k_on(run.tp), w.n_on(run.tp));
     }
 
     void norm(const std::string& name, NormKind kind, u64 rows, u64 cols) {
@@ -182,8 +224,7 @@ struct DitBuilder {
 void image_embedding_ops(DitBuilder& b, u64 text_rows);
 // vace_patch_embedding (the patch embedding's conv with vace_in_channels), before_proj and its add, the hint stack.
 void vace_edge_ops(DitBuilder& b, const ConvDesc& patch_conv);
-// Per block: k_img, v_img and norm_k_img; once: img_emb (+ emb_pos). 0 without image conditioning.
-Exact image_block_params(const DitConfig& dc, Exact d);
+// Once: img_emb (+ emb_pos). 0 without image conditioning (the block's k_img, v_img, norm_k_img: dit_block_weights).
 Exact image_embedding_params(const DitConfig& dc, Exact d);
 // The VACE branch: context blocks (a block of per_layer + after_proj each), before_proj, vace_patch_embedding.
 Exact vace_params(const DitConfig& dc, Exact d, Exact per_layer, Exact patch_volume);

@@ -56,10 +56,6 @@ void vace_edge_ops(DitBuilder& b, const ConvDesc& patch_conv) {
         b.copy("vace_hint_stack", (Exact(n) * (Exact(n) + Exact(3)) / Exact(2) * Exact(t)).value(), d, n);
 }
 
-Exact image_block_params(const DitConfig& dc, Exact d) {
-    return dc.image_tokens == 0 ? Exact(0) : Exact(2) * linear(d, d) + d;  // k_img, v_img + norm_k_img
-}
-
 Exact image_embedding_params(const DitConfig& dc, Exact d) {
     if (dc.image_tokens == 0)
         return Exact(0);

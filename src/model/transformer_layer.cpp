@@ -766,6 +766,8 @@ std::uint64_t layer_context(const TransformerConfig& cfg, std::uint64_t layer, s
 }
 
 RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
+    if (cfg.dit)
+        return dit_rank_weights(cfg, run);
     // Each matrix [K, N] on one rank (column-parallel: N/tp; row-parallel: K/tp), in the block weight
     // format; everything else (embedding and LM head vocab-parallel, norms, router, biases, q/k norms)
     // in the activation dtype. Routed experts under ep > 1: E/ep whole experts (not split by tp).
@@ -816,22 +818,17 @@ RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
     }
     // Embedding and LM head split by vocab over tp (Megatron's vocab-parallel tables).
     rw.embedding = act(p.embedding / Exact(run.tp));
-    // A DiT's head (Linear(D, patch volume · out_dim) and its modulation) is replicated on every rank.
-    rw.lm_head = cfg.dit ? act(p.lm_head) : act(Exact(cfg.vocab) * d / Exact(run.tp));
+    rw.lm_head = act(Exact(cfg.vocab) * d / Exact(run.tp));
     rw.final_norm = act(p.final_norm);
     return rw;
 }
 
 Exact weight_bytes_per_rank(const TransformerConfig& cfg, const LayerRun& run) {
+    if (cfg.dit)
+        return dit_weight_bytes_per_rank(cfg, run);
     const RankWeights w = rank_weights(cfg, run);
-    Exact vace;  // a DiT's VACE context blocks sharded as the blocks; their projections and patch embedding replicated
-    if (cfg.dit && cfg.dit->vace_blocks != 0) {
-        const ParamCount p = param_count(cfg);
-        const Exact n(cfg.dit->vace_blocks);
-        vace = n * w.dense_layer + storage_bytes(run.dtype, p.dit_vace - n * p.per_layer);
-    }
     return Exact(dense_layer_count(cfg)) * w.dense_layer + Exact(moe_layer_count(cfg)) * w.moe_layer + w.embedding +
-           (cfg.tied_embeddings ? Exact(0) : w.lm_head) + w.final_norm + vace;
+           (cfg.tied_embeddings ? Exact(0) : w.lm_head) + w.final_norm;
 }
 
 std::vector<LayerOp> model_edge_ops(const TransformerConfig& cfg, const LayerRun& run) {

@@ -408,3 +408,65 @@ TEST(Dit, ImageAndVaceFieldsBwacctDoesNotModelAreNamed) {
     EXPECT_EQ(v.dit->vace_in_channels, 16u);  // vace_in_dim defaults to in_dim
     EXPECT_EQ(v.dit->image_tokens, 0u);
 }
+
+TEST(Dit, WeightBytesPerRankShardAsTheOps) {
+    // Each weight on a rank as the block's ops use it (Megatron TP): q, k, v, cross q, cross k, v and ffn_up
+    // column-parallel ([K, N/tp], bias N/tp); o, cross o and ffn_down row-parallel ([K/tp, N], bias N replicated);
+    // norm_q, norm_k (self and cross, 4·D) split by head; norm3 (2·D) and the modulation (6·D) replicated; the
+    // embeddings and the head replicated (the ops outside the blocks run whole on every rank). bf16, 2 B each.
+    // Before: the cross-attention's q, k, v, o counted whole on every rank (the ops shard them) and the embeddings
+    // divided by tp (the ops replicate them): 18,487,987,328 B at --tp 2.
+    const TransformerConfig c = wan();
+    LayerRun r1 = bf16_chunk(2160), r2 = r1;
+    r2.tp = 2;
+    // --tp 1: every parameter once, 2 · 14,288,491,584 = 28,576,983,168 B; a block 2 · 351,394,304 = 702,788,608 B.
+    EXPECT_EQ(weight_bytes_per_rank(c, r1).value(), 28576983168ull);
+    EXPECT_EQ(rank_weights(c, r1).dense_layer.value(), 702788608u);
+    // --tp 2, D = 5120, F = 13,824, one block:
+    //   weights: qkv 5120·15,360/2 = 39,321,600; o 5120/2·5120 = 13,107,200; cross q 13,107,200;
+    //            cross kv 5120·10,240/2 = 26,214,400; cross o 13,107,200; ffn_up 5120·13,824/2 = 35,389,440;
+    //            ffn_down 13,824/2·5120 = 35,389,440 → 175,636,480 (= (4·5120² · 2 + 2·5120·13,824)/2)
+    //   biases: column (15,360 + 5120 + 10,240 + 13,824)/2 = 22,272; row 3·5120 = 15,360 → 37,632
+    //   vectors: q/k norms 4·5120/2 = 10,240; norm3 10,240; modulation 30,720 → 51,200
+    //   = 175,725,312 parameters, 351,450,624 B
+    EXPECT_EQ(rank_weights(c, r2).dense_layer.value(), 351450624u);
+    // embeddings 232,381,440 and head 337,984 whole: 464,762,880 B and 675,968 B
+    EXPECT_EQ(rank_weights(c, r2).embedding.value(), 464762880u);
+    EXPECT_EQ(rank_weights(c, r2).lm_head.value(), 675968u);
+    // 40 · 351,450,624 = 14,058,024,960 + 464,762,880 + 675,968 = 14,523,463,808 B
+    EXPECT_EQ(weight_bytes_per_rank(c, r2).value(), 14523463808ull);
+    // The ops read the same share: cross_kv_proj at --tp 2 is [512, 5120] × [5120, 5120]:
+    // 2·(512·5120 + 5120·5120 + 512·5120) = 62,914,560 B, of which the weight 2·26,214,400.
+    EXPECT_EQ(find(dit_block_ops(c, r2), "cross_kv_proj").cost.bytes(), 62914560u);
+}
+
+TEST(Dit, WeightBytesPerRankImageAndVaceBranches) {
+    LayerRun r = bf16_chunk(2160);
+    r.tp = 2;
+    // Wan2.1-I2V-14B at --tp 2: a block = T2V's 175,725,312 + k_img, v_img 5120·10,240/2 + 10,240/2 = 26,219,520
+    // + norm_k_img 5120/2 = 2560 → 201,947,392 parameters, 403,894,784 B; × 40 = 16,155,791,360 B.
+    // Replicated: embeddings 232,381,440 + patch (36 − 16)·4·5120 = 409,600 + img_emb 8,211,200 = 241,002,240, head
+    // 337,984 → 241,340,224 · 2 = 482,680,448 B. Total 16,638,471,808 B.
+    const TransformerConfig i2v = model_file("wan2.1-i2v-14b-480p-diffusers-transformer.config.json");
+    EXPECT_EQ(rank_weights(i2v, r).dense_layer.value(), 403894784u);
+    EXPECT_EQ(weight_bytes_per_rank(i2v, r).value(), 16638471808ull);
+    // Wan2.1-VACE-14B at --tp 2: T2V's 14,523,463,808 B + 8 context blocks (351,450,624 B + after_proj replicated
+    // 2·26,219,520 = 52,439,040 B → 403,889,664 B) = 3,231,117,312 B + before_proj 26,219,520 and vace_patch_embedding
+    // 1,971,200 replicated, 56,381,440 B → 17,810,962,560 B; --tp 1: 2 · 17,337,592,896 = 34,675,185,792 B.
+    const TransformerConfig vace = model_file("wan2.1-vace-14b.config.json");
+    EXPECT_EQ(weight_bytes_per_rank(vace, r).value(), 17810962560ull);
+    EXPECT_EQ(weight_bytes_per_rank(vace, bf16_chunk(2160)).value(), 34675185792ull);
+}
+
+TEST(Dit, WeightAndKvFormatsOtherThanTheDtypeAreRefused) {
+    // The block's GEMMs read their weights in --dtype: an int4 weight format would shrink the weight bytes (13.0 GiB
+    // for T2V-14B) while every op still read bf16 weights. Refused, naming the option; the same dtype is accepted.
+    LayerRun r = chunk(2160, 1);
+    r.dtype = DType::bf16;
+    r.weight = weight_format(DType::int4, 128);
+    EXPECT_NE(error_of([&] { (void)dit_block_ops(wan(), r); }).find("--weight-dtype"), std::string::npos);
+    r.weight = plain_format(DType::bf16);
+    EXPECT_NO_THROW((void)dit_block_ops(wan(), r));
+    r.kv = DType::fp8_e4m3;
+    EXPECT_NE(error_of([&] { (void)dit_block_ops(wan(), r); }).find("--kv-dtype"), std::string::npos);
+}
