@@ -338,4 +338,19 @@ TEST(NcuRealInputs, NvprofMetricsFixtures) {
     }
 }
 
+// A pasted console output cut after a kernel's heading (flashinfer issue #188: '...' then the next heading and its
+// section title, no rows): that kernel is left out with a warning, not listed with every cell empty. Old code: 2
+// kernels, the second all n/a.
+TEST(NcuRealInputs, ConsoleHeadingWithoutRowsIsLeftOut) {
+    const NcuProfile p = parse_ncu_csv(
+        fixture("corpus/ncu/ncu_console_sol_two_kernels_elided_second_heading_only_rtx4090_vllm_paged_attention_flashinfer_"
+                "issue188.txt"),
+        "fi.txt");
+    ASSERT_EQ(p.kernels.size(), 1u);
+    EXPECT_EQ(p.kernels[0].id, "0");
+    EXPECT_DOUBLE_EQ(*p.kernels[0].time_us, 272.16);  // Duration 272.16 usecond
+    EXPECT_DOUBLE_EQ(*p.kernels[0].dram_pct, 94.59);  // DRAM Throughput %
+    EXPECT_TRUE(has_text(p.warnings, "kernel 1 (vllm::paged_attention_v2_reduce_kernel) at line 14 has no metric row"));
+}
+
 }  // namespace
