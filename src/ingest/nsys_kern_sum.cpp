@@ -756,6 +756,14 @@ std::string no_table_message(const std::vector<std::string>& lines) {
             "table with times (cuda_gpu_kern_sum, cuda_gpu_mem_time_sum or a GPU trace); {}",
             others.empty() ? "" : " beside ", others, kExpected);
     }
+    // rocprof-compute (omniperf) `analyze`'s "Top Kernels" table: box-drawn, names wrapped over several lines.
+    for (const std::string& l : lines)
+        if (l.find("Kernel_Name") != std::string::npos && l.find("Sum(ns)") != std::string::npos)
+            return fmt::format(
+                "holds rocprof-compute (omniperf) analyze output, whose Top Kernels table (kernel names "
+                "wrapped over several lines, cut at 40 characters) bwacct does not read; profile with "
+                "`rocprofv3 --kernel-trace --stats` and give its kernel_stats.csv, or {}",
+                kExpected);
     // ncu's output (==PROF== lines, 'Section:' tables) belongs to `ingest ncu`.
     for (const std::string& l : lines)
         if (l.rfind("==PROF==", 0) == 0 || trim(l).rfind("Section: ", 0) == 0)

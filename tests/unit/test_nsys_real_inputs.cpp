@@ -350,6 +350,9 @@ TEST(NsysRealInputs, HeaderlessRowsSizeOnlyTablesAndOtherProfilers) {
     const std::string ncu =
         refusal(fixture("corpus/ncu/ncu2022_console_command_line_metrics_l1tex_sectors_only_transpose.profile"));
     EXPECT_NE(ncu.find("holds Nsight Compute (ncu) output"), std::string::npos) << ncu;
+    const std::string omni =
+        refusal(fixture("corpus/nsys/rocprof_compute_analyze_top_kernels_box_table_wrapped_names_pr566_excerpt.txt"));
+    EXPECT_NE(omni.find("holds rocprof-compute (omniperf) analyze output"), std::string::npos) << omni;
 }
 
 }  // namespace
