@@ -127,7 +127,9 @@ NcuProfile ncu_parts::parse_nvprof_metrics(const std::vector<std::string>& lines
                                                      i + 1));
             const auto& f = rec[0].fields;
             const std::optional<double> inv = parse_number_text(f[2]);
-            const std::size_t k = kernel_for(device_of(f[0]), f[1], inv && *inv >= 1 ? static_cast<std::uint64_t>(*inv) : 1);
+            if (!inv || *inv < 1 || *inv > 1e15 || *inv != std::floor(*inv))
+                throw InputError(origin, fmt::format("line {}: Invocations '{}' is not a whole number >= 1", i + 1, f[2]));
+            const std::size_t k = kernel_for(device_of(f[0]), f[1], static_cast<std::uint64_t>(*inv));
             store(values[k], f[3], trim(f[7]), i + 1, origin);
             continue;
         }
@@ -144,14 +146,16 @@ NcuProfile ncu_parts::parse_nvprof_metrics(const std::vector<std::string>& lines
         std::istringstream words(t);
         std::string inv_text, metric;
         words >> inv_text >> metric;
-        const std::optional<double> inv = parse_number_text(inv_text);
+        std::optional<double> inv = parse_number_text(inv_text);
+        if (inv && (*inv < 1 || *inv > 1e15 || *inv != std::floor(*inv)))
+            inv.reset();                           // not an invocation count: not a row
         if (t.empty() || t.rfind("==", 0) == 0) {  // the table ends at a blank line or nvprof's next message
             in_table = false;
             continue;
         }
         if (!inv || kernel.empty())
             continue;
-        const std::size_t k = kernel_for(device, kernel, *inv >= 1 ? static_cast<std::uint64_t>(*inv) : 1);
+        const std::size_t k = kernel_for(device, kernel, static_cast<std::uint64_t>(*inv));
         store(values[k], metric, t.substr(t.find_last_of(" \t") + 1), i + 1, origin);
     }
     if (out.kernels.empty())
@@ -173,6 +177,12 @@ NcuProfile ncu_parts::parse_nvprof_metrics(const std::vector<std::string>& lines
         // bytes over the rate (rounded to 10^-6 us).
         if (k.dram_read_bytes && k.dram_write_bytes && k.dram_GBps && *k.dram_GBps > 0)
             k.time_us = std::round((*k.dram_read_bytes + *k.dram_write_bytes) / (*k.dram_GBps * 1e3) * 1e6) / 1e6;
+        for (const std::optional<double>* x : {&k.dram_read_bytes, &k.dram_write_bytes, &k.dram_GBps, &k.time_us})
+            if (x->has_value() && !std::isfinite(**x))
+                throw InputError(origin, fmt::format("kernel {} ({}): a DRAM byte count or rate too large to compute with", k.id,
+                                                     k.name.substr(0, 80)));
+        if (k.dram_read_bytes && k.dram_write_bytes && !std::isfinite(*k.dram_read_bytes + *k.dram_write_bytes))
+            throw InputError(origin, fmt::format("kernel {} ({}): DRAM bytes too large to add up", k.id, k.name.substr(0, 80)));
     }
     return out;
 }

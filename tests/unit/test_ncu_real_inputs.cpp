@@ -298,6 +298,16 @@ TEST(NcuRealInputs, NvprofMetricsCsv) {
     // 1.5 x 2^20 + 512 x 2^10 = 1,572,864 + 524,288 = 2,097,152 B/s = 0.002097152 GB/s
     EXPECT_NEAR(*p.kernels[0].dram_GBps, 0.002097152, 1e-15);
     EXPECT_FALSE(p.kernels[0].dram_read_bytes.has_value());
+    // Invocations 0 is no count of launches; bytes of 1e308 each add up past a double: refused, never inf in the output.
+    EXPECT_THROW(parse_ncu_csv("\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\",\"Metric Description\",\"Min\",\"Max\","
+                               "\"Avg\"\n\"D (0)\",\"k\",0,\"dram_read_bytes\",\"d\",1,1,1\n",
+                               "zero.csv"),
+                 InputError);
+    EXPECT_THROW(parse_ncu_csv("\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\",\"Metric Description\",\"Min\",\"Max\","
+                               "\"Avg\"\n\"D (0)\",\"k\",1,\"dram_read_bytes\",\"d\",1e308,1e308,1e308\n\"D (0)\",\"k\",1,"
+                               "\"dram_write_bytes\",\"d\",1e308,1e308,1e308\n",
+                               "big.csv"),
+                 InputError);
 }
 
 // The real files: the V100 blog excerpt (throughput only) and the GTX 1070 `--metrics all` excerpt (both bytes and
