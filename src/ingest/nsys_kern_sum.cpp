@@ -705,23 +705,25 @@ std::string no_table_message(const std::vector<std::string>& lines) {
     for (const std::string& l : lines)
         if (trim(l) == "No kernels were profiled.")
             return fmt::format("nvprof profiled no kernel ('{}'); {}", trim(l), kExpected);
-    // nvprof's metric or event mode: per-kernel counters, read by `ingest ncu` (ncu's predecessor's metrics).
-    for (const std::string& l : lines) {
-        const std::string t = trim(l);
-        if ((t.rfind("Invocations ", 0) == 0 && t.find(" Metric Name ") != std::string::npos) ||
-            t.rfind("\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\"", 0) == 0)
-            return fmt::format(
-                "holds nvprof --metrics output (per-kernel counters, no kernel times): read it with "
-                "`bwacct ingest ncu`; {}",
-                kExpected);
-        if ((t.rfind("Invocations ", 0) == 0 && t.find(" Event Name ") != std::string::npos) ||
-            t.rfind("\"Device\",\"Kernel\",\"Invocations\",\"Event Name\"", 0) == 0)
-            return fmt::format(
-                "holds nvprof --events output (raw per-kernel event counts, no kernel times), which bwacct "
-                "does not read; profile with nvprof --metrics dram_read_bytes,dram_write_bytes,"
-                "dram_read_throughput,dram_write_throughput for `bwacct ingest ncu`, or {}",
-                kExpected);
-    }
+    // nvprof's metric or event mode: per-kernel counters, read by `ingest ncu` (ncu's predecessor's metrics). A
+    // metric table is named first: `--events` and `--metrics` print one table each.
+    const auto has_table = [&lines](const char* column, const char* csv) {
+        return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) {
+            const std::string t = trim(l);
+            return (t.rfind("Invocations ", 0) == 0 && t.find(column) != std::string::npos) || t.rfind(csv, 0) == 0;
+        });
+    };
+    if (has_table(" Metric Name ", "\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\""))
+        return fmt::format(
+            "holds nvprof --metrics output (per-kernel counters, no kernel times): read it with "
+            "`bwacct ingest ncu`; {}",
+            kExpected);
+    if (has_table(" Event Name ", "\"Device\",\"Kernel\",\"Invocations\",\"Event Name\""))
+        return fmt::format(
+            "holds nvprof --events output (raw per-kernel event counts, no kernel times), which bwacct "
+            "does not read; profile with nvprof --metrics dram_read_bytes,dram_write_bytes,"
+            "dram_read_throughput,dram_write_throughput for `bwacct ingest ncu`, or {}",
+            kExpected);
     // Reports of nsys that hold no GPU work: say which the file holds.
     // By nsys's own banners ("[4/8] Executing 'cuda_api_sum' stats report"), else by the tables' headers.
     std::vector<std::string> reports, by_header;

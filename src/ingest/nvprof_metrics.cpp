@@ -134,7 +134,11 @@ NcuProfile ncu_parts::parse_nvprof_metrics(const std::vector<std::string>& lines
             continue;
         }
         if (t.rfind("Device \"", 0) == 0) {
-            device = device_of(t);
+            // The Kernel heading may follow on the same line ('Device "GeForce GT 1030 (0)"    Kernel: mm$_omp_fn$0').
+            const std::size_t close = t.find('"', 8), same = t.find("Kernel: ", 8);
+            device = device_of(close == std::string::npos ? t : t.substr(0, close + 1));
+            if (close != std::string::npos && same != std::string::npos && same > close)
+                kernel = trim(t.substr(same + 8));
             continue;
         }
         if (t.rfind("Kernel: ", 0) == 0) {

@@ -337,6 +337,29 @@ TEST(NcuRealInputs, NvprofMetricsFixtures) {
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("names 1 kernel but none has both directions"), std::string::npos) << e.what();
     }
+    // An Event result table before the Metric result one (eBay/maxDNN's README): the metrics are what is refused.
+    try {
+        parse_ncu_csv(fixture("corpus/ncu/nvprof_events_and_metrics_console_gtx980_maxdnn_tab_indented_kernel_no_dram_readme.md"),
+                      "maxdnn.md");
+        ADD_FAILURE() << "metrics without DRAM counters were read";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("nvprof --metrics output names 1 kernel"), std::string::npos) << e.what();
+    }
+    // 'Device "NAME (0)"    Kernel: NAME' on one line (an OpenMP offload kernel of a GT 1030 class's notes).
+    const NcuProfile same = parse_ncu_csv(
+        "==9592== Metric result:\n"
+        "Invocations                               Metric Name                        Metric Description         Min         "
+        "Max         Avg\n"
+        "Device \"GeForce GT 1030 (0)\"    Kernel: mm$_omp_fn$0\n"
+        "          1                      dram_read_throughput             Device Memory Read Throughput  1.0GB/s  1.0GB/s  "
+        "1.0GB/s\n"
+        "          1                     dram_write_throughput            Device Memory Write Throughput  1.0GB/s  1.0GB/s  "
+        "1.0GB/s\n",
+        "same.txt");
+    ASSERT_EQ(same.kernels.size(), 1u);
+    EXPECT_EQ(same.kernels[0].name, "mm$_omp_fn$0");
+    EXPECT_EQ(same.kernels[0].device_name, "GeForce GT 1030");
+    EXPECT_NEAR(*same.kernels[0].dram_GBps, 2.147483648, 1e-12);  // (1 + 1) x 2^30 B/s = 2.147483648e9 B/s
     try {
         parse_ncu_csv(
             "==1== Event result:\nInvocations                                Event Name         Min         Max         "

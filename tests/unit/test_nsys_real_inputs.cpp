@@ -347,6 +347,9 @@ TEST(NsysRealInputs, HeaderlessRowsSizeOnlyTablesAndOtherProfilers) {
     const std::string nvprof =
         refusal(fixture("corpus/ncu/nvprof_metrics_console_v100_transpose_dram_read_write_throughput_only_blog_excerpt.txt"));
     EXPECT_NE(nvprof.find("holds nvprof --metrics output"), std::string::npos) << nvprof;
+    const std::string both =  // an Event result table first, then the Metric result one: named as metrics
+        refusal(fixture("corpus/ncu/nvprof_events_and_metrics_console_gtx980_maxdnn_tab_indented_kernel_no_dram_readme.md"));
+    EXPECT_NE(both.find("holds nvprof --metrics output"), std::string::npos) << both;
     const std::string ncu =
         refusal(fixture("corpus/ncu/ncu2022_console_command_line_metrics_l1tex_sectors_only_transpose.profile"));
     EXPECT_NE(ncu.find("holds Nsight Compute (ncu) output"), std::string::npos) << ncu;
