@@ -90,6 +90,9 @@ struct NcuKernel {
     // --print-summary per-kernel: the launches the values average over (bytes and time are per launch);
     // 0 for the other pages (one row per launch).
     std::uint64_t invocations = 0;
+    // nvprof --metrics: dram_read_throughput + dram_write_throughput, the kernel's measured DRAM rate in 10^9 B/s
+    // (used when the file gives no bytes and time to divide).
+    std::optional<double> dram_GBps;
 };
 
 struct NcuProfile {
@@ -98,6 +101,7 @@ struct NcuProfile {
     std::string format;
     std::vector<NcuKernel> kernels;     // in order of first appearance
     std::vector<std::string> warnings;  // what the reader could not decide (the report prints them)
+    bool nvprof = false;                // nvprof --metrics output: its metric names go in the messages
 };
 
 // Multiplier from an ncu unit to bytes ("byte" 1, "Kbyte" 1e3, "Mbyte" 1e6, "Gbyte" 1e9, "Tbyte" 1e12:

@@ -21,7 +21,11 @@ constexpr const char* kExpected =
     "--page raw with one column per metric, or --print-summary per-kernel), or ncu's console output (per kernel "
     "'Section:' tables of Metric Name, Unit, Value), holding dram__bytes_read.sum, "
     "dram__bytes_write.sum and "
-    "gpu__time_duration.sum";
+    "gpu__time_duration.sum; or nvprof --metrics output with dram_read_bytes, dram_write_bytes, dram_read_throughput and "
+    "dram_write_throughput";
+
+constexpr const char* kNvprofMetrics =
+    "nvprof --metrics dram_read_bytes,dram_write_bytes,dram_read_throughput,dram_write_throughput";
 
 enum class Metric { read, write, total, time, duration, dram_pct, sm_pct, dram_pct_sol, sm_pct_sol, device, none };
 
@@ -212,8 +216,24 @@ NcuProfile parse_ncu_csv(const std::string& text, const std::string& origin) {
         pos = eol + 1;
     }
     if (start == std::string::npos) {
+        const std::vector<std::string> lines = ingest::split_lines(text);
+        // nvprof's metric mode (ncu's predecessor), console or --csv.
+        NcuProfile metrics = ncu_parts::parse_nvprof_metrics(lines, origin);
+        if (!metrics.kernels.empty()) {
+            const bool useful = std::any_of(metrics.kernels.begin(), metrics.kernels.end(), [](const NcuKernel& k) {
+                return k.dram_GBps || (k.dram_read_bytes && k.dram_write_bytes);
+            });
+            if (!useful)
+                throw InputError(origin,
+                                 fmt::format("nvprof --metrics output names {} kernel{} but none has both directions of "
+                                             "DRAM traffic; bwacct reads dram_read_bytes + dram_write_bytes (or the "
+                                             "two dram_*_transactions) and dram_read_throughput + "
+                                             "dram_write_throughput: {}",
+                                             metrics.kernels.size(), metrics.kernels.size() == 1 ? "" : "s", kNvprofMetrics));
+            return with_valid_text(std::move(metrics));
+        }
         // ncu's console output (no --csv), as pasted in READMEs and issues.
-        NcuProfile console = ncu_parts::parse_ncu_text(ingest::split_lines(text), origin);
+        NcuProfile console = ncu_parts::parse_ncu_text(lines, origin);
         if (!console.kernels.empty()) {
             const bool useful = std::any_of(console.kernels.begin(), console.kernels.end(), [](const NcuKernel& k) {
                 return k.time_us || k.dram_read_bytes || k.dram_write_bytes || k.dram_bytes;
@@ -235,6 +255,13 @@ NcuProfile parse_ncu_csv(const std::string& text, const std::string& origin) {
                 first.pop_back();
             throw InputError(origin, fmt::format("holds no ncu CSV table, only ncu's messages ('{}'); {}", first, kExpected));
         }
+        // nvprof --events: raw counters per memory partition (fb_subp0_read_sectors, ...), not read.
+        for (const std::string& l : lines)
+            if ((l.find("Invocations ") != std::string::npos && l.find(" Event Name ") != std::string::npos) ||
+                l.find("\"Kernel\",\"Invocations\",\"Event Name\"") != std::string::npos)
+                throw InputError(origin, fmt::format("holds nvprof --events output (raw per-partition counts), which bwacct does "
+                                                     "not read; profile with {}; {}",
+                                                     kNvprofMetrics, kExpected));
         throw InputError(origin, fmt::format("no ncu CSV header (\"ID\",...,\"Kernel Name\",...) found; {}", kExpected));
     }
     const std::size_t skipped_lines =

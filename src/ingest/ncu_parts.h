@@ -21,4 +21,12 @@ void store_metric(NcuKernel& k, const std::string& metric, const std::string& un
 // file order (ncu's own IDs). Returns an empty profile when `lines` hold no such section.
 NcuProfile parse_ncu_text(const std::vector<std::string>& lines, const std::string& origin);
 
+// nvprof's metric mode (`nvprof --metrics ...`, ncu's predecessor) when `lines` hold it: its console table
+// ("Invocations  Metric Name  Metric Description  Min  Max  Avg" with 'Device "NAME (N)"' and "Kernel: NAME"
+// headings) or its --csv form ("Device","Kernel","Invocations","Metric Name",...). The Avg of dram_read_bytes /
+// dram_write_bytes (else dram_{read,write}_transactions x 32 B) and dram_{read,write}_throughput (binary units:
+// GB/s = 2^30 B/s) is read per kernel; each "Metric result" table starts new kernels. Returns an empty profile
+// when `lines` hold no metric table.
+NcuProfile parse_nvprof_metrics(const std::vector<std::string>& lines, const std::string& origin);
+
 }  // namespace bwacct::ncu_parts

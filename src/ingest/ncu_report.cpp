@@ -48,12 +48,14 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
     r.tool = "ncu";
     r.file = file;
     r.format = p.format;
+    if (p.nvprof)
+        r.measured_by = "nvprof";
     for (const GpuSpec* g : gpus)
         r.gpus.push_back(g->id);
 
     Section s;
     s.key = "kernels";
-    s.title = "Kernels (ncu DRAM counters)";
+    s.title = p.nvprof ? "Kernels (nvprof DRAM metrics)" : "Kernels (ncu DRAM counters)";
     s.columns = {{"id", "id", 0},
                  {"kernel", "kernel", 0},
                  {"gpu", "gpu", 0},
@@ -78,6 +80,7 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
     std::vector<double> bws;  // each kernel's GB/s, for the summary
     double time_us = 0;
     std::size_t timed = 0;
+    std::size_t rate_only = 0;  // nvprof kernels with a DRAM throughput and no byte counts
     for (const NcuKernel& k : p.kernels) {
         rounded = rounded || k.rounded_bytes;
         std::optional<double> bytes = k.dram_bytes;
@@ -86,6 +89,11 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
         std::optional<double> bw;
         if (bytes && k.time_us && *k.time_us > 0)
             bw = *bytes / (*k.time_us * 1e3);  // bytes / (us * 1e-6) / 1e9
+        else if (k.dram_GBps) {
+            bw = k.dram_GBps;  // nvprof's measured read + write throughput
+            if (!bytes)
+                ++rate_only;
+        }
         if (bw)
             bws.push_back(*bw);
         if (k.time_us) {  // a summary row's time is per launch: its launches' total is average x invocations
@@ -95,11 +103,16 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
         if (!bw) {
             // Name every piece that is missing: one of read and write alone is not the kernel's traffic.
             std::string missing;
-            if (!bytes)
+            if (p.nvprof)
+                missing = k.dram_read_bytes || k.dram_write_bytes
+                              ? "dram_read_throughput and dram_write_throughput (the bytes alone give no rate)"
+                              : "dram_read_throughput with dram_write_throughput (one direction alone is not the kernel's "
+                                "traffic)";
+            else if (!bytes)
                 missing = k.dram_read_bytes    ? "dram__bytes_write.sum (the read bytes alone are not the kernel's traffic)"
                           : k.dram_write_bytes ? "dram__bytes_read.sum (the written bytes alone are not the kernel's traffic)"
                                                : "DRAM byte counts (dram__bytes_read.sum + dram__bytes_write.sum)";
-            if (!k.time_us || *k.time_us <= 0)
+            if (!p.nvprof && (!k.time_us || *k.time_us <= 0))
                 missing += fmt::format("{}{}", missing.empty() ? "" : " and no ",
                                        k.time_us ? "positive duration (gpu__time_duration.sum)"
                                                  : "duration (gpu__time_duration.sum or the section's Duration)");
@@ -133,10 +146,16 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
         }
         names.rows.push_back({k.name, k.id});
     }
-    s.notes.push_back(
-        "GB/s = (dram__bytes_read.sum + dram__bytes_write.sum) / gpu__time_duration.sum, 10^9 bytes/s; "
-        "% of peak uses the catalog's HBM figure; ncu dram % is ncu's own share of its sustained peak");
-    if (per_kernel)
+    if (p.nvprof)
+        s.notes.push_back(
+            "nvprof --metrics: GB/s = dram_read_throughput + dram_write_throughput (nvprof's GB/s = 2^30 B/s, shown "
+            "here in 10^9 B/s); bytes = dram_read_bytes + dram_write_bytes, else transactions x 32 B; nvprof prints no "
+            "duration: time = bytes / GB/s; % of peak uses the catalog's HBM figure");
+    else
+        s.notes.push_back(
+            "GB/s = (dram__bytes_read.sum + dram__bytes_write.sum) / gpu__time_duration.sum, 10^9 bytes/s; "
+            "% of peak uses the catalog's HBM figure; ncu dram % is ncu's own share of its sustained peak");
+    if (per_kernel && !p.nvprof)
         s.notes.push_back(
             "per-kernel summary: bytes, time and % are ncu's Average over each kernel's launches (one row per kernel "
             "and launch shape); GB/s = average bytes / average time; the total time counts average x launches");
@@ -150,6 +169,11 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
         if (!k.device_name.empty() && std::find(devices.begin(), devices.end(), k.device_name) == devices.end())
             devices.push_back(k.device_name);
     r.warnings.insert(r.warnings.end(), p.warnings.begin(), p.warnings.end());
+    if (rate_only > 0)
+        r.warnings.push_back(
+            fmt::format("{} kernel{} {} nvprof's DRAM throughput but no byte counts (dram_read_bytes, dram_write_bytes or the "
+                        "dram_*_transactions): GB/s shown, bytes and time not",
+                        rate_only, rate_only == 1 ? "" : "s", rate_only == 1 ? "has" : "have"));
     if (devices.size() > 1) {
         std::string list, ids;
         for (const std::string& d : devices)
@@ -164,9 +188,14 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
     r.notes.push_back(
         "bytes are measured DRAM traffic (hardware counters), not a formula's minimum: L2 hits are not "
         "counted, re-reads and partial sectors are");
-    r.notes.push_back(
-        "ncu replays each kernel with caches flushed (--cache-control all) and clocks locked to base "
-        "(--clock-control base) by default: its times are cold-cache, base-clock times");
+    if (p.nvprof)
+        r.notes.push_back(
+            "nvprof replays each kernel to collect its metrics, caches flushed before each (--cache-control all by "
+            "default); each value is the Avg over the kernel's invocations");
+    else
+        r.notes.push_back(
+            "ncu replays each kernel with caches flushed (--cache-control all) and clocks locked to base "
+            "(--clock-control base) by default: its times are cold-cache, base-clock times");
     if (rounded)
         r.notes.push_back(
             "byte counts came in ncu's scaled units (Kbyte, Mbyte, Gbyte = 10^3, 10^6, 10^9 bytes) "

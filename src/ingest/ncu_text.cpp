@@ -1,8 +1,11 @@
 // ncu's console output (no --csv): the form most READMEs and issues paste (see ncu_parts.h).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <utility>
 
 #include "bwacct/error.h"
+#include "bwacct/kernel_category.h"
 #include "csv.h"
 #include "ncu_parts.h"
 
@@ -71,6 +74,7 @@ NcuProfile ncu_parts::parse_ncu_text(const std::vector<std::string>& lines, cons
     NcuProfile out;
     out.format = "ncu console output (no --csv: per kernel 'Section:' tables of metric name, unit and value)";
     bool have_kernel = false;
+    std::vector<std::size_t> heading_line, rows_read;  // per kernel: its heading's line, the metric rows read under it
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::string t = trim(lines[i]);
         if (is_kernel_line(lines[i]) && t.rfind("Section:", 0) != 0) {
@@ -78,6 +82,8 @@ NcuProfile ncu_parts::parse_ncu_text(const std::vector<std::string>& lines, cons
             k.id = std::to_string(out.kernels.size());
             name_from_heading(lines[i], k);
             out.kernels.push_back(std::move(k));
+            heading_line.push_back(i + 1);
+            rows_read.push_back(0);
             have_kernel = true;
             continue;
         }
@@ -109,11 +115,29 @@ NcuProfile ncu_parts::parse_ncu_text(const std::vector<std::string>& lines, cons
             if (name == "Metric Name" && (value == "Metric Value" || value == "Average"))
                 continue;
             rows = true;
+            ++rows_read.back();
             if (value.rfind("(!)", 0) == 0)  // ncu's mark of a value it doubts ("(!) n/a")
                 value = trim(value.substr(3));
             store_metric(out.kernels.back(), name, unit, value, false, j + 1, origin);
         }
         i = j - 1;
+    }
+    // A heading with no metric row under it (a paste cut after it, or '...' in its place) holds nothing to
+    // report: left out, with a warning, rather than listed as a kernel of empty cells. Kept when no kernel has rows
+    // (the caller refuses such a file as a whole).
+    if (std::any_of(rows_read.begin(), rows_read.end(), [](std::size_t n) { return n > 0; })) {
+        std::vector<NcuKernel> kept;
+        for (std::size_t k = 0; k < out.kernels.size(); ++k) {
+            if (rows_read[k] > 0) {
+                kept.push_back(std::move(out.kernels[k]));
+                continue;
+            }
+            out.warnings.push_back(
+                fmt::format("kernel {} ({}) at line {} has no metric row under its heading (the paste ends "
+                            "or is cut there): left out",
+                            out.kernels[k].id, short_kernel_name(out.kernels[k].name), heading_line[k]));
+        }
+        out.kernels = std::move(kept);
     }
     if (std::any_of(out.kernels.begin(), out.kernels.end(), [](const NcuKernel& k) { return k.invocations > 0; }))
         out.format = "ncu console output, --print-summary per-kernel (the Average over each kernel's invocations)";

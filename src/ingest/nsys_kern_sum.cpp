@@ -656,6 +656,46 @@ NsysKernSum checked_total(NsysKernSum out, const std::string& origin) {
 
 // Why there is no table: nsys's own "SKIPPED: ... does not contain CUDA kernel data" when it printed
 // one (a profile without kernels), else the accepted form.
+// Lines before the first table header that look like rows of nsys's column format (a time %, then at least four
+// numbers, then a name): a paste that starts inside a table whose header it cut off. Returns how many and the
+// first one's index (lines.size() when none).
+std::pair<std::size_t, std::size_t> headerless_rows(const std::vector<std::string>& lines) {
+    std::size_t count = 0, first = lines.size();
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::string& l = lines[i];
+        if (l.find("Time (%)") != std::string::npos || l.find("Time(%)") != std::string::npos ||
+            l.find("Total (MB)") != std::string::npos || l.find("Total (KiB)") != std::string::npos)
+            break;
+        std::istringstream words(l);
+        std::string w;
+        std::size_t numbers = 0;
+        bool pct = false;
+        while (words >> w) {
+            const std::optional<double> v = parse_number_text(w);
+            if (!v)
+                break;
+            if (numbers == 0)
+                pct = *v >= 0 && *v <= 100 && w.find('.') != std::string::npos;
+            ++numbers;
+        }
+        if (pct && numbers >= 5 && words && !w.empty()) {
+            ++count;
+            first = std::min(first, i);
+        }
+    }
+    return {count, first};
+}
+
+std::string headerless_rows_text(const std::vector<std::string>& lines) {
+    const auto [count, first] = headerless_rows(lines);
+    if (count == 0)
+        return "";
+    return fmt::format(
+        "{} row{} from line {} on {} the rows of a table whose header is not in the file (a paste that "
+        "starts inside a table): not read",
+        count, count == 1 ? "" : "s", first + 1, count == 1 ? "looks like one of" : "look like");
+}
+
 std::string no_table_message(const std::vector<std::string>& lines) {
     for (const std::string& l : lines)
         if (l.find("SKIPPED:") != std::string::npos && l.find("CUDA kernel data") != std::string::npos)
@@ -665,6 +705,25 @@ std::string no_table_message(const std::vector<std::string>& lines) {
     for (const std::string& l : lines)
         if (trim(l) == "No kernels were profiled.")
             return fmt::format("nvprof profiled no kernel ('{}'); {}", trim(l), kExpected);
+    // nvprof's metric or event mode: per-kernel counters, read by `ingest ncu` (ncu's predecessor's metrics). A
+    // metric table is named first: `--events` and `--metrics` print one table each.
+    const auto has_table = [&lines](const char* column, const char* csv) {
+        return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) {
+            const std::string t = trim(l);
+            return (t.rfind("Invocations ", 0) == 0 && t.find(column) != std::string::npos) || t.rfind(csv, 0) == 0;
+        });
+    };
+    if (has_table(" Metric Name ", "\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\""))
+        return fmt::format(
+            "holds nvprof --metrics output (per-kernel counters, no kernel times): read it with "
+            "`bwacct ingest ncu`; {}",
+            kExpected);
+    if (has_table(" Event Name ", "\"Device\",\"Kernel\",\"Invocations\",\"Event Name\""))
+        return fmt::format(
+            "holds nvprof --events output (raw per-kernel event counts, no kernel times), which bwacct "
+            "does not read; profile with nvprof --metrics dram_read_bytes,dram_write_bytes,"
+            "dram_read_throughput,dram_write_throughput for `bwacct ingest ncu`, or {}",
+            kExpected);
     // Reports of nsys that hold no GPU work: say which the file holds.
     // By nsys's own banners ("[4/8] Executing 'cuda_api_sum' stats report"), else by the tables' headers.
     std::vector<std::string> reports, by_header;
@@ -676,6 +735,9 @@ std::string no_table_message(const std::vector<std::string>& lines) {
         const std::size_t ex = l.find("Executing '");
         if (ex != std::string::npos && l.find("' stats report", ex) != std::string::npos)
             add(reports, l.substr(ex + 11, l.find('\'', ex + 11) - ex - 11));
+        else if ((l.find("Total (MB)") != std::string::npos || l.find("Total (KiB)") != std::string::npos) &&
+                 l.find("Operation") != std::string::npos)
+            add(by_header, "cuda_gpu_mem_size_sum");
         else if (l.find("Total Time") != std::string::npos && l.find("Num Calls") != std::string::npos)
             add(by_header, "cuda_api_sum or osrt_sum (Num Calls)");
         else if (l.find("Total Time") != std::string::npos && l.find("Range") != std::string::npos &&
@@ -684,6 +746,30 @@ std::string no_table_message(const std::vector<std::string>& lines) {
     }
     if (reports.empty())
         reports = by_header;
+    // cuda_gpu_mem_size_sum is GPU work, but sizes without times: nothing to account without its time table.
+    const auto size_only = std::find(reports.begin(), reports.end(), "cuda_gpu_mem_size_sum");
+    if (size_only != reports.end()) {
+        reports.erase(size_only);
+        std::string others;
+        for (const std::string& r : reports)
+            others += (others.empty() ? "" : ", ") + r;
+        return fmt::format(
+            "the file holds nsys's cuda_gpu_mem_size_sum report (memory operation sizes, no times){}{} and no "
+            "table with times (cuda_gpu_kern_sum, cuda_gpu_mem_time_sum or a GPU trace); {}",
+            others.empty() ? "" : " beside ", others, kExpected);
+    }
+    // rocprof-compute (omniperf) `analyze`'s "Top Kernels" table: box-drawn, names wrapped over several lines.
+    for (const std::string& l : lines)
+        if (l.find("Kernel_Name") != std::string::npos && l.find("Sum(ns)") != std::string::npos)
+            return fmt::format(
+                "holds rocprof-compute (omniperf) analyze output, whose Top Kernels table (kernel names "
+                "wrapped over several lines, cut at 40 characters) bwacct does not read; profile with "
+                "`rocprofv3 --kernel-trace --stats` and give its kernel_stats.csv, or {}",
+                kExpected);
+    // ncu's output (==PROF== lines, 'Section:' tables) belongs to `ingest ncu`.
+    for (const std::string& l : lines)
+        if (l.rfind("==PROF==", 0) == 0 || trim(l).rfind("Section: ", 0) == 0)
+            return fmt::format("holds Nsight Compute (ncu) output, not nsys's: read it with `bwacct ingest ncu`; {}", kExpected);
     if (!reports.empty()) {
         std::string names;
         for (const std::string& r : reports)
@@ -807,9 +893,13 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
             // nsys's memory-operation summaries alone (`--report cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum`).
             if (nsys_parts::read_memory_tables(lines, 0, lines.size(), origin, out)) {
                 out.format = "nsys memory operation summary (cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum; no kernel table)";
+                if (const std::string cut = headerless_rows_text(lines); !cut.empty())
+                    out.warnings.push_back(cut);
                 return checked_total(std::move(out), origin);
             }
-            throw InputError(origin, no_table_message(lines));
+            const std::string cut = headerless_rows_text(lines);
+            throw InputError(origin,
+                             cut.empty() ? no_table_message(lines) : fmt::format("{} ({})", no_table_message(lines), cut));
         }
         out.table_line = t + 1;
         for (std::size_t k = t + 1; k < lines.size(); ++k)

@@ -6,6 +6,8 @@
 #include "ingest_test_util.h"
 
 #include <string>
+#include <variant>
+#include <vector>
 
 #include "bwacct/error.h"
 #include "bwacct/ingest_nsight.h"
@@ -14,6 +16,13 @@ namespace {
 
 using namespace bwacct;
 using bwacct_test::fixture;
+
+bool has_text(const std::vector<std::string>& lines, const std::string& what) {
+    for (const std::string& l : lines)
+        if (l.find(what) != std::string::npos)
+            return true;
+    return false;
+}
 
 // ---- console output ----------------------------------------------------------------------------------
 
@@ -207,6 +216,174 @@ TEST(NcuRealInputs, ConsolePerKernelSummaryReadsTheAverage) {
         EXPECT_NE(std::string(e.what()).find("names 3 kernels but none has DRAM bytes or a Duration"), std::string::npos)
             << e.what();
     }
+}
+
+// ---- nvprof --metrics (ncu's predecessor) -------------------------------------------------------------------
+
+// nvprof's console metric table: 'Device "NAME (N)"' and "Kernel: NAME" headings, rows of invocations, metric name,
+// description, Min, Max, Avg (the Avg is read). Values with blanks ("Low (2)") are skipped. Old code: "no ncu CSV
+// header found". The numbers are made up; the layout is the corpus files' (corpus/ncu/nvprof_metrics_*).
+TEST(NcuRealInputs, NvprofMetricsConsoleBytesTransactionsAndBinaryRates) {
+    const std::string text =
+        "==1== Metric result:\n"
+        "Invocations                               Metric Name                        Metric Description         Min         "
+        "Max         Avg\n"
+        "Device \"Tesla V100-SXM2-16GB (0)\"\n"
+        "    Kernel: copy(float*, float*)\n"
+        "          4                           dram_read_bytes    Total bytes read from DRAM to L2 cache     1000000     "
+        "1000000     1000000\n"
+        "          4                          dram_write_bytes Total bytes written from L2 cache to DRAM      500000      "
+        "500000      500000\n"
+        "          4                      dram_read_throughput             Device Memory Read Throughput  100.00GB/s  "
+        "100.00GB/s  100.00GB/s\n"
+        "          4                     dram_write_throughput            Device Memory Write Throughput  50.000GB/s  "
+        "50.000GB/s  50.000GB/s\n"
+        "          4                          dram_utilization                 Device Memory Utilization     Low (2)     "
+        "Low (2)     Low (2)\n"
+        "    Kernel: scale(float*)\n"
+        "          1                    dram_read_transactions           Device Memory Read Transactions         100         "
+        "100         100\n"
+        "          1                   dram_write_transactions          Device Memory Write Transactions          50          "
+        "50          50\n"
+        "\n"
+        "          1                    dram_read_transactions           after the table: not read         999         999"
+        "         999\n";
+    const NcuProfile p = parse_ncu_csv(text, "m.txt");
+    ASSERT_EQ(p.kernels.size(), 2u);
+    EXPECT_TRUE(p.nvprof);
+    const NcuKernel& a = p.kernels[0];
+    EXPECT_EQ(a.name, "copy(float*, float*)");
+    EXPECT_EQ(a.device_name, "Tesla V100-SXM2-16GB");  // nvprof's " (0)" device index cut
+    EXPECT_EQ(a.invocations, 4u);
+    EXPECT_DOUBLE_EQ(*a.dram_read_bytes, 1e6);
+    EXPECT_DOUBLE_EQ(*a.dram_write_bytes, 5e5);
+    // GB/s = 2^30 B/s: (100 + 50) x 1.073741824 = 161.0612736 (10^9 B/s)
+    EXPECT_NEAR(*a.dram_GBps, 161.0612736, 1e-9);
+    // time = 1,500,000 B / 161.0612736e9 B/s = 9.313225746 us, rounded to 10^-6 us
+    EXPECT_DOUBLE_EQ(*a.time_us, 9.313226);
+    const NcuKernel& b = p.kernels[1];
+    EXPECT_DOUBLE_EQ(*b.dram_read_bytes, 3200.0);   // 100 transactions x 32 B
+    EXPECT_DOUBLE_EQ(*b.dram_write_bytes, 1600.0);  // 50 x 32 B; the row after the blank line is not read
+    EXPECT_FALSE(b.dram_GBps.has_value());
+    EXPECT_FALSE(b.time_us.has_value());
+
+    const IngestReport r = ncu_report(p, "m.txt", {});
+    EXPECT_EQ(r.measured_by, "nvprof");
+    const Section& k = r.sections[0];
+    const auto col = [&k](const char* key) {
+        for (std::size_t i = 0; i < k.columns.size(); ++i)
+            if (k.columns[i].key == key)
+                return i;
+        return k.columns.size();
+    };
+    // bytes / time = 1.5e6 B / 9.313226 us = 161.06126 GB/s: the rate the file printed, within the time's rounding
+    EXPECT_NEAR(std::get<double>(k.rows[0][col("bw_GBps")]), 161.0612736, 1e-4);
+    EXPECT_TRUE(has_text(r.warnings, "kernel 1 (scale): no dram_read_throughput and dram_write_throughput"));
+}
+
+// The --csv form: the kernel name holds commas (quoted), rates in KB/s and MB/s (2^10, 2^20 B/s).
+TEST(NcuRealInputs, NvprofMetricsCsv) {
+    const std::string csv =
+        "==7== Metric result:\n"
+        "\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\",\"Metric Description\",\"Min\",\"Max\",\"Avg\"\n"
+        "\"Tesla K20c (0)\",\"k(float*, int)\",3,\"dram_read_throughput\",\"Device Memory Read Throughput\",1.0MB/s,2.0MB/s,"
+        "1.5MB/s\n"
+        "\"Tesla K20c (0)\",\"k(float*, int)\",3,\"dram_write_throughput\",\"Device Memory Write Throughput\",512.00KB/s,"
+        "512.00KB/s,512.00KB/s\n";
+    const NcuProfile p = parse_ncu_csv(csv, "m.csv");
+    ASSERT_EQ(p.kernels.size(), 1u);
+    EXPECT_EQ(p.kernels[0].name, "k(float*, int)");
+    EXPECT_EQ(p.kernels[0].device_name, "Tesla K20c");
+    EXPECT_EQ(p.kernels[0].invocations, 3u);
+    // 1.5 x 2^20 + 512 x 2^10 = 1,572,864 + 524,288 = 2,097,152 B/s = 0.002097152 GB/s
+    EXPECT_NEAR(*p.kernels[0].dram_GBps, 0.002097152, 1e-15);
+    EXPECT_FALSE(p.kernels[0].dram_read_bytes.has_value());
+    // Invocations 0 is no count of launches; bytes of 1e308 each add up past a double: refused, never inf in the output.
+    EXPECT_THROW(parse_ncu_csv("\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\",\"Metric Description\",\"Min\",\"Max\","
+                               "\"Avg\"\n\"D (0)\",\"k\",0,\"dram_read_bytes\",\"d\",1,1,1\n",
+                               "zero.csv"),
+                 InputError);
+    EXPECT_THROW(parse_ncu_csv("\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\",\"Metric Description\",\"Min\",\"Max\","
+                               "\"Avg\"\n\"D (0)\",\"k\",1,\"dram_read_bytes\",\"d\",1e308,1e308,1e308\n\"D (0)\",\"k\",1,"
+                               "\"dram_write_bytes\",\"d\",1e308,1e308,1e308\n",
+                               "big.csv"),
+                 InputError);
+}
+
+// The real files: the V100 blog excerpt (throughput only) and the GTX 1070 `--metrics all` excerpt (both bytes and
+// rates: the units are binary, or the two directions would not give one duration).
+TEST(NcuRealInputs, NvprofMetricsFixtures) {
+    const NcuProfile v = parse_ncu_csv(
+        fixture("corpus/ncu/nvprof_metrics_console_v100_transpose_dram_read_write_throughput_only_blog_excerpt.txt"), "v.txt");
+    ASSERT_EQ(v.kernels.size(), 6u);
+    EXPECT_EQ(v.kernels[0].name, "copyGmem(float*, float*, int, int)");
+    EXPECT_NEAR(*v.kernels[0].dram_GBps, 380.7488508, 1e-6);  // (161.18 + 193.42) x 1.073741824
+    EXPECT_FALSE(v.kernels[0].time_us.has_value());
+    EXPECT_EQ(ncu_device_name(v), "Tesla V100-SXM2-16GB");
+
+    const NcuProfile g = parse_ncu_csv(
+        fixture("corpus/ncu/nvprof_metrics_all_console_gtx1070_windows_dram_bytes_and_throughput_excerpt.md"), "g.md");
+    ASSERT_EQ(g.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(*g.kernels[0].dram_read_bytes, 960.0);  // dram_read_bytes, = 30 transactions x 32
+    EXPECT_DOUBLE_EQ(*g.kernels[0].dram_write_bytes, 504608.0);
+    // 231.66 x 2^20 / 1e9 + 118.92 x 2^30 / 1e9 = 0.242913116 + 127.689377710 = 127.932290826 GB/s
+    EXPECT_NEAR(*g.kernels[0].dram_GBps, 127.932290826, 1e-8);
+    // 505,568 B / 127.932290826e9 B/s = 3.951840 us
+    EXPECT_DOUBLE_EQ(*g.kernels[0].time_us, 3.95184);
+
+    try {
+        parse_ncu_csv(fixture("corpus/ncu/nvprof_metrics_console_gtx1070_thrust2d_affine_read_throughput_only.profile"), "a");
+        ADD_FAILURE() << "a read throughput alone was read";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("names 1 kernel but none has both directions"), std::string::npos) << e.what();
+    }
+    // An Event result table before the Metric result one (eBay/maxDNN's README): the metrics are what is refused.
+    try {
+        parse_ncu_csv(fixture("corpus/ncu/nvprof_events_and_metrics_console_gtx980_maxdnn_tab_indented_kernel_no_dram_readme.md"),
+                      "maxdnn.md");
+        ADD_FAILURE() << "metrics without DRAM counters were read";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("nvprof --metrics output names 1 kernel"), std::string::npos) << e.what();
+    }
+    // 'Device "NAME (0)"    Kernel: NAME' on one line (an OpenMP offload kernel of a GT 1030 class's notes).
+    const NcuProfile same = parse_ncu_csv(
+        "==9592== Metric result:\n"
+        "Invocations                               Metric Name                        Metric Description         Min         "
+        "Max         Avg\n"
+        "Device \"GeForce GT 1030 (0)\"    Kernel: mm$_omp_fn$0\n"
+        "          1                      dram_read_throughput             Device Memory Read Throughput  1.0GB/s  1.0GB/s  "
+        "1.0GB/s\n"
+        "          1                     dram_write_throughput            Device Memory Write Throughput  1.0GB/s  1.0GB/s  "
+        "1.0GB/s\n",
+        "same.txt");
+    ASSERT_EQ(same.kernels.size(), 1u);
+    EXPECT_EQ(same.kernels[0].name, "mm$_omp_fn$0");
+    EXPECT_EQ(same.kernels[0].device_name, "GeForce GT 1030");
+    EXPECT_NEAR(*same.kernels[0].dram_GBps, 2.147483648, 1e-12);  // (1 + 1) x 2^30 B/s = 2.147483648e9 B/s
+    try {
+        parse_ncu_csv(
+            "==1== Event result:\nInvocations                                Event Name         Min         Max         "
+            "Avg       Total\nDevice \"Tesla K80 (0)\"\n    Kernel: k\n          1   fb_subp0_read_sectors   8   8   8   8\n",
+            "e");
+        ADD_FAILURE() << "an events table was read";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("holds nvprof --events output"), std::string::npos) << e.what();
+    }
+}
+
+// A pasted console output cut after a kernel's heading (flashinfer issue #188: '...' then the next heading and its
+// section title, no rows): that kernel is left out with a warning, not listed with every cell empty. Old code: 2
+// kernels, the second all n/a.
+TEST(NcuRealInputs, ConsoleHeadingWithoutRowsIsLeftOut) {
+    const NcuProfile p = parse_ncu_csv(
+        fixture("corpus/ncu/ncu_console_sol_two_kernels_elided_second_heading_only_rtx4090_vllm_paged_attention_flashinfer_"
+                "issue188.txt"),
+        "fi.txt");
+    ASSERT_EQ(p.kernels.size(), 1u);
+    EXPECT_EQ(p.kernels[0].id, "0");
+    EXPECT_DOUBLE_EQ(*p.kernels[0].time_us, 272.16);  // Duration 272.16 usecond
+    EXPECT_DOUBLE_EQ(*p.kernels[0].dram_pct, 94.59);  // DRAM Throughput %
+    EXPECT_TRUE(has_text(p.warnings, "kernel 1 (vllm::paged_attention_v2_reduce_kernel) at line 14 has no metric row"));
 }
 
 }  // namespace

@@ -317,4 +317,45 @@ TEST(NsysRealInputs, AShortNameIsNotCutInsideACharacter) {
     EXPECT_EQ(n, 0u);
 }
 
+// A paste that starts inside a table (its header cut off above): its rows are not read, and a warning says so
+// rather than dropping them in silence. nvprof --metrics and ncu output are named for `ingest ncu`; a file whose only
+// table with a header is cuda_gpu_mem_size_sum (sizes, no times) is refused saying that, not "no GPU work".
+TEST(NsysRealInputs, HeaderlessRowsSizeOnlyTablesAndOtherProfilers) {
+    const NsysKernSum ik = parse_nsys_kern_sum(
+        fixture("corpus/nsys/nsys2025_5_stats_console_headerless_kern_rows_ellipsis_then_mem_time_sum_peer_to_peer_ik_llama_"
+                "excerpt.txt"),
+        "ik.txt");
+    EXPECT_TRUE(ik.kernels.empty());
+    ASSERT_EQ(ik.memory_ops.size(), 4u);
+    EXPECT_EQ(ik.memory_ops[1].operation, "[CUDA memcpy Peer-to-Peer]");
+    EXPECT_DOUBLE_EQ(ik.memory_ops[1].total_us, 7493966.99);  // 7,493,966,990 ns
+    EXPECT_TRUE(has(ik.warnings, "2 rows from line 1 on look like the rows of a table whose header is not in the file"));
+
+    const auto refusal = [](const std::string& text) {
+        try {
+            parse_nsys_kern_sum(text, "f.txt");
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("read");
+    };
+    const std::string vllm = refusal(
+        fixture("corpus/nsys/nsys2024_stats_console_mem_size_sum_only_headerless_mem_time_rows_vllm_offload_excerpt.txt"));
+    EXPECT_NE(vllm.find("cuda_gpu_mem_size_sum report (memory operation sizes, no times)"), std::string::npos) << vllm;
+    EXPECT_NE(vllm.find("4 rows from line 2 on"), std::string::npos) << vllm;
+    EXPECT_EQ(vllm.find("holds no GPU work"), std::string::npos) << vllm;
+    const std::string nvprof =
+        refusal(fixture("corpus/ncu/nvprof_metrics_console_v100_transpose_dram_read_write_throughput_only_blog_excerpt.txt"));
+    EXPECT_NE(nvprof.find("holds nvprof --metrics output"), std::string::npos) << nvprof;
+    const std::string both =  // an Event result table first, then the Metric result one: named as metrics
+        refusal(fixture("corpus/ncu/nvprof_events_and_metrics_console_gtx980_maxdnn_tab_indented_kernel_no_dram_readme.md"));
+    EXPECT_NE(both.find("holds nvprof --metrics output"), std::string::npos) << both;
+    const std::string ncu =
+        refusal(fixture("corpus/ncu/ncu2022_console_command_line_metrics_l1tex_sectors_only_transpose.profile"));
+    EXPECT_NE(ncu.find("holds Nsight Compute (ncu) output"), std::string::npos) << ncu;
+    const std::string omni =
+        refusal(fixture("corpus/nsys/rocprof_compute_analyze_top_kernels_box_table_wrapped_names_pr566_excerpt.txt"));
+    EXPECT_NE(omni.find("holds rocprof-compute (omniperf) analyze output"), std::string::npos) << omni;
+}
+
 }  // namespace
