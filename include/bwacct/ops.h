@@ -61,6 +61,9 @@ struct NormDesc {
     NormKind kind = NormKind::layernorm;
     std::vector<std::uint64_t> shape;
     DType dtype = DType::bf16;
+    // How many sets of the norm's parameters (layernorm γ and β, rmsnorm γ; D each) the op reads: 1; 0 for a norm
+    // without them (LayerNorm(elementwise_affine=False)); 2 for one op normalising two tensors with their own (q and k).
+    std::uint64_t parameter_sets = 1;
 };
 Cost norm_cost(const NormDesc& d);
 // FLOPs per element (docs/formulas.md): layernorm 7, rmsnorm 4, softmax 5.

@@ -93,10 +93,10 @@ std::vector<LayerOp> dit_block_ops(const TransformerConfig& cfg, const LayerRun&
 
     b.modulation("modulation", 6);
     // Self-attention branch.
-    b.norm("norm1", NormKind::layernorm, t, d);
+    b.norm("norm1", NormKind::layernorm, t, d, 0);  // WanLayerNorm(elementwise_affine=False)
     b.modulated("modulate1", OpPart::norm, "x̂·(1 + scale) + shift", 1, 2, kModulateFlops);
     b.linear("qkv_proj", OpPart::attention, t, w.qkv);
-    b.qk_norm("qk_norm", 2 * t, dl);
+    b.qk_norm("qk_norm", 2 * t, dl, 2);  // norm_q, norm_k
     b.elementwise("rope", OpPart::attention, "rotary q, k", 2 * t, dl, 1, kRopeFlops);
     b.attention("self_attention", run.context);
     b.linear("out_proj", OpPart::attention, t, w.out);
@@ -107,12 +107,12 @@ std::vector<LayerOp> dit_block_ops(const TransformerConfig& cfg, const LayerRun&
         b.norm("norm3", NormKind::layernorm, t, d);
     b.linear("cross_q_proj", OpPart::attention, t, w.cross_q);
     b.linear("cross_kv_proj", OpPart::attention, text_rows, w.cross_kv);
-    b.qk_norm("cross_qk_norm", t + text_rows, dl);
+    b.qk_norm("cross_qk_norm", t + text_rows, dl, 2);
     // Image cross-attention (Wan2.1 i2v, flf2v: WanI2VCrossAttention): the same q over the CLIP tokens' keys and
     // values (k_img, v_img; k_img RMSNorm), the two attention outputs added before o.
     if (image_rows != 0) {
         b.linear("cross_kv_img_proj", OpPart::attention, image_rows, w.cross_kv_img);
-        b.qk_norm("cross_k_img_norm", image_rows, dl);
+        b.qk_norm("cross_k_img_norm", image_rows, dl, 1);
         b.attention("image_attention", dc.image_tokens);
     }
     b.attention("cross_attention", dit_text_tokens(cfg, run));
@@ -122,7 +122,7 @@ std::vector<LayerOp> dit_block_ops(const TransformerConfig& cfg, const LayerRun&
     b.reduce_out("cross_attn_out");
     b.elementwise("cross_residual", OpPart::residual, "x + branch", t, d, 2, 1);
     // MLP branch.
-    b.norm("norm2", NormKind::layernorm, t, d);
+    b.norm("norm2", NormKind::layernorm, t, d, 0);
     b.modulated("modulate2", OpPart::norm, "x̂·(1 + scale) + shift", 1, 2, kModulateFlops);
     b.linear("ffn_up", OpPart::mlp, t, w.ffn_up);
     b.elementwise("gelu", OpPart::mlp, "gelu_tanh(up)", t, f, 1, kGeluFlops);
@@ -179,7 +179,7 @@ std::vector<LayerOp> dit_edge_ops(const TransformerConfig& cfg, const LayerRun& 
     vace_edge_ops(b, conv);  // VACE: vace_patch_embedding, before_proj, the hint stack
     // Head: modulation (2 rows), LayerNorm, modulate, Linear(D, prod(patch)·out).
     b.modulation("head_modulation", 2);
-    b.norm("head_norm", NormKind::layernorm, t, d);
+    b.norm("head_norm", NormKind::layernorm, t, d, 0);  // Head: WanLayerNorm(dim, eps)
     b.modulated("head_modulate", OpPart::head, "x̂·(1 + scale) + shift", 1, 2, kModulateFlops);
     b.gemm("head_proj", OpPart::head, t, d, patch_volume * dc.out_channels);
     return std::move(b.ops);

@@ -91,11 +91,13 @@ struct DitBuilder {
         gemm(name, part, rows, w.k_on(run.tp), w.n_on(run.tp));
     }
 
-    void norm(const std::string& name, NormKind kind, u64 rows, u64 cols) {
+    // `parameter_sets`: 0 for Wan's LayerNorms without γ, β (norm1, norm2, the head's), 2 for q and k's own γ in one op.
+    void norm(const std::string& name, NormKind kind, u64 rows, u64 cols, u64 parameter_sets = 1) {
         NormDesc d;
         d.kind = kind;
         d.shape = {rows, cols};
         d.dtype = run.dtype;
+        d.parameter_sets = parameter_sets;
         add(name, OpPart::norm, fmt::format("{} [{}, {}]", norm_name(kind), rows, cols), norm_cost(d));
     }
 
@@ -196,8 +198,8 @@ struct DitBuilder {
 
     // RMSNorm over the whole hidden size of q and k, sharded by head: each rank holds D/tp columns, so
     // the sum of squares of each row is all-reduced (fp32, one value per row) before scaling.
-    void qk_norm(const std::string& name, u64 rows, u64 cols) {
-        norm(name, NormKind::rmsnorm, rows, cols);
+    void qk_norm(const std::string& name, u64 rows, u64 cols, u64 parameter_sets) {
+        norm(name, NormKind::rmsnorm, rows, cols, parameter_sets);
         if (run.tp > 1)
             collective(CollectiveKind::allreduce, name + " Σx² per row", rows, 1, DType::fp32);
     }

@@ -49,10 +49,14 @@ Cost norm_cost(const NormDesc& d) {
     const Exact flops = n * Exact(per);
     c.terms.push_back(term("flops", fmt::format("elements · {}", per), fmt::format("{}·{}", n.value(), per), flops));
     Exact read = tensor_bytes(c.terms, "read x", "elements", shape, n, d.dtype);
-    const std::uint64_t params = d.kind == NormKind::layernorm ? 2 : d.kind == NormKind::rmsnorm ? 1 : 0;
-    if (params > 0)
-        read += tensor_bytes(c.terms, "read parameters", params == 2 ? "2·D (γ, β)" : "D (γ)",
+    const std::uint64_t per_set = d.kind == NormKind::layernorm ? 2 : d.kind == NormKind::rmsnorm ? 1 : 0;
+    const std::uint64_t params = per_set * d.parameter_sets;
+    if (params > 0) {
+        const std::string one = per_set == 2 ? "2·D (γ, β)" : "D (γ)";
+        read += tensor_bytes(c.terms, "read parameters",
+                             d.parameter_sets == 1 ? one : fmt::format("{} sets of {}", d.parameter_sets, one),
                              fmt::format("{}·{}", params, d.shape.back()), Exact(params) * dim, d.dtype);
+    }
     const Exact written = tensor_bytes(c.terms, "write y", "elements", shape, n, d.dtype);
     c.flops = flops.value();
     c.bytes_read = read.value();

@@ -470,3 +470,24 @@ TEST(Dit, WeightAndKvFormatsOtherThanTheDtypeAreRefused) {
     r.kv = DType::fp8_e4m3;
     EXPECT_NE(error_of([&] { (void)dit_block_ops(wan(), r); }).find("--kv-dtype"), std::string::npos);
 }
+
+namespace {
+
+// Wan's norm1, norm2 and the head's norm are LayerNorms without γ, β (WanLayerNorm, elementwise_affine=False): they
+// read x only. norm_q and norm_k are two RMSNorms with a γ each: the one qk_norm op reads both. They were charged
+// 2·D bytes of γ, β each, and one γ for q and k together (dit7's notes).
+TEST(Dit, NormsReadTheParametersTheModelHas) {
+    const TransformerConfig c = wan();
+    const LayerRun r = bf16_chunk(2160);
+    const auto ops = dit_block_ops(c, r);
+    // norm1: x [2160, 5120] bf16 read and y written: 2160·5120·2 = 22,118,400 B each way, no parameters
+    EXPECT_EQ(find(ops, "norm1").cost.bytes_read, 22118400u);
+    EXPECT_EQ(find(ops, "norm2").cost.bytes_read, 22118400u);
+    // norm3 (cross_attn_norm): LayerNorm with γ, β: 22,118,400 + 2·5120·2 = 22,138,880 B read
+    EXPECT_EQ(find(ops, "norm3").cost.bytes_read, 22138880u);
+    // qk_norm over q and k, [2·2160, 5120]: 4320·5120·2 = 44,236,800 B + γ_q and γ_k 2·5120·2 = 20,480 → 44,257,280
+    EXPECT_EQ(find(ops, "qk_norm").cost.bytes_read, 44257280u);
+    EXPECT_EQ(find(ops, "qk_norm").cost.bytes_written, 44236800u);
+}
+
+}  // namespace
