@@ -383,7 +383,11 @@ std::optional<ElementType> kernel_element_type(std::string_view kernel_name);
 // The engine's cost of one call of `op`; nullopt when the engine has no formula for it or its
 // shapes are not recorded (record_shapes off). `kernel_name`: a kernel the op launched (the element
 // type of its tensor lists, which the trace gives nowhere else); "" when unknown.
-std::optional<OpCost> cost_cpu_op(const std::string& name, const CpuOp& op, std::string_view kernel_name = {});
+// `categories`: the name categories a costing pass has found so far (compiled kernels are costed once per
+// call, their category from their name alone); nullptr to find each anew.
+using NameCategories = std::map<std::string, Category, std::less<>>;
+std::optional<OpCost> cost_cpu_op(const std::string& name, const CpuOp& op, std::string_view kernel_name = {},
+                                  NameCategories* categories = nullptr);
 // Ops over tensor lists (cat, stack, _foreach_*, _fused_adam[w]_, _amp_foreach_non_finite_check_and_unscale_),
 // with the lists' element type `element`; nullopt without it, when a list's shapes are not in the trace, or
 // for another op.
@@ -399,8 +403,9 @@ std::optional<OpCost> cost_conv_op(const std::string& name, const CpuOp& op);   
 std::optional<OpCost> cost_backward_op(const std::string& name, const CpuOp& op);   // norm/activation/softmax/loss bwd
 std::optional<OpCost> cost_data_op(const std::string& name, const CpuOp& op);       // indexing, reductions, fills, sort
 std::optional<OpCost> cost_serving_op(const std::string& name, const CpuOp& op);    // vLLM/SGLang/aiter custom ops
-std::optional<OpCost> cost_compiled_op(const std::string& name, const CpuOp& op);   // TorchInductor triton_* kernels
-std::optional<OpCost> cost_fft_op(const std::string& name, const CpuOp& op);        // aten::_fft_r2c / _fft_c2r / _fft_c2c
+// TorchInductor triton_* kernels
+std::optional<OpCost> cost_compiled_op(const std::string& name, const CpuOp& op, NameCategories* categories = nullptr);
+std::optional<OpCost> cost_fft_op(const std::string& name, const CpuOp& op);  // aten::_fft_r2c / _fft_c2r / _fft_c2c
 // An NCCL kernel's own collective, from its metadata; nullopt without it.
 std::optional<OpCost> cost_collective_kernel(const GpuActivity& a);
 std::optional<OpCost> cost_collective_kernel(const CollectiveArgs& m);

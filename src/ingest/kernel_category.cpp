@@ -108,7 +108,33 @@ bool has_mm_word(std::string_view original, const std::string& lowered) {
     return false;
 }
 
+// Does an Inductor kernel's name after its "triton_xxx_" prefix list an op? "fused_0", "0" do not:
+// only "fused", underscores and the kernel's index remain.
+bool names_an_op(std::string_view rest) {
+    if (rest.substr(0, 5) == "fused")
+        rest.remove_prefix(5);
+    return std::any_of(rest.begin(), rest.end(), [](char c) { return is_lower(c); });
+}
+
+// A mangled C++ name (Itanium ABI): its identifiers carry their length in digits ("_ZN11cudnn_infer…").
+bool is_mangled(const std::string& n) { return starts(n, "_z"); }
+
+// "mma" (a tensor-core matrix multiply-accumulate: CUTLASS's MmaMultistage, mma_sm80) as a word that ends
+// there or at a camel-case step, not the start of a longer word ("mmap_copy_kernel").
+bool has_mma_word(std::string_view original, const std::string& lowered) {
+    for (std::size_t at = lowered.find("mma"); at != std::string::npos; at = lowered.find("mma", at + 1))
+        if (word_starts_at(original, at) && (at + 3 >= original.size() || !is_lower(original[at + 3])))
+            return true;
+    return false;
+}
+
 }  // namespace
+
+bool is_state_space_name(std::string_view name) {
+    std::string n(name);
+    std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return has_any(n, {"selective_scan", "selective_state_update", "mamba", "chunk_scan", "chunk_state", "state_passing"});
+}
 
 KernelCategory classify_kernel(std::string_view name) {
     std::string n(name);
@@ -124,13 +150,18 @@ KernelCategory classify_kernel(std::string_view name) {
         const std::size_t at = n.find("triton_") + 11;  // past "triton_xxx_"
         fused.replace(0, at, at, '#');
         const KernelCategory refined = classify_kernel(fused);
-        if (kind == "tem")  // a template: convolution or attention (flex attention) where it says so, else GEMM
-            return refined == KernelCategory::conv || refined == KernelCategory::attention ? refined : KernelCategory::gemm;
+        // A template: convolution or attention where it says so, else GEMM; a template whose name lists no op
+        // ("triton_tem_fused_0": Inductor's flex-attention templates) says nothing of what it computes: other.
+        if (kind == "tem")
+            return !names_an_op(std::string_view(n).substr(at))                              ? KernelCategory::other
+                   : refined == KernelCategory::conv || refined == KernelCategory::attention ? refined
+                                                                                             : KernelCategory::gemm;
         if (kind == "red" || kind == "per")
             return refined == KernelCategory::norm || refined == KernelCategory::softmax ? refined : KernelCategory::reduce;
         if (kind == "for")
             return refined == KernelCategory::optimizer ? refined : KernelCategory::elementwise;
-        return refined == KernelCategory::indexing || refined == KernelCategory::norm || refined == KernelCategory::softmax
+        return refined == KernelCategory::indexing || refined == KernelCategory::norm || refined == KernelCategory::softmax ||
+                       refined == KernelCategory::optimizer
                    ? refined
                    : KernelCategory::elementwise;
     }
@@ -138,8 +169,10 @@ KernelCategory classify_kernel(std::string_view name) {
         return KernelCategory::collective;
     // (OpenAI's triton_kernels, gpt-oss MoE in vLLM and SGLang, name their routing kernels _routing_compute_indx,
     // _expt_data_compute, _sum_bitmatrix_rows, _combined_routing_compute, and their expert GEMMs with the tokens'
-    // gather and scatter _matmul_ogs_… / _p_matmul_ogs_…)
-    if (has_any(n, {"moe", "expert", "expt_", "bitmatrix", "matmul_ogs"}) || has_any_word(name, n, {"routing"}))
+    // gather and scatter _matmul_ogs_… / _p_matmul_ogs_…, and the sum of each token's expert outputs that
+    // follows them, _finalize_matmul)
+    if (has_any(n, {"moe", "expert", "expt_", "bitmatrix", "matmul_ogs", "finalize_matmul"}) ||
+        has_any_word(name, n, {"routing"}))
         return KernelCategory::moe;
     // Stores of new keys and values into the KV cache are data movement, whatever attention backend's cache
     // layout they name (vLLM's reshape_and_cache_flash, concat_and_cache_mla, indexer_k_quant_and_cache).
@@ -181,30 +214,10 @@ KernelCategory classify_kernel(std::string_view name) {
     // recompute_w_u_fwd_kernel; Mamba's selective_scan_fwd_kernel, selective_state_update, _chunk_scan_fwd,
     // _chunk_state_fwd, _state_passing_fwd). TensorRT-LLM's XQA decode kernels (xqa::kernel_mha), CK's fused
     // batched_gemm_softmax_gemm.
-    if (has_any(ops, {"flash",
-                      "fmha",
-                      "attention",
-                      "attn",
-                      "sdpa",
-                      "mha_",
-                      "paged",
-                      "mla_",
-                      "decode_kernel",
-                      "mergestate",
-                      "merge_state",
-                      "delta_rule",
-                      "selective_scan",
-                      "selective_state_update",
-                      "mamba",
-                      "chunk_scan",
-                      "chunk_state",
-                      "state_passing",
-                      "fused_recurrent",
-                      "scaled_dot_kkt",
-                      "recompute_w_u",
-                      "xqa",
-                      "softmax_gemm"}) ||
-        has_any_word(ops_original, ops, {"prefill", "decode", "mha", "mqa"}))
+    if (has_any(ops,
+                {"flash", "fmha", "attention", "attn", "sdpa", "mha_", "paged", "mla_", "decode_kernel", "mergestate",
+                 "merge_state", "delta_rule", "fused_recurrent", "scaled_dot_kkt", "recompute_w_u", "xqa", "softmax_gemm"}) ||
+        has_any_word(ops_original, ops, {"prefill", "decode", "mha", "mqa"}) || is_state_space_name(n))
         return KernelCategory::attention;
     // cuDNN's FFT convolutions (fft2d_r2c_32x32, fft2d_c2r_32x32, fft1d_r2c_32, … with cudnn::reduced_divisor
     // among their arguments, or their tile names alone) are convolution work, not a user's FFT.
@@ -220,7 +233,9 @@ KernelCategory classify_kernel(std::string_view name) {
     // cuDNN's convolution SASS kernels put the operand precision (and MMA shape) straight before "cudnn":
     // ampere_scudnn_128x64_relu_interior_nn_v1, volta_hcudnn_…, turing_fp16_s1688cudnn_fp16_…,
     // ampere_h16816cudnn_… ("relu" there is the fused epilogue, not the kernel's work).
-    for (std::size_t at = n.find("cudnn"); at != std::string::npos; at = n.find("cudnn", at + 1))
+    // (not a mangled name, whose digits before "cudnn" are an identifier's length: _ZN11cudnn_infer14genericKernelE)
+    for (std::size_t at = is_mangled(n) ? std::string::npos : n.find("cudnn"); at != std::string::npos;
+         at = n.find("cudnn", at + 1))
         if (at > 0 && std::isalnum(static_cast<unsigned char>(n[at - 1])) && (at + 5 >= n.size() || n[at + 5] == '_'))
             return KernelCategory::conv;
     if (has_any(n, {"conv_", "convolution", "conv1d", "conv2d", "conv3d", "igemm_", "implicit_gemm", "dgrad", "wgrad", "fprop",
@@ -265,7 +280,7 @@ KernelCategory classify_kernel(std::string_view name) {
                     // quantized-weight GEMMs: Marlin, Machete, ggml's mul_mat_q / mul_mat_vec_q (vLLM's GGUF
                     // kernels), AQLM's Code1x16MatVec
                     "marlin", "machete", "mul_mat", "matvec"}) ||
-        has_any_word(name, g, {"bmm", "cijk_", "mma"}) || has_mm_word(name, g))
+        has_any_word(name, g, {"bmm", "cijk_"}) || has_mma_word(name, g) || has_mm_word(name, g))
         return KernelCategory::gemm;
     if (has_any(n, {"softmax"}))
         return KernelCategory::softmax;
@@ -285,7 +300,9 @@ KernelCategory classify_kernel(std::string_view name) {
     // ComputeInternalGradientsCUDAKernel fold the statistics into per-channel scale and bias)
     // torch.multinomial renormalises its probability rows (renormRowsL1) before it samples: part of the
     // sampling, not a normalization layer.
-    if (has_any(n, {"renormrows"}))
+    // So do FlashInfer's top-p / top-k renormalisations of sampling probabilities (TopPRenormProbKernel,
+    // top_p_renorm_probs, TopKRenormProbKernel): a threshold search over the vocabulary.
+    if (has_any(n, {"renormrows"}) || (has_any(n, {"renorm"}) && has_any(n, {"prob"})))
         return KernelCategory::reduce;
     // (local response normalization: MIOpen's MIOpenLRNFwd)
     // (apex's and PyTorch's layer-norm kernels cuComputeGradInput, cuComputePartGradGammaBeta, cuApplyLayerNorm)
@@ -301,9 +318,11 @@ KernelCategory classify_kernel(std::string_view name) {
     if (has_any(fn, {"logprob"}))
         return KernelCategory::softmax;
     // Token sampling named "sample" after an underscore or first (vLLM's _sample_kernel,
-    // _gumbel_sample_kernel), not "upsample", "downsample" or a "grid_sampler".
+    // _gumbel_sample_kernel), not "upsample", "downsample", a "grid_sampler" nor tokens already "sampled"
+    // (vLLM's _combine_sampled_and_draft_tokens_kernel).
     for (std::size_t at = fn.find("sample"); at != std::string::npos; at = fn.find("sample", at + 1))
-        if ((at == 0 || fn[at - 1] == '_' || fn[at - 1] == ':') && (at + 6 >= fn.size() || fn[at + 6] != 'r'))
+        if ((at == 0 || fn[at - 1] == '_' || fn[at - 1] == ':') &&
+            (at + 6 >= fn.size() || (fn[at + 6] != 'r' && fn[at + 6] != 'd')))
             return KernelCategory::reduce;
     if (has_any(n,
                 {"dot_kernel", "reduce",    "reduction",  "argmax",    "argmin",    "topk",     "argsort",       "scan",

@@ -74,12 +74,14 @@ Category activity_category(Activity kind, std::string_view kernel_name, std::str
         return Category::memcpy;
     }
     // The op's family decides where the kernel name is a library's generic name (a MoE's grouped GEMM,
-    // a convolution's transposes); the kernel's own name next; then the op's name alone.
+    // a convolution's transposes); the kernel's own name next; then the op's name alone. A state-space
+    // layer's op (vLLM's mamba_mixer2) is no such family: its norm, causal conv1d and GEMM kernels keep
+    // their own categories.
     // (the names as written: classify_kernel finds words at camel-case steps, "bitonicSortKVInPlace")
     const std::string kernel(kernel_name), op_as_written(op_name);
     const Category op_category = name_category(op_as_written);
     for (Category c : {Category::moe, Category::collective, Category::conv, Category::attention})
-        if (op_category == c)
+        if (op_category == c && !(c == Category::attention && is_state_space_name(op_name)))
             return c;
     if (const Category c = name_category(kernel); c != Category::other)
         return c;

@@ -75,16 +75,19 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
     return s;
 }
 
-std::optional<OpCost> cost_cpu_op(const std::string& name, const CpuOp& op, std::string_view kernel_name) {
+std::optional<OpCost> cost_cpu_op(const std::string& name, const CpuOp& op, std::string_view kernel_name,
+                                  NameCategories* categories) {
     if (op.dims.empty())
         return std::nullopt;                                                // record_shapes was off
     if (auto c = cost_list_op(name, op, kernel_element_type(kernel_name)))  // tensor lists (kineto_cost_lists.cpp)
         return c;
-    for (auto* family : {cost_gemm_op, cost_attention_op, cost_conv_op, cost_pointwise_op, cost_backward_op, cost_data_op,
-                         cost_serving_op, cost_compiled_op, cost_fft_op})
+    for (auto* family :
+         {cost_gemm_op, cost_attention_op, cost_conv_op, cost_pointwise_op, cost_backward_op, cost_data_op, cost_serving_op})
         if (auto c = family(name, op))
             return c;
-    return std::nullopt;
+    if (auto c = cost_compiled_op(name, op, categories))
+        return c;
+    return cost_fft_op(name, op);
 }
 
 }  // namespace bwacct::kineto

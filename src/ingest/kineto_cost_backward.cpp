@@ -203,21 +203,37 @@ std::optional<OpCost> cost_backward_op(const std::string& name, const CpuOp& op)
         return traffic(name, shape_text(*gin), *t, std::string(dtype_name(*t)), input_bytes(op, 0), bytes_of(*t, elems(*gin)),
                        elems(*gin), Category::reduce, "grad_output read; grad_input written; 1 FLOP per grad_input element");
     }
-    // dropout(input, p, train) and its feature / alpha forms when they launch the kernels themselves (no
-    // native_dropout below them): the same. Only in training do they launch a kernel (in eval they return
-    // their input), so a Concrete Input 2 of False refuses, and none (an older trace) is taken as training.
-    const bool composite_dropout =
-        base == "dropout" || base == "feature_dropout" || base == "alpha_dropout" || base == "feature_alpha_dropout";
-    if (base == "native_dropout" || base == "_fused_dropout" || composite_dropout) {
+    if (base == "native_dropout" || base == "_fused_dropout") {
         // (input, p, train): input read; output and its bool mask (1 B an element) written; 2 FLOPs per
         // element (the draw's compare, the 1/(1−p) scale).
         const auto x = input_shape(op, 0);
         const auto t = input_dtype(op, 0);
-        if (!x || !t || (composite_dropout && op.concrete.size() >= 3 && op.concrete[2] == "False"))
+        if (!x || !t)
             return std::nullopt;
         const std::uint64_t n = elems(*x);
         return traffic(name, shape_text(*x), *t, std::string(dtype_name(*t)), input_bytes(op, 0), bytes_of(*t, n) + n, 2 * n,
                        Category::elementwise, "input read; output and bool mask written; 2 FLOPs per element");
+    }
+    // dropout(input, p, train) and its feature / alpha forms when they launch the kernels themselves (no
+    // native_dropout below them: ATen's _dropout_impl). Its noise is a tensor of the input's type: x's shape,
+    // or [N, C, 1, …] for the feature forms; drawn (1 FLOP an element) and scaled (1), then x · noise (1 FLOP
+    // an element of x). The alpha forms also write b = (noise − 1)·αa + αap (3 FLOPs a noise element) and
+    // add it to the product (1 FLOP an element of x). Only in training do they launch a kernel (in eval they
+    // return their input), so a Concrete Input 2 of False refuses, and none (an older trace) is taken as training.
+    const bool feature = base == "feature_dropout" || base == "feature_alpha_dropout";
+    const bool alpha = base == "alpha_dropout" || base == "feature_alpha_dropout";
+    if (base == "dropout" || feature || alpha) {
+        const auto x = input_shape(op, 0);
+        const auto t = input_dtype(op, 0);
+        if (!x || !t || (op.concrete.size() >= 3 && op.concrete[2] == "False") || (feature && x->size() < 2))
+            return std::nullopt;
+        const std::uint64_t n = elems(*x);
+        const std::uint64_t m = feature ? (*x)[0] * (*x)[1] : n;  // noise elements
+        const std::uint64_t noises = alpha ? 2 : 1;               // the noise, and the alpha forms' b
+        return traffic(name, shape_text(*x), *t, std::string(dtype_name(*t)), input_bytes(op, 0),
+                       bytes_of(*t, n) + bytes_of(*t, noises * m), n + 2 * m + (alpha ? n + 3 * m : 0), Category::elementwise,
+                       feature ? "input read; output and the [N, C] noise (in the input's type) written"
+                               : "input read; output and the noise (in the input's type) written");
     }
     if (base == "native_dropout_backward" || base == "_masked_scale") {
         // (grad_output, mask, scale): grad_output and the bool mask read, grad_input written; 2 FLOPs per

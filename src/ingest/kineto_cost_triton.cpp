@@ -5,12 +5,13 @@
 // bytes, a lower bound (a buffer updated in place is read and written but passed once). Inductor
 // orders input pointers before output pointers, so the last tensor argument is counted as written
 // and the others as read; the total is what the roofs use. FLOPs are not counted (the fused
-// expression is not in the trace): the record is a pure data-movement record. GEMM and convolution
-// templates (`triton_tem_*`, `triton_mm*`, `triton_bmm*`) take the GEMM formula when their arguments show
-// the two operands and the output (cost_template_gemm); their bytes alone would call a compute-bound
-// kernel memory-bound, so a template whose arguments do not show a GEMM gets no formula.
+// expression is not in the trace): the record is a pure data-movement record. Templates (`triton_tem_*`,
+// `triton_mm*`, `triton_bmm*`) the name rules call GEMM take the GEMM formula when their arguments show
+// the operands and the output (cost_template_gemm); their bytes alone would call a compute-bound
+// kernel memory-bound, so any other template gets no formula.
 #include <fmt/format.h>
 
+#include "bwacct/kernel_category.h"
 #include "bwacct/ops.h"
 #include "kineto_cost_util.h"
 
@@ -21,60 +22,99 @@ using namespace detail;
 
 bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-// An Inductor GEMM template's tensor arguments, in order: the first two consecutive ones that multiply,
-// A [(B,) M, K] and B [(B,) K, N] (2-D, or 3-D with one batch), with the last tensor argument the output
-// [(B,) M, N] (in its own type): the GEMM formula (2·B·M·N·K FLOPs, A and B read, C written), every
-// other tensor argument (a bias, an epilogue's inputs) read once more. A convolution or attention template
-// (its name says so) and arguments that show no such product get no formula.
+// Do tensors a and b multiply, A [(B,) M, K] · B [(B,) K, N] (2-D, or 3-D with one batch)? Then [(B,) M, N].
+std::optional<std::vector<std::uint64_t>> product_shape(const std::vector<std::uint64_t>& a,
+                                                        const std::vector<std::uint64_t>& b) {
+    const std::size_t r = a.size();
+    if (b.size() != r || r < 2 || r > 3 || (r == 3 && a[0] != b[0]) || a[r - 1] != b[r - 2])
+        return std::nullopt;
+    std::vector<std::uint64_t> c = a;
+    c[r - 1] = b[r - 1];
+    return c;
+}
+
+// An Inductor GEMM template's tensor arguments, in order (inputs before outputs): the first two
+// consecutive ones that multiply, A [(B,) M, K] and B [(B,) K, N]; then every further consecutive pair
+// that multiplies to the same [(B,) M, N] (mm_plus_mm: A·B + C·D, its K the sum of theirs); the
+// trailing run of [(B,) M, N] tensors are the outputs (the first the product's type, the others the
+// epilogue's further outputs: a cast, a ReLU's bool mask), every other tensor (addmm's bias, an
+// epilogue's inputs) read once. A further pair whose own shape is [(B,) M, N] could be an epilogue's
+// tensors: no formula. Only a template the name rules call GEMM: a convolution or attention template
+// (flex attention, whose name lists no op) and arguments that show no such product get no formula.
 std::optional<OpCost> cost_template_gemm(const std::string& name, std::string_view base, const CpuOp& op) {
-    if (base.find("conv") != std::string_view::npos || base.find("attention") != std::string_view::npos)
+    if (classify_kernel(base) != KernelCategory::gemm)
         return std::nullopt;
     std::vector<std::size_t> tensors;
     for (std::size_t i = 0; i < op.dims.size() && i < op.types.size(); ++i)
         if (storage_dtype(op.types[i]) && input_shape(op, i))
             tensors.push_back(i);
-    if (tensors.size() < 3)
-        return std::nullopt;
-    const auto c = input_shape(op, tensors.back());
-    const auto tc = input_dtype(op, tensors.back());
+    const auto shape = [&](std::size_t t) { return *input_shape(op, tensors[t]); };
     for (std::size_t j = 0; j + 2 < tensors.size(); ++j) {
-        const auto a = input_shape(op, tensors[j]), b = input_shape(op, tensors[j + 1]);
         const auto ta = input_dtype(op, tensors[j]), tb = input_dtype(op, tensors[j + 1]);
-        if (!a || !b || !c || !ta || !tb || !tc || a->size() != b->size() || a->size() != c->size() || a->size() < 2 ||
-            a->size() > 3)
+        const auto c = product_shape(shape(j), shape(j + 1));
+        if (!ta || !tb || !c)
             continue;
-        const std::size_t r = a->size();
-        const std::uint64_t batch = r == 3 ? (*a)[0] : 1;
-        if ((r == 3 && ((*b)[0] != batch || (*c)[0] != batch)) || (*a)[r - 1] != (*b)[r - 2] || (*c)[r - 2] != (*a)[r - 2] ||
-            (*c)[r - 1] != (*b)[r - 1])
+        // the outputs: the trailing [M, N] tensors after the pair (at least one)
+        std::size_t first_out = tensors.size();
+        while (first_out > j + 2 && shape(first_out - 1) == *c)
+            --first_out;
+        if (first_out == tensors.size())
             continue;
+        const std::size_t r = c->size();
         GemmDesc d;
-        d.batch = batch;
-        d.m = (*a)[r - 2];
-        d.k = (*a)[r - 1];
-        d.n = (*b)[r - 1];
+        d.batch = r == 3 ? (*c)[0] : 1;
+        d.m = (*c)[r - 2];
+        d.n = (*c)[r - 1];
+        d.k = shape(j)[r - 1];
         d.a = *ta;
         d.b = *tb;
-        d.c = *tc;
+        d.c = *storage_dtype(op.types[tensors[first_out]]);
+        std::string ks = std::to_string(d.k);
+        std::vector<bool> in_product(tensors.size(), false);
+        in_product[j] = in_product[j + 1] = true;
+        // further pairs of the same types multiplying to [M, N]: mm_plus_mm
+        for (std::size_t p = j + 2; p + 1 < first_out; ++p) {
+            const auto c2 = product_shape(shape(p), shape(p + 1));
+            if (!c2 || *c2 != *c)
+                continue;
+            if (shape(p) == *c || shape(p + 1) == *c || input_dtype(op, tensors[p]) != ta ||
+                input_dtype(op, tensors[p + 1]) != tb)
+                return std::nullopt;  // an epilogue's [M, N] tensors, or operands of other types: ambiguous
+            d.k += shape(p)[r - 1];
+            ks += fmt::format("+{}", shape(p)[r - 1]);
+            in_product[p] = in_product[p + 1] = true;
+            ++p;
+        }
         if (d.m == 0 || d.n == 0 || d.k == 0)
             return std::nullopt;
         OpCost out;
         out.op = name;
-        out.shape = fmt::format("{}M={} N={} K={}", batch > 1 ? fmt::format("B={} ", batch) : std::string(), d.m, d.n, d.k);
-        out.dtype = d.a == d.c && d.b == d.c ? std::string(dtype_name(d.c))
-                                             : fmt::format("{}x{}->{}", dtype_name(d.a), dtype_name(d.b), dtype_name(d.c));
+        out.shape = fmt::format("{}M={} N={} K={}", d.batch > 1 ? fmt::format("B={} ", d.batch) : std::string(), d.m, d.n, ks);
+        // the product's type: A's and B's, and the output's where it is one float output of another type
+        const auto tc = input_dtype(op, tensors[first_out]);
+        const bool own_out = first_out + 1 == tensors.size() && tc;
+        out.dtype = (d.a == d.b && (!own_out || *tc == d.a)) ? std::string(dtype_name(d.a))
+                    : own_out ? fmt::format("{}x{}->{}", dtype_name(d.a), dtype_name(d.b), dtype_name(*tc))
+                              : fmt::format("{}x{}", dtype_name(d.a), dtype_name(d.b));
         out.category = Category::gemm;
         out.cost = gemm_cost(d);
-        std::uint64_t extra = 0;
-        for (std::size_t i = 0; i + 1 < tensors.size(); ++i)
-            if (i != j && i != j + 1)
-                extra += tensor_bytes(op, tensors[i]);
-        if (extra > 0) {
-            out.cost.bytes_read += extra;
-            out.cost.terms.push_back(
-                {"read the template's other inputs", "bias and epilogue tensors, once each", "", fmt::format("{} B", extra)});
+        std::uint64_t extra_read = 0, extra_written = 0;
+        for (std::size_t i = 0; i < first_out; ++i)
+            if (!in_product[i])
+                extra_read += tensor_bytes(op, tensors[i]);
+        for (std::size_t i = first_out + 1; i < tensors.size(); ++i)
+            extra_written += tensor_bytes(op, tensors[i]);
+        if (extra_read > 0) {
+            out.cost.bytes_read += extra_read;
+            out.cost.terms.push_back({"read the template's other inputs", "bias and epilogue tensors, once each", "",
+                                      fmt::format("{} B", extra_read)});
         }
-        out.params = {{"m", d.m}, {"n", d.n}, {"k", d.k}, {"batch", batch}};
+        if (extra_written > 0) {
+            out.cost.bytes_written += extra_written;
+            out.cost.terms.push_back({"write the epilogue's further outputs", "the trailing [M, N] tensors, once each", "",
+                                      fmt::format("{} B", extra_written)});
+        }
+        out.params = {{"m", d.m}, {"n", d.n}, {"k", d.k}, {"batch", d.batch}};
         return out;
     }
     return std::nullopt;
@@ -82,7 +122,7 @@ std::optional<OpCost> cost_template_gemm(const std::string& name, std::string_vi
 
 }  // namespace
 
-std::optional<OpCost> cost_compiled_op(const std::string& name, const CpuOp& op) {
+std::optional<OpCost> cost_compiled_op(const std::string& name, const CpuOp& op, NameCategories* categories) {
     const std::string_view base = base_name(name);
     if (!starts(base, "triton_"))
         return std::nullopt;
@@ -110,7 +150,16 @@ std::optional<OpCost> cost_compiled_op(const std::string& name, const CpuOp& op)
     }
     if (tensors == 0)
         return std::nullopt;
-    const Category cat = activity_category(Activity::kernel, base);
+    // The name rules (µs a name) once per kernel name in a costing pass: the category needs no shapes.
+    Category cat = Category::other;
+    if (!categories) {
+        cat = activity_category(Activity::kernel, base);
+    } else if (const auto it = categories->find(base); it != categories->end()) {
+        cat = it->second;
+    } else {
+        cat = activity_category(Activity::kernel, base);
+        categories->emplace(std::string(base), cat);
+    }
     const DType dt = first_float.value_or(DType::fp32);
     return traffic(name, shapes, dt, std::string(dtype_name(dt)), read, written, 0, cat,
                    fmt::format("Inductor kernel: its {} tensor argument(s) once each; the last counted as written "

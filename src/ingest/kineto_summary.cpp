@@ -36,6 +36,7 @@ struct Grouper {
     std::uint64_t hinted = 0;                         // MoE ops costed from the hints' model config
     std::map<std::size_t, std::string> hint_refusal;  // per MoE op the config could not cost: why (by op index)
     std::map<std::size_t, std::uint64_t> inferred;    // group → kernels costed through an inferred link
+    NameCategories compiled_categories;               // compiled kernels' categories by name, this pass's
 
     std::size_t group_of(OpCost c) {
         const std::string key = c.op + "|" + c.shape + "|" + c.dtype;
@@ -53,7 +54,7 @@ struct Grouper {
             return op_group[i];
         op_group[i] = kNone;
         try {
-            auto c = cost_cpu_op(t.names[t.ops[i].name], t.ops[i], kernel_name);
+            auto c = cost_cpu_op(t.names[t.ops[i].name], t.ops[i], kernel_name, &compiled_categories);
             if (!c && !t.ops[i].dims.empty())
                 c = cost_symmetric_collective(t.names[t.ops[i].name], t.ops[i], ranks);
             if (!c && parallel && moe_op_name(t.names[t.ops[i].name])) {  // expert weights not among the inputs
@@ -224,6 +225,7 @@ Summary summarize(const Trace& t, const Links& links, const TraceHints& hints) {
                0,
                {},
                0,
+               {},
                {},
                {}};
     if (hints.model && hints.model->moe)

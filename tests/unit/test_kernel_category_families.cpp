@@ -387,3 +387,34 @@ TEST(KernelCategoryFamilies, RoutingKvStoresAndMatrixProductsByName) {
     EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::cuComputeGradInput<float, float, float>(float const*)"),
               KernelCategory::norm);
 }
+
+// Review of the last rule changes: each name was filed elsewhere.
+TEST(KernelCategoryFamilies, WordEndsPrefixesAndLayerOps) {
+    // a template whose name lists no op (Inductor's flex-attention templates): nothing says GEMM
+    EXPECT_EQ(classify_kernel("triton_tem_fused_0"), KernelCategory::other);
+    EXPECT_EQ(classify_kernel("triton_tem_fused_addmm_convert_element_type_0"), KernelCategory::gemm);
+    // "mma" must end its word: mmap is no matrix product (a copy); CUTLASS's MmaMultistage is
+    EXPECT_EQ(classify_kernel("mmap_copy_kernel"), KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("cutlass_80_tensorop_MmaMultistage_kernel"), KernelCategory::gemm);
+    // tokens already sampled are no sampling
+    EXPECT_NE(classify_kernel("_combine_sampled_and_draft_tokens_kernel"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("_sample_kernel"), KernelCategory::reduce);
+    // a compiled pointwise optimizer step stays optimizer, as the triton_for_ kernels do
+    EXPECT_EQ(classify_kernel("triton_poi_fused__fused_adam_0"), KernelCategory::optimizer);
+    // a mangled name's identifier length before "cudnn" is no SASS precision; a SASS name's is
+    EXPECT_NE(classify_kernel("_ZN11cudnn_infer14genericKernelE"), KernelCategory::conv);
+    EXPECT_EQ(classify_kernel("turing_fp16_s1688cudnn_fp16_128x128_ldg8_relu_f2f_exp_small_nhwc_tn_v1"), KernelCategory::conv);
+    // FlashInfer's top-p and top-k renormalisations of probabilities are both reductions
+    EXPECT_EQ(classify_kernel("void flashinfer::sampling::TopPRenormProbKernel<1024, 1, 4, float>(float*, float*)"),
+              KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("top_p_renorm_probs"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void flashinfer::sampling::TopKRenormProbKernel<1024, 1, 4, float>(float*, float*)"),
+              KernelCategory::reduce);
+    // OpenAI triton_kernels' sum of the expert outputs after _matmul_ogs_
+    EXPECT_EQ(classify_kernel("_finalize_matmul"), KernelCategory::moe);
+    // a state-space layer's op does not pull its kernels' categories; its scan kernels stay attention
+    EXPECT_EQ(torch_category("_layer_norm_fwd_1pass_kernel", "vllm::mamba_mixer2"), "norm");
+    EXPECT_EQ(torch_category("_causal_conv1d_fwd_kernel", "vllm::mamba_mixer2"), "conv");
+    EXPECT_EQ(torch_category("_chunk_scan_fwd_kernel", "vllm::mamba_mixer2"), "attention");
+    EXPECT_EQ(torch_category("flash_fwd_kernel", "vllm::unified_attention"), "attention");
+}

@@ -70,4 +70,65 @@ TEST(KinetoCompiled, TemplatesScalarsAndOtherOpsAreNotCosted) {
     EXPECT_FALSE(cost_cpu_op("triton_poi_fused_0", scalars));
 }
 
+TEST(KinetoCompiled, MmPlusMmAddsEachPair) {
+    // triton_tem_fused_mm_plus_mm_0(A bf16 [64, 128], B [128, 256], C [64, 512], D [512, 256], out [64, 256]):
+    // A·B + C·D, K = 128 + 512 = 640; FLOPs 2·64·256·640 = 20,971,520; read 64·128·2 + 128·256·2 + 64·512·2 +
+    // 512·256·2 = 16,384 + 65,536 + 65,536 + 262,144 = 409,600 B; written 64·256·2 = 32,768 B.
+    const auto c = cost_cpu_op("triton_tem_fused_mm_plus_mm_0",
+                               op_of({{64, 128}, {128, 256}, {64, 512}, {512, 256}, {64, 256}}, {bf, bf, bf, bf, bf}));
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.flops, 20971520u);
+    EXPECT_EQ(c->cost.bytes_read, 409600u);
+    EXPECT_EQ(c->cost.bytes_written, 32768u);
+    EXPECT_EQ(c->shape, "M=64 N=256 K=128+512");
+    // a second pair that could be an epilogue's [M, N] tensors (C [64, 256], D [256, 256]): ambiguous, no formula
+    EXPECT_FALSE(cost_cpu_op("triton_tem_fused_mm_plus_mm_0",
+                             op_of({{64, 128}, {128, 256}, {64, 256}, {256, 256}, {64, 256}}, {bf, bf, bf, bf, bf})));
+}
+
+TEST(KinetoCompiled, TemplateNamesByTheCategoryRules) {
+    // "convert_element_type" is a cast, not a convolution: addmm with bias [256] and an fp32 output;
+    // FLOPs 2·64·256·128 = 4,194,304; read 81,920 + 256·2 = 82,432 B; written 64·256·4 = 65,536 B.
+    const auto c = cost_cpu_op("triton_tem_fused_addmm_convert_element_type_0",
+                               op_of({{256}, {64, 128}, {128, 256}, {64, 256}}, {bf, bf, bf, "float"}));
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.flops, 4194304u);
+    EXPECT_EQ(c->cost.bytes_read, 82432u);
+    EXPECT_EQ(c->cost.bytes_written, 65536u);
+    // a template whose name lists no op (flex attention's) is not called a GEMM
+    EXPECT_FALSE(cost_cpu_op("triton_tem_fused_0", op_of({{64, 128}, {128, 256}, {64, 256}}, {bf, bf, bf})));
+}
+
+TEST(KinetoCompiled, TemplateEpilogueOutputs) {
+    // mm(bf16 [64, 128], [128, 256]) then bf16 [64, 256] and fp32 [64, 256] outputs: read 81,920 B; written
+    // 64·256·2 + 64·256·4 = 32,768 + 65,536 = 98,304 B; the product's type is bf16, not "->fp32".
+    const auto two =
+        cost_cpu_op("triton_tem_fused_mm_0", op_of({{64, 128}, {128, 256}, {64, 256}, {64, 256}}, {bf, bf, bf, "float"}));
+    ASSERT_TRUE(two);
+    EXPECT_EQ(two->cost.bytes_read, 81920u);
+    EXPECT_EQ(two->cost.bytes_written, 98304u);
+    EXPECT_EQ(two->dtype, "bf16");
+    // addmm + relu with its bool mask: bias [256], A, B, out bf16 [64, 256], mask bool [64, 256]: read
+    // 81,920 + 512 = 82,432 B; written 32,768 + 64·256·1 = 49,152 B.
+    const auto mask = cost_cpu_op("triton_tem_fused_addmm_relu_threshold_backward_0",
+                                  op_of({{256}, {64, 128}, {128, 256}, {64, 256}, {64, 256}}, {bf, bf, bf, bf, "bool"}));
+    ASSERT_TRUE(mask);
+    EXPECT_EQ(mask->cost.flops, 4194304u);
+    EXPECT_EQ(mask->cost.bytes_read, 82432u);
+    EXPECT_EQ(mask->cost.bytes_written, 49152u);
+}
+
+TEST(KinetoCompiled, CategoryFoundOnceAName) {
+    // Two calls of one pointwise kernel with different shapes: one name classified, kept for the pass.
+    NameCategories seen;
+    ASSERT_TRUE(cost_cpu_op("triton_poi_fused_add_0", op_of({{8}, {8}}, {bf, bf}), "", &seen));
+    ASSERT_TRUE(cost_cpu_op("triton_poi_fused_add_0", op_of({{16}, {16}}, {bf, bf}), "", &seen));
+    ASSERT_EQ(seen.size(), 1u);
+    EXPECT_EQ(seen.begin()->first, "triton_poi_fused_add_0");
+    EXPECT_EQ(seen.begin()->second, Category::elementwise);
+    // the pass's category is the one used
+    seen.begin()->second = Category::indexing;
+    EXPECT_EQ(cost_cpu_op("triton_poi_fused_add_0", op_of({{4}, {4}}, {bf, bf}), "", &seen)->category, Category::indexing);
+}
+
 }  // namespace

@@ -595,13 +595,14 @@ TEST(KinetoOpsMore, GridSamplerAndIm2col) {
 // Ops that launch kernels and had no formula: composite dropout in training, glu, dot, multinomial,
 // searchsorted / bucketize, pixel and channel shuffles, repeat_interleave by an int.
 TEST(KinetoOpsMore, DropoutGluDotSamplingSearchAndShuffles) {
-    // dropout(bf16 [8, 128], 0.1, True) launching its kernel itself: as native_dropout, read 2048 B,
-    // write 2048 + 1024 (mask) = 3072 B, 2048 FLOPs; in eval (False) no formula (it launches nothing).
+    // dropout(bf16 [8, 128], 0.1, True) launching its kernels itself (ATen's _dropout_impl): n = 1024, its
+    // noise 1024 bf16 elements; read 2048 B, write 2048 (output) + 2048 (noise) = 4096 B; FLOPs n + 2·n =
+    // 3072; in eval (False) no formula (it launches nothing).
     const auto d = cost_cpu_op("aten::dropout", op_of({{8, 128}, {}, {}}, {bf, "Scalar", "Scalar"}, {"", "0.1", "True"}), "");
     ASSERT_TRUE(d);
     EXPECT_EQ(d->cost.bytes_read, 2048u);
-    EXPECT_EQ(d->cost.bytes_written, 3072u);
-    EXPECT_EQ(d->cost.flops, 2048u);
+    EXPECT_EQ(d->cost.bytes_written, 4096u);
+    EXPECT_EQ(d->cost.flops, 3072u);
     EXPECT_FALSE(cost_cpu_op("aten::dropout", op_of({{8, 128}, {}, {}}, {bf, "Scalar", "Scalar"}, {"", "0.1", "False"}), ""));
     // an older trace without Concrete Inputs: a dropout that launched a kernel was training
     EXPECT_TRUE(cost_cpu_op("aten::dropout", op_of({{8, 128}, {}, {}}, {bf, "Scalar", "Scalar"}), ""));
@@ -659,3 +660,33 @@ TEST(KinetoOpsMore, DropoutGluDotSamplingSearchAndShuffles) {
 }
 
 }  // namespace
+
+// The composite dropouts' noise is a tensor of the input's type (ATen's _dropout_impl), [N, C, 1, 1] for
+// the feature forms; the alpha forms also write its offset b.
+TEST(KinetoOpsMore, CompositeDropoutNoiseInTheInputType) {
+    // feature_dropout(bf16 [8, 64, 32, 32], 0.1, True): n = 8·64·32·32 = 524,288, noise m = 8·64 = 512.
+    // Read 524,288·2 = 1,048,576 B; write 1,048,576 + 512·2 = 1,049,600 B; FLOPs n + 2m = 525,312.
+    const auto f =
+        cost_cpu_op("aten::feature_dropout", op_of({{8, 64, 32, 32}, {}, {}}, {bf, "Scalar", "Scalar"}, {"", "0.1", "True"}), "");
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->cost.bytes_read, 1048576u);
+    EXPECT_EQ(f->cost.bytes_written, 1049600u);
+    EXPECT_EQ(f->cost.flops, 525312u);
+    // alpha_dropout(fp32 [4, 256], 0.2, True): n = m = 1024. Read 4096 B; write 4096 (output) + 2·4096 (noise
+    // and b) = 12,288 B; FLOPs n + 2m + n + 3m = 1024 + 2048 + 1024 + 3072 = 7,168.
+    const auto a =
+        cost_cpu_op("aten::alpha_dropout", op_of({{4, 256}, {}, {}}, {"float", "Scalar", "Scalar"}, {"", "0.2", "True"}), "");
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->cost.bytes_read, 4096u);
+    EXPECT_EQ(a->cost.bytes_written, 12288u);
+    EXPECT_EQ(a->cost.flops, 7168u);
+    // feature_alpha_dropout(fp32 [2, 3, 4, 4]): n = 96, m = 6. Write 96·4 + 2·6·4 = 384 + 48 = 432 B;
+    // FLOPs 96 + 12 + 96 + 18 = 222. A 1-D input has no channels: no formula (PyTorch refuses it).
+    const auto fa = cost_cpu_op("aten::feature_alpha_dropout",
+                                op_of({{2, 3, 4, 4}, {}, {}}, {"float", "Scalar", "Scalar"}, {"", "0.5", "True"}), "");
+    ASSERT_TRUE(fa);
+    EXPECT_EQ(fa->cost.bytes_written, 432u);
+    EXPECT_EQ(fa->cost.flops, 222u);
+    EXPECT_FALSE(
+        cost_cpu_op("aten::feature_dropout", op_of({{16}, {}, {}}, {"float", "Scalar", "Scalar"}, {"", "0.5", "True"}), ""));
+}
