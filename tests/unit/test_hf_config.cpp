@@ -11,13 +11,15 @@
 #include "bwacct/model_preset.h"
 #include "bwacct/text_file.h"
 #include "bwacct/transformer.h"
+#include "hf_test_util.h"
 
 using namespace bwacct;
+using bwacct_test::error_of;
+using bwacct_test::has_limitation;
+using bwacct_test::hf;
+using bwacct_test::model_file;
 
 namespace {
-
-std::string model_file(const std::string& name) { return std::string(BWACCT_TEST_DATA) + "/models/" + name + ".config.json"; }
-TransformerConfig hf(const std::string& name) { return load_hf_config(model_file(name), "--hf-config"); }
 
 LayerRun decode(std::uint64_t batch, std::uint64_t context) {
     LayerRun r;
@@ -33,16 +35,6 @@ const LayerOp& find(const std::vector<LayerOp>& ops, const std::string& name) {
         if (o.name == name)
             return o;
     throw std::runtime_error("no op " + name);
-}
-
-// The error text of parsing `text` (empty when it parses).
-std::string error_of(const std::string& text) {
-    try {
-        (void)parse_hf_config(text, "--hf-config x.json");
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "";
 }
 
 }  // namespace

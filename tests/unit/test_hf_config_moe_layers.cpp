@@ -12,27 +12,15 @@
 #include "bwacct/hf_config.h"
 #include "bwacct/pipeline_parallel.h"
 #include "bwacct/transformer.h"
+#include "hf_test_util.h"
 
 using namespace bwacct;
+using bwacct_test::error_of;
+using bwacct_test::has_limitation;
+using bwacct_test::hf;
+using bwacct_test::model_file;
 
 namespace {
-
-std::string model_file(const std::string& name) { return std::string(BWACCT_TEST_DATA) + "/models/" + name + ".config.json"; }
-TransformerConfig hf(const std::string& name) { return load_hf_config(model_file(name), "--hf-config"); }
-
-std::string error_of(const std::string& text) {
-    try {
-        (void)parse_hf_config(text, "--hf-config x.json");
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "";
-}
-
-bool has_limitation(const TransformerConfig& c, const std::string& word) {
-    return std::any_of(c.limitations.begin(), c.limitations.end(),
-                       [&](const std::string& l) { return l.find(word) != std::string::npos; });
-}
 
 // A small Qwen3-MoE config: D 32, 4 layers, 4 heads of 8 (qk norm), dense MLP 64, 4 experts of 16, top 2.
 std::string qwen3_moe(const std::string& extra) {

@@ -14,13 +14,15 @@
 #include "bwacct/hf_config.h"
 #include "bwacct/quant.h"
 #include "bwacct/transformer.h"
+#include "hf_test_util.h"
 
 using namespace bwacct;
+using bwacct_test::error_of;
+using bwacct_test::has_limitation;
+using bwacct_test::hf;
+using bwacct_test::model_file;
 
 namespace {
-
-std::string model_file(const std::string& name) { return std::string(BWACCT_TEST_DATA) + "/models/" + name + ".config.json"; }
-TransformerConfig hf(const std::string& name) { return load_hf_config(model_file(name), "--hf-config"); }
 
 std::string error_of_file(const std::string& name) {
     try {
@@ -29,20 +31,6 @@ std::string error_of_file(const std::string& name) {
         return e.what();
     }
     return "";
-}
-std::string error_of(const std::string& text) {
-    try {
-        (void)parse_hf_config(text, "--hf-config x.json");
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "";
-}
-bool has_limitation(const TransformerConfig& c, const std::string& part) {
-    for (const std::string& l : c.limitations)
-        if (l.find(part) != std::string::npos)
-            return true;
-    return false;
 }
 
 }  // namespace

@@ -14,28 +14,15 @@
 #include "bwacct/hf_config.h"
 #include "bwacct/quant.h"
 #include "bwacct/transformer.h"
+#include "hf_test_util.h"
 
 using namespace bwacct;
+using bwacct_test::error_of;
+using bwacct_test::has_limitation;
+using bwacct_test::hf;
+using bwacct_test::model_file;
 
 namespace {
-
-std::string model_file(const std::string& name) { return std::string(BWACCT_TEST_DATA) + "/models/" + name + ".config.json"; }
-TransformerConfig hf(const std::string& name) { return load_hf_config(model_file(name), "--hf-config"); }
-
-std::string error_of(const std::string& text) {
-    try {
-        (void)parse_hf_config(text, "--hf-config x.json");
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "";
-}
-bool has_limitation(const TransformerConfig& c, const std::string& part) {
-    for (const std::string& l : c.limitations)
-        if (l.find(part) != std::string::npos)
-            return true;
-    return false;
-}
 
 // Gemma 7B: per layer attention 4 · 3072·4096 = 50,331,648 (16 heads of 256: q, k, v, o of 3072 × 4096); MLP
 // 3·3072·24,576 = 226,492,416; norms 2·3072 = 6144 → 276,830,208 · 28 = 7,751,245,824 + tied embedding 256,000·3072
