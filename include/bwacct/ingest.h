@@ -56,9 +56,13 @@ struct IngestSummary {
 };
 
 struct IngestReport {
-    std::string tool;                   // "nccl-tests", "torch-trace", "nsys", "ncu", "babelstream"
-    std::string measured_by;            // the profiler that wrote the file when it is not `tool` ("nvprof", "rocprof")
-    std::string file;                   // the path as given
+    std::string tool;         // "nccl-tests", "torch-trace", "nsys", "ncu", "babelstream"
+    std::string measured_by;  // the profiler that wrote the file when it is not `tool` ("nvprof", "rocprof")
+    std::string file;         // the path as given
+    // Non-empty when the file's times are not durations it printed but computed from its other numbers (nvprof
+    // --metrics: "DRAM bytes / nvprof's DRAM throughput"): the views say "times derived: ..." and JSON
+    // "time_derived": true.
+    std::string time_derivation;
     std::string format;                 // what was recognised: "nccl-tests text (2.x, in-place columns)", ...
     std::vector<std::string> gpus;      // catalog ids the records were analysed on
     std::vector<Record> records;        // per row / kernel / op; may be empty (BabelStream: sections only)

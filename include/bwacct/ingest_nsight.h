@@ -93,6 +93,7 @@ struct NcuKernel {
     // nvprof --metrics: dram_read_throughput + dram_write_throughput, the kernel's measured DRAM rate in 10^9 B/s
     // (used when the file gives no bytes and time to divide).
     std::optional<double> dram_GBps;
+    bool dram_metric = false;  // nvprof --metrics: the file gives the kernel at least one DRAM metric bwacct reads
 };
 
 struct NcuProfile {

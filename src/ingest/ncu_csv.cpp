@@ -25,7 +25,8 @@ constexpr const char* kExpected =
     "dram_write_throughput";
 
 constexpr const char* kNvprofMetrics =
-    "nvprof --metrics dram_read_bytes,dram_write_bytes,dram_read_throughput,dram_write_throughput";
+    "nvprof --metrics dram_read_bytes,dram_write_bytes,dram_read_throughput,dram_write_throughput (where nvprof lacks "
+    "dram_*_bytes, as on Kepler and Maxwell: dram_read_transactions,dram_write_transactions in their place)";
 
 enum class Metric { read, write, total, time, duration, dram_pct, sm_pct, dram_pct_sol, sm_pct_sol, device, none };
 
@@ -223,13 +224,17 @@ NcuProfile parse_ncu_csv(const std::string& text, const std::string& origin) {
             const bool useful = std::any_of(metrics.kernels.begin(), metrics.kernels.end(), [](const NcuKernel& k) {
                 return k.dram_GBps || (k.dram_read_bytes && k.dram_write_bytes);
             });
+            const bool any_dram =
+                std::any_of(metrics.kernels.begin(), metrics.kernels.end(), [](const NcuKernel& k) { return k.dram_metric; });
             if (!useful)
-                throw InputError(origin,
-                                 fmt::format("nvprof --metrics output names {} kernel{} but none has both directions of "
-                                             "DRAM traffic; bwacct reads dram_read_bytes + dram_write_bytes (or the "
-                                             "two dram_*_transactions) and dram_read_throughput + "
-                                             "dram_write_throughput: {}",
-                                             metrics.kernels.size(), metrics.kernels.size() == 1 ? "" : "s", kNvprofMetrics));
+                throw InputError(origin, fmt::format("nvprof --metrics output names {} kernel{} but {}; bwacct reads "
+                                                     "dram_read_bytes + dram_write_bytes (or the "
+                                                     "two dram_*_transactions) and dram_read_throughput + "
+                                                     "dram_write_throughput: {}",
+                                                     metrics.kernels.size(), metrics.kernels.size() == 1 ? "" : "s",
+                                                     any_dram ? "none has both directions of DRAM traffic"
+                                                              : "no DRAM metric (dram_read_*, dram_write_*)",
+                                                     kNvprofMetrics));
             return with_valid_text(std::move(metrics));
         }
         // ncu's console output (no --csv), as pasted in READMEs and issues.

@@ -50,6 +50,9 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
     r.format = p.format;
     if (p.nvprof)
         r.measured_by = "nvprof";
+    // nvprof --metrics prints no duration: a kernel's time is its DRAM bytes over its DRAM throughput.
+    if (p.nvprof)
+        r.time_derivation = "DRAM bytes / nvprof's DRAM throughput";
     for (const GpuSpec* g : gpus)
         r.gpus.push_back(g->id);
 
@@ -72,6 +75,8 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
     const bool per_kernel = std::any_of(p.kernels.begin(), p.kernels.end(), [](const NcuKernel& k) { return k.invocations > 0; });
     if (per_kernel)
         s.columns.push_back({"invocations", "launches", 0});
+    if (p.nvprof)  // each row says where its time came from (JSON: "time_source": "derived")
+        s.columns.push_back({"time_source", "time is", 0});
     Section names;
     names.key = "kernel_names";
     names.title = "Kernel names in full";
@@ -87,8 +92,15 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
         if (k.dram_read_bytes && k.dram_write_bytes)
             bytes = *k.dram_read_bytes + *k.dram_write_bytes;
         std::optional<double> bw;
+        // Bytes moved at a rate of 0: nvprof's rate is wrong or cut; no GB/s, no time, never "0.0 GB/s".
+        const bool zero_rate = k.dram_GBps && *k.dram_GBps <= 0 && bytes && *bytes > 0;
         if (bytes && k.time_us && *k.time_us > 0)
             bw = *bytes / (*k.time_us * 1e3);  // bytes / (us * 1e-6) / 1e9
+        else if (zero_rate)
+            r.warnings.push_back(
+                fmt::format("kernel {} ({}): {:.0f} DRAM bytes but nvprof's DRAM throughput is 0 B/s; "
+                            "bandwidth and time not computed",
+                            k.id, short_kernel_name(k.name), *bytes));
         else if (k.dram_GBps) {
             bw = k.dram_GBps;  // nvprof's measured read + write throughput
             if (!bytes)
@@ -100,7 +112,7 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
             time_us += *k.time_us * static_cast<double>(std::max<std::uint64_t>(k.invocations, 1));
             ++timed;
         }
-        if (!bw) {
+        if (!bw && !zero_rate) {
             // Name every piece that is missing: one of read and write alone is not the kernel's traffic.
             std::string missing;
             if (p.nvprof)
@@ -142,6 +154,11 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
                                   per_kernel ? Cell(k.invocations) : Cell()};
             if (!per_kernel)
                 row.pop_back();
+            if (p.nvprof) {
+                row.emplace_back();  // null: no time
+                if (k.time_us)
+                    row.back().emplace<std::string>("derived");
+            }
             s.rows.push_back(std::move(row));
         }
         names.rows.push_back({k.name, k.id});
@@ -182,8 +199,9 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
             ids += (ids.empty() ? "" : ", ") + g->id;
         r.warnings.push_back(
             fmt::format("the kernels ran on {} different GPUs ({}){}; export each device's kernels "
-                        "(ncu --devices N) and ingest them one file at a time",
-                        devices.size(), list, ids.empty() ? "" : fmt::format(": % of peak uses {} for every kernel", ids)));
+                        "({} --devices N) and ingest them one file at a time",
+                        devices.size(), list, ids.empty() ? "" : fmt::format(": % of peak uses {} for every kernel", ids),
+                        p.nvprof ? "nvprof" : "ncu"));
     }
     r.notes.push_back(
         "bytes are measured DRAM traffic (hardware counters), not a formula's minimum: L2 hits are not "

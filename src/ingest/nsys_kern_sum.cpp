@@ -663,8 +663,8 @@ std::pair<std::size_t, std::size_t> headerless_rows(const std::vector<std::strin
     std::size_t count = 0, first = lines.size();
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::string& l = lines[i];
-        if (l.find("Time (%)") != std::string::npos || l.find("Time(%)") != std::string::npos ||
-            l.find("Total (MB)") != std::string::npos || l.find("Total (KiB)") != std::string::npos)
+        if (l.find("Time (%)") != std::string::npos || l.find("Time(%)") != std::string::npos || nsys_parts::is_size_header(l) ||
+            nsys_parts::is_time_header(l))
             break;
         std::istringstream words(l);
         std::string w;
@@ -735,8 +735,7 @@ std::string no_table_message(const std::vector<std::string>& lines) {
         const std::size_t ex = l.find("Executing '");
         if (ex != std::string::npos && l.find("' stats report", ex) != std::string::npos)
             add(reports, l.substr(ex + 11, l.find('\'', ex + 11) - ex - 11));
-        else if ((l.find("Total (MB)") != std::string::npos || l.find("Total (KiB)") != std::string::npos) &&
-                 l.find("Operation") != std::string::npos)
+        else if (nsys_parts::is_size_header(l))
             add(by_header, "cuda_gpu_mem_size_sum");
         else if (l.find("Total Time") != std::string::npos && l.find("Num Calls") != std::string::npos)
             add(by_header, "cuda_api_sum or osrt_sum (Num Calls)");
@@ -767,8 +766,11 @@ std::string no_table_message(const std::vector<std::string>& lines) {
                 "`rocprofv3 --kernel-trace --stats` and give its kernel_stats.csv, or {}",
                 kExpected);
     // ncu's output (==PROF== lines, 'Section:' tables) belongs to `ingest ncu`.
+    // So do its CSV export ("ID","Process ID",...,"Kernel Name") and its ==ERROR== / ==WARNING== messages.
     for (const std::string& l : lines)
-        if (l.rfind("==PROF==", 0) == 0 || trim(l).rfind("Section: ", 0) == 0)
+        if (l.rfind("==PROF==", 0) == 0 || l.rfind("==ERROR==", 0) == 0 || l.rfind("==WARNING==", 0) == 0 ||
+            trim(l).rfind("Section: ", 0) == 0 ||
+            (trim(l).rfind("\"ID\",", 0) == 0 && l.find("\"Kernel Name\"") != std::string::npos))
             return fmt::format("holds Nsight Compute (ncu) output, not nsys's: read it with `bwacct ingest ncu`; {}", kExpected);
     if (!reports.empty()) {
         std::string names;

@@ -19,19 +19,8 @@ using nsys_parts::unit_to_us;
 
 bool has(const std::string& line, const char* word) { return line.find(word) != std::string::npos; }
 
-// cuda_gpu_mem_time_sum and its 2020-2022 forms: a total time, a count ("Count", "Operations") and no
-// kernel or API column ("Instances", "Num Calls").
-bool is_time_header(const std::string& l) {
-    return has(l, "Total Time") && (has(l, "Count") || has(l, "Operations")) && !has(l, "Instances") && !has(l, "Calls");
-}
-
-// cuda_gpu_mem_size_sum: a total size ("Total (MB)", or "Total" under a "(by size in KiB)" title), a count and an
-// operation, no time.
-bool is_size_header(const std::string& l) {
-    const std::size_t t = l.find("Total");
-    return t != std::string::npos && !has(l, "Time") && (has(l, "Count") || has(l, "Operations")) && has(l, "Operation") &&
-           l.find_first_not_of(" \t|#/,\"") == t;
-}
+using nsys_parts::is_size_header;
+using nsys_parts::is_time_header;
 
 // Bytes per unit of a size column: "mb" 10^6 (nsys's MB: 4 MiB prints as 4.194), "kb" 10^3, "gb" 10^9, "b" 1,
 // "kib" 1024, "mib" 2^20; none for an unknown unit.
@@ -123,6 +112,25 @@ std::vector<NsysMemOp> time_table(const std::vector<std::string>& lines, std::si
 }
 
 }  // namespace
+
+namespace {
+bool contains(const std::string& line, const char* word) { return line.find(word) != std::string::npos; }
+}  // namespace
+
+// cuda_gpu_mem_time_sum and its 2020-2022 forms: a total time, a count ("Count", "Operations") and no
+// kernel or API column ("Instances", "Num Calls").
+bool nsys_parts::is_time_header(const std::string& l) {
+    return contains(l, "Total Time") && (contains(l, "Count") || contains(l, "Operations")) && !contains(l, "Instances") &&
+           !contains(l, "Calls");
+}
+
+// cuda_gpu_mem_size_sum: a total size ("Total (MB)", or "Total" under a "(by size in KiB)" title), a count and an
+// operation, no time.
+bool nsys_parts::is_size_header(const std::string& l) {
+    const std::size_t t = l.find("Total");
+    return t != std::string::npos && !contains(l, "Time") && (contains(l, "Count") || contains(l, "Operations")) &&
+           contains(l, "Operation") && l.find_first_not_of(" \t|#/,\"") == t;
+}
 
 bool nsys_parts::read_memory_tables(const std::vector<std::string>& lines, std::size_t from, std::size_t to,
                                     const std::string& origin, NsysKernSum& out) {

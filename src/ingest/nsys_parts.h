@@ -44,6 +44,13 @@ std::vector<std::pair<std::size_t, std::vector<std::string>>> table_rows(const s
                                                                          std::vector<std::string>& headers,
                                                                          const std::string& origin, NsysKernSum& out);
 
+// The header of cuda_gpu_mem_time_sum (its 2020-2022 form "CUDA Memory Operation Statistics (by time)" too): a
+// total time, a count ("Count", "Operations"), no "Instances" or "Calls". And of cuda_gpu_mem_size_sum: a total
+// size ("Total (MB)", "Total (KiB)", or a bare "Total" under the 2020-2022 "(by size in KiB)" title), a count and
+// an operation, no time.
+bool is_time_header(const std::string& line);
+bool is_size_header(const std::string& line);
+
 // nsys's memory-operation summaries of the run whose lines are [from, to): cuda_gpu_mem_time_sum (2020-2022:
 // "CUDA Memory Operation Statistics (by time)") and cuda_gpu_mem_size_sum ("(by size)"), joined by operation into
 // out.memory_ops. Returns whether a time table was found. Throws InputError on a malformed row.

@@ -1,6 +1,7 @@
 // nvprof's metric mode (`nvprof --metrics dram_read_bytes,...`), console or --csv (see ncu_parts.h).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -27,7 +28,9 @@ constexpr double kTransactionBytes = 32;
 
 // "161.18GB/s" -> 10^9 B/s. nvprof's throughput units are binary (KB/s = 2^10 B/s ... GB/s = 2^30 B/s): on the
 // GTX 1070 fixture 960 B at 231.66MB/s and 504608 B at 118.92GB/s give one duration (3.952 us) only so; read
-// as 10^6 and 10^9 they would give two (4.144 and 4.243 us).
+// as 10^6 and 10^9 they would give two (4.144 and 4.243 us). On a TITAN X Pascal / V100 README (index id 45116140227)
+// bytes / throughput in 2^30 B/s gives 40.55 and 15.53 ms against nvprof's measured Avg durations 41.19 and 15.47 ms;
+// in 10^9 B/s (43.5 ms for the first) it does not.
 std::optional<double> throughput_GBps(const std::string& v) {
     static const std::map<std::string, double> scale{
         {"B/s", 1}, {"KB/s", 1024.0}, {"MB/s", 1048576.0}, {"GB/s", 1073741824.0}, {"TB/s", 1099511627776.0}};
@@ -86,6 +89,7 @@ NcuProfile ncu_parts::parse_nvprof_metrics(const std::vector<std::string>& lines
     std::size_t table = 0;
     bool csv = false, in_table = false;
     std::string device, kernel;
+    std::size_t orphan_rows = 0, orphan_line = 0;  // console rows above a table's first "Kernel:" heading
     const auto kernel_for = [&](const std::string& dev, const std::string& name, std::uint64_t inv) -> std::size_t {
         const std::string key = fmt::format("{}\x1f{}\x1f{}", table, dev, name);
         const auto it = by_key.find(key);
@@ -157,13 +161,23 @@ NcuProfile ncu_parts::parse_nvprof_metrics(const std::vector<std::string>& lines
             in_table = false;
             continue;
         }
-        if (!inv || kernel.empty())
+        if (!inv)
             continue;
+        if (kernel.empty()) {  // a paste cut above the heading: the rows belong to a kernel the file does not name
+            if (orphan_rows++ == 0)
+                orphan_line = i + 1;
+            continue;
+        }
         const std::size_t k = kernel_for(device, kernel, static_cast<std::uint64_t>(*inv));
         store(values[k], metric, t.substr(t.find_last_of(" \t") + 1), i + 1, origin);
     }
     if (out.kernels.empty())
         return out;
+    if (orphan_rows > 0)
+        out.warnings.push_back(
+            fmt::format("{} metric row{} from line {} come{} before any \"Kernel:\" heading (the paste is cut "
+                        "above it?): not read",
+                        orphan_rows, orphan_rows == 1 ? "" : "s", orphan_line, orphan_rows == 1 ? "s" : ""));
     out.format = csv ? "nvprof --metrics --csv (Avg over each kernel's invocations)"
                      : "nvprof --metrics console output (Avg over each kernel's invocations)";
     for (std::size_t i = 0; i < out.kernels.size(); ++i) {
@@ -175,12 +189,28 @@ NcuProfile ncu_parts::parse_nvprof_metrics(const std::vector<std::string>& lines
         k.dram_write_bytes = v.write_bytes ? v.write_bytes
                              : v.write_tx  ? std::optional<double>(*v.write_tx * kTransactionBytes)
                                            : std::nullopt;
+        k.dram_metric = v.read_bytes || v.write_bytes || v.read_tx || v.write_tx || v.read_GBps || v.write_GBps;
         if (v.read_GBps && v.write_GBps)
             k.dram_GBps = *v.read_GBps + *v.write_GBps;
         // nvprof prints no duration in this mode; its throughput is bytes / duration, so the duration is the
-        // bytes over the rate (rounded to 10^-6 us).
+        // bytes over the rate (rounded to 10^-6 us). Bytes at a rate of 0 give none (the report says so).
         if (k.dram_read_bytes && k.dram_write_bytes && k.dram_GBps && *k.dram_GBps > 0)
             k.time_us = std::round((*k.dram_read_bytes + *k.dram_write_bytes) / (*k.dram_GBps * 1e3) * 1e6) / 1e6;
+        // Both directions ran for the kernel's one duration: read bytes / read rate and write bytes / write rate
+        // agree to the printed digits. When they differ by more than 1 %, the rows are not one kernel's.
+        if (k.time_us && v.read_GBps && v.write_GBps && *k.dram_read_bytes > 0 && *k.dram_write_bytes > 0) {
+            const double r_us = *v.read_GBps > 0 ? *k.dram_read_bytes / (*v.read_GBps * 1e3) : HUGE_VAL,
+                         w_us = *v.write_GBps > 0 ? *k.dram_write_bytes / (*v.write_GBps * 1e3) : HUGE_VAL;
+            if (std::fabs(r_us - w_us) > 0.01 * std::min(r_us, w_us)) {
+                const auto us = [](double x) {
+                    return std::isfinite(x) ? fmt::format("{:.6g} us", x) : std::string("none (rate 0)");
+                };
+                out.warnings.push_back(fmt::format(
+                    "kernel {} ({}): read bytes / read rate = {} but write bytes / write rate = {}: the directions do not "
+                    "give one duration (> 1 % apart); its time and GB/s are the sum's and may be wrong",
+                    k.id, k.name.substr(0, 80), us(r_us), us(w_us)));
+            }
+        }
         for (const std::optional<double>* x : {&k.dram_read_bytes, &k.dram_write_bytes, &k.dram_GBps, &k.time_us})
             if (x->has_value() && !std::isfinite(**x))
                 throw InputError(origin, fmt::format("kernel {} ({}): a DRAM byte count or rate too large to compute with", k.id,

@@ -169,8 +169,12 @@ void print_human(const IngestReport& r, Format format, std::FILE* out, std::size
     if (!r.summary.lines.empty() && !md)
         fmt::print(out, "\n");
     fmt::print(out, fmt::runtime(md ? "## {}: {}\n\n" : "{}: {}\n"), r.tool, r.file);
-    fmt::print(out, "{}format: {}; times ingested: measured by {}, read from the file\n", md ? "" : "  ", r.format,
-               r.measured_by.empty() ? r.tool : r.measured_by);
+    if (r.time_derivation.empty())
+        fmt::print(out, "{}format: {}; times ingested: measured by {}, read from the file\n", md ? "" : "  ", r.format,
+                   r.measured_by.empty() ? r.tool : r.measured_by);
+    else
+        fmt::print(out, "{}format: {}; times derived: {} (the file prints no duration)\n", md ? "" : "  ", r.format,
+                   r.time_derivation);
     if (!r.notes.empty())
         fmt::print(out, "\n");
     for (const std::string& n : r.notes)
@@ -248,6 +252,10 @@ void print_json(const IngestReport& r, std::FILE* out, std::size_t top) {
         doc["measured_by"] = r.measured_by;
     doc["file"] = r.file;
     doc["format"] = r.format;
+    if (!r.time_derivation.empty()) {
+        doc["time_derived"] = true;
+        doc["time_derivation"] = r.time_derivation;
+    }
     doc["gpus"] = r.gpus;
     if (!r.summary.lines.empty() || !r.summary.fields.empty() || !r.summary.lists.empty()) {
         json summary = json::object();

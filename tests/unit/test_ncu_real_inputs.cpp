@@ -5,11 +5,13 @@
 
 #include "ingest_test_util.h"
 
+#include <cstdio>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "bwacct/error.h"
+#include "bwacct/ingest.h"
 #include "bwacct/ingest_nsight.h"
 
 namespace {
@@ -368,6 +370,148 @@ TEST(NcuRealInputs, NvprofMetricsFixtures) {
         ADD_FAILURE() << "an events table was read";
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("holds nvprof --events output"), std::string::npos) << e.what();
+    }
+}
+
+// The report printed in a view, as text.
+std::string printed(const IngestReport& r, Format f) {
+    std::FILE* out = std::tmpfile();
+    print_ingest(r, f, out);
+    std::rewind(out);
+    std::string text;
+    for (int c = std::fgetc(out); c != EOF; c = std::fgetc(out))
+        text += static_cast<char>(c);
+    std::fclose(out);
+    return text;
+}
+
+std::size_t column(const Section& s, const char* key) {
+    for (std::size_t i = 0; i < s.columns.size(); ++i)
+        if (s.columns[i].key == key)
+            return i;
+    return s.columns.size();
+}
+
+const char* kNvprofHeader =
+    "Invocations                               Metric Name                        Metric Description         Min         "
+    "Max         Avg\n"
+    "Device \"Tesla V100-SXM2-16GB (0)\"\n";
+
+// nvprof --metrics prints no duration: the time is bytes / rate, and the report says "derived", never "measured by
+// nvprof, read from the file" (old code). 100 + 100 B at (1 + 1) x 2^30 B/s = 2.147483648e9 B/s:
+// 200 / 2147.483648 B/us = 0.0931322575 us -> 0.093132 us.
+TEST(NcuRealInputs, NvprofMetricsTimeIsLabelledDerived) {
+    const NcuProfile p = parse_ncu_csv(std::string(kNvprofHeader) +
+                                           "    Kernel: k1\n"
+                                           "          1  dram_read_bytes  Desc  100  100  100\n"
+                                           "          1  dram_write_bytes  Desc  100  100  100\n"
+                                           "          1  dram_read_throughput  Desc  1.0GB/s  1.0GB/s  1.0GB/s\n"
+                                           "          1  dram_write_throughput  Desc  1.0GB/s  1.0GB/s  1.0GB/s\n",
+                                       "t.txt");
+    ASSERT_EQ(p.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(*p.kernels[0].time_us, 0.093132);
+    const IngestReport r = ncu_report(p, "t.txt", {});
+    EXPECT_EQ(r.time_derivation, "DRAM bytes / nvprof's DRAM throughput");
+    const std::string table = printed(r, Format::table);
+    EXPECT_NE(table.find("times derived: DRAM bytes / nvprof's DRAM throughput"), std::string::npos) << table;
+    EXPECT_EQ(table.find("measured by nvprof"), std::string::npos) << table;
+    const std::string json = printed(r, Format::json);
+    EXPECT_NE(json.find("\"time_derived\": true"), std::string::npos) << json;
+    EXPECT_EQ(std::get<std::string>(r.sections[0].rows[0][column(r.sections[0], "time_source")]), "derived");
+    EXPECT_TRUE(r.warnings.empty());  // read 100 B / 1 GiB/s = write 100 B / 1 GiB/s: one duration, no warning
+    // ncu's own durations stay "measured".
+    NcuProfile n;
+    n.format = "ncu";
+    NcuKernel k;
+    k.id = "0", k.name = "k", k.dram_read_bytes = 1000, k.dram_write_bytes = 1000, k.time_us = 1.0;
+    n.kernels.push_back(k);
+    const std::string ncu_table = printed(ncu_report(n, "n.csv", {}), Format::table);
+    EXPECT_NE(ncu_table.find("times ingested: measured by ncu"), std::string::npos) << ncu_table;
+    EXPECT_EQ(printed(ncu_report(n, "n.csv", {}), Format::json).find("time_derived"), std::string::npos);
+}
+
+// Bytes at a throughput of 0 B/s (a rate nvprof could not measure): no GB/s and no time, with a warning; old code
+// showed 0.0 GB/s and 0.0 % of peak. Bytes 2 x 2^30 = 2,147,483,648.
+TEST(NcuRealInputs, NvprofBytesAtZeroRateGiveNoBandwidth) {
+    const std::string csv =
+        "\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\",\"Metric Description\",\"Min\",\"Max\",\"Avg\"\n"
+        "\"Tesla V100-SXM2-16GB (0)\",\"k(float*)\",2,\"dram_read_throughput\",\"R\",0.00000B/s,0.00000B/s,0.00000B/s\n"
+        "\"Tesla V100-SXM2-16GB (0)\",\"k(float*)\",2,\"dram_write_throughput\",\"W\",0.00000B/s,0.00000B/s,0.00000B/s\n"
+        "\"Tesla V100-SXM2-16GB (0)\",\"k(float*)\",2,\"dram_read_bytes\",\"R\",1073741824,1073741824,1073741824\n"
+        "\"Tesla V100-SXM2-16GB (0)\",\"k(float*)\",2,\"dram_write_bytes\",\"W\",1073741824,1073741824,1073741824\n";
+    const NcuProfile p = parse_ncu_csv(csv, "c2.csv");
+    ASSERT_EQ(p.kernels.size(), 1u);
+    EXPECT_FALSE(p.kernels[0].time_us.has_value());
+    const IngestReport r = ncu_report(p, "c2.csv", {});
+    const Section& s = r.sections[0];
+    EXPECT_TRUE(std::holds_alternative<std::monostate>(s.rows[0][column(s, "bw_GBps")]));
+    EXPECT_TRUE(std::holds_alternative<std::monostate>(s.rows[0][column(s, "time_us")]));
+    EXPECT_TRUE(has_text(r.warnings, "kernel 0 (k): 2147483648 DRAM bytes but nvprof's DRAM throughput is 0 B/s"));
+    EXPECT_FALSE(has_text(r.warnings, "no dram_read_throughput"));
+    EXPECT_TRUE(has_text(r.summary.lines, "no bandwidth"));
+}
+
+// Read 1e9 B at 1 GB/s and write 1e9 B at 100 GB/s (2^30 B/s) are not one kernel's duration: warned, naming both.
+// read: 1e9 / 1.073741824e3 B/us = 931,322.575 us; write: 1e9 / 107.3741824e3 = 9,313.22575 us (100x apart).
+TEST(NcuRealInputs, NvprofDirectionsThatDisagreeAreWarned) {
+    const NcuProfile p = parse_ncu_csv(std::string(kNvprofHeader) +
+                                           "    Kernel: k1\n"
+                                           "          1  dram_read_bytes  Desc  1000000000  1000000000  1000000000\n"
+                                           "          1  dram_write_bytes  Desc  1000000000  1000000000  1000000000\n"
+                                           "          1  dram_read_throughput  Desc  1.0GB/s  1.0GB/s  1.0GB/s\n"
+                                           "          1  dram_write_throughput  Desc  100.0GB/s  100.0GB/s  100.0GB/s\n",
+                                       "inc.txt");
+    ASSERT_EQ(p.kernels.size(), 1u);
+    EXPECT_TRUE(has_text(p.warnings,
+                         "kernel 0 (k1): read bytes / read rate = 931323 us but write bytes / write rate = "
+                         "9313.23 us"))
+        << (p.warnings.empty() ? "" : p.warnings[0]);
+    EXPECT_TRUE(has_text(ncu_report(p, "inc.txt", {}).warnings, "do not give one duration"));
+}
+
+// Rows above the first "Kernel:" heading (a paste cut there) belong to a kernel the file does not name: not read,
+// counted in a warning (old code: dropped silently). Lines 3 and 4 are the two rows.
+TEST(NcuRealInputs, NvprofRowsBeforeAnyKernelHeadingAreWarned) {
+    const NcuProfile p = parse_ncu_csv(std::string(kNvprofHeader) +
+                                           "          5  dram_read_throughput  Desc  100GB/s  100GB/s  100GB/s\n"
+                                           "          5  dram_write_throughput  Desc  100GB/s  100GB/s  100GB/s\n"
+                                           "    Kernel: k2\n"
+                                           "          1  dram_read_throughput  Desc  1.0GB/s  1.0GB/s  1.0GB/s\n"
+                                           "          1  dram_write_throughput  Desc  1.0GB/s  1.0GB/s  1.0GB/s\n",
+                                       "cut.txt");
+    ASSERT_EQ(p.kernels.size(), 1u);
+    EXPECT_EQ(p.kernels[0].name, "k2");
+    EXPECT_TRUE(has_text(p.warnings, "2 metric rows from line 3 come before any \"Kernel:\" heading"));
+    EXPECT_TRUE(has_text(ncu_report(p, "cut.txt", {}).warnings, "before any \"Kernel:\" heading"));
+}
+
+// Messages say what the file holds: nvprof's own --devices for nvprof input; "no DRAM metric" for a file without
+// one (old code: "none has both directions"), with the transaction metrics offered for GPUs without dram_*_bytes.
+TEST(NcuRealInputs, NvprofMessagesNameNvprof) {
+    const std::string head =
+        "\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\",\"Metric Description\",\"Min\",\"Max\",\"Avg\"\n";
+    const NcuProfile two = parse_ncu_csv(head +
+                                             "\"Tesla K80 (0)\",\"k\",1,\"dram_read_throughput\",\"R\",1GB/s,1GB/s,1GB/s\n"
+                                             "\"Tesla K80 (0)\",\"k\",1,\"dram_write_throughput\",\"W\",1GB/s,1GB/s,1GB/s\n"
+                                             "\"Tesla V100 (1)\",\"k\",1,\"dram_read_throughput\",\"R\",1GB/s,1GB/s,1GB/s\n"
+                                             "\"Tesla V100 (1)\",\"k\",1,\"dram_write_throughput\",\"W\",1GB/s,1GB/s,1GB/s\n",
+                                         "two.csv");
+    const IngestReport r = ncu_report(two, "two.csv", {});
+    EXPECT_TRUE(has_text(r.warnings, "(nvprof --devices N)"));
+    EXPECT_FALSE(has_text(r.warnings, "ncu --devices"));
+    try {
+        parse_ncu_csv(head + "\"Tesla K80 (0)\",\"k\",1,\"achieved_occupancy\",\"O\",0.5,0.5,0.5\n", "occ.csv");
+        ADD_FAILURE() << "a file without a DRAM metric was read";
+    } catch (const InputError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("names 1 kernel but no DRAM metric"), std::string::npos) << m;
+        EXPECT_NE(m.find("dram_read_transactions,dram_write_transactions"), std::string::npos) << m;
+    }
+    try {
+        parse_ncu_csv(head + "\"Tesla K80 (0)\",\"k\",1,\"dram_read_throughput\",\"R\",1GB/s,1GB/s,1GB/s\n", "half.csv");
+        ADD_FAILURE() << "one direction alone was read";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("none has both directions"), std::string::npos) << e.what();
     }
 }
 

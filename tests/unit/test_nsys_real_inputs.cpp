@@ -358,4 +358,59 @@ TEST(NsysRealInputs, HeaderlessRowsSizeOnlyTablesAndOtherProfilers) {
     EXPECT_NE(omni.find("holds rocprof-compute (omniperf) analyze output"), std::string::npos) << omni;
 }
 
+// nsys's 2020-2022 size table ("Total  Operations ... Operation" under "(by size in KiB)") is a size table wherever
+// the reader looks: its rows are not taken for a table whose header was cut (old code: "rows of a table whose header
+// is not in the file ... not read" while they are read), and a file of it alone is refused as sizes without times.
+TEST(NsysRealInputs, OldSizeTableHeaderIsKnownEverywhere) {
+    const std::string size =
+        "CUDA Memory Operation Statistics (by size in KiB):\n"
+        "\n"
+        "     Total       Operations     Average        Minimum        Maximum         Operation     \n"
+        " --------------  ----------  -------------  -------------  -------------  ------------------\n"
+        "         39.062           2         19.531          0.000         39.062  [CUDA memcpy DtoH]\n"
+        "         78.125          30          2.604          2.604          2.604  [CUDA memcpy HtoD]\n";
+    const std::string time =
+        "\n"
+        "CUDA Memory Operation Statistics (by time):\n"
+        "\n"
+        " Time(%)  Total Time (ns)  Operations  Average  Minimum  Maximum      Operation     \n"
+        " -------  ---------------  ----------  -------  -------  -------  ------------------\n"
+        "    60.0            30000          30   1000.0      900     1100  [CUDA memcpy HtoD]\n"
+        "    40.0            20000           2  10000.0     9000    11000  [CUDA memcpy DtoH]\n";
+    const NsysKernSum s = parse_nsys_kern_sum(size + time, "old2.txt");
+    ASSERT_EQ(s.memory_ops.size(), 2u);
+    for (const NsysMemOp& m : s.memory_ops) {
+        ASSERT_TRUE(m.bytes.has_value()) << m.operation;
+        // KiB = 1024 B: HtoD 78.125 x 1024 = 80,000 B; DtoH 39.062 x 1024 = 39,999.488 B
+        EXPECT_NEAR(*m.bytes, m.operation == "[CUDA memcpy HtoD]" ? 80000.0 : 39999.488, 1e-6) << m.operation;
+    }
+    for (const std::string& w : s.warnings)
+        EXPECT_EQ(w.find("header is not in the file"), std::string::npos) << w;
+    try {
+        parse_nsys_kern_sum(size, "old.txt");
+        ADD_FAILURE() << "sizes without times were read";
+    } catch (const InputError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("cuda_gpu_mem_size_sum report (memory operation sizes, no times)"), std::string::npos) << m;
+        EXPECT_EQ(m.find("header is not in the file"), std::string::npos) << m;
+    }
+}
+
+// ncu's own CSV export and a log of ncu's ==ERROR== / ==WARNING== lines belong to `bwacct ingest ncu` (old code:
+// "no kernel summary table found").
+TEST(NsysRealInputs, NcuCsvAndNcuMessagesPointToIngestNcu) {
+    for (const std::string& text :
+         {std::string("\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Section "
+                      "Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+                      "\"0\",\"4242\",\"app\",\"127.0.0.1\",\"k\",\"1\",\"7\",\"s\",\"dram__bytes_read.sum\",\"byte\",\"100\"\n"),
+          std::string("==ERROR== The application returned an error code (1).\n==WARNING== No kernels were profiled.\n")}) {
+        try {
+            parse_nsys_kern_sum(text, "ncu.txt");
+            ADD_FAILURE() << text;
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("read it with `bwacct ingest ncu`"), std::string::npos) << e.what();
+        }
+    }
+}
+
 }  // namespace
