@@ -239,7 +239,8 @@ std::string trace_gpu_name(const Trace& t);
 
 // A trace without any correlation id whose launches each carry a distinct External id, and whose every GPU
 // activity carries one of those (a ROCm profiler path: the runtime's numbering, not the ops'): those ids
-// are made the correlation ids, pairing each activity with its launch. Returns the activities paired (0:
+// are made the correlation ids, pairing each activity with its launch, and no longer read as op ids (the
+// launch finds its op by time). Returns the activities paired (0:
 // the trace is left as it is). The reader runs it on every trace.
 std::uint64_t correlate_by_external_id(Trace& t);
 

@@ -3,8 +3,9 @@
 // some ROCm profiler paths (a gfx942 trace of TraceLens's eval suite) write none: each launch and its
 // kernel carry the same "External id" instead, of the runtime's own numbering (the ac2g flow has that id
 // too), not the id of the op that launched them. Read as correlation ids, those pair each kernel with its
-// launch, and the launch finds its op by time containment as any launch does. The External ids stay: an
-// activity's id that names an op not holding its launch is passed over by the linking (ids_not_enclosing).
+// launch, and the launch finds its op by time containment as any launch does (the innermost op of its thread
+// holding it). The External ids are then cleared: read as op ids they would name whatever op has that number in
+// the ops' own numbering, on any thread, as long as it spans the launch.
 #include <algorithm>
 #include <vector>
 
@@ -33,10 +34,14 @@ std::uint64_t correlate_by_external_id(Trace& t) {
             return 0;
         ++paired;
     }
-    for (Launch& l : t.launches)
+    for (Launch& l : t.launches) {
         l.correlation = l.external_id;
-    for (GpuActivity& a : t.activities)
+        l.external_id = -1;
+    }
+    for (GpuActivity& a : t.activities) {
         a.correlation = a.external_id;
+        a.external_id = -1;
+    }
     t.correlated_by_external_id = paired;
     return paired;
 }
