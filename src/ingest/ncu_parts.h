@@ -8,6 +8,14 @@
 
 namespace bwacct::ncu_parts {
 
+// `s` without leading and trailing blanks, tabs and carriage returns (a CRLF file's lines).
+inline std::string trim(const std::string& s) {
+    const std::size_t a = s.find_first_not_of(" \t\r");
+    if (a == std::string::npos)
+        return "";
+    return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
+}
+
 // Stores one metric value (text as printed, with its unit) into the kernel when bwacct reads that metric
 // (DRAM bytes, durations, ncu's own % of peak, the device name); other metrics are ignored. Throws
 // InputError naming `line` for a value that is not a non-negative number or a unit that does not fit.

@@ -13,13 +13,7 @@ namespace bwacct {
 namespace {
 
 using ingest::dash_spans;
-
-std::string trim(const std::string& s) {
-    const std::size_t a = s.find_first_not_of(" \t\r");
-    if (a == std::string::npos)
-        return "";
-    return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
-}
+using ncu_parts::trim;
 
 // A kernel's heading: "NAME ..., Context C, Stream S[, Device D, CC X.Y]"; under `--print-summary per-kernel`
 // "NAME (GX, GY, GZ)x(BX, BY, BZ), Device D, CC X.Y, Invocations N".

@@ -1,5 +1,6 @@
 // `nsys stats --report cuda_gpu_kern_sum` output, CSV or console table (include/bwacct/ingest_nsight.h).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -749,13 +750,10 @@ std::string no_table_message(const std::vector<std::string>& lines) {
     const auto size_only = std::find(reports.begin(), reports.end(), "cuda_gpu_mem_size_sum");
     if (size_only != reports.end()) {
         reports.erase(size_only);
-        std::string others;
-        for (const std::string& r : reports)
-            others += (others.empty() ? "" : ", ") + r;
         return fmt::format(
             "the file holds nsys's cuda_gpu_mem_size_sum report (memory operation sizes, no times){}{} and no "
             "table with times (cuda_gpu_kern_sum, cuda_gpu_mem_time_sum or a GPU trace); {}",
-            others.empty() ? "" : " beside ", others, kExpected);
+            reports.empty() ? "" : " beside ", fmt::join(reports, ", "), kExpected);
     }
     // rocprof-compute (omniperf) `analyze`'s "Top Kernels" table: box-drawn, names wrapped over several lines.
     for (const std::string& l : lines)
@@ -772,15 +770,11 @@ std::string no_table_message(const std::vector<std::string>& lines) {
             trim(l).rfind("Section: ", 0) == 0 ||
             (trim(l).rfind("\"ID\",", 0) == 0 && l.find("\"Kernel Name\"") != std::string::npos))
             return fmt::format("holds Nsight Compute (ncu) output, not nsys's: read it with `bwacct ingest ncu`; {}", kExpected);
-    if (!reports.empty()) {
-        std::string names;
-        for (const std::string& r : reports)
-            names += (names.empty() ? "" : ", ") + r;
+    if (!reports.empty())
         return fmt::format(
             "no kernel, GPU trace or memory operation table: the file holds nsys's {} report{}, which hold{} no GPU "
             "work; {}",
-            names, reports.size() == 1 ? "" : "s", reports.size() == 1 ? "s" : "", kExpected);
-    }
+            fmt::join(reports, ", "), reports.size() == 1 ? "" : "s", reports.size() == 1 ? "s" : "", kExpected);
     return fmt::format("no kernel summary table found; {}", kExpected);
 }
 

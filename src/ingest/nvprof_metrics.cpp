@@ -14,13 +14,7 @@ namespace bwacct {
 namespace {
 
 using ingest::parse_number_text;
-
-std::string trim(const std::string& s) {
-    const std::size_t a = s.find_first_not_of(" \t\r");
-    if (a == std::string::npos)
-        return "";
-    return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
-}
+using ncu_parts::trim;
 
 // One DRAM sector: nvprof's dram_*_transactions count 32-byte transactions (its dram_read_bytes is exactly
 // dram_read_transactions x 32 where both are printed: 30 -> 960, 15769 -> 504608 on a GTX 1070).
