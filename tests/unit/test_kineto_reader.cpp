@@ -323,15 +323,19 @@ TEST(KinetoLink, SharedExternalIdsStandForMissingCorrelationIds) {
             EXPECT_EQ(t.names[t.ops[static_cast<std::size_t>(l.op[i])].name], "aten::mm");
         }
     }
+    // The second launch's args, edited below.
+    const std::string launch = R"("ts":20,"dur":1,"args":{"External id":31})";
+    const auto with_launch_args = [&](const std::string& args) {
+        std::string edited = text;
+        return edited.replace(edited.find(launch), launch.size(), args);
+    };
     // One correlation id in the trace: the ids are the ops' (Kineto's usual form), nothing is changed.
-    std::string with_corr = text;
-    with_corr.replace(with_corr.find(R"("ts":20,"dur":1,"args":{"External id":31}})"), 42,
-                      R"("ts":20,"dur":1,"args":{"External id":31,"correlation":5}})");
-    EXPECT_EQ(parse_kineto(with_corr, "c.json").correlated_by_external_id, 0u);
+    EXPECT_EQ(parse_kineto(with_launch_args(R"("ts":20,"dur":1,"args":{"External id":31,"correlation":5})"), "c.json")
+                  .correlated_by_external_id,
+              0u);
     // A launch id given twice cannot pair one kernel with one launch: nothing is changed.
-    std::string twice = text;
-    twice.replace(twice.find(R"("ts":20,"dur":1,"args":{"External id":31})"), 41, R"("ts":20,"dur":1,"args":{"External id":30})");
-    EXPECT_EQ(parse_kineto(twice, "t.json").correlated_by_external_id, 0u);
+    EXPECT_EQ(parse_kineto(with_launch_args(R"("ts":20,"dur":1,"args":{"External id":30})"), "t.json").correlated_by_external_id,
+              0u);
 }
 
 // Ids given more than once (the id maps are sorted arrays, docs/ingest.md "Performance"): among ops
