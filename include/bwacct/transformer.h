@@ -152,8 +152,9 @@ std::uint64_t layer_context(const TransformerConfig& cfg, std::uint64_t layer, s
 bool is_local_layer(const TransformerConfig& cfg, std::uint64_t layer);
 // Weight bytes one rank holds, by part (exact per matrix, scales included), under tensor parallelism
 // run.tp and expert parallelism run.ep: attention, dense MLPs and shared experts sharded by tp, a MoE
-// layer's routed experts E/ep whole experts per rank when ep > 1 (else all E sharded by tp), norms,
-// biases and the router replicated, embedding and LM head vocab-parallel. docs/formulas.md ("Fit").
+// layer's routed experts E/ep whole experts per rank when ep > 1 (else all E sharded by tp), q/k/v
+// biases sharded with their heads, norms, the o bias and the router replicated, embedding and LM head
+// vocab-parallel. docs/formulas.md ("Fit").
 struct RankWeights {
     Exact dense_layer;  // one layer with a dense MLP
     Exact moe_layer;    // one MoE layer: attention, router, routed and shared experts, norms (0 without MoE)

@@ -769,8 +769,9 @@ RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
     if (cfg.dit)
         return dit_rank_weights(cfg, run);
     // Each matrix [K, N] on one rank (column-parallel: N/tp; row-parallel: K/tp), in the block weight
-    // format; everything else (embedding and LM head vocab-parallel, norms, router, biases, q/k norms)
-    // in the activation dtype. Routed experts under ep > 1: E/ep whole experts (not split by tp).
+    // format; everything else (embedding and LM head vocab-parallel, q/k/v biases column-parallel,
+    // norms, router, o bias, q/k norms replicated) in the activation dtype. Routed experts under ep > 1: E/ep whole experts (not
+    // split by tp).
     const StorageFormat w = block_weight_format(cfg, run);
     const Exact d(cfg.hidden), hd(head_dim(cfg));
     const Exact h(cfg.heads / run.tp), kv(kv_heads_per_rank(cfg, run.tp));
@@ -801,8 +802,14 @@ RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
         return (gated ? Exact(2) : Exact(1)) * mat(d, f) + mat(f, d);
     };
     auto mlp_params = [&](std::uint64_t ffn) { return (gated ? Exact(3) : Exact(2)) * d * Exact(ffn); };
+    // The q, k, v biases are column-parallel like their matrix: each rank adds its own heads' (vLLM's
+    // QKVParallelLinear, Megatron's ColumnParallelLinear shard the bias with the output columns).
+    if (cfg.qkv_bias && !cfg.mla) {
+        attn_mats += act((h + Exact(2) * kv) * hd);
+        attn_mat_params += Exact(cfg.heads + 2 * cfg.kv_heads) * hd;
+    }
     RankWeights rw;
-    // The rest of a layer (norms, biases, q/k norms; a MoE layer's router) is replicated.
+    // The rest of a layer (norms, the o bias, q/k norms; a MoE layer's router) is replicated.
     rw.dense_layer = attn_mats + mlp_mats(cfg.ffn, run.tp) + act(p.per_layer - attn_mat_params - mlp_params(cfg.ffn));
     if (cfg.moe) {
         const MoeConfig& m = *cfg.moe;

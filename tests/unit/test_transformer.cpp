@@ -246,3 +246,26 @@ TEST(Transformer, ShippedPresetsMatchMetasConfigs) {
     EXPECT_EQ(param_count(b).total.value(), 70553706496ull);
     EXPECT_THROW(load_model_preset("no-such-model", "--preset"), InputError);
 }
+
+TEST(Transformer, QkvBiasesAreShardedWithTheirHeadsAndTheOBiasIsReplicated) {
+    // Qwen2-7B's block (q, k, v biases; no o bias): D 3584, 28 heads, 4 KV heads, head_dim 128, ffn 18944.
+    TransformerConfig c;
+    c.hidden = 3584;
+    c.layers = 28;
+    c.heads = 28;
+    c.kv_heads = 4;
+    c.ffn = 18944;
+    c.vocab = 152064;
+    c.qkv_bias = true;
+    // --tp 2, bf16: QKV [3584, (14 + 2·2)·128] = 3584·2304·2 B = 16,515,072; o [14·128, 3584] = 12,845,056;
+    // gate, up and down 3·3584·9472·2 = 203,685,888; the rank's q, k, v biases (14 + 4)·128·2 = 4,608;
+    // two RMSNorms 2·3584·2 = 14,336 (replicated). Sum 233,064,960 (the biases whole would be 9,216).
+    EXPECT_EQ(rank_weights(c, prefill(128, 2)).dense_layer.value(), 233064960u);
+    // An o bias is added after the all-reduce, so every rank holds all D of it: + 3584·2 = 7,168.
+    c.o_bias = true;
+    EXPECT_EQ(rank_weights(c, prefill(128, 2)).dense_layer.value(), 233064960u + 7168u);
+    // At --tp 1 the layer is every parameter once in bf16: (3584·(28 + 8)·128 + 28·128·3584 + 3·3584·18944
+    // + (28 + 8)·128 + 3584 + 2·3584)·2 = (16,515,072 + 12,845,056 + 203,685,888 + 4,608 + 3,584 + 7,168)·2.
+    EXPECT_EQ(rank_weights(c, prefill(128, 1)).dense_layer.value(), 2u * param_count(c).per_layer.value());
+    EXPECT_EQ(param_count(c).per_layer.value(), 16515072u + 12845056u + 203685888u + 4608u + 3584u + 7168u);
+}
