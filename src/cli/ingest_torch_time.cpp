@@ -308,8 +308,13 @@ IngestSummary torch_summary(const Summary& s, const std::vector<Record>& records
         const Group& g = *record_group[l.record];
         const std::string bound(roof_name(records[l.record].verdicts.front().timed->bound));
         worst.rows.push_back({g.what.op, g.what.shape, g.what.dtype, g.calls, g.kernel_us, l.roof, l.lost, bound});
-        parts.push_back(fmt::format("{} {} {}: {} lost ({} of kernel time, {} at the roof, {}-bound)", g.what.op, g.what.shape,
-                                    g.what.dtype, us(l.lost), us(g.kernel_us), us(l.roof), bound));
+        // A copy's shape is its byte count ("5114880 B") and its dtype the word "bytes": said once.
+        std::string what = g.what.op;
+        for (const std::string* part : {&g.what.shape, &g.what.dtype})
+            if (!part->empty() && !(part == &g.what.dtype && *part == "bytes"))
+                what += " " + *part;
+        parts.push_back(fmt::format("{}: {} lost ({} of kernel time, {} at the roof, {}-bound)", what, us(l.lost),
+                                    us(g.kernel_us), us(l.roof), bound));
     }
     if (!parts.empty())
         sum.lines.push_back(fmt::format("farthest below their roof (whole trace): {}", fmt::join(parts, "; ")));

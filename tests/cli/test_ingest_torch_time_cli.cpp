@@ -148,3 +148,19 @@ TEST(IngestTorchTimeCli, DdpTraceTimesAddUp) {
 }
 
 }  // namespace
+
+// A copy's record is named by its bytes ("memcpy_dtod 1000000 B"), said once in the summary line: its
+// dtype field is the word "bytes", which the line leaves out. Copy of 1,000,000 B in 10 µs, launched.
+TEST(IngestTorchTimeCli, FarthestBelowRoofNamesACopyByItsBytesOnce) {
+    TempDir dir;
+    const std::string trace = dir.file("copy.json");
+    write_text(trace, R"J({"traceEvents": [
+  {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":0,"dur":1,"args":{"correlation":5}},
+  {"ph":"X","cat":"gpu_memcpy","name":"Memcpy DtoD (Device -> Device)","pid":0,"tid":7,"ts":2,"dur":10,
+   "args":{"device":0,"stream":7,"correlation":5,"bytes":1000000}}
+]})J");
+    const RunResult r = run_bwacct({"ingest", "torch-trace", trace, "--gpu", "h100-sxm"});
+    ASSERT_EQ(r.status, 0) << report(r);
+    EXPECT_NE(r.out.find("farthest below their roof (whole trace): memcpy_dtod 1000000 B: "), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("B bytes"), std::string::npos) << r.out;
+}
