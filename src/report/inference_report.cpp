@@ -308,7 +308,8 @@ FitReport build_fit_report(const std::string& preset, const TransformerConfig& c
         human_bytes(workspace)));
     r.notes.push_back(
         "per GPU after tensor parallelism: weights sharded as the GEMMs are (column- and row-parallel matrices, vocab-parallel "
-        "embedding and LM head; norms, router and biases replicated); KV cache of the stage's layers at --context "
+        "embedding and LM head; q, k, v biases with their heads; norms, router and the o bias replicated); KV cache of the "
+        "stage's layers at --context "
         "(sliding-window layers hold min(context, window))");
     if (run.ep > 1)
         r.notes.push_back(fmt::format(

@@ -191,9 +191,11 @@ json op_json(const OpResult& r, const char* scope) {
     return j;
 }
 
+// The run on one GPU: the whole model's weights (no tensor or expert split).
 LayerRun tp1(const LayerRun& run) {
     LayerRun r = run;
     r.tp = 1;
+    r.ep = 1;
     return r;
 }
 
@@ -265,11 +267,17 @@ json report_json(const LayerReport& r) {
                     {"attention", run.attention == AttentionImpl::flash ? "flash" : "naive"}};
     if (r.params) {
         const ParamCount& p = *r.params;
-        j["params"] = json{{"embedding", p.embedding.value()}, {"attention_per_layer", p.attention.value()},
-                           {"mlp_per_layer", p.mlp.value()},   {"norms_per_layer", p.norms.value()},
-                           {"per_layer", p.per_layer.value()}, {"final_norm", p.final_norm.value()},
-                           {"lm_head", p.lm_head.value()},     {"total", p.total.value()},
-                           {"active", p.active.value()},       {"bytes", weight_bytes_per_rank(c, tp1(run)).value()}};
+        j["params"] = json{{"embedding", p.embedding.value()},
+                           {"attention_per_layer", p.attention.value()},
+                           {"mlp_per_layer", p.mlp.value()},
+                           {"norms_per_layer", p.norms.value()},
+                           {"per_layer", p.per_layer.value()},
+                           {"final_norm", p.final_norm.value()},
+                           {"lm_head", p.lm_head.value()},
+                           {"total", p.total.value()},
+                           {"active", p.active.value()},
+                           {"bytes", weight_bytes_per_rank(c, tp1(run)).value()},
+                           {"bytes_per_gpu", weight_bytes_per_rank(c, run).value()}};
         if (c.dit && c.dit->vace_blocks != 0)
             j["params"]["dit_vace"] = p.dit_vace.value();
         if (c.moe) {
@@ -427,13 +435,16 @@ void print_table(const LayerReport& r, std::FILE* out) {
         fmt::print(
             out,
             "  {:<12}{} = embedding {} + {} layers × {} (attention {} + mlp {} + norms {}) + final norm {} + LM head {}{}; "
-            "{} in {}\n",
+            "{} in {}{}\n",
             "parameters", human_count(p.total.value()), human_count(p.embedding.value()),
             c.moe ? fmt::format("{} MoE layers (below) + {}", p.moe_layers, p.dense_layers) : std::to_string(c.layers),
             human_count(p.per_layer.value()), human_count(p.attention.value()), human_count(p.mlp.value()),
             human_count(p.norms.value()), human_count(p.final_norm.value()), human_count(p.lm_head.value()),
             c.dit && c.dit->vace_blocks != 0 ? fmt::format(" + vace {}", human_count(p.dit_vace.value())) : "",
-            human_bytes(weight_bytes_per_rank(c, tp1(run)).value()), format_name(block_weight_format(c, run)));
+            human_bytes(weight_bytes_per_rank(c, tp1(run)).value()), format_name(block_weight_format(c, run)),
+            run.tp > 1 || run.ep > 1 ? fmt::format(", {} per GPU at tp {}, ep {} (no pipeline split)",
+                                                   human_bytes(weight_bytes_per_rank(c, run).value()), run.tp, run.ep)
+                                     : "");
         if (c.dit && c.dit->vace_blocks != 0)
             fmt::print(out,
                        "  {:<12}{} in the total: {} context blocks (a block + after_proj each), before_proj, patch embedding\n",

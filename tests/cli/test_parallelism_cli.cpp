@@ -42,6 +42,26 @@ TEST(ParallelismCli, DeepSeekTp8Ep8DispatchAndCombineBytes) {
     }
 }
 
+// The parameters line gives the whole model's bytes and, under --tp/--ep, one GPU's. Mixtral 8x7B
+// (--preset mixtral-8x7b: 46,702,792,704 parameters) in bf16: whole 2 · 46,702,792,704 = 93,405,585,408 B
+// (with --ep 8 it had been one EP rank's bytes). At --ep 8 a GPU holds per layer attention 41,943,040,
+// router 4096 · 8 = 32,768, norms 8,192 and one of the 8 experts, 3 · 4096 · 14336 = 176,160,768:
+// 218,144,768 · 2 B · 32 layers = 13,961,265,152; embedding and LM head 2 · 32000 · 4096 · 2 = 524,288,000
+// (tp 1: whole); final norm 4096 · 2 = 8,192. Sum 14,485,561,344 B.
+TEST(ParallelismCli, ParametersGiveTheWholeModelAndOneGpusWeightBytes) {
+    const std::vector<std::string> base{"model",     "--preset", "mixtral-8x7b", "--phase", "decode", "--batch", "8",
+                                        "--context", "1024",     "--ep",         "8",       "--gpu",  "h200"};
+    json doc = run_json(with(base, {"--format", "json"}));
+    ASSERT_FALSE(doc.is_null());
+    EXPECT_EQ(num_u(doc.at("params"), "total"), 46702792704u);
+    EXPECT_EQ(num_u(doc.at("params"), "bytes"), 93405585408u);
+    EXPECT_EQ(num_u(doc.at("params"), "bytes_per_gpu"), 14485561344u);
+    const RunResult table = run_bwacct(base);
+    ASSERT_EQ(table.status, 0) << report(table);
+    // 93,405,585,408 B = 87.0 GiB; 14,485,561,344 B = 13.49 GiB
+    EXPECT_NE(table.out.find("87.0 GiB in bf16, 13.5 GiB per GPU at tp 1, ep 8"), std::string::npos) << table.out;
+}
+
 TEST(ParallelismCli, PipelineStepIsMPlusNMinusOneSlots) {
     const json doc = run_json({"model", "--preset", "llama3-70b", "--tokens", "4096", "--tp", "8", "--pp", "4", "--micro-batches",
                                "8", "--gpu", "h200", "--format", "json"});
