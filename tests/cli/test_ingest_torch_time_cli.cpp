@@ -164,3 +164,29 @@ TEST(IngestTorchTimeCli, FarthestBelowRoofNamesACopyByItsBytesOnce) {
     EXPECT_NE(r.out.find("farthest below their roof (whole trace): memcpy_dtod 1000000 B: "), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("B bytes"), std::string::npos) << r.out;
 }
+
+// A top category's speed against its roofs: Σ calls · roof time per call / Σ kernel time. One aten::mm
+// of 4096³ bf16 on h100-sxm: 2·4096³ = 137,438,953,472 FLOPs / 989.4 TFLOP/s = 138.911 µs at the compute
+// roof (HBM 3·4096²·2 B / 3350 GB/s = 30.05 µs); its kernel runs 1000 µs: 13.89 % of the roof's speed,
+// and below half of every roof, so overhead-bound.
+TEST(IngestTorchTimeCli, TopCategoryGivesItsSpeedAgainstItsRoofs) {
+    TempDir dir;
+    const std::string trace = dir.file("mm.json");
+    write_text(trace, R"({"traceEvents": [
+  {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":20,
+   "args":{"External id":1,"Input Dims":[[4096,4096],[4096,4096]],"Input type":["c10::BFloat16","c10::BFloat16"]}},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":5,"dur":2,"args":{"correlation":7,"External id":1}},
+  {"ph":"X","cat":"kernel","name":"sm90_xmma_gemm_bf16bf16_bf16f32","pid":0,"tid":7,"ts":10,"dur":1000,
+   "args":{"device":0,"stream":7,"correlation":7,"External id":1}}
+]})");
+    const json doc = run_json({"ingest", "torch-trace", trace, "--gpu", "h100-sxm", "--format", "json"});
+    ASSERT_TRUE(doc.is_object());
+    ASSERT_EQ(doc["summary"]["top_categories"].size(), 1u);
+    const json& gemm = doc["summary"]["top_categories"][0];
+    EXPECT_EQ(gemm["category"], "gemm");
+    EXPECT_EQ(gemm["bound"], "overhead");
+    EXPECT_NEAR(gemm["roof_speed_share"].get<double>(), 100 * 137438953472.0 / 989.4e6 / 1000, 1e-6);
+    const RunResult table = run_bwacct({"ingest", "torch-trace", trace, "--gpu", "h100-sxm"});
+    EXPECT_NE(table.out.find("gemm 100.0 % (overhead-bound for 100 % of it; at 14 % of its roofs' speed)"), std::string::npos)
+        << table.out;
+}
