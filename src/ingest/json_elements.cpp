@@ -147,8 +147,10 @@ int JsonElements::peek() {
         if (pos_ < end_)
             return static_cast<unsigned char>(buf_[pos_]);
         std::size_t keep = pos_, cur = pos_;
-        if (!refill(keep, cur))
+        if (!refill(keep, cur)) {
+            ended_ = true;
             return -1;
+        }
     }
 }
 
@@ -182,8 +184,10 @@ std::string_view JsonElements::value() {
     if (first == '"') {  // a string (a key): up to its closing quote
         bool escaped = false;
         for (++i;; ++i) {
-            if (i == end_ && !refill(start, i))
+            if (i == end_ && !refill(start, i)) {
+                ended_ = true;
                 return {};
+            }
             const char c = buf_[i];
             if (escaped)
                 escaped = false;
@@ -201,8 +205,10 @@ std::string_view JsonElements::value() {
         if (end_ - i < 64) {
             while (end_ - i < 64 && refill(start, i))
                 ;
-            if (i == end_)
-                return {};  // the input ends inside the value
+            if (i == end_) {  // the input ends inside the value
+                ended_ = true;
+                return {};
+            }
         }
         const std::size_t n = std::min<std::size_t>(64, end_ - i);
         const std::size_t at = state.close(buf_.data() + i, n);

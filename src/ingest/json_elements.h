@@ -40,6 +40,11 @@ public:
     std::uint64_t value_offset() const { return value_offset_; }
     // Up to `n` bytes at the next byte, for error messages.
     std::string_view ahead(std::size_t n);
+    // True once value() returned empty because the input ended inside an object, array or string, or
+    // peek() found the input's end: a file cut short, for error messages.
+    bool ended() const { return ended_; }
+    // Bytes of input read so far (all of it once ended()).
+    std::uint64_t bytes_read() const { return base_ + end_; }
 
 private:
     // Moves [keep, end_) to the front of the buffer (doubling it when that span fills it) and reads
@@ -55,6 +60,7 @@ private:
     std::uint64_t base_ = 0;  // input offset of buf_[0]
     std::uint64_t value_offset_ = 0;
     bool eof_ = false;
+    bool ended_ = false;
 };
 
 }  // namespace bwacct::ingest

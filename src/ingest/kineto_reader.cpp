@@ -235,7 +235,7 @@ public:
         ordinal_ = 0;
         const int c = in_->peek();
         if (c == -1)
-            syntax_error();
+            throw InputError(origin_, fmt::format("holds only blanks; {}", kExpected));
         if (c == '{')
             top_object();
         else if (c == '[') {  // a bare array of events (Chrome's JSON Array Format)
@@ -250,6 +250,14 @@ public:
 
 private:
     [[noreturn]] void syntax_error() {
+        if (in_->ended())  // the input ended: inside a value, or before the brackets that close the document
+            throw InputError(origin_, fmt::format("the JSON is cut short: the input ends after {} bytes, {} (a partial copy, or "
+                                                  "a profiler run that stopped while writing the file); {}",
+                                                  in_->bytes_read(),
+                                                  in_->offset() < in_->bytes_read()
+                                                      ? fmt::format("inside the value that starts at byte {}", in_->offset())
+                                                      : std::string("before the brackets that close the trace"),
+                                                  kExpected));
         const auto [binary, token] = near_text(in_->ahead(20));
         throw InputError(origin_, fmt::format("{} (at byte {}{}): {}", binary ? "binary data, not JSON" : "not valid JSON",
                                               in_->offset(), token.empty() ? "" : ", near '" + token + "'", kExpected));

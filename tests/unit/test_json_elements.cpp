@@ -122,7 +122,14 @@ TEST(JsonElements, AnUnclosedValueIsEmpty) {
     for (const std::string text : {R"({"a": [1, 2})", R"({"a": "x})", R"("abc)", "[[[", R"({"a": "\"})"}) {
         JsonElements in = over(text, 3);
         EXPECT_EQ(in.value(), "") << text;
+        EXPECT_TRUE(in.ended()) << text;  // the input ended inside it
+        EXPECT_EQ(in.bytes_read(), text.size()) << text;
     }
+    JsonElements closed = over(R"({"a": 1} ,)", 3);
+    EXPECT_EQ(closed.value(), R"({"a": 1})");
+    EXPECT_FALSE(closed.ended());
+    EXPECT_EQ(closed.value(), "");  // `,` starts no value: not the end
+    EXPECT_FALSE(closed.ended());
 }
 
 // The reader on the same kind of strings: names with escaped quotes, backslashes and brackets are

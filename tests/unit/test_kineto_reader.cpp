@@ -170,7 +170,18 @@ TEST(KinetoReader, AcceptsTheBareArrayFormat) {
 
 TEST(KinetoReader, RejectsWhatIsNotATrace) {
     EXPECT_NE(error_of([] { parse_kineto("name,count\na,1\n", "x.csv"); }).find("x.csv: not valid JSON"), std::string::npos);
-    EXPECT_NE(error_of([] { parse_kineto(R"({"traceEvents": [)", "t.json"); }).find("not valid JSON"), std::string::npos);
+    // A file cut short is said to be: 17 bytes with the array unclosed; or ending inside the event that
+    // starts at byte 17 (`{"traceEvents": [` is 17 bytes). A wrong byte inside is a syntax error.
+    EXPECT_NE(error_of([] {
+                  parse_kineto(R"({"traceEvents": [)", "t.json");
+              }).find("t.json: the JSON is cut short: the input ends after 17 bytes, before the brackets that close the trace"),
+              std::string::npos);
+    EXPECT_NE(error_of([] {
+                  parse_kineto(R"({"traceEvents": [{"ph":"X","name":"k)", "t.json");
+              }).find("the input ends after 36 bytes, inside the value that starts at byte 17"),
+              std::string::npos);
+    EXPECT_NE(error_of([] { parse_kineto(R"({"traceEvents": [}]})", "t.json"); }).find("t.json: not valid JSON (at byte 17"),
+              std::string::npos);
     EXPECT_NE(error_of([] { parse_kineto(R"({"events": []})", "t.json"); }).find("no \"traceEvents\" array"), std::string::npos);
     EXPECT_NE(error_of([] { parse_kineto(R"({"traceEvents": []})", "t.json"); }).find("no GPU kernel"), std::string::npos);
     EXPECT_NE(error_of([] { parse_kineto("", "e.json"); }).find("e.json"), std::string::npos);
