@@ -274,7 +274,14 @@ std::optional<Layout> layout_from_header(const std::vector<std::string_view>& to
         return std::nullopt;
     l.tokens = i + 2 * l.per_place;
     l.error_column = tok[i + 3] == "error";
-    l.name = l.root ? "2.x: redop, root, #wrong" : l.redop ? "redop, error column" : "no redop or root column";
+    // Named by the columns it has: older broadcast/reduce headers print a root and an "error" column without a redop.
+    if (l.redop && l.root && !l.error_column)
+        l.name = "2.x: redop, root, #wrong";
+    else if (!l.redop && !l.root)
+        l.name = "no redop or root column";
+    else
+        l.name =
+            fmt::format("{}{}{}", l.redop ? "redop, " : "", l.root ? "root, " : "", l.error_column ? "error column" : "#wrong");
     if (l.per_place == 5 || l.per_place == 9)
         l.name += ", bitwise #bitdiff column";
     if (l.per_place >= 8)
@@ -1035,6 +1042,12 @@ NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
         if (!is_fence(line))
             r.heading_program.clear();
     }
+    // A run whose header block or rank list the paste ends in, before any row of it: nothing of it is read; say so
+    // rather than drop it unseen (a README's second example cut after "#  Rank 143 ...").
+    if (r.run.rows.empty() && r.run.first_line > 0 && !r.log.runs.empty() &&
+        (!r.run.ranks.empty() || (r.run.header_gpus && !r.run.per_process_from_command)))
+        r.warn(fmt::format("line {}: a run's {} with no result row after it (the paste ends there): not read", r.run.first_line,
+                           r.run.ranks.empty() ? "header" : "header or rank list"));
     r.finish_run();
     NcclLog& log = r.log;
     if (log.runs.empty())
