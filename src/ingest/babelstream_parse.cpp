@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "babelstream_alpaka.h"
 #include "bwacct/error.h"
 #include "bwacct/ingest_babelstream.h"
 #include "csv.h"
@@ -530,7 +531,9 @@ bool text_table_header(const std::string& t, bool& mib) {
 int babelstream_arrays(const std::string& function) {
     if (function == "Copy" || function == "Mul" || function == "Dot")
         return 2;
-    if (function == "Add" || function == "Triad")
+    // Init writes a, b and c: BabelStream 5's "Init: ... MBytes/sec" line counts 3 arrays, and alpaka's InitKernel
+    // row (DataUsage 3 arrays) is read as "Init".
+    if (function == "Add" || function == "Triad" || function == "Init")
         return 3;
     if (function == "Nstream")
         return 4;
@@ -617,6 +620,13 @@ BabelStreamFile parse_babelstream(const std::string& text, const std::string& or
             begin_run();
             parse_csv_table(lines, i, cur, out, origin);
             out.format = "BabelStream CSV";
+        } else if (detail::alpaka_table_header(t)) {
+            later_banner_line = 0;
+            begin_run();
+            detail::parse_alpaka_table(lines, i, cur, out, origin);
+            out.format = "alpaka babelstream (Catch2 benchmark)";
+        } else if (detail::alpaka_context(t, cur)) {
+            gpu_stream = false;
         } else if (t.rfind("Running triad", 0) == 0 || t.rfind("Bandwidth (GB/s)", 0) == 0 ||
                    t.rfind("Bandwidth (GiB/s)", 0) == 0) {
             triad_only = true;
