@@ -210,6 +210,42 @@ std::string without_launcher_prefix(const std::string& line) {
     return line;
 }
 
+// `v` after its first `words` blank-separated words (and the blanks after them); empty when it has no more.
+std::string_view after_words(std::string_view v, std::size_t words) {
+    for (std::size_t w = 0; w < words; ++w) {
+        while (!v.empty() && (v.front() == ' ' || v.front() == '\t'))
+            v.remove_prefix(1);
+        while (!v.empty() && v.front() != ' ' && v.front() != '\t')
+            v.remove_prefix(1);
+    }
+    while (!v.empty() && (v.front() == ' ' || v.front() == '\t'))
+        v.remove_prefix(1);
+    return v;
+}
+
+bool text_table_header(const std::string& t, bool& mib);
+
+// A prefix no element rule knows (docker compose "svc-1  | ", a container runtime's "<time> stdout F ",
+// journald's "May 01 12:00:00 host unit[123]: "): the words before the file's own banner or table header, the
+// first line that shows one after 1 to 8 words. Each line is then cut after that many words where a BabelStream
+// line follows them; other lines are kept. 0 when no line shows it.
+std::size_t prefix_words(const std::vector<std::string>& lines) {
+    for (const std::string& line : lines) {
+        bool mib = false;
+        const std::string t = trim(line);
+        if (t.empty() || starts_babelstream_line(t))
+            continue;
+        for (std::size_t w = 1; w <= 8; ++w) {
+            const std::string rest(after_words(t, w));
+            if (rest.empty())
+                break;
+            if (rest == "BabelStream" || text_table_header(rest, mib))
+                return w;
+        }
+    }
+    return 0;
+}
+
 // Context lines of a BabelStream run (they come before its table). `gpu_stream` when the run's banner
 // is "GPU-STREAM" (the name before BabelStream 2.0).
 void read_context(const std::string& line, BabelStreamRun& run, bool gpu_stream) {
@@ -561,7 +597,11 @@ bool is_validation_failure(std::string_view line) {
            low.find("failed validation") != std::string::npos;
 }
 
-BabelStreamFile parse_babelstream(const std::string& text, const std::string& origin) {
+BabelStreamFile parse_babelstream(const std::string& text_raw, const std::string& origin) {
+    // A coloured terminal's escape sequences are not the program's.
+    const bool coloured = text_raw.find('\x1b') != std::string::npos || text_raw.find("[0m") != std::string::npos;
+    const std::string decolored = coloured ? ingest::strip_terminal_escapes(text_raw) : std::string();
+    const std::string& text = coloured ? decolored : text_raw;
     // Lines a document converter wrapped in inline markup (":mark:`Copy 4255995.148 ...`") read as the program's.
     std::vector<std::string> lines =
         text.find('`') == std::string::npos ? split_lines(text) : split_lines(ingest::unwrap_inline_markup(text));
@@ -569,6 +609,11 @@ BabelStreamFile parse_babelstream(const std::string& text, const std::string& or
     // line without its prefix.
     for (std::string& l : lines)
         l = without_launcher_prefix(l);
+    if (const std::size_t words = prefix_words(lines); words > 0)
+        for (std::string& l : lines)
+            if (const std::string_view rest = after_words(l, words);
+                !starts_babelstream_line(trim(l)) && (starts_babelstream_line(rest) || looks_like_table_row(rest)))
+                l = std::string(rest);
     BabelStreamFile out;
     BabelStreamRun cur;
     bool triad_only = false;

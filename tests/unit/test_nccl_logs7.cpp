@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "../../src/ingest/inline_markup.h"
 #include "bwacct/catalog.h"
 #include "bwacct/error.h"
 #include "bwacct/ingest_nccl.h"
@@ -110,6 +111,36 @@ TEST(NcclLayoutName, RootAndErrorColumnWithoutRedop) {
         "           8             2   float       0    45.82    0.00    0.00    N/A    38.17    0.00    0.00    N/A\n",
         "broadcast_perf.log");
     EXPECT_EQ(log.format, "nccl-tests text (root, error column)");
+}
+
+// A coloured terminal's escapes around every line (a CI or launcher log: "\x1b[32m" ... "\x1b[0m"), or their residue
+// when a copy dropped the ESC ("[32m"): cut before reading. Before: "31 lines look like nccl-tests rows but none
+// could be read". The row: 536870912 B in 1806.7 us = 297.16 GB/s algbw (536870912 / 1806.7e-6 / 1e9 = 297.156).
+TEST(NcclTerminalEscapes, ColourCodesAroundEveryLineAreCut) {
+    const std::string row =
+        "   536870912     134217728     float     sum      -1   1806.7  297.16  586.06      0   1835.9  292.43  576.74      0";
+    for (const std::string esc : {"\x1b[32m", "[32m", "\x1b[1;31m\x1b[K"}) {
+        const std::string reset = esc[0] == '\x1b' ? "\x1b[0m" : "[0m";
+        const std::string text =
+            esc + std::string(kHeader).substr(0, std::string(kHeader).size() - 1) + reset + "\n" + esc + row + reset + "\n";
+        const NcclLog log = parse_nccl_tests(text, "all_reduce_perf.log");
+        ASSERT_EQ(log.runs.size(), 1u) << esc;
+        ASSERT_EQ(log.runs[0].rows.size(), 1u) << esc;
+        EXPECT_EQ(log.runs[0].rows[0].size, 536870912u) << esc;
+        ASSERT_TRUE(log.runs[0].rows[0].in_place.has_value()) << esc;
+        EXPECT_DOUBLE_EQ(log.runs[0].rows[0].in_place->busbw_GBps.value, 576.74) << esc;
+    }
+}
+
+// The escapes cut, and nothing else: SGR with and without ESC, erase-line, an OSC window title, a charset switch;
+// launcher tags that start with '[' ("[1,0]<stdout>:", "[12:00:01]") and "[m" without digits are kept, and so is
+// every newline.
+TEST(NcclTerminalEscapes, OnlyEscapesAreCut) {
+    EXPECT_EQ(ingest::strip_terminal_escapes("\x1b[1;32mCopy\x1b[0m 1.0\n[32mx[0m\n"), "Copy 1.0\nx\n");
+    EXPECT_EQ(ingest::strip_terminal_escapes("\x1b]0;title\x07"
+                                             "a\x1b[Kb\x1b(Bc\n"),
+              "abc\n");
+    EXPECT_EQ(ingest::strip_terminal_escapes("[1,0]<stdout>:[12:00:01] [m\n\n"), "[1,0]<stdout>:[12:00:01] [m\n\n");
 }
 
 }  // namespace
