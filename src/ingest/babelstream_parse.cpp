@@ -226,7 +226,7 @@ std::string_view after_words(std::string_view v, std::size_t words) {
 bool text_table_header(const std::string& t, bool& mib);
 
 // A prefix no element rule knows (docker compose "svc-1  | ", a container runtime's "<time> stdout F ",
-// journald's "May 01 12:00:00 host unit[123]: "): the words before the file's own banner or table header, the
+// journald's "May 01 12:00:00 host unit[123]: "): the words before the file's own banner or table header (--csv's too), the
 // first line that shows one after 1 to 8 words. Each line is then cut after that many words where a BabelStream
 // line follows them; other lines are kept. 0 when no line shows it.
 std::size_t prefix_words(const std::vector<std::string>& lines) {
@@ -239,7 +239,7 @@ std::size_t prefix_words(const std::vector<std::string>& lines) {
             const std::string rest(after_words(t, w));
             if (rest.empty())
                 break;
-            if (rest == "BabelStream" || text_table_header(rest, mib))
+            if (rest == "BabelStream" || text_table_header(rest, mib) || rest.rfind("function,num_times", 0) == 0)
                 return w;
         }
     }

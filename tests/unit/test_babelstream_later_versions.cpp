@@ -176,6 +176,22 @@ TEST(BabelStreamLater, PrefixWordsBeforeTheBannerAndTerminalEscapesAreRemoved) {
     }
 }
 
+// --csv prints no banner: its function header anchors the prefix. Copy: 2 x 33554432 x 8 = 536870912 B / 0.000383 s =
+// 1401.75 GB/s, within the 6-digit rounding of the printed 1.40026e+06 MB/s (BabelStream.CsvOutputWithExactSize).
+TEST(BabelStreamLater, CsvUnderAPrefixNoRuleKnows) {
+    std::string in;
+    for (const char* l : {"function,num_times,n_elements,sizeof,max_mbytes_per_sec,min_runtime,max_runtime,avg_runtime",
+                          "Copy,100,33554432,8,1.40026e+06,0.000383,0.000391,0.000387"})
+        in += std::string("stream-1  | ") + l + "\n";
+    const BabelStreamFile f = parse_babelstream(in, "csv");
+    ASSERT_EQ(f.rows.size(), 1u);
+    EXPECT_EQ(f.format, "BabelStream CSV");
+    const IngestReport r = babelstream_report(f, "csv", {});
+    const Section& s = section(r, "kernels");
+    EXPECT_EQ(std::get<std::uint64_t>(s.rows[0][column(s, "bytes")]), 536870912u);
+    EXPECT_EQ(text(s.rows[0][column(s, "check")]), "ok");
+}
+
 // BabelStream's Thrust model prints "Using CUDA device: NAME" (a colon after "device"); the name was not read, so
 // the Isambard V100 file (corpus babelstream5_thrust_v100pcie_isambard.txt) ran without a GPU although it names one.
 // The colon-less form and a "device" inside the name itself keep working.
