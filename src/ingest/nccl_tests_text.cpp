@@ -107,7 +107,10 @@ std::size_t stream_tag_at(std::string_view s, std::size_t i) {
     return j + 2 - i;
 }
 
-// "[1,0]<stdout>:" (mpirun --tag-output: job and rank in brackets, then a stream tag) at s[i].
+// "[1,0]<stdout>:" (mpirun --tag-output: job and rank in brackets, then a stream tag) at s[i]; or a bare rank label
+// "[0]" followed by a blank, a colon or the line's end (MPICH's -prepend-rank, Intel MPI's -l), which like the stream
+// tag is repeated inside a row where the test flushed ("-1[0]    1626.5"). A device's "[0x8d]", a bus id
+// "[0000:05:00]" or a time "[12:00:01]" is not all digits.
 std::size_t rank_tag_at(std::string_view s, std::size_t i) {
     if (i >= s.size() || s[i] != '[')
         return 0;
@@ -119,8 +122,11 @@ std::size_t rank_tag_at(std::string_view s, std::size_t i) {
     }
     if (!digit || j >= s.size() || s[j] != ']')
         return 0;
-    const std::size_t stream = stream_tag_at(s, j + 1);
-    return stream ? j + 1 + stream - i : 0;
+    if (const std::size_t stream = stream_tag_at(s, j + 1))
+        return j + 1 + stream - i;
+    if (j + 1 == s.size() || s[j + 1] == ' ' || s[j + 1] == '\t' || s[j + 1] == '\r')
+        return j + 1 - i;
+    return j + 1 < s.size() && s[j + 1] == ':' ? j + 2 - i : 0;
 }
 
 // "(head, rank=0, pid=3808)" (Ray, SkyPilot: a parenthesised group of names and key=value pairs,

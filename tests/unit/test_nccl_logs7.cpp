@@ -132,6 +132,28 @@ TEST(NcclTerminalEscapes, ColourCodesAroundEveryLineAreCut) {
     }
 }
 
+// A bare rank label "[0]" (MPICH -prepend-rank, Intel MPI -l) before every write, so also inside a row where the test
+// flushed (NVIDIA/nccl issue 1453). Before: "not an nccl-tests row". The row: 1048576 B in 1626.5 us = 0.645 GB/s
+// algbw (printed 0.64), in-place 2302.3 us = 0.455 (0.46). A device's "[0x8d]" in a rank line is not a label.
+TEST(NcclLaunchTags, BareRankLabelInsideARowIsCut) {
+    const NcclLog log = parse_nccl_tests(
+        "[0]#  Rank  0 Group  0 Pid   1887 on   worker-1 device  0 [0x8d] NVIDIA H100 80GB HBM3\n"
+        "[0]      1048576        262144     float     sum      -1[0]    1626.5    0.64    1.24      0[0]    2302.3    0.46    "
+        "0.87      0\n",
+        "all_reduce_perf.log");
+    ASSERT_EQ(log.runs.size(), 1u);
+    ASSERT_EQ(log.runs[0].rows.size(), 1u);
+    EXPECT_EQ(log.runs[0].device_name, "NVIDIA H100 80GB HBM3");
+    const NcclRow& row = log.runs[0].rows[0];
+    EXPECT_EQ(row.size, 1048576u);
+    ASSERT_TRUE(row.root.has_value());
+    EXPECT_EQ(*row.root, -1);
+    ASSERT_TRUE(row.out_of_place && row.in_place);
+    EXPECT_DOUBLE_EQ(row.out_of_place->time_us.value, 1626.5);
+    EXPECT_DOUBLE_EQ(row.in_place->time_us.value, 2302.3);
+    EXPECT_DOUBLE_EQ(row.in_place->busbw_GBps.value, 0.87);
+}
+
 // The escapes cut, and nothing else: SGR with and without ESC, erase-line, an OSC window title, a charset switch;
 // launcher tags that start with '[' ("[1,0]<stdout>:", "[12:00:01]") and "[m" without digits are kept, and so is
 // every newline.
