@@ -35,6 +35,7 @@ struct BabelStreamRun {
     std::string version, implementation, device;  // "5.0", "CUDA", "NVIDIA A100-SXM4-40GB" (when printed)
     std::optional<int> sizeof_t;                  // 8 for "Precision: double", 4 for float; CSV: sizeof
     bool mebibytes = false;                       // MiBytes/sec (2^20) instead of MBytes/sec (10^6)
+    bool gigabytes = false;                       // alpaka's Catch2 benchmark table: GB/s (10^9)
     // Array size: exact from CSV n_elements x sizeof; from the text's "Array size: 268.4 MB" line
     // only to its printed precision (half a unit of its last digit).
     std::optional<std::uint64_t> n_elements;

@@ -134,6 +134,12 @@ struct NcclRanks {
 NcclRanks resolve_nccl_ranks(const NcclRun& run, CollectiveKind kind, std::optional<std::uint64_t> given,
                              const std::string& origin);
 
+// A run that names no collective: nccl-tests' bus factors (src/*.cu *GetBw) are 2(n−1)/n for allreduce and at most
+// 1 for every other test, so rows with an operation, root -1 and a busbw/algbw that every printed result bounds
+// above 1 are an allreduce's. The factor's lower bound over all results (the greatest of theirs), else nullopt (no
+// row bounds it, the rows disagree, or it is not above 1).
+std::optional<double> nccl_rows_allreduce_factor(const NcclRun& run);
+
 // The result a printed (rounded) value stands for: [value − h, value + h], h = ½·10^−decimals.
 double printed_half_unit(const PrintedNumber& p);
 

@@ -417,6 +417,12 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
         } else if (in.file_kind) {
             kind = *in.file_kind;
             kind_from = "the file name";
+        } else if (const auto f = nccl_rows_allreduce_factor(run)) {
+            kind = CollectiveKind::allreduce;
+            kind_from = fmt::format(
+                "the rows: busbw/algbw ≥ {:.4f} > 1 with an operation and root -1, which only allreduce's "
+                "2(n−1)/n gives (every other nccl-tests factor is at most 1)",
+                *f);
         } else {
             throw InputError(
                 "--op",

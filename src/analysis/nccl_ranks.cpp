@@ -87,6 +87,16 @@ RatioBounds ratio_bounds(const NcclRun& run, CollectiveKind kind) {
 
 }  // namespace
 
+std::optional<double> nccl_rows_allreduce_factor(const NcclRun& run) {
+    for (const NcclRow& row : run.rows)
+        if (row.redop.empty() || row.redop == "none" || (row.root && *row.root != -1))
+            return std::nullopt;                                         // no operation, or a root: not an allreduce's row
+    const RatioBounds r = ratio_bounds(run, CollectiveKind::allgather);  // c = 1: the bare busbw/algbw bounds
+    if (!r.any || r.f_lo > r.f_hi || !(r.f_lo > 1))
+        return std::nullopt;
+    return r.f_lo;
+}
+
 NcclRanks resolve_nccl_ranks(const NcclRun& run, CollectiveKind kind, std::optional<std::uint64_t> given,
                              const std::string& origin) {
     NcclRanks r;

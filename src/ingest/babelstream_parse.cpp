@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "babelstream_alpaka.h"
 #include "bwacct/error.h"
 #include "bwacct/ingest_babelstream.h"
 #include "csv.h"
@@ -207,6 +208,42 @@ std::string without_launcher_prefix(const std::string& line) {
             return std::string(v);
     }
     return line;
+}
+
+// `v` after its first `words` blank-separated words (and the blanks after them); empty when it has no more.
+std::string_view after_words(std::string_view v, std::size_t words) {
+    for (std::size_t w = 0; w < words; ++w) {
+        while (!v.empty() && (v.front() == ' ' || v.front() == '\t'))
+            v.remove_prefix(1);
+        while (!v.empty() && v.front() != ' ' && v.front() != '\t')
+            v.remove_prefix(1);
+    }
+    while (!v.empty() && (v.front() == ' ' || v.front() == '\t'))
+        v.remove_prefix(1);
+    return v;
+}
+
+bool text_table_header(const std::string& t, bool& mib);
+
+// A prefix no element rule knows (docker compose "svc-1  | ", a container runtime's "<time> stdout F ",
+// journald's "May 01 12:00:00 host unit[123]: "): the words before the file's own banner or table header (--csv's too), the
+// first line that shows one after 1 to 8 words. Each line is then cut after that many words where a BabelStream
+// line follows them; other lines are kept. 0 when no line shows it.
+std::size_t prefix_words(const std::vector<std::string>& lines) {
+    for (const std::string& line : lines) {
+        bool mib = false;
+        const std::string t = trim(line);
+        if (t.empty() || starts_babelstream_line(t))
+            continue;
+        for (std::size_t w = 1; w <= 8; ++w) {
+            const std::string rest(after_words(t, w));
+            if (rest.empty())
+                break;
+            if (rest == "BabelStream" || text_table_header(rest, mib) || rest.rfind("function,num_times", 0) == 0)
+                return w;
+        }
+    }
+    return 0;
 }
 
 // Context lines of a BabelStream run (they come before its table). `gpu_stream` when the run's banner
@@ -530,7 +567,9 @@ bool text_table_header(const std::string& t, bool& mib) {
 int babelstream_arrays(const std::string& function) {
     if (function == "Copy" || function == "Mul" || function == "Dot")
         return 2;
-    if (function == "Add" || function == "Triad")
+    // Init writes a, b and c: BabelStream 5's "Init: ... MBytes/sec" line counts 3 arrays, and alpaka's InitKernel
+    // row (DataUsage 3 arrays) is read as "Init".
+    if (function == "Add" || function == "Triad" || function == "Init")
         return 3;
     if (function == "Nstream")
         return 4;
@@ -558,7 +597,11 @@ bool is_validation_failure(std::string_view line) {
            low.find("failed validation") != std::string::npos;
 }
 
-BabelStreamFile parse_babelstream(const std::string& text, const std::string& origin) {
+BabelStreamFile parse_babelstream(const std::string& text_raw, const std::string& origin) {
+    // A coloured terminal's escape sequences are not the program's.
+    const bool coloured = text_raw.find('\x1b') != std::string::npos || text_raw.find("[0m") != std::string::npos;
+    const std::string decolored = coloured ? ingest::strip_terminal_escapes(text_raw) : std::string();
+    const std::string& text = coloured ? decolored : text_raw;
     // Lines a document converter wrapped in inline markup (":mark:`Copy 4255995.148 ...`") read as the program's.
     std::vector<std::string> lines =
         text.find('`') == std::string::npos ? split_lines(text) : split_lines(ingest::unwrap_inline_markup(text));
@@ -566,6 +609,11 @@ BabelStreamFile parse_babelstream(const std::string& text, const std::string& or
     // line without its prefix.
     for (std::string& l : lines)
         l = without_launcher_prefix(l);
+    if (const std::size_t words = prefix_words(lines); words > 0)
+        for (std::string& l : lines)
+            if (const std::string_view rest = after_words(l, words);
+                !starts_babelstream_line(trim(l)) && (starts_babelstream_line(rest) || looks_like_table_row(rest)))
+                l = std::string(rest);
     BabelStreamFile out;
     BabelStreamRun cur;
     bool triad_only = false;
@@ -617,6 +665,13 @@ BabelStreamFile parse_babelstream(const std::string& text, const std::string& or
             begin_run();
             parse_csv_table(lines, i, cur, out, origin);
             out.format = "BabelStream CSV";
+        } else if (detail::alpaka_table_header(t)) {
+            later_banner_line = 0;
+            begin_run();
+            detail::parse_alpaka_table(lines, i, cur, out, origin);
+            out.format = "alpaka babelstream (Catch2 benchmark)";
+        } else if (detail::alpaka_context(t, cur)) {
+            gpu_stream = false;
         } else if (t.rfind("Running triad", 0) == 0 || t.rfind("Bandwidth (GB/s)", 0) == 0 ||
                    t.rfind("Bandwidth (GiB/s)", 0) == 0) {
             triad_only = true;

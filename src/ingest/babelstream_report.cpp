@@ -57,9 +57,12 @@ const BabelStreamRun* run_of(const BabelStreamFile& f, int run) {
 }
 
 // A BabelStream row's bandwidth in GB/s (10^9 B/s): the printed MB/s or MiB/s.
+// Bytes per printed bandwidth unit per second: MBytes/sec 10^6, MiBytes/sec 2^20, alpaka's GB/s 10^9.
+double bytes_per_unit(const BabelStreamRun* run) { return run && run->gigabytes ? 1e9 : run && run->mebibytes ? 1048576.0 : 1e6; }
+
 double row_GBps(const BabelStreamFile& f, const BabelStreamRow& row) {
     const BabelStreamRun* run = run_of(f, row.run);
-    return row.bw_printed * (run && run->mebibytes ? 1048576.0 : 1e6) / 1e9;
+    return row.bw_printed * bytes_per_unit(run) / 1e9;
 }
 
 // The answer first: the best kernel's bandwidth (over both formats' rows) and its share of each GPU's
@@ -124,7 +127,7 @@ void babelstream_section(const BabelStreamFile& f, const RunGpus& run_gpus, Inge
     s.columns[3].decimals = s.columns[10].decimals = decimals_for(smallest);
     for (const BabelStreamRow& row : f.rows) {
         const BabelStreamRun* run = run_of(f, row.run);
-        const double unit = run && run->mebibytes ? 1048576.0 : 1e6;  // bytes per printed M(i)B
+        const double unit = bytes_per_unit(run);
         const double bw_GBps = row_GBps(f, row);
         const int arrays = babelstream_arrays(row.function);
         Cell bytes_cell, derived_cell, check_cell = std::string("no array size");
@@ -164,9 +167,9 @@ void babelstream_section(const BabelStreamFile& f, const RunGpus& run_gpus, Inge
             base(g->id, g->hbm_bw_GBps.value, 100.0 * bw_GBps / g->hbm_bw_GBps.value);
     }
     s.notes.push_back(
-        "GB/s = the printed MBytes/sec x 10^6 / 10^9 (MiBytes/sec x 2^20 / 10^9), from BabelStream's "
-        "min time; bytes per call = arrays x array size (Copy, Mul, Dot 2; Add, Triad 3; Nstream 4; GPU-STREAM 1.0 HIP's Add4 "
-        "5)");
+        "GB/s = the printed MBytes/sec x 10^6 / 10^9 (MiBytes/sec x 2^20 / 10^9; alpaka's table prints GB/s), from "
+        "BabelStream's min time; bytes per call = arrays x array size (Copy, Mul, Dot 2; Add, Triad, Init 3; Nstream 4; "
+        "GPU-STREAM 1.0 HIP's Add4 5)");
     s.notes.push_back(
         "check: the printed bandwidth agrees with bytes / printed min time within the rounding of both "
         "(and of a text file's 'Array size' line, printed to 0.1 MB); a function BabelStream does not "
@@ -188,11 +191,13 @@ void babelstream_section(const BabelStreamFile& f, const RunGpus& run_gpus, Inge
         else if (run.array_bytes)
             size =
                 fmt::format("array {:.0f} +- {:.0f} bytes (from the printed size)", *run.array_bytes, run.array_bytes_halfwidth);
-        r.notes.push_back(fmt::format("run {}: {}{}{}, {}{}{}", run.run,
-                                      run.implementation.empty() ? "BabelStream" : run.implementation,
-                                      run.version.empty() ? "" : " " + run.version, run.device.empty() ? "" : " on " + run.device,
-                                      size, run.mebibytes ? ", MiBytes/sec" : ", MBytes/sec",
-                                      run.validation_failure.empty() ? "" : ", validation FAILED: bandwidths unverified"));
+        r.notes.push_back(
+            fmt::format("run {}: {}{}{}, {}{}{}", run.run, run.implementation.empty() ? "BabelStream" : run.implementation,
+                        run.version.empty() ? "" : " " + run.version, run.device.empty() ? "" : " on " + run.device, size,
+                        run.gigabytes   ? ", GB/s"
+                        : run.mebibytes ? ", MiBytes/sec"
+                                        : ", MBytes/sec",
+                        run.validation_failure.empty() ? "" : ", validation FAILED: bandwidths unverified"));
     }
 }
 

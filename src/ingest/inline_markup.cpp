@@ -112,4 +112,44 @@ std::string unwrap_inline_markup(std::string_view text) {
     return out;
 }
 
+std::string strip_terminal_escapes(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    const auto at = [&](std::size_t i) -> unsigned { return i < text.size() ? static_cast<unsigned char>(text[i]) : 0U; };
+    for (std::size_t i = 0; i < text.size();) {
+        const unsigned c = at(i);
+        if (c == 0x1b) {
+            ++i;
+            if (at(i) == '[') {  // CSI: parameter and intermediate bytes, then one final byte @..~
+                ++i;
+                while (i < text.size() && (at(i) < 0x40 || at(i) > 0x7e) && at(i) != '\n')
+                    ++i;
+                if (i < text.size() && at(i) != '\n')
+                    ++i;
+            } else if (at(i) == ']') {  // OSC: up to BEL or ESC backslash
+                while (i < text.size() && at(i) != 0x07 && at(i) != '\n' && !(at(i) == 0x1b && at(i + 1) == '\\'))
+                    ++i;
+                i += at(i) == 0x07 ? 1 : at(i) == 0x1b ? 2 : 0;
+            } else if (at(i) == '(' || at(i) == ')') {  // character set designation: ESC ( B
+                i += 2;
+            } else if (i < text.size() && at(i) != '\n') {
+                ++i;  // a two-byte escape
+            }
+            continue;
+        }
+        // The residue of an SGR sequence whose ESC was lost: '[', up to 12 digits and semicolons, 'm'.
+        if (c == '[') {
+            std::size_t j = i + 1;
+            while (j < text.size() && j - i <= 12 && (std::isdigit(static_cast<int>(at(j))) != 0 || at(j) == ';'))
+                ++j;
+            if (at(j) == 'm' && j > i + 1) {
+                i = j + 1;
+                continue;
+            }
+        }
+        out += text[i++];
+    }
+    return out;
+}
+
 }  // namespace bwacct::ingest

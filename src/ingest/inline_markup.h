@@ -14,4 +14,10 @@ namespace bwacct::ingest {
 // a fence), and the lines after markdown inline code or a role that does not close, are kept as they are.
 std::string unwrap_inline_markup(std::string_view text);
 
+// `text` without a terminal's escape sequences (a coloured launcher or CI log): CSI "ESC [ ... m" and the like (up
+// to the final byte @..~), OSC "ESC ] ... BEL", two- and three-byte escapes, and the SGR residue a copy from a
+// terminal or a web page leaves when it drops the ESC ("[32m", "[0m", "[1;31m"). Newlines are kept, so every line
+// keeps its number.
+std::string strip_terminal_escapes(std::string_view text);
+
 }  // namespace bwacct::ingest

@@ -107,7 +107,10 @@ std::size_t stream_tag_at(std::string_view s, std::size_t i) {
     return j + 2 - i;
 }
 
-// "[1,0]<stdout>:" (mpirun --tag-output: job and rank in brackets, then a stream tag) at s[i].
+// "[1,0]<stdout>:" (mpirun --tag-output: job and rank in brackets, then a stream tag) at s[i]; or a bare rank label
+// "[0]" followed by a blank, a colon or the line's end (MPICH's -prepend-rank, Intel MPI's -l), which like the stream
+// tag is repeated inside a row where the test flushed ("-1[0]    1626.5"). A device's "[0x8d]", a bus id
+// "[0000:05:00]" or a time "[12:00:01]" is not all digits.
 std::size_t rank_tag_at(std::string_view s, std::size_t i) {
     if (i >= s.size() || s[i] != '[')
         return 0;
@@ -119,8 +122,11 @@ std::size_t rank_tag_at(std::string_view s, std::size_t i) {
     }
     if (!digit || j >= s.size() || s[j] != ']')
         return 0;
-    const std::size_t stream = stream_tag_at(s, j + 1);
-    return stream ? j + 1 + stream - i : 0;
+    if (const std::size_t stream = stream_tag_at(s, j + 1))
+        return j + 1 + stream - i;
+    if (j + 1 == s.size() || s[j + 1] == ' ' || s[j + 1] == '\t' || s[j + 1] == '\r')
+        return j + 1 - i;
+    return j + 1 < s.size() && s[j + 1] == ':' ? j + 2 - i : 0;
 }
 
 // "(head, rank=0, pid=3808)" (Ray, SkyPilot: a parenthesised group of names and key=value pairs,
@@ -274,7 +280,14 @@ std::optional<Layout> layout_from_header(const std::vector<std::string_view>& to
         return std::nullopt;
     l.tokens = i + 2 * l.per_place;
     l.error_column = tok[i + 3] == "error";
-    l.name = l.root ? "2.x: redop, root, #wrong" : l.redop ? "redop, error column" : "no redop or root column";
+    // Named by the columns it has: older broadcast/reduce headers print a root and an "error" column without a redop.
+    if (l.redop && l.root && !l.error_column)
+        l.name = "2.x: redop, root, #wrong";
+    else if (!l.redop && !l.root)
+        l.name = "no redop or root column";
+    else
+        l.name =
+            fmt::format("{}{}{}", l.redop ? "redop, " : "", l.root ? "root, " : "", l.error_column ? "error column" : "#wrong");
     if (l.per_place == 5 || l.per_place == 9)
         l.name += ", bitwise #bitdiff column";
     if (l.per_place >= 8)
@@ -953,8 +966,13 @@ bool same_test_shape(const NcclRow& a, const NcclRow& b) {
 
 }  // namespace
 
-NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
+NcclLog parse_nccl_text(const std::string& text_raw, const std::string& origin) {
     TextReader r;
+    // A coloured terminal's escape sequences ("\x1b[32m", or their "[32m" residue) are not the log's. (No copy of a
+    // log without an ESC or an SGR residue.)
+    const bool coloured = text_raw.find('\x1b') != std::string::npos || text_raw.find("[0m") != std::string::npos;
+    const std::string decolored = coloured ? ingest::strip_terminal_escapes(text_raw) : std::string();
+    const std::string& text_in = coloured ? decolored : text_raw;
     // Lines a document converter wrapped in inline markup (":mark:`...`" wrapped over two lines) read as the log's.
     // (No copy of a log without a backtick.)
     const bool marked = text_in.find('`') != std::string::npos;
@@ -1035,6 +1053,12 @@ NcclLog parse_nccl_text(const std::string& text_in, const std::string& origin) {
         if (!is_fence(line))
             r.heading_program.clear();
     }
+    // A run whose header block or rank list the paste ends in, before any row of it: nothing of it is read; say so
+    // rather than drop it unseen (a README's second example cut after "#  Rank 143 ...").
+    if (r.run.rows.empty() && r.run.first_line > 0 && !r.log.runs.empty() &&
+        (!r.run.ranks.empty() || (r.run.header_gpus && !r.run.per_process_from_command)))
+        r.warn(fmt::format("line {}: a run's {} with no result row after it (the paste ends there): not read", r.run.first_line,
+                           r.run.ranks.empty() ? "header" : "header or rank list"));
     r.finish_run();
     NcclLog& log = r.log;
     if (log.runs.empty())

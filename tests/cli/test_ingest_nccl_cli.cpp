@@ -285,13 +285,12 @@ TEST(IngestNccl, BadInput) {
     write_text(d.file("table.csv"), "name,time\nk,1\n");
     write_text(d.file("cut.json"), "{\"version\":1,\"results\":[{\"size\":8,");
     write_text(d.file("trace.json"), "{\"traceEvents\":[]}");
-    // A valid log whose name and text do not say which collective it is.
-    const std::string bitdeer = read_text(kNccl + "nccl_allreduce_h100_1node8gpu_bitdeer.txt");
-    // (Its command line "./build/all_reduce_perf ..." names it, so that line is dropped.)
-    std::string unnamed = bitdeer;
-    unnamed.erase(unnamed.find("./build/all_reduce_perf"),
-                  unnamed.find('\n', unnamed.find("./build/all_reduce_perf")) - unnamed.find("./build/all_reduce_perf"));
-    write_text(d.file("results.txt"), unnamed);
+    // A valid log whose name, text and rows do not say which collective it is: busbw = algbw (8.00 of 8.00 GB/s)
+    // fits a sendrecv on any count and an allreduce on 2 ranks. (Rows with busbw/algbw above 1 name allreduce since
+    // logs7: the Bitdeer log without its command line is read, NcclCollectiveFromRows.)
+    write_text(d.file("results.txt"),
+               "# nThread 1 nGpus 2\n     1048576        262144     float     sum      -1"
+               "    131.1    8.00    8.00      0    131.0    8.00    8.00      0\n");
     // No device name and no "# Rank" lines: read without a GPU (IngestNccl.ReadWithoutAGpu below).
     write_text(d.file("allreduce_bare.log"),
                "# nThread 1 nGpus 8\n        1024           256     float     sum      -1"
@@ -313,7 +312,7 @@ TEST(IngestNccl, BadInput) {
     expect_bad({"ingest", "nccl-tests"}, "file");
     // Clues that disagree: the bitdeer log lists ranks 0..7 and its rows say 8 (1.75), but its command
     // line, edited to run under "mpirun -np 2", makes the header's 8 per process 16.
-    std::string conflict = bitdeer;
+    std::string conflict = read_text(kNccl + "nccl_allreduce_h100_1node8gpu_bitdeer.txt");
     conflict.replace(conflict.find("./build/all_reduce_perf"), 23, "mpirun -np 2 ./build/all_reduce_perf");
     write_text(d.file("conflict.log"), conflict);
     expect_bad({"ingest", "nccl-tests", d.file("conflict.log")}, "conflict.log");

@@ -136,6 +136,62 @@ TEST(BabelStreamLater, LauncherPrefixesAreRemoved) {
     }
 }
 
+// Prefixes no element rule knows, anchored on the file's own banner and table header (logs7): docker compose
+// "stream-1  | ", a container runtime's "<time> stdout F ", journald's "May 01 12:00:00 host unit[pid]: " (a
+// different time on every line), and a coloured terminal's escapes with or without their ESC. Before: "no
+// BabelStream result table ... found". Same text and hand values as LauncherPrefixesAreRemoved: Copy re-derived
+// from 2 x 268.4e6 B over 0.00031 s within rounding, "ok".
+TEST(BabelStreamLater, PrefixWordsBeforeTheBannerAndTerminalEscapesAreRemoved) {
+    const std::string plain =
+        "BabelStream\n"
+        "Version: 5.0\n"
+        "Implementation: CUDA\n"
+        "Precision: double\n"
+        "Array size: 268.4 MB (=0.3 GB)\n"
+        "Using CUDA device NVIDIA A100-SXM4-80GB\n"
+        "Function    MBytes/sec  Min (sec)   Max         Average     \n"
+        "Copy        1709360.800 0.00031     0.00032     0.00032     \n"
+        "Triad       1724827.354 0.00047     0.00047     0.00047     \n";
+    for (const std::string prefix : {"stream-1  | ", "2024-05-01T12:00:00.123456789Z stdout F ",
+                                     "May 01 12:00:0S host1 slurmstepd[123]: ", "\x1b[1;32m", "[32m"}) {
+        std::string in;
+        std::size_t start = 0;
+        int n = 0;
+        for (std::size_t nl = plain.find('\n'); nl != std::string::npos; start = nl + 1, nl = plain.find('\n', start)) {
+            std::string p = prefix;
+            if (const std::size_t at = p.find("0S"); at != std::string::npos)
+                p.replace(at, 2, std::to_string(10 + n++));  // journald: each line its own second
+            in += p + plain.substr(start, nl - start) + (prefix.find('m') == prefix.size() - 1 ? "\x1b[0m\n" : "\n");
+        }
+        const BabelStreamFile f = parse_babelstream(in, prefix);
+        ASSERT_EQ(f.rows.size(), 2u) << prefix;
+        EXPECT_EQ(f.runs[0].device, "NVIDIA A100-SXM4-80GB") << prefix;
+        EXPECT_EQ(f.runs[0].implementation, "CUDA") << prefix;
+        ASSERT_TRUE(f.runs[0].array_bytes.has_value()) << prefix;
+        EXPECT_DOUBLE_EQ(*f.runs[0].array_bytes, 268.4e6) << prefix;
+        EXPECT_EQ(f.rows[0].bw_text, "1709360.800") << prefix;
+        const IngestReport r = babelstream_report(f, prefix, {});
+        const Section& s = section(r, "kernels");
+        EXPECT_EQ(text(s.rows[0][column(s, "check")]), "ok") << prefix;
+    }
+}
+
+// --csv prints no banner: its function header anchors the prefix. Copy: 2 x 33554432 x 8 = 536870912 B / 0.000383 s =
+// 1401.75 GB/s, within the 6-digit rounding of the printed 1.40026e+06 MB/s (BabelStream.CsvOutputWithExactSize).
+TEST(BabelStreamLater, CsvUnderAPrefixNoRuleKnows) {
+    std::string in;
+    for (const char* l : {"function,num_times,n_elements,sizeof,max_mbytes_per_sec,min_runtime,max_runtime,avg_runtime",
+                          "Copy,100,33554432,8,1.40026e+06,0.000383,0.000391,0.000387"})
+        in += std::string("stream-1  | ") + l + "\n";
+    const BabelStreamFile f = parse_babelstream(in, "csv");
+    ASSERT_EQ(f.rows.size(), 1u);
+    EXPECT_EQ(f.format, "BabelStream CSV");
+    const IngestReport r = babelstream_report(f, "csv", {});
+    const Section& s = section(r, "kernels");
+    EXPECT_EQ(std::get<std::uint64_t>(s.rows[0][column(s, "bytes")]), 536870912u);
+    EXPECT_EQ(text(s.rows[0][column(s, "check")]), "ok");
+}
+
 // BabelStream's Thrust model prints "Using CUDA device: NAME" (a colon after "device"); the name was not read, so
 // the Isambard V100 file (corpus babelstream5_thrust_v100pcie_isambard.txt) ran without a GPU although it names one.
 // The colon-less form and a "device" inside the name itself keep working.
