@@ -33,8 +33,9 @@ constexpr const char* kExpected =
     "expected `nsys stats --report cuda_gpu_kern_sum` output (CSV or text) with columns Time (%), Total Time, "
     "Instances, ..., Name, a GPU trace (--report cuda_gpu_trace) with columns Start, Duration, ..., GrdX, ..., Name, "
     "nvprof's summary (Type, Time(%), Time, Calls, Avg, Min, Max, Name), nsys's memory operation summary "
-    "(--report cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum), or AMD rocprof's kernel statistics CSV "
-    "(\"Name\",\"Calls\",\"TotalDurationNs\",...)";
+    "(--report cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum), AMD rocprof's kernel statistics CSV "
+    "(\"Name\",\"Calls\",\"TotalDurationNs\",...), or rocprofv3's kernel_trace.csv (\"Kernel_Name\",...,"
+    "\"Start_Timestamp\",\"End_Timestamp\")";
 
 enum class Col { pct, total, instances, avg, med, min, max, stddev, name, unknown };
 
@@ -545,41 +546,7 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
         throw InputError(
             origin, fmt::format("the GPU trace at line {} holds no kernel launch ({} memory operation row{} only); {}", h + 1,
                                 copies, copies == 1 ? "" : "s", kExpected));
-    double grand = 0;
-    for (const auto& l : launches)
-        for (const double d : l.second)
-            grand += d;
-    // Every figure below (a total, a spread of at most sqrt(2) x the total) stays finite in microseconds.
-    if (!std::isfinite(grand * to_us * 2))
-        throw InputError(origin, fmt::format("the GPU trace's durations add up to more than a double holds; {}", kExpected));
-    for (auto& [name, d] : launches) {
-        NsysKernel k;
-        k.name = name;
-        k.instances = d.size();
-        double total = 0;
-        for (const double x : d)
-            total += x;
-        const double n = static_cast<double>(d.size());
-        const double mean = total / n;
-        // The spread, scaled by the largest deviation so that no square overflows.
-        double spread = 0, squares = 0;
-        for (const double x : d)
-            spread = std::max(spread, std::abs(x - mean));
-        for (const double x : d)
-            squares += spread > 0 ? ((x - mean) / spread) * ((x - mean) / spread) : 0.0;
-        k.total_us = in_us(total, to_us);
-        k.avg_us = in_us(mean, to_us);
-        k.min_us = in_us(*std::min_element(d.begin(), d.end()), to_us);
-        k.max_us = in_us(*std::max_element(d.begin(), d.end()), to_us);
-        k.stddev_us = in_us(d.size() > 1 ? spread * std::sqrt(squares / (n - 1)) : 0.0, to_us);  // sample std. dev., as nsys
-        k.med_us = in_us(median_of(d), to_us);
-        k.time_pct = grand > 0 ? 100.0 * total / grand : 0.0;
-        k.category = classify_kernel(k.name);
-        out.kernels.push_back(std::move(k));
-    }
-    // nsys's own summary order: the kernel with the most time first.
-    std::stable_sort(out.kernels.begin(), out.kernels.end(),
-                     [](const NsysKernel& a, const NsysKernel& b) { return a.total_us > b.total_us; });
+    nsys_parts::sum_launches(launches, to_us, origin, out);
     if (copies > 0)
         out.warnings.push_back(fmt::format(
             "the GPU trace's {} memory operation row{} ([CUDA memcpy ...] or [CUDA memset], {:.1f} us in all) "
@@ -856,7 +823,9 @@ bool nsys_parts::is_elision(const std::string& line) {
             return false;
         }
     }
-    return dots >= 3 || ellipses >= 1;
+    // Three dots or more ("..."), or one alone: a line of a vertical ellipsis (a slide's ".\n.\n."). Two ("..") stay a
+    // short row, as before.
+    return dots >= 3 || dots == 1 || ellipses >= 1;
 }
 
 // The warning for a table that a paste cut short with an elision line.
@@ -865,6 +834,45 @@ std::string nsys_parts::elision_warning(std::size_t header_line, std::size_t lin
         "the kernel table at line {} is cut at line {} ('{}'): {}; the {} row{} shown "
         "are read, so the totals, shares and categories cover those rows only",
         header_line, line, trim(text), kElided, rows, rows == 1 ? "" : "s");
+}
+
+void nsys_parts::sum_launches(const std::vector<std::pair<std::string, std::vector<double>>>& launches, double to_us,
+                              const std::string& origin, NsysKernSum& out) {
+    double grand = 0;
+    for (const auto& l : launches)
+        for (const double d : l.second)
+            grand += d;
+    // Every figure below (a total, a spread of at most sqrt(2) x the total) stays finite in microseconds.
+    if (!std::isfinite(grand * to_us * 2))
+        throw InputError(origin, fmt::format("the trace's kernel durations add up to more than a double holds; {}", kExpected));
+    for (auto& [name, d] : launches) {
+        NsysKernel k;
+        k.name = name;
+        k.instances = d.size();
+        double total = 0;
+        for (const double x : d)
+            total += x;
+        const double n = static_cast<double>(d.size());
+        const double mean = total / n;
+        // The spread, scaled by the largest deviation so that no square overflows.
+        double spread = 0, squares = 0;
+        for (const double x : d)
+            spread = std::max(spread, std::abs(x - mean));
+        for (const double x : d)
+            squares += spread > 0 ? ((x - mean) / spread) * ((x - mean) / spread) : 0.0;
+        k.total_us = in_us(total, to_us);
+        k.avg_us = in_us(mean, to_us);
+        k.min_us = in_us(*std::min_element(d.begin(), d.end()), to_us);
+        k.max_us = in_us(*std::max_element(d.begin(), d.end()), to_us);
+        k.stddev_us = in_us(d.size() > 1 ? spread * std::sqrt(squares / (n - 1)) : 0.0, to_us);  // sample std. dev., as nsys
+        k.med_us = in_us(median_of(d), to_us);
+        k.time_pct = grand > 0 ? 100.0 * total / grand : 0.0;
+        k.category = classify_kernel(k.name);
+        out.kernels.push_back(std::move(k));
+    }
+    // nsys's own summary order: the kernel with the most time first.
+    std::stable_sort(out.kernels.begin(), out.kernels.end(),
+                     [](const NsysKernel& a, const NsysKernel& b) { return a.total_us > b.total_us; });
 }
 
 NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& origin) {

@@ -77,6 +77,64 @@ TEST(RocprofStats, ApiAndDomainStatisticsAreNotKernels) {
     EXPECT_NE(domain.find("per domain or memory copy ('KERNEL_DISPATCH', ..."), std::string::npos) << domain;
 }
 
+// Old code: refused at the first table (domain_stats' "HIP_API") without looking at the kernel table below it.
+TEST(RocprofStats, ApiAndDomainTablesArePassedOverForTheKernelTable) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/rocprofv3_hip_jacobi_domain_and_api_stats_before_kernel_stats_then_wrapped_kernel_trace_excerpt.md"),
+        "j.md");
+    EXPECT_FALSE(s.from_trace);  // the statistics, not the kernel trace after them
+    ASSERT_EQ(s.kernels.size(), 7u);
+    EXPECT_EQ(s.table_line, 54u);
+    const NsysKernel& j = s.kernels[0];
+    EXPECT_EQ(j.name, "JacobiIterationKernel(int, double, double, double const*, double const*, double*, double*)");
+    EXPECT_EQ(j.instances, 1000u);
+    EXPECT_DOUBLE_EQ(j.total_us, 545275.48);  // 545,275,480 ns
+    EXPECT_DOUBLE_EQ(*j.time_pct, 43.03);
+    // Percentage in exponent form: 4.671e-04 %.
+    EXPECT_DOUBLE_EQ(*s.kernels[6].time_pct, 4.671e-04);
+    EXPECT_DOUBLE_EQ(*s.kernels[6].stddev_us, 0.0);  // 0.00000000e+00 ns
+    EXPECT_TRUE(warns(s, "at lines 11, 18 hold HIP/HSA API calls or rocprofv3 domains, not kernels: passed over"))
+        << (s.warnings.empty() ? "" : s.warnings[0]);
+    // Only API and domain tables: still refused, naming the first.
+    const std::string only = refusal(
+        "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n\"HIP_API\",3,30,10.0,100.0\n\n"
+        "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n\"hipMemcpy\",3,30,10.0,100.0\n");
+    EXPECT_NE(only.find("the rocprof statistics at line 1 are per domain"), std::string::npos) << only;
+}
+
+// Old code: "no kernel summary table found". rocprofv3's kernel_trace.csv, one row per dispatch: End - Start in ns.
+TEST(RocprofStats, Rocprofv3KernelTraceSummedPerName) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/rocprofv3_kernel_trace_csv_lumi_taylor_base_vertical_dot_elision_excerpt.md"), "t.md");
+    EXPECT_TRUE(s.from_trace);
+    EXPECT_TRUE(s.from_rocprof);
+    EXPECT_EQ(s.profiler, "rocprof");
+    ASSERT_EQ(s.kernels.size(), 2u);
+    const NsysKernel& t = s.kernels[0];  // most time first
+    EXPECT_EQ(t.name, "taylor_base(float*, float*, unsigned long, unsigned long)");
+    EXPECT_EQ(t.instances, 3u);
+    // 1614963547425378 - 1614963488155186 = 59,270,192; 1614963607003411 - 1614963547688898 = 59,314,513;
+    // 1614963666422240 - 1614963607259568 = 59,162,672 ns: 177,747,377 ns in all.
+    EXPECT_DOUBLE_EQ(t.total_us, 177747.377);
+    EXPECT_DOUBLE_EQ(*t.min_us, 59162.672);
+    EXPECT_DOUBLE_EQ(*t.max_us, 59314.513);
+    EXPECT_DOUBLE_EQ(*t.med_us, 59270.192);
+    EXPECT_DOUBLE_EQ(s.kernels[1].total_us, 10.08);  // initHeap: 1614963487791997 - 1614963487781917 = 10,080 ns
+    EXPECT_NEAR(*t.time_pct, 100.0 * 177747.377 / (177747.377 + 10.08), 1e-9);
+    // The three "." lines (a vertical ellipsis) end the table with a warning.
+    EXPECT_TRUE(warns(s, "is cut at line 15 ('.')")) << (s.warnings.empty() ? "" : s.warnings[0]);
+    // Timestamps past 2^53 ns are read exactly: 9007199254740993 - 9007199254740992 = 1 ns (a double makes it 0).
+    const NsysKernSum big = parse_nsys_kern_sum(
+        "\"Kind\",\"Kernel_Name\",\"Start_Timestamp\",\"End_Timestamp\"\n"
+        "\"KERNEL_DISPATCH\",\"k\",9007199254740992,9007199254740993\n",
+        "b.csv");
+    EXPECT_DOUBLE_EQ(big.kernels[0].total_us, 0.001);
+    const std::string backwards =
+        refusal("\"Kind\",\"Kernel_Name\",\"Start_Timestamp\",\"End_Timestamp\"\n\"KERNEL_DISPATCH\",\"k\",20,10\n");
+    EXPECT_NE(backwards.find("line 2: a kernel trace row without a Kernel_Name and whole-ns timestamps"), std::string::npos)
+        << backwards;
+}
+
 // nsys's own Time (%) too: a complete table adds up to 100 within its rounding (0.5 + 0.05 per row); less means
 // rows are missing.
 TEST(RocprofStats, OwnPercentagesShowAPartialTable) {
