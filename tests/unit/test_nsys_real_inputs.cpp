@@ -413,4 +413,36 @@ TEST(NsysRealInputs, NcuCsvAndNcuMessagesPointToIngestNcu) {
     }
 }
 
+// Real GPU traces whose own Throughput column is wrong or whose memset row leaves a cell blank: the bytes and the
+// durations decide, never the printed rate.
+TEST(NsysRealInputs, GpuTraceRatesComeFromBytesAndDurations) {
+    const NsysKernSum a = parse_nsys_kern_sum(
+        fixture("corpus/nsys/"
+                "nsys2023_nvprof_print_gpu_trace_console_a30_vectoradd_7200mb_copies_throughput_printed_0_two_runs_excerpt.md"),
+        "a30.md");
+    ASSERT_EQ(a.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(a.kernels[0].total_us, 25627.697);  // 25,627,697 ns
+    ASSERT_EQ(a.memory_ops.size(), 2u);
+    EXPECT_EQ(a.memory_ops[0].operation, "[CUDA memcpy HtoD]");
+    EXPECT_EQ(a.memory_ops[0].count, 2u);
+    EXPECT_DOUBLE_EQ(*a.memory_ops[0].bytes, 14.4e9);          // 2 x 7,200.000 MB
+    EXPECT_DOUBLE_EQ(a.memory_ops[0].total_us, 15410211.686);  // 7,688,744,098 + 7,721,467,588 ns
+    EXPECT_EQ(a.other_tables, std::vector<std::size_t>{39});   // the second run's table
+    // 14.4e9 B / 15.410211686 s = 0.93445 GB/s, though nsys printed 0.000 MBps.
+    EXPECT_NEAR(*a.memory_ops[0].bytes / (a.memory_ops[0].total_us * 1e3), 0.934445, 1e-6);
+
+    const NsysKernSum r = parse_nsys_kern_sum(
+        fixture(
+            "corpus/nsys/nsys_nvprof_print_gpu_trace_console_rtx3060_cutlass_sgemm_memset_blank_dstmemkd_cu_comment_excerpt.txt"),
+        "m.txt");
+    ASSERT_EQ(r.kernels.size(), 1u);
+    EXPECT_EQ(r.kernels[0].category, KernelCategory::gemm);
+    EXPECT_DOUBLE_EQ(r.kernels[0].total_us, 726902.735);
+    ASSERT_EQ(r.memory_ops.size(), 3u);
+    EXPECT_EQ(r.memory_ops[1].operation, "[CUDA memset]");  // SrcMemKd "Device", DstMemKd blank
+    EXPECT_DOUBLE_EQ(*r.memory_ops[1].bytes, 1610.613e6);   // 1,610.613 MB, not a shifted cell
+    EXPECT_DOUBLE_EQ(r.memory_ops[1].total_us, 4709.456);   // 4,709,456 ns
+    EXPECT_DOUBLE_EQ(*r.memory_ops[0].bytes, 1342.177e6);   // 805.306 + 536.871 MB
+}
+
 }  // namespace
