@@ -448,9 +448,51 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
             bytes_col = c;
         }
     }
+    const bool bytes_per_cell = nvprof && !nvprof_csv;
+    // A bare "Bytes" title (nsys 2020-2021's gputrace) beside the trace's own rate ("Thru(MB/s)"): the rows decide
+    // the unit. Bytes / Duration must give the printed rate, to its 3 decimals and 0.5 %, on every row that prints
+    // all three: in B (4,000,000 over 1,400,294 ns = 2,856.5 MB/s, printed 2,856.543) or in MB.
+    if (bytes_col < headers.size() && !bytes_per_cell && bytes_scale == 0 && duration_col < headers.size()) {
+        std::size_t rate_col = headers.size();
+        double rate_scale = 0;  // B/s per unit of the rate column
+        for (std::size_t c = 0; c < headers.size(); ++c) {
+            const nsys_parts::Title t = nsys_parts::split_title(headers[c]);
+            if (t.base == "thru" || t.base == "throughput") {
+                rate_col = c;
+                rate_scale = t.unit == "mb/s" || t.unit == "mbps"   ? 1e6
+                             : t.unit == "gb/s" || t.unit == "gbps" ? 1e9
+                             : t.unit == "kb/s" || t.unit == "kbps" ? 1e3
+                                                                    : 0.0;
+            }
+        }
+        std::size_t checked = 0, as_bytes = 0, as_mb = 0;
+        for (const auto& [line, cells] : rows) {
+            if (rate_scale == 0)
+                break;
+            if (cells.size() <= std::max({bytes_col, rate_col, duration_col}))
+                continue;
+            const std::optional<double> b = parse_number_text(trim(cells[bytes_col])),
+                                        d = parse_number_text(trim(cells[duration_col])),
+                                        t = parse_number_text(trim(cells[rate_col]));
+            if (!b || !d || !t || *b <= 0 || *d <= 0 || *t <= 0)
+                continue;
+            ++checked;
+            const double per_s = *b / (*d * to_us * 1e-6) / rate_scale;  // the rate if the bytes are B
+            const auto fits = [&t](double r) { return std::abs(r - *t) <= 0.0005 + 0.005 * *t; };
+            as_bytes += fits(per_s) ? 1 : 0;
+            as_mb += fits(per_s * 1e6) ? 1 : 0;
+        }
+        if (checked > 0 && (as_bytes == checked || as_mb == checked)) {
+            bytes_scale = as_bytes == checked ? 1.0 : 1e6;
+            out.warnings.push_back(fmt::format(
+                "column '{}' names no size unit: read in {}, the unit in which Bytes / Duration gives the trace's own "
+                "'{}' on all {} memory operation row{} that print the three",
+                headers[bytes_col], bytes_scale == 1.0 ? "bytes" : "MB (10^6 B)", headers[rate_col], checked,
+                checked == 1 ? "" : "s"));
+        }
+    }
     // A size column whose unit is not known (a bare "Bytes" title, a units-row cell other than B/KB/MB/GB)
     // gives no bytes: say so rather than list the memory operations without them silently.
-    const bool bytes_per_cell = nvprof && !nvprof_csv;
     const bool size_unit_unknown = bytes_col < headers.size() && !bytes_per_cell && bytes_scale == 0;
     std::size_t unknown_size_units = 0;  // nvprof console cells whose unit is not B/KB/MB/GB
     if (duration_col == headers.size() || name_col == headers.size())

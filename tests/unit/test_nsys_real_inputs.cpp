@@ -445,4 +445,35 @@ TEST(NsysRealInputs, GpuTraceRatesComeFromBytesAndDurations) {
     EXPECT_DOUBLE_EQ(*r.memory_ops[0].bytes, 1342.177e6);   // 805.306 + 536.871 MB
 }
 
+// Old code: a bare "Bytes" title (nsys 2020.4's gputrace) gave no bytes. The trace's own Thru(MB/s) decides the unit:
+// Bytes / Duration must give it on every memory row.
+TEST(NsysRealInputs, BareBytesColumnUnitDecidedByTheTracesOwnRate) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/nsys2020_4_gputrace_console_bare_bytes_column_thru_mb_s_a100pcie_omp_offload_excerpt.md"), "g.md");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 222.08);  // 222,080 ns
+    ASSERT_EQ(s.memory_ops.size(), 2u);
+    const NsysMemOp& dtoh = s.memory_ops[0];
+    const NsysMemOp& htod = s.memory_ops[1];
+    EXPECT_EQ(dtoh.operation, "[CUDA memcpy DtoH]");
+    EXPECT_DOUBLE_EQ(*dtoh.bytes, 12000001.0);  // 1 + 3 x 4,000,000 B
+    EXPECT_DOUBLE_EQ(dtoh.total_us, 1144.134);  // 5,120 + 388,706 + 356,354 + 393,954 ns
+    EXPECT_DOUBLE_EQ(*htod.bytes, 12000004.0);  // 4 + 3 x 4,000,000 B
+    EXPECT_DOUBLE_EQ(htod.total_us, 4194.961);  // 2,911 + 1,400,294 + 1,399,398 + 1,392,358 ns
+    bool said = false;
+    for (const std::string& w : s.warnings)
+        said = said || w.find("column 'Bytes' names no size unit: read in bytes") != std::string::npos;
+    EXPECT_TRUE(said);
+    // One row whose rate fits neither unit leaves the column unread, as before: the same file with one printed rate
+    // changed (4,000,000 B over 1,400,294 ns is 2,856.5 MB/s, not 9,999.000, in B or in MB).
+    std::string text =
+        fixture("corpus/nsys/nsys2020_4_gputrace_console_bare_bytes_column_thru_mb_s_a100pcie_omp_offload_excerpt.md");
+    const std::string rate = "2,856.543";
+    ASSERT_NE(text.find(rate), std::string::npos);
+    text.replace(text.find(rate), rate.size(), "9,999.000");
+    const NsysKernSum bad = parse_nsys_kern_sum(text, "b.md");
+    ASSERT_EQ(bad.memory_ops.size(), 2u);
+    EXPECT_FALSE(bad.memory_ops[1].bytes.has_value());
+}
+
 }  // namespace
