@@ -574,4 +574,18 @@ TEST(NcuRealInputs, MemoryWorkloadThroughputIsTheDramRate) {
     EXPECT_DOUBLE_EQ(*c.kernels[0].dram_GBps, 2.5);
 }
 
+// The same rule on a T4 (CC 7.5: 256-bit GDDR6 at 5.00 GHz = 320 GB/s): 2.98 / 320 = 0.93 % and 28.25 / 320 = 8.83 %,
+// ncu's own DRAM Throughput 0.93 % and 8.84 %. The first Duration is in s, the second in ms.
+TEST(NcuRealInputs, MemoryWorkloadThroughputOnAT4) {
+    const NcuProfile p = parse_ncu_csv(
+        fixture("corpus/ncu/ncu_console_sol_mwa_t4_colab_sgemm_naive_duration_seconds_warning_mid_progress_two_runs_excerpt.md"),
+        "t4.md");
+    ASSERT_EQ(p.kernels.size(), 2u);
+    EXPECT_DOUBLE_EQ(*p.kernels[0].time_us, 6070000.0);  // 6.07 s
+    EXPECT_DOUBLE_EQ(*p.kernels[1].time_us, 472840.0);   // 472.84 ms
+    EXPECT_DOUBLE_EQ(*p.kernels[0].dram_GBps, 2.98);
+    EXPECT_DOUBLE_EQ(*p.kernels[1].dram_GBps, 28.25);
+    EXPECT_NEAR(100.0 * *p.kernels[1].dram_GBps / 320.0, *p.kernels[1].dram_pct, 0.02);  // 8.828 vs 8.84
+}
+
 }  // namespace
