@@ -9,6 +9,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 
 #include "bwacct/error.h"
@@ -27,7 +28,8 @@ using nsys_parts::is_fence;
 constexpr const char* kExpected =
     "expected rocprof's kernel statistics (`rocprof --stats` results.stats.csv, `rocprofv3 --stats` kernel_stats.csv: "
     "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"[,\"MinNs\",\"MaxNs\",\"StdDev\"], or "
-    "`rocprofv3 --kernel-trace` kernel_trace.csv: \"Kernel_Name\",...,\"Start_Timestamp\",\"End_Timestamp\")";
+    "`rocprofv3 --kernel-trace` kernel_trace.csv: \"Kernel_Name\",...,\"Start_Timestamp\",\"End_Timestamp\", or rocprof v1's "
+    "results.csv: \"KernelName\",...,\"BeginNs\",\"EndNs\")";
 
 bool is_header(const std::string& line) {
     return line.find("Name") != std::string::npos && line.find("Calls") != std::string::npos &&
@@ -47,11 +49,12 @@ bool is_domain_name(const std::string& n) {
     return !n.empty() && std::all_of(n.begin(), n.end(), [](unsigned char c) { return std::isupper(c) || c == '_'; });
 }
 
-// rocprofv3's kernel trace (kernel_trace.csv, one row per dispatch): "Kernel_Name", "Start_Timestamp",
-// "End_Timestamp" among other columns.
+// A per-dispatch kernel trace: rocprofv3's kernel_trace.csv ("Kernel_Name", "Start_Timestamp", "End_Timestamp") or
+// rocprof v1's results.csv ("KernelName", "BeginNs", "EndNs"), among other columns.
 bool is_trace_header(const std::string& line) {
-    return line.find("Kernel_Name") != std::string::npos && line.find("Start_Timestamp") != std::string::npos &&
-           line.find("End_Timestamp") != std::string::npos;
+    const auto has = [&line](const char* t) { return line.find(t) != std::string::npos; };
+    return (has("Kernel_Name") && has("Start_Timestamp") && has("End_Timestamp")) ||
+           (has("KernelName") && has("BeginNs") && has("EndNs"));
 }
 
 // The lines of the CSV table whose header is lines[h]: to a blank line, a code fence or an elision line (`end` is
@@ -159,13 +162,21 @@ NsysKernSum read_kernel_trace(const std::vector<std::string>& lines, std::size_t
     if (records.empty())
         throw InputError(origin, fmt::format("line {}: a kernel trace header with no table under it; {}", h + 1, kExpected));
     const std::vector<std::string>& head = records.front().fields;
-    const auto col = [&head](const char* t) {
-        return static_cast<std::size_t>(std::find(head.begin(), head.end(), t) - head.begin());
+    // The first of the names a column has (rocprofv3's, then rocprof v1's), its title trimmed.
+    const auto col = [&head](std::initializer_list<const char*> names) {
+        for (const char* t : names)
+            for (std::size_t c = 0; c < head.size(); ++c)
+                if (nsys_parts::trim(head[c]) == t)
+                    return c;
+        return head.size();
     };
-    const std::size_t name = col("Kernel_Name"), start = col("Start_Timestamp"), stop = col("End_Timestamp");
+    const bool v1 = col({"Kernel_Name"}) == head.size();
+    const std::size_t name = col({"Kernel_Name", "KernelName"}), start = col({"Start_Timestamp", "BeginNs"}),
+                      stop = col({"End_Timestamp", "EndNs"});
     if (name == head.size() || start == head.size() || stop == head.size())
-        throw InputError(origin, fmt::format("line {}: the kernel trace header lacks a \"Kernel_Name\", \"Start_Timestamp\" or "
-                                             "\"End_Timestamp\" column of its own; {}",
+        throw InputError(origin, fmt::format("line {}: the kernel trace header lacks a kernel name, start or end column of its "
+                                             "own (\"Kernel_Name\", \"Start_Timestamp\", \"End_Timestamp\"; rocprof v1: "
+                                             "\"KernelName\", \"BeginNs\", \"EndNs\"); {}",
                                              h + 1, kExpected));
     std::vector<std::pair<std::string, std::vector<double>>> launches;
     std::map<std::string, std::size_t> index;
@@ -178,8 +189,8 @@ NsysKernSum read_kernel_trace(const std::vector<std::string>& lines, std::size_t
                                                  line, f.size(), head.size(), kExpected));
         const std::optional<std::uint64_t> t0 = timestamp(f[start]), t1 = timestamp(f[stop]);
         if (f[name].empty() || !t0 || !t1 || *t1 < *t0)
-            throw InputError(origin, fmt::format("line {}: a kernel trace row without a Kernel_Name and whole-ns timestamps "
-                                                 "with End_Timestamp >= Start_Timestamp ('{}', '{}'); {}",
+            throw InputError(origin, fmt::format("line {}: a kernel trace row without a kernel name and whole-ns timestamps "
+                                                 "with its end >= its start ('{}', '{}'); {}",
                                                  line, f[start], f[stop], kExpected));
         const auto [it, added] = index.emplace(f[name], launches.size());
         if (added)
@@ -200,10 +211,9 @@ NsysKernSum read_kernel_trace(const std::vector<std::string>& lines, std::size_t
     out.from_trace = true;
     out.from_rocprof = true;
     out.profiler = "rocprof";
-    out.format = fmt::format(
-        "rocprofv3 kernel trace CSV (AMD ROCm: rocprofv3 --kernel-trace; {} dispatch row{} summed per "
-        "kernel name)",
-        rows, rows == 1 ? "" : "s");
+    out.format = fmt::format("{} (AMD ROCm; {} dispatch row{} summed per kernel name)",
+                             v1 ? "rocprof v1 per-dispatch results.csv" : "rocprofv3 kernel trace CSV (--kernel-trace)", rows,
+                             rows == 1 ? "" : "s");
     return out;
 }
 

@@ -131,8 +131,24 @@ TEST(RocprofStats, Rocprofv3KernelTraceSummedPerName) {
     EXPECT_DOUBLE_EQ(big.kernels[0].total_us, 0.001);
     const std::string backwards =
         refusal("\"Kind\",\"Kernel_Name\",\"Start_Timestamp\",\"End_Timestamp\"\n\"KERNEL_DISPATCH\",\"k\",20,10\n");
-    EXPECT_NE(backwards.find("line 2: a kernel trace row without a Kernel_Name and whole-ns timestamps"), std::string::npos)
+    EXPECT_NE(backwards.find("line 2: a kernel trace row without a kernel name and whole-ns timestamps"), std::string::npos)
         << backwards;
+}
+
+// Old code: "no kernel summary table found". rocprof v1's per-dispatch results.csv: EndNs - BeginNs per launch.
+TEST(RocprofStats, RocprofV1ResultsCsvSummedPerName) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/rocprof_v1_results_csv_per_dispatch_mini_nbody_ten_launches_enccs_excerpt.md"), "r.md");
+    EXPECT_TRUE(s.from_trace);
+    EXPECT_NE(s.format.find("rocprof v1 per-dispatch results.csv"), std::string::npos) << s.format;
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_EQ(s.kernels[0].instances, 10u);
+    // 26316649 + 26115847 + 26102728 + 26060585 + 26095946 + 26070505 + 26084872 + 26083752 + 26098793 + 26095267
+    // = 261,124,944 ns, the TotalDurationNs of the same run's results.stats.csv.
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 261124.944);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].min_us, 26060.585);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].max_us, 26316.649);   // row 0: 1591372836189584 - 1591372809872935
+    EXPECT_DOUBLE_EQ(*s.kernels[0].med_us, 26095.6065);  // (26095267 + 26095946) / 2 ns
 }
 
 // nsys's own Time (%) too: a complete table adds up to 100 within its rounding (0.5 + 0.05 per row); less means
