@@ -64,7 +64,9 @@ std::vector<CsvRecord> parse_csv(std::string_view text, const std::string& origi
                 throw InputError(origin, fmt::format("line {}: quoted field never closed (file truncated?); expected CSV "
                                                      "with each quote closed",
                                                      start_line));
-            // After the closing quote: separator, line end or end of text.
+            // After the closing quote: blanks (a console copy's trailing blank), then separator, line end or end of text.
+            while (i < text.size() && (text[i] == ' ' || text[i] == '\t') && text[i] != separator)
+                ++i;
             if (i < text.size() && text[i] != separator && text[i] != '\n' && text[i] != '\r')
                 throw InputError(origin, fmt::format("line {}: text after a closing quote; expected CSV (a quote "
                                                      "inside a quoted field is written \"\")",

@@ -364,12 +364,12 @@ std::vector<std::pair<std::size_t, std::vector<std::string>>> trace_rows(const s
         std::size_t end = h;
         for (; end < lines.size() && !blank(lines[end]) && !is_fence(lines[end]) && !is_elision(lines[end]); ++end)
             table += lines[end] + "\n";
-        std::vector<ingest::CsvRecord> records = parse_csv(table, origin);
+        std::vector<ingest::CsvRecord> records = parse_csv(std::string(h, '\n') + table, origin);  // file line numbers
         if (records.empty())
             throw InputError(origin, fmt::format("line {}: a GPU trace header with no rows under it; {}", h + 1, kExpected));
         headers = records.front().fields;
         for (std::size_t r = 1; r < records.size(); ++r)
-            rows.emplace_back(h + records[r].line, std::move(records[r].fields));
+            rows.emplace_back(records[r].line, std::move(records[r].fields));
         if (end < lines.size())
             ends_at(end, lines[end]);
     } else {
@@ -970,12 +970,12 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
         std::size_t end = h;
         for (; end < lines.size() && !blank(lines[end]) && !is_fence(lines[end]) && !is_elision(lines[end]); ++end)
             table += lines[end] + "\n";
-        const std::vector<ingest::CsvRecord> records = parse_csv(table, origin);
+        const std::vector<ingest::CsvRecord> records = parse_csv(std::string(h, '\n') + table, origin);  // file line numbers
         if (records.empty())  // the header line itself ends the table (a fence or blank after its markers)
             throw InputError(origin, fmt::format("line {}: a kernel table header with no table under it; {}", h + 1, kExpected));
         const std::vector<HeaderColumn> cols = columns_of(records.front().fields, origin);
         for (std::size_t r = 1; r < records.size(); ++r) {
-            const std::size_t line = h + records[r].line;
+            const std::size_t line = records[r].line;
             if (records[r].fields.size() != cols.size())
                 throw InputError(origin, fmt::format("line {}: {} fields where the header has {} (file truncated?); {}", line,
                                                      records[r].fields.size(), cols.size(), kExpected));

@@ -57,11 +57,14 @@ bool is_trace_header(const std::string& line) {
            (has("KernelName") && has("BeginNs") && has("EndNs"));
 }
 
-// The lines of the CSV table whose header is lines[h]: to a blank line, a code fence or an elision line (`end` is
-// where it stopped).
+// The lines of the CSV table whose header is lines[h]: to a blank line, a code fence, an elision line or a line
+// without a comma (a shell prompt pasted straight after the rows; every row of these tables has several fields),
+// `end` where it stopped; after h empty lines, so that the CSV records and errors carry the file's line numbers.
 std::string table_text(const std::vector<std::string>& lines, std::size_t h, std::size_t& end) {
-    std::string table;
-    for (end = h; end < lines.size() && !blank(lines[end]) && !is_fence(lines[end]) && !is_elision(lines[end]); ++end)
+    std::string table(h, '\n');
+    for (end = h; end < lines.size() && !blank(lines[end]) && !is_fence(lines[end]) && !is_elision(lines[end]) &&
+                  (end == h || lines[end].find(',') != std::string::npos);
+         ++end)
         table += lines[end] + "\n";
     return table;
 }
@@ -100,7 +103,7 @@ NsysKernSum read_stats_table(const std::vector<std::string>& lines, std::size_t 
     std::size_t api = 0, domain = 0;
     for (std::size_t r = 1; r < records.size(); ++r) {
         const std::vector<std::string>& f = records[r].fields;
-        const std::size_t line = h + records[r].line;
+        const std::size_t line = records[r].line;
         if (f.size() != head.size())
             throw InputError(origin, fmt::format("line {}: {} fields where the header has {} (file truncated?); {}", line,
                                                  f.size(), head.size(), kExpected));
@@ -183,7 +186,7 @@ NsysKernSum read_kernel_trace(const std::vector<std::string>& lines, std::size_t
     std::size_t rows = 0;
     for (std::size_t r = 1; r < records.size(); ++r) {
         const std::vector<std::string>& f = records[r].fields;
-        const std::size_t line = h + records[r].line;
+        const std::size_t line = records[r].line;
         if (f.size() != head.size())
             throw InputError(origin, fmt::format("line {}: {} fields where the kernel trace header has {} (file truncated?); {}",
                                                  line, f.size(), head.size(), kExpected));

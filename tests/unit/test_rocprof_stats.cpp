@@ -151,6 +151,24 @@ TEST(RocprofStats, RocprofV1ResultsCsvSummedPerName) {
     EXPECT_DOUBLE_EQ(*s.kernels[0].med_us, 26095.6065);  // (26095267 + 26095946) / 2 ns
 }
 
+// Old code: "line 1: text after a closing quote" (a blank after '"DurationNs"', and a line counted from the table).
+// Blanks after a closing quote are read; the shell prompt right after the row (no comma) ends the table.
+TEST(RocprofStats, RocprofV1CsvWithBlanksAfterQuotesAndAPromptAfterTheRow) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/rocprof_v1_rpl_run_2019_rocm22_per_dispatch_csv_trailing_blanks_prompt_after_row_matmul_excerpt.md"),
+        "m.md");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_EQ(s.kernels[0].name, "matmul_kernel(long, int*, int*, int*)");
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 17218.016);  // 13839523017841 - 13839505799825 ns
+    EXPECT_EQ(s.table_line, 31u);
+    // A malformed row names its line in the file, not in the table: line 32 holds the row.
+    std::string text =
+        fixture("corpus/nsys/rocprof_v1_rpl_run_2019_rocm22_per_dispatch_csv_trailing_blanks_prompt_after_row_matmul_excerpt.md");
+    text.replace(text.find(",17218016 "), 10, ",\"x\"y ");
+    const std::string why = refusal(text);
+    EXPECT_NE(why.find("line 32: text after a closing quote"), std::string::npos) << why;
+}
+
 // nsys's own Time (%) too: a complete table adds up to 100 within its rounding (0.5 + 0.05 per row); less means
 // rows are missing.
 TEST(RocprofStats, OwnPercentagesShowAPartialTable) {
