@@ -476,4 +476,26 @@ TEST(NsysRealInputs, BareBytesColumnUnitDecidedByTheTracesOwnRate) {
     EXPECT_FALSE(bad.memory_ops[1].bytes.has_value());
 }
 
+// Old code: "no kernel summary table found". nvprof's summary pasted from its first row, the header line cut: the
+// "GPU activities:" label (a percentage, then a time with its unit) is read in nvprof's column order.
+TEST(NsysRealInputs, NvprofSummaryWithoutItsHeaderLine) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/nvprof_summary_headerless_gpu_activities_rows_meshmode_issue103_excerpt.md"), "m.md");
+    EXPECT_TRUE(s.from_nvprof);
+    ASSERT_EQ(s.kernels.size(), 10u);
+    EXPECT_EQ(s.kernels[0].name, "resample_by_picking");
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 1728980.0);  // 1.72898 s
+    EXPECT_EQ(s.kernels[0].instances, 28160u);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].min_us, 3.424);  // 3.4240us
+    EXPECT_DOUBLE_EQ(*s.kernels[0].time_pct, 15.95);
+    EXPECT_DOUBLE_EQ(s.kernels[5].total_us, 954480.0);  // axpb 954.48ms
+    ASSERT_EQ(s.memory_ops.size(), 3u);
+    EXPECT_EQ(s.memory_ops[1].operation, "[CUDA memcpy DtoD]");
+    EXPECT_DOUBLE_EQ(s.memory_ops[1].total_us, 171510.0);  // 171.51ms
+    EXPECT_EQ(s.table_line, 3u);
+    EXPECT_NE(s.warnings[0].find("the nvprof summary at line 3 has no header line"), std::string::npos) << s.warnings[0];
+    // Prose naming the label is not a row: "GPU activities: none" has no percentage and time.
+    EXPECT_THROW(parse_nsys_kern_sum("GPU activities: none were profiled\n", "p.txt"), InputError);
+}
+
 }  // namespace
