@@ -11,13 +11,13 @@
 
 namespace bwacct::ingest {
 
-std::vector<CsvRecord> parse_csv(std::string_view text, const std::string& origin, char separator) {
+std::vector<CsvRecord> parse_csv(std::string_view text, const std::string& origin, char separator, std::size_t first_line) {
     if (text.substr(0, 3) == "\xEF\xBB\xBF")
         text.remove_prefix(3);
     std::vector<CsvRecord> out;
     CsvRecord record;
     std::string field;
-    std::size_t line = 1;
+    std::size_t line = first_line;
     bool in_record = false;  // something (a field or separator) seen on this record
     const auto end_field = [&] {
         record.fields.push_back(std::move(field));

@@ -364,7 +364,7 @@ std::vector<std::pair<std::size_t, std::vector<std::string>>> trace_rows(const s
         std::size_t end = h;
         for (; end < lines.size() && !blank(lines[end]) && !is_fence(lines[end]) && !is_elision(lines[end]); ++end)
             table += lines[end] + "\n";
-        std::vector<ingest::CsvRecord> records = parse_csv(std::string(h, '\n') + table, origin);  // file line numbers
+        std::vector<ingest::CsvRecord> records = parse_csv(table, origin, ',', h + 1);  // file line numbers
         if (records.empty())
             throw InputError(origin, fmt::format("line {}: a GPU trace header with no rows under it; {}", h + 1, kExpected));
         headers = records.front().fields;
@@ -970,7 +970,7 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
         std::size_t end = h;
         for (; end < lines.size() && !blank(lines[end]) && !is_fence(lines[end]) && !is_elision(lines[end]); ++end)
             table += lines[end] + "\n";
-        const std::vector<ingest::CsvRecord> records = parse_csv(std::string(h, '\n') + table, origin);  // file line numbers
+        const std::vector<ingest::CsvRecord> records = parse_csv(table, origin, ',', h + 1);  // file line numbers
         if (records.empty())  // the header line itself ends the table (a fence or blank after its markers)
             throw InputError(origin, fmt::format("line {}: a kernel table header with no table under it; {}", h + 1, kExpected));
         const std::vector<HeaderColumn> cols = columns_of(records.front().fields, origin);

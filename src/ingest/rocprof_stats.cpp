@@ -59,9 +59,9 @@ bool is_trace_header(const std::string& line) {
 
 // The lines of the CSV table whose header is lines[h]: to a blank line, a code fence, an elision line or a line
 // without a comma (a shell prompt pasted straight after the rows; every row of these tables has several fields),
-// `end` where it stopped; after h empty lines, so that the CSV records and errors carry the file's line numbers.
+// `end` where it stopped (parse it with first line h + 1, so that records and errors carry the file's line numbers).
 std::string table_text(const std::vector<std::string>& lines, std::size_t h, std::size_t& end) {
-    std::string table(h, '\n');
+    std::string table;
     for (end = h; end < lines.size() && !blank(lines[end]) && !is_fence(lines[end]) && !is_elision(lines[end]) &&
                   (end == h || lines[end].find(',') != std::string::npos);
          ++end)
@@ -84,7 +84,7 @@ std::optional<std::uint64_t> timestamp(const std::string& cell) {
 // API calls, rocprofv3 domains).
 NsysKernSum read_stats_table(const std::vector<std::string>& lines, std::size_t h, const std::string& origin, std::string& why,
                              std::size_t& end) {
-    const std::vector<ingest::CsvRecord> records = ingest::parse_csv(table_text(lines, h, end), origin);
+    const std::vector<ingest::CsvRecord> records = ingest::parse_csv(table_text(lines, h, end), origin, ',', h + 1);
     NsysKernSum out;
     out.table_line = h + 1;
     if (records.empty())  // the header line's CSV held no record (an unclosed quote swallowed it)
@@ -161,7 +161,7 @@ NsysKernSum read_stats_table(const std::vector<std::string>& lines, std::size_t 
 // per Kernel_Name.
 NsysKernSum read_kernel_trace(const std::vector<std::string>& lines, std::size_t h, const std::string& origin) {
     std::size_t end = h;
-    const std::vector<ingest::CsvRecord> records = ingest::parse_csv(table_text(lines, h, end), origin);
+    const std::vector<ingest::CsvRecord> records = ingest::parse_csv(table_text(lines, h, end), origin, ',', h + 1);
     if (records.empty())
         throw InputError(origin, fmt::format("line {}: a kernel trace header with no table under it; {}", h + 1, kExpected));
     const std::vector<std::string>& head = records.front().fields;
@@ -225,7 +225,8 @@ NsysKernSum read_kernel_trace(const std::vector<std::string>& lines, std::size_t
 std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std::string>& lines, const std::string& origin) {
     std::optional<NsysKernSum> found;
     std::string refusal;              // why the first table passed over holds no kernels
-    std::vector<std::string> passed;  // the lines of the tables passed over
+    std::vector<std::string> passed;  // the lines of the first tables passed over
+    std::size_t passed_count = 0;
     for (std::size_t h = 0; h < lines.size(); ++h) {
         if (!is_header(lines[h]))
             continue;
@@ -236,7 +237,8 @@ std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std
         } else if (!why.empty()) {
             if (refusal.empty())
                 refusal = why;
-            passed.push_back(std::to_string(h + 1));
+            if (++passed_count <= 5)  // the first five named, the rest counted
+                passed.push_back(std::to_string(h + 1));
         } else if (!found) {
             found = std::move(t);
         } else {
@@ -244,12 +246,13 @@ std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std
         }
         h = std::max(h, end);
     }
-    const auto with_passed = [&passed](NsysKernSum out) {
-        if (!passed.empty())
-            out.warnings.push_back(
-                fmt::format("the rocprof statistics at line{} {} hold HIP/HSA API calls or rocprofv3 domains, "
-                            "not kernels: passed over",
-                            passed.size() == 1 ? "" : "s", fmt::join(passed, ", ")));
+    const auto with_passed = [&passed, &passed_count](NsysKernSum out) {
+        if (passed_count > 0)
+            out.warnings.push_back(fmt::format(
+                "the rocprof statistics at line{} {}{} hold HIP/HSA API calls or rocprofv3 domains, "
+                "not kernels: passed over",
+                passed_count == 1 ? "" : "s", fmt::join(passed, ", "),
+                passed_count > passed.size() ? fmt::format(" and {} more", passed_count - passed.size()) : std::string()));
         return out;
     };
     if (found)
