@@ -11,13 +11,13 @@
 
 namespace bwacct::ingest {
 
-std::vector<CsvRecord> parse_csv(std::string_view text, const std::string& origin, char separator) {
+std::vector<CsvRecord> parse_csv(std::string_view text, const std::string& origin, char separator, std::size_t first_line) {
     if (text.substr(0, 3) == "\xEF\xBB\xBF")
         text.remove_prefix(3);
     std::vector<CsvRecord> out;
     CsvRecord record;
     std::string field;
-    std::size_t line = 1;
+    std::size_t line = first_line;
     bool in_record = false;  // something (a field or separator) seen on this record
     const auto end_field = [&] {
         record.fields.push_back(std::move(field));
@@ -64,7 +64,9 @@ std::vector<CsvRecord> parse_csv(std::string_view text, const std::string& origi
                 throw InputError(origin, fmt::format("line {}: quoted field never closed (file truncated?); expected CSV "
                                                      "with each quote closed",
                                                      start_line));
-            // After the closing quote: separator, line end or end of text.
+            // After the closing quote: blanks (a console copy's trailing blank), then separator, line end or end of text.
+            while (i < text.size() && (text[i] == ' ' || text[i] == '\t') && text[i] != separator)
+                ++i;
             if (i < text.size() && text[i] != separator && text[i] != '\n' && text[i] != '\r')
                 throw InputError(origin, fmt::format("line {}: text after a closing quote; expected CSV (a quote "
                                                      "inside a quoted field is written \"\")",

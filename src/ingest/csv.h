@@ -20,7 +20,9 @@ struct CsvRecord {
 
 // All records of `text`; empty lines are skipped. Throws InputError naming `origin` on an unterminated
 // quoted field or text after a closing quote ("a"b), with the line number.
-std::vector<CsvRecord> parse_csv(std::string_view text, const std::string& origin, char separator = ',');
+// `first_line`: the line number of the text's first line in its file (a table cut out of a larger file).
+std::vector<CsvRecord> parse_csv(std::string_view text, const std::string& origin, char separator = ',',
+                                 std::size_t first_line = 1);
 
 // The lines of `text`, without their line ends (LF or CRLF) and without a leading UTF-8 byte-order mark.
 std::vector<std::string> split_lines(const std::string& text);

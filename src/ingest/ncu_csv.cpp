@@ -1,5 +1,6 @@
 // `ncu --csv` exports, long (--page details) or wide (--page raw) layout (include/bwacct/ingest_nsight.h).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -28,7 +29,7 @@ constexpr const char* kNvprofMetrics =
     "nvprof --metrics dram_read_bytes,dram_write_bytes,dram_read_throughput,dram_write_throughput (where nvprof lacks "
     "dram_*_bytes, as on Kepler and Maxwell: dram_read_transactions,dram_write_transactions in their place)";
 
-enum class Metric { read, write, total, time, duration, dram_pct, sm_pct, dram_pct_sol, sm_pct_sol, device, none };
+enum class Metric { read, write, total, time, duration, dram_rate, dram_pct, sm_pct, dram_pct_sol, sm_pct_sol, device, none };
 
 Metric metric_of(const std::string& name) {
     if (name == "dram__bytes_read.sum")
@@ -44,6 +45,10 @@ Metric metric_of(const std::string& name) {
     if (name == "Duration" || name == "gpu__time_duration.avg" || name == "gpu__time_duration.max" ||
         name == "gpu__time_duration.min")
         return Metric::duration;
+    // The DRAM rate ncu measured: dram__bytes.sum.per_second, which the Memory Workload Analysis section labels
+    // "Memory Throughput" (in Gbyte/second; the Speed Of Light section's "Memory Throughput" in % is another figure).
+    if (name == "dram__bytes.sum.per_second" || name == "Memory Throughput")
+        return Metric::dram_rate;
     // ncu 2022+ also names the DRAM share gpu__dram_throughput (the SpeedOfLight section's "DRAM Throughput").
     if (name.rfind("dram__throughput.avg.pct_of_peak_sustained", 0) == 0 ||
         name.rfind("gpu__dram_throughput.avg.pct_of_peak_sustained", 0) == 0)
@@ -112,6 +117,15 @@ void store(NcuKernel& k, Metric m, const std::string& metric, const std::string&
     const bool percent = m == Metric::dram_pct || m == Metric::sm_pct || m == Metric::dram_pct_sol || m == Metric::sm_pct_sol;
     if (percent && !unit.empty() && unit != "%")
         return;
+    // A rate only in bytes per second ("Gbyte/second", "Gbyte/s"): "Memory Throughput" in % is not the DRAM rate.
+    std::optional<double> rate_scale;
+    if (m == Metric::dram_rate) {
+        const std::size_t slash = unit.find('/');
+        if (slash != std::string::npos && (unit.substr(slash + 1) == "second" || unit.substr(slash + 1) == "s"))
+            rate_scale = ncu_byte_scale(unit.substr(0, slash));
+        if (!rate_scale)
+            return;
+    }
     const std::optional<double> v = parse_number_text(decimal_comma ? to_decimal_point(value) : value);
     if (!v || *v < 0)
         throw InputError(origin,
@@ -141,6 +155,9 @@ void store(NcuKernel& k, Metric m, const std::string& metric, const std::string&
                 k.time_us = *s == 1 ? *v : std::round(*v * *s * 1e6) / 1e6;  // ns -> us without binary noise (1e-6 us steps)
             break;
         }
+        case Metric::dram_rate:
+            k.dram_GBps = *v * *rate_scale / 1e9;
+            break;
         case Metric::dram_pct:
             k.dram_pct = *v;
             break;  // the raw metric replaces a Speed Of Light copy
@@ -171,6 +188,27 @@ NcuProfile with_valid_text(NcuProfile p) {
             fmt::format("{} byte{} of the kernel names, IDs or devices {} not UTF-8 (a Latin-1 copy, or a "
                         "name cut inside a character): shown as U+FFFD",
                         repaired, repaired == 1 ? "" : "s", repaired == 1 ? "is" : "are"));
+    return p;
+}
+
+// The profile without the kernels that hold nothing bwacct reads (no DRAM bytes, DRAM rate or duration: another run's
+// --metrics of the same kernels, pasted after the one that measured them), with a warning naming them. Called once
+// some kernel holds something.
+NcuProfile without_empty(NcuProfile p) {
+    std::vector<NcuKernel> kept;
+    std::vector<std::string> left;
+    for (NcuKernel& k : p.kernels) {
+        if (k.time_us || k.dram_read_bytes || k.dram_write_bytes || k.dram_bytes || k.dram_GBps)
+            kept.push_back(std::move(k));
+        else
+            left.push_back(fmt::format("{} ({})", k.id, short_kernel_name(k.name)));
+    }
+    if (!left.empty())
+        p.warnings.push_back(
+            fmt::format("{} kernel{} ({}) hold{} no DRAM bytes, DRAM rate or duration (other metrics only, "
+                        "e.g. another run's --metrics): left out",
+                        left.size(), left.size() == 1 ? "" : "s", fmt::join(left, ", "), left.size() == 1 ? "s" : ""));
+    p.kernels = std::move(kept);
     return p;
 }
 
@@ -241,13 +279,13 @@ NcuProfile parse_ncu_csv(const std::string& text, const std::string& origin) {
         NcuProfile console = ncu_parts::parse_ncu_text(lines, origin);
         if (!console.kernels.empty()) {
             const bool useful = std::any_of(console.kernels.begin(), console.kernels.end(), [](const NcuKernel& k) {
-                return k.time_us || k.dram_read_bytes || k.dram_write_bytes || k.dram_bytes;
+                return k.time_us || k.dram_read_bytes || k.dram_write_bytes || k.dram_bytes || k.dram_GBps;
             });
             if (!useful)
-                throw InputError(origin, fmt::format("ncu's console output names {} kernel{} but none has DRAM bytes or a "
-                                                     "Duration; {}",
+                throw InputError(origin, fmt::format("ncu's console output names {} kernel{} but none has DRAM bytes, a "
+                                                     "DRAM rate (Memory Throughput in Gbyte/s) or a Duration; {}",
                                                      console.kernels.size(), console.kernels.size() == 1 ? "" : "s", kExpected));
-            return with_valid_text(std::move(console));
+            return with_valid_text(without_empty(std::move(console)));
         }
         // ncu that failed (an option that matched nothing, no kernel profiled) wrote only its messages: quote
         // the first.
@@ -391,11 +429,11 @@ NcuProfile parse_ncu_csv(const std::string& text, const std::string& origin) {
             "(decimal point); if ncu wrote them with a decimal comma they are 1000x too large: export with LC_ALL=C",
             undecided));
     const bool useful = std::any_of(out.kernels.begin(), out.kernels.end(), [](const NcuKernel& k) {
-        return k.time_us || k.dram_read_bytes || k.dram_write_bytes || k.dram_bytes;
+        return k.time_us || k.dram_read_bytes || k.dram_write_bytes || k.dram_bytes || k.dram_GBps;
     });
     if (!useful)
-        throw InputError(origin, fmt::format("no kernel has DRAM bytes or a duration; {}", kExpected));
-    return with_valid_text(std::move(out));
+        throw InputError(origin, fmt::format("no kernel has DRAM bytes, a DRAM rate or a duration; {}", kExpected));
+    return with_valid_text(without_empty(std::move(out)));
 }
 
 std::string ncu_device_name(const NcuProfile& p) {

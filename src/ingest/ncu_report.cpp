@@ -25,7 +25,7 @@ std::vector<std::string> ncu_summary(const std::vector<double>& bws, std::size_t
     else
         head += fmt::format("{:.1f} us in all", time_us);
     if (bws.empty())
-        return {head + "; no kernel has both DRAM bytes and a duration: no bandwidth"};
+        return {head + "; no kernel has both DRAM bytes and a duration, or a DRAM rate: no bandwidth"};
     const double med = median_of(bws), lo = *std::min_element(bws.begin(), bws.end()),
                  hi = *std::max_element(bws.begin(), bws.end());
     if (gpus.empty())
@@ -170,8 +170,9 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
             "duration: time = bytes / GB/s; % of peak uses the catalog's HBM figure");
     else
         s.notes.push_back(
-            "GB/s = (dram__bytes_read.sum + dram__bytes_write.sum) / gpu__time_duration.sum, 10^9 bytes/s; "
-            "% of peak uses the catalog's HBM figure; ncu dram % is ncu's own share of its sustained peak");
+            "GB/s = (dram__bytes_read.sum + dram__bytes_write.sum) / gpu__time_duration.sum, 10^9 bytes/s (without "
+            "byte counts: ncu's own DRAM rate, dram__bytes.sum.per_second, the Memory Workload Analysis section's Memory "
+            "Throughput); % of peak uses the catalog's HBM figure; ncu dram % is ncu's own share of its sustained peak");
     if (per_kernel && !p.nvprof)
         s.notes.push_back(
             "per-kernel summary: bytes, time and % are ncu's Average over each kernel's launches (one row per kernel "
@@ -188,9 +189,12 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
     r.warnings.insert(r.warnings.end(), p.warnings.begin(), p.warnings.end());
     if (rate_only > 0)
         r.warnings.push_back(
-            fmt::format("{} kernel{} {} nvprof's DRAM throughput but no byte counts (dram_read_bytes, dram_write_bytes or the "
-                        "dram_*_transactions): GB/s shown, bytes and time not",
-                        rate_only, rate_only == 1 ? "" : "s", rate_only == 1 ? "has" : "have"));
+            p.nvprof ? fmt::format("{} kernel{} {} nvprof's DRAM throughput but no byte counts (dram_read_bytes, "
+                                   "dram_write_bytes or the dram_*_transactions): GB/s shown, bytes and time not",
+                                   rate_only, rate_only == 1 ? "" : "s", rate_only == 1 ? "has" : "have")
+                     : fmt::format("{} kernel{} {} ncu's measured DRAM rate (Memory Throughput, dram__bytes.sum.per_second) "
+                                   "but no DRAM byte counts: GB/s is that rate, bytes not shown",
+                                   rate_only, rate_only == 1 ? "" : "s", rate_only == 1 ? "has" : "have"));
     if (devices.size() > 1) {
         std::string list, ids;
         for (const std::string& d : devices)

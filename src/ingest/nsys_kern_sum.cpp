@@ -33,8 +33,9 @@ constexpr const char* kExpected =
     "expected `nsys stats --report cuda_gpu_kern_sum` output (CSV or text) with columns Time (%), Total Time, "
     "Instances, ..., Name, a GPU trace (--report cuda_gpu_trace) with columns Start, Duration, ..., GrdX, ..., Name, "
     "nvprof's summary (Type, Time(%), Time, Calls, Avg, Min, Max, Name), nsys's memory operation summary "
-    "(--report cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum), or AMD rocprof's kernel statistics CSV "
-    "(\"Name\",\"Calls\",\"TotalDurationNs\",...)";
+    "(--report cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum), AMD rocprof's kernel statistics CSV "
+    "(\"Name\",\"Calls\",\"TotalDurationNs\",...), or rocprofv3's kernel_trace.csv (\"Kernel_Name\",...,"
+    "\"Start_Timestamp\",\"End_Timestamp\")";
 
 enum class Col { pct, total, instances, avg, med, min, max, stddev, name, unknown };
 
@@ -363,12 +364,12 @@ std::vector<std::pair<std::size_t, std::vector<std::string>>> trace_rows(const s
         std::size_t end = h;
         for (; end < lines.size() && !blank(lines[end]) && !is_fence(lines[end]) && !is_elision(lines[end]); ++end)
             table += lines[end] + "\n";
-        std::vector<ingest::CsvRecord> records = parse_csv(table, origin);
+        std::vector<ingest::CsvRecord> records = parse_csv(table, origin, ',', h + 1);  // file line numbers
         if (records.empty())
             throw InputError(origin, fmt::format("line {}: a GPU trace header with no rows under it; {}", h + 1, kExpected));
         headers = records.front().fields;
         for (std::size_t r = 1; r < records.size(); ++r)
-            rows.emplace_back(h + records[r].line, std::move(records[r].fields));
+            rows.emplace_back(records[r].line, std::move(records[r].fields));
         if (end < lines.size())
             ends_at(end, lines[end]);
     } else {
@@ -447,9 +448,51 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
             bytes_col = c;
         }
     }
+    const bool bytes_per_cell = nvprof && !nvprof_csv;
+    // A bare "Bytes" title (nsys 2020-2021's gputrace) beside the trace's own rate ("Thru(MB/s)"): the rows decide
+    // the unit. Bytes / Duration must give the printed rate, to its 3 decimals and 0.5 %, on every row that prints
+    // all three: in B (4,000,000 over 1,400,294 ns = 2,856.5 MB/s, printed 2,856.543) or in MB.
+    if (bytes_col < headers.size() && !bytes_per_cell && bytes_scale == 0 && duration_col < headers.size()) {
+        std::size_t rate_col = headers.size();
+        double rate_scale = 0;  // B/s per unit of the rate column
+        for (std::size_t c = 0; c < headers.size(); ++c) {
+            const nsys_parts::Title t = nsys_parts::split_title(headers[c]);
+            if (t.base == "thru" || t.base == "throughput") {
+                rate_col = c;
+                rate_scale = t.unit == "mb/s" || t.unit == "mbps"   ? 1e6
+                             : t.unit == "gb/s" || t.unit == "gbps" ? 1e9
+                             : t.unit == "kb/s" || t.unit == "kbps" ? 1e3
+                                                                    : 0.0;
+            }
+        }
+        std::size_t checked = 0, as_bytes = 0, as_mb = 0;
+        for (const auto& [line, cells] : rows) {
+            if (rate_scale == 0)
+                break;
+            if (cells.size() <= std::max({bytes_col, rate_col, duration_col}))
+                continue;
+            const std::optional<double> b = parse_number_text(trim(cells[bytes_col])),
+                                        d = parse_number_text(trim(cells[duration_col])),
+                                        t = parse_number_text(trim(cells[rate_col]));
+            if (!b || !d || !t || *b <= 0 || *d <= 0 || *t <= 0)
+                continue;
+            ++checked;
+            const double per_s = *b / (*d * to_us * 1e-6) / rate_scale;  // the rate if the bytes are B
+            const auto fits = [&t](double r) { return std::abs(r - *t) <= 0.0005 + 0.005 * *t; };
+            as_bytes += fits(per_s) ? 1 : 0;
+            as_mb += fits(per_s * 1e6) ? 1 : 0;
+        }
+        if (checked > 0 && (as_bytes == checked || as_mb == checked)) {
+            bytes_scale = as_bytes == checked ? 1.0 : 1e6;
+            out.warnings.push_back(fmt::format(
+                "column '{}' names no size unit: read in {}, the unit in which Bytes / Duration gives the trace's own "
+                "'{}' on all {} memory operation row{} that print the three",
+                headers[bytes_col], bytes_scale == 1.0 ? "bytes" : "MB (10^6 B)", headers[rate_col], checked,
+                checked == 1 ? "" : "s"));
+        }
+    }
     // A size column whose unit is not known (a bare "Bytes" title, a units-row cell other than B/KB/MB/GB)
     // gives no bytes: say so rather than list the memory operations without them silently.
-    const bool bytes_per_cell = nvprof && !nvprof_csv;
     const bool size_unit_unknown = bytes_col < headers.size() && !bytes_per_cell && bytes_scale == 0;
     std::size_t unknown_size_units = 0;  // nvprof console cells whose unit is not B/KB/MB/GB
     if (duration_col == headers.size() || name_col == headers.size())
@@ -545,41 +588,7 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
         throw InputError(
             origin, fmt::format("the GPU trace at line {} holds no kernel launch ({} memory operation row{} only); {}", h + 1,
                                 copies, copies == 1 ? "" : "s", kExpected));
-    double grand = 0;
-    for (const auto& l : launches)
-        for (const double d : l.second)
-            grand += d;
-    // Every figure below (a total, a spread of at most sqrt(2) x the total) stays finite in microseconds.
-    if (!std::isfinite(grand * to_us * 2))
-        throw InputError(origin, fmt::format("the GPU trace's durations add up to more than a double holds; {}", kExpected));
-    for (auto& [name, d] : launches) {
-        NsysKernel k;
-        k.name = name;
-        k.instances = d.size();
-        double total = 0;
-        for (const double x : d)
-            total += x;
-        const double n = static_cast<double>(d.size());
-        const double mean = total / n;
-        // The spread, scaled by the largest deviation so that no square overflows.
-        double spread = 0, squares = 0;
-        for (const double x : d)
-            spread = std::max(spread, std::abs(x - mean));
-        for (const double x : d)
-            squares += spread > 0 ? ((x - mean) / spread) * ((x - mean) / spread) : 0.0;
-        k.total_us = in_us(total, to_us);
-        k.avg_us = in_us(mean, to_us);
-        k.min_us = in_us(*std::min_element(d.begin(), d.end()), to_us);
-        k.max_us = in_us(*std::max_element(d.begin(), d.end()), to_us);
-        k.stddev_us = in_us(d.size() > 1 ? spread * std::sqrt(squares / (n - 1)) : 0.0, to_us);  // sample std. dev., as nsys
-        k.med_us = in_us(median_of(d), to_us);
-        k.time_pct = grand > 0 ? 100.0 * total / grand : 0.0;
-        k.category = classify_kernel(k.name);
-        out.kernels.push_back(std::move(k));
-    }
-    // nsys's own summary order: the kernel with the most time first.
-    std::stable_sort(out.kernels.begin(), out.kernels.end(),
-                     [](const NsysKernel& a, const NsysKernel& b) { return a.total_us > b.total_us; });
+    nsys_parts::sum_launches(launches, to_us, origin, out);
     if (copies > 0)
         out.warnings.push_back(fmt::format(
             "the GPU trace's {} memory operation row{} ([CUDA memcpy ...] or [CUDA memset], {:.1f} us in all) "
@@ -856,7 +865,9 @@ bool nsys_parts::is_elision(const std::string& line) {
             return false;
         }
     }
-    return dots >= 3 || ellipses >= 1;
+    // Three dots or more ("..."), or one alone: a line of a vertical ellipsis (a slide's ".\n.\n."). Two ("..") stay a
+    // short row, as before.
+    return dots >= 3 || dots == 1 || ellipses >= 1;
 }
 
 // The warning for a table that a paste cut short with an elision line.
@@ -865,6 +876,45 @@ std::string nsys_parts::elision_warning(std::size_t header_line, std::size_t lin
         "the kernel table at line {} is cut at line {} ('{}'): {}; the {} row{} shown "
         "are read, so the totals, shares and categories cover those rows only",
         header_line, line, trim(text), kElided, rows, rows == 1 ? "" : "s");
+}
+
+void nsys_parts::sum_launches(const std::vector<std::pair<std::string, std::vector<double>>>& launches, double to_us,
+                              const std::string& origin, NsysKernSum& out) {
+    double grand = 0;
+    for (const auto& l : launches)
+        for (const double d : l.second)
+            grand += d;
+    // Every figure below (a total, a spread of at most sqrt(2) x the total) stays finite in microseconds.
+    if (!std::isfinite(grand * to_us * 2))
+        throw InputError(origin, fmt::format("the trace's kernel durations add up to more than a double holds; {}", kExpected));
+    for (auto& [name, d] : launches) {
+        NsysKernel k;
+        k.name = name;
+        k.instances = d.size();
+        double total = 0;
+        for (const double x : d)
+            total += x;
+        const double n = static_cast<double>(d.size());
+        const double mean = total / n;
+        // The spread, scaled by the largest deviation so that no square overflows.
+        double spread = 0, squares = 0;
+        for (const double x : d)
+            spread = std::max(spread, std::abs(x - mean));
+        for (const double x : d)
+            squares += spread > 0 ? ((x - mean) / spread) * ((x - mean) / spread) : 0.0;
+        k.total_us = in_us(total, to_us);
+        k.avg_us = in_us(mean, to_us);
+        k.min_us = in_us(*std::min_element(d.begin(), d.end()), to_us);
+        k.max_us = in_us(*std::max_element(d.begin(), d.end()), to_us);
+        k.stddev_us = in_us(d.size() > 1 ? spread * std::sqrt(squares / (n - 1)) : 0.0, to_us);  // sample std. dev., as nsys
+        k.med_us = in_us(median_of(d), to_us);
+        k.time_pct = grand > 0 ? 100.0 * total / grand : 0.0;
+        k.category = classify_kernel(k.name);
+        out.kernels.push_back(std::move(k));
+    }
+    // nsys's own summary order: the kernel with the most time first.
+    std::stable_sort(out.kernels.begin(), out.kernels.end(),
+                     [](const NsysKernel& a, const NsysKernel& b) { return a.total_us > b.total_us; });
 }
 
 NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& origin) {
@@ -920,12 +970,12 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
         std::size_t end = h;
         for (; end < lines.size() && !blank(lines[end]) && !is_fence(lines[end]) && !is_elision(lines[end]); ++end)
             table += lines[end] + "\n";
-        const std::vector<ingest::CsvRecord> records = parse_csv(table, origin);
+        const std::vector<ingest::CsvRecord> records = parse_csv(table, origin, ',', h + 1);  // file line numbers
         if (records.empty())  // the header line itself ends the table (a fence or blank after its markers)
             throw InputError(origin, fmt::format("line {}: a kernel table header with no table under it; {}", h + 1, kExpected));
         const std::vector<HeaderColumn> cols = columns_of(records.front().fields, origin);
         for (std::size_t r = 1; r < records.size(); ++r) {
-            const std::size_t line = h + records[r].line;
+            const std::size_t line = records[r].line;
             if (records[r].fields.size() != cols.size())
                 throw InputError(origin, fmt::format("line {}: {} fields where the header has {} (file truncated?); {}", line,
                                                      records[r].fields.size(), cols.size(), kExpected));

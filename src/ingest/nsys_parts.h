@@ -30,7 +30,8 @@ std::string trim(const std::string& s);
 bool blank(const std::string& s);
 // A markdown code fence ("```", "~~~"): a table pasted into a README or an issue ends there.
 bool is_fence(const std::string& line);
-// A line standing for rows left out of a pasted table ("...", "…", "| ... |").
+// A line standing for rows left out of a pasted table: three dots or more alone ("...", "| ... |"), one alone (".", a line of a
+// vertical ellipsis) or an ellipsis ("…", "⋮").
 bool is_elision(const std::string& line);
 // The words of that warning that say rows were left out (other checks look for them).
 inline constexpr const char* kElided = "whoever pasted it left rows out";
@@ -71,10 +72,18 @@ std::optional<NsysKernSum> parse_nvprof_summary(const std::vector<std::string>& 
 // bare number is in `bare_to_us` microseconds per unit, else not a time.
 std::optional<double> suffixed_time_us(const std::string& text, std::optional<double> bare_to_us);
 
+// Kernel launches of a trace, per name in file order (durations in a unit of `to_us` microseconds), summed into
+// out.kernels: instances, total, avg, median, min, max, sample standard deviation, time % of all launches; the
+// kernel with the most time first. Throws InputError when the durations add up to more than a double holds.
+void sum_launches(const std::vector<std::pair<std::string, std::vector<double>>>& launches, double to_us,
+                  const std::string& origin, NsysKernSum& out);
+
 // AMD rocprof's kernel statistics CSV ("Name","Calls","TotalDurationNs","AverageNs","Percentage", rocprofv3 adding
 // "MinNs","MaxNs","StdDev") when `lines` hold its header: one kernel per row, times in ns. nullopt without that
-// header. Throws InputError for a malformed row, or for a file of the same header holding HIP/HSA API calls
-// (hip_stats, hsa_stats) or rocprofv3 domains (domain_stats, memory_copy_stats) rather than kernels.
+// header. Tables of the same header holding HIP/HSA API calls (hip_stats, hsa_stats) or rocprofv3 domains
+// (domain_stats, memory_copy_stats) are passed over for a later kernel table. Without a kernel table, rocprofv3's
+// kernel trace (kernel_trace.csv: "Kernel_Name", "Start_Timestamp", "End_Timestamp" per dispatch, in ns) is summed
+// per kernel name. Throws InputError for a malformed row, or when the only tables are API or domain statistics.
 std::optional<NsysKernSum> parse_rocprof_stats(const std::vector<std::string>& lines, const std::string& origin);
 
 }  // namespace bwacct::nsys_parts

@@ -54,10 +54,11 @@ IngestReport nsys_report(const NsysKernSum& sum, const std::string& file) {
 
     Section kernels;
     kernels.key = "kernels";
-    kernels.title = sum.from_trace     ? "Kernels (nsys GPU trace summed per kernel name; times only)"
-                    : sum.from_nvprof  ? "Kernels (nvprof summary, GPU activities; times only)"
-                    : sum.from_rocprof ? "Kernels (AMD rocprof kernel statistics; times only)"
-                                       : "Kernels (nsys cuda_gpu_kern_sum; times only)";
+    kernels.title = sum.from_trace && sum.from_rocprof ? "Kernels (rocprofv3 kernel trace summed per kernel name; times only)"
+                    : sum.from_trace                   ? "Kernels (nsys GPU trace summed per kernel name; times only)"
+                    : sum.from_nvprof                  ? "Kernels (nvprof summary, GPU activities; times only)"
+                    : sum.from_rocprof                 ? "Kernels (AMD rocprof kernel statistics; times only)"
+                                                       : "Kernels (nsys cuda_gpu_kern_sum; times only)";
     kernels.columns = {{"index", "#", 0},         {"kernel", "kernel", 0},     {"category", "category", 0},
                        {"time_pct", "time %", 1}, {"total_us", "total us", 1}, {"instances", "instances", 0},
                        {"avg_us", "avg us", 3},   {"med_us", "med us", 3},     {"min_us", "min us", 3},

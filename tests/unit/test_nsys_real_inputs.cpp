@@ -413,4 +413,89 @@ TEST(NsysRealInputs, NcuCsvAndNcuMessagesPointToIngestNcu) {
     }
 }
 
+// Real GPU traces whose own Throughput column is wrong or whose memset row leaves a cell blank: the bytes and the
+// durations decide, never the printed rate.
+TEST(NsysRealInputs, GpuTraceRatesComeFromBytesAndDurations) {
+    const NsysKernSum a = parse_nsys_kern_sum(
+        fixture("corpus/nsys/"
+                "nsys2023_nvprof_print_gpu_trace_console_a30_vectoradd_7200mb_copies_throughput_printed_0_two_runs_excerpt.md"),
+        "a30.md");
+    ASSERT_EQ(a.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(a.kernels[0].total_us, 25627.697);  // 25,627,697 ns
+    ASSERT_EQ(a.memory_ops.size(), 2u);
+    EXPECT_EQ(a.memory_ops[0].operation, "[CUDA memcpy HtoD]");
+    EXPECT_EQ(a.memory_ops[0].count, 2u);
+    EXPECT_DOUBLE_EQ(*a.memory_ops[0].bytes, 14.4e9);          // 2 x 7,200.000 MB
+    EXPECT_DOUBLE_EQ(a.memory_ops[0].total_us, 15410211.686);  // 7,688,744,098 + 7,721,467,588 ns
+    EXPECT_EQ(a.other_tables, std::vector<std::size_t>{39});   // the second run's table
+    // 14.4e9 B / 15.410211686 s = 0.93445 GB/s, though nsys printed 0.000 MBps.
+    EXPECT_NEAR(*a.memory_ops[0].bytes / (a.memory_ops[0].total_us * 1e3), 0.934445, 1e-6);
+
+    const NsysKernSum r = parse_nsys_kern_sum(
+        fixture(
+            "corpus/nsys/nsys_nvprof_print_gpu_trace_console_rtx3060_cutlass_sgemm_memset_blank_dstmemkd_cu_comment_excerpt.txt"),
+        "m.txt");
+    ASSERT_EQ(r.kernels.size(), 1u);
+    EXPECT_EQ(r.kernels[0].category, KernelCategory::gemm);
+    EXPECT_DOUBLE_EQ(r.kernels[0].total_us, 726902.735);
+    ASSERT_EQ(r.memory_ops.size(), 3u);
+    EXPECT_EQ(r.memory_ops[1].operation, "[CUDA memset]");  // SrcMemKd "Device", DstMemKd blank
+    EXPECT_DOUBLE_EQ(*r.memory_ops[1].bytes, 1610.613e6);   // 1,610.613 MB, not a shifted cell
+    EXPECT_DOUBLE_EQ(r.memory_ops[1].total_us, 4709.456);   // 4,709,456 ns
+    EXPECT_DOUBLE_EQ(*r.memory_ops[0].bytes, 1342.177e6);   // 805.306 + 536.871 MB
+}
+
+// Old code: a bare "Bytes" title (nsys 2020.4's gputrace) gave no bytes. The trace's own Thru(MB/s) decides the unit:
+// Bytes / Duration must give it on every memory row.
+TEST(NsysRealInputs, BareBytesColumnUnitDecidedByTheTracesOwnRate) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/nsys2020_4_gputrace_console_bare_bytes_column_thru_mb_s_a100pcie_omp_offload_excerpt.md"), "g.md");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 222.08);  // 222,080 ns
+    ASSERT_EQ(s.memory_ops.size(), 2u);
+    const NsysMemOp& dtoh = s.memory_ops[0];
+    const NsysMemOp& htod = s.memory_ops[1];
+    EXPECT_EQ(dtoh.operation, "[CUDA memcpy DtoH]");
+    EXPECT_DOUBLE_EQ(*dtoh.bytes, 12000001.0);  // 1 + 3 x 4,000,000 B
+    EXPECT_DOUBLE_EQ(dtoh.total_us, 1144.134);  // 5,120 + 388,706 + 356,354 + 393,954 ns
+    EXPECT_DOUBLE_EQ(*htod.bytes, 12000004.0);  // 4 + 3 x 4,000,000 B
+    EXPECT_DOUBLE_EQ(htod.total_us, 4194.961);  // 2,911 + 1,400,294 + 1,399,398 + 1,392,358 ns
+    bool said = false;
+    for (const std::string& w : s.warnings)
+        said = said || w.find("column 'Bytes' names no size unit: read in bytes") != std::string::npos;
+    EXPECT_TRUE(said);
+    // One row whose rate fits neither unit leaves the column unread, as before: the same file with one printed rate
+    // changed (4,000,000 B over 1,400,294 ns is 2,856.5 MB/s, not 9,999.000, in B or in MB).
+    std::string text =
+        fixture("corpus/nsys/nsys2020_4_gputrace_console_bare_bytes_column_thru_mb_s_a100pcie_omp_offload_excerpt.md");
+    const std::string rate = "2,856.543";
+    ASSERT_NE(text.find(rate), std::string::npos);
+    text.replace(text.find(rate), rate.size(), "9,999.000");
+    const NsysKernSum bad = parse_nsys_kern_sum(text, "b.md");
+    ASSERT_EQ(bad.memory_ops.size(), 2u);
+    EXPECT_FALSE(bad.memory_ops[1].bytes.has_value());
+}
+
+// Old code: "no kernel summary table found". nvprof's summary pasted from its first row, the header line cut: the
+// "GPU activities:" label (a percentage, then a time with its unit) is read in nvprof's column order.
+TEST(NsysRealInputs, NvprofSummaryWithoutItsHeaderLine) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/nvprof_summary_headerless_gpu_activities_rows_meshmode_issue103_excerpt.md"), "m.md");
+    EXPECT_TRUE(s.from_nvprof);
+    ASSERT_EQ(s.kernels.size(), 10u);
+    EXPECT_EQ(s.kernels[0].name, "resample_by_picking");
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 1728980.0);  // 1.72898 s
+    EXPECT_EQ(s.kernels[0].instances, 28160u);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].min_us, 3.424);  // 3.4240us
+    EXPECT_DOUBLE_EQ(*s.kernels[0].time_pct, 15.95);
+    EXPECT_DOUBLE_EQ(s.kernels[5].total_us, 954480.0);  // axpb 954.48ms
+    ASSERT_EQ(s.memory_ops.size(), 3u);
+    EXPECT_EQ(s.memory_ops[1].operation, "[CUDA memcpy DtoD]");
+    EXPECT_DOUBLE_EQ(s.memory_ops[1].total_us, 171510.0);  // 171.51ms
+    EXPECT_EQ(s.table_line, 3u);
+    EXPECT_NE(s.warnings[0].find("the nvprof summary at line 3 has no header line"), std::string::npos) << s.warnings[0];
+    // Prose naming the label is not a row: "GPU activities: none" has no percentage and time.
+    EXPECT_THROW(parse_nsys_kern_sum("GPU activities: none were profiled\n", "p.txt"), InputError);
+}
+
 }  // namespace

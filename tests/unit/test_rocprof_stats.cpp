@@ -77,6 +77,98 @@ TEST(RocprofStats, ApiAndDomainStatisticsAreNotKernels) {
     EXPECT_NE(domain.find("per domain or memory copy ('KERNEL_DISPATCH', ..."), std::string::npos) << domain;
 }
 
+// Old code: refused at the first table (domain_stats' "HIP_API") without looking at the kernel table below it.
+TEST(RocprofStats, ApiAndDomainTablesArePassedOverForTheKernelTable) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/rocprofv3_hip_jacobi_domain_and_api_stats_before_kernel_stats_then_wrapped_kernel_trace_excerpt.md"),
+        "j.md");
+    EXPECT_FALSE(s.from_trace);  // the statistics, not the kernel trace after them
+    ASSERT_EQ(s.kernels.size(), 7u);
+    EXPECT_EQ(s.table_line, 54u);
+    const NsysKernel& j = s.kernels[0];
+    EXPECT_EQ(j.name, "JacobiIterationKernel(int, double, double, double const*, double const*, double*, double*)");
+    EXPECT_EQ(j.instances, 1000u);
+    EXPECT_DOUBLE_EQ(j.total_us, 545275.48);  // 545,275,480 ns
+    EXPECT_DOUBLE_EQ(*j.time_pct, 43.03);
+    // Percentage in exponent form: 4.671e-04 %.
+    EXPECT_DOUBLE_EQ(*s.kernels[6].time_pct, 4.671e-04);
+    EXPECT_DOUBLE_EQ(*s.kernels[6].stddev_us, 0.0);  // 0.00000000e+00 ns
+    EXPECT_TRUE(warns(s, "at lines 11, 18 hold HIP/HSA API calls or rocprofv3 domains, not kernels: passed over"))
+        << (s.warnings.empty() ? "" : s.warnings[0]);
+    // Only API and domain tables: still refused, naming the first.
+    const std::string only = refusal(
+        "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n\"HIP_API\",3,30,10.0,100.0\n\n"
+        "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n\"hipMemcpy\",3,30,10.0,100.0\n");
+    EXPECT_NE(only.find("the rocprof statistics at line 1 are per domain"), std::string::npos) << only;
+}
+
+// Old code: "no kernel summary table found". rocprofv3's kernel_trace.csv, one row per dispatch: End - Start in ns.
+TEST(RocprofStats, Rocprofv3KernelTraceSummedPerName) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/rocprofv3_kernel_trace_csv_lumi_taylor_base_vertical_dot_elision_excerpt.md"), "t.md");
+    EXPECT_TRUE(s.from_trace);
+    EXPECT_TRUE(s.from_rocprof);
+    EXPECT_EQ(s.profiler, "rocprof");
+    ASSERT_EQ(s.kernels.size(), 2u);
+    const NsysKernel& t = s.kernels[0];  // most time first
+    EXPECT_EQ(t.name, "taylor_base(float*, float*, unsigned long, unsigned long)");
+    EXPECT_EQ(t.instances, 3u);
+    // 1614963547425378 - 1614963488155186 = 59,270,192; 1614963607003411 - 1614963547688898 = 59,314,513;
+    // 1614963666422240 - 1614963607259568 = 59,162,672 ns: 177,747,377 ns in all.
+    EXPECT_DOUBLE_EQ(t.total_us, 177747.377);
+    EXPECT_DOUBLE_EQ(*t.min_us, 59162.672);
+    EXPECT_DOUBLE_EQ(*t.max_us, 59314.513);
+    EXPECT_DOUBLE_EQ(*t.med_us, 59270.192);
+    EXPECT_DOUBLE_EQ(s.kernels[1].total_us, 10.08);  // initHeap: 1614963487791997 - 1614963487781917 = 10,080 ns
+    EXPECT_NEAR(*t.time_pct, 100.0 * 177747.377 / (177747.377 + 10.08), 1e-9);
+    // The three "." lines (a vertical ellipsis) end the table with a warning.
+    EXPECT_TRUE(warns(s, "is cut at line 15 ('.')")) << (s.warnings.empty() ? "" : s.warnings[0]);
+    // Timestamps past 2^53 ns are read exactly: 9007199254740993 - 9007199254740992 = 1 ns (a double makes it 0).
+    const NsysKernSum big = parse_nsys_kern_sum(
+        "\"Kind\",\"Kernel_Name\",\"Start_Timestamp\",\"End_Timestamp\"\n"
+        "\"KERNEL_DISPATCH\",\"k\",9007199254740992,9007199254740993\n",
+        "b.csv");
+    EXPECT_DOUBLE_EQ(big.kernels[0].total_us, 0.001);
+    const std::string backwards =
+        refusal("\"Kind\",\"Kernel_Name\",\"Start_Timestamp\",\"End_Timestamp\"\n\"KERNEL_DISPATCH\",\"k\",20,10\n");
+    EXPECT_NE(backwards.find("line 2: a kernel trace row without a kernel name and whole-ns timestamps"), std::string::npos)
+        << backwards;
+}
+
+// Old code: "no kernel summary table found". rocprof v1's per-dispatch results.csv: EndNs - BeginNs per launch.
+TEST(RocprofStats, RocprofV1ResultsCsvSummedPerName) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/rocprof_v1_results_csv_per_dispatch_mini_nbody_ten_launches_enccs_excerpt.md"), "r.md");
+    EXPECT_TRUE(s.from_trace);
+    EXPECT_NE(s.format.find("rocprof v1 per-dispatch results.csv"), std::string::npos) << s.format;
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_EQ(s.kernels[0].instances, 10u);
+    // 26316649 + 26115847 + 26102728 + 26060585 + 26095946 + 26070505 + 26084872 + 26083752 + 26098793 + 26095267
+    // = 261,124,944 ns, the TotalDurationNs of the same run's results.stats.csv.
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 261124.944);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].min_us, 26060.585);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].max_us, 26316.649);   // row 0: 1591372836189584 - 1591372809872935
+    EXPECT_DOUBLE_EQ(*s.kernels[0].med_us, 26095.6065);  // (26095267 + 26095946) / 2 ns
+}
+
+// Old code: "line 1: text after a closing quote" (a blank after '"DurationNs"', and a line counted from the table).
+// Blanks after a closing quote are read; the shell prompt right after the row (no comma) ends the table.
+TEST(RocprofStats, RocprofV1CsvWithBlanksAfterQuotesAndAPromptAfterTheRow) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/rocprof_v1_rpl_run_2019_rocm22_per_dispatch_csv_trailing_blanks_prompt_after_row_matmul_excerpt.md"),
+        "m.md");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_EQ(s.kernels[0].name, "matmul_kernel(long, int*, int*, int*)");
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 17218.016);  // 13839523017841 - 13839505799825 ns
+    EXPECT_EQ(s.table_line, 31u);
+    // A malformed row names its line in the file, not in the table: line 32 holds the row.
+    std::string text =
+        fixture("corpus/nsys/rocprof_v1_rpl_run_2019_rocm22_per_dispatch_csv_trailing_blanks_prompt_after_row_matmul_excerpt.md");
+    text.replace(text.find(",17218016 "), 10, ",\"x\"y ");
+    const std::string why = refusal(text);
+    EXPECT_NE(why.find("line 32: text after a closing quote"), std::string::npos) << why;
+}
+
 // nsys's own Time (%) too: a complete table adds up to 100 within its rounding (0.5 + 0.05 per row); less means
 // rows are missing.
 TEST(RocprofStats, OwnPercentagesShowAPartialTable) {
