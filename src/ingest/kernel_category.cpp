@@ -57,6 +57,20 @@ bool is_collective(const std::string& n) {
                        "internode", "intranode", "::ep::"});
 }
 
+// A Triton kernel named by its pass alone: a leading "_", then "fwd" or "bwd", then "_kernel" or
+// "_grouped_kernel", ending there or at a "_" (`_fwd_kernel`, `_fwd_kernel_stage2`, `_fwd_grouped_kernel_stage1`,
+// `_bwd_kernel`), in the function's own lower-cased name (a namespace before it is skipped).
+bool is_pass_only_triton_kernel(std::string_view fn) {
+    if (const std::size_t colon = fn.rfind("::"); colon != std::string_view::npos)
+        fn.remove_prefix(colon + 2);
+    if (!fn.starts_with("_fwd_") && !fn.starts_with("_bwd_"))
+        return false;
+    fn.remove_prefix(5);
+    if (fn.starts_with("grouped_"))
+        fn.remove_prefix(8);
+    return fn.starts_with("kernel") && (fn.size() == 6 || fn[6] == '_');
+}
+
 // A convolution named as a word "conv" (MIOpen's "MIOpenConvUni", "miopenSp3AsmConv_v30…", "conv_depthwise2d"),
 // not the word "convert"/"conversion" (dtype casts).
 bool has_conv_word(std::string_view original, const std::string& lowered) {
@@ -376,6 +390,13 @@ KernelCategory classify_kernel(std::string_view name) {
     // names its positions stays elementwise.
     if (has_any(n, {"token_id", "position", "slot_mapping", "seq_len", "seqlen", "last_loc"}))
         return KernelCategory::indexing;
+    // Triton attention named only by its pass: the Triton tutorial's and LightLLM's `_fwd_kernel` / `_bwd_kernel`,
+    // which SGLang's and vLLM's Triton attention backends kept (extend and prefix-prefill `_fwd_kernel`, split-KV
+    // decode `_fwd_kernel_stage1`, `_fwd_grouped_kernel_stage1` and the merge `_fwd_kernel_stage2`,
+    // `_fwd_kernel_alibi`). Last, so a name that also says what else it does (`_fwd_kernel_ep_scatter_1`,
+    // `_fwd_kernel_destindex_copy_kv`) keeps the rule that word decides.
+    if (is_pass_only_triton_kernel(fn))
+        return KernelCategory::attention;
     return KernelCategory::other;
 }
 

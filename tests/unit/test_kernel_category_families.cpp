@@ -418,3 +418,24 @@ TEST(KernelCategoryFamilies, WordEndsPrefixesAndLayerOps) {
     EXPECT_EQ(torch_category("_chunk_scan_fwd_kernel", "vllm::mamba_mixer2"), "attention");
     EXPECT_EQ(torch_category("flash_fwd_kernel", "vllm::unified_attention"), "attention");
 }
+
+// Triton attention named only by its pass, as SGLang's and vLLM's Triton attention backends (from LightLLM and the
+// Triton tutorial) name it: split-KV decode (stage1 per split, stage2 merging the splits), extend / prefix
+// prefill, backward. A name that also says what else it does keeps that word's rule; a pass word inside a longer
+// word, or a pass with another op before "kernel", is not this family.
+TEST(KernelCategoryFamilies, TritonAttentionNamedByItsPassOnly) {
+    EXPECT_EQ(classify_kernel("_fwd_grouped_kernel_stage1"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("_fwd_kernel_stage1"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("_fwd_kernel_stage2"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("_fwd_kernel"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("_fwd_kernel_alibi"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("_bwd_kernel"), KernelCategory::attention);
+    EXPECT_EQ(torch_category("_fwd_grouped_kernel_stage1"), "attention");
+    // SGLang's expert-parallel token moves and KV-cache store keep their own words' rules.
+    EXPECT_EQ(classify_kernel("_fwd_kernel_ep_scatter_1"), KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("_fwd_kernel_destindex_copy_kv"), KernelCategory::indexing);
+    // Not the family: "kernel" glued to more letters, another op between the pass and "kernel", no leading "_".
+    EXPECT_EQ(classify_kernel("_fwd_kernels"), KernelCategory::other);
+    EXPECT_EQ(classify_kernel("_fwd_foo_kernel"), KernelCategory::other);
+    EXPECT_EQ(classify_kernel("fwd_kernel"), KernelCategory::other);
+}
