@@ -204,6 +204,13 @@ KernelCategory classify_kernel(std::string_view name) {
     if (has_any_word(fn_original, fn, {"advance_step", "spec_info", "indptr", "reorder", "append"}) ||
         (has_any_word(fn_original, fn, {"prepare"}) && has_any_word(fn_original, fn, {"inputs"})))
         return KernelCategory::indexing;
+    // Speculative decoding's draft trees (SGLang's EAGLE kernels build_tree_efficient, VerifyTreeGreedy): building
+    // a tree writes its mask, positions and retrieval indices; verifying it compares each draft token with the
+    // target model's choice along the tree, a scan over the candidates.
+    if (has_any_word(fn_original, fn, {"build_tree"}))
+        return KernelCategory::indexing;
+    if (has_any_word(fn_original, fn, {"verify"}) && has_any(fn, {"tree", "draft"}))
+        return KernelCategory::reduce;
     // A top-k selection whatever phase it serves (vLLM's top_k_per_row_decode, TensorRT-LLM's topk_with_k2_kernel).
     if (const std::size_t last = fn.rfind("::"); fn.compare(last == std::string::npos ? 0 : last + 2, 4, "topk") == 0 ||
                                                  fn.compare(last == std::string::npos ? 0 : last + 2, 5, "top_k") == 0)

@@ -439,3 +439,14 @@ TEST(KernelCategoryFamilies, TritonAttentionNamedByItsPassOnly) {
     EXPECT_EQ(classify_kernel("_fwd_foo_kernel"), KernelCategory::other);
     EXPECT_EQ(classify_kernel("fwd_kernel"), KernelCategory::other);
 }
+
+// Speculative decoding's draft trees, as SGLang's EAGLE kernels name them: building the tree is index work,
+// verifying it a scan over the candidates. "verify" alone (no tree, no draft) says nothing.
+TEST(KernelCategoryFamilies, SpeculativeDecodingDraftTrees) {
+    EXPECT_EQ(classify_kernel("build_tree_efficient(long*, int*, int*, long*, long*, long*, int, int, int, int)"),
+              KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("build_tree_efficient_partial_packed"), KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void VerifyTreeGreedy(int*, int*, int*, long const*, long const*, long const*, long const*)"),
+              KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("verify_checksum_kernel"), KernelCategory::other);
+}
