@@ -170,6 +170,11 @@ KernelCategory classify_kernel(std::string_view name) {
             return !names_an_op(std::string_view(n).substr(at))                              ? KernelCategory::other
                    : refined == KernelCategory::conv || refined == KernelCategory::attention ? refined
                                                                                              : KernelCategory::gemm;
+        // A reduction that takes a mean (or a variance) and multiplies by its reciprocal square root is a
+        // normalization whatever module it was written as: RMSNorm ("_to_copy_add_mean_mul_pow_rsqrt", HF Llama's
+        // LlamaRMSNorm compiled), LayerNorm ("add_native_layer_norm" aside, "var_mean_add_rsqrt_sub").
+        if ((kind == "red" || kind == "per") && has_any_word(name, n, {"rsqrt"}) && has_any_word(name, n, {"mean", "var"}))
+            return KernelCategory::norm;
         if (kind == "red" || kind == "per")
             return refined == KernelCategory::norm || refined == KernelCategory::softmax ? refined : KernelCategory::reduce;
         if (kind == "for")

@@ -450,3 +450,15 @@ TEST(KernelCategoryFamilies, SpeculativeDecodingDraftTrees) {
               KernelCategory::reduce);
     EXPECT_EQ(classify_kernel("verify_checksum_kernel"), KernelCategory::other);
 }
+
+// Inductor reductions that take a mean or a variance and multiply by its reciprocal square root are norms
+// (HF Llama's RMSNorm compiled: real kernel names from torch.compile caches), a plain mean or sum stays a
+// reduction, and a pointwise kernel with rsqrt stays pointwise (its kind is never changed).
+TEST(KernelCategoryFamilies, InductorRmsAndLayerNormReductions) {
+    EXPECT_EQ(classify_kernel("triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_0"), KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("triton_per_fused__to_copy_add_embedding_mean_mul_pow_rsqrt_0"), KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("triton_per_fused_add_var_mean_rsqrt_sub_mul_3"), KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("triton_red_fused_mean_1"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("triton_red_fused_sum_3"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("triton_poi_fused_add_mean_mul_rsqrt_2"), KernelCategory::elementwise);
+}
