@@ -57,6 +57,26 @@ bool is_collective(const std::string& n) {
                        "internode", "intranode", "::ep::"});
 }
 
+// `word` (lower case) as a whole word of `original`: a word starts there and ends where the next character is
+// not a letter, or begins a camel-case step ("rms" in "_fused_rms_fp8", "RmsNorm"; not in "rmsprop").
+bool has_whole_word(std::string_view original, const std::string& lowered, std::string_view word) {
+    for (std::size_t at = lowered.find(word); at != std::string::npos; at = lowered.find(word, at + 1)) {
+        const std::size_t end = at + word.size();
+        if (word_starts_at(original, at) && (end >= original.size() || !is_lower(original[end])))
+            return true;
+    }
+    return false;
+}
+
+// aiter's rotary-embedding kernels, named by their entry, the channels they rotate (1c: one tensor, 2c: q and k)
+// and layout: kn_entry_1c_sbhd_uncached, kn_entry_2c_sbhd, kn_entry_2c_thd_cached.
+bool is_aiter_rope_entry(std::string_view fn) {
+    if (const std::size_t colon = fn.rfind("::"); colon != std::string_view::npos)
+        fn.remove_prefix(colon + 2);
+    return fn.starts_with("kn_entry_") && fn.size() > 11 && std::isdigit(static_cast<unsigned char>(fn[9])) && fn[10] == 'c' &&
+           fn[11] == '_';
+}
+
 // A Triton kernel named by its pass alone: a leading "_", then "fwd" or "bwd", then "_kernel" or
 // "_grouped_kernel", ending there or at a "_" (`_fwd_kernel`, `_fwd_kernel_stage2`, `_fwd_grouped_kernel_stage1`,
 // `_bwd_kernel`), in the function's own lower-cased name (a namespace before it is skipped).
@@ -334,7 +354,10 @@ KernelCategory classify_kernel(std::string_view name) {
     // (apex's and PyTorch's layer-norm kernels cuComputeGradInput, cuComputePartGradGammaBeta, cuApplyLayerNorm)
     if (has_any(n, {"norm", "bn_fw", "bn_bw", "moments", "gammabeta", "gamma_beta", "fusedparams", "internalgradients",
                     "cucompute"}) ||
-        has_any_word(name, n, {"lrn"}))
+        has_any_word(name, n, {"lrn"}) ||
+        // RMS normalization named "rms" as a whole word (aiter's Triton _fused_rms_fp8, _fused_rms_mxfp4_quant: the
+        // norm with its output quantized), not the start of a longer word (RMSprop is an optimizer)
+        has_whole_word(name, n, "rms"))
         return KernelCategory::norm;
     // ("lamb_", not "lamb": every lambda in a templated kernel name would match)
     // (AMP's grad scaler: amp_update_scale, unscale: optimizer-step bookkeeping)
@@ -363,7 +386,7 @@ KernelCategory classify_kernel(std::string_view name) {
     // Rotary position embeddings are pointwise (vllm::rotary_embedding_kernel), not an embedding lookup; so is
     // PyTorch's elementwise_kernel_with_index (arange, linspace: each element written from its own index).
     // ("rope" as a word: aiter's rope_cached_positions_2c_fwd_kernel names a cache of angles, not the KV cache)
-    if (has_any(n, {"rotary", "elementwise_kernel_with_index"}) || has_any_word(name, n, {"rope"}))
+    if (has_any(n, {"rotary", "elementwise_kernel_with_index"}) || has_any_word(name, n, {"rope"}) || is_aiter_rope_entry(fn))
         return KernelCategory::elementwise;
     if (has_any(n, {"index", "indices", "gather", "scatter", "embedding", "catarray", "cat_", "aten::cat", "aten::stack",
                     "transpose", "permute", "masked_select", "nonzero", "upsampl", "grid_sampler", "roi_align", "tonhwc",

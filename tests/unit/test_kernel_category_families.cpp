@@ -462,3 +462,15 @@ TEST(KernelCategoryFamilies, InductorRmsAndLayerNormReductions) {
     EXPECT_EQ(classify_kernel("triton_red_fused_sum_3"), KernelCategory::reduce);
     EXPECT_EQ(classify_kernel("triton_poi_fused_add_mean_mul_rsqrt_2"), KernelCategory::elementwise);
 }
+
+// Kernel names of SGLang on MI355X (aiter) as a trace classifier built from real traces lists them: the fused RMS
+// norm + quantization Triton kernels are norms ("rms" as a whole word), aiter's rotary entries
+// (kn_entry_<channels>c_<layout>) pointwise; RMSprop is not a norm.
+TEST(KernelCategoryFamilies, AiterRmsNormAndRopeEntries) {
+    EXPECT_EQ(classify_kernel("_fused_rms_fp8"), KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("_fused_rms_mxfp4_quant"), KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("kn_entry_2c_sbhd"), KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void aiter::kn_entry_1c_thd_uncached<float>(int)"), KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("rmsprop_step_kernel"), KernelCategory::other);
+    EXPECT_EQ(classify_kernel("kn_entry_point"), KernelCategory::other);
+}
