@@ -211,7 +211,11 @@ KernelCategory classify_kernel(std::string_view name) {
     // gather and scatter _matmul_ogs_… / _p_matmul_ogs_…, and the sum of each token's expert outputs that
     // follows them, _finalize_matmul)
     if (has_any(n, {"moe", "expert", "expt_", "bitmatrix", "matmul_ogs", "finalize_matmul"}) ||
-        has_any_word(name, n, {"routing"}))
+        has_any_word(name, n, {"routing"}) ||
+        // TensorRT-LLM's generated batched GEMMs over a dynamic batch (`bmm_…_dynBatch`, FlashInfer's trtllm-gen MoE
+        // in vLLM and SGLang on Blackwell): one GEMM per expert over the tokens routed to it, whatever op launched it
+        // (a CUDA graph replay has none)
+        (has_any_word(name, n, {"bmm"}) && has_any_word(name, n, {"dyn_batch", "dynbatch"})))
         return KernelCategory::moe;
     // Stores of new keys and values into the KV cache are data movement, whatever attention backend's cache
     // layout they name (vLLM's reshape_and_cache_flash, concat_and_cache_mla, indexer_k_quant_and_cache).

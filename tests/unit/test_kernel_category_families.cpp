@@ -474,3 +474,19 @@ TEST(KernelCategoryFamilies, AiterRmsNormAndRopeEntries) {
     EXPECT_EQ(classify_kernel("rmsprop_step_kernel"), KernelCategory::other);
     EXPECT_EQ(classify_kernel("kn_entry_point"), KernelCategory::other);
 }
+
+// trtllm-gen's batched GEMMs over a dynamic batch are MoE expert GEMMs by their name alone (the shipped B200 vLLM
+// trace's two largest kernels, linked there to vllm::moe_forward; under a CUDA graph no op names them). A bmm
+// without dynBatch stays a GEMM.
+TEST(KernelCategoryFamilies, TrtllmGenDynamicBatchGemmsAreMoe) {
+    EXPECT_EQ(classify_kernel("bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_16dp256b_rM_TN_"
+                              "transOut_schedP2x1x2x3_biasM_bN_tma_tmaOpt_clmp_swiGlu_dynBatch_sm100"),
+              KernelCategory::moe);
+    EXPECT_EQ(classify_kernel("bmm_Bfloat16_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_16dp256b_rM_TN_"
+                              "transOut_schedP2x1x2x3_biasM_bN_tmaOpt_clmp_dynBatch_sm100"),
+              KernelCategory::moe);
+    EXPECT_EQ(torch_category("bmm_E4m3_E2m1E2m1_Fp32_t128x8x512u2_s6_et64x8_m64x8x32_cga1x1x1_16dp256b_TN_transOut_schedS_"
+                             "swiGlu_dynBatch"),
+              "moe");
+    EXPECT_EQ(classify_kernel("bmm_MxE4m3_MxE2m1_Bfloat16_t128x8x256"), KernelCategory::gemm);
+}
