@@ -490,3 +490,19 @@ TEST(KernelCategoryFamilies, TrtllmGenDynamicBatchGemmsAreMoe) {
               "moe");
     EXPECT_EQ(classify_kernel("bmm_MxE4m3_MxE2m1_Bfloat16_t128x8x256"), KernelCategory::gemm);
 }
+
+// DeepGEMM: its dense GEMM (GemmType 0) is a GEMM, its grouped ones (contiguous 1, masked 2, the m_grouped
+// functions) are MoE expert GEMMs, as in DeepSeek's own profile-data traces.
+TEST(KernelCategoryFamilies, DeepGemmGroupedGemmsAreMoe) {
+    EXPECT_EQ(classify_kernel("void deep_gemm::fp8_gemm_kernel<4096u, 7168u, 128u, 128u, 128u, 1u, 8u, 128u, 128u, 1u, 1u, 4u, "
+                              "8u, (deep_gemm::GemmType)0>(float*, int*, unsigned int)"),
+              KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("void deep_gemm::fp8_gemm_kernel<2112u, 7168u, 64u, 128u, 128u, 1u, 8u, 128u, 128u, 1u, 1u, 4u, "
+                              "8u, (deep_gemm::GemmType)1>(float*, int*, unsigned int)"),
+              KernelCategory::moe);
+    EXPECT_EQ(classify_kernel("void deep_gemm::fp8_gemm_kernel<7168u, 2048u, 64u, 128u, 128u, 1u, 8u, 128u, 128u, 1u, 1u, 4u, "
+                              "8u, (deep_gemm::GemmType)2>(float*, int*, unsigned int)"),
+              KernelCategory::moe);
+    EXPECT_EQ(classify_kernel("void deep_gemm::sm90_m_grouped_fp8_gemm_masked_1d2d_impl<4096u, 7168u>(int*)"),
+              KernelCategory::moe);
+}
