@@ -337,7 +337,8 @@ KernelCategory classify_kernel(std::string_view name) {
                     "marlin", "machete", "mul_mat", "matvec"}) ||
         has_any_word(name, g, {"bmm", "cijk_"}) || has_mma_word(name, g) || has_mm_word(name, g))
         return KernelCategory::gemm;
-    if (has_any(n, {"softmax"}))
+    // (ggml spells it soft_max_f32)
+    if (has_any(n, {"softmax", "soft_max"}))
         return KernelCategory::softmax;
     // Random-number generation (aten::normal_, the functional aten::normal, uniform_, bernoulli_, dropout masks) is
     // pointwise work; "normal" would otherwise read as a normalization.
@@ -441,6 +442,17 @@ KernelCategory classify_kernel(std::string_view name) {
     // `_fwd_kernel_destindex_copy_kv`) keeps the rule that word decides.
     if (is_pass_only_triton_kernel(fn))
         return KernelCategory::attention;
+    // Hand-written kernels named by their operation alone, as whole words of the function's own name (CUDA samples'
+    // vectorAdd, ggml's add_f32, acc_f32, cpy_f32_f16, k_get_rows_float, k_sum_rows_f32, upscale_f32): rows gathered
+    // and upscaling are index work, sums reductions, arithmetic and copies pointwise. Last, so every rule above
+    // (ggml's mul_mat GEMMs, rms_norm) decides first.
+    if (has_whole_word(fn_original, fn, "get_rows") || has_whole_word(fn_original, fn, "upscale"))
+        return KernelCategory::indexing;
+    if (has_whole_word(fn_original, fn, "sum") || has_whole_word(fn_original, fn, "sum_rows"))
+        return KernelCategory::reduce;
+    for (std::string_view w : {"add", "sub", "mul", "multiply", "div", "acc", "axpy", "cpy"})
+        if (has_whole_word(fn_original, fn, w))
+            return KernelCategory::elementwise;
     return KernelCategory::other;
 }
 

@@ -506,3 +506,25 @@ TEST(KernelCategoryFamilies, DeepGemmGroupedGemmsAreMoe) {
     EXPECT_EQ(classify_kernel("void deep_gemm::sm90_m_grouped_fp8_gemm_masked_1d2d_impl<4096u, 7168u>(int*)"),
               KernelCategory::moe);
 }
+
+// Hand-written kernels named by their operation alone (ggml-cuda's kernels as nsys prints them for llama.cpp runs,
+// CUDA samples' vectorAdd): whole words of the function's own name, after every other rule (ggml's mul_mat_q GEMMs
+// stay GEMMs); a word inside a longer one ("address", "summary", "accept") is not the operation.
+TEST(KernelCategoryFamilies, HandWrittenKernelsNamedByTheirOperation) {
+    EXPECT_EQ(classify_kernel("void soft_max_f32<true, 0, 0>(float const*, float const*, float*, int, int, float)"),
+              KernelCategory::softmax);
+    EXPECT_EQ(classify_kernel("void k_get_rows_float<float, float>(float const*, int const*, float*)"), KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void upscale_f32(float const*, float*, int, int)"), KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void k_sum_rows_f32(float const*, float*, int)"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void add_f32(float const*, float const*, float*, int, int)"), KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void acc_f32(float const*, float const*, float*, int, int, int, int, int)"),
+              KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void cpy_f32_f16<&(cpy_1_f32_f16(char const*, char*))>(char const*, char*, int)"),
+              KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("vectorAdd"), KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("multiply_add_kn"), KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void mul_mat_q4_K<false>(void const*, void const*, float*)"), KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("address_map_kernel"), KernelCategory::other);
+    EXPECT_EQ(classify_kernel("summary_kernel"), KernelCategory::other);
+    EXPECT_EQ(classify_kernel("accept_kernel"), KernelCategory::other);
+}
