@@ -370,8 +370,10 @@ KernelCategory classify_kernel(std::string_view name) {
         has_whole_word(name, n, "rms"))
         return KernelCategory::norm;
     // ("lamb_", not "lamb": every lambda in a templated kernel name would match)
-    // (AMP's grad scaler: amp_update_scale, unscale: optimizer-step bookkeeping)
-    if (has_any(n, {"adam", "sgd", "lamb_", "foreach", "multi_tensor_apply", "optimizer", "update_scale", "unscale"}))
+    // (AMP's grad scaler: amp_update_scale, unscale: optimizer-step bookkeeping; so is Transformer Engine's FP8
+    // scale update from the amax history, transformer_engine::delayed_scaling_recipe::…::kernel / kernel_bulk)
+    if (has_any(n, {"adam", "sgd", "lamb_", "foreach", "multi_tensor_apply", "optimizer", "update_scale", "unscale",
+                    "scaling_recipe"}))
         return KernelCategory::optimizer;
     // Log-probabilities of the sampled tokens (vLLM's _compute_logprobs): a log-softmax over the vocabulary.
     if (has_any(fn, {"logprob"}))

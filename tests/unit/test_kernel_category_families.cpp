@@ -528,3 +528,14 @@ TEST(KernelCategoryFamilies, HandWrittenKernelsNamedByTheirOperation) {
     EXPECT_EQ(classify_kernel("summary_kernel"), KernelCategory::other);
     EXPECT_EQ(classify_kernel("accept_kernel"), KernelCategory::other);
 }
+
+// Transformer Engine's FP8 scale update from the amax history is step bookkeeping, as AMP's update_scale is.
+TEST(KernelCategoryFamilies, TransformerEngineDelayedScalingUpdate) {
+    EXPECT_EQ(
+        classify_kernel("void transformer_engine::delayed_scaling_recipe::(anonymous namespace)::kernel(float const*, "
+                        "float*, float*, unsigned long, unsigned long, transformer_engine::delayed_scaling_recipe::(anonymous "
+                        "namespace)::AmaxComputeAlgo, float)"),
+        KernelCategory::optimizer);
+    EXPECT_EQ(classify_kernel("void at::native::amp_update_scale_cuda_kernel(float*, int*, float const*, double, double, int)"),
+              KernelCategory::optimizer);
+}
