@@ -216,11 +216,12 @@ KernelCategory classify_kernel(std::string_view name) {
         // in vLLM and SGLang on Blackwell): one GEMM per expert over the tokens routed to it, whatever op launched it
         // (a CUDA graph replay has none)
         (has_any_word(name, n, {"bmm"}) && has_any_word(name, n, {"dyn_batch", "dynbatch"})) ||
-        // DeepGEMM's grouped GEMMs over experts: a GemmType template argument other than Normal (0:
-        // GroupedContiguous / MGroupedContiguous 1, GroupedMasked 2, KGroupedContiguous 3), or m_/k_grouped in
-        // the function's name (sm90_m_grouped_fp8_gemm_masked_1d2d_impl)
-        (has_any(n, {"deep_gemm"}) &&
-         has_any(n, {"gemmtype)1", "gemmtype)2", "gemmtype)3", "m_grouped", "k_grouped", "mgrouped", "kgrouped"})))
+        // DeepGEMM's grouped GEMMs over experts: a grouped GemmType template argument (deep_gemm's types: Normal 0,
+        // (M)GroupedContiguous 1, (M)GroupedMasked 2, KGroupedContiguous 3, Batched 4 (not grouped),
+        // MGroupedContiguousWithPsumLayout 5, KGroupedContiguousWithPsumLayout 6), or m_/k_grouped in the
+        // function's name (sm90_m_grouped_fp8_gemm_masked_1d2d_impl)
+        (has_any(n, {"deep_gemm"}) && has_any(n, {"gemmtype)1", "gemmtype)2", "gemmtype)3", "gemmtype)5", "gemmtype)6",
+                                                  "m_grouped", "k_grouped", "mgrouped", "kgrouped"})))
         return KernelCategory::moe;
     // Stores of new keys and values into the KV cache are data movement, whatever attention backend's cache
     // layout they name (vLLM's reshape_and_cache_flash, concat_and_cache_mla, indexer_k_quant_and_cache).
