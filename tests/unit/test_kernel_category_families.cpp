@@ -505,6 +505,11 @@ TEST(KernelCategoryFamilies, DeepGemmGroupedGemmsAreMoe) {
               KernelCategory::moe);
     EXPECT_EQ(classify_kernel("void deep_gemm::sm90_m_grouped_fp8_gemm_masked_1d2d_impl<4096u, 7168u>(int*)"),
               KernelCategory::moe);
+    // GemmType 4 is Batched (deep_gemm/common/types.cuh), not grouped over experts: a GEMM; 5 (contiguous with a
+    // prefix-sum layout) is grouped.
+    EXPECT_EQ(classify_kernel("void deep_gemm::sm100_bf16_gemm_impl<(deep_gemm::GemmType)4, 128u>(int*)"), KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("void deep_gemm::sm100_fp8_gemm_1d1d_impl<(deep_gemm::GemmType)5, 128u>(int*)"),
+              KernelCategory::moe);
 }
 
 // Hand-written kernels named by their operation alone (ggml-cuda's kernels as nsys prints them for llama.cpp runs,
