@@ -57,6 +57,40 @@ bool is_collective(const std::string& n) {
                        "internode", "intranode", "::ep::"});
 }
 
+// `word` (lower case) as a whole word of `original`: a word starts there and ends where the next character is
+// not a letter, or begins a camel-case step ("rms" in "_fused_rms_fp8", "RmsNorm"; not in "rmsprop").
+bool has_whole_word(std::string_view original, const std::string& lowered, std::string_view word) {
+    for (std::size_t at = lowered.find(word); at != std::string::npos; at = lowered.find(word, at + 1)) {
+        const std::size_t end = at + word.size();
+        if (word_starts_at(original, at) && (end >= original.size() || !is_lower(original[end])))
+            return true;
+    }
+    return false;
+}
+
+// aiter's rotary-embedding kernels, named by their entry, the channels they rotate (1c: one tensor, 2c: q and k)
+// and layout: kn_entry_1c_sbhd_uncached, kn_entry_2c_sbhd, kn_entry_2c_thd_cached.
+bool is_aiter_rope_entry(std::string_view fn) {
+    if (const std::size_t colon = fn.rfind("::"); colon != std::string_view::npos)
+        fn.remove_prefix(colon + 2);
+    return fn.starts_with("kn_entry_") && fn.size() > 11 && std::isdigit(static_cast<unsigned char>(fn[9])) && fn[10] == 'c' &&
+           fn[11] == '_';
+}
+
+// A Triton kernel named by its pass alone: a leading "_", then "fwd" or "bwd", then "_kernel" or
+// "_grouped_kernel", ending there or at a "_" (`_fwd_kernel`, `_fwd_kernel_stage2`, `_fwd_grouped_kernel_stage1`,
+// `_bwd_kernel`), in the function's own lower-cased name (a namespace before it is skipped).
+bool is_pass_only_triton_kernel(std::string_view fn) {
+    if (const std::size_t colon = fn.rfind("::"); colon != std::string_view::npos)
+        fn.remove_prefix(colon + 2);
+    if (!fn.starts_with("_fwd_") && !fn.starts_with("_bwd_"))
+        return false;
+    fn.remove_prefix(5);
+    if (fn.starts_with("grouped_"))
+        fn.remove_prefix(8);
+    return fn.starts_with("kernel") && (fn.size() == 6 || fn[6] == '_');
+}
+
 // A convolution named as a word "conv" (MIOpen's "MIOpenConvUni", "miopenSp3AsmConv_v30…", "conv_depthwise2d"),
 // not the word "convert"/"conversion" (dtype casts).
 bool has_conv_word(std::string_view original, const std::string& lowered) {
@@ -156,6 +190,11 @@ KernelCategory classify_kernel(std::string_view name) {
             return !names_an_op(std::string_view(n).substr(at))                              ? KernelCategory::other
                    : refined == KernelCategory::conv || refined == KernelCategory::attention ? refined
                                                                                              : KernelCategory::gemm;
+        // A reduction that takes a mean (or a variance) and multiplies by its reciprocal square root is a
+        // normalization whatever module it was written as: RMSNorm ("_to_copy_add_mean_mul_pow_rsqrt", HF Llama's
+        // LlamaRMSNorm compiled), LayerNorm ("add_native_layer_norm" aside, "var_mean_add_rsqrt_sub").
+        if ((kind == "red" || kind == "per") && has_any_word(name, n, {"rsqrt"}) && has_any_word(name, n, {"mean", "var"}))
+            return KernelCategory::norm;
         if (kind == "red" || kind == "per")
             return refined == KernelCategory::norm || refined == KernelCategory::softmax ? refined : KernelCategory::reduce;
         if (kind == "for")
@@ -172,7 +211,17 @@ KernelCategory classify_kernel(std::string_view name) {
     // gather and scatter _matmul_ogs_… / _p_matmul_ogs_…, and the sum of each token's expert outputs that
     // follows them, _finalize_matmul)
     if (has_any(n, {"moe", "expert", "expt_", "bitmatrix", "matmul_ogs", "finalize_matmul"}) ||
-        has_any_word(name, n, {"routing"}))
+        has_any_word(name, n, {"routing"}) ||
+        // TensorRT-LLM's generated batched GEMMs over a dynamic batch (`bmm_…_dynBatch`, FlashInfer's trtllm-gen MoE
+        // in vLLM and SGLang on Blackwell): one GEMM per expert over the tokens routed to it, whatever op launched it
+        // (a CUDA graph replay has none)
+        (has_any_word(name, n, {"bmm"}) && has_any_word(name, n, {"dyn_batch", "dynbatch"})) ||
+        // DeepGEMM's grouped GEMMs over experts: a grouped GemmType template argument (deep_gemm's types: Normal 0,
+        // (M)GroupedContiguous 1, (M)GroupedMasked 2, KGroupedContiguous 3, Batched 4 (not grouped),
+        // MGroupedContiguousWithPsumLayout 5, KGroupedContiguousWithPsumLayout 6), or m_/k_grouped in the
+        // function's name (sm90_m_grouped_fp8_gemm_masked_1d2d_impl)
+        (has_any(n, {"deep_gemm"}) && has_any(n, {"gemmtype)1", "gemmtype)2", "gemmtype)3", "gemmtype)5", "gemmtype)6",
+                                                  "m_grouped", "k_grouped", "mgrouped", "kgrouped"})))
         return KernelCategory::moe;
     // Stores of new keys and values into the KV cache are data movement, whatever attention backend's cache
     // layout they name (vLLM's reshape_and_cache_flash, concat_and_cache_mla, indexer_k_quant_and_cache).
@@ -190,6 +239,13 @@ KernelCategory classify_kernel(std::string_view name) {
     if (has_any_word(fn_original, fn, {"advance_step", "spec_info", "indptr", "reorder", "append"}) ||
         (has_any_word(fn_original, fn, {"prepare"}) && has_any_word(fn_original, fn, {"inputs"})))
         return KernelCategory::indexing;
+    // Speculative decoding's draft trees (SGLang's EAGLE kernels build_tree_efficient, VerifyTreeGreedy): building
+    // a tree writes its mask, positions and retrieval indices; verifying it compares each draft token with the
+    // target model's choice along the tree, a scan over the candidates.
+    if (has_any_word(fn_original, fn, {"build_tree"}))
+        return KernelCategory::indexing;
+    if (has_any_word(fn_original, fn, {"verify"}) && has_any(fn, {"tree", "draft"}))
+        return KernelCategory::reduce;
     // A top-k selection whatever phase it serves (vLLM's top_k_per_row_decode, TensorRT-LLM's topk_with_k2_kernel).
     if (const std::size_t last = fn.rfind("::"); fn.compare(last == std::string::npos ? 0 : last + 2, 4, "topk") == 0 ||
                                                  fn.compare(last == std::string::npos ? 0 : last + 2, 5, "top_k") == 0)
@@ -282,7 +338,8 @@ KernelCategory classify_kernel(std::string_view name) {
                     "marlin", "machete", "mul_mat", "matvec"}) ||
         has_any_word(name, g, {"bmm", "cijk_"}) || has_mma_word(name, g) || has_mm_word(name, g))
         return KernelCategory::gemm;
-    if (has_any(n, {"softmax"}))
+    // (ggml spells it soft_max_f32)
+    if (has_any(n, {"softmax", "soft_max"}))
         return KernelCategory::softmax;
     // Random-number generation (aten::normal_, the functional aten::normal, uniform_, bernoulli_, dropout masks) is
     // pointwise work; "normal" would otherwise read as a normalization.
@@ -308,11 +365,16 @@ KernelCategory classify_kernel(std::string_view name) {
     // (apex's and PyTorch's layer-norm kernels cuComputeGradInput, cuComputePartGradGammaBeta, cuApplyLayerNorm)
     if (has_any(n, {"norm", "bn_fw", "bn_bw", "moments", "gammabeta", "gamma_beta", "fusedparams", "internalgradients",
                     "cucompute"}) ||
-        has_any_word(name, n, {"lrn"}))
+        has_any_word(name, n, {"lrn"}) ||
+        // RMS normalization named "rms" as a whole word (aiter's Triton _fused_rms_fp8, _fused_rms_mxfp4_quant: the
+        // norm with its output quantized), not the start of a longer word (RMSprop is an optimizer)
+        has_whole_word(name, n, "rms"))
         return KernelCategory::norm;
     // ("lamb_", not "lamb": every lambda in a templated kernel name would match)
-    // (AMP's grad scaler: amp_update_scale, unscale: optimizer-step bookkeeping)
-    if (has_any(n, {"adam", "sgd", "lamb_", "foreach", "multi_tensor_apply", "optimizer", "update_scale", "unscale"}))
+    // (AMP's grad scaler: amp_update_scale, unscale: optimizer-step bookkeeping; so is Transformer Engine's FP8
+    // scale update from the amax history, transformer_engine::delayed_scaling_recipe::…::kernel / kernel_bulk)
+    if (has_any(n, {"adam", "sgd", "lamb_", "foreach", "multi_tensor_apply", "optimizer", "update_scale", "unscale",
+                    "scaling_recipe"}))
         return KernelCategory::optimizer;
     // Log-probabilities of the sampled tokens (vLLM's _compute_logprobs): a log-softmax over the vocabulary.
     if (has_any(fn, {"logprob"}))
@@ -337,7 +399,7 @@ KernelCategory classify_kernel(std::string_view name) {
     // Rotary position embeddings are pointwise (vllm::rotary_embedding_kernel), not an embedding lookup; so is
     // PyTorch's elementwise_kernel_with_index (arange, linspace: each element written from its own index).
     // ("rope" as a word: aiter's rope_cached_positions_2c_fwd_kernel names a cache of angles, not the KV cache)
-    if (has_any(n, {"rotary", "elementwise_kernel_with_index"}) || has_any_word(name, n, {"rope"}))
+    if (has_any(n, {"rotary", "elementwise_kernel_with_index"}) || has_any_word(name, n, {"rope"}) || is_aiter_rope_entry(fn))
         return KernelCategory::elementwise;
     if (has_any(n, {"index", "indices", "gather", "scatter", "embedding", "catarray", "cat_", "aten::cat", "aten::stack",
                     "transpose", "permute", "masked_select", "nonzero", "upsampl", "grid_sampler", "roi_align", "tonhwc",
@@ -376,6 +438,24 @@ KernelCategory classify_kernel(std::string_view name) {
     // names its positions stays elementwise.
     if (has_any(n, {"token_id", "position", "slot_mapping", "seq_len", "seqlen", "last_loc"}))
         return KernelCategory::indexing;
+    // Triton attention named only by its pass: the Triton tutorial's and LightLLM's `_fwd_kernel` / `_bwd_kernel`,
+    // which SGLang's and vLLM's Triton attention backends kept (extend and prefix-prefill `_fwd_kernel`, split-KV
+    // decode `_fwd_kernel_stage1`, `_fwd_grouped_kernel_stage1` and the merge `_fwd_kernel_stage2`,
+    // `_fwd_kernel_alibi`). Last, so a name that also says what else it does (`_fwd_kernel_ep_scatter_1`,
+    // `_fwd_kernel_destindex_copy_kv`) keeps the rule that word decides.
+    if (is_pass_only_triton_kernel(fn))
+        return KernelCategory::attention;
+    // Hand-written kernels named by their operation alone, as whole words of the function's own name (CUDA samples'
+    // vectorAdd, ggml's add_f32, acc_f32, cpy_f32_f16, k_get_rows_float, k_sum_rows_f32, upscale_f32): rows gathered
+    // and upscaling are index work, sums reductions, arithmetic and copies pointwise. Last, so every rule above
+    // (ggml's mul_mat GEMMs, rms_norm) decides first.
+    if (has_whole_word(fn_original, fn, "get_rows") || has_whole_word(fn_original, fn, "upscale"))
+        return KernelCategory::indexing;
+    if (has_whole_word(fn_original, fn, "sum") || has_whole_word(fn_original, fn, "sum_rows"))
+        return KernelCategory::reduce;
+    for (std::string_view w : {"add", "sub", "mul", "multiply", "div", "acc", "axpy", "cpy"})
+        if (has_whole_word(fn_original, fn, w))
+            return KernelCategory::elementwise;
     return KernelCategory::other;
 }
 

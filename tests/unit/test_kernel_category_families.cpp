@@ -418,3 +418,129 @@ TEST(KernelCategoryFamilies, WordEndsPrefixesAndLayerOps) {
     EXPECT_EQ(torch_category("_chunk_scan_fwd_kernel", "vllm::mamba_mixer2"), "attention");
     EXPECT_EQ(torch_category("flash_fwd_kernel", "vllm::unified_attention"), "attention");
 }
+
+// Triton attention named only by its pass, as SGLang's and vLLM's Triton attention backends (from LightLLM and the
+// Triton tutorial) name it: split-KV decode (stage1 per split, stage2 merging the splits), extend / prefix
+// prefill, backward. A name that also says what else it does keeps that word's rule; a pass word inside a longer
+// word, or a pass with another op before "kernel", is not this family.
+TEST(KernelCategoryFamilies, TritonAttentionNamedByItsPassOnly) {
+    EXPECT_EQ(classify_kernel("_fwd_grouped_kernel_stage1"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("_fwd_kernel_stage1"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("_fwd_kernel_stage2"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("_fwd_kernel"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("_fwd_kernel_alibi"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("_bwd_kernel"), KernelCategory::attention);
+    EXPECT_EQ(torch_category("_fwd_grouped_kernel_stage1"), "attention");
+    // SGLang's expert-parallel token moves and KV-cache store keep their own words' rules.
+    EXPECT_EQ(classify_kernel("_fwd_kernel_ep_scatter_1"), KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("_fwd_kernel_destindex_copy_kv"), KernelCategory::indexing);
+    // Not the family: "kernel" glued to more letters, another op between the pass and "kernel", no leading "_".
+    EXPECT_EQ(classify_kernel("_fwd_kernels"), KernelCategory::other);
+    EXPECT_EQ(classify_kernel("_fwd_foo_kernel"), KernelCategory::other);
+    EXPECT_EQ(classify_kernel("fwd_kernel"), KernelCategory::other);
+}
+
+// Speculative decoding's draft trees, as SGLang's EAGLE kernels name them: building the tree is index work,
+// verifying it a scan over the candidates. "verify" alone (no tree, no draft) says nothing.
+TEST(KernelCategoryFamilies, SpeculativeDecodingDraftTrees) {
+    EXPECT_EQ(classify_kernel("build_tree_efficient(long*, int*, int*, long*, long*, long*, int, int, int, int)"),
+              KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("build_tree_efficient_partial_packed"), KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void VerifyTreeGreedy(int*, int*, int*, long const*, long const*, long const*, long const*)"),
+              KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("verify_checksum_kernel"), KernelCategory::other);
+}
+
+// Inductor reductions that take a mean or a variance and multiply by its reciprocal square root are norms
+// (HF Llama's RMSNorm compiled: real kernel names from torch.compile caches), a plain mean or sum stays a
+// reduction, and a pointwise kernel with rsqrt stays pointwise (its kind is never changed).
+TEST(KernelCategoryFamilies, InductorRmsAndLayerNormReductions) {
+    EXPECT_EQ(classify_kernel("triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_0"), KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("triton_per_fused__to_copy_add_embedding_mean_mul_pow_rsqrt_0"), KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("triton_per_fused_add_var_mean_rsqrt_sub_mul_3"), KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("triton_red_fused_mean_1"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("triton_red_fused_sum_3"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("triton_poi_fused_add_mean_mul_rsqrt_2"), KernelCategory::elementwise);
+}
+
+// Kernel names of SGLang on MI355X (aiter) as a trace classifier built from real traces lists them: the fused RMS
+// norm + quantization Triton kernels are norms ("rms" as a whole word), aiter's rotary entries
+// (kn_entry_<channels>c_<layout>) pointwise; RMSprop is not a norm.
+TEST(KernelCategoryFamilies, AiterRmsNormAndRopeEntries) {
+    EXPECT_EQ(classify_kernel("_fused_rms_fp8"), KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("_fused_rms_mxfp4_quant"), KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("kn_entry_2c_sbhd"), KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void aiter::kn_entry_1c_thd_uncached<float>(int)"), KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("rmsprop_step_kernel"), KernelCategory::other);
+    EXPECT_EQ(classify_kernel("kn_entry_point"), KernelCategory::other);
+}
+
+// trtllm-gen's batched GEMMs over a dynamic batch are MoE expert GEMMs by their name alone (the shipped B200 vLLM
+// trace's two largest kernels, linked there to vllm::moe_forward; under a CUDA graph no op names them). A bmm
+// without dynBatch stays a GEMM.
+TEST(KernelCategoryFamilies, TrtllmGenDynamicBatchGemmsAreMoe) {
+    EXPECT_EQ(classify_kernel("bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_16dp256b_rM_TN_"
+                              "transOut_schedP2x1x2x3_biasM_bN_tma_tmaOpt_clmp_swiGlu_dynBatch_sm100"),
+              KernelCategory::moe);
+    EXPECT_EQ(classify_kernel("bmm_Bfloat16_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_16dp256b_rM_TN_"
+                              "transOut_schedP2x1x2x3_biasM_bN_tmaOpt_clmp_dynBatch_sm100"),
+              KernelCategory::moe);
+    EXPECT_EQ(torch_category("bmm_E4m3_E2m1E2m1_Fp32_t128x8x512u2_s6_et64x8_m64x8x32_cga1x1x1_16dp256b_TN_transOut_schedS_"
+                             "swiGlu_dynBatch"),
+              "moe");
+    EXPECT_EQ(classify_kernel("bmm_MxE4m3_MxE2m1_Bfloat16_t128x8x256"), KernelCategory::gemm);
+}
+
+// DeepGEMM: its dense GEMM (GemmType 0) is a GEMM, its grouped ones (contiguous 1, masked 2, the m_grouped
+// functions) are MoE expert GEMMs, as in DeepSeek's own profile-data traces.
+TEST(KernelCategoryFamilies, DeepGemmGroupedGemmsAreMoe) {
+    EXPECT_EQ(classify_kernel("void deep_gemm::fp8_gemm_kernel<4096u, 7168u, 128u, 128u, 128u, 1u, 8u, 128u, 128u, 1u, 1u, 4u, "
+                              "8u, (deep_gemm::GemmType)0>(float*, int*, unsigned int)"),
+              KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("void deep_gemm::fp8_gemm_kernel<2112u, 7168u, 64u, 128u, 128u, 1u, 8u, 128u, 128u, 1u, 1u, 4u, "
+                              "8u, (deep_gemm::GemmType)1>(float*, int*, unsigned int)"),
+              KernelCategory::moe);
+    EXPECT_EQ(classify_kernel("void deep_gemm::fp8_gemm_kernel<7168u, 2048u, 64u, 128u, 128u, 1u, 8u, 128u, 128u, 1u, 1u, 4u, "
+                              "8u, (deep_gemm::GemmType)2>(float*, int*, unsigned int)"),
+              KernelCategory::moe);
+    EXPECT_EQ(classify_kernel("void deep_gemm::sm90_m_grouped_fp8_gemm_masked_1d2d_impl<4096u, 7168u>(int*)"),
+              KernelCategory::moe);
+    // GemmType 4 is Batched (deep_gemm/common/types.cuh), not grouped over experts: a GEMM; 5 (contiguous with a
+    // prefix-sum layout) is grouped.
+    EXPECT_EQ(classify_kernel("void deep_gemm::sm100_bf16_gemm_impl<(deep_gemm::GemmType)4, 128u>(int*)"), KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("void deep_gemm::sm100_fp8_gemm_1d1d_impl<(deep_gemm::GemmType)5, 128u>(int*)"),
+              KernelCategory::moe);
+}
+
+// Hand-written kernels named by their operation alone (ggml-cuda's kernels as nsys prints them for llama.cpp runs,
+// CUDA samples' vectorAdd): whole words of the function's own name, after every other rule (ggml's mul_mat_q GEMMs
+// stay GEMMs); a word inside a longer one ("address", "summary", "accept") is not the operation.
+TEST(KernelCategoryFamilies, HandWrittenKernelsNamedByTheirOperation) {
+    EXPECT_EQ(classify_kernel("void soft_max_f32<true, 0, 0>(float const*, float const*, float*, int, int, float)"),
+              KernelCategory::softmax);
+    EXPECT_EQ(classify_kernel("void k_get_rows_float<float, float>(float const*, int const*, float*)"), KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void upscale_f32(float const*, float*, int, int)"), KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void k_sum_rows_f32(float const*, float*, int)"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void add_f32(float const*, float const*, float*, int, int)"), KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void acc_f32(float const*, float const*, float*, int, int, int, int, int)"),
+              KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void cpy_f32_f16<&(cpy_1_f32_f16(char const*, char*))>(char const*, char*, int)"),
+              KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("vectorAdd"), KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("multiply_add_kn"), KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void mul_mat_q4_K<false>(void const*, void const*, float*)"), KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("address_map_kernel"), KernelCategory::other);
+    EXPECT_EQ(classify_kernel("summary_kernel"), KernelCategory::other);
+    EXPECT_EQ(classify_kernel("accept_kernel"), KernelCategory::other);
+}
+
+// Transformer Engine's FP8 scale update from the amax history is step bookkeeping, as AMP's update_scale is.
+TEST(KernelCategoryFamilies, TransformerEngineDelayedScalingUpdate) {
+    EXPECT_EQ(
+        classify_kernel("void transformer_engine::delayed_scaling_recipe::(anonymous namespace)::kernel(float const*, "
+                        "float*, float*, unsigned long, unsigned long, transformer_engine::delayed_scaling_recipe::(anonymous "
+                        "namespace)::AmaxComputeAlgo, float)"),
+        KernelCategory::optimizer);
+    EXPECT_EQ(classify_kernel("void at::native::amp_update_scale_cuda_kernel(float*, int*, float const*, double, double, int)"),
+              KernelCategory::optimizer);
+}
