@@ -267,6 +267,10 @@ CommandSpec make_command(bool whole_model) {
          "a Hugging Face config.json (Llama, Mistral, Qwen, Mixtral, DeepSeek, Gemma, GLM, OLMo, Granite, ...; WanModel; the "
          "full list: docs/formulas.md)",
          ""},
+        {"--wan-i2v",
+         "DiT: whose \"model_type\": \"i2v\" WanModel config.json: 2.1 (CLIP image cross-attention) or 2.2 (A14B "
+         "experts: none)",
+         ""},
         {"--text-tokens", "DiT: text tokens of the cross-attention; default: the config's text_len (Wan: 512)", ""},
         {"--steps", "DiT (model): denoising steps per chunk", "1"},
         {"--cfg", "DiT (model): classifier-free guidance, two forwards per step", "", true},
