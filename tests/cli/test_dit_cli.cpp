@@ -103,6 +103,17 @@ TEST(DitCli, AnI2vWanModelRunsWithWanI2vAndIsRefusedWithout) {
     expect_bad({"model", "--hf-config", wan_config(), "--wan-i2v", "2.1", "--tokens", "2160"}, {"--wan-i2v", "i2v"});
 }
 
+TEST(DitCli, ALayerCountNoModelHasIsRefusedNotWalked) {
+    // num_layers 2^63 (a config's, or --layers): the report walks the layers one by one and ran for hours; refused
+    // past 100,000, naming the file or the option.
+    TempDir dir;
+    write_text(dir.file("deep.json"), R"({"_class_name": "WanModel", "dim": 1536, "num_heads": 12, "ffn_dim": 8960,
+        "num_layers": 9223372036854775808})");
+    expect_bad({"model", "--hf-config", dir.file("deep.json"), "--tokens", "2160"}, {"deep.json", "100000"});
+    expect_bad({"layer", "--hidden", "4096", "--heads", "32", "--ffn", "14336", "--layers", "100001", "--tokens", "16"},
+               {"--layers", "100001"});
+}
+
 TEST(DitCli, Wan21VaceRunsItsContextBlocksAsLayerKinds) {
     // Wan2.1-VACE-14B (VaceWanModel): 17,337,592,896 parameters, 3,049,101,312 of them VACE's, by hand in
     // tests/unit/test_dit.cpp (Wan21VaceContextBlocksProjectionsAndHints); 32 plain, 8 hinted and 8 context blocks.
