@@ -274,6 +274,17 @@ TEST(Dit, AWanDerivedModelsExtraKeysAreRefusedNotDropped) {
     });
     EXPECT_NE(k.find("SkyReelsV2Transformer3DModel"), std::string::npos) << k;
     EXPECT_NE(k.find("inject_sample_info"), std::string::npos) << k;
+    // Wan2.2-Animate's (tests/data/models/wan2.2-animate-14b-diffusers-transformer.config.json) and Wan2.2-S2V's classes
+    const std::string a = error_of([&] {
+        (void)load_hf_config(std::string(BWACCT_TEST_DATA) + "/models/wan2.2-animate-14b-diffusers-transformer.config.json",
+                             "--hf-config");
+    });
+    EXPECT_NE(a.find("WanAnimateTransformer3DModel"), std::string::npos) << a;
+    EXPECT_NE(a.find("motion_encoder_dim"), std::string::npos) << a;
+    const std::string s2v = error_of(
+        [&] { (void)parse_hf_config(R"({"_class_name": "WanModel_S2V", "model_type": "s2v", "audio_dim": 1024})", "x"); });
+    EXPECT_NE(s2v.find("WanModel_S2V"), std::string::npos) << s2v;
+    EXPECT_NE(s2v.find("audio_dim"), std::string::npos) << s2v;
 }
 
 TEST(Dit, WeightBytesCountTheHead) {
