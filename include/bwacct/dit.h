@@ -56,7 +56,8 @@ namespace bwacct {
 // cross_attn_norm, window_size) take its defaults; a field that changes the arithmetic and is not
 // modelled (model_type i2v, which Wan2.1 and Wan2.2 share with different networks; a local window; qk_norm false)
 // is an InputError naming it.
-TransformerConfig parse_wan_config(std::string_view json_text, const std::string& origin);
+// `i2v` says whose an "i2v" WanModel is (unstated: refused, naming --wan-i2v).
+TransformerConfig parse_wan_config(std::string_view json_text, const std::string& origin, WanI2v i2v = WanI2v::unstated);
 // The "dit" object of a bwacct preset: the same keys as WanModel's config (in_dim, out_dim,
 // patch_size, text_dim, freq_dim, text_len, cross_attn_norm), each optional.
 DitConfig parse_dit_object(std::string_view json_text, const std::string& origin);

@@ -11,6 +11,10 @@ namespace bwacct {
 // CLIP ViT-H/14 at 224 px (Wan2.1's clip_xlm_roberta_vit_h_14): (224 / 14)² patches + the class token.
 inline constexpr std::uint64_t kClipTokensPerImage = 257;
 
+// An "i2v" WanModel config.json is Wan2.1's (a CLIP image cross-attention, img_emb) or Wan2.2's (the image latent
+// concatenated to the input channels only): the file does not say which, the user does (--wan-i2v 2.1|2.2).
+enum class WanI2v { unstated, wan21, wan22 };
+
 // WanModel's constructor arguments beyond dim, ffn_dim, num_heads and num_layers (defaults: WanModel's).
 struct DitConfig {
     std::uint64_t in_channels = 16;               // in_dim: latent channels into the patch embedding

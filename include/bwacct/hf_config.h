@@ -13,10 +13,11 @@
 
 namespace bwacct {
 
-// Parses config.json text. `origin` ("--hf-config path") prefixes every error.
-TransformerConfig parse_hf_config(std::string_view json_text, const std::string& origin);
+// Parses config.json text. `origin` ("--hf-config path") prefixes every error. `wan_i2v`: whose an "i2v" WanModel
+// config.json is (--wan-i2v; unstated: refused).
+TransformerConfig parse_hf_config(std::string_view json_text, const std::string& origin, WanI2v wan_i2v = WanI2v::unstated);
 // Reads and parses `path`; errors name `option` and the path.
-TransformerConfig load_hf_config(const std::string& path, const std::string& option);
+TransformerConfig load_hf_config(const std::string& path, const std::string& option, WanI2v wan_i2v = WanI2v::unstated);
 // The architectures the reader maps ("LlamaForCausalLM", ..., and the multimodal wrappers whose text_config it
 // reads, "Gemma3ForConditionalGeneration", ...).
 std::vector<std::string> hf_architectures();

@@ -46,8 +46,11 @@ std::optional<std::uint64_t> count_option(const Args& args, const std::string& o
 
 TransformerConfig config_from(const Args& args) {
     TransformerConfig c;
-    if (auto named = named_model(args, {}))  // the sizes below override the model's
+    std::string source = "--layers";
+    if (auto named = named_model(args, {})) {  // the sizes below override the model's
         c = std::move(named->config);
+        source = named->source;
+    }
     const std::pair<const char*, std::uint64_t TransformerConfig::*> sizes[] = {
         {"--hidden", &TransformerConfig::hidden},     {"--layers", &TransformerConfig::layers},
         {"--heads", &TransformerConfig::heads},       {"--kv-heads", &TransformerConfig::kv_heads},
@@ -73,6 +76,13 @@ TransformerConfig config_from(const Args& args) {
     for (const auto& [v, option] : needed)
         if (v == 0)
             throw InputError(option, "is required (or give --preset, e.g. llama3-8b, or --hf-config FILE)");
+    // The report walks the layers one by one (each one's kind: dense or MoE, local or global), so a count no model has
+    // (a config's 2^63) would run for hours: refused past 100,000 (the deepest published models have a few hundred).
+    constexpr std::uint64_t kMaxLayers = 100000;
+    if (c.layers > kMaxLayers)
+        throw InputError(
+            count_option(args, "--layers") ? std::string("--layers") : source,
+            fmt::format("{} layers is more than bwacct models (at most {}); check the layer count", c.layers, kMaxLayers));
     if (overridden && !c.name.empty())
         c.name += " (modified on the command line)";
     return c;
@@ -266,6 +276,10 @@ CommandSpec make_command(bool whole_model) {
         {"--hf-config",
          "a Hugging Face config.json (Llama, Mistral, Qwen, Mixtral, DeepSeek, Gemma, GLM, OLMo, Granite, ...; WanModel; the "
          "full list: docs/formulas.md)",
+         ""},
+        {"--wan-i2v",
+         "DiT: whose \"model_type\": \"i2v\" WanModel config.json: 2.1 (CLIP image cross-attention) or 2.2 (A14B "
+         "experts: none)",
          ""},
         {"--text-tokens", "DiT: text tokens of the cross-attention; default: the config's text_len (Wan: 512)", ""},
         {"--steps", "DiT (model): denoising steps per chunk", "1"},

@@ -35,6 +35,7 @@ constexpr std::pair<std::string_view, std::string_view> kByName[] = {
     {"shell", kName},
     // dtypes and other choices from a fixed list.
     {"--dtype", kName},
+    {"--wan-i2v", kName},
     {"--dtype-a", kName},
     {"--dtype-b", kName},
     {"--dtype-c", kName},

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string_view>
 #include <utility>
 
@@ -828,9 +829,34 @@ json wan_from_diffusers(const Reader& r) {
             fmt::format("\"qk_norm\" = {} is not modelled (the DiT block is modelled with q/k RMSNorm across heads, "
                         "\"rms_norm_across_heads\")",
                         r.doc.at("qk_norm").dump()));
+    const bool vace = r.doc.at("_class_name") == "WanVACETransformer3DModel";
+    // A key the class's constructor does not take (a fork's extra modules) would be dropped here: refused instead.
+    static const std::set<std::string> known{"patch_size",
+                                             "num_attention_heads",
+                                             "attention_head_dim",
+                                             "in_channels",
+                                             "out_channels",
+                                             "text_dim",
+                                             "freq_dim",
+                                             "ffn_dim",
+                                             "num_layers",
+                                             "cross_attn_norm",
+                                             "qk_norm",
+                                             "eps",
+                                             "image_dim",
+                                             "added_kv_proj_dim",
+                                             "rope_max_seq_len",
+                                             "pos_embed_seq_len",
+                                             "vace_layers",
+                                             "vace_in_channels"};
+    for (const auto& [key, value] : r.doc.items())
+        if (!key.empty() && key.front() != '_' && known.count(key) == 0)
+            r.fail(
+                fmt::format("\"{}\" is not a {} constructor argument: a Wan-derived model whose extra modules or "
+                            "attention bwacct does not count; bwacct will not guess",
+                            key, r.doc.at("_class_name").get<std::string>()));
     const std::uint64_t heads = r.count("num_attention_heads");
     const std::uint64_t head_dim = r.count("attention_head_dim");
-    const bool vace = r.doc.at("_class_name") == "WanVACETransformer3DModel";
     json w = {{"_class_name", vace ? "VaceWanModel" : "WanModel"},
               {"model_type", "t2v"},
               {"dim", heads * head_dim},
@@ -906,7 +932,7 @@ std::vector<std::string> hf_architectures() {
     return out;
 }
 
-TransformerConfig parse_hf_config(std::string_view json_text, const std::string& origin) {
+TransformerConfig parse_hf_config(std::string_view json_text, const std::string& origin, WanI2v wan_i2v) {
     json doc;
     try {
         doc = json::parse(json_text);
@@ -922,7 +948,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     // diffusion transformers (DiT)").
     if (!doc.contains("architectures") && doc.contains("_class_name")) {
         if (doc.at("_class_name") == "WanModel" || doc.at("_class_name") == "VaceWanModel")
-            return parse_wan_config(json_text, origin);
+            return parse_wan_config(json_text, origin, wan_i2v);
         if (doc.at("_class_name") == "WanTransformer3DModel" || doc.at("_class_name") == "WanVACETransformer3DModel") {
             const std::string cls = doc.at("_class_name").get<std::string>();
             TransformerConfig w = parse_wan_config(wan_from_diffusers(top).dump(), origin);
@@ -1257,8 +1283,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     return c;
 }
 
-TransformerConfig load_hf_config(const std::string& path, const std::string& option) {
-    return parse_hf_config(read_input_file(path, option, "expected a Hugging Face config.json"), option + " " + path);
+TransformerConfig load_hf_config(const std::string& path, const std::string& option, WanI2v wan_i2v) {
+    return parse_hf_config(read_input_file(path, option, "expected a Hugging Face config.json"), option + " " + path, wan_i2v);
 }
 
 }  // namespace bwacct

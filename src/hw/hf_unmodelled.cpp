@@ -16,7 +16,7 @@ struct Unmodelled {
     const char* why;
 };
 
-constexpr std::array<Unmodelled, 41> kUnmodelled{{
+constexpr std::array<Unmodelled, 44> kUnmodelled{{
     // Hybrid stacks: most layers keep a recurrent state instead of a KV cache and cost linear in the context.
     {"Qwen3NextForCausalLM", "full_attention_interval",
      "Gated DeltaNet linear-attention layers (all but every full_attention_interval-th) keep a recurrent state, not a "
@@ -100,6 +100,16 @@ constexpr std::array<Unmodelled, 41> kUnmodelled{{
     {"MochiTransformer3DModel", "pooled_projection_dim",
      "asymmetric MM-DiT: joint attention with separate video and text widths; only Wan's DiT block (WanModel, "
      "WanTransformer3DModel) is modelled"},
+    {"SkyReelsV2Transformer3DModel", "inject_sample_info",
+     "Wan's network built for diffusion forcing (a timestep per latent frame, a block-causal attention mask by "
+     "num_frame_per_block) and, when true, an fps embedding; only Wan's DiT block (WanModel, WanTransformer3DModel) is "
+     "modelled"},
+    {"WanAnimateTransformer3DModel", "motion_encoder_dim",
+     "Wan2.2-Animate: Wan's image-to-video network plus a motion encoder and face-adapter blocks "
+     "(inject_face_latents_blocks); only Wan's DiT block (WanModel, WanTransformer3DModel) is modelled"},
+    {"WanModel_S2V", "audio_dim",
+     "Wan2.2-S2V: Wan's network plus audio tokens injected into blocks, frame packing and a motion encoder; only Wan's "
+     "DiT block (WanModel, WanTransformer3DModel) is modelled"},
     {"QwenImageTransformer2DModel", "joint_attention_dim",
      "MM-DiT: double-stream blocks with joint attention over image and text tokens; only Wan's DiT block (WanModel, "
      "WanTransformer3DModel) is modelled"},

@@ -48,7 +48,7 @@ bool flag_or(const json& o, const std::string& origin, const char* key, bool fal
     return o.at(key).get<bool>();
 }
 
-DitConfig read_fields(const json& o, const std::string& origin) {
+DitConfig read_fields(const json& o, const std::string& origin, WanI2v i2v = WanI2v::unstated) {
     DitConfig d;
     d.in_channels = count_or(o, origin, "in_dim", d.in_channels);
     d.out_channels = count_or(o, origin, "out_dim", d.out_channels);
@@ -78,8 +78,9 @@ DitConfig read_fields(const json& o, const std::string& origin) {
     // token: the same numbers, computed once per sample as diffusers does); "ti2v" (Wan2.2-TI2V-5B: the image is
     // the first latent frame, denoised at timestep 0, so the timestep is embedded per token); "flf2v" (Wan2.1 only:
     // CLIP image cross-attention over the first and last frames, 2 · 257 tokens, with img_emb.emb_pos); "vace"
-    // (VaceWanModel: text cross-attention, as t2v). "i2v" is refused: Wan2.1's adds a CLIP image cross-attention,
-    // Wan2.2's (channel concatenation only) has the same config.json.
+    // (VaceWanModel: text cross-attention, as t2v); "i2v": Wan2.1's adds a CLIP image cross-attention over one image's
+    // 257 tokens, Wan2.2's (A14B experts: channel concatenation only) is t2v's network; both write the same
+    // config.json, so the user says which (`i2v`), else it is refused.
     const std::string type = o.contains("model_type") && o.at("model_type").is_string()  ? o.at("model_type").get<std::string>()
                              : o.contains("model_type") && !o.at("model_type").is_null() ? std::string("?")
                                                                                          : std::string("t2v");
@@ -88,12 +89,18 @@ DitConfig read_fields(const json& o, const std::string& origin) {
     } else if (type == "flf2v") {
         d.image_tokens = 2 * kClipTokensPerImage;
         d.image_pos_emb = true;
+    } else if (type == "i2v" && i2v == WanI2v::wan21) {
+        d.image_tokens = kClipTokensPerImage;
+    } else if (type == "i2v" && i2v == WanI2v::wan22) {
+        // t2v's network; in_dim (36) carries the image latent
+    } else if (type == "i2v") {
+        throw InputError(origin,
+                         "\"model_type\" = \"i2v\" is Wan2.1's WanModel (with a CLIP image cross-attention) or Wan2.2's "
+                         "(without), and the config.json does not say which: give --wan-i2v 2.1 or --wan-i2v 2.2 (bwacct "
+                         "layer, model), or the diffusers WanTransformer3DModel config, whose image_dim says");
     } else if (type != "t2v" && type != "vace") {
         throw InputError(origin,
-                         fmt::format("\"model_type\" = {} is not modelled (\"t2v\", \"ti2v\", \"flf2v\" or \"vace\"; an "
-                                     "\"i2v\" WanModel is Wan2.1's, with a CLIP image cross-attention, or Wan2.2's, without, "
-                                     "and its config.json does not say which: give the diffusers WanTransformer3DModel config, "
-                                     "whose image_dim says)",
+                         fmt::format("\"model_type\" = {} is not modelled (\"t2v\", \"i2v\", \"ti2v\", \"flf2v\" or \"vace\")",
                                      o.at("model_type").dump()));
     }
     return d;
@@ -108,7 +115,8 @@ void read_vace(const json& o, const std::string& origin, TransformerConfig& c) {
     if (!vace)
         return;
     if (c.dit->image_tokens != 0)
-        throw InputError(origin, "VACE with image conditioning (model_type flf2v) is not modelled; bwacct will not guess");
+        throw InputError(origin,
+                         "VACE with image conditioning (model_type i2v of Wan2.1, flf2v) is not modelled; bwacct will not guess");
     std::set<std::uint64_t> seen;
     std::uint64_t n = 0;
     if (o.contains("vace_layers") && !o.at("vace_layers").is_null()) {
@@ -134,23 +142,46 @@ void read_vace(const json& o, const std::string& origin, TransformerConfig& c) {
     c.dit->vace_in_channels = count_or(o, origin, "vace_in_dim", c.dit->in_channels);
 }
 
+// A key WanModel's constructor (VaceWanModel's: + vace_layers, vace_in_dim) does not take belongs to a Wan-derived
+// model (SkyReels-V2's fps embedding, VideoX-Fun's control adapter and reference conv, a causal or audio-driven fork)
+// whose extra modules or attention pattern bwacct does not count: refused naming it. "_"-prefixed keys are
+// diffusers' bookkeeping; SkyReels-V2's "inject_sample_info": false is its plain WanModel (no fps embedding).
+void refuse_foreign_keys(const json& o, const std::string& origin, bool vace) {
+    static const std::set<std::string> known{"model_type", "patch_size",  "text_len", "in_dim",          "dim",
+                                             "ffn_dim",    "freq_dim",    "text_dim", "out_dim",         "num_heads",
+                                             "num_layers", "window_size", "qk_norm",  "cross_attn_norm", "eps"};
+    for (const auto& [key, value] : o.items()) {
+        if (key.empty() || key.front() == '_' || known.count(key) != 0 ||
+            (vace && (key == "vace_layers" || key == "vace_in_dim")) || (key == "inject_sample_info" && value == false))
+            continue;
+        throw InputError(origin, fmt::format("\"{}\" is not a {} constructor argument: a Wan-derived model whose extra "
+                                             "modules or attention bwacct does not count; bwacct will not guess",
+                                             key, vace ? "VaceWanModel" : "WanModel"));
+    }
+}
+
 }  // namespace
 
 DitConfig parse_dit_object(std::string_view json_text, const std::string& origin) {
     return read_fields(parse_object(json_text, origin, "the preset's \"dit\" object"), origin);
 }
 
-TransformerConfig parse_wan_config(std::string_view json_text, const std::string& origin) {
+TransformerConfig parse_wan_config(std::string_view json_text, const std::string& origin, WanI2v i2v) {
     const json doc = parse_object(json_text, origin, "WanModel's config.json");
-    TransformerConfig c;
-    c.dit = read_fields(doc, origin);
     const bool vace = doc.contains("_class_name") && doc.at("_class_name") == "VaceWanModel";
-    c.name = vace                        ? "VaceWanModel (vace)"
-             : c.dit->image_tokens != 0  ? "WanModel (flf2v)"
-             : c.dit->timestep_per_token ? "WanModel (ti2v)"
-                                         : "WanModel (t2v)";
+    refuse_foreign_keys(doc, origin, vace);
+    TransformerConfig c;
+    c.dit = read_fields(doc, origin, i2v);
+    const bool wan_i2v = doc.contains("model_type") && doc.at("model_type") == "i2v";
+    c.name = vace                              ? "VaceWanModel (vace)"
+             : wan_i2v && i2v == WanI2v::wan21 ? "WanModel (i2v, Wan2.1)"
+             : wan_i2v                         ? "WanModel (i2v, Wan2.2)"
+             : c.dit->image_tokens != 0        ? "WanModel (flf2v)"
+             : c.dit->timestep_per_token       ? "WanModel (ti2v)"
+                                               : "WanModel (t2v)";
     c.source = vace ? fmt::format("diffusers config.json ({}), class VaceWanModel (Wan2.1 wan/modules/vace_model.py)", origin)
-                    : fmt::format("diffusers config.json ({}), class WanModel (Wan2.1 wan/modules/model.py)", origin);
+                    : fmt::format("diffusers config.json ({}), class WanModel (Wan{} wan/modules/model.py)", origin,
+                                  wan_i2v && i2v == WanI2v::wan22 ? "2.2" : "2.1");
     c.hidden = count_or(doc, origin, "dim", 0, true);
     c.layers = count_or(doc, origin, "num_layers", 0, true);
     c.heads = count_or(doc, origin, "num_heads", 0, true);

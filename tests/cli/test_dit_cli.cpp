@@ -87,6 +87,33 @@ TEST(DitCli, Wan22Ti2v5bRunsWithItsParameterCount) {
     EXPECT_EQ(num_u(doc.at("params"), "bytes"), 2ull * 4999787712ull);
 }
 
+TEST(DitCli, AnI2vWanModelRunsWithWanI2vAndIsRefusedWithout) {
+    // An i2v WanModel config.json (in_dim 36): refused bare, naming --wan-i2v; with --wan-i2v 2.2 one Wan2.2-I2V-A14B
+    // expert, Wan2.1-T2V-14B's 14,288,491,584 + (36 − 16)·4·5120 = 409,600 → 14,288,901,184 parameters (by hand in
+    // tests/unit/test_dit.cpp, AnI2vWanModelReadsAsTheWanTheUserNames).
+    const std::string i2v = std::string(BWACCT_TEST_DATA) + "/models/lingbot-world-fast-i2v.config.json";
+    expect_bad({"model", "--hf-config", i2v, "--tokens", "2160"}, {"--wan-i2v", "lingbot-world-fast-i2v.config.json"});
+    const json doc =
+        run_json({"model", "--hf-config", i2v, "--wan-i2v", "2.2", "--tokens", "2160", "--gpu", "h200", "--format", "json"});
+    ASSERT_FALSE(doc.is_null());
+    expect_finite_numbers(doc, "");
+    EXPECT_EQ(num_u(doc.at("params"), "total"), 14288901184ull);
+    expect_bad({"model", "--hf-config", i2v, "--wan-i2v", "2.3", "--tokens", "2160"}, {"--wan-i2v", "2.3"});
+    // it names an i2v WanModel only
+    expect_bad({"model", "--hf-config", wan_config(), "--wan-i2v", "2.1", "--tokens", "2160"}, {"--wan-i2v", "i2v"});
+}
+
+TEST(DitCli, ALayerCountNoModelHasIsRefusedNotWalked) {
+    // num_layers 2^63 (a config's, or --layers): the report walks the layers one by one and ran for hours; refused
+    // past 100,000, naming the file or the option.
+    TempDir dir;
+    write_text(dir.file("deep.json"), R"({"_class_name": "WanModel", "dim": 1536, "num_heads": 12, "ffn_dim": 8960,
+        "num_layers": 9223372036854775808})");
+    expect_bad({"model", "--hf-config", dir.file("deep.json"), "--tokens", "2160"}, {"deep.json", "100000"});
+    expect_bad({"layer", "--hidden", "4096", "--heads", "32", "--ffn", "14336", "--layers", "100001", "--tokens", "16"},
+               {"--layers", "100001"});
+}
+
 TEST(DitCli, Wan21VaceRunsItsContextBlocksAsLayerKinds) {
     // Wan2.1-VACE-14B (VaceWanModel): 17,337,592,896 parameters, 3,049,101,312 of them VACE's, by hand in
     // tests/unit/test_dit.cpp (Wan21VaceContextBlocksProjectionsAndHints); 32 plain, 8 hinted and 8 context blocks.

@@ -201,7 +201,7 @@ TEST(Dit, Wan22Ti2v5bParametersAndItsPerTokenTimestep) {
 
 TEST(Dit, AnI2vWanModelIsRefusedItsConfigDoesNotSayWhichWan) {
     // Wan2.1-I2V's WanModel (CLIP image cross-attention) and Wan2.2-I2V-A14B's (channel concatenation only) write the
-    // same config.json keys: refused, naming the diffusers config that tells them apart.
+    // same config.json keys: refused, naming --wan-i2v and the diffusers config that tells them apart.
     const std::string e = error_of([&] {
         (void)parse_hf_config(
             R"({"_class_name": "WanModel", "dim": 5120, "num_layers": 40, "num_heads": 40, "ffn_dim": 13824, "in_dim": 36,
@@ -209,7 +209,82 @@ TEST(Dit, AnI2vWanModelIsRefusedItsConfigDoesNotSayWhichWan) {
             "x");
     });
     EXPECT_NE(e.find("\"i2v\""), std::string::npos) << e;
+    EXPECT_NE(e.find("--wan-i2v 2.1"), std::string::npos) << e;
     EXPECT_NE(e.find("WanTransformer3DModel"), std::string::npos) << e;
+}
+
+TEST(Dit, AnI2vWanModelReadsAsTheWanTheUserNames) {
+    // A real i2v WanModel config.json (tests/data/models/lingbot-world-fast-i2v.config.json: D 5120, F 13,824, 40 heads,
+    // 40 blocks, in_dim 36), refused bare (above).
+    const std::string path = std::string(BWACCT_TEST_DATA) + "/models/lingbot-world-fast-i2v.config.json";
+    EXPECT_NE(error_of([&] { (void)load_hf_config(path, "--hf-config"); }).find("--wan-i2v"), std::string::npos);
+    // --wan-i2v 2.1: Wan2.1-I2V-14B's network, the diffusers form's count (Wan21I2v14bImageCrossAttentionAndImageEmbedding):
+    //   T2V-14B 14,288,491,584 + patch (36 − 16)·4·5120 = 409,600 + 40 · (k_img, v_img 2·(5120² + 5120) + norm_k_img
+    //   5120 = 52,444,160) = 2,097,766,400 + img_emb 2560 + 1,639,680 + 6,558,720 + 10,240 = 8,211,200 → 16,394,878,784
+    const TransformerConfig w21 = load_hf_config(path, "--hf-config", WanI2v::wan21);
+    EXPECT_EQ(w21.name, "WanModel (i2v, Wan2.1)");
+    EXPECT_EQ(w21.dit->image_tokens, 257u);
+    EXPECT_FALSE(w21.dit->image_pos_emb);
+    EXPECT_EQ(param_count(w21).total.value(), 16394878784ull);
+    // --wan-i2v 2.2: one Wan2.2-I2V-A14B expert, t2v's network with in_dim 36: 14,288,491,584 + 409,600 = 14,288,901,184
+    const TransformerConfig w22 = load_hf_config(path, "--hf-config", WanI2v::wan22);
+    EXPECT_EQ(w22.name, "WanModel (i2v, Wan2.2)");
+    EXPECT_EQ(w22.dit->image_tokens, 0u);
+    EXPECT_FALSE(w22.dit->timestep_per_token);
+    EXPECT_EQ(param_count(w22).total.value(), 14288901184ull);
+    // The option changes nothing else: a t2v config reads the same with it
+    EXPECT_EQ(param_count(load_hf_config(std::string(BWACCT_TEST_DATA) + "/models/wan2.1-t2v-14b.config.json", "--hf-config",
+                                         WanI2v::wan21))
+                  .total.value(),
+              14288491584ull);
+}
+
+TEST(Dit, AWanDerivedModelsExtraKeysAreRefusedNotDropped) {
+    // A key the WanModel / WanTransformer3DModel constructor does not take is a fork's module bwacct does not count:
+    // refused naming it (before, it was ignored and the count was Wan's).
+    const std::string base = R"("dim": 1536, "num_layers": 30, "num_heads": 12, "ffn_dim": 8960)";
+    for (const std::string key : {R"("inject_sample_info": true)", R"("add_control_adapter": true)",
+                                  R"("num_frame_per_block": 3)", R"("local_attn_size": 12)"}) {
+        const std::string e =
+            error_of([&] { (void)parse_hf_config(R"({"_class_name": "WanModel", )" + base + ", " + key + "}", "x"); });
+        EXPECT_NE(e.find(key.substr(0, key.find(':'))), std::string::npos) << e;
+        EXPECT_NE(e.find("WanModel constructor argument"), std::string::npos) << e;
+    }
+    // SkyReels-V2's plain WanModel writes "inject_sample_info": false (no fps embedding): Wan2.1-T2V-1.3B's count,
+    //   patch 16·4·1536 + 1536 = 99,840; text 4096·1536 + 1536 + 1536² + 1536 = 8,653,824; time 256·1536 + 1536 +
+    //   1536² + 1536 = 2,755,584; projection 1536·9216 + 9216 = 14,164,992 → 25,674,240;
+    //   block 2·(4·(1536² + 1536) + 2·1536) + 1536·8960 + 8960 + 8960·1536 + 1536 + 2·1536 + 6·1536
+    //   = 18,892,800 + 27,535,616 + 12,288 = 46,440,704 · 30 = 1,393,221,120; head 1536·64 + 64 + 2·1536 = 101,440
+    //   → 1,418,996,800
+    EXPECT_EQ(param_count(parse_hf_config(R"({"_class_name": "WanModel", )" + base + R"(, "inject_sample_info": false})", "x"))
+                  .total.value(),
+              1418996800ull);
+    // diffusers: the class's own keys only
+    const std::string d = error_of([&] {
+        (void)parse_hf_config(
+            R"({"_class_name": "WanTransformer3DModel", "num_attention_heads": 12, "attention_head_dim": 128,
+                "num_layers": 30, "ffn_dim": 8960, "inject_sample_info": true})",
+            "x");
+    });
+    EXPECT_NE(d.find("inject_sample_info"), std::string::npos) << d;
+    // SkyReels-V2's own diffusers class (tests/data/models/skyreels-v2-df-1.3b-540p-diffusers-transformer.config.json)
+    const std::string k = error_of([&] {
+        (void)load_hf_config(std::string(BWACCT_TEST_DATA) + "/models/skyreels-v2-df-1.3b-540p-diffusers-transformer.config.json",
+                             "--hf-config");
+    });
+    EXPECT_NE(k.find("SkyReelsV2Transformer3DModel"), std::string::npos) << k;
+    EXPECT_NE(k.find("inject_sample_info"), std::string::npos) << k;
+    // Wan2.2-Animate's (tests/data/models/wan2.2-animate-14b-diffusers-transformer.config.json) and Wan2.2-S2V's classes
+    const std::string a = error_of([&] {
+        (void)load_hf_config(std::string(BWACCT_TEST_DATA) + "/models/wan2.2-animate-14b-diffusers-transformer.config.json",
+                             "--hf-config");
+    });
+    EXPECT_NE(a.find("WanAnimateTransformer3DModel"), std::string::npos) << a;
+    EXPECT_NE(a.find("motion_encoder_dim"), std::string::npos) << a;
+    const std::string s2v = error_of(
+        [&] { (void)parse_hf_config(R"({"_class_name": "WanModel_S2V", "model_type": "s2v", "audio_dim": 1024})", "x"); });
+    EXPECT_NE(s2v.find("WanModel_S2V"), std::string::npos) << s2v;
+    EXPECT_NE(s2v.find("audio_dim"), std::string::npos) << s2v;
 }
 
 TEST(Dit, WeightBytesCountTheHead) {
