@@ -66,7 +66,7 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 38> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 39> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"MistralForCausalLM", Family::llama},
                                        // YiForCausalLM (Yi's first remote code), BaichuanForCausalLM / BaiChuanForCausalLM
                                        // (Baichuan 1 and 2; W_pack holds q, k, v; ALiBi or RoPE, neither an op here):
@@ -92,6 +92,10 @@ constexpr std::array<Arch, 38> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"Qwen3MoeForCausalLM", Family::qwen3_moe},
                                        {"DeepseekV3ForCausalLM", Family::deepseek},
                                        {"DeepseekV2ForCausalLM", Family::deepseek},
+                                       // Glm4MoeLiteForCausalLM (GLM-4.7-Flash): DeepSeek-V3's MLA and MoE layers
+                                       // (transformers' modular_glm4_moe_lite.py), its router always with the
+                                       // score-correction bias (as GLM-4.5's).
+                                       {"Glm4MoeLiteForCausalLM", Family::deepseek},
                                        {"GptOssForCausalLM", Family::gpt_oss},
                                        {"Llama4ForCausalLM", Family::llama4},
                                        {"OlmoeForCausalLM", Family::olmoe},
@@ -510,6 +514,19 @@ void read_qwen2_moe_shared_expert(const Reader& r, std::uint64_t hidden, std::ui
         hidden, hidden * layers));
 }
 
+// The routed experts of Qwen2-MoE, Qwen3-MoE and OLMoE: "num_experts" in their config classes up to transformers 4.x;
+// transformers 5 renames the attribute "num_local_experts" (Mixtral's name) and save_pretrained writes it so (Qwen3-MoE
+// configs printed by 5.7 have no "num_experts"). Either name means the same count; a file giving both must agree.
+std::uint64_t routed_experts(const Reader& r) {
+    if (!r.has("num_experts"))
+        return r.count(r.has("num_local_experts") ? "num_local_experts" : "num_experts");
+    const std::uint64_t n = r.count("num_experts");
+    if (r.has("num_local_experts") && r.count("num_local_experts") != n)
+        r.fail(fmt::format("\"num_experts\" ({}) and \"num_local_experts\" ({}) disagree: both name the routed experts", n,
+                           r.count("num_local_experts")));
+    return n;
+}
+
 // compressed-tensors (llm-compressor's checkpoints: RedHat/neuralmagic FP8-dynamic, W8A8, W4A16, NVFP4): the
 // linear weights' scheme is config_groups' "weights" (QuantizationArgs: num_bits, type, strategy, group_size,
 // block_structure, symmetric, scale_dtype), stored as "format" says. Modelled where it is one of the engine's
@@ -520,13 +537,15 @@ void read_qwen2_moe_shared_expert(const Reader& r, std::uint64_t hidden, std::ui
 // An entry of a module list naming what the engine keeps in the activation dtype anyway: the LM head, the token
 // embedding and the MoE router with its score-correction bias ("mlp.gate", Mixtral's "block_sparse_moe.gate",
 // Qwen-MoE's "shared_expert_gate", MiniMax's bare "gate"; not "gate_proj"), as a module name, a prefix ending in "."
-// (AWQ's "mlp.gate.") or a "re:" pattern (a trailing "$" dropped).
+// (AWQ's "mlp.gate.") or a "re:" pattern (a trailing "$" dropped). A norm ("...input_layernorm", "...q_norm": Qwen's FP8
+// checkpoints list every layer's) is no linear weight: the engine keeps norm weights in the activation dtype too.
 bool ignored_outside_blocks(std::string e) {
     if (!e.empty() && (e.back() == '$' || e.back() == '.'))
         e.pop_back();
     auto ends_with = [&](std::string_view tail) { return e.size() >= tail.size() && e.substr(e.size() - tail.size()) == tail; };
     return e.find("lm_head") != std::string::npos || e.find("embed_tokens") != std::string::npos || e == "gate" ||
-           ends_with(".gate") || ends_with("shared_expert_gate") || ends_with("router") || ends_with("e_score_correction_bias");
+           ends_with(".gate") || ends_with("shared_expert_gate") || ends_with("router") || ends_with("e_score_correction_bias") ||
+           ends_with("norm");
 }
 
 // The module lists by which quantised checkpoints keep weights out of their format: compressed-tensors' and modelopt's
@@ -1195,7 +1214,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         } else if (fam == Family::mixtral || fam == Family::olmoe || fam == Family::phimoe) {
             // MixtralSparseMoeBlock, OlmoeSparseMoeBlock, PhimoeSparseMoeBlock: a router Linear(hidden, E) without bias
             // and E gated experts of intermediate_size, on every layer.
-            m.experts = r.count(fam == Family::olmoe ? "num_experts" : "num_local_experts");
+            m.experts = fam == Family::olmoe ? routed_experts(r) : r.count("num_local_experts");
             m.expert_ffn = c.ffn;
         } else if (fam == Family::llama4) {
             // Llama4TextMoe: a router Linear(hidden, E) without bias, E routed experts and one shared expert, each a
@@ -1207,7 +1226,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             hf::set_dense_layers(m, dense);
             c.ffn = m.dense_layers > 0 ? r.count("intermediate_size_mlp") : r.count_or("intermediate_size_mlp", m.expert_ffn);
         } else if (qwen_moe) {
-            m.experts = r.count("num_experts");
+            m.experts = routed_experts(r);
             m.expert_ffn = r.count("moe_intermediate_size");
             if (fam == Family::qwen2_moe)
                 read_qwen2_moe_shared_expert(r, c.hidden, c.layers, m, c.limitations);
@@ -1224,7 +1243,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             hf::set_dense_layers(m,
                                  hf::first_k_dense_layers(r, c.layers, fam == Family::deepseek || fam == Family::deepseek_moe));
             // DeepSeek-V3's noaux_tc gate carries a per-expert score-correction bias (E parameters); GLM-4.5's always.
-            m.router_bias = fam == Family::glm4_moe || r.text_or("topk_method", "") == "noaux_tc";
+            m.router_bias =
+                fam == Family::glm4_moe || lm_arch == "Glm4MoeLiteForCausalLM" || r.text_or("topk_method", "") == "noaux_tc";
             if (fam == Family::glm4_moe)
                 if (const std::uint64_t mtp = r.natural_or("num_nextn_predict_layers", 0); mtp > 0)
                     c.limitations.push_back(fmt::format(
