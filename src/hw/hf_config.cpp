@@ -19,6 +19,7 @@
 #include "bwacct/text_file.h"
 #include "hf_dbrx.h"
 #include "hf_exaone.h"
+#include "hf_kept_parts.h"
 #include "hf_moe_layers.h"
 #include "hf_reader.h"
 #include "hf_unmodelled.h"
@@ -552,13 +553,31 @@ bool ignored_outside_blocks(std::string e) {
 // "ignore" (modelopt also "exclude_modules"), bitsandbytes' "llm_int8_skip_modules", and "modules_to_not_convert"
 // (transformers' HfQuantizer, written by mxfp4, fp8 and AWQ/GPTQ checkpoints). Entries beyond what the engine keeps in
 // the activation dtype anyway are stated: the engine stores every linear weight of the blocks in one format.
-void state_kept_modules(const json& q, std::vector<std::string>& limitations) {
-    for (const char* key : {"ignore", "exclude_modules", "llm_int8_skip_modules", "modules_to_not_convert"}) {
+// Entries that name every linear module of a part of the blocks (all layers' attention, the dense MLPs, the shared
+// experts: hf::kept_parts) keep that part in the activation dtype (TransformerConfig::kept) and are not stated.
+void state_kept_modules(const json& q, Family fam, TransformerConfig& c) {
+    static constexpr std::array<const char*, 5> kLists{"ignore", "exclude_modules", "llm_int8_skip_modules",
+                                                       "modules_to_not_convert", "ignored_layers"};
+    std::vector<std::string> entries, unexplained;
+    for (const char* key : kLists)
+        if (q.contains(key) && q.at(key).is_array())
+            for (const json& e : q.at(key))
+                if (e.is_string())
+                    entries.push_back(e.get<std::string>());
+    hf::ModuleNames names;
+    if (fam == Family::llama4)
+        names.mlp = "feed_forward";
+    if (fam == Family::qwen2_moe || fam == Family::llama4)
+        names.shared = "shared_expert";
+    c.kept = hf::kept_parts(entries, c, names, unexplained);
+    std::vector<std::string>& limitations = c.limitations;
+    for (const char* key : kLists) {
         if (!q.contains(key) || !q.at(key).is_array())
             continue;
         std::string kept;
         for (const json& e : q.at(key))
-            if (e.is_string() && !ignored_outside_blocks(e.get<std::string>())) {
+            if (e.is_string() && !ignored_outside_blocks(e.get<std::string>()) &&
+                std::find(unexplained.begin(), unexplained.end(), e.get<std::string>()) != unexplained.end()) {
                 kept += (kept.empty() ? "" : ", ") + e.get<std::string>();
                 if (kept.size() > 120) {
                     kept += ", ...";
@@ -827,11 +846,10 @@ StorageFormat read_quantization_format(const Reader& r, const json& q, std::vect
                     method));
 }
 
-// The weights' format, then what every method's checkpoint may also say: the modules it keeps in 16 bits and a
-// quantised KV cache (state_kept_modules, state_quantised_kv).
+// The weights' format, then a quantised KV cache (state_quantised_kv); the modules the checkpoint keeps in 16 bits are
+// read once the blocks' shapes are known (state_kept_modules).
 StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std::string>& limitations) {
     StorageFormat f = read_quantization_format(r, q, limitations);
-    state_kept_modules(q, limitations);
     state_quantised_kv(q, limitations);
     return f;
 }
@@ -1269,6 +1287,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             c.limitations.push_back(fmt::format(
                 "num_nextn_predict_layers = {}: the multi-token-prediction module is not counted (parameters or time)", mtp));
     }
+    if (c.weight_format)
+        state_kept_modules(lm.at("quantization_config"), fam, c);
     if (c.heads % c.kv_heads != 0)
         r.fail(fmt::format("\"num_key_value_heads\" ({}) must divide \"num_attention_heads\" ({})", c.kv_heads, c.heads));
     if (c.head_dim == 0 && c.hidden % c.heads != 0)

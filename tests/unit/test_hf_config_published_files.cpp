@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <string>
 #include <utility>
 
@@ -579,8 +580,50 @@ TEST(HfPublishedFiles, DenseQwenMistralAndGptOssFilesCountTheirPublishedSizes) {
     ASSERT_EQ(oss.local_layers.size(), 24u);
     EXPECT_TRUE(oss.local_layers[0]);
     EXPECT_FALSE(oss.local_layers[1]);
-    // Its attention stays bf16 (modules_to_not_convert "model.layers.*.self_attn"): stated.
-    EXPECT_TRUE(has_limitation(oss, "keeps model.layers.*.self_attn unquantized"));
+    // Its attention stays bf16 (modules_to_not_convert "model.layers.*.self_attn"): kept out of mxfp4. Bytes against the
+    // tensor list: vocab tables 2·201,088·2880·2 = 2,316,533,760; per layer: expert blocks 32·(5760 + 2880)·90·16
+    // (398,131,200) + their e8m0 scales 32·(5760 + 2880)·90 (24,883,200) + bf16 attention 26,542,080·2 (53,084,160) and
+    // its biases 8000·2 + router 92,192·2 + norms 5760·2 (211,904) = 476,310,464 · 24 = 11,431,451,136; final norm 5760:
+    // 13,747,990,656 B. The tensor list's 13,761,264,768 also holds the expert biases and sinks (24·553,088, stated).
+    // Before: 11.9 GiB, the attention in mxfp4.
+    EXPECT_TRUE(oss.kept.attention);
+    EXPECT_FALSE(has_limitation(oss, "unquantized"));
+    EXPECT_EQ(weight_bytes_per_rank(oss, LayerRun{}).value(), 13747990656u);
+}
+
+TEST(HfPublishedFiles, ModuleListsNamingAWholePartKeepItIn16Bits) {
+    // Kimi-K2.5's compressed-tensors ignore list (int4 routed experts only): its regular expressions name every layer's
+    // attention, shared experts and dense MLP. On a small DeepSeek-V3 shape (D 64, 2 layers, first dense; MLA q_lora
+    // 16, kv_lora 16, qk 8 + 8, v 8, 4 heads; 4 experts of 32 + 1 shared; int4 group 32, bf16 scales):
+    const std::string cfg = R"({"architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "intermediate_size": 128, "moe_intermediate_size": 32, "vocab_size": 100,
+        "n_routed_experts": 4, "n_shared_experts": 1, "num_experts_per_tok": 2, "first_k_dense_replace": 1,
+        "q_lora_rank": 16, "kv_lora_rank": 16, "qk_nope_head_dim": 8, "qk_rope_head_dim": 8, "v_head_dim": 8,
+        "quantization_config": {"quant_method": "compressed-tensors", "format": "pack-quantized",
+          "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "int",
+            "strategy": "group", "group_size": 32, "symmetric": true}}},
+          "ignore": ["lm_head", "re:.*self_attn.*", "re:.*shared_experts.*",
+                     "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"]}})";
+    const TransformerConfig c = parse_hf_config(cfg, "x");
+    EXPECT_TRUE(c.kept.attention);
+    EXPECT_TRUE(c.kept.dense_mlp);
+    EXPECT_TRUE(c.kept.shared_experts);
+    EXPECT_FALSE(has_limitation(c, "unquantized"));
+    // Bytes (bf16 = 2 B; int4 [K, N] = K·N/2 + (K/32)·N·2): attention q_a 64·16 + q_b 16·64 + kv_a 64·24 + kv_b 16·64 +
+    // o 32·64 = 6656 params, 13,312 B, + norms q_a 16, kv_a 16, 2·64 → 160 params, 320 B. Layer 0: MLP 3·64·128 = 24,576
+    // params, 49,152 B → 62,784 B. Layer 1: router 4·64 = 256 params, 512 B; experts 4 · (gate, up [64, 32]: 1024 + 128
+    // each; down [32, 64]: 1024 + 128) = 4 · 3456 = 13,824 B; shared 3·64·32 = 6144 params, 12,288 B → 13,312 + 320 + 512
+    // + 13,824 + 12,288 = 40,256 B. Vocab tables 2·100·64·2 = 25,600; final norm 128: 128,768 B.
+    EXPECT_EQ(weight_bytes_per_rank(c, LayerRun{}).value(), 128768u);
+    // --weight-dtype sets every block weight: the kept parts follow it.
+    LayerRun all;
+    all.weight = *c.weight_format;
+    EXPECT_LT(weight_bytes_per_rank(c, all).value(), 128768u);
+    // One layer's attention only: not the whole part, said.
+    const std::string one = std::regex_replace(cfg, std::regex(R"(re:\.\*self_attn\.\*)"), "model.layers.0.self_attn");
+    const TransformerConfig partial = parse_hf_config(one, "x");
+    EXPECT_FALSE(partial.kept.attention);
+    EXPECT_TRUE(has_limitation(partial, "keeps model.layers.0.self_attn unquantized"));
 }
 
 TEST(HfPublishedFiles, MiniMaxM3IsRefusedNamingItsClass) {
