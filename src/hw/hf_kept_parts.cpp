@@ -19,6 +19,10 @@ ModuleEntry::ModuleEntry(const std::string& entry) {
         while (!e.empty() && (e.back() == '.' || e.back() == '$'))
             e.pop_back();
         valid_ = !e.empty();
+        if (e.find('*') == std::string::npos) {
+            path_ = e;
+            return;
+        }
         std::string pattern = "(^|\\.)";
         for (const char ch : e) {
             if (ch == '*')
@@ -37,6 +41,14 @@ ModuleEntry::ModuleEntry(const std::string& entry) {
 bool ModuleEntry::names(const std::string& module) const {
     if (!valid_)
         return false;
+    if (!path_.empty()) {
+        for (std::size_t at = module.find(path_); at != std::string::npos; at = module.find(path_, at + 1)) {
+            const std::size_t end = at + path_.size();
+            if ((at == 0 || module[at - 1] == '.') && (end == module.size() || module[end] == '.'))
+                return true;
+        }
+        return false;
+    }
     return from_start_ ? std::regex_search(module, re_, std::regex_constants::match_continuous) : std::regex_search(module, re_);
 }
 
@@ -106,8 +118,8 @@ TransformerConfig::KeptParts kept_parts(const std::vector<std::string>& entries,
         const std::pair<const Modules*, bool> parts[] = {
             {&attention, k.attention}, {&dense, k.dense_mlp}, {&shared, k.shared_experts}, {&routed, false}};
         for (const auto& [mods, kept] : parts)
-            for (const std::string& m : *mods)
-                if (read[i].names(m))
+            for (std::size_t j = 0; j < mods->size() && !elsewhere && !(kept && in_kept); ++j)
+                if (read[i].names((*mods)[j]))
                     (kept ? in_kept : elsewhere) = true;
         if (!in_kept || elsewhere)
             unexplained.push_back(entries[i]);

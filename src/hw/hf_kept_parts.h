@@ -26,6 +26,7 @@ public:
     bool names(const std::string& module) const;
 
 private:
+    std::string path_;  // a path without "*": found by string search (module lists may hold thousands)
     std::regex re_;
     bool valid_ = true;
     bool from_start_ = false;  // a "re:" entry: matched from the name's first character
