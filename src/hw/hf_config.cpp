@@ -165,8 +165,10 @@ struct Wrapper {
 constexpr Dropped kKvHeads(const char* class_default) { return {"num_key_value_heads", class_default, "<key/value heads>"}; }
 constexpr Dropped kHeadDim128{"head_dim", "128, not hidden_size / num_attention_heads", "<dims per head>"};
 
-constexpr std::array<Wrapper, 7> kWrappers{
+constexpr std::array<Wrapper, 8> kWrappers{
     {{"Gemma3ForConditionalGeneration", "gemma3_text", "Gemma3TextConfig", "Gemma3ForCausalLM"},
+     // Kimi-K2.5 (remote code modeling_kimi_k25.py): a vision tower and projector before Kimi-K2's DeepseekV3ForCausalLM.
+     {"KimiK25ForConditionalGeneration", "deepseek_v3", "DeepseekV3Config", "DeepseekV3ForCausalLM"},
      // MistralConfig: num_key_value_heads 8, sliding_window 4096 (Mistral-Small-3.1's file gives "sliding_window": null).
      {"Mistral3ForConditionalGeneration",
       "mistral",
@@ -1077,7 +1079,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
                         fam == Family::gemma2 ? "16 in older transformers, 4 in newer" : "4"));
 
     TransformerConfig c;
-    c.name = r.has("_name_or_path") ? fmt::format("{} ({})", r.text_or("_name_or_path", arch), arch) : arch;
+    c.name = !r.text_or("_name_or_path", "").empty() ? fmt::format("{} ({})", r.text_or("_name_or_path", arch), arch) : arch;
     c.source =
         wrapper != nullptr
             ? fmt::format("Hugging Face config.json ({}), architecture {}: its text_config read as {}", origin, arch, lm_arch)

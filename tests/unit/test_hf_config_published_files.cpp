@@ -639,3 +639,28 @@ TEST(HfPublishedFiles, MiniMaxM3IsRefusedNamingItsClass) {
     EXPECT_NE(e.find("unsupported architecture \"MiniMaxM3SparseForConditionalGeneration\""), std::string::npos) << e;
     EXPECT_EQ(e.find('\n'), std::string::npos) << e;
 }
+
+TEST(HfPublishedFiles, KimiK25IsKimiK2WithInt4RoutedExpertsOnly) {
+    // Refused before (unsupported architecture KimiK25ForConditionalGeneration). Its text_config is Kimi-K2's: the same
+    // counts as kimi-k2-instruct (test_hf_config_new_families.cpp).
+    const TransformerConfig c = hf("kimi-k2.5");
+    const ParamCount p = param_count(c);
+    EXPECT_EQ(p.total.value(), 1026408232448u);
+    EXPECT_EQ(p.active.value(), 32861500928u);
+    EXPECT_EQ(c.name, "KimiK25ForConditionalGeneration");  // text_config's "_name_or_path" is ""
+    ASSERT_TRUE(c.weight_format);
+    EXPECT_EQ(c.weight_format->dtype, DType::int4);
+    EXPECT_EQ(c.weight_format->group, 32u);
+    // The ignore list's regular expressions name every layer's attention, the dense MLP and the shared experts.
+    EXPECT_TRUE(c.kept.attention);
+    EXPECT_TRUE(c.kept.dense_mlp);
+    EXPECT_TRUE(c.kept.shared_experts);
+    // Bytes from the tensor list's shapes: vocab tables 2·163,840·7168·2 = 4,697,620,480; per layer (61) bf16 attention
+    // q_a 1536·7168 + q_b 12,288·1536 + kv_a 576·7168 + kv_b 16,384·512 + o 7168·8192 = 101,122,048 · 2 = 202,244,096 and
+    // norms (7168·2 + 1536 + 512)·2 = 32,768; layer 0's MLP 3·7168·18,432·2 = 792,723,456; layers 1-60: 384 experts ·
+    // 3 · (packed 2048·7168/2 = 7,340,032 + scales 2048·224·2 = 917,504) = 9,512,681,472, router 384·7168·2 + bias
+    // 384·2 (fp32 in the checkpoint) = 5,505,792, shared 3·2048·7168·2 = 88,080,384 → 9,606,267,648; final norm 14,336:
+    // 4,697,620,480 + 61·202,276,864 + 792,723,456 + 60·9,606,267,648 + 14,336 = 594,205,305,856 B. Had the kept parts
+    // been read as int4 g32, 1.4375 B fewer per weight: 13,235,376,128 B short.
+    EXPECT_EQ(weight_bytes_per_rank(c, LayerRun{}).value(), 594205305856u);
+}
