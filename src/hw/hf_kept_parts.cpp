@@ -8,7 +8,7 @@
 
 namespace bwacct::hf {
 
-ModuleEntry::ModuleEntry(const std::string& entry) {
+ModuleEntry::ModuleEntry(const std::string& entry) : language_model_(entry.find("language_model") != std::string::npos) {
     try {
         if (entry.rfind("re:", 0) == 0) {
             from_start_ = true;
@@ -39,6 +39,15 @@ ModuleEntry::ModuleEntry(const std::string& entry) {
 }
 
 bool ModuleEntry::names(const std::string& module) const {
+    if (names_one(module))
+        return true;
+    if (!language_model_ || module.rfind("model.layers.", 0) != 0)
+        return false;
+    const std::string rest = module.substr(std::string_view("model.").size());
+    return names_one("model.language_model." + rest) || names_one("language_model.model." + rest);
+}
+
+bool ModuleEntry::names_one(const std::string& module) const {
     if (!valid_)
         return false;
     if (!path_.empty()) {

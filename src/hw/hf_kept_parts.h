@@ -30,6 +30,10 @@ private:
     std::regex re_;
     bool valid_ = true;
     bool from_start_ = false;  // a "re:" entry: matched from the name's first character
+    // The entry names the language model of a multimodal wrapper: the modules are also tried under its prefixes
+    // ("model.language_model.layers." since transformers 4.52, "language_model.model.layers." before).
+    bool language_model_ = false;
+    bool names_one(const std::string& module) const;
 };
 
 // The parts of `c` whose every linear module, in every layer that has the part, is named by some entry of `entries`;

@@ -619,6 +619,12 @@ TEST(HfPublishedFiles, ModuleListsNamingAWholePartKeepItIn16Bits) {
     LayerRun all;
     all.weight = *c.weight_format;
     EXPECT_LT(weight_bytes_per_rank(c, all).value(), 128768u);
+    // A multimodal checkpoint's names for its language model ("model.language_model.layers.", "language_model.model.layers.")
+    // name the same modules.
+    for (const char* prefix : {"model.language_model.layers.*.self_attn", "language_model.model.layers.*.self_attn"}) {
+        const std::string lm = std::regex_replace(cfg, std::regex(R"(re:\.\*self_attn\.\*)"), prefix);
+        EXPECT_TRUE(parse_hf_config(lm, "x").kept.attention) << prefix;
+    }
     // One layer's attention only: not the whole part, said.
     const std::string one = std::regex_replace(cfg, std::regex(R"(re:\.\*self_attn\.\*)"), "model.layers.0.self_attn");
     const TransformerConfig partial = parse_hf_config(one, "x");
