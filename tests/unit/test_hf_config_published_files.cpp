@@ -670,3 +670,15 @@ TEST(HfPublishedFiles, KimiK25IsKimiK2WithInt4RoutedExpertsOnly) {
     // been read as int4 g32, 1.4375 B fewer per weight: 13,235,376,128 B short.
     EXPECT_EQ(weight_bytes_per_rank(c, LayerRun{}).value(), 594205305856u);
 }
+
+TEST(HfPublishedFiles, Phi4MiniIsPhi3WithTiedEmbeddings) {
+    // Phi-4-mini-instruct: attention 3072·3072·2 + 3072·1024·2 = 25,165,824; MLP 3·3072·8192 = 75,497,472; norms 6144 →
+    // 100,669,440 · 32 = 3,221,422,080 + tied 200,064·3072 (614,596,608) + 3072 = 3,836,021,760 (3.84B).
+    // partial_rotary_factor 0.75 changes no FLOP or byte here (RoPE is not an op); its window (262,144) exceeds every
+    // context it takes.
+    const TransformerConfig c = hf("phi-4-mini-instruct");
+    EXPECT_TRUE(c.tied_embeddings);
+    EXPECT_EQ(c.kv_heads, 8u);
+    EXPECT_EQ(param_count(c).total.value(), 3836021760u);
+    EXPECT_EQ(c.sliding_window, 262144u);
+}
