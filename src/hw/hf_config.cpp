@@ -766,6 +766,13 @@ StorageFormat read_quantization_format(const Reader& r, const json& q, std::vect
     if (!q.is_object())
         r.fail("\"quantization_config\" must be an object");
     const Reader qr{q, r.origin};
+    // MLX checkpoints (mlx-community, Apple silicon) write {"group_size", "bits"} without a method, also as "quantization".
+    if (!qr.has("quant_method"))
+        r.fail(
+            fmt::format("\"quantization_config\" has no \"quant_method\"{}; bwacct reads fp8, fbgemm_fp8, awq, gptq, "
+                        "modelopt, mxfp4, compressed-tensors and bitsandbytes checkpoints and will not guess the weights' "
+                        "storage",
+                        r.doc.contains("quantization") ? " (MLX's group_size and bits: an Apple-silicon format)" : ""));
     const std::string method = qr.text_or("quant_method", "");
     auto group_of = [&](const char* key, std::uint64_t fallback) -> std::uint64_t {
         if (!qr.has(key))

@@ -682,3 +682,14 @@ TEST(HfPublishedFiles, Phi4MiniIsPhi3WithTiedEmbeddings) {
     EXPECT_EQ(param_count(c).total.value(), 3836021760u);
     EXPECT_EQ(c.sliding_window, 262144u);
 }
+
+TEST(HfPublishedFiles, AQuantizationConfigWithoutAMethodIsRefusedNamingTheMissingKey) {
+    // mlx-community's 4-bit Phi-4-mini (quoted in a Swift test, file id 60822578940): "quantization" and
+    // "quantization_config" both {"group_size": 64, "bits": 4}, no quant_method. Refused before as quant_method = "".
+    const std::string mlx = R"({"architectures": ["Phi3ForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,
+        "quantization": {"group_size": 64, "bits": 4}, "quantization_config": {"group_size": 64, "bits": 4}})";
+    const std::string e = error_of(mlx);
+    EXPECT_NE(e.find("\"quantization_config\" has no \"quant_method\" (MLX's group_size and bits"), std::string::npos) << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+}
