@@ -62,6 +62,14 @@ struct TransformerConfig {
     std::optional<MlaConfig> mla;
     // The checkpoint's weight storage (Hugging Face quantization_config); --weight-dtype overrides it.
     std::optional<StorageFormat> weight_format;
+    // Parts of every block the checkpoint keeps out of weight_format, in its 16-bit dtype (quantization_config's module
+    // lists: gpt-oss's "model.layers.*.self_attn", Kimi-K2.5's "re:.*self_attn.*"): their linear weights are stored in
+    // the activation dtype. --weight-dtype overrides them too (weight_quantized).
+    struct KeptParts {
+        bool attention = false, dense_mlp = false, shared_experts = false;
+        bool operator==(const KeptParts&) const = default;
+    };
+    KeptParts kept;
     // Sliding-window attention: a local layer attends to at most `sliding_window` keys per query. Local layers:
     // every layer when `local_layers` is empty (Mistral), else those marked true (Gemma 2: every other layer,
     // Gemma 3: five of every six).
@@ -143,6 +151,10 @@ std::uint64_t kv_elems_per_token(const TransformerConfig& cfg, std::uint64_t tp)
 // format, else run.dtype) and the KV cache (run.kv, else run.dtype). Embedding, LM head, norms and the
 // MoE router stay in run.dtype (as quantised checkpoints keep them).
 StorageFormat block_weight_format(const TransformerConfig& cfg, const LayerRun& run);
+// Which linear weights of a block are stored in block_weight_format: all but the parts the checkpoint keeps in its 16-bit
+// dtype (TransformerConfig::kept), unless --weight-dtype sets them all. Routed experts are always in it.
+enum class WeightPart { attention, dense_mlp, shared_experts };
+bool weight_quantized(const TransformerConfig& cfg, const LayerRun& run, WeightPart part);
 StorageFormat kv_cache_format(const TransformerConfig& cfg, const LayerRun& run);
 // KV-cache bytes of `tokens` tokens in one layer on one rank, in the KV format.
 Exact kv_bytes(const TransformerConfig& cfg, const LayerRun& run, Exact tokens);

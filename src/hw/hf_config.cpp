@@ -20,6 +20,7 @@
 #include "bwacct/text_file.h"
 #include "hf_dbrx.h"
 #include "hf_exaone.h"
+#include "hf_kept_parts.h"
 #include "hf_moe_layers.h"
 #include "hf_reader.h"
 #include "hf_unmodelled.h"
@@ -67,7 +68,7 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 38> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 39> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"MistralForCausalLM", Family::llama},
                                        // YiForCausalLM (Yi's first remote code), BaichuanForCausalLM / BaiChuanForCausalLM
                                        // (Baichuan 1 and 2; W_pack holds q, k, v; ALiBi or RoPE, neither an op here):
@@ -93,6 +94,10 @@ constexpr std::array<Arch, 38> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"Qwen3MoeForCausalLM", Family::qwen3_moe},
                                        {"DeepseekV3ForCausalLM", Family::deepseek},
                                        {"DeepseekV2ForCausalLM", Family::deepseek},
+                                       // Glm4MoeLiteForCausalLM (GLM-4.7-Flash): DeepSeek-V3's MLA and MoE layers
+                                       // (transformers' modular_glm4_moe_lite.py), its router always with the
+                                       // score-correction bias (as GLM-4.5's).
+                                       {"Glm4MoeLiteForCausalLM", Family::deepseek},
                                        {"GptOssForCausalLM", Family::gpt_oss},
                                        {"Llama4ForCausalLM", Family::llama4},
                                        {"OlmoeForCausalLM", Family::olmoe},
@@ -161,8 +166,10 @@ struct Wrapper {
 constexpr Dropped kKvHeads(const char* class_default) { return {"num_key_value_heads", class_default, "<key/value heads>"}; }
 constexpr Dropped kHeadDim128{"head_dim", "128, not hidden_size / num_attention_heads", "<dims per head>"};
 
-constexpr std::array<Wrapper, 7> kWrappers{
+constexpr std::array<Wrapper, 8> kWrappers{
     {{"Gemma3ForConditionalGeneration", "gemma3_text", "Gemma3TextConfig", "Gemma3ForCausalLM"},
+     // Kimi-K2.5 (remote code modeling_kimi_k25.py): a vision tower and projector before Kimi-K2's DeepseekV3ForCausalLM.
+     {"KimiK25ForConditionalGeneration", "deepseek_v3", "DeepseekV3Config", "DeepseekV3ForCausalLM"},
      // MistralConfig: num_key_value_heads 8, sliding_window 4096 (Mistral-Small-3.1's file gives "sliding_window": null).
      {"Mistral3ForConditionalGeneration",
       "mistral",
@@ -511,6 +518,19 @@ void read_qwen2_moe_shared_expert(const Reader& r, std::uint64_t hidden, std::ui
         hidden, hidden * layers));
 }
 
+// The routed experts of Qwen2-MoE, Qwen3-MoE and OLMoE: "num_experts" in their config classes up to transformers 4.x;
+// transformers 5 renames the attribute "num_local_experts" (Mixtral's name) and save_pretrained writes it so (Qwen3-MoE
+// configs printed by 5.7 have no "num_experts"). Either name means the same count; a file giving both must agree.
+std::uint64_t routed_experts(const Reader& r) {
+    if (!r.has("num_experts"))
+        return r.count(r.has("num_local_experts") ? "num_local_experts" : "num_experts");
+    const std::uint64_t n = r.count("num_experts");
+    if (r.has("num_local_experts") && r.count("num_local_experts") != n)
+        r.fail(fmt::format("\"num_experts\" ({}) and \"num_local_experts\" ({}) disagree: both name the routed experts", n,
+                           r.count("num_local_experts")));
+    return n;
+}
+
 // compressed-tensors (llm-compressor's checkpoints: RedHat/neuralmagic FP8-dynamic, W8A8, W4A16, NVFP4): the
 // linear weights' scheme is config_groups' "weights" (QuantizationArgs: num_bits, type, strategy, group_size,
 // block_structure, symmetric, scale_dtype), stored as "format" says. Modelled where it is one of the engine's
@@ -521,26 +541,46 @@ void read_qwen2_moe_shared_expert(const Reader& r, std::uint64_t hidden, std::ui
 // An entry of a module list naming what the engine keeps in the activation dtype anyway: the LM head, the token
 // embedding and the MoE router with its score-correction bias ("mlp.gate", Mixtral's "block_sparse_moe.gate",
 // Qwen-MoE's "shared_expert_gate", MiniMax's bare "gate"; not "gate_proj"), as a module name, a prefix ending in "."
-// (AWQ's "mlp.gate.") or a "re:" pattern (a trailing "$" dropped).
+// (AWQ's "mlp.gate.") or a "re:" pattern (a trailing "$" dropped). A norm ("...input_layernorm", "...q_norm": Qwen's FP8
+// checkpoints list every layer's) is no linear weight: the engine keeps norm weights in the activation dtype too.
 bool ignored_outside_blocks(std::string e) {
     if (!e.empty() && (e.back() == '$' || e.back() == '.'))
         e.pop_back();
     auto ends_with = [&](std::string_view tail) { return e.size() >= tail.size() && e.substr(e.size() - tail.size()) == tail; };
     return e.find("lm_head") != std::string::npos || e.find("embed_tokens") != std::string::npos || e == "gate" ||
-           ends_with(".gate") || ends_with("shared_expert_gate") || ends_with("router") || ends_with("e_score_correction_bias");
+           ends_with(".gate") || ends_with("shared_expert_gate") || ends_with("router") || ends_with("e_score_correction_bias") ||
+           ends_with("norm");
 }
 
 // The module lists by which quantised checkpoints keep weights out of their format: compressed-tensors' and modelopt's
 // "ignore" (modelopt also "exclude_modules"), bitsandbytes' "llm_int8_skip_modules", and "modules_to_not_convert"
 // (transformers' HfQuantizer, written by mxfp4, fp8 and AWQ/GPTQ checkpoints). Entries beyond what the engine keeps in
 // the activation dtype anyway are stated: the engine stores every linear weight of the blocks in one format.
-void state_kept_modules(const json& q, std::vector<std::string>& limitations) {
-    for (const char* key : {"ignore", "exclude_modules", "llm_int8_skip_modules", "modules_to_not_convert"}) {
+// Entries that name every linear module of a part of the blocks (all layers' attention, the dense MLPs, the shared
+// experts: hf::kept_parts) keep that part in the activation dtype (TransformerConfig::kept) and are not stated.
+void state_kept_modules(const json& q, Family fam, TransformerConfig& c) {
+    static constexpr std::array<const char*, 5> kLists{"ignore", "exclude_modules", "llm_int8_skip_modules",
+                                                       "modules_to_not_convert", "ignored_layers"};
+    std::vector<std::string> entries, unexplained;
+    for (const char* key : kLists)
+        if (q.contains(key) && q.at(key).is_array())
+            for (const json& e : q.at(key))
+                if (e.is_string())
+                    entries.push_back(e.get<std::string>());
+    hf::ModuleNames names;
+    if (fam == Family::llama4)
+        names.mlp = "feed_forward";
+    if (fam == Family::qwen2_moe || fam == Family::llama4)
+        names.shared = "shared_expert";
+    c.kept = hf::kept_parts(entries, c, names, unexplained);
+    std::vector<std::string>& limitations = c.limitations;
+    for (const char* key : kLists) {
         if (!q.contains(key) || !q.at(key).is_array())
             continue;
         std::string kept;
         for (const json& e : q.at(key))
-            if (e.is_string() && !ignored_outside_blocks(e.get<std::string>())) {
+            if (e.is_string() && !ignored_outside_blocks(e.get<std::string>()) &&
+                std::find(unexplained.begin(), unexplained.end(), e.get<std::string>()) != unexplained.end()) {
                 kept += (kept.empty() ? "" : ", ") + e.get<std::string>();
                 if (kept.size() > 120) {
                     kept += ", ...";
@@ -727,6 +767,13 @@ StorageFormat read_quantization_format(const Reader& r, const json& q, std::vect
     if (!q.is_object())
         r.fail("\"quantization_config\" must be an object");
     const Reader qr{q, r.origin};
+    // MLX checkpoints (mlx-community, Apple silicon) write {"group_size", "bits"} without a method, also as "quantization".
+    if (!qr.has("quant_method"))
+        r.fail(
+            fmt::format("\"quantization_config\" has no \"quant_method\"{}; bwacct reads fp8, fbgemm_fp8, awq, gptq, "
+                        "modelopt, mxfp4, compressed-tensors and bitsandbytes checkpoints and will not guess the weights' "
+                        "storage",
+                        r.doc.contains("quantization") ? " (MLX's group_size and bits: an Apple-silicon format)" : ""));
     const std::string method = qr.text_or("quant_method", "");
     auto group_of = [&](const char* key, std::uint64_t fallback) -> std::uint64_t {
         if (!qr.has(key))
@@ -809,11 +856,10 @@ StorageFormat read_quantization_format(const Reader& r, const json& q, std::vect
                     method));
 }
 
-// The weights' format, then what every method's checkpoint may also say: the modules it keeps in 16 bits and a
-// quantised KV cache (state_kept_modules, state_quantised_kv).
+// The weights' format, then a quantised KV cache (state_quantised_kv); the modules the checkpoint keeps in 16 bits are
+// read once the blocks' shapes are known (state_kept_modules).
 StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std::string>& limitations) {
     StorageFormat f = read_quantization_format(r, q, limitations);
-    state_kept_modules(q, limitations);
     state_quantised_kv(q, limitations);
     return f;
 }
@@ -1066,7 +1112,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
                         fam == Family::gemma2 ? "16 in older transformers, 4 in newer" : "4"));
 
     TransformerConfig c;
-    c.name = r.has("_name_or_path") ? fmt::format("{} ({})", r.text_or("_name_or_path", arch), arch) : arch;
+    c.name = !r.text_or("_name_or_path", "").empty() ? fmt::format("{} ({})", r.text_or("_name_or_path", arch), arch) : arch;
     c.source =
         wrapper != nullptr
             ? fmt::format("Hugging Face config.json ({}), architecture {}: its text_config read as {}", origin, arch, lm_arch)
@@ -1221,7 +1267,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         } else if (fam == Family::mixtral || fam == Family::olmoe || fam == Family::phimoe) {
             // MixtralSparseMoeBlock, OlmoeSparseMoeBlock, PhimoeSparseMoeBlock: a router Linear(hidden, E) without bias
             // and E gated experts of intermediate_size, on every layer.
-            m.experts = r.count(fam == Family::olmoe ? "num_experts" : "num_local_experts");
+            m.experts = fam == Family::olmoe ? routed_experts(r) : r.count("num_local_experts");
             m.expert_ffn = c.ffn;
         } else if (fam == Family::llama4) {
             // Llama4TextMoe: a router Linear(hidden, E) without bias, E routed experts and one shared expert, each a
@@ -1233,7 +1279,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             hf::set_dense_layers(m, dense);
             c.ffn = m.dense_layers > 0 ? r.count("intermediate_size_mlp") : r.count_or("intermediate_size_mlp", m.expert_ffn);
         } else if (qwen_moe) {
-            m.experts = r.count("num_experts");
+            m.experts = routed_experts(r);
             m.expert_ffn = r.count("moe_intermediate_size");
             if (fam == Family::qwen2_moe)
                 read_qwen2_moe_shared_expert(r, c.hidden, c.layers, m, c.limitations);
@@ -1250,7 +1296,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             hf::set_dense_layers(m,
                                  hf::first_k_dense_layers(r, c.layers, fam == Family::deepseek || fam == Family::deepseek_moe));
             // DeepSeek-V3's noaux_tc gate carries a per-expert score-correction bias (E parameters); GLM-4.5's always.
-            m.router_bias = fam == Family::glm4_moe || r.text_or("topk_method", "") == "noaux_tc";
+            m.router_bias =
+                fam == Family::glm4_moe || lm_arch == "Glm4MoeLiteForCausalLM" || r.text_or("topk_method", "") == "noaux_tc";
             if (fam == Family::glm4_moe)
                 if (const std::uint64_t mtp = r.natural_or("num_nextn_predict_layers", 0); mtp > 0)
                     c.limitations.push_back(fmt::format(
@@ -1275,6 +1322,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             c.limitations.push_back(fmt::format(
                 "num_nextn_predict_layers = {}: the multi-token-prediction module is not counted (parameters or time)", mtp));
     }
+    if (c.weight_format)
+        state_kept_modules(lm.at("quantization_config"), fam, c);
     if (c.heads % c.kv_heads != 0)
         r.fail(fmt::format("\"num_key_value_heads\" ({}) must divide \"num_attention_heads\" ({})", c.kv_heads, c.heads));
     if (c.head_dim == 0 && c.hidden % c.heads != 0)

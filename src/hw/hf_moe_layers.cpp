@@ -49,7 +49,24 @@ std::vector<bool> first_k_dense_layers(const Reader& r, std::uint64_t layers, bo
     std::vector<bool> dense(layers);
     for (std::uint64_t i = 0; i < layers; ++i)
         dense[i] = i < k || i % freq != 0;
-    return dense;
+    if (!r.has("mlp_layer_types"))
+        return dense;
+    // transformers 5 writes the same decision per layer ("dense" or "sparse"); it decides, and must agree with the
+    // rule above when first_k_dense_replace is given too.
+    const json& types = r.doc.at("mlp_layer_types");
+    if (!types.is_array() || types.size() != layers)
+        r.fail(fmt::format("\"mlp_layer_types\" must list \"dense\" or \"sparse\" for each of the {} layers", layers));
+    std::vector<bool> listed(layers);
+    for (std::uint64_t i = 0; i < layers; ++i) {
+        if (types[i] != "dense" && types[i] != "sparse")
+            r.fail(fmt::format("\"mlp_layer_types\" entries must be \"dense\" or \"sparse\", got {}", types[i].dump()));
+        listed[i] = types[i] == "dense";
+    }
+    if (r.has("first_k_dense_replace") && listed != dense)
+        r.fail(
+            "\"mlp_layer_types\" disagrees with \"first_k_dense_replace\"/\"moe_layer_freq\": give one rule for the "
+            "dense layers");
+    return listed;
 }
 
 std::vector<bool> ernie_dense_layers(const Reader& r, std::uint64_t layers) {

@@ -17,7 +17,8 @@ void set_dense_layers(MoeConfig& m, const std::vector<bool>& dense);
 // Qwen2-MoE / Qwen3-MoE: layer i is sparse when i is not in `mlp_only_layers` and (i + 1) % decoder_sparse_step == 0.
 std::vector<bool> qwen_moe_dense_layers(const Reader& r, std::uint64_t layers);
 // DeepSeek-V2/V3: sparse when i >= first_k_dense_replace and i % moe_layer_freq == 0 (`with_freq`; GLM-4.5's
-// Glm4MoeDecoderLayer reads first_k_dense_replace only).
+// Glm4MoeDecoderLayer reads first_k_dense_replace only); transformers 5's "mlp_layer_types" ("dense"/"sparse" per
+// layer) decides when given.
 std::vector<bool> first_k_dense_layers(const Reader& r, std::uint64_t layers, bool with_freq);
 // ERNIE 4.5 MoE (transformers' Ernie4_5_MoeDecoderLayer): sparse when (i + 1) % moe_layer_interval == 0 and
 // moe_layer_start_index <= i <= moe_layer_end_index (−1 or absent: the last layer).

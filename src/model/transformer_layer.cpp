@@ -194,13 +194,15 @@ struct Builder {
     }
 
     // A dense MLP of intermediate size `ffn` (sharded by tp): gate/up, activation, down.
-    void dense_mlp(const std::string& prefix, std::uint64_t ffn) {
+    // `quantized`: its weights are in block_weight_format (weight_quantized).
+    void dense_mlp(const std::string& prefix, std::uint64_t ffn, bool quantized) {
         const std::uint64_t t = run.tokens(), f = ffn / run.tp;
         const bool gated = cfg.mlp == MlpKind::gated;
-        gemm(prefix + (gated ? "gate_up_proj" : "up_proj"), OpPart::mlp, t, cfg.hidden, gated ? 2 * f : f);
+        gemm(prefix + (gated ? "gate_up_proj" : "up_proj"), OpPart::mlp, t, cfg.hidden, gated ? 2 * f : f, quantized);
         activation(prefix, t, f);
-        gemm(prefix + "down_proj", OpPart::mlp, t, f, cfg.hidden);
+        gemm(prefix + "down_proj", OpPart::mlp, t, f, cfg.hidden, quantized);
     }
+    bool attn_q() const { return weight_quantized(cfg, run, WeightPart::attention); }
 
     // A grouped GEMM over the routed experts: rows = tokens · k (each token's row goes to k experts),
     // weights read for the distinct experts touched (`touched`, an expectation, rounded to a byte).
@@ -277,7 +279,7 @@ struct Builder {
             if (ep)
                 ep_shared_mlp(t, m.shared_experts * m.expert_ffn);
             else
-                dense_mlp("shared_", m.shared_experts * m.expert_ffn);
+                dense_mlp("shared_", m.shared_experts * m.expert_ffn, weight_quantized(cfg, run, WeightPart::shared_experts));
         }
     }
 
@@ -304,10 +306,10 @@ struct Builder {
 
     // The shared experts under EP: a dense MLP of `ffn`, unsharded, on this rank's `t` tokens.
     void ep_shared_mlp(std::uint64_t t, std::uint64_t ffn) {
-        const bool gated = cfg.mlp == MlpKind::gated;
-        gemm(gated ? "shared_gate_up_proj" : "shared_up_proj", OpPart::mlp, t, cfg.hidden, gated ? 2 * ffn : ffn);
+        const bool gated = cfg.mlp == MlpKind::gated, q = weight_quantized(cfg, run, WeightPart::shared_experts);
+        gemm(gated ? "shared_gate_up_proj" : "shared_up_proj", OpPart::mlp, t, cfg.hidden, gated ? 2 * ffn : ffn, q);
         activation("shared_", t, ffn);
-        gemm("shared_down_proj", OpPart::mlp, t, ffn, cfg.hidden);
+        gemm("shared_down_proj", OpPart::mlp, t, ffn, cfg.hidden, q);
     }
 
     // Multi-head latent attention, absorbed-weight form (DeepSeek's inference `attn_impl = "absorb"`):
@@ -319,14 +321,14 @@ struct Builder {
         const std::uint64_t t = run.tokens(), h = cfg.heads / run.tp, qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
         const std::uint64_t lat = a.kv_lora_rank + a.qk_rope_head_dim;
         if (a.q_lora_rank > 0) {
-            gemm("q_a_proj", OpPart::attention, t, cfg.hidden, a.q_lora_rank);
+            gemm("q_a_proj", OpPart::attention, t, cfg.hidden, a.q_lora_rank, attn_q());
             rank_norm("q_a_norm", t, a.q_lora_rank);
-            gemm("q_b_proj", OpPart::attention, t, a.q_lora_rank, h * qk);
+            gemm("q_b_proj", OpPart::attention, t, a.q_lora_rank, h * qk, attn_q());
         } else {
-            gemm("q_proj", OpPart::attention, t, cfg.hidden, h * qk);
+            gemm("q_proj", OpPart::attention, t, cfg.hidden, h * qk, attn_q());
         }
         // Its output [T, kv_lora + rope] is this step's cache entry: the KV-cache write, counted here.
-        gemm("kv_a_proj", OpPart::attention, t, cfg.hidden, lat);
+        gemm("kv_a_proj", OpPart::attention, t, cfg.hidden, lat, attn_q());
         kv_write_in_last_op(Exact(t) * Exact(lat), Exact(t));
         rank_norm("kv_a_norm", t, a.kv_lora_rank);
         batched_gemm("q_absorb", t, a.qk_nope_head_dim, a.kv_lora_rank, h, "q_nope · W_UK per head");
@@ -366,7 +368,7 @@ struct Builder {
                         a.kv_lora_rank, a.qk_rope_head_dim, pd.causal ? " causal" : ""),
             c);
         batched_gemm("v_absorb", t, a.kv_lora_rank, a.v_head_dim, h, "o_latent · W_UV per head");
-        gemm("out_proj", OpPart::attention, t, h * a.v_head_dim, cfg.hidden);
+        gemm("out_proj", OpPart::attention, t, h * a.v_head_dim, cfg.hidden, attn_q());
     }
 
     // One small GEMM per head (batch = heads): [T, k] × [k, n] with that head's weight.
@@ -375,8 +377,9 @@ struct Builder {
         GemmDesc d;
         d.m = t, d.k = k, d.n = n, d.batch = heads;
         d.a = d.b = d.c = run.dtype;
-        add(name, OpPart::attention, fmt::format("{}: {} × [{}, {}] × [{}, {}]{}", what, heads, t, k, k, n, weight_note(true)),
-            weight_gemm(gemm_cost(d), d, 1));
+        const bool q = attn_q();
+        add(name, OpPart::attention, fmt::format("{}: {} × [{}, {}] × [{}, {}]{}", what, heads, t, k, k, n, weight_note(q)),
+            q ? weight_gemm(gemm_cost(d), d, 1) : gemm_cost(d));
     }
 
     // An RMSNorm over `cols` (the LoRA ranks, per-head Q/K norms).
@@ -656,12 +659,12 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& cfg, const L
     } else {
         // The QKV output holds this step's K and V: in decode and prefill that write is the KV-cache
         // write (the epilogue stores into the cache), counted here and nowhere else.
-        b.gemm("qkv_proj", OpPart::attention, t, cfg.hidden, (hq + 2 * hkv) * hd);
+        b.gemm("qkv_proj", OpPart::attention, t, cfg.hidden, (hq + 2 * hkv) * hd, b.attn_q());
         b.kv_write_in_last_op(Exact(t) * Exact(2 * hkv) * Exact(hd), Exact(t));
         if (cfg.qk_norm)  // one RMSNorm per head of Q and of K, over head_dim
             b.rank_norm("qk_norm", (Exact(t) * Exact(hq + hkv)).value(), hd);
         b.attention();
-        b.gemm("out_proj", OpPart::attention, t, hq * hd, cfg.hidden);
+        b.gemm("out_proj", OpPart::attention, t, hq * hd, cfg.hidden, b.attn_q());
     }
     if (cfg.block_norms == 4)
         b.norm("post_attn_norm", OpPart::norm, t);
@@ -675,7 +678,7 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& cfg, const L
     if (cfg.moe && !dense_mlp)
         b.moe_mlp();
     else
-        b.dense_mlp("", cfg.ffn);
+        b.dense_mlp("", cfg.ffn, weight_quantized(cfg, run, WeightPart::dense_mlp));
     if (cfg.block_norms == 4)
         b.norm("post_mlp_norm", OpPart::norm, t);
     if (cfg.moe && !dense_mlp && run.ep > 1) {
@@ -733,6 +736,20 @@ std::uint64_t kv_elems_per_token(const TransformerConfig& cfg, std::uint64_t tp)
     return 2 * kv_heads_per_rank(cfg, tp) * head_dim(cfg);
 }
 
+bool weight_quantized(const TransformerConfig& cfg, const LayerRun& run, WeightPart part) {
+    if (run.weight)
+        return true;
+    switch (part) {
+        case WeightPart::attention:
+            return !cfg.kept.attention;
+        case WeightPart::dense_mlp:
+            return !cfg.kept.dense_mlp;
+        case WeightPart::shared_experts:
+            return !cfg.kept.shared_experts;
+    }
+    return true;
+}
+
 StorageFormat block_weight_format(const TransformerConfig& cfg, const LayerRun& run) {
     if (run.weight)
         return *run.weight;
@@ -775,8 +792,13 @@ RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
     const StorageFormat w = block_weight_format(cfg, run);
     const Exact d(cfg.hidden), hd(head_dim(cfg));
     const Exact h(cfg.heads / run.tp), kv(kv_heads_per_rank(cfg, run.tp));
-    auto mat = [&](Exact k, Exact n) { return format_bytes(w, k, n); };
     auto act = [&](Exact elems) { return storage_bytes(run.dtype, elems); };
+    // A matrix of `part` in the block format, or in the activation dtype where the checkpoint keeps that part.
+    auto in = [&](WeightPart part) {
+        const bool q = weight_quantized(cfg, run, part);
+        return [&, q](Exact k, Exact n) { return q ? format_bytes(w, k, n) : act(k * n); };
+    };
+    const auto mat = in(WeightPart::attention);
     const ParamCount p = param_count(cfg);
     Exact attn_mats, attn_mat_params;
     if (cfg.mla) {
@@ -797,9 +819,14 @@ RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
         attn_mat_params = d * Exact(cfg.heads + 2 * cfg.kv_heads) * hd + Exact(cfg.heads) * hd * d;
     }
     const bool gated = cfg.mlp == MlpKind::gated;
-    auto mlp_mats = [&](std::uint64_t ffn, std::uint64_t split) {  // gate and up [D, F/split], down [F/split, D]
+    auto mlp_mats = [&](std::uint64_t ffn, std::uint64_t split, WeightPart part) {  // gate, up [D, F/split], down [F/split, D]
         const Exact f(ffn / split);
-        return (gated ? Exact(2) : Exact(1)) * mat(d, f) + mat(f, d);
+        const auto m = in(part);
+        return (gated ? Exact(2) : Exact(1)) * m(d, f) + m(f, d);
+    };
+    auto routed_mats = [&](std::uint64_t ffn, std::uint64_t split) {  // routed experts: always in the block format
+        const Exact f(ffn / split);
+        return (gated ? Exact(2) : Exact(1)) * format_bytes(w, d, f) + format_bytes(w, f, d);
     };
     auto mlp_params = [&](std::uint64_t ffn) { return (gated ? Exact(3) : Exact(2)) * d * Exact(ffn); };
     // The q, k, v biases are column-parallel like their matrix: each rank adds its own heads' (vLLM's
@@ -809,16 +836,22 @@ RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
         attn_mat_params += Exact(cfg.heads + 2 * cfg.kv_heads) * hd;
     }
     RankWeights rw;
+<<<<<<< HEAD
     // The rest of a layer (norms, the o bias, q/k norms; a MoE layer's router) is replicated.
     rw.dense_layer = attn_mats + mlp_mats(cfg.ffn, run.tp) + act(p.per_layer - attn_mat_params - mlp_params(cfg.ffn));
+=======
+    // The rest of a layer (norms, biases, q/k norms; a MoE layer's router) is replicated.
+    rw.dense_layer =
+        attn_mats + mlp_mats(cfg.ffn, run.tp, WeightPart::dense_mlp) + act(p.per_layer - attn_mat_params - mlp_params(cfg.ffn));
+>>>>>>> h/configs7
     if (cfg.moe) {
         const MoeConfig& m = *cfg.moe;
-        rw.routed = run.ep > 1 ? Exact(m.experts / run.ep) * mlp_mats(m.expert_ffn, 1)
-                               : Exact(m.experts) * mlp_mats(m.expert_ffn, run.tp);
+        rw.routed = run.ep > 1 ? Exact(m.experts / run.ep) * routed_mats(m.expert_ffn, 1)
+                               : Exact(m.experts) * routed_mats(m.expert_ffn, run.tp);
         Exact moe_mat_params = Exact(m.experts) * mlp_params(m.expert_ffn);
         Exact shared;
         if (m.shared_experts > 0) {
-            shared = mlp_mats(m.shared_experts * m.expert_ffn, run.tp);
+            shared = mlp_mats(m.shared_experts * m.expert_ffn, run.tp, WeightPart::shared_experts);
             moe_mat_params += mlp_params(m.shared_experts * m.expert_ffn);
         }
         rw.moe_layer = attn_mats + rw.routed + shared + act(p.moe_per_layer - attn_mat_params - moe_mat_params);

@@ -26,6 +26,16 @@ using detail::human_bytes;
 using detail::human_count;
 using detail::percent;
 
+// The parts of the blocks the checkpoint keeps in 16 bits (TransformerConfig::kept), e.g. "attention, shared experts".
+std::string kept_parts_note(const TransformerConfig& c) {
+    std::string s;
+    for (const auto& [kept, what] : {std::pair{c.kept.attention, "attention"}, std::pair{c.kept.dense_mlp, "dense MLPs"},
+                                     std::pair{c.kept.shared_experts, "shared experts"}})
+        if (kept)
+            s += (s.empty() ? "" : ", ") + std::string(what);
+    return s;
+}
+
 double& roof_slot(RoofTimes& r, Roof roof) {
     switch (roof) {
         case Roof::compute:
@@ -229,6 +239,8 @@ json report_json(const LayerReport& r) {
         model["sliding_window"] = c.sliding_window;
     if (c.weight_format)
         model["checkpoint_weight_format"] = format_name(*c.weight_format);
+    if (!kept_parts_note(c).empty())
+        model["checkpoint_kept_16bit"] = kept_parts_note(c);
     if (c.moe)
         model["moe"] = json{{"experts", c.moe->experts},
                             {"top_k", c.moe->top_k},
@@ -435,13 +447,15 @@ void print_table(const LayerReport& r, std::FILE* out) {
         fmt::print(
             out,
             "  {:<12}{} = embedding {} + {} layers × {} (attention {} + mlp {} + norms {}) + final norm {} + LM head {}{}; "
-            "{} in {}{}\n",
+            "{} in {}{}{}\n",
             "parameters", human_count(p.total.value()), human_count(p.embedding.value()),
             c.moe ? fmt::format("{} MoE layers (below) + {}", p.moe_layers, p.dense_layers) : std::to_string(c.layers),
             human_count(p.per_layer.value()), human_count(p.attention.value()), human_count(p.mlp.value()),
             human_count(p.norms.value()), human_count(p.final_norm.value()), human_count(p.lm_head.value()),
             c.dit && c.dit->vace_blocks != 0 ? fmt::format(" + vace {}", human_count(p.dit_vace.value())) : "",
             human_bytes(weight_bytes_per_rank(c, tp1(run)).value()), format_name(block_weight_format(c, run)),
+            run.weight || kept_parts_note(c).empty() ? std::string()
+                                                     : fmt::format(" ({} in {})", kept_parts_note(c), dtype_name(run.dtype)),
             run.tp > 1 || run.ep > 1 ? fmt::format(", {} per GPU at tp {}, ep {} (no pipeline split)",
                                                    human_bytes(weight_bytes_per_rank(c, run).value()), run.tp, run.ep)
                                      : "");

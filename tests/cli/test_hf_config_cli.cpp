@@ -231,6 +231,11 @@ TEST(HfConfigCli, EveryPublishedConfigRunsWithTheModelCardsParameterCount) {
         {"deepseek-v2", 235741434880u, 21375800320u},
         {"qwen1.5-moe-a2.7b", 14315735040u, 2689124352u},
         {"gemma-3-12b-it", 11766034176u, 11766034176u},
+        // Derived in tests/unit/test_hf_config_published_files.cpp: MLA without a query LoRA (Moonlight), GLM-4.7-Flash's
+        // class read as DeepSeek-V3, and a transformers-5 Qwen3-MoE FP8 file ("num_local_experts").
+        {"moonlight-16b-a3b-instruct", 15960110208u, 2914776192u},
+        {"glm-4.7-flash", 29943393920u, 3896766080u},
+        {"qwen3-30b-a3b-thinking-2507-fp8", 30532122624u, 3353032704u},
     };
     for (const Row& row : rows) {
         const json doc = run_json({"model", "--hf-config", model_file(row.name), "--phase", "decode", "--batch", "1", "--context",
@@ -382,4 +387,21 @@ TEST(HfConfigCli, HybridSparseAndMmDitConfigsExit2NamingTheField) {
                    {field, "--hf-config", name});
     expect_bad({"layer", "--hf-config", model_file("flux.1-dev-transformer"), "--tokens", "4096"},
                {"FluxTransformer2DModel", "num_single_layers"});
+}
+
+TEST(HfConfigCli, APartTheCheckpointKeepsIn16BitsIsNamedAndReadIn16Bits) {
+    // gpt-oss-20b keeps its attention in bf16 (modules_to_not_convert "model.layers.*.self_attn"): the report names the
+    // part, and qkv_proj reads [2880, 64·64 + 2·8·64 = 5120] bf16 weights: 2880·5120·2 = 29,491,200 B + the [1, 2880]
+    // input and [1, 5120] output (5760 + 10,240) = 29,507,200 B at batch 1.
+    const json doc = run_json({"model", "--hf-config", model_file("gpt-oss-20b"), "--phase", "decode", "--batch", "1",
+                               "--context", "4096", "--gpu", "h200", "--format", "json"});
+    ASSERT_FALSE(doc.is_null());
+    EXPECT_EQ(doc.at("model").at("checkpoint_kept_16bit"), "attention");
+    bool found = false;
+    for (const json& op : doc.at("ops"))
+        if (op.at("name") == "qkv_proj") {
+            found = true;
+            EXPECT_EQ(op.at("bytes").get<std::uint64_t>(), 29507200u);
+        }
+    EXPECT_TRUE(found);
 }

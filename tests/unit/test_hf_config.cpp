@@ -147,13 +147,15 @@ TEST(HfConfig, GptOss120bParametersSlidingLayersAndLimitations) {
     // active: 124 of 128 experts idle in 36 layers: − 36·124·24,883,200 (111,078,604,800) = 5,710,736,448;
     // less the embedding 579,133,440 = 5,131,603,008, the card's 5.13 B active (it leaves the embedding out)
     EXPECT_EQ(p.active.value(), 5710736448u);
-    // Said, not modelled: the clamped GLU, attention sinks, expert biases, bf16 attention of an mxfp4 checkpoint.
-    ASSERT_EQ(c.limitations.size(), 4u);
+    // Said, not modelled: the clamped GLU, attention sinks, expert biases. The bf16 attention of the mxfp4 checkpoint
+    // (modules_to_not_convert "model.layers.*.self_attn") is modelled: TransformerConfig::kept.
+    ASSERT_EQ(c.limitations.size(), 3u);
     std::string all;
     for (const std::string& l : c.limitations)
         all += l + "\n";
-    for (const char* what : {"swiglu_limit", "attention sinks", "expert biases", "1105920 parameters per layer", "self_attn"})
+    for (const char* what : {"swiglu_limit", "attention sinks", "expert biases", "1105920 parameters per layer"})
         EXPECT_NE(all.find(what), std::string::npos) << what << " in:\n" << all;
+    EXPECT_TRUE(c.kept.attention);
 }
 
 TEST(HfConfig, ExpectedExpertsTouchedUnderUniformRouting) {
@@ -701,12 +703,18 @@ TEST(HfConfig, CompressedTensorsSchemesBwacctDoesNotModelAreRefusedByName) {
     EXPECT_NE(error_of(llama_ct(fp8, "float-quantized", R"(, "sparsity_config": {"format": "sparse-24-bitmask"})"))
                   .find("sparsity_config"),
               std::string::npos);
-    // An ignore list beyond the LM head and the router is said (the bytes it keeps in bf16 are not counted).
-    const TransformerConfig c = parse_hf_config(
-        llama_ct(fp8, "float-quantized",
-                 R"(, "ignore": ["lm_head", "re:.*self_attn.*", "re:.*mlp.gate$", "re:.*block_sparse_moe.gate$"])"),
-        "x");
+    // An ignore entry naming every layer's attention keeps it in bf16 (TransformerConfig::kept), not said; one naming part
+    // of a block (a layer's down_proj) is said (its bytes are not counted); routers are bf16 anyway.
+    const TransformerConfig c =
+        parse_hf_config(llama_ct(fp8, "float-quantized",
+                                 R"(, "ignore": ["lm_head", "re:.*self_attn.*", "re:.*mlp.gate$", "re:.*block_sparse_moe.gate$",
+                                 "model.layers.0.mlp.down_proj"])"),
+                        "x");
+    EXPECT_TRUE(c.kept.attention);
+    EXPECT_FALSE(c.kept.dense_mlp);
     ASSERT_EQ(c.limitations.size(), 2u);
-    EXPECT_NE(c.limitations.back().find("re:.*self_attn.*"), std::string::npos) << c.limitations.back();
-    EXPECT_EQ(c.limitations.back().find(".gate"), std::string::npos) << c.limitations.back();  // routers: bf16 anyway
+    EXPECT_NE(c.limitations.back().find("keeps model.layers.0.mlp.down_proj unquantized"), std::string::npos)
+        << c.limitations.back();
+    EXPECT_EQ(c.limitations.back().find("self_attn"), std::string::npos) << c.limitations.back();
+    EXPECT_EQ(c.limitations.back().find(".gate"), std::string::npos) << c.limitations.back();
 }

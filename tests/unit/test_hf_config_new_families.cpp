@@ -211,8 +211,11 @@ TEST(HfNewFamilies, EveryMethodsModuleListsKeepingBlockWeightsIn16BitsAreStated)
     const TransformerConfig outside = parse_hf_config(
         llama + R"("modules_to_not_convert": ["gate", "e_score_correction_bias", "lm_head", "model.embed_tokens"]}})", "x");
     EXPECT_FALSE(has_limitation(outside, "unquantized"));
-    // gpt-oss keeps its attention in bf16 (the router, embedding and head are outside the blocks' format anyway).
-    EXPECT_TRUE(has_limitation(hf("gpt-oss-120b"), "modules_to_not_convert keeps model.layers.*.self_attn unquantized"));
+    // gpt-oss keeps its attention in bf16 (the router, embedding and head are outside the blocks' format anyway): modelled
+    // (TransformerConfig::kept), no longer said.
+    const TransformerConfig oss = hf("gpt-oss-120b");
+    EXPECT_TRUE(oss.kept.attention);
+    EXPECT_FALSE(has_limitation(oss, "unquantized"));
     EXPECT_FALSE(has_limitation(hf("minimax-m2.7"), "unquantized"));
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <string>
 #include <utility>
 
@@ -420,4 +421,275 @@ TEST(HfPublishedFiles, KvHeadsLeftOutTakeGemmaConfigs16AndAreRefusedForYiAndGemm
     // DeciLMForCausalLM with neither of its deciding fields: refused by its first (block_configs).
     EXPECT_NE(error_of(R"({"architectures": ["DeciLMForCausalLM"], "hidden_size": 64})").find("\"block_configs\""),
               std::string::npos);
+}
+
+// Published config.json files found in the twelfth session (tests/data/models/*.src.txt): Moonlight, Qwen3-235B-A22B-2507,
+// Qwen3-30B-A3B FP8 and Qwen3-32B AWQ as transformers 5.7 writes them, GLM-4.7-Flash, Qwen2.5-72B, gpt-oss-20b, Mistral
+// NeMo and Qwen3-0.6B. Four of the checkpoints come with their tensor lists, which the counts below meet exactly.
+
+TEST(HfPublishedFiles, MoonlightIsDeepSeekV3sMlaWithoutAQueryLora) {
+    const TransformerConfig c = hf("moonlight-16b-a3b-instruct");
+    const ParamCount p = param_count(c);
+    // Attention (q_lora_rank null: q_proj [2048, 16·192]): 2048·3072 = 6,291,456 + kv_a 2048·(512 + 64) = 1,179,648 +
+    // kv_a norm 512 + kv_b 512·16·(128 + 128) = 2,097,152 + o 16·128·2048 = 4,194,304 → 13,763,072.
+    EXPECT_EQ(p.attention.value(), 13763072u);
+    // Dense layer 0: + MLP 3·2048·11,264 = 69,206,016 + norms 4096 → 82,973,184. MoE layers 1-26: router 64·2048 + 64
+    // (noaux_tc bias) = 131,136 + 64 experts · 3·2048·1408 (8,650,752) = 553,648,128 + 2 shared = 17,301,504 + norms 4096
+    // → 584,847,936 · 26 = 15,206,046,336. Embedding and LM head 163,840·2048 = 335,544,320 each, final norm 2048:
+    // 82,973,184 + 15,206,046,336 + 671,088,640 + 2048 = 15,960,110,208 (16B).
+    EXPECT_EQ(p.moe_per_layer.value(), 584847936u);
+    EXPECT_EQ(p.total.value(), 15960110208u);
+    // Active: − 26 · 58 · 8,650,752 (13,045,334,016) = 2,914,776,192; less both vocab tables, 2,243,687,552: the card's
+    // "2.24B activated" (without embeddings).
+    EXPECT_EQ(p.active.value(), 2914776192u);
+}
+
+TEST(HfPublishedFiles, Qwen3MoeFilesWrittenByTransformers5NameTheExpertsNumLocalExperts) {
+    // Qwen3-235B-A22B-Instruct-2507 (its published file, "num_experts"): attention 4096·8192·2 + 4096·512·2 + q/k norms
+    // 256 = 71,303,424; router 128·4096 = 524,288; 128 experts · 3·4096·1536 (18,874,368) = 2,415,919,104; norms 8192 →
+    // 2,487,755,008 · 94 = 233,848,970,752 + 2·151,936·4096 (1,244,659,712) + 4096 = 235,093,634,560 (235B).
+    const ParamCount big = param_count(hf("qwen3-235b-a22b-instruct-2507"));
+    EXPECT_EQ(big.moe_per_layer.value(), 2487755008u);
+    EXPECT_EQ(big.total.value(), 235093634560u);
+    // Active: − 94 · 120 · 18,874,368 (212,902,871,040) = 22,190,763,520 ("A22B").
+    EXPECT_EQ(big.active.value(), 22190763520u);
+
+    // Qwen3-30B-A3B-Thinking-2507-FP8 as transformers 5.7 writes it: "num_local_experts": 128 and no "num_experts".
+    // Refused before ("missing num_experts"). Attention 2048·4096·2 + 2048·512·2 + 256 = 18,874,624; router 262,144;
+    // 128 · 3·2048·768 (4,718,592) = 603,979,776; norms 4096 → 623,120,640 · 48 = 29,909,790,720 + 2·151,936·2048
+    // (622,329,856) + 2048 = 30,532,122,624: the tensor list's 30,533,947,392 less its 1,824,768 scale elements.
+    const TransformerConfig fp8 = hf("qwen3-30b-a3b-thinking-2507-fp8");
+    const ParamCount p = param_count(fp8);
+    EXPECT_EQ(fp8.moe->experts, 128u);
+    EXPECT_EQ(p.total.value(), 30532122624u);
+    EXPECT_EQ(p.active.value(), 3353032704u);  // − 48 · 120 · 4,718,592
+    ASSERT_TRUE(fp8.weight_format);
+    EXPECT_EQ(fp8.weight_format->dtype, DType::fp8_e4m3);
+    EXPECT_EQ(fp8.weight_format->block, 128u);
+    // Its modules_to_not_convert lists lm_head, each router and each layer's two norms: all outside the blocks' linear
+    // weights (bwacct keeps them in the activation dtype), so nothing is stated. Before: "keeps model.layers.0.
+    // input_layernorm, ... unquantized ... (their bytes are understated)", which was untrue.
+    EXPECT_FALSE(has_limitation(fp8, "modules_to_not_convert"));
+    // Bytes: vocab tables 1,244,659,712 (bf16); per layer fp8 attention 18,874,368 + its 1152 block scales · 4 (4608) +
+    // experts 603,979,776 + 128·288 scales · 4 (147,456) + router 524,288 and norms 8704 in bf16 = 623,539,200 · 48 =
+    // 29,929,881,600; final norm 4096 → 31,174,545,408. The checkpoint stores weight_scale_inv in bf16 (the tensor list:
+    // 31,170,895,872 bytes, 3,649,536 fewer); config.json does not say, and fp32 (DeepSeek-V3's) is taken.
+    EXPECT_EQ(weight_bytes_per_rank(fp8, LayerRun{}).value(), 31174545408u);
+
+    // Either name, one count; both given must agree.
+    const std::string moe = R"({"architectures": ["Qwen3MoeForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "intermediate_size": 128, "moe_intermediate_size": 32, "vocab_size": 100,
+        "num_experts_per_tok": 2, )";
+    EXPECT_EQ(parse_hf_config(moe + R"("num_experts": 8, "num_local_experts": 8})", "x").moe->experts, 8u);
+    const std::string e = error_of(moe + R"("num_experts": 8, "num_local_experts": 4})");
+    EXPECT_NE(e.find("\"num_experts\" (8) and \"num_local_experts\" (4) disagree"), std::string::npos) << e;
+    // OLMoE reads the same pair.
+    EXPECT_EQ(parse_hf_config(R"({"architectures": ["OlmoeForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "intermediate_size": 32, "vocab_size": 100, "num_experts_per_tok": 2,
+        "num_local_experts": 16})",
+                              "x")
+                  .moe->experts,
+              16u);
+}
+
+TEST(HfPublishedFiles, Qwen3AwqCountsAndBytesMeetItsTensorList) {
+    const TransformerConfig c = hf("qwen3-32b-awq");
+    // Attention 5120·8192·2 + 5120·1024·2 + 256 = 94,372,096; MLP 3·5120·25,600 = 393,216,000; norms 10,240 →
+    // 487,598,336 · 64 = 31,206,293,504 + 2·151,936·5120 (1,555,824,640) + 5120 = 32,762,123,264 (32.8B).
+    EXPECT_EQ(param_count(c).total.value(), 32762123264u);
+    ASSERT_TRUE(c.weight_format);
+    EXPECT_EQ(c.weight_format->dtype, DType::int4);
+    EXPECT_EQ(c.weight_format->group, 128u);
+    EXPECT_EQ(c.weight_format->zero_bits, 4u);  // zero_point true
+    // The tensor list: a Linear [K, N] is qweight K·N/2 + qzeros (K/128)·N/2 + scales (K/128)·N·2 bytes. q and o
+    // 20,971,520 + 163,840 + 655,360 = 21,790,720 each; k and v 2,621,440 + 20,480 + 81,920 = 2,723,840 each; gate, up,
+    // down 65,536,000 + 512,000 + 2,048,000 = 68,096,000 each → 253,317,120 · 64 = 16,212,295,680; norms (10,240 + 256)
+    // · 2 · 64 = 1,343,488; bf16 vocab tables 3,111,649,280; final norm 10,240: 19,325,298,688 B (its "18.00 GB").
+    EXPECT_EQ(weight_bytes_per_rank(c, LayerRun{}).value(), 19325298688u);
+}
+
+TEST(HfPublishedFiles, Glm47FlashIsDeepSeekV3sLayersUnderItsOwnClass) {
+    // Refused before (unsupported architecture Glm4MoeLiteForCausalLM).
+    const TransformerConfig c = hf("glm-4.7-flash");
+    ASSERT_TRUE(c.mla);
+    ASSERT_TRUE(c.moe);
+    const ParamCount p = param_count(c);
+    // Attention: q_a 2048·768 = 1,572,864 + q_a norm 768 + q_b 768·20·256 = 3,932,160 + kv_a 2048·576 = 1,179,648 +
+    // kv_a norm 512 + kv_b 512·20·(192 + 256) = 4,587,520 + o 20·256·2048 = 10,485,760 → 21,759,232.
+    EXPECT_EQ(p.attention.value(), 21759232u);
+    // MoE layer: router 64·2048 + 64 = 131,136 + 64 · 3·2048·1536 (9,437,184) = 603,979,776 + 1 shared 9,437,184 +
+    // norms 4096 → 635,311,424. Dense layer 0: 21,759,232 + 3·2048·10,240 (62,914,560) + 4096 = 84,677,888.
+    EXPECT_EQ(p.moe_per_layer.value(), 635311424u);
+    // 84,677,888 + 46 · 635,311,424 (29,224,325,504) + 2·154,880·2048 (634,388,480) + 2048 = 29,943,393,920. The tensor
+    // list's 31,221,488,576 holds the MTP layer 47 too: 635,311,424 + eh_proj 2048·4096 (8,388,608) + enorm, hnorm and
+    // shared_head.norm 3·2048 + its embedding and head copies 634,388,480 = 1,278,094,656 → 29,943,393,920.
+    EXPECT_EQ(p.total.value(), 29943393920u);
+    EXPECT_EQ(p.active.value(), 3896766080u);  // − 46 · 60 · 9,437,184 ("A3B")
+    EXPECT_TRUE(has_limitation(c, "num_nextn_predict_layers = 1"));
+}
+
+TEST(HfPublishedFiles, MlpLayerTypesDecideTheDenseLayersAndMustAgree) {
+    // transformers 5 writes "mlp_layer_types" beside first_k_dense_replace (GLM-4.7-Flash's printout: "dense", then 46
+    // "sparse"). Alone, it decides; with first_k_dense_replace, the two must agree.
+    const std::string base = R"({"architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 64, "num_hidden_layers": 3,
+        "num_attention_heads": 4, "intermediate_size": 128, "moe_intermediate_size": 32, "vocab_size": 100,
+        "n_routed_experts": 4, "num_experts_per_tok": 2, "kv_lora_rank": 16, "qk_nope_head_dim": 16,
+        "qk_rope_head_dim": 8, "v_head_dim": 16, )";
+    const TransformerConfig listed = parse_hf_config(base + R"("mlp_layer_types": ["dense", "dense", "sparse"]})", "x");
+    EXPECT_EQ(listed.moe->dense_layers, 2u);
+    EXPECT_EQ(parse_hf_config(base + R"("first_k_dense_replace": 1, "mlp_layer_types": ["dense", "sparse", "sparse"]})", "x")
+                  .moe->dense_layers,
+              1u);
+    const std::string e = error_of(base + R"("first_k_dense_replace": 2, "mlp_layer_types": ["dense", "sparse", "sparse"]})");
+    EXPECT_NE(e.find("\"mlp_layer_types\" disagrees with \"first_k_dense_replace\""), std::string::npos) << e;
+    const std::string bad = error_of(base + R"("mlp_layer_types": ["dense", "moe", "sparse"]})");
+    EXPECT_NE(bad.find("\"mlp_layer_types\" entries must be \"dense\" or \"sparse\", got \"moe\""), std::string::npos) << bad;
+}
+
+TEST(HfPublishedFiles, DenseQwenMistralAndGptOssFilesCountTheirPublishedSizes) {
+    // Qwen2.5-72B-Instruct: attention 8192² · 2 + 8192·1024·2 + biases 8192 + 2·1024 = 151,005,184; MLP 3·8192·29,568 =
+    // 726,663,168; norms 16,384 → 877,684,736 · 80 = 70,214,778,880 + 2·152,064·8192 (2,491,416,576) + 8192 =
+    // 72,706,203,648: the tensor list's total. use_sliding_window false: no window.
+    const TransformerConfig q72 = hf("qwen2.5-72b-instruct");
+    EXPECT_EQ(param_count(q72).total.value(), 72706203648u);
+    EXPECT_EQ(q72.sliding_window, 0u);
+    // Mistral-Nemo-Base-2407: head_dim 128 (not 5120 / 32 = 160): attention 5120·4096·2 + 5120·1024·2 = 52,428,800; MLP
+    // 3·5120·14,336 = 220,200,960; norms 10,240 → 272,640,000 · 40 = 10,905,600,000 + 2·131,072·5120 (1,342,177,280) +
+    // 5120 = 12,247,782,400 (12.2B); sliding_window null: none.
+    const TransformerConfig nemo = hf("mistral-nemo-base-2407");
+    EXPECT_EQ(nemo.head_dim, 128u);
+    EXPECT_EQ(param_count(nemo).total.value(), 12247782400u);
+    EXPECT_EQ(nemo.sliding_window, 0u);
+    // Qwen3-0.6B, tied: attention 1024·2048·2 + 1024·1024·2 + 256 = 6,291,712; MLP 3·1024·3072 = 9,437,184; norms 2048
+    // → 15,730,944 · 28 = 440,466,432 + 151,936·1024 (155,582,464) + 1024 = 596,049,920 (0.6B; 0.44B without it).
+    const TransformerConfig small = hf("qwen3-0.6b");
+    EXPECT_TRUE(small.tied_embeddings);
+    EXPECT_EQ(param_count(small).total.value(), 596049920u);
+    // gpt-oss-20b: attention 2880·4096·2 + 2880·512·2 = 26,542,080 + biases 4096 + 512·2 + 2880 = 26,550,080; router
+    // 32·2880 + 32 = 92,192; 32 experts · 3·2880·2880 (24,883,200) = 796,262,400; norms 5760 → 822,910,432 · 24 =
+    // 19,749,850,368 + 2·201,088·2880 (1,158,266,880) + 2880 = 20,908,120,128 (+ expert biases 24·276,480 and sinks
+    // 24·64, stated, not counted: 20,914,757,184, the card's 20.91B). Active: − 24·28·24,883,200 = 4,186,609,728; less
+    // the embedding, 3,607,476,288 (the card's 3.61B).
+    const TransformerConfig oss = hf("gpt-oss-20b");
+    const ParamCount p = param_count(oss);
+    EXPECT_EQ(p.total.value(), 20908120128u);
+    EXPECT_EQ(p.active.value(), 4186609728u);
+    ASSERT_TRUE(oss.weight_format);
+    EXPECT_EQ(oss.weight_format->dtype, DType::mxfp4);
+    EXPECT_EQ(oss.sliding_window, 128u);
+    ASSERT_EQ(oss.local_layers.size(), 24u);
+    EXPECT_TRUE(oss.local_layers[0]);
+    EXPECT_FALSE(oss.local_layers[1]);
+    // Its attention stays bf16 (modules_to_not_convert "model.layers.*.self_attn"): kept out of mxfp4. Bytes against the
+    // tensor list: vocab tables 2·201,088·2880·2 = 2,316,533,760; per layer: expert blocks 32·(5760 + 2880)·90·16
+    // (398,131,200) + their e8m0 scales 32·(5760 + 2880)·90 (24,883,200) + bf16 attention 26,542,080·2 (53,084,160) and
+    // its biases 8000·2 + router 92,192·2 + norms 5760·2 (211,904) = 476,310,464 · 24 = 11,431,451,136; final norm 5760:
+    // 13,747,990,656 B. The tensor list's 13,761,264,768 also holds the expert biases and sinks (24·553,088, stated).
+    // Before: 11.9 GiB, the attention in mxfp4.
+    EXPECT_TRUE(oss.kept.attention);
+    EXPECT_FALSE(has_limitation(oss, "unquantized"));
+    EXPECT_EQ(weight_bytes_per_rank(oss, LayerRun{}).value(), 13747990656u);
+}
+
+TEST(HfPublishedFiles, ModuleListsNamingAWholePartKeepItIn16Bits) {
+    // Kimi-K2.5's compressed-tensors ignore list (int4 routed experts only): its regular expressions name every layer's
+    // attention, shared experts and dense MLP. On a small DeepSeek-V3 shape (D 64, 2 layers, first dense; MLA q_lora
+    // 16, kv_lora 16, qk 8 + 8, v 8, 4 heads; 4 experts of 32 + 1 shared; int4 group 32, bf16 scales):
+    const std::string cfg = R"({"architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "intermediate_size": 128, "moe_intermediate_size": 32, "vocab_size": 100,
+        "n_routed_experts": 4, "n_shared_experts": 1, "num_experts_per_tok": 2, "first_k_dense_replace": 1,
+        "q_lora_rank": 16, "kv_lora_rank": 16, "qk_nope_head_dim": 8, "qk_rope_head_dim": 8, "v_head_dim": 8,
+        "quantization_config": {"quant_method": "compressed-tensors", "format": "pack-quantized",
+          "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "int",
+            "strategy": "group", "group_size": 32, "symmetric": true}}},
+          "ignore": ["lm_head", "re:.*self_attn.*", "re:.*shared_experts.*",
+                     "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"]}})";
+    const TransformerConfig c = parse_hf_config(cfg, "x");
+    EXPECT_TRUE(c.kept.attention);
+    EXPECT_TRUE(c.kept.dense_mlp);
+    EXPECT_TRUE(c.kept.shared_experts);
+    EXPECT_FALSE(has_limitation(c, "unquantized"));
+    // Bytes (bf16 = 2 B; int4 [K, N] = K·N/2 + (K/32)·N·2): attention q_a 64·16 + q_b 16·64 + kv_a 64·24 + kv_b 16·64 +
+    // o 32·64 = 6656 params, 13,312 B, + norms q_a 16, kv_a 16, 2·64 → 160 params, 320 B. Layer 0: MLP 3·64·128 = 24,576
+    // params, 49,152 B → 62,784 B. Layer 1: router 4·64 = 256 params, 512 B; experts 4 · (gate, up [64, 32]: 1024 + 128
+    // each; down [32, 64]: 1024 + 128) = 4 · 3456 = 13,824 B; shared 3·64·32 = 6144 params, 12,288 B → 13,312 + 320 + 512
+    // + 13,824 + 12,288 = 40,256 B. Vocab tables 2·100·64·2 = 25,600; final norm 128: 128,768 B.
+    EXPECT_EQ(weight_bytes_per_rank(c, LayerRun{}).value(), 128768u);
+    // --weight-dtype sets every block weight: the kept parts follow it.
+    LayerRun all;
+    all.weight = *c.weight_format;
+    EXPECT_LT(weight_bytes_per_rank(c, all).value(), 128768u);
+    // A multimodal checkpoint's names for its language model ("model.language_model.layers.", "language_model.model.layers.")
+    // name the same modules.
+    for (const char* prefix : {"model.language_model.layers.*.self_attn", "language_model.model.layers.*.self_attn"}) {
+        const std::string lm = std::regex_replace(cfg, std::regex(R"(re:\.\*self_attn\.\*)"), prefix);
+        EXPECT_TRUE(parse_hf_config(lm, "x").kept.attention) << prefix;
+    }
+    // One layer's attention only: not the whole part, said.
+    const std::string one = std::regex_replace(cfg, std::regex(R"(re:\.\*self_attn\.\*)"), "model.layers.0.self_attn");
+    const TransformerConfig partial = parse_hf_config(one, "x");
+    EXPECT_FALSE(partial.kept.attention);
+    EXPECT_TRUE(has_limitation(partial, "keeps model.layers.0.self_attn unquantized"));
+}
+
+TEST(HfPublishedFiles, MiniMaxM3IsRefusedNamingItsClass) {
+    // A vision-language wrapper around block-sparse attention with mxfp8 weights: no family of the engine's.
+    const std::string e = [] {
+        try {
+            (void)hf("minimax-m3-mxfp8");
+        } catch (const InputError& err) {
+            return std::string(err.what());
+        }
+        return std::string();
+    }();
+    EXPECT_NE(e.find("unsupported architecture \"MiniMaxM3SparseForConditionalGeneration\""), std::string::npos) << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+}
+
+TEST(HfPublishedFiles, KimiK25IsKimiK2WithInt4RoutedExpertsOnly) {
+    // Refused before (unsupported architecture KimiK25ForConditionalGeneration). Its text_config is Kimi-K2's: the same
+    // counts as kimi-k2-instruct (test_hf_config_new_families.cpp).
+    const TransformerConfig c = hf("kimi-k2.5");
+    const ParamCount p = param_count(c);
+    EXPECT_EQ(p.total.value(), 1026408232448u);
+    EXPECT_EQ(p.active.value(), 32861500928u);
+    EXPECT_EQ(c.name, "KimiK25ForConditionalGeneration");  // text_config's "_name_or_path" is ""
+    ASSERT_TRUE(c.weight_format);
+    EXPECT_EQ(c.weight_format->dtype, DType::int4);
+    EXPECT_EQ(c.weight_format->group, 32u);
+    // The ignore list's regular expressions name every layer's attention, the dense MLP and the shared experts.
+    EXPECT_TRUE(c.kept.attention);
+    EXPECT_TRUE(c.kept.dense_mlp);
+    EXPECT_TRUE(c.kept.shared_experts);
+    // Bytes from the tensor list's shapes: vocab tables 2·163,840·7168·2 = 4,697,620,480; per layer (61) bf16 attention
+    // q_a 1536·7168 + q_b 12,288·1536 + kv_a 576·7168 + kv_b 16,384·512 + o 7168·8192 = 101,122,048 · 2 = 202,244,096 and
+    // norms (7168·2 + 1536 + 512)·2 = 32,768; layer 0's MLP 3·7168·18,432·2 = 792,723,456; layers 1-60: 384 experts ·
+    // 3 · (packed 2048·7168/2 = 7,340,032 + scales 2048·224·2 = 917,504) = 9,512,681,472, router 384·7168·2 + bias
+    // 384·2 (fp32 in the checkpoint) = 5,505,792, shared 3·2048·7168·2 = 88,080,384 → 9,606,267,648; final norm 14,336:
+    // 4,697,620,480 + 61·202,276,864 + 792,723,456 + 60·9,606,267,648 + 14,336 = 594,205,305,856 B. Had the kept parts
+    // been read as int4 g32, 1.4375 B fewer per weight: 13,235,376,128 B short.
+    EXPECT_EQ(weight_bytes_per_rank(c, LayerRun{}).value(), 594205305856u);
+}
+
+TEST(HfPublishedFiles, Phi4MiniIsPhi3WithTiedEmbeddings) {
+    // Phi-4-mini-instruct: attention 3072·3072·2 + 3072·1024·2 = 25,165,824; MLP 3·3072·8192 = 75,497,472; norms 6144 →
+    // 100,669,440 · 32 = 3,221,422,080 + tied 200,064·3072 (614,596,608) + 3072 = 3,836,021,760 (3.84B).
+    // partial_rotary_factor 0.75 changes no FLOP or byte here (RoPE is not an op); its window (262,144) exceeds every
+    // context it takes.
+    const TransformerConfig c = hf("phi-4-mini-instruct");
+    EXPECT_TRUE(c.tied_embeddings);
+    EXPECT_EQ(c.kv_heads, 8u);
+    EXPECT_EQ(param_count(c).total.value(), 3836021760u);
+    EXPECT_EQ(c.sliding_window, 262144u);
+}
+
+TEST(HfPublishedFiles, AQuantizationConfigWithoutAMethodIsRefusedNamingTheMissingKey) {
+    // mlx-community's 4-bit Phi-4-mini (quoted in a Swift test, file id 60822578940): "quantization" and
+    // "quantization_config" both {"group_size": 64, "bits": 4}, no quant_method. Refused before as quant_method = "".
+    const std::string mlx = R"({"architectures": ["Phi3ForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,
+        "quantization": {"group_size": 64, "bits": 4}, "quantization_config": {"group_size": 64, "bits": 4}})";
+    const std::string e = error_of(mlx);
+    EXPECT_NE(e.find("\"quantization_config\" has no \"quant_method\" (MLX's group_size and bits"), std::string::npos) << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
 }
