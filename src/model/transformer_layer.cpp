@@ -836,14 +836,9 @@ RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
         attn_mat_params += Exact(cfg.heads + 2 * cfg.kv_heads) * hd;
     }
     RankWeights rw;
-<<<<<<< HEAD
     // The rest of a layer (norms, the o bias, q/k norms; a MoE layer's router) is replicated.
-    rw.dense_layer = attn_mats + mlp_mats(cfg.ffn, run.tp) + act(p.per_layer - attn_mat_params - mlp_params(cfg.ffn));
-=======
-    // The rest of a layer (norms, biases, q/k norms; a MoE layer's router) is replicated.
     rw.dense_layer =
         attn_mats + mlp_mats(cfg.ffn, run.tp, WeightPart::dense_mlp) + act(p.per_layer - attn_mat_params - mlp_params(cfg.ffn));
->>>>>>> h/configs7
     if (cfg.moe) {
         const MoeConfig& m = *cfg.moe;
         rw.routed = run.ep > 1 ? Exact(m.experts / run.ep) * routed_mats(m.expert_ffn, 1)
