@@ -336,7 +336,10 @@ KernelCategory classify_kernel(std::string_view name) {
                     // quantized-weight GEMMs: Marlin, Machete, ggml's mul_mat_q / mul_mat_vec_q (vLLM's GGUF
                     // kernels), AQLM's Code1x16MatVec
                     "marlin", "machete", "mul_mat", "matvec"}) ||
-        has_any_word(name, g, {"bmm", "cijk_"}) || has_mma_word(name, g) || has_mm_word(name, g))
+        has_any_word(name, g, {"bmm", "cijk_"}) ||
+        // naive matrix products named for what they compute, as words (CUDA samples' matrixMul / MatrixMulCUDA,
+        // matrix_mul, mat_mul_kernel; not "format_mul"): before the last-resort word "mul"
+        has_any_word(name, g, {"matrixmul", "matrix_mul", "mat_mul"}) || has_mma_word(name, g) || has_mm_word(name, g))
         return KernelCategory::gemm;
     // (ggml spells it soft_max_f32)
     if (has_any(n, {"softmax", "soft_max"}))

@@ -544,3 +544,18 @@ TEST(KernelCategoryFamilies, TransformerEngineDelayedScalingUpdate) {
     EXPECT_EQ(classify_kernel("void at::native::amp_update_scale_cuda_kernel(float*, int*, float const*, double, double, int)"),
               KernelCategory::optimizer);
 }
+
+// Naive matrix products named for what they compute (CUDA samples' matrixMul as nsys prints it, course kernels) are
+// GEMMs, decided before the last-resort word "mul" (which would file them as pointwise); the words must start a word
+// of the name ("format_mul" is no matrix product).
+TEST(KernelCategoryFamilies, NaiveMatrixProductsAreGemms) {
+    EXPECT_EQ(classify_kernel("void MatrixMulCUDA<32>(float*, float*, float*, int, int)"), KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("void matrixMulCUDA(float*, float*, float*, int)"), KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("matrixMul"), KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("void matrix_mul(float*, float*, float*, int)"), KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("void mat_mul_kernel(float*, float*, float*, int)"), KernelCategory::gemm);
+    EXPECT_EQ(torch_category("void MatrixMulCUDA<32>(float*, float*, float*, int, int)"), "gemm");
+    // the last-resort words still decide where no matrix product is named
+    EXPECT_EQ(classify_kernel("void format_mul(float*)"), KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void vector_mul(float*, float*, float*, int)"), KernelCategory::elementwise);
+}
