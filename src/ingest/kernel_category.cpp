@@ -68,6 +68,22 @@ bool has_whole_word(std::string_view original, const std::string& lowered, std::
     return false;
 }
 
+// "rms" as a whole word that names an RMS normalization: not RMSprop ("RMSProp", "rms_prop", an optimizer) nor
+// RMSE ("RMSELoss", a loss), where "prop" or an "e" that ends the word follows it.
+bool has_rms_norm_word(std::string_view original, const std::string& lowered) {
+    for (std::size_t at = lowered.find("rms"); at != std::string::npos; at = lowered.find("rms", at + 1)) {
+        const std::size_t end = at + 3;
+        if (!word_starts_at(original, at) || (end < original.size() && is_lower(original[end])))
+            continue;
+        const std::string_view rest = std::string_view(lowered).substr(end);
+        if (rest.starts_with("prop") || rest.starts_with("_prop") ||
+            (rest.starts_with("e") && (rest.size() == 1 || !is_lower(original[end + 1]))))
+            continue;
+        return true;
+    }
+    return false;
+}
+
 // aiter's rotary-embedding kernels, named by their entry, the channels they rotate (1c: one tensor, 2c: q and k)
 // and layout: kn_entry_1c_sbhd_uncached, kn_entry_2c_sbhd, kn_entry_2c_thd_cached.
 bool is_aiter_rope_entry(std::string_view fn) {
@@ -370,14 +386,15 @@ KernelCategory classify_kernel(std::string_view name) {
                     "cucompute"}) ||
         has_any_word(name, n, {"lrn"}) ||
         // RMS normalization named "rms" as a whole word (aiter's Triton _fused_rms_fp8, _fused_rms_mxfp4_quant: the
-        // norm with its output quantized), not the start of a longer word (RMSprop is an optimizer)
-        has_whole_word(name, n, "rms"))
+        // norm with its output quantized), not the start of a longer word, nor RMSprop or RMSE (has_rms_norm_word)
+        has_rms_norm_word(name, n))
         return KernelCategory::norm;
     // ("lamb_", not "lamb": every lambda in a templated kernel name would match)
     // (AMP's grad scaler: amp_update_scale, unscale: optimizer-step bookkeeping; so is Transformer Engine's FP8
     // scale update from the amax history, transformer_engine::delayed_scaling_recipe::…::kernel / kernel_bulk)
+    // (RMSprop: TensorFlow's ResourceApplyRMSProp, RMSPropKernel, rms_prop_kernel)
     if (has_any(n, {"adam", "sgd", "lamb_", "foreach", "multi_tensor_apply", "optimizer", "update_scale", "unscale",
-                    "scaling_recipe"}))
+                    "scaling_recipe", "rmsprop", "rms_prop"}))
         return KernelCategory::optimizer;
     // Log-probabilities of the sampled tokens (vLLM's _compute_logprobs): a log-softmax over the vocabulary.
     if (has_any(fn, {"logprob"}))
@@ -397,7 +414,9 @@ KernelCategory classify_kernel(std::string_view name) {
         // tree_speculative_sampling, torch.multinomial's sampleMultinomialOnce / multinomialWithReplacement:
         // scans over the vocabulary), non-maximum suppression
         // sorts as a word (radixSort, bitonicSortKVInPlace, segmented_sort): "tensorTransform" holds "sort"
-        has_any_word(name, n, {"loss", "sampling", "multinomial", "nms", "sort"}))
+        has_any_word(name, n, {"loss", "sampling", "multinomial", "nms", "sort"}) ||
+        // root-mean-square error (a loss or metric), which the norm rule leaves
+        has_whole_word(name, n, "rmse"))
         return KernelCategory::reduce;
     // Rotary position embeddings are pointwise (vllm::rotary_embedding_kernel), not an embedding lookup; so is
     // PyTorch's elementwise_kernel_with_index (arange, linspace: each element written from its own index).

@@ -471,7 +471,7 @@ TEST(KernelCategoryFamilies, AiterRmsNormAndRopeEntries) {
     EXPECT_EQ(classify_kernel("_fused_rms_mxfp4_quant"), KernelCategory::norm);
     EXPECT_EQ(classify_kernel("kn_entry_2c_sbhd"), KernelCategory::elementwise);
     EXPECT_EQ(classify_kernel("void aiter::kn_entry_1c_thd_uncached<float>(int)"), KernelCategory::elementwise);
-    EXPECT_EQ(classify_kernel("rmsprop_step_kernel"), KernelCategory::other);
+    EXPECT_EQ(classify_kernel("rmsprop_step_kernel"), KernelCategory::optimizer);
     EXPECT_EQ(classify_kernel("kn_entry_point"), KernelCategory::other);
 }
 
@@ -558,4 +558,22 @@ TEST(KernelCategoryFamilies, NaiveMatrixProductsAreGemms) {
     // the last-resort words still decide where no matrix product is named
     EXPECT_EQ(classify_kernel("void format_mul(float*)"), KernelCategory::elementwise);
     EXPECT_EQ(classify_kernel("void vector_mul(float*, float*, float*, int)"), KernelCategory::elementwise);
+}
+
+// RMSprop is an optimizer and RMSE a loss, not an RMS norm, however the name spells "RMS" (a camel-case word of its
+// own in "RMSProp", "RMSELoss"); the op Optimizer.step#RMSProp.step stays an optimizer step. "rms" that names a
+// norm still does.
+TEST(KernelCategoryFamilies, RmspropAndRmseAreNotNorms) {
+    EXPECT_EQ(classify_kernel("void RMSPropKernel(float*)"), KernelCategory::optimizer);
+    EXPECT_EQ(classify_kernel("void ResourceApplyRMSProp(float*)"), KernelCategory::optimizer);
+    EXPECT_EQ(classify_kernel("void rms_prop_kernel(float*)"), KernelCategory::optimizer);
+    EXPECT_EQ(classify_kernel("Optimizer.step#RMSProp.step"), KernelCategory::optimizer);
+    // a kernel its name leaves in other is filed by the op that launched it
+    EXPECT_EQ(torch_category("void step_kernel(float*)", "Optimizer.step#RMSProp.step"), "optimizer");
+    EXPECT_EQ(classify_kernel("void RMSELoss_kernel(float*)"), KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void rmse_kernel(float*)"), KernelCategory::reduce);
+    // norms named "RMS" as a word
+    EXPECT_EQ(classify_kernel("_fused_rms_fp8"), KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("void RMSKernel(float*)"), KernelCategory::norm);
+    EXPECT_EQ(classify_kernel("void fused_add_RMS_kernel(float*)"), KernelCategory::norm);
 }
