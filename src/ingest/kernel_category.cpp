@@ -391,10 +391,11 @@ KernelCategory classify_kernel(std::string_view name) {
         return KernelCategory::norm;
     // ("lamb_", not "lamb": every lambda in a templated kernel name would match)
     // (AMP's grad scaler: amp_update_scale, unscale: optimizer-step bookkeeping; so is Transformer Engine's FP8
-    // scale update from the amax history, transformer_engine::delayed_scaling_recipe::…::kernel / kernel_bulk)
+    // scale update from the amax history, transformer_engine::delayed_scaling_recipe::…::kernel / kernel_bulk; its
+    // other recipes' namespaces, mxfp8_scaling_recipe and fp8_block_scaling_recipe, hold casts and transposes)
     // (RMSprop: TensorFlow's ResourceApplyRMSProp, RMSPropKernel, rms_prop_kernel)
     if (has_any(n, {"adam", "sgd", "lamb_", "foreach", "multi_tensor_apply", "optimizer", "update_scale", "unscale",
-                    "scaling_recipe", "rmsprop", "rms_prop"}))
+                    "delayed_scaling_recipe", "rmsprop", "rms_prop"}))
         return KernelCategory::optimizer;
     // Log-probabilities of the sampled tokens (vLLM's _compute_logprobs): a log-softmax over the vocabulary.
     if (has_any(fn, {"logprob"}))

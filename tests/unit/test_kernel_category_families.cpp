@@ -577,3 +577,24 @@ TEST(KernelCategoryFamilies, RmspropAndRmseAreNotNorms) {
     EXPECT_EQ(classify_kernel("void RMSKernel(float*)"), KernelCategory::norm);
     EXPECT_EQ(classify_kernel("void fused_add_RMS_kernel(float*)"), KernelCategory::norm);
 }
+
+// Transformer Engine's other scaling recipes name namespaces of casts and transposes, not a scale update: only
+// delayed_scaling_recipe is optimizer bookkeeping; the kernels of mxfp8_scaling_recipe / fp8_block_scaling_recipe
+// keep their own words (transpose: indexing, cast: elementwise, amax: reduce).
+TEST(KernelCategoryFamilies, TransformerEngineCastRecipesAreNotOptimizer) {
+    EXPECT_EQ(classify_kernel("void transformer_engine::mxfp8_scaling_recipe::mxfp8_scaling_transpose_cast_kernel<__nv_bfloat16, "
+                              "__nv_fp8_e4m3>(__nv_bfloat16 const*, unsigned char const*, __nv_fp8_e4m3*, int, int, int)"),
+              KernelCategory::indexing);
+    EXPECT_EQ(
+        classify_kernel("void transformer_engine::mxfp8_scaling_recipe::mxfp8_scaling_transpose_scales_kernel(unsigned char "
+                        "const*, unsigned char*, int, int, int, int, bool)"),
+        KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void transformer_engine::fp8_block_scaling_recipe::fp8_block_scaling_partial_cast_kernel<float, "
+                              "__nv_fp8_e4m3>(float const*, __nv_fp8_e4m3*, float const*, unsigned long, unsigned long)"),
+              KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void transformer_engine::fp8_block_scaling_recipe::fp8_block_scaling_compute_partial_amax_kernel<"
+                              "float>(float const*, float*, unsigned long, unsigned long)"),
+              KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void transformer_engine::delayed_scaling_recipe::(anonymous namespace)::kernel_bulk(float*)"),
+              KernelCategory::optimizer);
+}
