@@ -93,9 +93,30 @@ bool is_aiter_rope_entry(std::string_view fn) {
            fn[11] == '_';
 }
 
+// Is `s` `word` followed by one or more digits and nothing else ("stage1", "att2")?
+bool is_word_and_number(std::string_view s, std::string_view word) {
+    return s.starts_with(word) && s.size() > word.size() &&
+           std::all_of(s.begin() + static_cast<std::ptrdiff_t>(word.size()), s.end(),
+                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+// A word of the suffix of a Triton attention kernel named by its pass: a step of it (split-KV decode's "stage1" and
+// merge "stage2", LightLLM's token attention "token_att1" / "token_att2", the backward's "dq", "dk_dv",
+// "one_col_block") or a variant ("alibi", "with_bias", an "int8kv" KV cache).
+bool is_attention_pass_word(std::string_view w) {
+    for (std::string_view known :
+         {"alibi", "with", "bias", "one", "col", "block", "dq", "dk", "dv", "dkdv", "token", "int8kv", "int4kv", "fp8kv"})
+        if (w == known)
+            return true;
+    return is_word_and_number(w, "stage") || is_word_and_number(w, "att");
+}
+
 // A Triton kernel named by its pass alone: a leading "_", then "fwd" or "bwd", then "_kernel" or
-// "_grouped_kernel", ending there or at a "_" (`_fwd_kernel`, `_fwd_kernel_stage2`, `_fwd_grouped_kernel_stage1`,
-// `_bwd_kernel`), in the function's own lower-cased name (a namespace before it is skipped).
+// "_grouped_kernel", ending there or with a suffix whose every "_"-separated word names a step or variant of
+// attention itself (is_attention_pass_word: `_fwd_kernel`, `_fwd_kernel_stage2`, `_fwd_grouped_kernel_stage1`,
+// `_fwd_kernel_alibi`, `_bwd_kernel_dk_dv`), in the function's own lower-cased name (a namespace before it is
+// skipped). Any other word says the kernel does something else (LightLLM's `_fwd_kernel_init_att_window_info`,
+// `_fwd_kernel_gen_b_req_mtp_start_loc`: batch bookkeeping).
 bool is_pass_only_triton_kernel(std::string_view fn) {
     if (const std::size_t colon = fn.rfind("::"); colon != std::string_view::npos)
         fn.remove_prefix(colon + 2);
@@ -104,7 +125,20 @@ bool is_pass_only_triton_kernel(std::string_view fn) {
     fn.remove_prefix(5);
     if (fn.starts_with("grouped_"))
         fn.remove_prefix(8);
-    return fn.starts_with("kernel") && (fn.size() == 6 || fn[6] == '_');
+    if (!fn.starts_with("kernel"))
+        return false;
+    if (fn.size() == 6)
+        return true;
+    if (fn[6] != '_')
+        return false;
+    for (std::string_view rest = fn.substr(7);;) {
+        const std::size_t cut = rest.find('_');
+        if (!is_attention_pass_word(rest.substr(0, cut)))
+            return false;
+        if (cut == std::string_view::npos)
+            return true;
+        rest.remove_prefix(cut + 1);
+    }
 }
 
 // A convolution named as a word "conv" (MIOpen's "MIOpenConvUni", "miopenSp3AsmConv_v30…", "conv_depthwise2d"),

@@ -598,3 +598,22 @@ TEST(KernelCategoryFamilies, TransformerEngineCastRecipesAreNotOptimizer) {
     EXPECT_EQ(classify_kernel("void transformer_engine::delayed_scaling_recipe::(anonymous namespace)::kernel_bulk(float*)"),
               KernelCategory::optimizer);
 }
+
+// LightLLM's and SGLang's Triton kernels that begin "_fwd_kernel_" but name other work after it (batch bookkeeping:
+// the attention window, request start locations) are not attention: every word after "_fwd_kernel_" must name a
+// step or variant of attention (stage<N>, alibi, token_att<N>, the backward's dq / dk_dv, with_bias, int8kv).
+TEST(KernelCategoryFamilies, PassOnlyTritonAttentionSuffixes) {
+    EXPECT_EQ(classify_kernel("_fwd_kernel_init_att_window_info"), KernelCategory::other);
+    EXPECT_EQ(classify_kernel("_fwd_kernel_gen_b_req_mtp_start_loc"), KernelCategory::other);
+    EXPECT_EQ(classify_kernel("_fwd_kernel_init_req_to_token_table"), KernelCategory::other);
+    EXPECT_EQ(classify_kernel("_fwd_kernel_stage"), KernelCategory::other);
+    EXPECT_EQ(classify_kernel("_fwd_kernel_"), KernelCategory::other);
+    EXPECT_EQ(classify_kernel("_fwd_kernel_token_att1"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("_fwd_kernel_token_att2"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("_fwd_kernel_int8kv"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("_fwd_kernel_with_bias"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("_bwd_kernel_dk_dv"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("_bwd_kernel_dq"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("_bwd_kernel_one_col_block"), KernelCategory::attention);
+    EXPECT_EQ(classify_kernel("_fwd_grouped_kernel_stage12"), KernelCategory::attention);
+}
