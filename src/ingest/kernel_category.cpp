@@ -242,7 +242,10 @@ KernelCategory classify_kernel(std::string_view name) {
                                                                                              : KernelCategory::gemm;
         // A reduction that takes a mean (or a variance) and multiplies by its reciprocal square root is a
         // normalization whatever module it was written as: RMSNorm ("_to_copy_add_mean_mul_pow_rsqrt", HF Llama's
-        // LlamaRMSNorm compiled), LayerNorm ("add_native_layer_norm" aside, "var_mean_add_rsqrt_sub").
+        // LlamaRMSNorm compiled), LayerNorm ("add_native_layer_norm" aside, "var_mean_add_rsqrt_sub"); a softmax
+        // fused with one ("_log_softmax_add_rsqrt_var_mean") is the softmax its name says.
+        if ((kind == "red" || kind == "per") && refined == KernelCategory::softmax)
+            return refined;
         if ((kind == "red" || kind == "per") && has_any_word(name, n, {"rsqrt"}) && has_any_word(name, n, {"mean", "var"}))
             return KernelCategory::norm;
         if (kind == "red" || kind == "per")

@@ -461,6 +461,10 @@ TEST(KernelCategoryFamilies, InductorRmsAndLayerNormReductions) {
     EXPECT_EQ(classify_kernel("triton_red_fused_mean_1"), KernelCategory::reduce);
     EXPECT_EQ(classify_kernel("triton_red_fused_sum_3"), KernelCategory::reduce);
     EXPECT_EQ(classify_kernel("triton_poi_fused_add_mean_mul_rsqrt_2"), KernelCategory::elementwise);
+    // a softmax fused with the statistics is the softmax its name says, whichever comes first in the name
+    EXPECT_EQ(classify_kernel("triton_per_fused__log_softmax_add_rsqrt_var_mean_7"), KernelCategory::softmax);
+    EXPECT_EQ(classify_kernel("triton_red_fused__softmax_mean_rsqrt_0"), KernelCategory::softmax);
+    EXPECT_EQ(classify_kernel("triton_red_fused_add_mean_rsqrt_softmax_1"), KernelCategory::softmax);
 }
 
 // Kernel names of SGLang on MI355X (aiter) as a trace classifier built from real traces lists them: the fused RMS
