@@ -68,6 +68,20 @@ bool has_whole_word(std::string_view original, const std::string& lowered, std::
     return false;
 }
 
+// DeepGEMM's GemmType template argument "(deep_gemm::GemmType)<N>" with N a grouped type, 1, 2, 3, 5 or 6, read as
+// the whole number ("GemmType)10" is not type 1).
+bool is_grouped_gemm_type(const std::string& n) {
+    for (std::size_t at = n.find("gemmtype)"); at != std::string::npos; at = n.find("gemmtype)", at + 1)) {
+        std::size_t end = at + 9;
+        while (end < n.size() && std::isdigit(static_cast<unsigned char>(n[end])))
+            ++end;
+        const std::string_view number = std::string_view(n).substr(at + 9, end - at - 9);
+        if (number == "1" || number == "2" || number == "3" || number == "5" || number == "6")
+            return true;
+    }
+    return false;
+}
+
 // "rms" as a whole word that names an RMS normalization: not RMSprop ("RMSProp", "rms_prop", an optimizer) nor
 // RMSE ("RMSELoss", a loss), where "prop" or an "e" that ends the word follows it.
 bool has_rms_norm_word(std::string_view original, const std::string& lowered) {
@@ -273,8 +287,8 @@ KernelCategory classify_kernel(std::string_view name) {
         // (M)GroupedContiguous 1, (M)GroupedMasked 2, KGroupedContiguous 3, Batched 4 (not grouped),
         // MGroupedContiguousWithPsumLayout 5, KGroupedContiguousWithPsumLayout 6), or m_/k_grouped in the
         // function's name (sm90_m_grouped_fp8_gemm_masked_1d2d_impl)
-        (has_any(n, {"deep_gemm"}) && has_any(n, {"gemmtype)1", "gemmtype)2", "gemmtype)3", "gemmtype)5", "gemmtype)6",
-                                                  "m_grouped", "k_grouped", "mgrouped", "kgrouped"})))
+        (has_any(n, {"deep_gemm"}) &&
+         (is_grouped_gemm_type(n) || has_any(n, {"m_grouped", "k_grouped", "mgrouped", "kgrouped"}))))
         return KernelCategory::moe;
     // Stores of new keys and values into the KV cache are data movement, whatever attention backend's cache
     // layout they name (vLLM's reshape_and_cache_flash, concat_and_cache_mla, indexer_k_quant_and_cache).

@@ -514,6 +514,10 @@ TEST(KernelCategoryFamilies, DeepGemmGroupedGemmsAreMoe) {
     EXPECT_EQ(classify_kernel("void deep_gemm::sm100_bf16_gemm_impl<(deep_gemm::GemmType)4, 128u>(int*)"), KernelCategory::gemm);
     EXPECT_EQ(classify_kernel("void deep_gemm::sm100_fp8_gemm_1d1d_impl<(deep_gemm::GemmType)5, 128u>(int*)"),
               KernelCategory::moe);
+    // the type is read as a whole number: 10, 21 are no grouped types 1, 2
+    EXPECT_EQ(classify_kernel("void deep_gemm::sm90_bf16_gemm_impl<(deep_gemm::GemmType)10, 0u>(float*)"), KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("void deep_gemm::sm90_bf16_gemm_impl<(deep_gemm::GemmType)21, 0u>(float*)"), KernelCategory::gemm);
+    EXPECT_EQ(classify_kernel("void deep_gemm::sm90_bf16_gemm_impl<(deep_gemm::GemmType)6>(float*)"), KernelCategory::moe);
 }
 
 // Hand-written kernels named by their operation alone (ggml-cuda's kernels as nsys prints them for llama.cpp runs,
