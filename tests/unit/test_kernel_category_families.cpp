@@ -559,6 +559,8 @@ TEST(KernelCategoryFamilies, TransformerEngineDelayedScalingUpdate) {
 TEST(KernelCategoryFamilies, NaiveMatrixProductsAreGemms) {
     EXPECT_EQ(classify_kernel("void MatrixMulCUDA<32>(float*, float*, float*, int, int)"), KernelCategory::gemm);
     EXPECT_EQ(classify_kernel("void matrixMulCUDA(float*, float*, float*, int)"), KernelCategory::gemm);
+    // as nvprof printed the CUDA sample's kernel (Stack Overflow question 51886311, GeForce GT 640M GPU trace)
+    EXPECT_EQ(classify_kernel("void matrixMulCUDA<int=32>(float*, float*, float*, int, int)"), KernelCategory::gemm);
     EXPECT_EQ(classify_kernel("matrixMul"), KernelCategory::gemm);
     EXPECT_EQ(classify_kernel("void matrix_mul(float*, float*, float*, int)"), KernelCategory::gemm);
     EXPECT_EQ(classify_kernel("void mat_mul_kernel(float*, float*, float*, int)"), KernelCategory::gemm);
