@@ -54,10 +54,13 @@ namespace bwacct {
 // WanModel's own config.json (diffusers ConfigMixin, "_class_name": "WanModel") → a DiT config.
 // Fields WanModel's constructor leaves out of the file (patch_size, text_dim, qk_norm,
 // cross_attn_norm, window_size) take its defaults; a field that changes the arithmetic and is not
-// modelled (model_type i2v, which Wan2.1 and Wan2.2 share with different networks; a local window; qk_norm false)
-// is an InputError naming it.
-// `i2v` says whose an "i2v" WanModel is (unstated: refused, naming --wan-i2v).
+// modelled (a local window; qk_norm false) is an InputError naming it.
+// model_type i2v, which Wan2.1 (CLIP image cross-attention) and Wan2.2 (none) share with different networks:
+// `i2v` says whose it is (--wan-i2v 2.1 or 2.2; unstated: refused, naming --wan-i2v).
 TransformerConfig parse_wan_config(std::string_view json_text, const std::string& origin, WanI2v i2v = WanI2v::unstated);
+// The refusal of a DiT config.json's "quantization_config" (`method`: its quant_method, "" when it names none): a
+// quantized DiT is not modelled (its weights are counted in --dtype), so it is named as such, not as a foreign key.
+std::string dit_quantization_refusal(const std::string& class_name, const std::string& method);
 // The "dit" object of a bwacct preset: the same keys as WanModel's config (in_dim, out_dim,
 // patch_size, text_dim, freq_dim, text_len, cross_attn_norm), each optional.
 DitConfig parse_dit_object(std::string_view json_text, const std::string& origin);

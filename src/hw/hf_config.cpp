@@ -895,12 +895,19 @@ json wan_from_diffusers(const Reader& r) {
                                              "pos_embed_seq_len",
                                              "vace_layers",
                                              "vace_in_channels"};
-    for (const auto& [key, value] : r.doc.items())
+    for (const auto& [key, value] : r.doc.items()) {
+        if (key == "quantization_config")
+            r.fail(dit_quantization_refusal(
+                r.doc.at("_class_name").get<std::string>(),
+                value.is_object() && value.contains("quant_method") && value.at("quant_method").is_string()
+                    ? value.at("quant_method").get<std::string>()
+                    : std::string()));
         if (!key.empty() && key.front() != '_' && known.count(key) == 0)
             r.fail(
                 fmt::format("\"{}\" is not a {} constructor argument: a Wan-derived model whose extra modules or "
                             "attention bwacct does not count; bwacct will not guess",
                             key, r.doc.at("_class_name").get<std::string>()));
+    }
     const std::uint64_t heads = r.count("num_attention_heads");
     const std::uint64_t head_dim = r.count("attention_head_dim");
     json w = {{"_class_name", vace ? "VaceWanModel" : "WanModel"},

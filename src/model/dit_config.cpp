@@ -154,13 +154,26 @@ void refuse_foreign_keys(const json& o, const std::string& origin, bool vace) {
         if (key.empty() || key.front() == '_' || known.count(key) != 0 ||
             (vace && (key == "vace_layers" || key == "vace_in_dim")) || (key == "inject_sample_info" && value == false))
             continue;
+        const std::string cls = vace ? "VaceWanModel" : "WanModel";
+        if (key == "quantization_config")
+            throw InputError(origin, dit_quantization_refusal(cls, value.is_object() && value.contains("quant_method") &&
+                                                                           value.at("quant_method").is_string()
+                                                                       ? value.at("quant_method").get<std::string>()
+                                                                       : std::string()));
         throw InputError(origin, fmt::format("\"{}\" is not a {} constructor argument: a Wan-derived model whose extra "
                                              "modules or attention bwacct does not count; bwacct will not guess",
-                                             key, vace ? "VaceWanModel" : "WanModel"));
+                                             key, cls));
     }
 }
 
 }  // namespace
+
+std::string dit_quantization_refusal(const std::string& class_name, const std::string& method) {
+    return fmt::format(
+        "\"quantization_config\"{}: a quantized {} is not modelled (bwacct counts a DiT's weights in "
+        "--dtype); give the unquantized model's config.json",
+        method.empty() ? std::string() : fmt::format(" (quant_method \"{}\")", method), class_name);
+}
 
 DitConfig parse_dit_object(std::string_view json_text, const std::string& origin) {
     return read_fields(parse_object(json_text, origin, "the preset's \"dit\" object"), origin);

@@ -393,6 +393,7 @@ std::vector<MatrixCase> build_matrix() {
 
     // Products that overflow 64 bits although each value is below 2^53 (2^32 each).
     const std::string big = "4294967296";
+    const std::string wan_t2v = std::string(BWACCT_TEST_DATA) + "/models/wan2.1-t2v-14b.config.json";
     const std::vector<MatrixCase> products{
         {"AttentionProductOverflows",
          {"attention", "--heads", big, "--kv-heads", big, "--q-len", big, "--kv-len", big, "--head-dim", big},
@@ -433,6 +434,17 @@ std::vector<MatrixCase> build_matrix() {
         {"ModelCfgOnDecoderOnly", {"model", "--preset", "llama3-8b", "--tokens", "2048", "--cfg"}, {"--cfg"}},
         {"LayerStepsOnDitLayer", {"layer", "--preset", "wan2.1-t2v-14b", "--tokens", "2160", "--steps", "4"}, {"--steps"}},
         {"DitTpNotDividingHeads", {"layer", "--preset", "wan2.1-t2v-14b", "--tokens", "2160", "--tp", "3"}, {"--tp"}},
+        // --wan-i2v is never ignored: a bad value (an empty one too), or the option where it does not apply (sizes
+        // by hand, a preset, a t2v config.json), names it. The value must be 2.1 or 2.2.
+        {"WanI2vBogusBySize",
+         {"layer", "--hidden", "4096", "--heads", "32", "--ffn", "14336", "--layers", "32", "--tokens", "16", "--wan-i2v",
+          "bogus"},
+         {"--wan-i2v"}},
+        {"WanI2vValidBySize",
+         {"layer", "--hidden", "4096", "--heads", "32", "--ffn", "14336", "--layers", "32", "--tokens", "16", "--wan-i2v", "2.1"},
+         {"--wan-i2v"}},
+        {"WanI2vOnPreset", {"model", "--preset", "wan2.1-t2v-14b", "--tokens", "2160", "--wan-i2v", "2.2"}, {"--wan-i2v"}},
+        {"WanI2vEmptyOnT2vConfig", {"model", "--hf-config", wan_t2v, "--tokens", "2160", "--wan-i2v", ""}, {"--wan-i2v"}},
         // params·(dtype bytes + optimizer bytes) = (2^53 − 1)·(4 + 2^53 − 1) > 2^64
         {"StepProductOverflows",
          {"step", "--params", "9007199254740991", "--optimizer-bytes-per-param", "9007199254740991", "--activations-bytes", "1G",

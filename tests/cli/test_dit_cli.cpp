@@ -90,7 +90,9 @@ TEST(DitCli, Wan22Ti2v5bRunsWithItsParameterCount) {
 TEST(DitCli, AnI2vWanModelRunsWithWanI2vAndIsRefusedWithout) {
     // An i2v WanModel config.json (in_dim 36): refused bare, naming --wan-i2v; with --wan-i2v 2.2 one Wan2.2-I2V-A14B
     // expert, Wan2.1-T2V-14B's 14,288,491,584 + (36 − 16)·4·5120 = 409,600 → 14,288,901,184 parameters (by hand in
-    // tests/unit/test_dit.cpp, AnI2vWanModelReadsAsTheWanTheUserNames).
+    // tests/unit/test_dit.cpp, AnI2vWanModelReadsAsTheWanTheUserNames). The file is LingBot-World-Fast's, whose bytes
+    // are Wan's own i2v config form: a test of that form; the count is Wan's, not LingBot's (its camera modules are not
+    // in the file; see its .src.txt).
     const std::string i2v = std::string(BWACCT_TEST_DATA) + "/models/lingbot-world-fast-i2v.config.json";
     expect_bad({"model", "--hf-config", i2v, "--tokens", "2160"}, {"--wan-i2v", "lingbot-world-fast-i2v.config.json"});
     const json doc =
@@ -101,6 +103,15 @@ TEST(DitCli, AnI2vWanModelRunsWithWanI2vAndIsRefusedWithout) {
     expect_bad({"model", "--hf-config", i2v, "--wan-i2v", "2.3", "--tokens", "2160"}, {"--wan-i2v", "2.3"});
     // it names an i2v WanModel only
     expect_bad({"model", "--hf-config", wan_config(), "--wan-i2v", "2.1", "--tokens", "2160"}, {"--wan-i2v", "i2v"});
+    // never ignored: an empty value with a t2v config, or sizes by hand (no config at all), names the option and
+    // the two values it takes
+    expect_bad({"model", "--hf-config", wan_config(), "--wan-i2v", "", "--tokens", "2160"}, {"--wan-i2v", "2.1", "2.2"});
+    expect_bad({"layer", "--hidden", "4096", "--heads", "32", "--ffn", "14336", "--layers", "32", "--tokens", "16", "--wan-i2v",
+                "bogus"},
+               {"--wan-i2v", "2.1", "2.2", "bogus"});
+    expect_bad(
+        {"layer", "--hidden", "4096", "--heads", "32", "--ffn", "14336", "--layers", "32", "--tokens", "16", "--wan-i2v", "2.2"},
+        {"--wan-i2v", "2.1", "2.2", "--hf-config"});
 }
 
 TEST(DitCli, ALayerCountNoModelHasIsRefusedNotWalked) {

@@ -215,7 +215,9 @@ TEST(Dit, AnI2vWanModelIsRefusedItsConfigDoesNotSayWhichWan) {
 
 TEST(Dit, AnI2vWanModelReadsAsTheWanTheUserNames) {
     // A real i2v WanModel config.json (tests/data/models/lingbot-world-fast-i2v.config.json: D 5120, F 13,824, 40 heads,
-    // 40 blocks, in_dim 36), refused bare (above).
+    // 40 blocks, in_dim 36), refused bare (above). Its bytes are Wan's own i2v config form, so the counts below are
+    // Wan's; they are NOT LingBot-World's, whose WanModel adds camera-control modules the file does not declare
+    // (four Linear(5120, 5120) per block alone: 40·4·(5120² + 5120) = 4,195,123,200; see its .src.txt).
     const std::string path = std::string(BWACCT_TEST_DATA) + "/models/lingbot-world-fast-i2v.config.json";
     EXPECT_NE(error_of([&] { (void)load_hf_config(path, "--hf-config"); }).find("--wan-i2v"), std::string::npos);
     // --wan-i2v 2.1: Wan2.1-I2V-14B's network, the diffusers form's count (Wan21I2v14bImageCrossAttentionAndImageEmbedding):
@@ -482,6 +484,31 @@ TEST(Dit, ImageAndVaceFieldsBwacctDoesNotModelAreNamed) {
     EXPECT_EQ(v.dit->vace_blocks, 15u);
     EXPECT_EQ(v.dit->vace_in_channels, 16u);  // vace_in_dim defaults to in_dim
     EXPECT_EQ(v.dit->image_tokens, 0u);
+}
+
+// A quantized DiT is not modelled: a "quantization_config" (a bitsandbytes nf4 diffusers Wan, or one on WanModel's own
+// form) is refused naming quantization and its method, not as a Wan-derived model's foreign key.
+TEST(Dit, AQuantizedWanIsRefusedNamingQuantization) {
+    const std::string q = R"("quantization_config": {"load_in_4bit": true, "bnb_4bit_quant_type": "nf4",
+                                                     "quant_method": "bitsandbytes"})";
+    for (const std::string& text :
+         {R"({"_class_name": "WanTransformer3DModel", "attention_head_dim": 128, "num_attention_heads": 12,
+              "num_layers": 30, "ffn_dim": 8960, )" +
+              q + "}",
+          R"({"_class_name": "WanModel", "dim": 1536, "num_heads": 12, "num_layers": 30, "ffn_dim": 8960, )" + q + "}"}) {
+        const std::string e = error_of([&] { (void)parse_hf_config(text, "x"); });
+        EXPECT_NE(e.find("quantization_config"), std::string::npos) << e;
+        EXPECT_NE(e.find("\"bitsandbytes\""), std::string::npos) << e;
+        EXPECT_NE(e.find("quantized"), std::string::npos) << e;
+        EXPECT_EQ(e.find("Wan-derived"), std::string::npos) << e;
+    }
+    // no quant_method: still named as quantization
+    const std::string e = error_of([] {
+        (void)parse_hf_config(R"({"_class_name": "WanTransformer3DModel", "attention_head_dim": 128,
+                                  "num_attention_heads": 12, "num_layers": 30, "ffn_dim": 8960, "quantization_config": {}})",
+                              "x");
+    });
+    EXPECT_NE(e.find("quantized WanTransformer3DModel"), std::string::npos) << e;
 }
 
 TEST(Dit, WeightBytesPerRankShardAsTheOps) {
