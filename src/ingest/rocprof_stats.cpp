@@ -272,6 +272,7 @@ std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std
             if (reason.rfind(origin + ": ", 0) == 0)
                 reason.erase(0, origin.size() + 2);
             skipped.push_back(fmt::format("the rocprof table at line {} was not read ({}): skipped", h + 1, reason));
+            h = std::max(h, end);  // past its lines, as for a table read: each line is scanned once
             continue;
         }
         if (t.kernels.empty()) {  // a header that opened no record
