@@ -191,6 +191,11 @@ NcuProfile with_valid_text(NcuProfile p) {
     return p;
 }
 
+// The kernel holds something bwacct reads: DRAM bytes (either direction or the total), a DRAM rate or a duration.
+bool holds_bytes_rate_or_time(const NcuKernel& k) {
+    return k.time_us || k.dram_read_bytes || k.dram_write_bytes || k.dram_bytes || k.dram_GBps;
+}
+
 // The profile without the kernels that hold nothing bwacct reads (no DRAM bytes, DRAM rate or duration: another run's
 // --metrics of the same kernels, pasted after the one that measured them), with a warning naming them. Called once
 // some kernel holds something.
@@ -198,7 +203,7 @@ NcuProfile without_empty(NcuProfile p) {
     std::vector<NcuKernel> kept;
     std::vector<std::string> left;
     for (NcuKernel& k : p.kernels) {
-        if (k.time_us || k.dram_read_bytes || k.dram_write_bytes || k.dram_bytes || k.dram_GBps)
+        if (holds_bytes_rate_or_time(k))
             kept.push_back(std::move(k));
         else
             left.push_back(fmt::format("{} ({})", k.id, short_kernel_name(k.name)));
@@ -278,9 +283,7 @@ NcuProfile parse_ncu_csv(const std::string& text, const std::string& origin) {
         // ncu's console output (no --csv), as pasted in READMEs and issues.
         NcuProfile console = ncu_parts::parse_ncu_text(lines, origin);
         if (!console.kernels.empty()) {
-            const bool useful = std::any_of(console.kernels.begin(), console.kernels.end(), [](const NcuKernel& k) {
-                return k.time_us || k.dram_read_bytes || k.dram_write_bytes || k.dram_bytes || k.dram_GBps;
-            });
+            const bool useful = std::any_of(console.kernels.begin(), console.kernels.end(), holds_bytes_rate_or_time);
             if (!useful)
                 throw InputError(origin, fmt::format("ncu's console output names {} kernel{} but none has DRAM bytes, a "
                                                      "DRAM rate (Memory Throughput in Gbyte/s) or a Duration; {}",
@@ -428,9 +431,7 @@ NcuProfile parse_ncu_csv(const std::string& text, const std::string& origin) {
             "no value tells the file's number convention: '{}' and the like are read with ',' as a thousands separator "
             "(decimal point); if ncu wrote them with a decimal comma they are 1000x too large: export with LC_ALL=C",
             undecided));
-    const bool useful = std::any_of(out.kernels.begin(), out.kernels.end(), [](const NcuKernel& k) {
-        return k.time_us || k.dram_read_bytes || k.dram_write_bytes || k.dram_bytes || k.dram_GBps;
-    });
+    const bool useful = std::any_of(out.kernels.begin(), out.kernels.end(), holds_bytes_rate_or_time);
     if (!useful)
         throw InputError(origin, fmt::format("no kernel has DRAM bytes, a DRAM rate or a duration; {}", kExpected));
     return with_valid_text(without_empty(std::move(out)));

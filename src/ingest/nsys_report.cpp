@@ -54,7 +54,7 @@ IngestReport nsys_report(const NsysKernSum& sum, const std::string& file) {
 
     Section kernels;
     kernels.key = "kernels";
-    kernels.title = sum.from_trace && sum.from_rocprof ? "Kernels (rocprofv3 kernel trace summed per kernel name; times only)"
+    kernels.title = sum.from_trace && sum.from_rocprof ? "Kernels (rocprof kernel trace summed per kernel name; times only)"
                     : sum.from_trace                   ? "Kernels (nsys GPU trace summed per kernel name; times only)"
                     : sum.from_nvprof                  ? "Kernels (nvprof summary, GPU activities; times only)"
                     : sum.from_rocprof                 ? "Kernels (AMD rocprof kernel statistics; times only)"

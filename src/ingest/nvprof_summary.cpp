@@ -313,9 +313,11 @@ std::optional<NsysKernSum> nsys_parts::parse_nvprof_summary(const std::vector<st
     }
     // A paste that starts at the first row, its header line cut: " GPU activities:   15.95%  1.72898s  28160 ..." is
     // nvprof's typed summary row all the same (a percentage, then a time with its unit), its columns in nvprof's order.
+    // Each such line opens one run's table: the first is read, the others named as further tables.
     std::size_t headless = lines.size();
+    std::vector<std::size_t> more_headless;
     if (tables.empty())
-        for (std::size_t i = 0; i < lines.size() && headless == lines.size(); ++i) {
+        for (std::size_t i = 0; i < lines.size(); ++i) {
             const std::string t = trim(lines[i]);
             if (t.rfind("GPU activities:", 0) != 0)
                 continue;
@@ -323,14 +325,19 @@ std::optional<NsysKernSum> nsys_parts::parse_nvprof_summary(const std::vector<st
             std::string pct, time;
             words >> pct >> time;
             if (pct.size() > 1 && pct.back() == '%' && parse_number_text(pct.substr(0, pct.size() - 1)) &&
-                nsys_parts::suffixed_time_us(time, std::nullopt))
-                headless = i;
+                nsys_parts::suffixed_time_us(time, std::nullopt)) {
+                if (headless == lines.size())
+                    headless = i;
+                else
+                    more_headless.push_back(i + 1);
+            }
         }
     if (tables.empty() && headless == lines.size())
         return std::nullopt;
     NsysKernSum out;
     if (tables.empty()) {
         out.table_line = headless + 1;
+        out.other_tables = more_headless;
         Reader r{origin, out};
         read_console(lines, headless, r, kTypedHeader, headless);
         out.warnings.push_back(

@@ -59,14 +59,29 @@ bool is_trace_header(const std::string& line) {
 
 // The lines of the CSV table whose header is lines[h]: to a blank line, a code fence, an elision line or a line
 // without a comma (a shell prompt pasted straight after the rows; every row of these tables has several fields),
-// `end` where it stopped (parse it with first line h + 1, so that records and errors carry the file's line numbers).
+// none of which ends it while a quoted cell is open (a title or kernel name wrapped onto the next line); `end` where
+// it stopped (parse it with first line h + 1, so that records and errors carry the file's line numbers).
 std::string table_text(const std::vector<std::string>& lines, std::size_t h, std::size_t& end) {
     std::string table;
-    for (end = h; end < lines.size() && !blank(lines[end]) && !is_fence(lines[end]) && !is_elision(lines[end]) &&
-                  (end == h || lines[end].find(',') != std::string::npos);
-         ++end)
+    bool quoted = false;  // a quote opened and not yet closed ("" inside a cell toggles twice)
+    for (end = h; end < lines.size() && (quoted || (!blank(lines[end]) && !is_fence(lines[end]) && !is_elision(lines[end]) &&
+                                                    (end == h || lines[end].find(',') != std::string::npos)));
+         ++end) {
         table += lines[end] + "\n";
+        quoted = (std::count(lines[end].begin(), lines[end].end(), '"') % 2 == 1) != quoted;
+    }
     return table;
+}
+
+// The CSV of the table whose header is lines[h], each cell wrapped across lines joined back (its line breaks
+// dropped: "NormKernel1(int, dou" + "ble)" is one kernel name, "Std" + "Dev" the title StdDev).
+std::vector<ingest::CsvRecord> table_records(const std::vector<std::string>& lines, std::size_t h, const std::string& origin,
+                                             std::size_t& end) {
+    std::vector<ingest::CsvRecord> records = ingest::parse_csv(table_text(lines, h, end), origin, ',', h + 1);
+    for (ingest::CsvRecord& r : records)
+        for (std::string& f : r.fields)
+            f.erase(std::remove_if(f.begin(), f.end(), [](char c) { return c == '\n' || c == '\r'; }), f.end());
+    return records;
 }
 
 // A timestamp in ns as rocprofv3 writes it: a whole number, read exactly (nanoseconds since boot pass 2^53, where
@@ -80,16 +95,25 @@ std::optional<std::uint64_t> timestamp(const std::string& cell) {
     return v;
 }
 
+// A header of one cell: the columns are not comma-separated (a markdown table, space- or tab-separated columns).
+void refuse_unless_csv(const std::vector<std::string>& head, std::size_t h, const char* what, const std::string& origin) {
+    if (head.size() == 1)
+        throw InputError(origin, fmt::format("line {}: the rocprof {} header is not comma-separated CSV (a markdown table or "
+                                             "columns split by spaces or tabs?); {}",
+                                             h + 1, what, kExpected));
+}
+
 // The statistics table whose header is lines[h]: its rows, or in `why` the reason they are not kernels (HIP/HSA
 // API calls, rocprofv3 domains).
 NsysKernSum read_stats_table(const std::vector<std::string>& lines, std::size_t h, const std::string& origin, std::string& why,
                              std::size_t& end) {
-    const std::vector<ingest::CsvRecord> records = ingest::parse_csv(table_text(lines, h, end), origin, ',', h + 1);
+    const std::vector<ingest::CsvRecord> records = table_records(lines, h, origin, end);
     NsysKernSum out;
     out.table_line = h + 1;
     if (records.empty())  // the header line's CSV held no record (an unclosed quote swallowed it)
         return out;
     const std::vector<std::string>& head = records.front().fields;
+    refuse_unless_csv(head, h, "statistics", origin);
     const auto col = [&head](const char* t) {
         return static_cast<std::size_t>(std::find(head.begin(), head.end(), t) - head.begin());
     };
@@ -161,10 +185,11 @@ NsysKernSum read_stats_table(const std::vector<std::string>& lines, std::size_t 
 // per Kernel_Name.
 NsysKernSum read_kernel_trace(const std::vector<std::string>& lines, std::size_t h, const std::string& origin) {
     std::size_t end = h;
-    const std::vector<ingest::CsvRecord> records = ingest::parse_csv(table_text(lines, h, end), origin, ',', h + 1);
+    const std::vector<ingest::CsvRecord> records = table_records(lines, h, origin, end);
     if (records.empty())
         throw InputError(origin, fmt::format("line {}: a kernel trace header with no table under it; {}", h + 1, kExpected));
     const std::vector<std::string>& head = records.front().fields;
+    refuse_unless_csv(head, h, "kernel trace", origin);
     // The first of the names a column has (rocprofv3's, then rocprof v1's), its title trimmed.
     const auto col = [&head](std::initializer_list<const char*> names) {
         for (const char* t : names)
@@ -227,12 +252,29 @@ std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std
     std::string refusal;              // why the first table passed over holds no kernels
     std::vector<std::string> passed;  // the lines of the first tables passed over
     std::size_t passed_count = 0;
+    // Tables that could not be read (a later API table cut mid-row, a prose line naming the columns): skipped with
+    // a warning when a kernel table is read, else the first one's error is the refusal.
+    std::optional<InputError> unread;
+    std::vector<std::string> skipped;
     for (std::size_t h = 0; h < lines.size(); ++h) {
         if (!is_header(lines[h]))
             continue;
         std::string why;
         std::size_t end = h;
-        NsysKernSum t = read_stats_table(lines, h, origin, why, end);
+        NsysKernSum t;
+        try {
+            t = read_stats_table(lines, h, origin, why, end);
+        } catch (const InputError& e) {
+            if (!unread)
+                unread = e;
+            std::string reason = e.what();
+            reason = reason.substr(0, reason.find("; expected"));
+            if (reason.rfind(origin + ": ", 0) == 0)
+                reason.erase(0, origin.size() + 2);
+            skipped.push_back(fmt::format("the rocprof table at line {} was not read ({}): skipped", h + 1, reason));
+            h = std::max(h, end);  // past its lines, as for a table read: each line is scanned once
+            continue;
+        }
         if (t.kernels.empty()) {  // a header that opened no record
         } else if (!why.empty()) {
             if (refusal.empty())
@@ -246,7 +288,8 @@ std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std
         }
         h = std::max(h, end);
     }
-    const auto with_passed = [&passed, &passed_count](NsysKernSum out) {
+    const auto with_passed = [&passed, &passed_count, &skipped](NsysKernSum out) {
+        out.warnings.insert(out.warnings.end(), skipped.begin(), skipped.end());
         if (passed_count > 0)
             out.warnings.push_back(fmt::format(
                 "the rocprof statistics at line{} {}{} hold HIP/HSA API calls or rocprofv3 domains, "
@@ -260,6 +303,8 @@ std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std
     for (std::size_t h = 0; h < lines.size(); ++h)
         if (is_trace_header(lines[h]))
             return with_passed(read_kernel_trace(lines, h, origin));
+    if (unread)
+        throw *unread;
     if (!refusal.empty())
         throw InputError(origin, fmt::format("{}; {}", refusal, kExpected));
     return std::nullopt;

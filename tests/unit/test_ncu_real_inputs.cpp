@@ -568,10 +568,14 @@ TEST(NcuRealInputs, MemoryWorkloadThroughputIsTheDramRate) {
         "\"ID\",\"Kernel Name\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
         "\"0\",\"k\",\"Memory Workload Analysis\",\"Memory Throughput\",\"Mbyte/second\",\"2,500\"\n"
         "\"0\",\"k\",\"GPU Speed Of Light Throughput\",\"Memory Throughput\",\"%\",\"40\"\n"
+        "\"0\",\"k\",\"GPU Speed Of Light Throughput\",\"DRAM Throughput\",\"%\",\"35\"\n"
         "\"0\",\"k\",\"GPU Speed Of Light Throughput\",\"Duration\",\"usecond\",\"10\"\n";
     const NcuProfile c = parse_ncu_csv(csv, "c.csv");
     ASSERT_EQ(c.kernels.size(), 1u);
     EXPECT_DOUBLE_EQ(*c.kernels[0].dram_GBps, 2.5);
+    // The SOL's "DRAM Throughput" 35 % is the DRAM share, not its "Memory Throughput" 40 % (the busiest memory unit).
+    ASSERT_TRUE(c.kernels[0].dram_pct.has_value());
+    EXPECT_DOUBLE_EQ(*c.kernels[0].dram_pct, 35.0);
 }
 
 // The same rule on a T4 (CC 7.5: 256-bit GDDR6 at 5.00 GHz = 320 GB/s): 2.98 / 320 = 0.93 % and 28.25 / 320 = 8.83 %,

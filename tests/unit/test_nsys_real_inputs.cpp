@@ -494,8 +494,46 @@ TEST(NsysRealInputs, NvprofSummaryWithoutItsHeaderLine) {
     EXPECT_DOUBLE_EQ(s.memory_ops[1].total_us, 171510.0);  // 171.51ms
     EXPECT_EQ(s.table_line, 3u);
     EXPECT_NE(s.warnings[0].find("the nvprof summary at line 3 has no header line"), std::string::npos) << s.warnings[0];
-    // Prose naming the label is not a row: "GPU activities: none" has no percentage and time.
-    EXPECT_THROW(parse_nsys_kern_sum("GPU activities: none were profiled\n", "p.txt"), InputError);
+    // Prose naming the label is not a row: "GPU activities: none" has no percentage and time. Before a headless
+    // row, the prose line is passed over and the row's line is the table's (the rule firing on prose reads line 1).
+    const NsysKernSum after = parse_nsys_kern_sum(
+        "GPU activities: none were profiled before the loop\n"
+        " GPU activities:   60.00%  6.0000ms         2  3.0000ms  2.0000ms  4.0000ms  kA\n",
+        "p.txt");
+    EXPECT_EQ(after.table_line, 2u);
+    ASSERT_EQ(after.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(after.kernels[0].total_us, 6000.0);  // 6.0000ms
+    try {
+        parse_nsys_kern_sum("GPU activities: none were profiled\n", "p.txt");
+        ADD_FAILURE() << "prose read as a table";
+    } catch (const InputError& e) {
+        // The refusal of a file with no table, not an error from reading the prose as rows.
+        EXPECT_NE(std::string(e.what()).find("no kernel summary table found"), std::string::npos) << e.what();
+    }
+}
+
+// Old code: the second run's "GPU activities:" block of a headerless paste was dropped without a word. It is named
+// as a further table, as for headed summaries.
+TEST(NsysRealInputs, NvprofHeaderlessPasteOfTwoRunsNamesTheSecond) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        "run 1:\n"
+        " GPU activities:   60.00%  6.0000ms         2  3.0000ms  2.0000ms  4.0000ms  kA\n"
+        "                   40.00%  4.0000ms         1  4.0000ms  4.0000ms  4.0000ms  kB\n"
+        "\n"
+        "run 2:\n"
+        " GPU activities:   70.00%  7.0000ms         2  3.5000ms  2.0000ms  5.0000ms  kA\n"
+        "                   30.00%  3.0000ms         1  3.0000ms  3.0000ms  3.0000ms  kB\n",
+        "r.log");
+    EXPECT_EQ(s.table_line, 2u);
+    ASSERT_EQ(s.kernels.size(), 2u);
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us + s.kernels[1].total_us, 10000.0);  // run 1: 6 ms + 4 ms
+    ASSERT_EQ(s.other_tables.size(), 1u);
+    EXPECT_EQ(s.other_tables[0], 6u);
+    const IngestReport r = nsys_report(s, "r.log");
+    bool named = false;
+    for (const std::string& w : r.warnings)
+        named = named || w.find("the one(s) at line 6 were not read") != std::string::npos;
+    EXPECT_TRUE(named);
 }
 
 }  // namespace

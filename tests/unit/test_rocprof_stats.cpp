@@ -169,6 +169,80 @@ TEST(RocprofStats, RocprofV1CsvWithBlanksAfterQuotesAndAPromptAfterTheRow) {
     EXPECT_NE(why.find("line 32: text after a closing quote"), std::string::npos) << why;
 }
 
+// Old code: "line 5: the header lacks ..." and "line 10: 3 fields where the header has 8". A later line that looks
+// like a header (prose naming the columns, an API table cut mid-row) is skipped with a warning once a kernel table
+// is read; with no kernel table its error is the refusal.
+TEST(RocprofStats, ALaterTableThatFailsIsSkippedWithAWarning) {
+    const std::string kernels =
+        "```\n\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n"
+        "\"k1\",1000,545275480,545275.480000,100.00\n```\n";
+    const NsysKernSum prose = parse_nsys_kern_sum(
+        kernels + "Each row sums one kernel Name over its Calls: TotalDurationNs is in nanoseconds.\n", "q.md");
+    ASSERT_EQ(prose.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(prose.kernels[0].total_us, 545275.48);  // 545,275,480 ns
+    EXPECT_TRUE(warns(prose, "the rocprof table at line 5 was not read")) << (prose.warnings.empty() ? "" : prose.warnings[0]);
+    const NsysKernSum cut =
+        parse_nsys_kern_sum(kernels +
+                                "HIP API statistics:\n```\n\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n"
+                                "\"hipMemcpy\",1005,1248355080,1242144.358209,75.20\n\"hipMemset\",1,297454\n```\n",
+                            "n.md");
+    ASSERT_EQ(cut.kernels.size(), 1u);
+    EXPECT_EQ(cut.kernels[0].name, "k1");
+    EXPECT_TRUE(warns(cut, "the rocprof table at line 7 was not read (line 9: 3 fields where the header has 5"))
+        << (cut.warnings.empty() ? "" : cut.warnings[0]);
+    // A cut table before the kernel table is skipped the same way.
+    const NsysKernSum before = parse_nsys_kern_sum(
+        "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n\"hipMemset\",1,297454\n\n" + kernels, "b.md");
+    ASSERT_EQ(before.kernels.size(), 1u);
+    EXPECT_TRUE(warns(before, "the rocprof table at line 1 was not read")) << (before.warnings.empty() ? "" : before.warnings[0]);
+    // Alone, the cut table is refused with its own error.
+    const std::string alone =
+        refusal("\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n\"hipMemset\",1,297454\n");
+    EXPECT_NE(alone.find("line 2: 3 fields where the header has 5"), std::string::npos) << alone;
+}
+
+// Old code: "line 1: quoted field never closed" (the line without a comma ended the table inside the quote), and a
+// kernel name wrapped inside its quotes counted as a second kernel. The table goes on while a quote is open; the
+// line break inside a cell is dropped.
+TEST(RocprofStats, CellsWrappedInsideTheirQuotesAreJoined) {
+    const NsysKernSum stats = parse_nsys_kern_sum(
+        "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\",\"MinNs\",\"MaxNs\",\"Std\nDev\"\n"
+        "\"k1\",1000,545275480,545275.480000,100.00,526082,709763,8821.418627\n",
+        "o.csv");
+    ASSERT_EQ(stats.kernels.size(), 1u);
+    ASSERT_TRUE(stats.kernels[0].stddev_us.has_value());      // the title "Std" + "Dev" is StdDev
+    EXPECT_DOUBLE_EQ(*stats.kernels[0].stddev_us, 8.821419);  // 8821.418627 ns, to 10^-6 us
+    const NsysKernSum trace = parse_nsys_kern_sum(
+        "\"Kind\",\"Agent_Id\",\"Kernel_Name\",\"Start_Timestamp\",\"End_Timestamp\"\n"
+        "\"KERNEL_DISPATCH\",8,\"NormKernel1(int, dou\nble)\",1000,2000\n"
+        "\"KERNEL_DISPATCH\",8,\"NormKernel1(int, double)\",3000,5000\n",
+        "t.csv");
+    ASSERT_EQ(trace.kernels.size(), 1u);
+    EXPECT_EQ(trace.kernels[0].name, "NormKernel1(int, double)");
+    EXPECT_EQ(trace.kernels[0].instances, 2u);
+    EXPECT_DOUBLE_EQ(trace.kernels[0].total_us, 3.0);  // (2000 - 1000) + (5000 - 3000) = 3000 ns
+}
+
+// Old code: "the kernel trace header lacks a kernel name, start or end column" for a table that has them, split by
+// '|' or spaces: the refusal says the columns are not comma-separated.
+TEST(RocprofStats, AMarkdownTraceIsRefusedAsNotCommaSeparated) {
+    const std::string md = refusal(
+        "| Kind | Kernel_Name | Start_Timestamp | End_Timestamp |\n|---|---|---|---|\n| KERNEL_DISPATCH | k1 | 1000 | 2000 |\n");
+    EXPECT_NE(md.find("line 1: the rocprof kernel trace header is not comma-separated CSV"), std::string::npos) << md;
+    const std::string spaces = refusal("Name Calls TotalDurationNs AverageNs Percentage\nk1 1000 545275480 545275.48 100.00\n");
+    EXPECT_NE(spaces.find("line 1: the rocprof statistics header is not comma-separated CSV"), std::string::npos) << spaces;
+}
+
+// Old code: the section title said rocprofv3 for rocprof v1's results.csv.
+TEST(RocprofStats, RocprofV1TraceIsNotTitledRocprofv3) {
+    const NsysKernSum s =
+        parse_nsys_kern_sum("\"Index\",\"KernelName\",\"BeginNs\",\"EndNs\"\n0,\"k(int) [clone .kd]\",1000,3000\n", "r.csv");
+    const IngestReport r = nsys_report(s, "r.csv");
+    ASSERT_FALSE(r.sections.empty());
+    EXPECT_EQ(r.sections[0].title, "Kernels (rocprof kernel trace summed per kernel name; times only)");
+    EXPECT_EQ(r.sections[0].title.find("rocprofv3"), std::string::npos);
+}
+
 // nsys's own Time (%) too: a complete table adds up to 100 within its rounding (0.5 + 0.05 per row); less means
 // rows are missing.
 TEST(RocprofStats, OwnPercentagesShowAPartialTable) {
