@@ -599,7 +599,7 @@ bool is_validation_failure(std::string_view line) {
 
 BabelStreamFile parse_babelstream(const std::string& text_raw, const std::string& origin) {
     // A coloured terminal's escape sequences are not the program's.
-    const bool coloured = text_raw.find('\x1b') != std::string::npos || text_raw.find("[0m") != std::string::npos;
+    const bool coloured = ingest::has_terminal_escapes(text_raw);
     const std::string decolored = coloured ? ingest::strip_terminal_escapes(text_raw) : std::string();
     const std::string& text = coloured ? decolored : text_raw;
     // Lines a document converter wrapped in inline markup (":mark:`Copy 4255995.148 ...`") read as the program's.
