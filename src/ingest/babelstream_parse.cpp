@@ -226,20 +226,34 @@ std::string_view after_words(std::string_view v, std::size_t words) {
 bool text_table_header(const std::string& t, bool& mib);
 
 // A prefix no element rule knows (docker compose "svc-1  | ", a container runtime's "<time> stdout F ",
-// journald's "May 01 12:00:00 host unit[123]: "): the words before the file's own banner or table header (--csv's too), the
-// first line that shows one after 1 to 8 words. Each line is then cut after that many words where a BabelStream
+// journald's "May 01 12:00:00 host unit[123]: "): the words before the file's own banner or table header (--csv's too),
+// on the first line that shows one after 1 to 8 words and whose count of words the lines after it share: one of the
+// next 8 lines that is not itself a BabelStream line is one after that many words (so a markdown heading
+// "## BabelStream" above the paste does not set it). Each line is then cut after that many words where a BabelStream
 // line follows them; other lines are kept. 0 when no line shows it.
 std::size_t prefix_words(const std::vector<std::string>& lines) {
-    for (const std::string& line : lines) {
+    const auto shared = [&](std::size_t j, std::size_t w) {
+        for (std::size_t k = j + 1; k < lines.size() && k <= j + 8; ++k) {
+            const std::string t = trim(lines[k]);
+            if (t.empty() || starts_babelstream_line(t))
+                continue;
+            const std::string_view rest = after_words(t, w);
+            if (starts_babelstream_line(rest) || looks_like_table_row(rest))
+                return true;
+        }
+        return false;
+    };
+    for (std::size_t j = 0; j < lines.size(); ++j) {
         bool mib = false;
-        const std::string t = trim(line);
+        const std::string t = trim(lines[j]);
         if (t.empty() || starts_babelstream_line(t))
             continue;
         for (std::size_t w = 1; w <= 8; ++w) {
             const std::string rest(after_words(t, w));
             if (rest.empty())
                 break;
-            if (rest == "BabelStream" || text_table_header(rest, mib) || rest.rfind("function,num_times", 0) == 0)
+            if ((rest == "BabelStream" || text_table_header(rest, mib) || rest.rfind("function,num_times", 0) == 0) &&
+                shared(j, w))
                 return w;
         }
     }
