@@ -28,6 +28,9 @@ struct BabelStreamRow {
     double min_s = 0, max_s = 0, avg_s = 0;
     std::string min_text;                  // the printed min time token
     std::optional<std::uint64_t> n_times;  // CSV: num_times
+    // The arrays one call moves when the row itself says so, overriding babelstream_arrays(function): alpaka's
+    // InitKernel, whose DataUsage is 2 arrays in older alpaka and 3 in later; 0 when its DataUsage fits neither.
+    std::optional<int> arrays;
 };
 
 struct BabelStreamRun {
@@ -81,7 +84,7 @@ struct BabelStreamFile {
 bool is_validation_failure(std::string_view line);
 
 // Bytes BabelStream counts for one call of `function`, in elements (Copy 2, Mul 2, Add 3, Triad 3,
-// Dot 2, Nstream 4); 0 for an unknown name. SuperBench: COPY 2, SCALE 2, ADD 3, TRIAD 3.
+// Dot 2, Nstream 4; BabelStream 5's Init and Read 3); 0 for an unknown name. SuperBench: COPY 2, SCALE 2, ADD 3, TRIAD 3.
 int babelstream_arrays(const std::string& function);
 int gpu_stream_arrays(const std::string& kernel);
 

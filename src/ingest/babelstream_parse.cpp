@@ -5,7 +5,6 @@
 #include <array>
 #include <cctype>
 #include <cmath>
-#include <sstream>
 #include <string_view>
 
 #include "babelstream_alpaka.h"
@@ -19,9 +18,11 @@ namespace {
 
 using ingest::parse_number_text;
 using ingest::split_lines;
+using ingest::split_words;
 
 constexpr const char* kExpected =
-    "expected BabelStream output (the 'Function MBytes/sec Min (sec) Max Average' table, or --csv) or SuperBench "
+    "expected BabelStream output (the 'Function MBytes/sec Min (sec) Max Average' table, or --csv), alpaka's "
+    "babelstream table ('Kernels Bandwidths(GB/s) MinTime(s) MaxTime(s) AvgTime(s) DataUsage(MB)') or SuperBench "
     "gpu-stream output (STREAM_<KERNEL>_<type>_buffer_<bytes>_block_<n> <GB/s> <% of peak>)";
 
 std::string trim(const std::string& s) {
@@ -56,15 +57,6 @@ std::string_view eat_while(std::string_view& s, Pred pred) {
 }
 bool is_digit(unsigned char c) { return std::isdigit(c) != 0; }
 bool is_word(unsigned char c) { return std::isalnum(c) != 0 || c == '_'; }
-
-std::vector<std::string> tokens(const std::string& line) {
-    std::istringstream in(line);
-    std::vector<std::string> out;
-    std::string t;
-    while (in >> t)
-        out.push_back(t);
-    return out;
-}
 
 double number(const std::string& text, const std::string& what, std::size_t line, const std::string& origin, bool positive) {
     const std::optional<double> v = parse_number_text(text);
@@ -151,7 +143,7 @@ void unglue_bandwidth(std::vector<std::string>& t) {
 }
 
 // A row of a function BabelStream does not define: a name and four numbers (MB/s, min, max, average).
-bool looks_like_table_row(std::string_view v) { return row_shaped(tokens(std::string(v))); }
+bool looks_like_table_row(std::string_view v) { return row_shaped(split_words(std::string(v))); }
 
 // One element of a launcher's line prefix, by shape (srun -l "0: ", pdsh "node-1: ", mpirun
 // --tag-output "[1,0]<stdout>:", torchrun "[default0]:", kubectl "[pod/x/c] ", Ray "(head, rank=0,
@@ -226,20 +218,34 @@ std::string_view after_words(std::string_view v, std::size_t words) {
 bool text_table_header(const std::string& t, bool& mib);
 
 // A prefix no element rule knows (docker compose "svc-1  | ", a container runtime's "<time> stdout F ",
-// journald's "May 01 12:00:00 host unit[123]: "): the words before the file's own banner or table header (--csv's too), the
-// first line that shows one after 1 to 8 words. Each line is then cut after that many words where a BabelStream
+// journald's "May 01 12:00:00 host unit[123]: "): the words before the file's own banner or table header (--csv's too),
+// on the first line that shows one after 1 to 8 words and whose count of words the lines after it share: one of the
+// next 8 lines that is not itself a BabelStream line is one after that many words (so a markdown heading
+// "## BabelStream" above the paste does not set it). Each line is then cut after that many words where a BabelStream
 // line follows them; other lines are kept. 0 when no line shows it.
 std::size_t prefix_words(const std::vector<std::string>& lines) {
-    for (const std::string& line : lines) {
+    const auto shared = [&](std::size_t j, std::size_t w) {
+        for (std::size_t k = j + 1; k < lines.size() && k <= j + 8; ++k) {
+            const std::string t = trim(lines[k]);
+            if (t.empty() || starts_babelstream_line(t))
+                continue;
+            const std::string_view rest = after_words(t, w);
+            if (starts_babelstream_line(rest) || looks_like_table_row(rest))
+                return true;
+        }
+        return false;
+    };
+    for (std::size_t j = 0; j < lines.size(); ++j) {
         bool mib = false;
-        const std::string t = trim(line);
+        const std::string t = trim(lines[j]);
         if (t.empty() || starts_babelstream_line(t))
             continue;
         for (std::size_t w = 1; w <= 8; ++w) {
             const std::string rest(after_words(t, w));
             if (rest.empty())
                 break;
-            if (rest == "BabelStream" || text_table_header(rest, mib) || rest.rfind("function,num_times", 0) == 0)
+            if ((rest == "BabelStream" || text_table_header(rest, mib) || rest.rfind("function,num_times", 0) == 0) &&
+                shared(j, w))
                 return w;
         }
     }
@@ -328,28 +334,44 @@ void parse_text_table(const std::vector<std::string>& lines, std::size_t& i, con
             }
             continue;
         }
-        std::vector<std::string> t = tokens(lines[i]);
-        // A double-spaced paste (a blank line after every line, as markdown renderers and some docs
-        // write it) does not end the table: blank lines are skipped when the next line is a known
-        // function's whole row that this table has not had (a repeated function is another run's).
-        if (t.empty()) {
-            std::size_t next = i + 1;
-            while (next < lines.size() && next - i <= 2 && trim(lines[next]).empty())
-                ++next;
-            std::vector<std::string> n = next < lines.size() ? tokens(lines[next]) : std::vector<std::string>{};
-            unglue_bandwidth(n);
-            const bool seen = std::any_of(out.rows.begin() + static_cast<std::ptrdiff_t>(before), out.rows.end(),
-                                          [&](const BabelStreamRow& r) { return !n.empty() && r.function == n[0]; });
-            if (n.size() == 5 && is_function(n[0]) && row_shaped(n) && !seen) {
-                i = next;
-                t = n;
-            }
-        }
+        std::vector<std::string> t = split_words(lines[i]);
         unglue_bandwidth(t);
         // The table ends at the first line that is not a row. A known function's row must be whole; a
         // row of another name (a variant's own kernel) is kept, its bytes unknown, and reading goes on.
-        if (t.empty() || (!is_function(t[0]) && !row_shaped(t)))
-            break;
+        // A blank or foreign line inside the table (a double-spaced paste, as markdown renderers and some docs write
+        // it; a warning on stderr between two rows) does not end it: up to 3 such lines are skipped when the next line
+        // is a known function's whole row that this table has not had (a repeated function is another run's). A
+        // foreign line skipped is warned about; a validation failure among them is the run's.
+        if (t.empty() || (!is_function(t[0]) && !row_shaped(t))) {
+            const auto skippable = [&](std::size_t k) {
+                const std::string l = trim(lines[k]);
+                return l.empty() || is_validation_failure(l) || (!starts_babelstream_line(l) && !looks_like_table_row(l));
+            };
+            std::size_t next = i + 1;
+            while (next < lines.size() && next <= i + 3 && skippable(next))
+                ++next;
+            std::vector<std::string> n =
+                next < lines.size() && next <= i + 3 ? split_words(lines[next]) : std::vector<std::string>{};
+            unglue_bandwidth(n);
+            const bool seen = std::any_of(out.rows.begin() + static_cast<std::ptrdiff_t>(before), out.rows.end(),
+                                          [&](const BabelStreamRow& r) { return !n.empty() && r.function == n[0]; });
+            if (!(n.size() == 5 && is_function(n[0]) && row_shaped(n) && !seen))
+                break;
+            for (std::size_t k = i; k < next; ++k) {
+                const std::string l = trim(lines[k]);
+                if (is_validation_failure(l)) {
+                    if (out.runs.back().validation_failure.empty()) {
+                        out.runs.back().validation_failure = l.substr(0, 200);
+                        out.runs.back().validation_line = k + 1;
+                    }
+                } else if (!l.empty()) {
+                    out.warnings.push_back(fmt::format("line {}: '{}' inside run {}'s table was skipped (not a row)", k + 1,
+                                                       l.substr(0, 120), run.run));
+                }
+            }
+            i = next;
+            t = std::move(n);
+        }
         if (t.size() != 5)
             throw InputError(origin, fmt::format("line {}: {} row with {} fields where 5 are expected (function, "
                                                  "bandwidth, min, max, average; file truncated?); {}",
@@ -521,7 +543,7 @@ void parse_gpu_stream(const std::vector<std::string>& lines, BabelStreamFile& ou
         }
         if (t.rfind("STREAM_", 0) != 0)
             continue;
-        const std::vector<std::string> tok = tokens(t);
+        const std::vector<std::string> tok = split_words(t);
         std::string kernel, dtype, gpu, buffer, block;
         if (tok.size() != 3 || !gpu_stream_name(tok[0], kernel, dtype, gpu, buffer, block))
             throw InputError(origin, fmt::format("line {}: gpu-stream row not of the form STREAM_<KERNEL>_<type>_buffer_"
@@ -551,7 +573,7 @@ void parse_gpu_stream(const std::vector<std::string>& lines, BabelStreamFile& ou
 
 // "Function    MBytes/sec  Min (sec)   Max         Average": the text table's header; sets `mib`.
 bool text_table_header(const std::string& t, bool& mib) {
-    const std::vector<std::string> tok = tokens(t);
+    const std::vector<std::string> tok = split_words(t);
     // BabelStream up to 5.0 prints "MBytes/sec" ("MiBytes/sec" with --mibibytes); later versions "MB/s"
     // ("MiB/s").
     if (tok.size() != 6 || tok[0] != "Function" ||
@@ -567,9 +589,10 @@ bool text_table_header(const std::string& t, bool& mib) {
 int babelstream_arrays(const std::string& function) {
     if (function == "Copy" || function == "Mul" || function == "Dot")
         return 2;
-    // Init writes a, b and c: BabelStream 5's "Init: ... MBytes/sec" line counts 3 arrays, and alpaka's InitKernel
-    // row (DataUsage 3 arrays) is read as "Init".
-    if (function == "Add" || function == "Triad" || function == "Init")
+    // BabelStream 5 counts its Init (writes a, b, c) and Read (copies a, b, c back to the host) phases as 3 arrays each
+    // (main.cpp: fmt_bw(3, initElapsedS), fmt_bw(3, readElapsedS)). alpaka's InitKernel row carries its own count
+    // (BabelStreamRow::arrays, from its DataUsage).
+    if (function == "Add" || function == "Triad" || function == "Init" || function == "Read")
         return 3;
     if (function == "Nstream")
         return 4;
@@ -599,7 +622,7 @@ bool is_validation_failure(std::string_view line) {
 
 BabelStreamFile parse_babelstream(const std::string& text_raw, const std::string& origin) {
     // A coloured terminal's escape sequences are not the program's.
-    const bool coloured = text_raw.find('\x1b') != std::string::npos || text_raw.find("[0m") != std::string::npos;
+    const bool coloured = ingest::has_terminal_escapes(text_raw);
     const std::string decolored = coloured ? ingest::strip_terminal_escapes(text_raw) : std::string();
     const std::string& text = coloured ? decolored : text_raw;
     // Lines a document converter wrapped in inline markup (":mark:`Copy 4255995.148 ...`") read as the program's.

@@ -129,13 +129,13 @@ void babelstream_section(const BabelStreamFile& f, const RunGpus& run_gpus, Inge
         const BabelStreamRun* run = run_of(f, row.run);
         const double unit = bytes_per_unit(run);
         const double bw_GBps = row_GBps(f, row);
-        const int arrays = babelstream_arrays(row.function);
+        const int arrays = row.arrays ? *row.arrays : babelstream_arrays(row.function);
         Cell bytes_cell, derived_cell, check_cell = std::string("no array size");
         if (arrays == 0) {
-            // A function BabelStream does not define (a variant's own kernel): its
-            // bandwidth as printed, its bytes per call unknown.
+            // A function BabelStream does not define (a variant's own kernel), or a row whose own count of arrays
+            // fits no convention: its bandwidth as printed, its bytes per call unknown.
             bytes_cell = derived_cell = std::string("unknown");
-            check_cell = std::string("unknown function");
+            check_cell = std::string(row.arrays ? "arrays unknown" : "unknown function");
         } else if (run && run->array_bytes) {
             const double bytes = arrays * *run->array_bytes;
             const double half_bytes = arrays * run->array_bytes_halfwidth;
@@ -168,8 +168,8 @@ void babelstream_section(const BabelStreamFile& f, const RunGpus& run_gpus, Inge
     }
     s.notes.push_back(
         "GB/s = the printed MBytes/sec x 10^6 / 10^9 (MiBytes/sec x 2^20 / 10^9; alpaka's table prints GB/s), from "
-        "BabelStream's min time; bytes per call = arrays x array size (Copy, Mul, Dot 2; Add, Triad, Init 3; Nstream 4; "
-        "GPU-STREAM 1.0 HIP's Add4 5)");
+        "BabelStream's min time; bytes per call = arrays x array size (Copy, Mul, Dot 2; Add, Triad, BabelStream 5's Init "
+        "and Read 3; alpaka's Init 2 or 3 as its DataUsage says; Nstream 4; GPU-STREAM 1.0 HIP's Add4 5)");
     s.notes.push_back(
         "check: the printed bandwidth agrees with bytes / printed min time within the rounding of both "
         "(and of a text file's 'Array size' line, printed to 0.1 MB); a function BabelStream does not "

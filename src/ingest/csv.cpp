@@ -151,6 +151,14 @@ std::vector<std::string> split_lines(const std::string& text) {
     return lines;
 }
 
+std::vector<std::string> split_words(const std::string& line) {
+    std::istringstream in(line);
+    std::vector<std::string> out;
+    for (std::string w; in >> w;)
+        out.push_back(w);
+    return out;
+}
+
 // The [start, end) extents of the runs of dashes of a console table's rule line.
 std::vector<std::pair<std::size_t, std::size_t>> dash_spans(const std::string& rule) {
     std::vector<std::pair<std::size_t, std::size_t>> spans;

@@ -27,6 +27,9 @@ std::vector<CsvRecord> parse_csv(std::string_view text, const std::string& origi
 // The lines of `text`, without their line ends (LF or CRLF) and without a leading UTF-8 byte-order mark.
 std::vector<std::string> split_lines(const std::string& text);
 
+// The blank-separated words of a line (blanks: space, tab, and the other std::isspace characters).
+std::vector<std::string> split_words(const std::string& line);
+
 // A number as the profilers print it: optional sign, digits with optional thousands separators
 // ("1,234,567.8"), optional fraction and exponent, surrounding blanks ignored. nullopt when the text
 // is not such a number (empty, "n/a", "1.2.3", "12abc", NaN or infinity).

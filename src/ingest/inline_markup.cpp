@@ -112,6 +112,38 @@ std::string unwrap_inline_markup(std::string_view text) {
     return out;
 }
 
+namespace {
+
+// The length of the residue of an SGR sequence whose ESC was lost at text[i]: '[', up to 12 digits and
+// semicolons, 'm' ("[32m", "[0m", "[1;31m", "[39m"), or the bare reset "[m" at the end of the text or before a blank,
+// a line end or another '[' (so "[mlx5_0]" and "[m]" are kept); 0 when none starts there.
+std::size_t sgr_residue(std::string_view text, std::size_t i) {
+    if (i >= text.size() || text[i] != '[')
+        return 0;
+    std::size_t j = i + 1;
+    while (j < text.size() && j - i <= 12 && (std::isdigit(static_cast<unsigned char>(text[j])) != 0 || text[j] == ';'))
+        ++j;
+    if (j >= text.size() || text[j] != 'm')
+        return 0;
+    if (j == i + 1 && j + 1 < text.size()) {
+        const char next = text[j + 1];
+        if (next != ' ' && next != '\t' && next != '\r' && next != '\n' && next != '[')
+            return 0;
+    }
+    return j + 1 - i;
+}
+
+}  // namespace
+
+bool has_terminal_escapes(std::string_view text) {
+    if (text.find('\x1b') != std::string_view::npos)
+        return true;
+    for (std::size_t at = text.find('['); at != std::string_view::npos; at = text.find('[', at + 1))
+        if (sgr_residue(text, at) > 0)
+            return true;
+    return false;
+}
+
 std::string strip_terminal_escapes(std::string_view text) {
     std::string out;
     out.reserve(text.size());
@@ -137,15 +169,10 @@ std::string strip_terminal_escapes(std::string_view text) {
             }
             continue;
         }
-        // The residue of an SGR sequence whose ESC was lost: '[', up to 12 digits and semicolons, 'm'.
-        if (c == '[') {
-            std::size_t j = i + 1;
-            while (j < text.size() && j - i <= 12 && (std::isdigit(static_cast<int>(at(j))) != 0 || at(j) == ';'))
-                ++j;
-            if (at(j) == 'm' && j > i + 1) {
-                i = j + 1;
-                continue;
-            }
+        // The residue of an SGR sequence whose ESC was lost.
+        if (const std::size_t n = sgr_residue(text, i); n > 0) {
+            i += n;
+            continue;
         }
         out += text[i++];
     }

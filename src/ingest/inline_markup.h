@@ -16,8 +16,13 @@ std::string unwrap_inline_markup(std::string_view text);
 
 // `text` without a terminal's escape sequences (a coloured launcher or CI log): CSI "ESC [ ... m" and the like (up
 // to the final byte @..~), OSC "ESC ] ... BEL", two- and three-byte escapes, and the SGR residue a copy from a
-// terminal or a web page leaves when it drops the ESC ("[32m", "[0m", "[1;31m"). Newlines are kept, so every line
+// terminal or a web page leaves when it drops the ESC ("[32m", "[0m", "[1;31m", "[39m", a bare "[m" before a blank,
+// a line end or '['). Newlines are kept, so every line
 // keeps its number.
 std::string strip_terminal_escapes(std::string_view text);
+
+// True when `text` holds an ESC or an SGR residue that strip_terminal_escapes removes ("[32m", "[39m", "[0m", a
+// bare "[m" before a blank, a line end or '['): whether a reader needs to strip them (one rule for both readers).
+bool has_terminal_escapes(std::string_view text);
 
 }  // namespace bwacct::ingest

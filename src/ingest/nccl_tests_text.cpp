@@ -970,7 +970,7 @@ NcclLog parse_nccl_text(const std::string& text_raw, const std::string& origin) 
     TextReader r;
     // A coloured terminal's escape sequences ("\x1b[32m", or their "[32m" residue) are not the log's. (No copy of a
     // log without an ESC or an SGR residue.)
-    const bool coloured = text_raw.find('\x1b') != std::string::npos || text_raw.find("[0m") != std::string::npos;
+    const bool coloured = ingest::has_terminal_escapes(text_raw);
     const std::string decolored = coloured ? ingest::strip_terminal_escapes(text_raw) : std::string();
     const std::string& text_in = coloured ? decolored : text_raw;
     // Lines a document converter wrapped in inline markup (":mark:`...`" wrapped over two lines) read as the log's.

@@ -287,4 +287,66 @@ TEST(BabelStreamLater, GluedBandwidthAfterABlankLine) {
     EXPECT_EQ(f.rows[1].min_text, "0.00004");
 }
 
+// A foreign line between two rows (a warning on stderr) does not end the text table: Triad is read and the skipped line
+// is warned about by number. Before: Copy only, Triad dropped silently. Triad: 3 x 268.4e6 = 805.2e6 B over min
+// 0.00047 s (+- 0.000005): 1695.2 .. 1731.2 GB/s, printed 1724.827354: ok.
+TEST(BabelStreamLater, ForeignLineInsideTheTextTableIsSkippedAndWarned) {
+    const std::string in =
+        "BabelStream\nVersion: 5.0\nPrecision: double\nArray size: 268.4 MB (=0.3 GB)\n"
+        "Function    MBytes/sec  Min (sec)   Max         Average     \n"
+        "Copy        1709360.800 0.00031     0.00032     0.00032     \n"
+        "WARNING: clock throttled\n"
+        "Triad       1724827.354 0.00047     0.00047     0.00047     \n";
+    const BabelStreamFile f = parse_babelstream(in, "w");
+    ASSERT_EQ(f.rows.size(), 2u);
+    EXPECT_EQ(f.rows[1].function, "Triad");
+    ASSERT_EQ(f.warnings.size(), 1u);
+    EXPECT_EQ(f.warnings[0], "line 7: 'WARNING: clock throttled' inside run 1's table was skipped (not a row)");
+    const IngestReport r = babelstream_report(f, "w", {});
+    const Section& s = section(r, "kernels");
+    EXPECT_EQ(std::get<std::uint64_t>(s.rows[1][column(s, "bytes")]), 805200000u);
+    EXPECT_EQ(text(s.rows[1][column(s, "check")]), "ok");
+}
+
+// A markdown heading "## BabelStream" above a docker compose paste ("stream-1  | " before every line) does not set the
+// prefix to one word: the lines after it do not share a one-word prefix, the banner's line does share its two words.
+// Before: exit 2, "the run's banner is on line 1 but no ... table follows". Copy: 2 x 268.4e6 = 536.8e6 B over
+// 0.00031 s (+- 0.000005) = 1704.1 .. 1760.3 GB/s, printed 1709.3608: ok.
+TEST(BabelStreamLater, MarkdownHeadingDoesNotSetThePrefix) {
+    const std::string in =
+        "## BabelStream\n\n```\n"
+        "stream-1  | BabelStream\n"
+        "stream-1  | Version: 5.0\n"
+        "stream-1  | Implementation: CUDA\n"
+        "stream-1  | Precision: double\n"
+        "stream-1  | Array size: 268.4 MB (=0.3 GB)\n"
+        "stream-1  | Function    MBytes/sec  Min (sec)   Max         Average\n"
+        "stream-1  | Copy        1709360.800 0.00031     0.00032     0.00032\n"
+        "```\n";
+    const BabelStreamFile f = parse_babelstream(in, "md");
+    ASSERT_EQ(f.rows.size(), 1u);
+    EXPECT_EQ(f.runs[0].implementation, "CUDA");
+    EXPECT_DOUBLE_EQ(*f.runs[0].array_bytes, 268.4e6);
+    const IngestReport r = babelstream_report(f, "md", {});
+    const Section& s = section(r, "kernels");
+    EXPECT_EQ(text(s.rows[0][column(s, "check")]), "ok");
+}
+
+// BabelStream 5 counts its Read phase (a, b and c copied back to the host) as 3 arrays, like Init (main.cpp:
+// fmt_bw(3, initElapsedS), fmt_bw(3, readElapsedS)). Read: 3 x 33554432 x 8 = 805306368 B / 0.0402653 s = 20000.009
+// MB/s, printed 20000: ok. Before: Read "unknown function".
+TEST(BabelStreamLater, CsvReadRowCountsThreeArrays) {
+    const std::string in =
+        "function,num_times,n_elements,sizeof,max_mbytes_per_sec,min_runtime,max_runtime,avg_runtime\n"
+        "Init,1,33554432,8,10000,0.0805306,0.0805306,0.0805306\n"
+        "Read,1,33554432,8,20000,0.0402653,0.0402653,0.0402653\n";
+    const BabelStreamFile f = parse_babelstream(in, "csv");
+    ASSERT_EQ(f.rows.size(), 2u);
+    const IngestReport r = babelstream_report(f, "csv", {});
+    const Section& s = section(r, "kernels");
+    EXPECT_EQ(std::get<std::uint64_t>(s.rows[1][column(s, "bytes")]), 805306368u);
+    EXPECT_EQ(text(s.rows[1][column(s, "check")]), "ok");
+    EXPECT_EQ(text(s.rows[0][column(s, "check")]), "ok");  // Init: 805306368 B / 0.0805306 s = 10000.0 MB/s
+}
+
 }  // namespace

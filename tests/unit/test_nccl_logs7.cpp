@@ -154,15 +154,42 @@ TEST(NcclLaunchTags, BareRankLabelInsideARowIsCut) {
     EXPECT_DOUBLE_EQ(row.in_place->busbw_GBps.value, 0.87);
 }
 
-// The escapes cut, and nothing else: SGR with and without ESC, erase-line, an OSC window title, a charset switch;
-// launcher tags that start with '[' ("[1,0]<stdout>:", "[12:00:01]") and "[m" without digits are kept, and so is
-// every newline.
+// The escapes cut, and nothing else: SGR with and without ESC, erase-line, an OSC window title, a charset switch, the
+// bare reset "[m" before a line end, a blank or another residue; launcher tags that start with '[' ("[1,0]<stdout>:",
+// "[12:00:01]"), "[m]" and "[mlx5_0]" are kept, and so is every newline.
 TEST(NcclTerminalEscapes, OnlyEscapesAreCut) {
     EXPECT_EQ(ingest::strip_terminal_escapes("\x1b[1;32mCopy\x1b[0m 1.0\n[32mx[0m\n"), "Copy 1.0\nx\n");
     EXPECT_EQ(ingest::strip_terminal_escapes("\x1b]0;title\x07"
                                              "a\x1b[Kb\x1b(Bc\n"),
               "abc\n");
-    EXPECT_EQ(ingest::strip_terminal_escapes("[1,0]<stdout>:[12:00:01] [m\n\n"), "[1,0]<stdout>:[12:00:01] [m\n\n");
+    EXPECT_EQ(ingest::strip_terminal_escapes("[1,0]<stdout>:[12:00:01] [m\n\n"), "[1,0]<stdout>:[12:00:01] \n\n");
+    EXPECT_EQ(ingest::strip_terminal_escapes("a[m[32mb[m c[m"), "ab c");
+    EXPECT_EQ(ingest::strip_terminal_escapes("[m] [mlx5_0]:1 [1,0]"), "[m] [mlx5_0]:1 [1,0]");
+}
+
+// Whether a reader strips at all is one rule for both readers: an ESC or any residue strip_terminal_escapes cuts. Before:
+// only an ESC or "[0m" started it, so "[32m" ... "[39m" (a foreground reset) or "[m" was left in every line.
+TEST(NcclTerminalEscapes, AnyResidueStartsTheStripping) {
+    EXPECT_TRUE(ingest::has_terminal_escapes("x\x1b[K"));
+    EXPECT_TRUE(ingest::has_terminal_escapes("[32mrow[39m\n"));
+    EXPECT_TRUE(ingest::has_terminal_escapes("row[m\n"));
+    EXPECT_TRUE(ingest::has_terminal_escapes("[1;31mrow"));
+    EXPECT_FALSE(ingest::has_terminal_escapes("[1,0]<stdout>:[12:00:01] [m] [mlx5_0] [0]m\n"));
+}
+
+// A log coloured with "[32m" ... "[39m" residue and no "[0m" anywhere. Before: "lines look like nccl-tests rows but none
+// could be read". The row is read as printed: 1048576 B, time 21.0 us, busbw 87.38 (algbw 1048576 / 21.0e-6 / 1e9 =
+// 49.93 GB/s, printed 49.93).
+TEST(NcclTerminalEscapes, ForegroundResetWithoutZeroResetIsCut) {
+    const std::string row =
+        "     1048576        262144     float     sum      -1     21.0   49.93   87.38       0     21.0   49.93   87.38       0";
+    const std::string header = std::string(kHeader).substr(0, std::string(kHeader).size() - 1);
+    const NcclLog log = parse_nccl_tests("[32m" + header + "[39m\n[32m" + row + "[39m\n", "all_reduce_perf.log");
+    ASSERT_EQ(log.runs.size(), 1u);
+    ASSERT_EQ(log.runs[0].rows.size(), 1u);
+    EXPECT_EQ(log.runs[0].rows[0].size, 1048576u);
+    ASSERT_TRUE(log.runs[0].rows[0].in_place.has_value());
+    EXPECT_DOUBLE_EQ(log.runs[0].rows[0].in_place->busbw_GBps.value, 87.38);
 }
 
 }  // namespace
