@@ -558,21 +558,34 @@ bool ignored_outside_blocks(std::string e) {
 // the activation dtype anyway are stated: the engine stores every linear weight of the blocks in one format.
 // Entries that name every linear module of a part of the blocks (all layers' attention, the dense MLPs, the shared
 // experts: hf::kept_parts) keep that part in the activation dtype (TransformerConfig::kept) and are not stated.
-void state_kept_modules(const json& q, Family fam, TransformerConfig& c) {
+// An entry past hf::entry_problem's bounds (its length, a "re:" pattern's nesting and repeats) is refused naming the list.
+// The kept parts are in the config's 16-bit dtype ("torch_dtype", "dtype" since transformers 4.56): float16, else bf16.
+void state_kept_modules(const Reader& r, const json& q, Family fam, TransformerConfig& c) {
     static constexpr std::array<const char*, 5> kLists{"ignore", "exclude_modules", "llm_int8_skip_modules",
                                                        "modules_to_not_convert", "ignored_layers"};
     std::vector<std::string> entries, unexplained;
     for (const char* key : kLists)
         if (q.contains(key) && q.at(key).is_array())
             for (const json& e : q.at(key))
-                if (e.is_string())
+                if (e.is_string()) {
+                    if (const std::string problem = hf::entry_problem(e.get<std::string>()); !problem.empty())
+                        r.fail(
+                            fmt::format("\"quantization_config.{}\": {}; bwacct reads module names and \"re:\" patterns "
+                                        "of at most {} characters, {} nested groups, {} repeats, no repeated repeat",
+                                        key, problem, hf::kMaxEntryChars, hf::kMaxEntryNesting, hf::kMaxEntryRepeats));
                     entries.push_back(e.get<std::string>());
+                }
+    for (const char* key : {"torch_dtype", "dtype"})
+        if (r.doc.contains(key) && r.doc.at(key).is_string() && r.doc.at(key).get<std::string>() == "float16")
+            c.kept.dtype = DType::fp16;
     hf::ModuleNames names;
     if (fam == Family::llama4)
         names.mlp = "feed_forward";
     if (fam == Family::qwen2_moe || fam == Family::llama4)
         names.shared = "shared_expert";
+    const DType kept_dtype = c.kept.dtype;
     c.kept = hf::kept_parts(entries, c, names, unexplained);
+    c.kept.dtype = kept_dtype;
     std::vector<std::string>& limitations = c.limitations;
     for (const char* key : kLists) {
         if (!q.contains(key) || !q.at(key).is_array())
@@ -1323,7 +1336,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
                 "num_nextn_predict_layers = {}: the multi-token-prediction module is not counted (parameters or time)", mtp));
     }
     if (c.weight_format)
-        state_kept_modules(lm.at("quantization_config"), fam, c);
+        state_kept_modules(r, lm.at("quantization_config"), fam, c);
     if (c.heads % c.kv_heads != 0)
         r.fail(fmt::format("\"num_key_value_heads\" ({}) must divide \"num_attention_heads\" ({})", c.kv_heads, c.heads));
     if (c.head_dim == 0 && c.hidden % c.heads != 0)

@@ -693,3 +693,81 @@ TEST(HfPublishedFiles, AQuantizationConfigWithoutAMethodIsRefusedNamingTheMissin
     EXPECT_NE(e.find("\"quantization_config\" has no \"quant_method\" (MLX's group_size and bits"), std::string::npos) << e;
     EXPECT_EQ(e.find('\n'), std::string::npos) << e;
 }
+
+namespace {
+
+// The small DeepSeek-V3 shape of ModuleListsNamingAWholePartKeepItIn16Bits (int4 g32, bf16 scales), its attention entry
+// replaced by `attention` and its dtype by `dtype`.
+std::string small_mla(const std::string& attention, const std::string& dtype = "bfloat16") {
+    return R"({"architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "intermediate_size": 128, "moe_intermediate_size": 32, "vocab_size": 100,
+        "n_routed_experts": 4, "n_shared_experts": 1, "num_experts_per_tok": 2, "first_k_dense_replace": 1,
+        "q_lora_rank": 16, "kv_lora_rank": 16, "qk_nope_head_dim": 8, "qk_rope_head_dim": 8, "v_head_dim": 8,
+        "torch_dtype": ")" +
+           dtype + R"(", "quantization_config": {"quant_method": "compressed-tensors", "format": "pack-quantized",
+          "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "int",
+            "strategy": "group", "group_size": 32, "symmetric": true}}},
+          "ignore": ["lm_head", )" +
+           attention + R"(, "re:.*shared_experts.*", "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"]}})";
+}
+
+}  // namespace
+
+TEST(HfPublishedFiles, MlaAttentionIsKeptOnlyWhenQBProjIsNamedToo) {
+    // With q_lora_rank > 0 MLA's attention has five matrices: q_a_proj, q_b_proj, kv_a_proj_with_mqa, kv_b_proj, o_proj.
+    // Named all five: attention kept in bf16, nothing stated; 128,768 B as in ModuleListsNamingAWholePartKeepItIn16Bits.
+    const std::string five = R"("model.layers.*.self_attn.q_a_proj", "model.layers.*.self_attn.q_b_proj",
+        "model.layers.*.self_attn.kv_a_proj_with_mqa", "model.layers.*.self_attn.kv_b_proj", "model.layers.*.self_attn.o_proj")";
+    const TransformerConfig all = parse_hf_config(small_mla(five), "x");
+    EXPECT_TRUE(all.kept.attention);
+    EXPECT_FALSE(has_limitation(all, "unquantized"));
+    EXPECT_EQ(weight_bytes_per_rank(all, LayerRun{}).value(), 128768u);
+    // Four of them (no q_b_proj): attention is not kept (before: kept, and q_b_proj costed in bf16 though the checkpoint
+    // stores it in int4), the four stated. int4 g32 attention per layer (payload K·N/2 + N·ceil(K/32) bf16 scales):
+    // q_a [64, 16] 512 + 64, q_b [16, 64] 512 + 128, kv_a [64, 24] 768 + 96, kv_b [16, 64] 512 + 128, o [32, 64]
+    // 1024 + 128 = 3872 B against bf16's 13,312: 2 layers · 9440 = 18,880 B fewer: 109,888 B.
+    const std::string four = R"("model.layers.*.self_attn.q_a_proj", "model.layers.*.self_attn.kv_a_proj_with_mqa",
+        "model.layers.*.self_attn.kv_b_proj", "model.layers.*.self_attn.o_proj")";
+    const TransformerConfig part = parse_hf_config(small_mla(four), "x");
+    EXPECT_FALSE(part.kept.attention);
+    EXPECT_TRUE(part.kept.dense_mlp);
+    EXPECT_TRUE(has_limitation(part, "keeps model.layers.*.self_attn.q_a_proj, model.layers.*.self_attn.kv_a_proj_with_mqa"));
+    EXPECT_EQ(weight_bytes_per_rank(part, LayerRun{}).value(), 109888u);
+}
+
+TEST(HfPublishedFiles, KeptPartsStay16BitWhateverTheActivationDtype) {
+    // The checkpoint stores kept parts in its torch_dtype; --act-dtype fp8 does not make them fp8. At fp8 activations
+    // (1 B: norms, router, vocab tables): per layer bf16 attention 13,312 + norms 160; layer 0 bf16 MLP 49,152 → 62,624;
+    // layer 1 router 256 + int4 experts 13,824 + bf16 shared 12,288 → 39,840; vocab 2·100·64 = 12,800; final norm 64:
+    // 115,328 B (before: the kept 6656 + 24,576 + 6144 weights at 1 B, 71,296).
+    const TransformerConfig c = parse_hf_config(small_mla(R"("re:.*self_attn.*")"), "x");
+    EXPECT_EQ(c.kept.dtype, DType::bf16);
+    LayerRun fp8;
+    fp8.dtype = DType::fp8_e4m3;
+    EXPECT_EQ(weight_bytes_per_rank(c, fp8).value(), 115328u);
+    EXPECT_EQ(format_name(part_weight_format(c, fp8, WeightPart::attention)), "bf16");
+    // A float16 checkpoint keeps them in fp16 (2 B too).
+    const TransformerConfig h = parse_hf_config(small_mla(R"("re:.*self_attn.*")", "float16"), "x");
+    EXPECT_EQ(h.kept.dtype, DType::fp16);
+    EXPECT_EQ(weight_bytes_per_rank(h, fp8).value(), 115328u);
+}
+
+TEST(HfPublishedFiles, ModuleListsOfAHugeLayerCountAreMatchedPerLayerKind) {
+    // 10,000,000 layers (refused later by the CLI's 100,000 cap): a list with no digit decides on one layer of each kind
+    // (before: every layer's names built, 38 s and 5.6 GB); no list at all, nothing built.
+    std::string cfg = small_mla(R"("model.layers.*.self_attn")");
+    cfg = std::regex_replace(cfg, std::regex(R"("num_hidden_layers": 2)"), R"("num_hidden_layers": 10000000)");
+    EXPECT_TRUE(parse_hf_config(cfg, "x").kept.attention);
+    const std::string none = std::regex_replace(cfg, std::regex(R"("ignore": \[[^\]]*\])"), R"("ignore": [])");
+    EXPECT_FALSE(parse_hf_config(none, "x").kept.attention);
+}
+
+TEST(HfPublishedFiles, ModuleListEntriesPastTheBoundsAreRefusedNamingTheList) {
+    // 20,000 nested groups overflowed std::regex's stack (SIGSEGV); now one line naming the list.
+    const std::string deep = "\"re:" + std::string(20000, '(') + "a" + std::string(20000, ')') + "\"";
+    for (const std::string& entry : {deep, std::string(R"("re:(.*)*Z")")}) {
+        const std::string e = error_of(small_mla(entry));
+        EXPECT_NE(e.find("\"quantization_config.ignore\""), std::string::npos) << e.substr(0, 200);
+        EXPECT_EQ(e.find('\n'), std::string::npos);
+    }
+}
