@@ -780,14 +780,17 @@ StorageFormat read_quantization_format(const Reader& r, const json& q, std::vect
     if (!q.is_object())
         r.fail("\"quantization_config\" must be an object");
     const Reader qr{q, r.origin};
+    // transformers reads load_in_4bit / load_in_8bit true as bitsandbytes whatever quant_method says (AutoHfQuantizer:
+    // BitsAndBytesConfig written before quant_method existed).
+    const bool bnb = qr.flag_or("load_in_4bit", false) || qr.flag_or("load_in_8bit", false);
     // MLX checkpoints (mlx-community, Apple silicon) write {"group_size", "bits"} without a method, also as "quantization".
-    if (!qr.has("quant_method"))
+    if (!qr.has("quant_method") && !bnb)
         r.fail(
             fmt::format("\"quantization_config\" has no \"quant_method\"{}; bwacct reads fp8, fbgemm_fp8, awq, gptq, "
                         "modelopt, mxfp4, compressed-tensors and bitsandbytes checkpoints and will not guess the weights' "
                         "storage",
                         r.doc.contains("quantization") ? " (MLX's group_size and bits: an Apple-silicon format)" : ""));
-    const std::string method = qr.text_or("quant_method", "");
+    const std::string method = bnb ? "bitsandbytes" : qr.text_or("quant_method", "");
     auto group_of = [&](const char* key, std::uint64_t fallback) -> std::uint64_t {
         if (!qr.has(key))
             return fallback;
@@ -1306,8 +1309,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             m.experts = r.count("n_routed_experts");
             m.expert_ffn = r.count("moe_intermediate_size");
             m.shared_experts = r.natural_or("n_shared_experts", 0);
-            hf::set_dense_layers(m,
-                                 hf::first_k_dense_layers(r, c.layers, fam == Family::deepseek || fam == Family::deepseek_moe));
+            hf::set_dense_layers(m, hf::first_k_dense_layers(r, c.layers, fam == Family::deepseek || fam == Family::deepseek_moe,
+                                                             lm_arch == "Glm4MoeLiteForCausalLM"));
             // DeepSeek-V3's noaux_tc gate carries a per-expert score-correction bias (E parameters); GLM-4.5's always.
             m.router_bias =
                 fam == Family::glm4_moe || lm_arch == "Glm4MoeLiteForCausalLM" || r.text_or("topk_method", "") == "noaux_tc";

@@ -544,6 +544,16 @@ TEST(HfPublishedFiles, MlpLayerTypesDecideTheDenseLayersAndMustAgree) {
     EXPECT_NE(e.find("\"mlp_layer_types\" disagrees with \"first_k_dense_replace\""), std::string::npos) << e;
     const std::string bad = error_of(base + R"("mlp_layer_types": ["dense", "moe", "sparse"]})");
     EXPECT_NE(bad.find("\"mlp_layer_types\" entries must be \"dense\" or \"sparse\", got \"moe\""), std::string::npos) << bad;
+    // moe_layer_freq is a rule too: 2 makes layer 1 dense (1 % 2 != 0), which the list calls sparse (accepted before).
+    const std::string freq = error_of(base + R"("moe_layer_freq": 2, "mlp_layer_types": ["sparse", "sparse", "sparse"]})");
+    EXPECT_NE(freq.find("\"mlp_layer_types\" disagrees with"), std::string::npos) << freq;
+    // Glm4MoeLite reads mlp_layer_types alone (transformers' Glm4MoeLiteDecoderLayer), by default ["dense", "sparse",
+    // "sparse"]: 1 dense layer with no field; first_k_dense_replace 3 without the list (3 dense before) disagrees: refused.
+    std::string lite = base;
+    lite.replace(lite.find("DeepseekV3ForCausalLM"), std::string("DeepseekV3ForCausalLM").size(), "Glm4MoeLiteForCausalLM");
+    EXPECT_EQ(parse_hf_config(lite + R"("rms_norm_eps": 1e-06})", "x").moe->dense_layers, 1u);
+    const std::string three = error_of(lite + R"("first_k_dense_replace": 3})");
+    EXPECT_NE(three.find("\"mlp_layer_types\" (absent: transformers' default"), std::string::npos) << three;
 }
 
 TEST(HfPublishedFiles, DenseQwenMistralAndGptOssFilesCountTheirPublishedSizes) {
