@@ -81,6 +81,10 @@ struct TransformerConfig {
     std::vector<std::string> limitations;  // fields read but not modelled, said in every report
 };
 
+// The deepest model bwacct walks (reports go layer by layer; published models have a few hundred): a config's or
+// --layers' count past it is refused (Hugging Face configs as they are read, before any per-layer table is built).
+inline constexpr std::uint64_t kMaxLayers = 100000;
+
 enum class Phase { prefill, decode, training };
 std::string_view phase_name(Phase p);
 Phase parse_phase(std::string_view s);  // throws InputError naming --phase

@@ -1150,6 +1150,9 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             fmt::format("config.json leaves out {} (transformers' {} defaults, taken here)", defaulted, defaults.config_class));
     c.hidden = r.count("hidden_size");
     c.layers = r.count("num_hidden_layers");
+    if (c.layers > kMaxLayers)
+        r.fail(fmt::format("\"num_hidden_layers\" = {} is more than bwacct models (at most {}); check the layer count", c.layers,
+                           kMaxLayers));
     c.heads = r.count("num_attention_heads");
     c.kv_heads = r.count_or("num_key_value_heads", c.heads);
     c.head_dim = r.count_or("head_dim", 0);

@@ -186,11 +186,10 @@ TransformerConfig::KeptParts kept_parts(const std::vector<std::string>& entries,
     for (const std::string& e : entries)
         read.emplace_back(e);
     // The layers that decide: with every entry layer-blind, the first layer of each kind (dense, MoE) stands for all of
-    // its kind; else every layer (a count past the CLI's cap, which refuses it anyway, is not walked).
+    // its kind; else every layer (at most kMaxLayers: the reader refuses more).
     bool blind = true;
     for (const ModuleEntry& e : read)
         blind = blind && e.layer_blind();
-    constexpr std::uint64_t kMaxWalked = 100000;
     std::vector<std::uint64_t> layers;
     if (blind) {
         std::uint64_t first_moe = c.layers;
@@ -205,7 +204,7 @@ TransformerConfig::KeptParts kept_parts(const std::vector<std::string>& entries,
             if (i < c.layers)
                 layers.push_back(i);
     } else {
-        for (std::uint64_t i = 0; i < std::min(c.layers, kMaxWalked); ++i)
+        for (std::uint64_t i = 0; i < std::min(c.layers, kMaxLayers); ++i)
             layers.push_back(i);
     }
     // part_named[p]: every module of part p in the walked layers is named (and there is one); in_kept / elsewhere per

@@ -763,13 +763,20 @@ TEST(HfPublishedFiles, KeptPartsStay16BitWhateverTheActivationDtype) {
 }
 
 TEST(HfPublishedFiles, ModuleListsOfAHugeLayerCountAreMatchedPerLayerKind) {
-    // 10,000,000 layers (refused later by the CLI's 100,000 cap): a list with no digit decides on one layer of each kind
-    // (before: every layer's names built, 38 s and 5.6 GB); no list at all, nothing built.
+    // 100,000 layers (the most bwacct models): a list with no digit decides on one layer of each kind (before: every
+    // layer's names built for every entry); no list at all, nothing built.
     std::string cfg = small_mla(R"("model.layers.*.self_attn")");
-    cfg = std::regex_replace(cfg, std::regex(R"("num_hidden_layers": 2)"), R"("num_hidden_layers": 10000000)");
+    cfg = std::regex_replace(cfg, std::regex(R"("num_hidden_layers": 2)"), R"("num_hidden_layers": 100000)");
     EXPECT_TRUE(parse_hf_config(cfg, "x").kept.attention);
     const std::string none = std::regex_replace(cfg, std::regex(R"("ignore": \[[^\]]*\])"), R"("ignore": [])");
     EXPECT_FALSE(parse_hf_config(none, "x").kept.attention);
+    // 2^63 layers ran out of memory building the dense-layer table (internal error: std::bad_alloc); refused as read.
+    const std::string deep =
+        std::regex_replace(cfg, std::regex(R"("num_hidden_layers": 100000)"), R"("num_hidden_layers": 9223372036854775808)");
+    const std::string e = error_of(deep);
+    EXPECT_NE(e.find("\"num_hidden_layers\" = 9223372036854775808 is more than bwacct models (at most 100000)"),
+              std::string::npos)
+        << e;
 }
 
 TEST(HfPublishedFiles, ModuleListEntriesPastTheBoundsAreRefusedNamingTheList) {
