@@ -64,9 +64,11 @@ struct TransformerConfig {
     std::optional<StorageFormat> weight_format;
     // Parts of every block the checkpoint keeps out of weight_format, in its 16-bit dtype (quantization_config's module
     // lists: gpt-oss's "model.layers.*.self_attn", Kimi-K2.5's "re:.*self_attn.*"): their linear weights are stored in
-    // the activation dtype. --weight-dtype overrides them too (weight_quantized).
+    // `dtype` (the config's torch_dtype: bf16, or fp16), whatever the activations' (part_weight_format). --weight-dtype
+    // overrides them too (weight_quantized).
     struct KeptParts {
         bool attention = false, dense_mlp = false, shared_experts = false;
+        DType dtype = DType::bf16;
         bool operator==(const KeptParts&) const = default;
     };
     KeptParts kept;
@@ -78,6 +80,10 @@ struct TransformerConfig {
     std::optional<DitConfig> dit;          // a video diffusion transformer block (src/model/dit_block.cpp)
     std::vector<std::string> limitations;  // fields read but not modelled, said in every report
 };
+
+// The deepest model bwacct walks (reports go layer by layer; published models have a few hundred): a config's or
+// --layers' count past it is refused (Hugging Face configs as they are read, before any per-layer table is built).
+inline constexpr std::uint64_t kMaxLayers = 100000;
 
 enum class Phase { prefill, decode, training };
 std::string_view phase_name(Phase p);
@@ -155,6 +161,9 @@ StorageFormat block_weight_format(const TransformerConfig& cfg, const LayerRun& 
 // dtype (TransformerConfig::kept), unless --weight-dtype sets them all. Routed experts are always in it.
 enum class WeightPart { attention, dense_mlp, shared_experts };
 bool weight_quantized(const TransformerConfig& cfg, const LayerRun& run, WeightPart part);
+// The format of `part`'s linear weights: block_weight_format, or where the checkpoint keeps the part, its 16-bit dtype
+// (kept.dtype; the activation dtype when that is 16-bit too: the same bytes, one math path).
+StorageFormat part_weight_format(const TransformerConfig& cfg, const LayerRun& run, WeightPart part);
 StorageFormat kv_cache_format(const TransformerConfig& cfg, const LayerRun& run);
 // KV-cache bytes of `tokens` tokens in one layer on one rank, in the KV format.
 Exact kv_bytes(const TransformerConfig& cfg, const LayerRun& run, Exact tokens);

@@ -78,7 +78,6 @@ TransformerConfig config_from(const Args& args) {
             throw InputError(option, "is required (or give --preset, e.g. llama3-8b, or --hf-config FILE)");
     // The report walks the layers one by one (each one's kind: dense or MoE, local or global), so a count no model has
     // (a config's 2^63) would run for hours: refused past 100,000 (the deepest published models have a few hundred).
-    constexpr std::uint64_t kMaxLayers = 100000;
     if (c.layers > kMaxLayers)
         throw InputError(
             count_option(args, "--layers") ? std::string("--layers") : source,

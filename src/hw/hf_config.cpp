@@ -558,21 +558,34 @@ bool ignored_outside_blocks(std::string e) {
 // the activation dtype anyway are stated: the engine stores every linear weight of the blocks in one format.
 // Entries that name every linear module of a part of the blocks (all layers' attention, the dense MLPs, the shared
 // experts: hf::kept_parts) keep that part in the activation dtype (TransformerConfig::kept) and are not stated.
-void state_kept_modules(const json& q, Family fam, TransformerConfig& c) {
+// An entry past hf::entry_problem's bounds (its length, a "re:" pattern's nesting and repeats) is refused naming the list.
+// The kept parts are in the config's 16-bit dtype ("torch_dtype", "dtype" since transformers 4.56): float16, else bf16.
+void state_kept_modules(const Reader& r, const json& q, Family fam, TransformerConfig& c) {
     static constexpr std::array<const char*, 5> kLists{"ignore", "exclude_modules", "llm_int8_skip_modules",
                                                        "modules_to_not_convert", "ignored_layers"};
     std::vector<std::string> entries, unexplained;
     for (const char* key : kLists)
         if (q.contains(key) && q.at(key).is_array())
             for (const json& e : q.at(key))
-                if (e.is_string())
+                if (e.is_string()) {
+                    if (const std::string problem = hf::entry_problem(e.get<std::string>()); !problem.empty())
+                        r.fail(
+                            fmt::format("\"quantization_config.{}\": {}; bwacct reads module names and \"re:\" patterns "
+                                        "of at most {} characters, {} nested groups, {} repeats, no repeated repeat",
+                                        key, problem, hf::kMaxEntryChars, hf::kMaxEntryNesting, hf::kMaxEntryRepeats));
                     entries.push_back(e.get<std::string>());
+                }
+    for (const char* key : {"torch_dtype", "dtype"})
+        if (r.doc.contains(key) && r.doc.at(key).is_string() && r.doc.at(key).get<std::string>() == "float16")
+            c.kept.dtype = DType::fp16;
     hf::ModuleNames names;
     if (fam == Family::llama4)
         names.mlp = "feed_forward";
     if (fam == Family::qwen2_moe || fam == Family::llama4)
         names.shared = "shared_expert";
+    const DType kept_dtype = c.kept.dtype;
     c.kept = hf::kept_parts(entries, c, names, unexplained);
+    c.kept.dtype = kept_dtype;
     std::vector<std::string>& limitations = c.limitations;
     for (const char* key : kLists) {
         if (!q.contains(key) || !q.at(key).is_array())
@@ -767,14 +780,17 @@ StorageFormat read_quantization_format(const Reader& r, const json& q, std::vect
     if (!q.is_object())
         r.fail("\"quantization_config\" must be an object");
     const Reader qr{q, r.origin};
+    // transformers reads load_in_4bit / load_in_8bit true as bitsandbytes whatever quant_method says (AutoHfQuantizer:
+    // BitsAndBytesConfig written before quant_method existed).
+    const bool bnb = qr.flag_or("load_in_4bit", false) || qr.flag_or("load_in_8bit", false);
     // MLX checkpoints (mlx-community, Apple silicon) write {"group_size", "bits"} without a method, also as "quantization".
-    if (!qr.has("quant_method"))
+    if (!qr.has("quant_method") && !bnb)
         r.fail(
             fmt::format("\"quantization_config\" has no \"quant_method\"{}; bwacct reads fp8, fbgemm_fp8, awq, gptq, "
                         "modelopt, mxfp4, compressed-tensors and bitsandbytes checkpoints and will not guess the weights' "
                         "storage",
                         r.doc.contains("quantization") ? " (MLX's group_size and bits: an Apple-silicon format)" : ""));
-    const std::string method = qr.text_or("quant_method", "");
+    const std::string method = bnb ? "bitsandbytes" : qr.text_or("quant_method", "");
     auto group_of = [&](const char* key, std::uint64_t fallback) -> std::uint64_t {
         if (!qr.has(key))
             return fallback;
@@ -1141,6 +1157,9 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             fmt::format("config.json leaves out {} (transformers' {} defaults, taken here)", defaulted, defaults.config_class));
     c.hidden = r.count("hidden_size");
     c.layers = r.count("num_hidden_layers");
+    if (c.layers > kMaxLayers)
+        r.fail(fmt::format("\"num_hidden_layers\" = {} is more than bwacct models (at most {}); check the layer count", c.layers,
+                           kMaxLayers));
     c.heads = r.count("num_attention_heads");
     c.kv_heads = r.count_or("num_key_value_heads", c.heads);
     c.head_dim = r.count_or("head_dim", 0);
@@ -1300,8 +1319,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             m.experts = r.count("n_routed_experts");
             m.expert_ffn = r.count("moe_intermediate_size");
             m.shared_experts = r.natural_or("n_shared_experts", 0);
-            hf::set_dense_layers(m,
-                                 hf::first_k_dense_layers(r, c.layers, fam == Family::deepseek || fam == Family::deepseek_moe));
+            hf::set_dense_layers(m, hf::first_k_dense_layers(r, c.layers, fam == Family::deepseek || fam == Family::deepseek_moe,
+                                                             lm_arch == "Glm4MoeLiteForCausalLM"));
             // DeepSeek-V3's noaux_tc gate carries a per-expert score-correction bias (E parameters); GLM-4.5's always.
             m.router_bias =
                 fam == Family::glm4_moe || lm_arch == "Glm4MoeLiteForCausalLM" || r.text_or("topk_method", "") == "noaux_tc";
@@ -1330,7 +1349,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
                 "num_nextn_predict_layers = {}: the multi-token-prediction module is not counted (parameters or time)", mtp));
     }
     if (c.weight_format)
-        state_kept_modules(lm.at("quantization_config"), fam, c);
+        state_kept_modules(r, lm.at("quantization_config"), fam, c);
     if (c.heads % c.kv_heads != 0)
         r.fail(fmt::format("\"num_key_value_heads\" ({}) must divide \"num_attention_heads\" ({})", c.kv_heads, c.heads));
     if (c.head_dim == 0 && c.hidden % c.heads != 0)

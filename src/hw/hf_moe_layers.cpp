@@ -41,7 +41,7 @@ std::vector<bool> qwen_moe_dense_layers(const Reader& r, std::uint64_t layers) {
     return dense;
 }
 
-std::vector<bool> first_k_dense_layers(const Reader& r, std::uint64_t layers, bool with_freq) {
+std::vector<bool> first_k_dense_layers(const Reader& r, std::uint64_t layers, bool with_freq, bool types_decide) {
     const std::uint64_t k = r.natural_or("first_k_dense_replace", 0);
     if (k > layers)
         r.fail(fmt::format("\"first_k_dense_replace\" ({}) exceeds \"num_hidden_layers\" ({})", k, layers));
@@ -49,23 +49,29 @@ std::vector<bool> first_k_dense_layers(const Reader& r, std::uint64_t layers, bo
     std::vector<bool> dense(layers);
     for (std::uint64_t i = 0; i < layers; ++i)
         dense[i] = i < k || i % freq != 0;
-    if (!r.has("mlp_layer_types"))
+    if (!r.has("mlp_layer_types") && !types_decide)
         return dense;
     // transformers 5 writes the same decision per layer ("dense" or "sparse"); it decides, and must agree with the
-    // rule above when first_k_dense_replace is given too.
-    const json& types = r.doc.at("mlp_layer_types");
-    if (!types.is_array() || types.size() != layers)
-        r.fail(fmt::format("\"mlp_layer_types\" must list \"dense\" or \"sparse\" for each of the {} layers", layers));
+    // rule above when first_k_dense_replace or moe_layer_freq is given too. Glm4MoeLite reads only mlp_layer_types,
+    // by default layer 0 dense and the rest sparse (transformers' Glm4MoeLiteConfig).
     std::vector<bool> listed(layers);
-    for (std::uint64_t i = 0; i < layers; ++i) {
-        if (types[i] != "dense" && types[i] != "sparse")
-            r.fail(fmt::format("\"mlp_layer_types\" entries must be \"dense\" or \"sparse\", got {}", types[i].dump()));
-        listed[i] = types[i] == "dense";
+    if (!r.has("mlp_layer_types")) {
+        listed[0] = layers > 0;
+    } else {
+        const json& types = r.doc.at("mlp_layer_types");
+        if (!types.is_array() || types.size() != layers)
+            r.fail(fmt::format("\"mlp_layer_types\" must list \"dense\" or \"sparse\" for each of the {} layers", layers));
+        for (std::uint64_t i = 0; i < layers; ++i) {
+            if (types[i] != "dense" && types[i] != "sparse")
+                r.fail(fmt::format("\"mlp_layer_types\" entries must be \"dense\" or \"sparse\", got {}", types[i].dump()));
+            listed[i] = types[i] == "dense";
+        }
     }
-    if (r.has("first_k_dense_replace") && listed != dense)
+    if ((r.has("first_k_dense_replace") || (with_freq && r.has("moe_layer_freq"))) && listed != dense)
         r.fail(
-            "\"mlp_layer_types\" disagrees with \"first_k_dense_replace\"/\"moe_layer_freq\": give one rule for the "
-            "dense layers");
+            fmt::format("\"mlp_layer_types\"{} disagrees with \"first_k_dense_replace\"/\"moe_layer_freq\": give one rule "
+                        "for the dense layers",
+                        r.has("mlp_layer_types") ? "" : " (absent: transformers' default for this class, layer 0 dense)"));
     return listed;
 }
 

@@ -18,8 +18,8 @@ void set_dense_layers(MoeConfig& m, const std::vector<bool>& dense);
 std::vector<bool> qwen_moe_dense_layers(const Reader& r, std::uint64_t layers);
 // DeepSeek-V2/V3: sparse when i >= first_k_dense_replace and i % moe_layer_freq == 0 (`with_freq`; GLM-4.5's
 // Glm4MoeDecoderLayer reads first_k_dense_replace only); transformers 5's "mlp_layer_types" ("dense"/"sparse" per
-// layer) decides when given.
-std::vector<bool> first_k_dense_layers(const Reader& r, std::uint64_t layers, bool with_freq);
+// layer) decides when given; with `types_decide` (Glm4MoeLite) it decides alone, by default layer 0 dense.
+std::vector<bool> first_k_dense_layers(const Reader& r, std::uint64_t layers, bool with_freq, bool types_decide = false);
 // ERNIE 4.5 MoE (transformers' Ernie4_5_MoeDecoderLayer): sparse when (i + 1) % moe_layer_interval == 0 and
 // moe_layer_start_index <= i <= moe_layer_end_index (−1 or absent: the last layer).
 std::vector<bool> ernie_dense_layers(const Reader& r, std::uint64_t layers);

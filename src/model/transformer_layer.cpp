@@ -99,15 +99,19 @@ struct Builder {
         add(name, part, std::move(detail), combine(name, passes));
     }
 
-    // A GEMM against a weight [K, N] (per batch problem). `quantized`: the weight is one of the block's linear
-    // weights, stored in block_weight_format (the router and LM head stay in the activation dtype).
-    void gemm(const std::string& name, OpPart part, std::uint64_t m, std::uint64_t k, std::uint64_t n, bool quantized = true) {
+    // A GEMM against a weight [K, N] (per batch problem), stored in `w`: a block weight's part_weight_format (by default
+    // block_weight_format), or nullopt: the activation dtype (the router and LM head).
+    void gemm(const std::string& name, OpPart part, std::uint64_t m, std::uint64_t k, std::uint64_t n) {
+        gemm(name, part, m, k, n, block_weight_format(cfg, run));
+    }
+    void gemm(const std::string& name, OpPart part, std::uint64_t m, std::uint64_t k, std::uint64_t n,
+              const std::optional<StorageFormat>& w) {
         GemmDesc d;
         d.m = m, d.k = k, d.n = n;
         d.a = d.b = d.c = run.dtype;
         const std::string detail = fmt::format("[{}, {}] × [{}, {}]", m, k, k, n);
         if (!training()) {
-            add(name, part, detail + weight_note(quantized), quantized ? weight_gemm(gemm_cost(d), d, 1) : gemm_cost(d));
+            add(name, part, detail + weight_note(w), w ? weight_gemm(gemm_cost(d), d, 1, *w) : gemm_cost(d));
             return;
         }
         // Forward + backward (data and weight) as seed 004 §2 counts a linear layer.
@@ -121,15 +125,13 @@ struct Builder {
     }
 
     // The weight format when it differs from the activations', for an op's detail.
-    std::string weight_note(bool quantized) const {
-        const StorageFormat w = block_weight_format(cfg, run);
-        return quantized && !(w == plain_format(run.dtype)) ? fmt::format(", W {}", format_name(w)) : std::string();
+    std::string weight_note(const std::optional<StorageFormat>& w) const {
+        return w && !(*w == plain_format(run.dtype)) ? fmt::format(", W {}", format_name(*w)) : std::string();
     }
 
     // Inference: replaces gemm_cost's `reads` reads of B (charged in the activation dtype) by the weight's
-    // bytes in its storage format, and runs the math on the path the two types imply (math_dtype).
-    Cost weight_gemm(Cost c, const GemmDesc& d, std::uint64_t reads) const {
-        const StorageFormat w = block_weight_format(cfg, run);
+    // bytes in its storage format `w`, and runs the math on the path the two types imply (math_dtype).
+    Cost weight_gemm(Cost c, const GemmDesc& d, std::uint64_t reads, const StorageFormat& w) const {
         if (w == plain_format(run.dtype))
             return c;
         const Exact charged = storage_bytes(run.dtype, Exact(d.batch) * Exact(d.k) * Exact(d.n));
@@ -194,15 +196,15 @@ struct Builder {
     }
 
     // A dense MLP of intermediate size `ffn` (sharded by tp): gate/up, activation, down.
-    // `quantized`: its weights are in block_weight_format (weight_quantized).
-    void dense_mlp(const std::string& prefix, std::uint64_t ffn, bool quantized) {
+    // Its weights in `w` (part_weight_format).
+    void dense_mlp(const std::string& prefix, std::uint64_t ffn, const StorageFormat& w) {
         const std::uint64_t t = run.tokens(), f = ffn / run.tp;
         const bool gated = cfg.mlp == MlpKind::gated;
-        gemm(prefix + (gated ? "gate_up_proj" : "up_proj"), OpPart::mlp, t, cfg.hidden, gated ? 2 * f : f, quantized);
+        gemm(prefix + (gated ? "gate_up_proj" : "up_proj"), OpPart::mlp, t, cfg.hidden, gated ? 2 * f : f, w);
         activation(prefix, t, f);
-        gemm(prefix + "down_proj", OpPart::mlp, t, f, cfg.hidden, quantized);
+        gemm(prefix + "down_proj", OpPart::mlp, t, f, cfg.hidden, w);
     }
-    bool attn_q() const { return weight_quantized(cfg, run, WeightPart::attention); }
+    StorageFormat attn_w() const { return part_weight_format(cfg, run, WeightPart::attention); }
 
     // A grouped GEMM over the routed experts: rows = tokens · k (each token's row goes to k experts),
     // weights read for the distinct experts touched (`touched`, an expectation, rounded to a byte).
@@ -230,7 +232,7 @@ struct Builder {
             return c;
         };
         const std::string detail =
-            fmt::format("grouped [{}, {}] × {:.3f} experts touched of [{}, {}]{}", rows, k, touched, k, n, weight_note(true));
+            fmt::format("grouped [{}, {}] × {:.3f} experts touched of [{}, {}]{}", rows, k, touched, k, n, weight_note(w));
         if (!training()) {
             add(name, OpPart::mlp, detail, patch(gemm_cost(d), 1, 0));
             return;
@@ -256,7 +258,7 @@ struct Builder {
         const std::uint64_t t = ep ? e.tokens_per_rank : run.tokens(), rows = (Exact(t) * Exact(m.top_k)).value(),
                             f = ep ? m.expert_ffn : m.expert_ffn / run.tp;
         const double touched = experts_touched(cfg, run);
-        gemm("router", OpPart::mlp, t, cfg.hidden, m.experts, false);
+        gemm("router", OpPart::mlp, t, cfg.hidden, m.experts, std::nullopt);
         if (ep)
             ep_alltoall("dispatch", e);
         const bool gated = cfg.mlp == MlpKind::gated;
@@ -279,7 +281,7 @@ struct Builder {
             if (ep)
                 ep_shared_mlp(t, m.shared_experts * m.expert_ffn);
             else
-                dense_mlp("shared_", m.shared_experts * m.expert_ffn, weight_quantized(cfg, run, WeightPart::shared_experts));
+                dense_mlp("shared_", m.shared_experts * m.expert_ffn, part_weight_format(cfg, run, WeightPart::shared_experts));
         }
     }
 
@@ -306,7 +308,8 @@ struct Builder {
 
     // The shared experts under EP: a dense MLP of `ffn`, unsharded, on this rank's `t` tokens.
     void ep_shared_mlp(std::uint64_t t, std::uint64_t ffn) {
-        const bool gated = cfg.mlp == MlpKind::gated, q = weight_quantized(cfg, run, WeightPart::shared_experts);
+        const bool gated = cfg.mlp == MlpKind::gated;
+        const StorageFormat q = part_weight_format(cfg, run, WeightPart::shared_experts);
         gemm(gated ? "shared_gate_up_proj" : "shared_up_proj", OpPart::mlp, t, cfg.hidden, gated ? 2 * ffn : ffn, q);
         activation("shared_", t, ffn);
         gemm("shared_down_proj", OpPart::mlp, t, ffn, cfg.hidden, q);
@@ -321,14 +324,14 @@ struct Builder {
         const std::uint64_t t = run.tokens(), h = cfg.heads / run.tp, qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
         const std::uint64_t lat = a.kv_lora_rank + a.qk_rope_head_dim;
         if (a.q_lora_rank > 0) {
-            gemm("q_a_proj", OpPart::attention, t, cfg.hidden, a.q_lora_rank, attn_q());
+            gemm("q_a_proj", OpPart::attention, t, cfg.hidden, a.q_lora_rank, attn_w());
             rank_norm("q_a_norm", t, a.q_lora_rank);
-            gemm("q_b_proj", OpPart::attention, t, a.q_lora_rank, h * qk, attn_q());
+            gemm("q_b_proj", OpPart::attention, t, a.q_lora_rank, h * qk, attn_w());
         } else {
-            gemm("q_proj", OpPart::attention, t, cfg.hidden, h * qk, attn_q());
+            gemm("q_proj", OpPart::attention, t, cfg.hidden, h * qk, attn_w());
         }
         // Its output [T, kv_lora + rope] is this step's cache entry: the KV-cache write, counted here.
-        gemm("kv_a_proj", OpPart::attention, t, cfg.hidden, lat, attn_q());
+        gemm("kv_a_proj", OpPart::attention, t, cfg.hidden, lat, attn_w());
         kv_write_in_last_op(Exact(t) * Exact(lat), Exact(t));
         rank_norm("kv_a_norm", t, a.kv_lora_rank);
         batched_gemm("q_absorb", t, a.qk_nope_head_dim, a.kv_lora_rank, h, "q_nope · W_UK per head");
@@ -368,7 +371,7 @@ struct Builder {
                         a.kv_lora_rank, a.qk_rope_head_dim, pd.causal ? " causal" : ""),
             c);
         batched_gemm("v_absorb", t, a.kv_lora_rank, a.v_head_dim, h, "o_latent · W_UV per head");
-        gemm("out_proj", OpPart::attention, t, h * a.v_head_dim, cfg.hidden, attn_q());
+        gemm("out_proj", OpPart::attention, t, h * a.v_head_dim, cfg.hidden, attn_w());
     }
 
     // One small GEMM per head (batch = heads): [T, k] × [k, n] with that head's weight.
@@ -377,9 +380,9 @@ struct Builder {
         GemmDesc d;
         d.m = t, d.k = k, d.n = n, d.batch = heads;
         d.a = d.b = d.c = run.dtype;
-        const bool q = attn_q();
-        add(name, OpPart::attention, fmt::format("{}: {} × [{}, {}] × [{}, {}]{}", what, heads, t, k, k, n, weight_note(q)),
-            q ? weight_gemm(gemm_cost(d), d, 1) : gemm_cost(d));
+        const StorageFormat w = attn_w();
+        add(name, OpPart::attention, fmt::format("{}: {} × [{}, {}] × [{}, {}]{}", what, heads, t, k, k, n, weight_note(w)),
+            weight_gemm(gemm_cost(d), d, 1, w));
     }
 
     // An RMSNorm over `cols` (the LoRA ranks, per-head Q/K norms).
@@ -659,12 +662,12 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& cfg, const L
     } else {
         // The QKV output holds this step's K and V: in decode and prefill that write is the KV-cache
         // write (the epilogue stores into the cache), counted here and nowhere else.
-        b.gemm("qkv_proj", OpPart::attention, t, cfg.hidden, (hq + 2 * hkv) * hd, b.attn_q());
+        b.gemm("qkv_proj", OpPart::attention, t, cfg.hidden, (hq + 2 * hkv) * hd, b.attn_w());
         b.kv_write_in_last_op(Exact(t) * Exact(2 * hkv) * Exact(hd), Exact(t));
         if (cfg.qk_norm)  // one RMSNorm per head of Q and of K, over head_dim
             b.rank_norm("qk_norm", (Exact(t) * Exact(hq + hkv)).value(), hd);
         b.attention();
-        b.gemm("out_proj", OpPart::attention, t, hq * hd, cfg.hidden, b.attn_q());
+        b.gemm("out_proj", OpPart::attention, t, hq * hd, cfg.hidden, b.attn_w());
     }
     if (cfg.block_norms == 4)
         b.norm("post_attn_norm", OpPart::norm, t);
@@ -678,7 +681,7 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& cfg, const L
     if (cfg.moe && !dense_mlp)
         b.moe_mlp();
     else
-        b.dense_mlp("", cfg.ffn, weight_quantized(cfg, run, WeightPart::dense_mlp));
+        b.dense_mlp("", cfg.ffn, part_weight_format(cfg, run, WeightPart::dense_mlp));
     if (cfg.block_norms == 4)
         b.norm("post_mlp_norm", OpPart::norm, t);
     if (cfg.moe && !dense_mlp && run.ep > 1) {
@@ -750,6 +753,12 @@ bool weight_quantized(const TransformerConfig& cfg, const LayerRun& run, WeightP
     return true;
 }
 
+StorageFormat part_weight_format(const TransformerConfig& cfg, const LayerRun& run, WeightPart part) {
+    if (weight_quantized(cfg, run, part))
+        return block_weight_format(cfg, run);
+    return plain_format(dtype_bits(run.dtype) == 16 ? run.dtype : cfg.kept.dtype);
+}
+
 StorageFormat block_weight_format(const TransformerConfig& cfg, const LayerRun& run) {
     if (run.weight)
         return *run.weight;
@@ -793,10 +802,10 @@ RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
     const Exact d(cfg.hidden), hd(head_dim(cfg));
     const Exact h(cfg.heads / run.tp), kv(kv_heads_per_rank(cfg, run.tp));
     auto act = [&](Exact elems) { return storage_bytes(run.dtype, elems); };
-    // A matrix of `part` in the block format, or in the activation dtype where the checkpoint keeps that part.
+    // A matrix of `part` in the block format, or in its 16-bit dtype where the checkpoint keeps that part.
     auto in = [&](WeightPart part) {
-        const bool q = weight_quantized(cfg, run, part);
-        return [&, q](Exact k, Exact n) { return q ? format_bytes(w, k, n) : act(k * n); };
+        const StorageFormat f = part_weight_format(cfg, run, part);
+        return [f](Exact k, Exact n) { return format_bytes(f, k, n); };
     };
     const auto mat = in(WeightPart::attention);
     const ParamCount p = param_count(cfg);
@@ -895,7 +904,7 @@ std::vector<LayerOp> model_edge_ops(const TransformerConfig& cfg, const LayerRun
     const std::uint64_t rows = training ? t : run.batch;
     if (run.tp > 1 && run.sequence_parallel)
         b.collective(CollectiveKind::allgather, "head_in", "fwd", rows, cfg.hidden);
-    b.gemm("lm_head", OpPart::head, rows, cfg.hidden, cfg.vocab / run.tp, false);
+    b.gemm("lm_head", OpPart::head, rows, cfg.hidden, cfg.vocab / run.tp, std::nullopt);
     if (training) {
         if (run.tp > 1)
             b.collective(run.sequence_parallel ? CollectiveKind::reducescatter : CollectiveKind::allreduce, "head_in grad", "bwd",

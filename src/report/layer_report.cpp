@@ -36,6 +36,16 @@ std::string kept_parts_note(const TransformerConfig& c) {
     return s;
 }
 
+// The format of the kept parts (part_weight_format; each kept part has the same).
+std::string kept_format_name(const TransformerConfig& c, const LayerRun& run) {
+    for (const auto& [kept, part] :
+         {std::pair{c.kept.attention, WeightPart::attention}, std::pair{c.kept.dense_mlp, WeightPart::dense_mlp},
+          std::pair{c.kept.shared_experts, WeightPart::shared_experts}})
+        if (kept)
+            return format_name(part_weight_format(c, run, part));
+    return "";
+}
+
 double& roof_slot(RoofTimes& r, Roof roof) {
     switch (roof) {
         case Roof::compute:
@@ -455,7 +465,7 @@ void print_table(const LayerReport& r, std::FILE* out) {
             c.dit && c.dit->vace_blocks != 0 ? fmt::format(" + vace {}", human_count(p.dit_vace.value())) : "",
             human_bytes(weight_bytes_per_rank(c, tp1(run)).value()), format_name(block_weight_format(c, run)),
             run.weight || kept_parts_note(c).empty() ? std::string()
-                                                     : fmt::format(" ({} in {})", kept_parts_note(c), dtype_name(run.dtype)),
+                                                     : fmt::format(" ({} in {})", kept_parts_note(c), kept_format_name(c, run)),
             run.tp > 1 || run.ep > 1 ? fmt::format(", {} per GPU at tp {}, ep {} (no pipeline split)",
                                                    human_bytes(weight_bytes_per_rank(c, run).value()), run.tp, run.ep)
                                      : "");

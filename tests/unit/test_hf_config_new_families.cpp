@@ -196,6 +196,12 @@ TEST(HfNewFamilies, BitsAndBytes4BitIsInt4InBlocksOf64WithAbsmaxScales) {
     // llm_int8_has_fp16_weight keeps the weights in fp16 (it was costed as int8): refused naming the field.
     const std::string fp16 = error_of(llama + R"("load_in_8bit": true, "llm_int8_has_fp16_weight": true}})");
     EXPECT_NE(fp16.find("llm_int8_has_fp16_weight"), std::string::npos) << fp16;
+    // No quant_method, load_in_4bit true (older BitsAndBytesConfig): transformers' AutoHfQuantizer reads it as bitsandbytes
+    // (refused before): the same 33,030,144 B as `plain`.
+    const std::string bare = R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "num_hidden_layers": 1,
+        "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100, "quantization_config": {"load_in_4bit": true,
+        "bnb_4bit_quant_type": "nf4", "bnb_4bit_compute_dtype": "bfloat16"}})";
+    EXPECT_EQ(format_bytes(*parse_hf_config(bare, "x").weight_format, Exact(4096), Exact(14336)).value(), 33030144u);
 }
 
 TEST(HfNewFamilies, EveryMethodsModuleListsKeepingBlockWeightsIn16BitsAreStated) {

@@ -544,6 +544,16 @@ TEST(HfPublishedFiles, MlpLayerTypesDecideTheDenseLayersAndMustAgree) {
     EXPECT_NE(e.find("\"mlp_layer_types\" disagrees with \"first_k_dense_replace\""), std::string::npos) << e;
     const std::string bad = error_of(base + R"("mlp_layer_types": ["dense", "moe", "sparse"]})");
     EXPECT_NE(bad.find("\"mlp_layer_types\" entries must be \"dense\" or \"sparse\", got \"moe\""), std::string::npos) << bad;
+    // moe_layer_freq is a rule too: 2 makes layer 1 dense (1 % 2 != 0), which the list calls sparse (accepted before).
+    const std::string freq = error_of(base + R"("moe_layer_freq": 2, "mlp_layer_types": ["sparse", "sparse", "sparse"]})");
+    EXPECT_NE(freq.find("\"mlp_layer_types\" disagrees with"), std::string::npos) << freq;
+    // Glm4MoeLite reads mlp_layer_types alone (transformers' Glm4MoeLiteDecoderLayer), by default ["dense", "sparse",
+    // "sparse"]: 1 dense layer with no field; first_k_dense_replace 3 without the list (3 dense before) disagrees: refused.
+    std::string lite = base;
+    lite.replace(lite.find("DeepseekV3ForCausalLM"), std::string("DeepseekV3ForCausalLM").size(), "Glm4MoeLiteForCausalLM");
+    EXPECT_EQ(parse_hf_config(lite + R"("rms_norm_eps": 1e-06})", "x").moe->dense_layers, 1u);
+    const std::string three = error_of(lite + R"("first_k_dense_replace": 3})");
+    EXPECT_NE(three.find("\"mlp_layer_types\" (absent: transformers' default"), std::string::npos) << three;
 }
 
 TEST(HfPublishedFiles, DenseQwenMistralAndGptOssFilesCountTheirPublishedSizes) {
@@ -692,4 +702,89 @@ TEST(HfPublishedFiles, AQuantizationConfigWithoutAMethodIsRefusedNamingTheMissin
     const std::string e = error_of(mlx);
     EXPECT_NE(e.find("\"quantization_config\" has no \"quant_method\" (MLX's group_size and bits"), std::string::npos) << e;
     EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+}
+
+namespace {
+
+// The small DeepSeek-V3 shape of ModuleListsNamingAWholePartKeepItIn16Bits (int4 g32, bf16 scales), its attention entry
+// replaced by `attention` and its dtype by `dtype`.
+std::string small_mla(const std::string& attention, const std::string& dtype = "bfloat16") {
+    return R"({"architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "intermediate_size": 128, "moe_intermediate_size": 32, "vocab_size": 100,
+        "n_routed_experts": 4, "n_shared_experts": 1, "num_experts_per_tok": 2, "first_k_dense_replace": 1,
+        "q_lora_rank": 16, "kv_lora_rank": 16, "qk_nope_head_dim": 8, "qk_rope_head_dim": 8, "v_head_dim": 8,
+        "torch_dtype": ")" +
+           dtype + R"(", "quantization_config": {"quant_method": "compressed-tensors", "format": "pack-quantized",
+          "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "int",
+            "strategy": "group", "group_size": 32, "symmetric": true}}},
+          "ignore": ["lm_head", )" +
+           attention + R"(, "re:.*shared_experts.*", "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"]}})";
+}
+
+}  // namespace
+
+TEST(HfPublishedFiles, MlaAttentionIsKeptOnlyWhenQBProjIsNamedToo) {
+    // With q_lora_rank > 0 MLA's attention has five matrices: q_a_proj, q_b_proj, kv_a_proj_with_mqa, kv_b_proj, o_proj.
+    // Named all five: attention kept in bf16, nothing stated; 128,768 B as in ModuleListsNamingAWholePartKeepItIn16Bits.
+    const std::string five = R"("model.layers.*.self_attn.q_a_proj", "model.layers.*.self_attn.q_b_proj",
+        "model.layers.*.self_attn.kv_a_proj_with_mqa", "model.layers.*.self_attn.kv_b_proj", "model.layers.*.self_attn.o_proj")";
+    const TransformerConfig all = parse_hf_config(small_mla(five), "x");
+    EXPECT_TRUE(all.kept.attention);
+    EXPECT_FALSE(has_limitation(all, "unquantized"));
+    EXPECT_EQ(weight_bytes_per_rank(all, LayerRun{}).value(), 128768u);
+    // Four of them (no q_b_proj): attention is not kept (before: kept, and q_b_proj costed in bf16 though the checkpoint
+    // stores it in int4), the four stated. int4 g32 attention per layer (payload K·N/2 + N·ceil(K/32) bf16 scales):
+    // q_a [64, 16] 512 + 64, q_b [16, 64] 512 + 128, kv_a [64, 24] 768 + 96, kv_b [16, 64] 512 + 128, o [32, 64]
+    // 1024 + 128 = 3872 B against bf16's 13,312: 2 layers · 9440 = 18,880 B fewer: 109,888 B.
+    const std::string four = R"("model.layers.*.self_attn.q_a_proj", "model.layers.*.self_attn.kv_a_proj_with_mqa",
+        "model.layers.*.self_attn.kv_b_proj", "model.layers.*.self_attn.o_proj")";
+    const TransformerConfig part = parse_hf_config(small_mla(four), "x");
+    EXPECT_FALSE(part.kept.attention);
+    EXPECT_TRUE(part.kept.dense_mlp);
+    EXPECT_TRUE(has_limitation(part, "keeps model.layers.*.self_attn.q_a_proj, model.layers.*.self_attn.kv_a_proj_with_mqa"));
+    EXPECT_EQ(weight_bytes_per_rank(part, LayerRun{}).value(), 109888u);
+}
+
+TEST(HfPublishedFiles, KeptPartsStay16BitWhateverTheActivationDtype) {
+    // The checkpoint stores kept parts in its torch_dtype; --act-dtype fp8 does not make them fp8. At fp8 activations
+    // (1 B: norms, router, vocab tables): per layer bf16 attention 13,312 + norms 160; layer 0 bf16 MLP 49,152 → 62,624;
+    // layer 1 router 256 + int4 experts 13,824 + bf16 shared 12,288 → 39,840; vocab 2·100·64 = 12,800; final norm 64:
+    // 115,328 B (before: the kept 6656 + 24,576 + 6144 weights at 1 B, 71,296).
+    const TransformerConfig c = parse_hf_config(small_mla(R"("re:.*self_attn.*")"), "x");
+    EXPECT_EQ(c.kept.dtype, DType::bf16);
+    LayerRun fp8;
+    fp8.dtype = DType::fp8_e4m3;
+    EXPECT_EQ(weight_bytes_per_rank(c, fp8).value(), 115328u);
+    EXPECT_EQ(format_name(part_weight_format(c, fp8, WeightPart::attention)), "bf16");
+    // A float16 checkpoint keeps them in fp16 (2 B too).
+    const TransformerConfig h = parse_hf_config(small_mla(R"("re:.*self_attn.*")", "float16"), "x");
+    EXPECT_EQ(h.kept.dtype, DType::fp16);
+    EXPECT_EQ(weight_bytes_per_rank(h, fp8).value(), 115328u);
+}
+
+TEST(HfPublishedFiles, ModuleListsOfAHugeLayerCountAreMatchedPerLayerKind) {
+    // 100,000 layers (the most bwacct models): a list with no digit decides on one layer of each kind (before: every
+    // layer's names built for every entry); no list at all, nothing built.
+    std::string cfg = small_mla(R"("model.layers.*.self_attn")");
+    cfg = std::regex_replace(cfg, std::regex(R"("num_hidden_layers": 2)"), R"("num_hidden_layers": 100000)");
+    EXPECT_TRUE(parse_hf_config(cfg, "x").kept.attention);
+    const std::string none = std::regex_replace(cfg, std::regex(R"("ignore": \[[^\]]*\])"), R"("ignore": [])");
+    EXPECT_FALSE(parse_hf_config(none, "x").kept.attention);
+    // 2^63 layers ran out of memory building the dense-layer table (internal error: std::bad_alloc); refused as read.
+    const std::string deep =
+        std::regex_replace(cfg, std::regex(R"("num_hidden_layers": 100000)"), R"("num_hidden_layers": 9223372036854775808)");
+    const std::string e = error_of(deep);
+    EXPECT_NE(e.find("\"num_hidden_layers\" = 9223372036854775808 is more than bwacct models (at most 100000)"),
+              std::string::npos)
+        << e;
+}
+
+TEST(HfPublishedFiles, ModuleListEntriesPastTheBoundsAreRefusedNamingTheList) {
+    // 20,000 nested groups overflowed std::regex's stack (SIGSEGV); now one line naming the list.
+    const std::string deep = "\"re:" + std::string(20000, '(') + "a" + std::string(20000, ')') + "\"";
+    for (const std::string& entry : {deep, std::string(R"("re:(.*)*Z")")}) {
+        const std::string e = error_of(small_mla(entry));
+        EXPECT_NE(e.find("\"quantization_config.ignore\""), std::string::npos) << e.substr(0, 200);
+        EXPECT_EQ(e.find('\n'), std::string::npos);
+    }
 }
