@@ -31,4 +31,8 @@ inline std::size_t column(const bwacct::Section& s, const std::string& key) {
     throw std::runtime_error("no column " + key);
 }
 
+// A report cell read as text or as a number (the test fails with std::bad_variant_access otherwise).
+inline std::string text(const bwacct::Cell& c) { return std::get<std::string>(c); }
+inline double real(const bwacct::Cell& c) { return std::get<double>(c); }
+
 }  // namespace bwacct_test

@@ -15,8 +15,8 @@ using namespace bwacct;
 using bwacct_test::column;
 using bwacct_test::section;
 
-std::string text(const Cell& c) { return std::get<std::string>(c); }
-double real(const Cell& c) { return std::get<double>(c); }
+using bwacct_test::real;
+using bwacct_test::text;
 
 const char* kTable =
     "Kernels         Bandwidths(GB/s) MinTime(s) MaxTime(s) AvgTime(s) DataUsage(MB) \n"

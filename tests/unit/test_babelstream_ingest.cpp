@@ -18,8 +18,8 @@ using bwacct_test::column;
 using bwacct_test::fixture;
 using bwacct_test::section;
 
-double real(const Cell& c) { return std::get<double>(c); }
-std::string text(const Cell& c) { return std::get<std::string>(c); }
+using bwacct_test::real;
+using bwacct_test::text;
 
 GpuSpec gpu(const std::string& id, double hbm) {
     GpuSpec g;

@@ -14,8 +14,8 @@ using namespace bwacct;
 using bwacct_test::column;
 using bwacct_test::section;
 
-std::string text(const Cell& c) { return std::get<std::string>(c); }
-double real(const Cell& c) { return std::get<double>(c); }
+using bwacct_test::real;
+using bwacct_test::text;
 
 // BabelStream after 5.0 (the "Classic kernels ... in Classic order" layout) heads its table "MB/s"
 // ("MiB/s" with --mibibytes) instead of "MBytes/sec", and prints the exact element count. Text from

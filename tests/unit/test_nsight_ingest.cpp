@@ -26,7 +26,7 @@ using bwacct_test::section;
 using ingest::parse_csv;
 using ingest::parse_number_text;
 
-double real(const Cell& c) { return std::get<double>(c); }
+using bwacct_test::real;
 
 // ---- CSV ----------------------------------------------------------------------------------------
 
