@@ -144,14 +144,6 @@ Modules attention_modules(const TransformerConfig& c, const std::string& layer) 
 
 Modules mlp_modules(const std::string& prefix) { return {prefix + "gate_proj", prefix + "up_proj", prefix + "down_proj"}; }
 
-bool layer_dense(const TransformerConfig& c, std::uint64_t i) {
-    if (!c.moe)
-        return true;
-    if (!c.moe->dense_pattern.empty())
-        return c.moe->dense_pattern[i];
-    return i < c.moe->dense_layers;
-}
-
 // One layer's linear modules by part: attention, dense MLP, shared experts, routed (one expert's names).
 struct LayerModules {
     Modules parts[4];
@@ -162,7 +154,7 @@ LayerModules layer_modules(const TransformerConfig& c, const ModuleNames& names,
     const std::string layer = fmt::format("model.layers.{}.", i);
     l.parts[0] = attention_modules(c, layer);
     const std::string mlp = layer + names.mlp + ".";
-    if (layer_dense(c, i)) {
+    if (is_dense_mlp_layer(c, i)) {
         l.parts[1] = mlp_modules(mlp);
     } else {
         l.parts[3] = mlp_modules(mlp + "experts.0.");
@@ -192,15 +184,13 @@ TransformerConfig::KeptParts kept_parts(const std::vector<std::string>& entries,
         blind = blind && e.layer_blind();
     std::vector<std::uint64_t> layers;
     if (blind) {
-        std::uint64_t first_moe = c.layers;
-        for (std::uint64_t i = 0; i < c.layers && first_moe == c.layers; ++i)
-            if (!layer_dense(c, i))
-                first_moe = i;
-        std::uint64_t first_dense = c.layers;
-        for (std::uint64_t i = 0; i < c.layers && first_dense == c.layers; ++i)
-            if (layer_dense(c, i))
-                first_dense = i;
-        for (const std::uint64_t i : {first_dense, first_moe})
+        std::uint64_t first[2] = {c.layers, c.layers};  // the first dense layer, the first MoE layer
+        for (std::uint64_t i = 0; i < c.layers && (first[0] == c.layers || first[1] == c.layers); ++i) {
+            std::uint64_t& f = first[is_dense_mlp_layer(c, i) ? 0 : 1];
+            if (f == c.layers)
+                f = i;
+        }
+        for (const std::uint64_t i : first)
             if (i < c.layers)
                 layers.push_back(i);
     } else {
