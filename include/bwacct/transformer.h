@@ -160,6 +160,9 @@ StorageFormat block_weight_format(const TransformerConfig& cfg, const LayerRun& 
 // Which linear weights of a block are stored in block_weight_format: all but the parts the checkpoint keeps in its 16-bit
 // dtype (TransformerConfig::kept), unless --weight-dtype sets them all. Routed experts are always in it.
 enum class WeightPart { attention, dense_mlp, shared_experts };
+inline constexpr WeightPart kWeightParts[] = {WeightPart::attention, WeightPart::dense_mlp, WeightPart::shared_experts};
+// Whether the checkpoint keeps `part` out of its weight format (TransformerConfig::kept).
+bool kept_part(const TransformerConfig& cfg, WeightPart part);
 bool weight_quantized(const TransformerConfig& cfg, const LayerRun& run, WeightPart part);
 // The format of `part`'s linear weights: block_weight_format, or where the checkpoint keeps the part, its 16-bit dtype
 // (kept.dtype; the activation dtype when that is 16-bit too: the same bytes, one math path).

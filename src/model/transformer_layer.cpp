@@ -739,18 +739,20 @@ std::uint64_t kv_elems_per_token(const TransformerConfig& cfg, std::uint64_t tp)
     return 2 * kv_heads_per_rank(cfg, tp) * head_dim(cfg);
 }
 
-bool weight_quantized(const TransformerConfig& cfg, const LayerRun& run, WeightPart part) {
-    if (run.weight)
-        return true;
+bool kept_part(const TransformerConfig& cfg, WeightPart part) {
     switch (part) {
         case WeightPart::attention:
-            return !cfg.kept.attention;
+            return cfg.kept.attention;
         case WeightPart::dense_mlp:
-            return !cfg.kept.dense_mlp;
+            return cfg.kept.dense_mlp;
         case WeightPart::shared_experts:
-            return !cfg.kept.shared_experts;
+            return cfg.kept.shared_experts;
     }
-    return true;
+    return false;
+}
+
+bool weight_quantized(const TransformerConfig& cfg, const LayerRun& run, WeightPart part) {
+    return run.weight || !kept_part(cfg, part);
 }
 
 StorageFormat part_weight_format(const TransformerConfig& cfg, const LayerRun& run, WeightPart part) {
@@ -802,12 +804,9 @@ RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
     const Exact d(cfg.hidden), hd(head_dim(cfg));
     const Exact h(cfg.heads / run.tp), kv(kv_heads_per_rank(cfg, run.tp));
     auto act = [&](Exact elems) { return storage_bytes(run.dtype, elems); };
-    // A matrix of `part` in the block format, or in its 16-bit dtype where the checkpoint keeps that part.
-    auto in = [&](WeightPart part) {
-        const StorageFormat f = part_weight_format(cfg, run, part);
-        return [f](Exact k, Exact n) { return format_bytes(f, k, n); };
-    };
-    const auto mat = in(WeightPart::attention);
+    // Attention's matrices in the block format, or in its 16-bit dtype where the checkpoint keeps attention.
+    const StorageFormat attn_format = part_weight_format(cfg, run, WeightPart::attention);
+    auto mat = [&](Exact k, Exact n) { return format_bytes(attn_format, k, n); };
     const ParamCount p = param_count(cfg);
     Exact attn_mats, attn_mat_params;
     if (cfg.mla) {
@@ -828,14 +827,10 @@ RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
         attn_mat_params = d * Exact(cfg.heads + 2 * cfg.kv_heads) * hd + Exact(cfg.heads) * hd * d;
     }
     const bool gated = cfg.mlp == MlpKind::gated;
-    auto mlp_mats = [&](std::uint64_t ffn, std::uint64_t split, WeightPart part) {  // gate, up [D, F/split], down [F/split, D]
+    // gate, up [D, F/split], down [F/split, D] in `fmt` (routed experts: always the block format w).
+    auto mlp_mats = [&](std::uint64_t ffn, std::uint64_t split, const StorageFormat& fmt) {
         const Exact f(ffn / split);
-        const auto m = in(part);
-        return (gated ? Exact(2) : Exact(1)) * m(d, f) + m(f, d);
-    };
-    auto routed_mats = [&](std::uint64_t ffn, std::uint64_t split) {  // routed experts: always in the block format
-        const Exact f(ffn / split);
-        return (gated ? Exact(2) : Exact(1)) * format_bytes(w, d, f) + format_bytes(w, f, d);
+        return (gated ? Exact(2) : Exact(1)) * format_bytes(fmt, d, f) + format_bytes(fmt, f, d);
     };
     auto mlp_params = [&](std::uint64_t ffn) { return (gated ? Exact(3) : Exact(2)) * d * Exact(ffn); };
     // The q, k, v biases are column-parallel like their matrix: each rank adds its own heads' (vLLM's
@@ -846,16 +841,16 @@ RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
     }
     RankWeights rw;
     // The rest of a layer (norms, the o bias, q/k norms; a MoE layer's router) is replicated.
-    rw.dense_layer =
-        attn_mats + mlp_mats(cfg.ffn, run.tp, WeightPart::dense_mlp) + act(p.per_layer - attn_mat_params - mlp_params(cfg.ffn));
+    rw.dense_layer = attn_mats + mlp_mats(cfg.ffn, run.tp, part_weight_format(cfg, run, WeightPart::dense_mlp)) +
+                     act(p.per_layer - attn_mat_params - mlp_params(cfg.ffn));
     if (cfg.moe) {
         const MoeConfig& m = *cfg.moe;
-        rw.routed = run.ep > 1 ? Exact(m.experts / run.ep) * routed_mats(m.expert_ffn, 1)
-                               : Exact(m.experts) * routed_mats(m.expert_ffn, run.tp);
+        rw.routed = run.ep > 1 ? Exact(m.experts / run.ep) * mlp_mats(m.expert_ffn, 1, w)
+                               : Exact(m.experts) * mlp_mats(m.expert_ffn, run.tp, w);
         Exact moe_mat_params = Exact(m.experts) * mlp_params(m.expert_ffn);
         Exact shared;
         if (m.shared_experts > 0) {
-            shared = mlp_mats(m.shared_experts * m.expert_ffn, run.tp, WeightPart::shared_experts);
+            shared = mlp_mats(m.shared_experts * m.expert_ffn, run.tp, part_weight_format(cfg, run, WeightPart::shared_experts));
             moe_mat_params += mlp_params(m.shared_experts * m.expert_ffn);
         }
         rw.moe_layer = attn_mats + rw.routed + shared + act(p.moe_per_layer - attn_mat_params - moe_mat_params);

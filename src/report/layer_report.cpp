@@ -26,22 +26,31 @@ using detail::human_bytes;
 using detail::human_count;
 using detail::percent;
 
+const char* weight_part_name(WeightPart part) {
+    switch (part) {
+        case WeightPart::attention:
+            return "attention";
+        case WeightPart::dense_mlp:
+            return "dense MLPs";
+        case WeightPart::shared_experts:
+            return "shared experts";
+    }
+    return "";
+}
+
 // The parts of the blocks the checkpoint keeps in 16 bits (TransformerConfig::kept), e.g. "attention, shared experts".
 std::string kept_parts_note(const TransformerConfig& c) {
     std::string s;
-    for (const auto& [kept, what] : {std::pair{c.kept.attention, "attention"}, std::pair{c.kept.dense_mlp, "dense MLPs"},
-                                     std::pair{c.kept.shared_experts, "shared experts"}})
-        if (kept)
-            s += (s.empty() ? "" : ", ") + std::string(what);
+    for (const WeightPart part : kWeightParts)
+        if (kept_part(c, part))
+            s += (s.empty() ? "" : ", ") + std::string(weight_part_name(part));
     return s;
 }
 
 // The format of the kept parts (part_weight_format; each kept part has the same).
 std::string kept_format_name(const TransformerConfig& c, const LayerRun& run) {
-    for (const auto& [kept, part] :
-         {std::pair{c.kept.attention, WeightPart::attention}, std::pair{c.kept.dense_mlp, WeightPart::dense_mlp},
-          std::pair{c.kept.shared_experts, WeightPart::shared_experts}})
-        if (kept)
+    for (const WeightPart part : kWeightParts)
+        if (kept_part(c, part))
             return format_name(part_weight_format(c, run, part));
     return "";
 }
