@@ -225,9 +225,10 @@ IngestSummary torch_summary(const Summary& s, const std::vector<Record>& records
     for (std::size_t i = 0; i < records.size(); ++i) {
         const auto& v = records[i].verdicts;
         const std::size_t cat = static_cast<std::size_t>(record_group[i]->what.category);
-        const std::string bound = !v.empty() && v.front().timed ? std::string(roof_name(v.front().timed->bound)) : "no verdict";
+        const bool timed = !v.empty() && v.front().timed;
+        const std::string bound = timed ? std::string(roof_name(v.front().timed->bound)) : "no verdict";
         roof_us[cat][bound] += record_group[i]->window_busy_us;
-        if (!v.empty() && v.front().timed) {
+        if (timed) {
             at_roof[cat].first += static_cast<double>(record_group[i]->calls) * v.front().floor_us;
             at_roof[cat].second += record_group[i]->kernel_us;
         }
@@ -331,9 +332,10 @@ IngestSummary torch_summary(const Summary& s, const std::vector<Record>& records
         worst.rows.push_back({g.what.op, g.what.shape, g.what.dtype, g.calls, g.kernel_us, l.roof, l.lost, bound});
         // A copy's shape is its byte count ("5114880 B") and its dtype the word "bytes": said once.
         std::string what = g.what.op;
-        for (const std::string* part : {&g.what.shape, &g.what.dtype})
-            if (!part->empty() && !(part == &g.what.dtype && *part == "bytes"))
-                what += " " + *part;
+        if (!g.what.shape.empty())
+            what += " " + g.what.shape;
+        if (!g.what.dtype.empty() && g.what.dtype != "bytes")
+            what += " " + g.what.dtype;
         parts.push_back(fmt::format("{}: {} lost ({} of kernel time, {} at the roof, {}-bound)", what, us(l.lost),
                                     us(g.kernel_us), us(l.roof), bound));
     }
