@@ -360,10 +360,8 @@ std::vector<std::pair<std::size_t, std::vector<std::string>>> trace_rows(const s
             rows.emplace_back(i + 1, pipe_cells(lines[i]));
         }
     } else if (lines[h].find(',') != std::string::npos) {
-        std::string table;
         std::size_t end = h;
-        for (; end < lines.size() && !blank(lines[end]) && !is_fence(lines[end]) && !is_elision(lines[end]); ++end)
-            table += lines[end] + "\n";
+        const std::string table = nsys_parts::csv_table_text(lines, h, end);
         std::vector<ingest::CsvRecord> records = parse_csv(table, origin, ',', h + 1);  // file line numbers
         if (records.empty())
             throw InputError(origin, fmt::format("line {}: a GPU trace header with no rows under it; {}", h + 1, kExpected));
@@ -849,6 +847,13 @@ bool nsys_parts::is_fence(const std::string& line) {
 
 // A line standing for rows left out of a pasted table ("...", "   ....", "…", "| ... | ... |"): nothing
 // but dots, ellipses (U+2026 "…", U+22EE "⋮"), blanks and '|', with at least three dots or one ellipsis.
+std::string nsys_parts::csv_table_text(const std::vector<std::string>& lines, std::size_t h, std::size_t& end) {
+    std::string table;
+    for (end = h; end < lines.size() && !blank(lines[end]) && !is_fence(lines[end]) && !is_elision(lines[end]); ++end)
+        table += lines[end] + "\n";
+    return table;
+}
+
 bool nsys_parts::is_elision(const std::string& line) {
     std::size_t dots = 0, ellipses = 0;
     for (std::size_t i = 0; i < line.size();) {
@@ -966,10 +971,8 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
     } else if (csv) {
         // The table runs from the header to the first blank line (nsys separates reports by one) or the
         // code fence closing a paste.
-        std::string table;
         std::size_t end = h;
-        for (; end < lines.size() && !blank(lines[end]) && !is_fence(lines[end]) && !is_elision(lines[end]); ++end)
-            table += lines[end] + "\n";
+        const std::string table = nsys_parts::csv_table_text(lines, h, end);
         const std::vector<ingest::CsvRecord> records = parse_csv(table, origin, ',', h + 1);  // file line numbers
         if (records.empty())  // the header line itself ends the table (a fence or blank after its markers)
             throw InputError(origin, fmt::format("line {}: a kernel table header with no table under it; {}", h + 1, kExpected));

@@ -33,6 +33,9 @@ bool is_fence(const std::string& line);
 // A line standing for rows left out of a pasted table: three dots or more alone ("...", "| ... |"), one alone (".", a line of a
 // vertical ellipsis) or an ellipsis ("…", "⋮").
 bool is_elision(const std::string& line);
+// The text (one "\n" per line) of the CSV table whose header is lines[h], to a blank line, a code fence or an elision
+// line; `end`: the line it stopped at (parse with first line h + 1 for the file's line numbers).
+std::string csv_table_text(const std::vector<std::string>& lines, std::size_t h, std::size_t& end);
 // The words of that warning that say rows were left out (other checks look for them).
 inline constexpr const char* kElided = "whoever pasted it left rows out";
 // The warning for a table that a paste cut short with an elision line.
