@@ -191,4 +191,32 @@ TEST(InputFiles, BomAndCrlfAreAcceptedInEveryTextInput) {
     EXPECT_EQ(b.out.substr(b.out.find('\n')), a.out.substr(a.out.find('\n')));
 }
 
+// A file given to the wrong reader is refused (exit 2, one line), and the line names the reader that
+// takes it (src/ingest/file_kind.cpp): each shipped kind through another kind's reader.
+TEST(InputFiles, WrongReaderNamesTheRightOne) {
+    const auto refused_with = [](const std::vector<std::string>& args, const std::string& want) {
+        const RunResult r = run_bwacct(args);
+        EXPECT_TRUE(failed_cleanly(r, 2, want)) << report(r);
+    };
+    refused_with({"ingest", "nccl-tests", kBert},
+                 "looks like a PyTorch profiler (Kineto) trace: read it with `bwacct ingest torch-trace " + kBert + "`");
+    refused_with({"ingest", "babelstream", kDdp}, "read it with `bwacct ingest torch-trace " + kDdp + "`");
+    refused_with({"ingest", "torch-trace", kNccl},
+                 "looks like nccl-tests output: read it with `bwacct ingest nccl-tests " + kNccl + "`");
+    refused_with({"ingest", "babelstream", kNsys}, "read it with `bwacct ingest nsys " + kNsys + "`");
+    refused_with({"ingest", "nccl-tests", kNcu}, "read it with `bwacct ingest ncu " + kNcu + "`");
+    refused_with({"ingest", "ncu", kBabel}, "looks like BabelStream output: read it with `bwacct ingest babelstream");
+    // A gzip-compressed text log: its own reader says to decompress it; another reader names both steps.
+    TempDir dir;
+    const std::string gz = dir.path() + "/allreduce.txt.gz";
+    ASSERT_EQ(run_program({"/bin/sh", "-c", "gzip -c " + q(kNccl) + " > " + q(gz)}).status, 0);
+    refused_with({"ingest", "nccl-tests", gz}, "the file is gzip-compressed: decompress it first (gunzip -k " + gz + ")");
+    refused_with({"ingest", "nsys", gz}, "looks like gzip-compressed nccl-tests output: decompress it (gunzip -k " + gz +
+                                             ") and read it with `bwacct ingest nccl-tests " + dir.path() + "/allreduce.txt`");
+    // A file that looks like nothing known gets the reader's own refusal only.
+    const RunResult plain = run_bwacct({"ingest", "nsys", kFit});
+    EXPECT_TRUE(failed_cleanly(plain, 2)) << report(plain);
+    EXPECT_EQ(plain.err.find("read it with"), std::string::npos) << report(plain);
+}
+
 }  // namespace
