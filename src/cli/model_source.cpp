@@ -5,6 +5,7 @@
 #include "bwacct/error.h"
 #include "bwacct/hf_config.h"
 #include "bwacct/model_preset.h"
+#include "reader_hint.h"
 
 namespace bwacct::cli {
 
@@ -34,8 +35,14 @@ std::optional<NamedModel> named_model(const Args& a, std::initializer_list<const
     NamedModel m;
     m.option = from;
     const WanI2v wan_i2v = i2v == "2.1" ? WanI2v::wan21 : i2v == "2.2" ? WanI2v::wan22 : WanI2v::unstated;
-    m.config =
-        preset ? load_model_preset(a.get("--preset"), "--preset") : load_hf_config(a.get("--hf-config"), "--hf-config", wan_i2v);
+    try {
+        m.config = preset ? load_model_preset(a.get("--preset"), "--preset")
+                          : load_hf_config(a.get("--hf-config"), "--hf-config", wan_i2v);
+    } catch (const InputError& e) {
+        if (preset)
+            throw;
+        throw with_reader_hint(e, a.get("--hf-config"), FileKind::model_config);
+    }
     if (i2v_given && m.config.name.rfind("WanModel (i2v", 0) != 0)
         throw InputError("--wan-i2v", kI2vApplies);
     m.source = fmt::format("{} {}", from, preset ? a.get("--preset") : a.get("--hf-config"));

@@ -213,6 +213,9 @@ TEST(InputFiles, WrongReaderNamesTheRightOne) {
     refused_with({"ingest", "nccl-tests", gz}, "the file is gzip-compressed: decompress it first (gunzip -k " + gz + ")");
     refused_with({"ingest", "nsys", gz}, "looks like gzip-compressed nccl-tests output: decompress it (gunzip -k " + gz +
                                              ") and read it with `bwacct ingest nccl-tests " + dir.path() + "/allreduce.txt`");
+    // --hf-config takes a model config.json: a trace or a log given there is named too.
+    refused_with({"model", "--hf-config", kBert}, "read it with `bwacct ingest torch-trace " + kBert + "`");
+    refused_with({"layer", "--hf-config", kNccl}, "read it with `bwacct ingest nccl-tests " + kNccl + "`");
     // A file that looks like nothing known gets the reader's own refusal only.
     const RunResult plain = run_bwacct({"ingest", "nsys", kFit});
     EXPECT_TRUE(failed_cleanly(plain, 2)) << report(plain);
