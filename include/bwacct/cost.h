@@ -32,6 +32,7 @@ enum class CollectiveAlgo { ring, tree, nvls };
 struct CollectiveCost {
     CollectiveKind kind = CollectiveKind::allreduce;
     CollectiveAlgo algo = CollectiveAlgo::ring;
+    bool algo_seen = false;  // CollectiveDesc::algo_seen
     std::uint64_t ranks = 2;
     std::uint64_t size_bytes = 0;           // nccl-tests "size" column
     double bus_factor = 1;                  // busbw = algbw * bus_factor (nccl-tests *GetBw)

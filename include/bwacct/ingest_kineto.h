@@ -409,7 +409,8 @@ std::optional<OpCost> cost_compiled_op(const std::string& name, const CpuOp& op,
 std::optional<OpCost> cost_fft_op(const std::string& name, const CpuOp& op);  // aten::_fft_r2c / _fft_c2r / _fft_c2c
 // An NCCL kernel's own collective, from its metadata; nullopt without it.
 std::optional<OpCost> cost_collective_kernel(const GpuActivity& a);
-std::optional<OpCost> cost_collective_kernel(const CollectiveArgs& m);
+// `kernel_name` shows the algorithm (NVLS, TREE; ring otherwise).
+std::optional<OpCost> cost_collective_kernel(const CollectiveArgs& m, std::string_view kernel_name = {});
 // A collective op outside NCCL (PyTorch symmetric memory `symm_mem::*all_reduce*`, vLLM/SGLang custom
 // all-reduce): kind from the op's name, message = its largest floating-point input, over `ranks`
 // (the group size the trace's NCCL kernels give; nullopt below 2).

@@ -80,6 +80,9 @@ struct CollectiveDesc {
     std::uint64_t ranks = 2;
     DType dtype = DType::bf16;
     bool in_place = false;  // measurement only (send buffer inside the receive buffer, as NCCL defines); the model ignores it
+    // The algorithm a trace's kernel shows (its name), not a user's choice: a GPU the catalog lists
+    // without NVLS gets a note, not a refusal.
+    bool algo_seen = false;
 };
 Cost collective_cost(const CollectiveDesc& d);
 // nccl-tests' busbw factor for a collective over n ranks (its *GetBw functions).

@@ -44,6 +44,7 @@ struct PeaksUsed {
     std::string link_name;
     double alpha_us = 0;
     bool alpha_missing = false;  // no step latency known for this link: α = 0
+    bool nvls_unlisted = false;  // a trace's NVLS kernel on a GPU the catalog lists without NVLS
     double launch_us = 0;
     Efficiency efficiency;  // the factors applied to the figures above (1 = the catalog's peak)
 };

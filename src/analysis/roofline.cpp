@@ -64,8 +64,11 @@ PeaksUsed peaks_for(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions&
         }
         if (!cost.collective)
             return p;
-        if (cost.collective->algo == CollectiveAlgo::nvls && !(link != nullptr && link->nvls))
-            throw InputError("--algo", fmt::format("{} has no NVLink SHARP (NVLS) in the catalog; use ring or tree", gpu.id));
+        if (cost.collective->algo == CollectiveAlgo::nvls && !(link != nullptr && link->nvls)) {
+            if (!cost.collective->algo_seen)
+                throw InputError("--algo", fmt::format("{} has no NVLink SHARP (NVLS) in the catalog; use ring or tree", gpu.id));
+            p.nvls_unlisted = true;
+        }
         if (opt.alpha_us)
             p.alpha_us = *opt.alpha_us;
         else if (link != nullptr && link->step_latency_us && !opt.link_GBps)
@@ -253,6 +256,11 @@ Verdict analyze(const Cost& cost, const GpuSpec& gpu, const AnalysisOptions& opt
                 fmt::format("the link carried {:.0f} % of its per-direction peak: the time is too short, or "
                             "this algorithm moves fewer wire bytes than modelled",
                             *v.timed->util_link * 100));
+        if (p.nvls_unlisted)
+            v.notes.push_back(
+                fmt::format("the kernel runs NVLS (its name says so), which the catalog does not list for {}: "
+                            "is this the trace's GPU?",
+                            gpu.id));
         if (cc.algo == CollectiveAlgo::nvls)
             v.notes.push_back(
                 "under NVLS the switch does the reduction, so busbw (the ring-equivalent figure) can "

@@ -97,13 +97,44 @@ std::optional<DType> element_type(std::string_view t) {
     return std::nullopt;
 }
 
+// The algorithm a kernel's name shows: NCCL writes it as an upper-case word of its kernel names
+// (ncclDevKernel_AllReduce_Sum_bf16_NVLS_SIMPLE, ncclKernel_AllReduce_TREE_LL_Sum_float; NVLS_TREE runs
+// NVLS inside the node), PyTorch's symmetric memory as "multimem" (NVSwitch multicast and in-switch
+// reduction: NVLS). Ring otherwise, and for kinds the algorithm does not apply to. `seen`: the name
+// named one.
+CollectiveAlgo algo_of(std::string_view name, CollectiveKind kind, bool& seen) {
+    const bool nvls_kind =
+        kind == CollectiveKind::allreduce || kind == CollectiveKind::allgather || kind == CollectiveKind::reducescatter;
+    const auto word = [&](std::string_view w) {
+        for (std::size_t at = name.find(w); at != std::string_view::npos; at = name.find(w, at + 1)) {
+            const bool starts = at == 0 || name[at - 1] == '_';
+            const std::size_t end = at + w.size();
+            if (starts && (end == name.size() || name[end] == '_' || name[end] == '<' || name[end] == '('))
+                return true;
+        }
+        return false;
+    };
+    seen = true;
+    if (nvls_kind && (word("NVLS") || name.find("multimem") != std::string_view::npos))
+        return CollectiveAlgo::nvls;
+    if (kind == CollectiveKind::allreduce && word("TREE"))
+        return CollectiveAlgo::tree;
+    seen = false;
+    return CollectiveAlgo::ring;
+}
+
+// " NVLS" / " TREE" after a shape, so that calls of one size run by two algorithms stay two records.
+std::string algo_suffix(const CollectiveDesc& d) {
+    return d.algo_seen ? fmt::format(" {}", d.algo == CollectiveAlgo::nvls ? "NVLS" : "TREE") : std::string();
+}
+
 }  // namespace
 
 std::optional<OpCost> cost_collective_kernel(const GpuActivity& a) {
     return a.collective ? cost_collective_kernel(*a.collective) : std::nullopt;
 }
 
-std::optional<OpCost> cost_collective_kernel(const CollectiveArgs& m) {
+std::optional<OpCost> cost_collective_kernel(const CollectiveArgs& m, std::string_view kernel_name) {
     const auto kind = collective_kind(m.name);
     const auto dtype = element_type(m.dtype);
     if (!kind || !dtype || m.group_size < 2)
@@ -116,9 +147,10 @@ std::optional<OpCost> cost_collective_kernel(const CollectiveArgs& m) {
     d.ranks = m.group_size;
     d.dtype = *dtype;
     d.size_bytes = storage_bytes(*dtype, Exact(nelems)).value();
+    d.algo = algo_of(kernel_name, d.kind, d.algo_seen);
     OpCost r;
     r.op = fmt::format("nccl:{}", collective_name(d.kind));
-    r.shape = fmt::format("in={} out={} ranks={}", m.in_nelems, m.out_nelems, m.group_size);
+    r.shape = fmt::format("in={} out={} ranks={}{}", m.in_nelems, m.out_nelems, m.group_size, algo_suffix(d));
     r.dtype = m.dtype;
     r.category = Category::collective;
     r.cost = collective_cost(d);
@@ -162,9 +194,10 @@ std::optional<OpCost> cost_symmetric_collective(const std::string& name, const C
     // nccl-tests' size: allgather the gathered output (input · ranks), else the input.
     const std::uint64_t nelems = d.kind == CollectiveKind::allgather ? elems * ranks : elems;
     d.size_bytes = storage_bytes(d.dtype, Exact(nelems)).value();
+    d.algo = algo_of(name, d.kind, d.algo_seen);
     OpCost r;
     r.op = fmt::format("{}:{}", name, collective_name(d.kind));
-    r.shape = fmt::format("in={} ranks={} (the trace's NCCL group size)", elems, ranks);
+    r.shape = fmt::format("in={} ranks={} (the trace's NCCL group size){}", elems, ranks, algo_suffix(d));
     r.dtype = std::string(dtype_name(d.dtype));
     r.category = Category::collective;
     r.cost = collective_cost(d);

@@ -92,7 +92,7 @@ struct Grouper {
         }
         if (const CollectiveArgs* m = collective_of(t, links, a)) {  // its own, or its twins' (inferred)
             try {
-                if (auto c = cost_collective_kernel(*m)) {
+                if (auto c = cost_collective_kernel(*m, t.names[g.name])) {
                     const std::size_t grp = group_of(std::move(*c));
                     ++groups[grp].calls;
                     return static_cast<std::int64_t>(grp);

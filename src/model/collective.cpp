@@ -91,6 +91,7 @@ Cost collective_cost(const CollectiveDesc& d) {
     CollectiveCost cc;
     cc.kind = d.kind;
     cc.algo = d.algo;
+    cc.algo_seen = d.algo_seen;
     cc.ranks = d.ranks;
     cc.size_bytes = d.size_bytes;
     cc.bus_factor = bus_factor(d.kind, d.ranks);

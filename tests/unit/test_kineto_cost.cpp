@@ -123,6 +123,41 @@ TEST(KinetoCost, NcclKernelFromItsMetadata) {
     EXPECT_FALSE(cost_collective_kernel(k));
 }
 
+// The algorithm from the kernel's name: NCCL's upper-case NVLS / TREE words, symmetric memory's multimem.
+// Wire bytes per rank (docs/formulas.md, Collectives), allreduce of S = 1,048,576 fp32 elements · 4 B =
+// 4,194,304 B over 8 ranks: ring 2·7/8·S = 7,340,032 in 14 steps; NVLS S·9/8 = 4,718,592 in 2 steps;
+// tree 2·7/8·S in 2·⌈log2 8⌉ = 6 steps.
+TEST(KinetoCost, CollectiveAlgorithmFromTheKernelName) {
+    const CollectiveArgs m{"allreduce", 1048576, 1048576, 8, "Float"};
+    const auto algo = [&](std::string_view kernel) { return *cost_collective_kernel(m, kernel); };
+    const OpCost ring = algo("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
+    EXPECT_EQ(ring.cost.collective->algo, bwacct::CollectiveAlgo::ring);
+    EXPECT_EQ(ring.cost.collective->wire_bytes_per_rank, 7340032u);
+    EXPECT_EQ(ring.cost.collective->steps, 14u);
+    EXPECT_EQ(ring.shape, "in=1048576 out=1048576 ranks=8");
+    const OpCost nvls = algo("ncclDevKernel_AllReduce_Sum_f32_NVLS_SIMPLE(ncclDevKernelArgsStorage<4096ul>)");
+    EXPECT_EQ(nvls.cost.collective->algo, bwacct::CollectiveAlgo::nvls);
+    EXPECT_TRUE(nvls.cost.collective->algo_seen);
+    EXPECT_EQ(nvls.cost.collective->wire_bytes_per_rank, 4718592u);
+    EXPECT_EQ(nvls.cost.collective->steps, 2u);
+    EXPECT_EQ(nvls.shape, "in=1048576 out=1048576 ranks=8 NVLS");  // its own record beside ring calls
+    const OpCost tree = algo("ncclKernel_AllReduce_TREE_LL_Sum_float(ncclWorkElem)");
+    EXPECT_EQ(tree.cost.collective->algo, bwacct::CollectiveAlgo::tree);
+    EXPECT_EQ(tree.cost.collective->steps, 6u);
+    // Words only: "NVLSX" or a lower-case "tree" inside another word are no algorithm.
+    EXPECT_EQ(algo("ncclDevKernel_AllReduce_NVLSX").cost.collective->algo, bwacct::CollectiveAlgo::ring);
+    EXPECT_EQ(algo("street_kernel").cost.collective->algo, bwacct::CollectiveAlgo::ring);
+    // TREE is an allreduce algorithm: an allgather kernel saying TREE stays ring.
+    const CollectiveArgs ag{"all_gather", 1024, 8192, 8, "Float"};
+    EXPECT_EQ(cost_collective_kernel(ag, "ncclDevKernel_AllGather_TREE_LL")->cost.collective->algo, bwacct::CollectiveAlgo::ring);
+    // Symmetric memory's multimem all-reduce (NVSwitch multicast and in-switch reduction) is NVLS:
+    // bf16 [2557440] over 8 ranks, S = 5,114,880 B, wire S·9/8 = 5,754,240 B.
+    const auto mm = cost_symmetric_collective("symm_mem::multimem_all_reduce_", op_of({{2557440}, {}, {}}, {bf, "", ""}), 8);
+    ASSERT_TRUE(mm);
+    EXPECT_EQ(mm->cost.collective->algo, bwacct::CollectiveAlgo::nvls);
+    EXPECT_EQ(mm->cost.collective->wire_bytes_per_rank, 5754240u);
+}
+
 // ProcessGroupNCCL's spellings of one kind name the same collective: the leading "_", the suffixes that say
 // how tensors are passed (_coalesced, _oop, _base, _into_tensor, _tensor) and the other "_" do not matter.
 TEST(KinetoCost, NcclCollectiveNamesInEveryProcessGroupSpelling) {

@@ -128,6 +128,14 @@ TEST(Roofline, MissingPeakOrLinkIsAnInputError) {
     d.size_bytes = 1024;
     d.algo = CollectiveAlgo::nvls;
     EXPECT_THROW(analyze(collective_cost(d), toy_gpu(), {}), InputError);  // toylink has no NVLS
+    // NVLS a trace's kernel shows (not chosen): analysed on the link's bandwidth, with a note asking
+    // whether this is the trace's GPU.
+    d.algo_seen = true;
+    const Verdict seen = analyze(collective_cost(d), toy_gpu(), {});
+    EXPECT_NE(std::find_if(seen.notes.begin(), seen.notes.end(),
+                           [](const std::string& n) { return n.find("the kernel runs NVLS") != std::string::npos; }),
+              seen.notes.end());
+    d.algo_seen = false;
     GpuSpec no_link = toy_gpu();
     no_link.scaleup_link.reset();
     d.algo = CollectiveAlgo::ring;
