@@ -1023,6 +1023,14 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             TransformerConfig w = parse_wan_config(wan_from_diffusers(top).dump(), origin);
             wan_image_branch(top, w);
             w.dit->vace_stacked_hints = false;  // diffusers keeps the VACE hints in a list
+            // The transformer embeds a [B] or a [B, T] timestep, whichever the pipeline passes; only the pipeline's
+            // expand_timesteps (model_index.json: Wan2.2-TI2V-5B-Diffusers) says per token. Read once per sample,
+            // and said so: the modulation's bytes differ by a factor of about T.
+            if (w.dit->vace_blocks == 0 && w.dit->image_tokens == 0)
+                w.limitations.push_back(
+                    "the timestep is embedded once per sample; a pipeline with \"expand_timesteps\": true in its "
+                    "model_index.json (Wan2.2-TI2V-5B-Diffusers) embeds it per token, which this class's config.json "
+                    "does not say: give Wan's own config.json (\"model_type\": \"ti2v\") for that");
             w.name = fmt::format("{} ({})", cls,
                                  w.dit->vace_blocks != 0   ? "vace"
                                  : w.dit->image_pos_emb    ? "flf2v"
