@@ -926,6 +926,11 @@ json wan_from_diffusers(const Reader& r) {
     }
     const std::uint64_t heads = r.count("num_attention_heads");
     const std::uint64_t head_dim = r.count("attention_head_dim");
+    if (head_dim % 2 != 0)
+        r.fail(fmt::format("\"attention_head_dim\" must be even (RoPE rotates pairs), got {}", head_dim));
+    // The sizes checked under the class's own names (parse_wan_config would name WanModel's in_dim, out_dim).
+    for (const char* key : {"in_channels", "out_channels", "text_dim", "freq_dim"})
+        (void)r.count_or(key, 1);
     json w = {{"_class_name", vace ? "VaceWanModel" : "WanModel"},
               {"model_type", "t2v"},
               {"dim", heads * head_dim},
@@ -941,6 +946,9 @@ json wan_from_diffusers(const Reader& r) {
                                                                                       {"eps", "eps"}}})
         if (r.has(from))
             w[to] = r.doc.at(from);
+    // out_channels null is in_channels (the class's `out_channels = out_channels or in_channels`), not 16.
+    if (r.doc.contains("out_channels") && r.doc.at("out_channels").is_null())
+        w["out_dim"] = r.count_or("in_channels", 16);
     // The VACE keys belong to WanVACETransformer3DModel alone (the plain class has no VACE blocks and diffusers
     // ignores the keys there: a file naming one class with the other's keys is refused rather than guessed), with ITS
     // defaults when left out: vace_layers [0, 5, ..., 35] and vace_in_channels 96, not WanModel's range(0, num_layers,

@@ -642,3 +642,23 @@ TEST(Dit, ACausalWanIsRefusedByClass) {
     EXPECT_NE(e.find("local_attn_size"), std::string::npos) << e;
     EXPECT_NE(e.find("matrix-game-2-foundation-causal-wan.config.json"), std::string::npos) << e;
 }
+
+TEST(Dit, DiffusersWanSizesAreCheckedUnderTheirOwnNames) {
+    const std::string base = R"("_class_name": "WanTransformer3DModel", "num_attention_heads": 24, "num_layers": 30,
+                                "ffn_dim": 14336, "in_channels": 48)";
+    // out_channels null is in_channels (diffusers: out_channels = out_channels or in_channels): TI2V-5B's head
+    //   Linear(3072, 48·1·2·2 = 192) = 589,824 + 192 and its norm 2·3072 → 596,160 (Wan22Ti2v5bParametersAndItsPerTokenTimestep),
+    //   not Linear(3072, 16·4 = 64) = 196,608 + 64 + 6144 = 202,816
+    EXPECT_EQ(
+        param_count(parse_hf_config("{" + base + R"(, "attention_head_dim": 128, "out_channels": null})", "x")).total.value(),
+        4999787712ull);
+    // an odd head size and a bad in_channels are named by the diffusers key, not WanModel's dim / in_dim
+    const std::string odd = error_of([&] { (void)parse_hf_config("{" + base + R"(, "attention_head_dim": 127})", "x"); });
+    EXPECT_NE(odd.find("\"attention_head_dim\" must be even"), std::string::npos) << odd;
+    const std::string neg = error_of([&] {
+        (void)parse_hf_config(R"({"_class_name": "WanTransformer3DModel", "num_attention_heads": 24, "num_layers": 30,
+                                  "ffn_dim": 14336, "attention_head_dim": 128, "in_channels": -1})",
+                              "x");
+    });
+    EXPECT_NE(neg.find("\"in_channels\" must be a positive integer"), std::string::npos) << neg;
+}
