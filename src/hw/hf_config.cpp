@@ -1058,7 +1058,11 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     }
     if (!doc.contains("architectures") || !doc.at("architectures").is_array() || doc.at("architectures").empty() ||
         !doc.at("architectures").front().is_string())
-        top.fail("missing \"architectures\" (a list naming the model class, e.g. [\"LlamaForCausalLM\"])");
+        top.fail(doc.contains("architectures") || doc.contains("_class_name")
+                     ? "missing \"architectures\" (a list naming the model class, e.g. [\"LlamaForCausalLM\"])"
+                     : "missing \"architectures\" (a list naming the model class, e.g. [\"LlamaForCausalLM\"]) and "
+                       "\"_class_name\" (a diffusers model's class: WanModel, VaceWanModel, WanTransformer3DModel, "
+                       "WanVACETransformer3DModel)");
     const std::string arch = doc.at("architectures").front().get<std::string>();
 
     // A multimodal wrapper: the language model's fields are its "text_config"; the checkpoint-wide ones

@@ -662,3 +662,13 @@ TEST(Dit, DiffusersWanSizesAreCheckedUnderTheirOwnNames) {
     });
     EXPECT_NE(neg.find("\"in_channels\" must be a positive integer"), std::string::npos) << neg;
 }
+
+TEST(Dit, AConfigNamingNoClassSaysBothWaysToNameOne) {
+    // Wan2.1-T2V-1.3B's keys without "_class_name" (nor "architectures"): the refusal names both keys and Wan's classes
+    const std::string e = error_of([&] {
+        (void)parse_hf_config(R"({"dim": 1536, "ffn_dim": 8960, "model_type": "t2v", "num_heads": 12, "num_layers": 30})", "x");
+    });
+    EXPECT_NE(e.find("\"architectures\""), std::string::npos) << e;
+    EXPECT_NE(e.find("\"_class_name\""), std::string::npos) << e;
+    EXPECT_NE(e.find("WanModel"), std::string::npos) << e;
+}
