@@ -926,6 +926,11 @@ json wan_from_diffusers(const Reader& r) {
     }
     const std::uint64_t heads = r.count("num_attention_heads");
     const std::uint64_t head_dim = r.count("attention_head_dim");
+    if (head_dim % 2 != 0)
+        r.fail(fmt::format("\"attention_head_dim\" must be even (RoPE rotates pairs), got {}", head_dim));
+    // The sizes checked under the class's own names (parse_wan_config would name WanModel's in_dim, out_dim).
+    for (const char* key : {"in_channels", "out_channels", "text_dim", "freq_dim"})
+        (void)r.count_or(key, 1);
     json w = {{"_class_name", vace ? "VaceWanModel" : "WanModel"},
               {"model_type", "t2v"},
               {"dim", heads * head_dim},
@@ -941,6 +946,9 @@ json wan_from_diffusers(const Reader& r) {
                                                                                       {"eps", "eps"}}})
         if (r.has(from))
             w[to] = r.doc.at(from);
+    // out_channels null is in_channels (the class's `out_channels = out_channels or in_channels`), not 16.
+    if (r.doc.contains("out_channels") && r.doc.at("out_channels").is_null())
+        w["out_dim"] = r.count_or("in_channels", 16);
     // The VACE keys belong to WanVACETransformer3DModel alone (the plain class has no VACE blocks and diffusers
     // ignores the keys there: a file naming one class with the other's keys is refused rather than guessed), with ITS
     // defaults when left out: vace_layers [0, 5, ..., 35] and vace_in_channels 96, not WanModel's range(0, num_layers,
@@ -1023,6 +1031,14 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             TransformerConfig w = parse_wan_config(wan_from_diffusers(top).dump(), origin);
             wan_image_branch(top, w);
             w.dit->vace_stacked_hints = false;  // diffusers keeps the VACE hints in a list
+            // The transformer embeds a [B] or a [B, T] timestep, whichever the pipeline passes; only the pipeline's
+            // expand_timesteps (model_index.json: Wan2.2-TI2V-5B-Diffusers) says per token. Read once per sample,
+            // and said so: the modulation's bytes differ by a factor of about T.
+            if (w.dit->vace_blocks == 0 && w.dit->image_tokens == 0)
+                w.limitations.push_back(
+                    "the timestep is embedded once per sample; a pipeline with \"expand_timesteps\": true in its "
+                    "model_index.json (Wan2.2-TI2V-5B-Diffusers) embeds it per token, which this class's config.json "
+                    "does not say: give Wan's own config.json (\"model_type\": \"ti2v\") for that");
             w.name = fmt::format("{} ({})", cls,
                                  w.dit->vace_blocks != 0   ? "vace"
                                  : w.dit->image_pos_emb    ? "flf2v"
@@ -1042,7 +1058,11 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     }
     if (!doc.contains("architectures") || !doc.at("architectures").is_array() || doc.at("architectures").empty() ||
         !doc.at("architectures").front().is_string())
-        top.fail("missing \"architectures\" (a list naming the model class, e.g. [\"LlamaForCausalLM\"])");
+        top.fail(doc.contains("architectures") || doc.contains("_class_name")
+                     ? "missing \"architectures\" (a list naming the model class, e.g. [\"LlamaForCausalLM\"])"
+                     : "missing \"architectures\" (a list naming the model class, e.g. [\"LlamaForCausalLM\"]) and "
+                       "\"_class_name\" (a diffusers model's class: WanModel, VaceWanModel, WanTransformer3DModel, "
+                       "WanVACETransformer3DModel)");
     const std::string arch = doc.at("architectures").front().get<std::string>();
 
     // A multimodal wrapper: the language model's fields are its "text_config"; the checkpoint-wide ones

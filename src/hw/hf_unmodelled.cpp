@@ -16,7 +16,7 @@ struct Unmodelled {
     const char* why;
 };
 
-constexpr std::array<Unmodelled, 44> kUnmodelled{{
+constexpr std::array<Unmodelled, 45> kUnmodelled{{
     // Hybrid stacks: most layers keep a recurrent state instead of a KV cache and cost linear in the context.
     {"Qwen3NextForCausalLM", "full_attention_interval",
      "Gated DeltaNet linear-attention layers (all but every full_attention_interval-th) keep a recurrent state, not a "
@@ -104,6 +104,10 @@ constexpr std::array<Unmodelled, 44> kUnmodelled{{
      "Wan's network built for diffusion forcing (a timestep per latent frame, a block-causal attention mask by "
      "num_frame_per_block) and, when true, an fps embedding; only Wan's DiT block (WanModel, WanTransformer3DModel) is "
      "modelled"},
+    {"CausalWanModel", "local_attn_size",
+     "Wan's network run autoregressively (Self-Forcing, CausVid, Matrix-Game-2): block-causal attention over chunks of "
+     "latent frames with a rolling KV cache of local_attn_size frames (-1: all), and in forks extra per-block modules "
+     "(Matrix-Game-2's action_config); only Wan's DiT block (WanModel, WanTransformer3DModel) is modelled"},
     {"WanAnimateTransformer3DModel", "motion_encoder_dim",
      "Wan2.2-Animate: Wan's image-to-video network plus a motion encoder and face-adapter blocks "
      "(inject_face_latents_blocks); only Wan's DiT block (WanModel, WanTransformer3DModel) is modelled"},

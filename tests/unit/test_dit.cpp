@@ -593,3 +593,82 @@ TEST(Dit, NormsReadTheParametersTheModelHas) {
 }
 
 }  // namespace
+
+TEST(Dit, MoreRealWanConfigsCountAsTheirNetworks) {
+    // Wan2.1-T2V-14B in diffusers form: the WanModel count (Wan14bParameterCountTermByTerm) 14,288,491,584
+    const TransformerConfig t2v14 = model_file("wan2.1-t2v-14b-diffusers-transformer.config.json");
+    EXPECT_EQ(t2v14.name, "WanTransformer3DModel (t2v)");
+    EXPECT_EQ(param_count(t2v14).total.value(), 14288491584ull);
+    // Wan2.2-I2V-A14B, one expert in diffusers form: in_channels 36, no image_dim (no CLIP image cross-attention):
+    //   14,288,491,584 + patch (36 − 16)·1·2·2·5120 = 409,600 → 14,288,901,184
+    const TransformerConfig i2v22 = model_file("wan2.2-i2v-a14b-diffusers-transformer.config.json");
+    EXPECT_EQ(i2v22.dit->image_tokens, 0u);
+    EXPECT_EQ(param_count(i2v22).total.value(), 14288901184ull);
+    // Wan2.2-VACE-Fun-A14B, one expert: Wan2.1-VACE-14B's shape (Wan21VaceContextBlocksProjectionsAndHints):
+    //   14,288,491,584 + 8·(351,394,304 + 26,219,520) + 26,219,520 + 96·4·5120 + 5120 = 17,337,592,896
+    const TransformerConfig vace = model_file("wan2.2-vace-fun-a14b-diffusers-transformer.config.json");
+    EXPECT_EQ(vace.dit->vace_blocks, 8u);
+    EXPECT_EQ(param_count(vace).total.value(), 17337592896ull);
+    // Wan2.1-T2V-1.3B's own WanModel config.json: 25,674,240 + 30 · 46,440,704 + 101,440 = 1,418,996,800
+    const TransformerConfig t2v13 = model_file("wan2.1-t2v-1.3b.config.json");
+    EXPECT_EQ(t2v13.name, "WanModel (t2v)");
+    EXPECT_EQ(param_count(t2v13).total.value(), 1418996800ull);
+}
+
+TEST(Dit, ADiffusersWanTransformerSaysItsTimestepIsPerSample) {
+    // Wan2.2-TI2V-5B-Diffusers' transformer: Wan's TI2V-5B network (Wan22Ti2v5bParametersAndItsPerTokenTimestep:
+    // 4,999,787,712), but the per-token timestep is the pipeline's switch (expand_timesteps), not in this file: read
+    // once per sample, and the output says so.
+    const TransformerConfig c = model_file("wan2.2-ti2v-5b-diffusers-transformer.config.json");
+    EXPECT_EQ(param_count(c).total.value(), 4999787712ull);
+    EXPECT_FALSE(c.dit->timestep_per_token);
+    const auto said = [](const TransformerConfig& t) {
+        for (const std::string& l : t.limitations)
+            if (l.find("expand_timesteps") != std::string::npos)
+                return true;
+        return false;
+    };
+    EXPECT_TRUE(said(c));
+    // Wan's own config.json says ti2v itself; the image-conditioned (Wan2.1 I2V) and VACE classes have no such switch
+    EXPECT_FALSE(said(load_hf_config(std::string(BWACCT_TEST_DATA) + "/models/wan2.2-ti2v-5b.config.json", "--hf-config")));
+    EXPECT_FALSE(said(model_file("wan2.1-i2v-14b-480p-diffusers-transformer.config.json")));
+    EXPECT_FALSE(said(model_file("wan2.2-vace-fun-a14b-diffusers-transformer.config.json")));
+}
+
+TEST(Dit, ACausalWanIsRefusedByClass) {
+    // Matrix-Game-2.0's foundation model (CausalWanModel: block-causal, rolling KV cache, action modules in every block)
+    const std::string e = error_of([&] { (void)model_file("matrix-game-2-foundation-causal-wan.config.json"); });
+    EXPECT_NE(e.find("CausalWanModel is not modelled"), std::string::npos) << e;
+    EXPECT_NE(e.find("local_attn_size"), std::string::npos) << e;
+    EXPECT_NE(e.find("matrix-game-2-foundation-causal-wan.config.json"), std::string::npos) << e;
+}
+
+TEST(Dit, DiffusersWanSizesAreCheckedUnderTheirOwnNames) {
+    const std::string base = R"("_class_name": "WanTransformer3DModel", "num_attention_heads": 24, "num_layers": 30,
+                                "ffn_dim": 14336, "in_channels": 48)";
+    // out_channels null is in_channels (diffusers: out_channels = out_channels or in_channels): TI2V-5B's head
+    //   Linear(3072, 48·1·2·2 = 192) = 589,824 + 192 and its norm 2·3072 → 596,160 (Wan22Ti2v5bParametersAndItsPerTokenTimestep),
+    //   not Linear(3072, 16·4 = 64) = 196,608 + 64 + 6144 = 202,816
+    EXPECT_EQ(
+        param_count(parse_hf_config("{" + base + R"(, "attention_head_dim": 128, "out_channels": null})", "x")).total.value(),
+        4999787712ull);
+    // an odd head size and a bad in_channels are named by the diffusers key, not WanModel's dim / in_dim
+    const std::string odd = error_of([&] { (void)parse_hf_config("{" + base + R"(, "attention_head_dim": 127})", "x"); });
+    EXPECT_NE(odd.find("\"attention_head_dim\" must be even"), std::string::npos) << odd;
+    const std::string neg = error_of([&] {
+        (void)parse_hf_config(R"({"_class_name": "WanTransformer3DModel", "num_attention_heads": 24, "num_layers": 30,
+                                  "ffn_dim": 14336, "attention_head_dim": 128, "in_channels": -1})",
+                              "x");
+    });
+    EXPECT_NE(neg.find("\"in_channels\" must be a positive integer"), std::string::npos) << neg;
+}
+
+TEST(Dit, AConfigNamingNoClassSaysBothWaysToNameOne) {
+    // Wan2.1-T2V-1.3B's keys without "_class_name" (nor "architectures"): the refusal names both keys and Wan's classes
+    const std::string e = error_of([&] {
+        (void)parse_hf_config(R"({"dim": 1536, "ffn_dim": 8960, "model_type": "t2v", "num_heads": 12, "num_layers": 30})", "x");
+    });
+    EXPECT_NE(e.find("\"architectures\""), std::string::npos) << e;
+    EXPECT_NE(e.find("\"_class_name\""), std::string::npos) << e;
+    EXPECT_NE(e.find("WanModel"), std::string::npos) << e;
+}
