@@ -178,6 +178,18 @@ TEST(NsysPasteQuirks, OutputKeptInATripleQuotedString) {
     EXPECT_DOUBLE_EQ(*h2d->bytes, 21.218e6);  // 10.118 GB/s over 2,097,125 ns
 }
 
+// Names run far past a 4-dash rule; the nvtx_sum table right after is not a second kernel table.
+TEST(NsysPasteQuirks, ShortNameRuleAndNvtxTableAfter) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/nsys_stats_console_no_thousands_separators_name_rule_short_then_nvtx_sum_bf16_gemm_zenn_excerpt.md"),
+        "z.md");
+    ASSERT_EQ(s.kernels.size(), 2u);
+    EXPECT_EQ(s.kernels[0].name, "ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_32x3_nn");
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 705006.251);  // 705006251 ns = 320 x 2,203,144.5 ns (its Avg)
+    EXPECT_EQ(s.kernels[0].instances, 320u);
+    EXPECT_TRUE(s.other_tables.empty());
+}
+
 // Old code: the second file's header read as a row of the first ("Calls 'Calls' is not a number"): refused.
 TEST(NsysPasteQuirks, RocprofStatsFilesJoinedByCat) {
     const std::string kernels_then_api =
