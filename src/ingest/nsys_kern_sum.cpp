@@ -1074,6 +1074,16 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
     // The same run's memory operations, between this kernel table and the next run's.
     nsys_parts::read_memory_tables(lines, h + 1, out.other_tables.empty() ? lines.size() : out.other_tables.front() - 1, origin,
                                    out);
+    // nsys prints a run's memory tables after its kernel table: one above it is an earlier run's (one whose kernel
+    // summary nsys SKIPPED, a CUDA-graph capture), not this one's.
+    for (std::size_t i = 0; i < h; ++i)
+        if (nsys_parts::is_time_header(lines[i])) {
+            out.warnings.push_back(
+                fmt::format("the memory operation table at line {} comes before the kernel table at line {}: "
+                            "another run's (one without a kernel table), not read",
+                            i + 1, h + 1));
+            break;
+        }
     return checked_total(std::move(out), origin);
 }
 

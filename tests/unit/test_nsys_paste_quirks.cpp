@@ -163,6 +163,7 @@ TEST(NsysPasteQuirks, FirstRunWithoutKernelsDoesNotLendItsMemoryOps) {
     ASSERT_NE(d2h, nullptr);
     EXPECT_EQ(d2h->count, 55u);  // run N=10's 55 copies
     EXPECT_FALSE(d2h->bytes);    // printed 0.000 MB
+    EXPECT_TRUE(warns(s, "the memory operation table at line 38 comes before the kernel table at line 167"));
 }
 
 // A Python triple quote glued to the first line changes nothing.
