@@ -129,7 +129,7 @@ NsysKernel make_row(const std::vector<HeaderColumn>& cols, const std::vector<std
         if (c.col == Col::unknown)
             continue;
         if (c.col == Col::name) {
-            k.name = cells[i];
+            k.name = nsys_parts::without_note(cells[i]);
             continue;
         }
         const std::optional<double> v = parse_number_text(cells[i]);
@@ -639,10 +639,19 @@ NsysKernSum checked_total(NsysKernSum out, const std::string& origin) {
     const bool elided = std::any_of(out.warnings.begin(), out.warnings.end(),
                                     [](const std::string& w) { return w.find(nsys_parts::kElided) != std::string::npos; });
     if (own_pct && !elided) {
-        double pct = 0;
-        for (const NsysKernel& k : out.kernels)
+        double pct = 0, shown = 0;
+        for (const NsysKernel& k : out.kernels) {
             pct += *k.time_pct;
-        if (pct < 100.0 - 0.5 - 0.05 * static_cast<double>(out.kernels.size()))
+            shown += k.total_us;
+        }
+        // Whole percents each its row's share of the rows shown, cut or rounded to a whole number (nsys 2021 in
+        // some locales: "33,0" for 33.8 %): their sum falls short by up to one per row, and the rows are all there.
+        const bool whole_shares = shown > 0 && std::all_of(out.kernels.begin(), out.kernels.end(), [shown](const NsysKernel& k) {
+                                      const double share = 100.0 * k.total_us / shown;
+                                      return *k.time_pct == std::floor(*k.time_pct) &&
+                                             (*k.time_pct == std::floor(share + 1e-9) || *k.time_pct == std::round(share));
+                                  });
+        if (!whole_shares && pct < 100.0 - 0.5 - 0.05 * static_cast<double>(out.kernels.size()))
             out.warnings.push_back(
                 fmt::format("the file's time % column adds up to {:.1f} % over its {} kernel rows: the table "
                             "holds only part of the run's kernels (a `head` of the file, or rows left out "
@@ -835,6 +844,11 @@ std::string nsys_parts::trim(const std::string& s) {
     return s.substr(a, s.find_last_not_of(" \t") - a + 1);
 }
 
+std::string nsys_parts::without_note(const std::string& name) {
+    const std::size_t note = name.find("  #");
+    return note == std::string::npos ? name : trim(name.substr(0, note));
+}
+
 bool nsys_parts::blank(const std::string& s) {
     return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); });
 }
@@ -922,8 +936,9 @@ void nsys_parts::sum_launches(const std::vector<std::pair<std::string, std::vect
                      [](const NsysKernel& a, const NsysKernel& b) { return a.total_us > b.total_us; });
 }
 
-NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& origin) {
-    const std::vector<std::string> lines = split_lines(text);
+namespace {
+
+NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string& origin) {
     std::size_t h = 0;
     while (h < lines.size() && !is_kern_sum_header(lines[h]))
         ++h;
@@ -1009,10 +1024,32 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
         // rows at the rule's extents (the blank-separated reading stays for rows those do not fit).
         const bool by_extent =
             std::any_of(cols.begin(), cols.end() - 1, [](const HeaderColumn& c) { return c.col == Col::unknown; });
+        // A row as blank-separated numbers, then the name (blanks inside it kept).
+        const auto split_row = [&cols](const std::string& row, std::vector<std::string>& cells) {
+            std::istringstream in(row);
+            std::string token;
+            for (std::size_t c = 0; c + 1 < cols.size() && in >> token; ++c)
+                cells.push_back(token);
+            std::string name;
+            std::getline(in, name);
+            name.erase(0, name.find_first_not_of(' '));
+            while (!name.empty() && name.back() == ' ')
+                name.pop_back();
+            const bool whole = cells.size() + 1 == cols.size() && !name.empty();
+            cells.push_back(name);
+            return whole;
+        };
         for (std::size_t i = h + 2; i < lines.size() && !is_fence(lines[i]); ++i) {
             const std::string row = console(lines[i]);
-            if (blank(row))
+            if (blank(row)) {
+                // One blank line between two rows (a terminal that broke a row of its exact width twice): the
+                // table goes on when the next line is a whole row of it.
+                std::vector<std::string> next;
+                if (i + 1 < lines.size() && !out.kernels.empty() && split_row(console(lines[i + 1]), next) &&
+                    cells_fit(cols, next))
+                    continue;
                 break;
+            }
             if (is_elision(row)) {
                 out.warnings.push_back(elision_warning(h + 1, i + 1, row, out.kernels.size()));
                 break;
@@ -1024,20 +1061,10 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
                     continue;
                 }
             }
-            std::istringstream in(row);
             std::vector<std::string> cells;
-            std::string token;
-            for (std::size_t c = 0; c + 1 < cols.size() && in >> token; ++c)
-                cells.push_back(token);
-            std::string name;
-            std::getline(in, name);
-            name.erase(0, name.find_first_not_of(' '));
-            while (!name.empty() && name.back() == ' ')
-                name.pop_back();
-            if (cells.size() + 1 != cols.size() || name.empty())
+            if (!split_row(row, cells))
                 throw InputError(origin, fmt::format("line {}: {} columns where the header has {} (file truncated?); {}", i + 1,
-                                                     cells.size() + (name.empty() ? 0 : 1), cols.size(), kExpected));
-            cells.push_back(name);
+                                                     cells.size() - (cells.back().empty() ? 1 : 0), cols.size(), kExpected));
             out.kernels.push_back(make_row(cols, cells, i + 1, origin));
         }
         out.format = "nsys stats cuda_gpu_kern_sum console table";
@@ -1047,7 +1074,27 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
     // The same run's memory operations, between this kernel table and the next run's.
     nsys_parts::read_memory_tables(lines, h + 1, out.other_tables.empty() ? lines.size() : out.other_tables.front() - 1, origin,
                                    out);
+    // nsys prints a run's memory tables after its kernel table: one above it is an earlier run's (one whose kernel
+    // summary nsys SKIPPED, a CUDA-graph capture), not this one's.
+    for (std::size_t i = 0; i < h; ++i)
+        if (nsys_parts::is_time_header(lines[i])) {
+            out.warnings.push_back(
+                fmt::format("the memory operation table at line {} comes before the kernel table at line {}: "
+                            "another run's (one without a kernel table), not read",
+                            i + 1, h + 1));
+            break;
+        }
     return checked_total(std::move(out), origin);
+}
+
+}  // namespace
+
+NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& origin) {
+    std::vector<std::string> mended;
+    const std::vector<std::string> lines = nsys_parts::mend_console_paste(split_lines(text), mended);
+    NsysKernSum out = parse_lines(lines, origin);
+    out.warnings.insert(out.warnings.begin(), mended.begin(), mended.end());
+    return out;
 }
 
 }  // namespace bwacct

@@ -102,7 +102,7 @@ std::vector<NsysMemOp> time_table(const std::vector<std::string>& lines, std::si
             throw InputError(origin, fmt::format("line {}: a memory operation row without a total time, a whole count >= 1 "
                                                  "and an operation ('{}', '{}')",
                                                  line, cells[tc.total], cells[tc.count]));
-        ops.push_back({cells[tc.op], static_cast<std::uint64_t>(*n), in_us(*t, *to_us), std::nullopt});
+        ops.push_back({nsys_parts::without_note(cells[tc.op]), static_cast<std::uint64_t>(*n), in_us(*t, *to_us), std::nullopt});
     }
     // nsys names memory operations in brackets ("[CUDA memcpy Host-to-Device]").
     if (std::any_of(ops.begin(), ops.end(),
@@ -156,9 +156,18 @@ bool nsys_parts::read_memory_tables(const std::vector<std::string>& lines, std::
     if (!sc.ok)
         return true;
     // A size column without a unit (nsys 2020-2021) takes it from the title above: "(by size in KiB)".
+    // Without such a title (`nsys stats` of 2021 prints "Running [.../gpumemsizesum.py ...]" over it), the
+    // header's "Operations" (2020-2021; "Count" since, with "Total (MB)") says it is of those versions: KiB.
     if (unit.empty()) {
         const std::string title = last_nonblank_before(lines, size_h);
         unit = has(title, "KiB") ? "kib" : has(title, "MB") ? "mb" : "";
+        if (unit.empty() && has(lines[size_h], "Operations")) {
+            unit = "kib";
+            out.warnings.push_back(
+                fmt::format("the memory size table at line {} gives no unit: read in KiB, the unit of nsys 2020-2021 "
+                            "(its 'Operations' column)",
+                            size_h + 1));
+        }
     }
     const std::optional<double> scale = bytes_per(unit);
     std::string zeros;  // operations whose size is printed as 0
@@ -179,11 +188,11 @@ bool nsys_parts::read_memory_tables(const std::vector<std::string>& lines, std::
                                                  line, cells[sc.total]));
         // A size printed as 0 ("0.000" MB) is below the table's precision, not zero bytes: no bytes, no rate.
         if (*b == 0) {
-            zeros += zeros.empty() ? cells[sc.op] : ", " + cells[sc.op];
+            zeros += (zeros.empty() ? "" : ", ") + nsys_parts::without_note(cells[sc.op]);
             continue;
         }
         for (NsysMemOp& m : out.memory_ops)
-            if (m.operation == cells[sc.op])
+            if (m.operation == nsys_parts::without_note(cells[sc.op]))
                 m.bytes = *b * *scale;
     }
     if (!zeros.empty())

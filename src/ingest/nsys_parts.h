@@ -27,6 +27,9 @@ struct Title {
 Title split_title(const std::string& title);
 
 std::string trim(const std::string& s);
+// A name cell without a note its reader appended after two blanks ("[CUDA memcpy Host-to-Device]  # H2D, 1.15 ms",
+// a pasted table annotated line by line): nsys's names never hold "  #".
+std::string without_note(const std::string& name);
 bool blank(const std::string& s);
 // A markdown code fence ("```", "~~~"): a table pasted into a README or an issue ends there.
 bool is_fence(const std::string& line);
@@ -40,6 +43,13 @@ std::string csv_table_text(const std::vector<std::string>& lines, std::size_t h,
 inline constexpr const char* kElided = "whoever pasted it left rows out";
 // The warning for a table that a paste cut short with an elision line.
 std::string elision_warning(std::size_t header_line, std::size_t line, const std::string& text, std::size_t rows);
+
+// `lines` with two things a terminal or a paste does to nsys's console tables undone: numbers of a decimal-comma
+// locale ("33,0" %, "12.373.190" ns, "2.176,0") get '.' and ',' swapped in every console row (a warning into
+// `warnings` says so), and a header whose last titles wrapped onto lines of their own, or with blank lines between it
+// and its dashed rule, is joined onto the line right above the rule (the lines it left blanked: rows keep their
+// line numbers).
+std::vector<std::string> mend_console_paste(std::vector<std::string> lines, std::vector<std::string>& warnings);
 
 // The header titles and the cells of every row of the table whose header is lines[h], with their 1-based lines, in
 // the header's format (CSV, '|' table, or console columns cut at the dashed rule's extents); the rows end at a

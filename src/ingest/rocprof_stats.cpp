@@ -57,16 +57,19 @@ bool is_trace_header(const std::string& line) {
            (has("KernelName") && has("BeginNs") && has("EndNs"));
 }
 
-// The lines of the CSV table whose header is lines[h]: to a blank line, a code fence, an elision line or a line
-// without a comma (a shell prompt pasted straight after the rows; every row of these tables has several fields),
-// none of which ends it while a quoted cell is open (a title or kernel name wrapped onto the next line); `end` where
-// it stopped (parse it with first line h + 1, so that records and errors carry the file's line numbers).
+// The lines of the CSV table whose header is lines[h]: to a blank line, a code fence, an elision line, a line
+// without a comma (a shell prompt pasted straight after the rows; every row of these tables has several fields) or
+// the header of another table (stats files joined by `cat a.stats.csv b.stats.csv`, no blank line between), none of
+// which ends it while a quoted cell is open (a title or kernel name wrapped onto the next line); `end` where it
+// stopped (parse it with first line h + 1, so that records and errors carry the file's line numbers).
 std::string table_text(const std::vector<std::string>& lines, std::size_t h, std::size_t& end) {
     std::string table;
     bool quoted = false;  // a quote opened and not yet closed ("" inside a cell toggles twice)
-    for (end = h; end < lines.size() && (quoted || (!blank(lines[end]) && !is_fence(lines[end]) && !is_elision(lines[end]) &&
-                                                    (end == h || lines[end].find(',') != std::string::npos)));
-         ++end) {
+    const auto ends = [&lines, h](std::size_t i) {
+        return blank(lines[i]) || is_fence(lines[i]) || is_elision(lines[i]) ||
+               (i > h && (lines[i].find(',') == std::string::npos || is_header(lines[i]) || is_trace_header(lines[i])));
+    };
+    for (end = h; end < lines.size() && (quoted || !ends(end)); ++end) {
         table += lines[end] + "\n";
         quoted = (std::count(lines[end].begin(), lines[end].end(), '"') % 2 == 1) != quoted;
     }
@@ -272,7 +275,7 @@ std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std
             if (reason.rfind(origin + ": ", 0) == 0)
                 reason.erase(0, origin.size() + 2);
             skipped.push_back(fmt::format("the rocprof table at line {} was not read ({}): skipped", h + 1, reason));
-            h = std::max(h, end);  // past its lines, as for a table read: each line is scanned once
+            h = std::max(h + 1, end) - 1;  // past its lines (the line that ended it may open the next table)
             continue;
         }
         if (t.kernels.empty()) {  // a header that opened no record
@@ -286,7 +289,7 @@ std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std
         } else {
             found->other_tables.push_back(h + 1);
         }
-        h = std::max(h, end);
+        h = std::max(h + 1, end) - 1;
     }
     const auto with_passed = [&passed, &passed_count, &skipped](NsysKernSum out) {
         out.warnings.insert(out.warnings.end(), skipped.begin(), skipped.end());
@@ -303,8 +306,8 @@ std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std
     for (std::size_t h = 0; h < lines.size(); ++h)
         if (is_trace_header(lines[h]))
             return with_passed(read_kernel_trace(lines, h, origin));
-    if (unread)
-        throw *unread;
+    if (unread)  // the first table that could not be read, said as such (its rows cut, or not CSV)
+        throw InputError(origin, fmt::format("{}; {}", skipped.front().substr(0, skipped.front().rfind(": skipped")), kExpected));
     if (!refusal.empty())
         throw InputError(origin, fmt::format("{}; {}", refusal, kExpected));
     return std::nullopt;

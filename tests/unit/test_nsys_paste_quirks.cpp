@@ -1,0 +1,230 @@
+// nsys and rocprof tables as terminals, locales and pastes left them (nsight9's files): a decimal-comma locale, a
+// header wrapped by a narrow terminal with blank lines between rows, rows annotated with '# ' notes, two runs of which
+// the first has no kernel table, rocprof statistics files joined by cat, and rows cut at a fixed width. Expected
+// numbers by hand; the arithmetic is in the comments.
+#include <gtest/gtest.h>
+
+#include "ingest_test_util.h"
+
+#include <string>
+
+#include "bwacct/error.h"
+#include "bwacct/ingest_nsight.h"
+
+namespace {
+
+using namespace bwacct;
+using bwacct_test::fixture;
+
+std::string refusal(const std::string& text, const std::string& origin = "f.txt") {
+    try {
+        parse_nsys_kern_sum(text, origin);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+bool warns(const NsysKernSum& s, const std::string& what) {
+    for (const std::string& w : s.warnings)
+        if (w.find(what) != std::string::npos)
+            return true;
+    return false;
+}
+
+const NsysMemOp* op(const NsysKernSum& s, const std::string& name) {
+    for (const NsysMemOp& m : s.memory_ops)
+        if (m.operation == name)
+            return &m;
+    return nullptr;
+}
+
+// Old code: "line 24: '33,0' is not a non-negative number" (and, had the Time(%) column been absent, '2.176' ns
+// read as 2.176 ns, 1000x short).
+TEST(NsysPasteQuirks, DecimalCommaLocaleReadWithItsSeparators) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/nsys2021_2_stats_console_decimal_comma_locale_openacc_hpcsdk_excerpt.md"), "l.md");
+    ASSERT_EQ(s.kernels.size(), 3u);
+    EXPECT_EQ(s.kernels[0].name, "loop_2_38_gpu");
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 2.176);  // '2.176' = 2,176 ns
+    EXPECT_DOUBLE_EQ(*s.kernels[0].avg_us, 2.176);   // '2.176,0' = 2,176.0 ns
+    EXPECT_DOUBLE_EQ(*s.kernels[0].time_pct, 33.0);  // '33,0'
+    EXPECT_DOUBLE_EQ(s.kernels[2].total_us, 2.113);  // loop_3_55_gpu '2.113'
+    // 33 + 33 + 32 = 98 %, yet each is its row's share cut to a whole percent: 2,176 / 6,433 = 33.8 %,
+    // 2,144 / 6,433 = 33.3 %, 2,113 / 6,433 = 32.8 %. Every row is there: no "part of the kernels" warning.
+    EXPECT_FALSE(warns(s, "holds only part of the run's kernels"));
+    EXPECT_TRUE(warns(s, "line 10: '93,0' is a number of a decimal-comma locale")) << s.warnings.front();
+    const NsysMemOp* h2d = op(s, "[CUDA memcpy HtoD]");
+    ASSERT_NE(h2d, nullptr);
+    EXPECT_EQ(h2d->count, 5u);
+    EXPECT_DOUBLE_EQ(h2d->total_us, 4.576);  // '4.576' = 4,576 ns
+    EXPECT_DOUBLE_EQ(*h2d->bytes, 19456.0);  // '19,000' KiB = 19.000 x 1024 B (4.252 GB/s over 4,576 ns)
+    EXPECT_TRUE(warns(s, "gives no unit: read in KiB"));
+
+    // The same rule on a table of its own: thousands with '.', decimals with ','.
+    const std::string t =
+        " Time(%)  Total Time (ns)  Instances   Average   Minimum   Maximum  Name\n"
+        " -------  ---------------  ---------  ---------  -------  -------  ----\n"
+        "    75,5       12.345.678         10  1.234.567,8  1.000.000  2.000.000  k_a\n"
+        "    24,5        4.000.000          4  1.000.000,0  1.000.000  1.000.000  k_b\n";
+    const NsysKernSum m = parse_nsys_kern_sum(t, "t.txt");
+    ASSERT_EQ(m.kernels.size(), 2u);
+    EXPECT_DOUBLE_EQ(m.kernels[0].total_us, 12345.678);  // 12,345,678 ns
+    EXPECT_DOUBLE_EQ(*m.kernels[0].time_pct, 75.5);
+    EXPECT_DOUBLE_EQ(*m.kernels[0].avg_us, 1234.5678);  // 1,234,567.8 ns
+
+    // Whole percents that are not the shares of the rows shown (50 and 20 of a 7,000 ns total: 71.4 and 28.6 %)
+    // still say the table is cut.
+    const NsysKernSum cut = parse_nsys_kern_sum(
+        " Time (%)  Total Time (ns)  Instances  Name\n"
+        " --------  ---------------  ---------  ----\n"
+        "     50.0            5,000          1  k_a\n"
+        "     20.0            2,000          1  k_b\n",
+        "cut.txt");
+    EXPECT_TRUE(warns(cut, "adds up to 70.0 % over its 2 kernel rows"));
+}
+
+// A C-locale table is left as it is: '12,345' is twelve thousand, '1.5' one and a half.
+TEST(NsysPasteQuirks, CLocaleNumbersUntouched) {
+    const std::string t =
+        " Time (%)  Total Time (ns)  Instances  Avg (ns)  Name\n"
+        " --------  ---------------  ---------  --------  ----\n"
+        "    100.0           12,345          2   6,172.5  k_a\n";
+    const NsysKernSum s = parse_nsys_kern_sum(t, "t.txt");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 12.345);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].avg_us, 6.1725);
+    EXPECT_TRUE(s.warnings.empty());
+}
+
+// Old code: "line 20: kernel table header without the dashed rule" never came: the header lacked "Name", so no
+// kernel table was found at all.
+TEST(NsysPasteQuirks, WrappedHeaderAndBlankLinesBetweenRows) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/nsys2021_hpcsdk21_7_gpukernsum_wrapped_name_title_blank_lines_between_rows_openacc_mlp_excerpt.md"),
+        "w.md");
+    ASSERT_EQ(s.kernels.size(), 13u);                       // 2 rows, then 11 more with blank lines between some of them
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 39754166.488);  // 39,754,166,488 ns
+    EXPECT_EQ(s.kernels[0].instances, 37500u);
+    EXPECT_EQ(s.kernels[12].name,
+              "mean_acc_168_gpu__red(unsigned char const*, unsigned char const*, unsigned long, unsigned long)");
+    EXPECT_DOUBLE_EQ(s.kernels[12].total_us, 21.504);
+    EXPECT_EQ(s.kernels[12].instances, 10u);
+    const NsysMemOp* h2d = op(s, "[CUDA memcpy HtoD]");
+    ASSERT_NE(h2d, nullptr);
+    EXPECT_EQ(h2d->count, 459450u);
+    EXPECT_DOUBLE_EQ(h2d->total_us, 3985089.015);
+    // 39,595,542.188 KiB x 1024 = 40,545,835,200.512 B: 10.174 GB/s over 3,985,089,015 ns
+    EXPECT_NEAR(*h2d->bytes, 40545835200.512, 1e-3);
+
+    // Two blank lines, or a blank line then text, end the table as before.
+    const std::string t =
+        " Time (%)  Total Time (ns)  Instances  Name\n"
+        " --------  ---------------  ---------  ----\n"
+        "     60.0            6,000          3  k_a\n"
+        "\n"
+        "     40.0            4,000          1  k_b\n"
+        "\n"
+        "\n"
+        "     10.0            1,000          1  other_table_row\n";
+    const NsysKernSum b = parse_nsys_kern_sum(t, "t.txt");
+    ASSERT_EQ(b.kernels.size(), 2u);
+    EXPECT_EQ(b.kernels[1].name, "k_b");
+}
+
+// Old code: the memory operations were dropped (their names did not end with ']'), the kernel named with its note.
+TEST(NsysPasteQuirks, NotesAfterTheRowsAreNotPartOfTheNames) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/nsys2025_stats_console_rows_annotated_with_hash_comments_matmul_excerpt.md"), "c.md");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_EQ(s.kernels[0].name, "matrixMulKernel(...)");
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 2644.05);
+    const NsysMemOp* h2d = op(s, "[CUDA memcpy Host-to-Device]");
+    ASSERT_NE(h2d, nullptr);
+    EXPECT_DOUBLE_EQ(h2d->total_us, 1154.05);
+    EXPECT_DOUBLE_EQ(*h2d->bytes, 8.389e6);  // 8.389 MB: 7.269 GB/s over 1,154,050 ns
+    const NsysMemOp* d2h = op(s, "[CUDA memcpy Device-to-Host]");
+    ASSERT_NE(d2h, nullptr);
+    EXPECT_DOUBLE_EQ(*d2h->bytes, 4.194e6);
+}
+
+// The first kernel table belongs to the second run: its memory operations are that run's.
+TEST(NsysPasteQuirks, FirstRunWithoutKernelsDoesNotLendItsMemoryOps) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/nsys2025_3_stats_console_two_runs_first_kern_sum_skipped_cuda_graphs_l40s_excerpt.md"), "r.md");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_EQ(s.kernels[0].instances, 45u);
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 82.112);
+    const NsysMemOp* d2d = op(s, "[CUDA memcpy Device-to-Device]");
+    ASSERT_NE(d2d, nullptr);
+    EXPECT_DOUBLE_EQ(d2d->total_us, 76.064);  // run N=10's 76,064 ns, not run N=1's 76,321
+    EXPECT_DOUBLE_EQ(*d2d->bytes, 9.067e6);
+    const NsysMemOp* d2h = op(s, "[CUDA memcpy Device-to-Host]");
+    ASSERT_NE(d2h, nullptr);
+    EXPECT_EQ(d2h->count, 55u);  // run N=10's 55 copies
+    EXPECT_FALSE(d2h->bytes);    // printed 0.000 MB
+    EXPECT_TRUE(warns(s, "the memory operation table at line 38 comes before the kernel table at line 167"));
+}
+
+// A Python triple quote glued to the first line changes nothing.
+TEST(NsysPasteQuirks, OutputKeptInATripleQuotedString) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/nsys2023_1_stats_console_inside_python_triple_quotes_stencil_matmul_memops.txt"), "s.txt");
+    ASSERT_EQ(s.kernels.size(), 2u);
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 24472.143);
+    EXPECT_EQ(s.kernels[1].instances, 2u);
+    EXPECT_DOUBLE_EQ(s.kernels[1].total_us, 347.803);
+    const NsysMemOp* h2d = op(s, "[CUDA memcpy HtoD]");
+    ASSERT_NE(h2d, nullptr);
+    EXPECT_DOUBLE_EQ(*h2d->bytes, 21.218e6);  // 10.118 GB/s over 2,097,125 ns
+}
+
+// Names run far past a 4-dash rule; the nvtx_sum table right after is not a second kernel table.
+TEST(NsysPasteQuirks, ShortNameRuleAndNvtxTableAfter) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/nsys_stats_console_no_thousands_separators_name_rule_short_then_nvtx_sum_bf16_gemm_zenn_excerpt.md"),
+        "z.md");
+    ASSERT_EQ(s.kernels.size(), 2u);
+    EXPECT_EQ(s.kernels[0].name, "ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_32x3_nn");
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 705006.251);  // 705006251 ns = 320 x 2,203,144.5 ns (its Avg)
+    EXPECT_EQ(s.kernels[0].instances, 320u);
+    EXPECT_TRUE(s.other_tables.empty());
+}
+
+// Old code: the second file's header read as a row of the first ("Calls 'Calls' is not a number"): refused.
+TEST(NsysPasteQuirks, RocprofStatsFilesJoinedByCat) {
+    const std::string kernels_then_api =
+        "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n"
+        "\"copy_kernel(float*, float*, int, int) [clone .kd]\",4,663680,165920,100.0\n"
+        "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n"
+        "\"hipMemcpy\",3,900000,300000,90.0\n"
+        "\"hipLaunchKernel\",4,100000,25000,10.0\n";
+    const NsysKernSum a = parse_nsys_kern_sum(kernels_then_api, "cat.csv");
+    ASSERT_EQ(a.kernels.size(), 1u);
+    EXPECT_EQ(a.kernels[0].instances, 4u);
+    EXPECT_DOUBLE_EQ(a.kernels[0].total_us, 663.68);  // 663,680 ns
+    EXPECT_TRUE(warns(a, "at line 3 hold HIP/HSA API calls")) << (a.warnings.empty() ? "" : a.warnings.front());
+
+    const std::string api_then_kernels =
+        "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n"
+        "\"hipMemcpy\",3,900000,300000,90.0\n"
+        "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n"
+        "\"copy_kernel\",2,331840,165920,100.0\n";
+    const NsysKernSum b = parse_nsys_kern_sum(api_then_kernels, "cat.csv");
+    ASSERT_EQ(b.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(b.kernels[0].total_us, 331.84);
+    EXPECT_EQ(b.table_line, 3u);
+}
+
+// Rows cut at 150 characters: no kernel row is whole, so the file is refused, naming the cut row.
+TEST(NsysPasteQuirks, RocprofRowsCutAtAFixedWidthRefused) {
+    const std::string r = refusal(
+        fixture("corpus/nsys/rocprofv3_kernel_stats_csv_rows_cut_at_150_columns_two_tables_gfx906_llama_excerpt.md"), "cut.md");
+    // Line 30's name is cut inside its quotes; the quote opening line 31 closes it, and text follows.
+    EXPECT_NE(r.find("cut.md: the rocprof table at line 28 was not read (line 31: text after a closing quote)"),
+              std::string::npos)
+        << r;
+    EXPECT_EQ(r.find('\n'), std::string::npos) << r;
+}
+
+}  // namespace
