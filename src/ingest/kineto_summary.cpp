@@ -21,6 +21,15 @@ namespace {
 
 constexpr std::int64_t kUnknown = -2, kNone = -1;
 
+// Why a MoE op has no formula: its inputs hold no expert weights (3-D, after the hidden states), or they
+// do but no integer [T, k] top-k ids (top-k weights alone cannot be told from router logits [T, E]).
+std::string moe_uncosted_reason(const std::string& name, const CpuOp& op) {
+    const bool weights =
+        op.dims.size() > 1 && std::any_of(op.dims.begin() + 1, op.dims.end(), [](const auto& d) { return d.size() == 3; });
+    return weights ? fmt::format("no top-k expert ids (an integer [T, k] input) among the inputs of {}", name)
+                   : fmt::format("no expert-weight shapes among the inputs of {}", name);
+}
+
 struct Grouper {
     const Trace& t;
     const Links& links;
@@ -170,9 +179,8 @@ struct Grouper {
             list_why = fmt::format("no formula for {}", t.names[o.name]);
         std::string r = lists                           ? list_why
                         : refused != hint_refusal.end() ? refused->second
-                        : category == Category::moe
-                            ? fmt::format("no expert-weight shapes among the inputs of {}", t.names[o.name])
-                            : fmt::format("no formula for {}", t.names[o.name]);
+                        : category == Category::moe     ? moe_uncosted_reason(t.names[o.name], o)
+                                                        : fmt::format("no formula for {}", t.names[o.name]);
         if (const std::string types = kernel_operand_types(t.names[g.name]); !types.empty())
             r += fmt::format(" (operands {})", types);
         return r;

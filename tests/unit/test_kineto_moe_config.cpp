@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "bwacct/error.h"
 #include "bwacct/ingest_kineto.h"
@@ -192,4 +194,29 @@ TEST(KinetoMoeConfig, SummaryWithAMismatchedOrDenseConfigCostsNothingAndSaysWhy)
     const Summary d = summarize(t, links, hints_of(dense));
     EXPECT_EQ(moe_time(d).costed, 0u);
     EXPECT_TRUE(has_text(d.notes, "small-moe has no routed experts; no op costed from it"));
+}
+
+// Without a config, a MoE op's reason says what its inputs lack: expert weights (hidden states and router
+// logits only, vLLM's moe_forward), or, with 3-D expert weights there, the integer [T, k] top-k ids (a
+// floating [T, k] of top-k weights cannot be told from router logits [T, E]).
+TEST(KinetoMoeConfig, ReasonNamesWhatTheMoeOpsInputsLack) {
+    const Trace t = parse_kineto(R"({"traceEvents": [
+      {"ph": "X", "cat": "cpu_op", "name": "vllm::rocm_aiter_fused_moe", "pid": 1, "tid": 1, "ts": 100, "dur": 50,
+       "args": {"External id": 1, "Input Dims": [[16, 64], [4, 128, 64], [4, 64, 64], [16, 2]],
+                "Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "float"]}},
+      {"ph": "X", "cat": "kernel", "name": "aiter_fused_moe_kernel", "pid": 0, "tid": 7, "ts": 110, "dur": 20,
+       "args": {"External id": 1, "device": 0, "stream": 7}},
+      {"ph": "X", "cat": "cpu_op", "name": "vllm::moe_forward", "pid": 1, "tid": 1, "ts": 200, "dur": 50,
+       "args": {"External id": 2, "Input Dims": [[16, 64], [16, 4]], "Input type": ["c10::BFloat16", "c10::BFloat16"]}},
+      {"ph": "X", "cat": "kernel", "name": "fused_moe_kernel", "pid": 0, "tid": 7, "ts": 210, "dur": 20,
+       "args": {"External id": 2, "device": 0, "stream": 7}}
+    ]})",
+                                 "moe_reasons.json");
+    const Summary s = summarize(t);
+    std::map<std::string, std::string> reason;
+    for (const KernelRow& k : s.kernels)
+        reason[k.name] = k.reason;
+    EXPECT_EQ(reason["aiter_fused_moe_kernel"],
+              "no top-k expert ids (an integer [T, k] input) among the inputs of vllm::rocm_aiter_fused_moe");
+    EXPECT_EQ(reason["fused_moe_kernel"], "no expert-weight shapes among the inputs of vllm::moe_forward");
 }
