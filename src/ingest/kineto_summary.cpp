@@ -137,9 +137,16 @@ struct Grouper {
     // Why an activity has no formula (docs/ingest.md, "Reasons").
     std::string reason(std::size_t a, Category category) const {
         const GpuActivity& g = t.activities[a];
+        // An activity without an op, kernel or copy, is said the one way: why no op holds it.
+        const auto unlinked = [&] {
+            return std::string(std::binary_search(links.launch_outside_ops.begin(), links.launch_outside_ops.end(), a)
+                                   ? "no CPU op linked (its launch record lies in no CPU op of the trace, e.g. a CUDA graph "
+                                     "replayed outside any profiled op)"
+                                   : "no CPU op linked (no launch record: queued before the profiler started)");
+        };
         if (g.kind != Activity::kernel) {
             if (links.op[a] < 0)
-                return "no byte count in trace (no \"bytes\" arg, no CPU op linked)";
+                return unlinked() + "; no \"bytes\" arg";
             return fmt::format("no byte count in trace (no \"bytes\" arg; the launching op {} does not give the size)",
                                t.names[t.ops[static_cast<std::size_t>(links.op[a])].name]);
         }
@@ -148,10 +155,7 @@ struct Grouper {
         if (const std::string_view why = collective_why(links, a); !why.empty())
             return std::string(why);
         if (links.op[a] < 0)
-            return std::binary_search(links.launch_outside_ops.begin(), links.launch_outside_ops.end(), a)
-                       ? "no CPU op linked (its launch record lies in no CPU op of the trace, e.g. a CUDA graph "
-                         "replayed outside any profiled op)"
-                       : "no CPU op linked (no launch record: queued before the profiler started)";
+            return unlinked();
         std::int64_t shaped = -1;
         for (std::int64_t op = links.op[a]; op >= 0 && shaped < 0; op = links.parent[static_cast<std::size_t>(op)])
             if (op_has_shapes(t.ops[static_cast<std::size_t>(op)]))
