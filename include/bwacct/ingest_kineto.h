@@ -420,6 +420,9 @@ std::optional<OpCost> cost_symmetric_collective(const std::string& name, const C
 // when that op is a copy (memcpy) or a fill (memset), whose input 0 is the destination; nullopt for
 // kernels or without a byte count.
 std::optional<OpCost> cost_transfer(const GpuActivity& a, std::string_view name, const CpuOp* op, std::string_view op_name = {});
+// What a kernel event is: a copy or a fill where the GPU runtime ran it as a kernel (ROCm's blit kernels
+// "__amd_rocclr_copyBuffer…" → memcpy, "__amd_rocclr_fillBuffer…" → memset), else a kernel.
+Activity runtime_kernel_kind(std::string_view kernel_name);
 // Category of an activity no formula covered, from its kind, its kernel name and the name of the op
 // that launched it ("" when none): rules on names (docs/ingest.md), never a list of one trace's kernels.
 Category activity_category(Activity kind, std::string_view kernel_name, std::string_view op_name = {});

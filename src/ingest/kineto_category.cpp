@@ -56,13 +56,28 @@ Category name_category(const std::string& n) {
     return Category::other;
 }
 
+// ROCclr's (the HIP runtime's) blit kernels: hipMemcpy*/hipMemset* run as kernels of these names
+// (copyBuffer, copyBufferAligned, copyBufferRect, fillBufferAligned, fillBuffer, ...; ".kd" suffixed
+// under rocprofiler).
+constexpr std::string_view kRocclrCopy = "__amd_rocclr_copy", kRocclrFill = "__amd_rocclr_fill";
+
 }  // namespace
+
+Activity runtime_kernel_kind(std::string_view kernel_name) {
+    if (kernel_name.starts_with(kRocclrCopy))
+        return Activity::memcpy;
+    if (kernel_name.starts_with(kRocclrFill))
+        return Activity::memset;
+    return Activity::kernel;
+}
 
 Category activity_category(Activity kind, std::string_view kernel_name, std::string_view op_name) {
     const std::string k = lower(kernel_name);
     if (kind == Activity::memset)
         return Category::memset;
     if (kind == Activity::memcpy) {
+        if (kernel_name.starts_with(kRocclrCopy))  // a copy kernel on the device: device memory both sides
+            return Category::memcpy_dtod;
         if (has_any(k, {"htod", "host -> device", "host to device"}))
             return Category::memcpy_htod;
         if (has_any(k, {"dtoh", "device -> host", "device to host"}))

@@ -49,7 +49,7 @@ constexpr std::array<ConvSchema, 15> kSchemas{{
     {"aten::cudnn_convolution_add_relu", 0, 1, 4, 5, 6, 7, kNone, kNone, 8, false},
 }};
 
-// "[2, 2]" or "2" → {2, 2} / {2}; nullopt for anything else.
+// "[2, 2]", "(2,2)" (a Python tuple) or "2" → {2, 2} / {2}; nullopt for anything else.
 std::optional<std::vector<std::uint64_t>> int_list(const CpuOp& op, int i) {
     if (i < 0 || static_cast<std::size_t>(i) >= op.concrete.size())
         return std::nullopt;
@@ -58,7 +58,7 @@ std::optional<std::vector<std::uint64_t>> int_list(const CpuOp& op, int i) {
     const char* p = s.data();
     const char* end = s.data() + s.size();
     while (p < end) {
-        if (*p == '[' || *p == ']' || *p == ',' || *p == ' ') {
+        if (*p == '[' || *p == ']' || *p == '(' || *p == ')' || *p == ',' || *p == ' ') {
             ++p;
             continue;
         }

@@ -509,7 +509,7 @@ private:
 
     void activity(std::string_view cat, std::string_view name, double ts, double dur) {
         GpuActivity a;
-        a.kind = (cat == "kernel" || cat == "Kernel")       ? Activity::kernel
+        a.kind = (cat == "kernel" || cat == "Kernel")       ? runtime_kernel_kind(name)
                  : (cat == "gpu_memcpy" || cat == "Memcpy") ? Activity::memcpy
                                                             : Activity::memset;
         a.name = name_id(name);

@@ -21,6 +21,16 @@ namespace {
 
 constexpr std::int64_t kUnknown = -2, kNone = -1;
 
+// Why a MoE op has no formula: its inputs hold no expert weights (3-D, after the hidden states), or they
+// do but no top-k routing: integer ids [T, k], or floating top-k weights [T, k] with k < E (a [T, E] is
+// the router logits).
+std::string moe_uncosted_reason(const std::string& name, const CpuOp& op) {
+    const bool weights =
+        op.dims.size() > 1 && std::any_of(op.dims.begin() + 1, op.dims.end(), [](const auto& d) { return d.size() == 3; });
+    return weights ? fmt::format("no top-k routing ([T, k] expert ids, or weights with k < E) among the inputs of {}", name)
+                   : fmt::format("no expert-weight shapes among the inputs of {}", name);
+}
+
 struct Grouper {
     const Trace& t;
     const Links& links;
@@ -128,9 +138,16 @@ struct Grouper {
     // Why an activity has no formula (docs/ingest.md, "Reasons").
     std::string reason(std::size_t a, Category category) const {
         const GpuActivity& g = t.activities[a];
+        // An activity without an op, kernel or copy, is said the one way: why no op holds it.
+        const auto unlinked = [&] {
+            return std::string(std::binary_search(links.launch_outside_ops.begin(), links.launch_outside_ops.end(), a)
+                                   ? "no CPU op linked (its launch record lies in no CPU op of the trace, e.g. a CUDA graph "
+                                     "replayed outside any profiled op)"
+                                   : "no CPU op linked (no launch record: queued before the profiler started)");
+        };
         if (g.kind != Activity::kernel) {
             if (links.op[a] < 0)
-                return "no byte count in trace (no \"bytes\" arg, no CPU op linked)";
+                return unlinked() + "; no \"bytes\" arg";
             return fmt::format("no byte count in trace (no \"bytes\" arg; the launching op {} does not give the size)",
                                t.names[t.ops[static_cast<std::size_t>(links.op[a])].name]);
         }
@@ -139,10 +156,7 @@ struct Grouper {
         if (const std::string_view why = collective_why(links, a); !why.empty())
             return std::string(why);
         if (links.op[a] < 0)
-            return std::binary_search(links.launch_outside_ops.begin(), links.launch_outside_ops.end(), a)
-                       ? "no CPU op linked (its launch record lies in no CPU op of the trace, e.g. a CUDA graph "
-                         "replayed outside any profiled op)"
-                       : "no CPU op linked (no launch record: queued before the profiler started)";
+            return unlinked();
         std::int64_t shaped = -1;
         for (std::int64_t op = links.op[a]; op >= 0 && shaped < 0; op = links.parent[static_cast<std::size_t>(op)])
             if (op_has_shapes(t.ops[static_cast<std::size_t>(op)]))
@@ -170,9 +184,8 @@ struct Grouper {
             list_why = fmt::format("no formula for {}", t.names[o.name]);
         std::string r = lists                           ? list_why
                         : refused != hint_refusal.end() ? refused->second
-                        : category == Category::moe
-                            ? fmt::format("no expert-weight shapes among the inputs of {}", t.names[o.name])
-                            : fmt::format("no formula for {}", t.names[o.name]);
+                        : category == Category::moe     ? moe_uncosted_reason(t.names[o.name], o)
+                                                        : fmt::format("no formula for {}", t.names[o.name]);
         if (const std::string types = kernel_operand_types(t.names[g.name]); !types.empty())
             r += fmt::format(" (operands {})", types);
         return r;

@@ -1,6 +1,9 @@
 // Torch tensor type names in the GCC spelling (kineto_type_names.h).
 #include "kineto_type_names.h"
 
+#include <array>
+#include <utility>
+
 namespace bwacct::kineto {
 
 std::string_view gcc_type_spelling(std::string_view type) {
@@ -15,6 +18,29 @@ std::string_view gcc_type_spelling(std::string_view type) {
         return "long int";
     if (type == "unsigned __int64")
         return "unsigned long";
+    // c10's ScalarType names (c10/core/ScalarType.h, what torch.dtype's C++ side prints): tools that
+    // re-write a trace spell the types so ("Float", "BFloat16"); each is one TypeMeta name.
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 16> kScalarTypes{{
+        {"Float", "float"},
+        {"Double", "double"},
+        {"Half", "c10::Half"},
+        {"BFloat16", "c10::BFloat16"},
+        {"Long", "long int"},
+        {"Int", "int"},
+        {"Short", "short"},
+        {"Char", "signed char"},
+        {"Byte", "unsigned char"},
+        {"Bool", "bool"},
+        {"ComplexFloat", "c10::complex<float>"},
+        {"ComplexDouble", "c10::complex<double>"},
+        {"Float8_e4m3fn", "c10::Float8_e4m3fn"},
+        {"Float8_e4m3fnuz", "c10::Float8_e4m3fnuz"},
+        {"Float8_e5m2", "c10::Float8_e5m2"},
+        {"Float8_e5m2fnuz", "c10::Float8_e5m2fnuz"},
+    }};
+    for (const auto& [scalar_type, gcc] : kScalarTypes)
+        if (type == scalar_type)
+            return gcc;
     return type;
 }
 

@@ -9,7 +9,8 @@ namespace bwacct::kineto {
 // PyTorch writes a tensor's type as its C++ type name (caffe2::TypeMeta::name), which each compiler
 // spells its own way: GCC "long int", "c10::BFloat16"; MSVC (Windows builds) "__int64",
 // "struct c10::BFloat16", "struct c10::complex<float>". Returns the GCC spelling, which the costing
-// reads ("long int", "unsigned long", "c10::BFloat16", ...); any other name unchanged.
+// reads ("long int", "unsigned long", "c10::BFloat16", ...); c10 ScalarType names ("Float", "BFloat16",
+// "Long") likewise; any other name unchanged.
 std::string_view gcc_type_spelling(std::string_view type);
 
 }  // namespace bwacct::kineto

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "bwacct/error.h"
 #include "bwacct/ingest_kineto.h"
@@ -192,4 +194,45 @@ TEST(KinetoMoeConfig, SummaryWithAMismatchedOrDenseConfigCostsNothingAndSaysWhy)
     const Summary d = summarize(t, links, hints_of(dense));
     EXPECT_EQ(moe_time(d).costed, 0u);
     EXPECT_TRUE(has_text(d.notes, "small-moe has no routed experts; no op costed from it"));
+}
+
+// Without a config, a MoE op's reason says what its inputs lack: expert weights (hidden states and router
+// logits only, vLLM's moe_forward), or, with 3-D expert weights there, the top-k routing: a floating
+// [T, E] beside E experts is the router logits, not top-k weights.
+TEST(KinetoMoeConfig, ReasonNamesWhatTheMoeOpsInputsLack) {
+    const Trace t = parse_kineto(R"({"traceEvents": [
+      {"ph": "X", "cat": "cpu_op", "name": "vllm::rocm_aiter_fused_moe", "pid": 1, "tid": 1, "ts": 100, "dur": 50,
+       "args": {"External id": 1, "Input Dims": [[16, 64], [4, 128, 64], [4, 64, 64], [16, 4]],
+                "Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "float"]}},
+      {"ph": "X", "cat": "kernel", "name": "aiter_fused_moe_kernel", "pid": 0, "tid": 7, "ts": 110, "dur": 20,
+       "args": {"External id": 1, "device": 0, "stream": 7}},
+      {"ph": "X", "cat": "cpu_op", "name": "vllm::moe_forward", "pid": 1, "tid": 1, "ts": 200, "dur": 50,
+       "args": {"External id": 2, "Input Dims": [[16, 64], [16, 4]], "Input type": ["c10::BFloat16", "c10::BFloat16"]}},
+      {"ph": "X", "cat": "kernel", "name": "fused_moe_kernel", "pid": 0, "tid": 7, "ts": 210, "dur": 20,
+       "args": {"External id": 2, "device": 0, "stream": 7}}
+    ]})",
+                                 "moe_reasons.json");
+    const Summary s = summarize(t);
+    std::map<std::string, std::string> reason;
+    for (const KernelRow& k : s.kernels)
+        reason[k.name] = k.reason;
+    EXPECT_EQ(reason["aiter_fused_moe_kernel"],
+              "no top-k routing ([T, k] expert ids, or weights with k < E) among the inputs of vllm::rocm_aiter_fused_moe");
+    EXPECT_EQ(reason["fused_moe_kernel"], "no expert-weight shapes among the inputs of vllm::moe_forward");
+}
+
+// Without integer ids, floating top-k weights [T, k] with k below the E = 4 experts give k (AITER's fused
+// MoE as TraceLens's eval traces record it): T = 16, k = 2, H = 64.
+TEST(KinetoMoeConfig, TopKWeightsGiveKWithoutIds) {
+    const CpuOp op =
+        op_of({{16, 64}, {4, 128, 64}, {4, 64, 64}, {16, 2}}, {"c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "float"});
+    const auto c = cost_cpu_op("vllm::rocm_aiter_fused_moe", op);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->category, Category::moe);
+    // w1 [4, 128, 64]: 2·16·2·128·64 = 524,288; w2 [4, 64, 64]: 2·16·2·64·64 = 262,144; 786,432 FLOPs
+    EXPECT_EQ(c->cost.flops, 786432u);
+    // hidden 16·64·2 = 2,048 + the weights of min(4, 32) = 4 experts: 4·128·64·2 = 65,536 + 4·64·64·2 =
+    // 32,768; 100,352 B read; [16, 64] bf16 written: 2,048 B
+    EXPECT_EQ(c->cost.bytes_read, 100352u);
+    EXPECT_EQ(c->cost.bytes_written, 2048u);
 }

@@ -492,6 +492,19 @@ TEST(KinetoLink, UnlinkedKernelsSayWhetherTheyHadALaunchRecord) {
     EXPECT_EQ(reason["early_kernel"], "no CPU op linked (no launch record: queued before the profiler started)");
 }
 
+// A memcpy without a "bytes" arg and without an op says it the way an unlinked kernel does, then that it
+// has no byte count of its own.
+TEST(KinetoLink, UnlinkedCopiesSayItAsKernelsDo) {
+    const Trace t = parse_kineto(R"json({"traceEvents": [
+      {"ph":"X","cat":"gpu_memcpy","name":"Memcpy DtoD (Device -> Device)","pid":0,"tid":7,"ts":1,"dur":2,
+       "args":{"device":0,"stream":7,"correlation":1}}
+    ]})json",
+                                 "unlinked_copy.json");
+    const Summary s = summarize(t);
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_EQ(s.kernels[0].reason, "no CPU op linked (no launch record: queued before the profiler started); no \"bytes\" arg");
+}
+
 // The ops no activity can be charged to are dropped, and the links are the same. Kept: aten::linear
 // [0, 100] and aten::mm [10, 20] hold the launch at 15; aten::copy_ on another thread, whose id (4) the
 // memcpy carries; aten::add_ [200, 210], whose end is the launch at 210 (bounds included). Dropped:

@@ -71,6 +71,49 @@ TEST(KinetoTypeSpellings, MsvcTypeNamesCostLikeGccNames) {
     EXPECT_EQ(parse_kineto(two_op_trace("my_type", "x"), "x.json").ops[0].types[0], "my_type");
 }
 
+// The same tools write a convolution's int-list arguments as Python tuples, "(1,1)", where Kineto writes
+// "[1, 1]": read alike. A depthwise 3x3 of fp32 [8, 1024, 32, 32], stride 1, padding 1, groups 1024.
+TEST(KinetoTypeSpellings, ConvolutionTupleArgumentsReadLikeLists) {
+    const Trace t = parse_kineto(R"json({"traceEvents": [
+      {"ph": "X", "cat": "cpu_op", "name": "aten::convolution", "pid": 1, "tid": 1, "ts": 100, "dur": 500,
+       "args": {"External id": 3, "Input Dims": [[8, 1024, 32, 32], [1024, 1, 3, 3]], "Input type": ["Float", "Float"],
+                "Concrete Inputs": ["", "", "", "(1,1)", "(1,1)", "(1,1)", "False", "(0,0)", "1024"]}},
+      {"ph": "X", "cat": "kernel", "name": "depthwise_conv2d_fwd_fp32_kernel", "pid": 0, "tid": 7, "ts": 110,
+       "dur": 350, "args": {"External id": 3, "device": 0, "stream": 7}}
+    ]})json",
+                                 "tuples.json");
+    const Summary s = summarize(t);
+    const Group* conv = group_of(s, "aten::convolution");
+    ASSERT_NE(conv, nullptr);
+    EXPECT_EQ(conv->what.category, Category::conv);
+    // out ⌊(32 + 2 − 3)/1⌋ + 1 = 32; FLOPs 2·8·1024·(32·32)·(1024/1024)·9 = 16,777,216·9 = 150,994,944
+    EXPECT_EQ(conv->what.cost.flops, 150994944u);
+    // read x 8·1024·1024·4 = 33,554,432 + w 1024·1·9·4 = 36,864 = 33,591,296; write y 33,554,432
+    EXPECT_EQ(conv->what.cost.bytes_read, 33591296u);
+    EXPECT_EQ(conv->what.cost.bytes_written, 33554432u);
+}
+
+// Tools that re-write a trace (TraceLens's eval traces) spell the types by c10's ScalarType names,
+// "BFloat16", "Float", "Long": the same ops, the same numbers as the GCC spelling above.
+TEST(KinetoTypeSpellings, ScalarTypeNamesCostLikeGccNames) {
+    const Trace named = parse_kineto(two_op_trace("BFloat16", "Long"), "scalar_types.json");
+    ASSERT_EQ(named.ops.size(), 2u);
+    EXPECT_EQ(named.ops[0].types[0], "c10::BFloat16");
+    EXPECT_EQ(named.ops[1].types[0], "long int");
+    const Summary s = summarize(named);
+    // addmm M=141 N=512 K=512 bf16: 144,384 + 524,288 + 1,024 read + 144,384 written = 814,080 B.
+    const Group* mm = group_of(s, "aten::addmm");
+    ASSERT_NE(mm, nullptr);
+    EXPECT_EQ(mm->what.dtype, "bf16");
+    EXPECT_EQ(mm->what.cost.bytes_read + mm->what.cost.bytes_written, 814080u);
+    // add_ of two 0-d int64 tensors: read 2·8 = 16 B, write 8 B.
+    const Group* add = group_of(s, "aten::add_");
+    ASSERT_NE(add, nullptr);
+    EXPECT_EQ(add->what.dtype, "int64");
+    EXPECT_EQ(add->what.cost.bytes_read, 16u);
+    EXPECT_EQ(add->what.cost.bytes_written, 8u);
+}
+
 // ProcessGroupNCCL writes the dtype as c10::toString(ScalarType); only the element size matters to a
 // collective. FP8 on MI300 is "fnuz", and unsigned, complex, packed fp4 and quantized types occur too:
 // each was "collective metadata not understood", its kernel uncosted.
