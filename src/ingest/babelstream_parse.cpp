@@ -428,9 +428,15 @@ void parse_csv_table(const std::vector<std::string>& lines, std::size_t& i, Babe
             table += "\n";
             continue;
         }
-        if (end > i && (fields(lines[end]) != fields(lines[i]) || first.empty() ||
-                        !std::all_of(first.begin(), first.end(), [](char c) { return is_word(static_cast<unsigned char>(c)); })))
+        if (end > i &&
+            (fields(lines[end]) != fields(lines[i]) || first.empty() ||
+             !std::all_of(first.begin(), first.end(), [](char c) { return is_word(static_cast<unsigned char>(c)); }))) {
+            // A known function's row with fewer fields than the header (a truncated file): not read, and said.
+            if (fields(lines[end]) < fields(lines[i]) && is_function(first))
+                out.warnings.push_back(fmt::format("line {}: {} row cut short ({} of {} fields; a truncated file?): not read",
+                                                   end + 1, first, fields(lines[end]) + 1, fields(lines[i]) + 1));
             break;
+        }
         table += lines[end] + "\n";
     }
     const std::vector<ingest::CsvRecord> recs = ingest::parse_csv(table, origin, sep);

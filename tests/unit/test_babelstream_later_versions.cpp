@@ -386,4 +386,18 @@ TEST(BabelStreamLater, RowCutWhereTheFileEndsIsLeftOut) {
     EXPECT_THROW(parse_babelstream(run + "Dot         1745025.034 0.0098\nDriver: 11040\n", "mid.md"), InputError);
 }
 
+// The --csv table cut inside its Add row (5 of 8 fields): the rows before it are read, and the cut row is said.
+// Before: it ended the table unseen (Copy and Mul read, no warning).
+TEST(BabelStreamLater, CsvRowCutShortIsSaid) {
+    const BabelStreamFile f = parse_babelstream(
+        "function,num_times,n_elements,sizeof,max_mbytes_per_sec,min_runtime,max_runtime,avg_runtime\n"
+        "Copy,100,33554432,8,1.40026e+06,0.000383,0.000391,0.000387\n"
+        "Mul,100,33554432,8,1.38e+06,0.000389,0.0004,0.000395\n"
+        "Add,100,33554432,8,1.4\n",
+        "cut.csv");
+    ASSERT_EQ(f.rows.size(), 2u);
+    ASSERT_EQ(f.warnings.size(), 1u);
+    EXPECT_NE(f.warnings[0].find("line 4: Add row cut short (5 of 8 fields"), std::string::npos) << f.warnings[0];
+}
+
 }  // namespace
