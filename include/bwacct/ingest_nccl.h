@@ -139,6 +139,10 @@ NcclRanks resolve_nccl_ranks(const NcclRun& run, CollectiveKind kind, std::optio
 // above 1 are an allreduce's. The factor's lower bound over all results (the greatest of theirs), else nullopt (no
 // row bounds it, the rows disagree, or it is not above 1).
 std::optional<double> nccl_rows_allreduce_factor(const NcclRun& run);
+// A run that names no collective whose every row prints a reduction operation (not "none" or blank) and a root of 0
+// or more, with busbw = algbw where the rows bound it: only reduce_perf prints both (broadcast, gather and scatter have
+// a root and no operation; allreduce and reduce_scatter an operation and root -1 or no root column).
+bool nccl_rows_reduce(const NcclRun& run);
 
 // The result a printed (rounded) value stands for: [value − h, value + h], h = ½·10^−decimals.
 double printed_half_unit(const PrintedNumber& p);

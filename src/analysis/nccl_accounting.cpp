@@ -423,6 +423,9 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
                 "the rows: busbw/algbw ≥ {:.4f} > 1 with an operation and root -1, which only allreduce's "
                 "2(n−1)/n gives (every other nccl-tests factor is at most 1)",
                 *f);
+        } else if (nccl_rows_reduce(run)) {
+            kind = CollectiveKind::reduce;
+            kind_from = "the rows: a reduction operation and a root of 0 or more in every row, which only reduce_perf prints";
         } else {
             throw InputError(
                 "--op",

@@ -97,6 +97,14 @@ std::optional<double> nccl_rows_allreduce_factor(const NcclRun& run) {
     return r.f_lo;
 }
 
+bool nccl_rows_reduce(const NcclRun& run) {
+    for (const NcclRow& row : run.rows)
+        if (row.redop.empty() || row.redop == "none" || !row.root || *row.root < 0)
+            return false;
+    const RatioBounds r = ratio_bounds(run, CollectiveKind::allgather);  // c = 1: the bare busbw/algbw bounds
+    return !run.rows.empty() && (!r.any || (r.f_lo <= 1 && 1 <= r.f_hi));
+}
+
 NcclRanks resolve_nccl_ranks(const NcclRun& run, CollectiveKind kind, std::optional<std::uint64_t> given,
                              const std::string& origin) {
     NcclRanks r;

@@ -372,6 +372,22 @@ void parse_text_table(const std::vector<std::string>& lines, std::size_t& i, con
             i = next;
             t = std::move(n);
         }
+        // A row cut short where the file ends (a truncated log, a paste cut mid-line; only blank lines or a code fence
+        // after it): its run's rows before it are read, the cut row is not (its last field may itself be cut).
+        const auto file_ends_after = [&](std::size_t k) {
+            for (++k; k < lines.size(); ++k)
+                if (const std::string l = trim(lines[k]); !l.empty() && l.find_first_not_of('`') != std::string::npos)
+                    return false;
+            return true;
+        };
+        if (t.size() < 5 && out.rows.size() > before && file_ends_after(i)) {
+            out.warnings.push_back(
+                fmt::format("line {}: {} row cut short ({} of 5 fields) where the file ends: not read; "
+                            "run {}'s rows before it are",
+                            i + 1, t[0], t.size(), run.run));
+            ++i;
+            break;
+        }
         if (t.size() != 5)
             throw InputError(origin, fmt::format("line {}: {} row with {} fields where 5 are expected (function, "
                                                  "bandwidth, min, max, average; file truncated?); {}",
@@ -412,9 +428,15 @@ void parse_csv_table(const std::vector<std::string>& lines, std::size_t& i, Babe
             table += "\n";
             continue;
         }
-        if (end > i && (fields(lines[end]) != fields(lines[i]) || first.empty() ||
-                        !std::all_of(first.begin(), first.end(), [](char c) { return is_word(static_cast<unsigned char>(c)); })))
+        if (end > i &&
+            (fields(lines[end]) != fields(lines[i]) || first.empty() ||
+             !std::all_of(first.begin(), first.end(), [](char c) { return is_word(static_cast<unsigned char>(c)); }))) {
+            // A known function's row with fewer fields than the header (a truncated file): not read, and said.
+            if (fields(lines[end]) < fields(lines[i]) && is_function(first))
+                out.warnings.push_back(fmt::format("line {}: {} row cut short ({} of {} fields; a truncated file?): not read",
+                                                   end + 1, first, fields(lines[end]) + 1, fields(lines[i]) + 1));
             break;
+        }
         table += lines[end] + "\n";
     }
     const std::vector<ingest::CsvRecord> recs = ingest::parse_csv(table, origin, sep);

@@ -345,6 +345,24 @@ std::optional<NcclResult> read_result(const std::vector<std::string_view>& tok, 
     return r;
 }
 
+// A row shorter than its header's that holds the out-of-place result's time, algbw and busbw (and maybe its
+// #wrong and part of the in-place result): that result, when it is whole. A busbw that ends the line must show
+// nccl-tests' 2 decimals ("%6.2f"), else the cut went through it ("78.7" of "78.71"). Nothing for a row that
+// holds the in-place result's columns alone (tokens − per_place: read as an in-place-only row).
+std::optional<NcclResult> cut_after_out_of_place(const std::vector<std::string_view>& tok, const Layout& header) {
+    if (tok.size() < header.time + 3 || tok.size() >= header.tokens || tok.size() == header.tokens - header.per_place)
+        return std::nullopt;
+    // A whole row of another layout (an older log's "redop ... error" row pasted under a 2.x header) is not a cut one.
+    if (const auto own = layout_from_row(tok); own && own->tokens == tok.size())
+        return std::nullopt;
+    const std::vector<std::string_view> first(tok.begin(),
+                                              tok.begin() + static_cast<std::ptrdiff_t>(std::min(tok.size(), header.time + 4)));
+    auto r = read_result(first, header.time, header.error_column);
+    if (!r || r->algbw_GBps.decimals != 2 || (tok.size() == header.time + 3 && r->busbw_GBps.decimals != 2))
+        return std::nullopt;
+    return r;
+}
+
 }  // namespace
 
 bool parse_printed_number(std::string_view s, PrintedNumber& out) {
@@ -842,6 +860,27 @@ struct TextReader {
         PrintedNumber ignored;
         if (header && !fits(header) && !plain_under_wider_header(header) && tok.size() < header->tokens && header->redop &&
             header->redop < tok.size() && !parse_printed_number(tok[header->redop], ignored)) {
+            // Cut after its out-of-place result (the test stopped, or the paste ended, during the in-place half):
+            // that result is kept when its time, algbw and busbw are whole. nccl-tests prints algbw and busbw
+            // with 2 decimals ("%6.2f"), so a busbw ending the line with fewer was itself cut.
+            if (const auto oop = cut_after_out_of_place(tok, *header)) {
+                warn(
+                    fmt::format("line {}: row cut short after its out-of-place result ({} of the header's {} columns; "
+                                "the test stopped or the paste ended there): the out-of-place result is read, the "
+                                "in-place one is lost: {}",
+                                line_no, tok.size(), header->tokens, std::string(line).substr(0, 120)));
+                row.line = line_no;
+                row.type = std::string(tok[2]);
+                row.redop = std::string(tok[header->redop]);
+                if (header->root) {
+                    PrintedNumber root;
+                    if (parse_printed_number(tok[header->root], root) && root.decimals == 0 && std::abs(root.value) < 1e18)
+                        row.root = static_cast<long long>(root.value);
+                }
+                row.out_of_place = oop;
+                accept_row(std::move(row), *header, true, line_no);
+                return;
+            }
             unreadable_line(fmt::format("line {}: row cut short ({} of the header's {} columns; a truncated log?): {}", line_no,
                                         tok.size(), header->tokens, std::string(line).substr(0, 120)));
             return;
@@ -873,6 +912,12 @@ struct TextReader {
             unreadable_line(fmt::format("line {}: unreadable numbers: {}", line_no, std::string(line).substr(0, 120)));
             return;
         }
+        accept_row(std::move(row), *layout, fits(header), line_no);
+    }
+
+    // A row read (whole, in-place only, or cut after its out-of-place result): a new run where it starts one, then
+    // the current run's.
+    void accept_row(NcclRow row, const Layout& layout, bool fits_header, int line_no) {
         // Rows after the run's "Avg bus bandwidth" belong to another run; so does a sweep that starts
         // again (a smaller size than the last row's, same type, redop and root) with no header between:
         // another invocation whose header lines were cut or filtered out (a grep of several logs). One
@@ -912,7 +957,7 @@ struct TextReader {
             run.program = std::move(program);
             run.program_from_heading = std::move(from_heading);
             inherited_shape = row.size > 0 ? std::nullopt : std::move(shape);
-            if (!fits(header))
+            if (!fits_header)
                 header.reset();
         } else if (inherited_shape && row.size > 0) {
             if (other_collective(row, *inherited_shape)) {
@@ -943,7 +988,7 @@ struct TextReader {
             heading_program.clear();
         }
         run.last_line = line_no;
-        layout_name = layout->name;
+        layout_name = layout.name;
         run.rows.push_back(std::move(row));
     }
 };
@@ -1016,6 +1061,13 @@ NcclLog parse_nccl_text(const std::string& text_raw, const std::string& origin) 
         while (!body.empty() && body.front() == '#')
             body.remove_prefix(1);
         const auto tok = split_ws(body);
+        // NCCL 1's own tests (single-process, 2016) print "bytes N type op time algbw busbw res" with times in ms: rows
+        // that read like nccl-tests' older layout at a thousandth of their time. Refused by their column header.
+        if (tok.size() >= 8 && tok[0] == "bytes" && tok[1] == "N" && tok[2] == "type" && tok[3] == "op" && tok[4] == "time")
+            throw InputError(origin, fmt::format("line {}: NCCL 1.x test output (columns 'bytes N type op time algbw busbw "
+                                                 "res', times in ms) is not read; expected nccl-tests output "
+                                                 "(all_reduce_perf ... > log) or its -J JSON",
+                                                 line_no));
         if (r.header_line(tok, body, hashed, line_no) || hashed)
             continue;
         // A header line behind a prefix no launcher rule knows: nccl-tests' own '#' later in the line

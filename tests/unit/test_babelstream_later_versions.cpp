@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "bwacct/error.h"
 #include "bwacct/ingest_babelstream.h"
 #include "ingest_test_util.h"
 
@@ -347,6 +348,56 @@ TEST(BabelStreamLater, CsvReadRowCountsThreeArrays) {
     EXPECT_EQ(std::get<std::uint64_t>(s.rows[1][column(s, "bytes")]), 805306368u);
     EXPECT_EQ(text(s.rows[1][column(s, "check")]), "ok");
     EXPECT_EQ(text(s.rows[0][column(s, "check")]), "ok");  // Init: 805306368 B / 0.0805306 s = 10000.0 MB/s
+}
+
+}  // namespace
+
+namespace {
+
+using namespace bwacct;
+
+// UoB-HPC/BabelStream issue 137: two runs on an A100-SXM4-80GB, the paste cut inside the second run's Dot row
+// ("Dot         1745025.034 0.0098", 3 of 5 fields, its min time itself cut). Before: the whole file was refused
+// ("Dot row with 3 fields where 5 are expected"). Now the cut row alone is left out, with a warning, and the rows
+// before it are read: run 1's five, run 2's four.
+TEST(BabelStreamLater, RowCutWhereTheFileEndsIsLeftOut) {
+    const std::string run =
+        "BabelStream\n"
+        "Version: 4.0\n"
+        "Implementation: CUDA\n"
+        "Precision: double\n"
+        "Array size: 8589.9 MB (=8.6 GB)\n"
+        "Function    MBytes/sec  Min (sec)   Max         Average\n"
+        "Copy        1748027.292 0.00983     0.01096     0.00986\n"
+        "Mul         1745605.363 0.00984     0.01100     0.00987\n"
+        "Add         1772532.835 0.01454     0.01552     0.01456\n"
+        "Triad       1773862.890 0.01453     0.01547     0.01455\n";
+    const BabelStreamFile f = parse_babelstream(run + "Dot         1555399.880 0.01105     0.01369     0.01113\n```\n\n```\n" +
+                                                    run + "Dot         1745025.034 0.0098\n```\n\n",
+                                                "i137.md");
+    ASSERT_EQ(f.runs.size(), 2u);
+    ASSERT_EQ(f.rows.size(), 9u);
+    EXPECT_EQ(f.rows[8].function, "Triad");
+    EXPECT_EQ(f.rows[8].run, 2);
+    ASSERT_EQ(f.warnings.size(), 1u);
+    EXPECT_NE(f.warnings[0].find("line 25: Dot row cut short (3 of 5 fields) where the file ends"), std::string::npos)
+        << f.warnings[0];
+    // The same cut row with a further line of the log after it is not a truncated file: refused as before.
+    EXPECT_THROW(parse_babelstream(run + "Dot         1745025.034 0.0098\nDriver: 11040\n", "mid.md"), InputError);
+}
+
+// The --csv table cut inside its Add row (5 of 8 fields): the rows before it are read, and the cut row is said.
+// Before: it ended the table unseen (Copy and Mul read, no warning).
+TEST(BabelStreamLater, CsvRowCutShortIsSaid) {
+    const BabelStreamFile f = parse_babelstream(
+        "function,num_times,n_elements,sizeof,max_mbytes_per_sec,min_runtime,max_runtime,avg_runtime\n"
+        "Copy,100,33554432,8,1.40026e+06,0.000383,0.000391,0.000387\n"
+        "Mul,100,33554432,8,1.38e+06,0.000389,0.0004,0.000395\n"
+        "Add,100,33554432,8,1.4\n",
+        "cut.csv");
+    ASSERT_EQ(f.rows.size(), 2u);
+    ASSERT_EQ(f.warnings.size(), 1u);
+    EXPECT_NE(f.warnings[0].find("line 4: Add row cut short (5 of 8 fields"), std::string::npos) << f.warnings[0];
 }
 
 }  // namespace
