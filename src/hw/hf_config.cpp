@@ -1212,8 +1212,12 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     } else if (r.has(act_key)) {
         r.refuse_unless(act == "silu" || act == "swish", act_key, "the gated MLP is modelled as SiLU(gate)·up");
     }
-    if (r.has("mlp_bias"))
-        r.refuse_unless(!r.flag_or("mlp_bias", false), "mlp_bias", "biases on the MLP projections");
+    // LlamaMLP and GraniteMLP put mlp_bias on gate, up and down (IBM's granite-*-code Llama files); elsewhere refused.
+    if (r.flag_or("mlp_bias", false)) {
+        r.refuse_unless(lm_arch == "LlamaForCausalLM" || lm_arch == "LLaMAForCausalLM" || fam == Family::granite, "mlp_bias",
+                        "biases on the MLP projections (counted for LlamaForCausalLM and GraniteForCausalLM only)");
+        c.mlp_bias = true;
+    }
     if (fam == Family::qwen2 || fam == Family::qwen2_moe) {
         c.qkv_bias = true;  // Qwen2Attention, Qwen2MoeAttention: q, k, v projections with bias, o without
     } else if (fam == Family::exaone4) {

@@ -62,10 +62,22 @@ TEST(HfVendoredFiles, MedGemma27bLanguageModelIsTheIndexLessItsVisionTower) {
     EXPECT_TRUE(has_limitation(c, "vision tower"));
 }
 
-TEST(HfVendoredFiles, LlamaWithMlpBiasesIsRefusedNamingTheField) {
-    const std::string e = load_error("granite-3b-code-instruct-128k");
+TEST(HfVendoredFiles, LlamaMlpBiasesAreCounted) {
+    // Refused before ("mlp_bias" = true is not modelled). LlamaMLP's gate, up and down biases: 2·10,240 + 2560 = 23,040 per
+    // layer. Attention 4·2560² = 26,214,400 + q, k, v biases 3·2560 + o bias 2560 = 26,224,640; MLP 3·2560·10,240 =
+    // 78,643,200 + 23,040 = 78,666,240; norms 5120 → 104,896,000 · 32 = 3,356,672,000 + the tied 49,152·2560 table
+    // (125,829,120) + 2560 = 3,482,503,680 (Hub 3.48B).
+    const TransformerConfig c = hf("granite-3b-code-instruct-128k");
+    EXPECT_TRUE(c.mlp_bias);
+    const ParamCount p = param_count(c);
+    EXPECT_EQ(p.mlp.value(), 78666240u);
+    EXPECT_EQ(p.total.value(), 3482503680u);
+    // Bytes: every parameter in bf16 (the biases replicated across ranks with the norms).
+    EXPECT_EQ(weight_bytes_per_rank(c, LayerRun{}).value(), 6965007360u);  // 2 · 3,482,503,680
+    // Families whose MLP has no bias field keep refusing it (MistralMLP, Qwen2MLP: transformers ignores the key).
+    const std::string e = error_of(R"({"architectures": ["MistralForCausalLM"], "hidden_size": 64, "intermediate_size": 128,
+        "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 100, "mlp_bias": true})");
     EXPECT_NE(e.find("\"mlp_bias\" = true is not modelled"), std::string::npos) << e;
-    EXPECT_NE(e.find("granite-3b-code-instruct-128k.config.json"), std::string::npos) << e;
 }
 
 TEST(HfVendoredFiles, MlxQuantizationIsRefusedWithOrWithoutAQuantizationConfig) {
