@@ -57,6 +57,7 @@ struct TransformerConfig {
     bool qk_norm = false;           // per-head RMSNorm of Q and K (Qwen3, Gemma 3): 2 · head_dim parameters per layer
     bool qkv_bias = false;          // bias on the Q, K, V projections (Qwen2): parameters only
     bool o_bias = false;            // bias on the output projection: parameters only
+    bool mlp_bias = false;          // biases on the dense MLP's projections (LlamaMLP's mlp_bias): parameters only
     std::uint64_t block_norms = 2;  // norms per block: 2 (pre-norm), 4 (Gemma 2/3: pre and post each sub-block)
     std::optional<MoeConfig> moe;
     std::optional<MlaConfig> mla;

@@ -68,7 +68,10 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 39> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 40> kArchs{{{"LlamaForCausalLM", Family::llama},
+                                       // LLaMAForCausalLM: the class's name before transformers 4.28 (LLaMA 1 conversions
+                                       // such as decapoda-research's; vLLM keeps the alias): the same block.
+                                       {"LLaMAForCausalLM", Family::llama},
                                        {"MistralForCausalLM", Family::llama},
                                        // YiForCausalLM (Yi's first remote code), BaichuanForCausalLM / BaiChuanForCausalLM
                                        // (Baichuan 1 and 2; W_pack holds q, k, v; ALiBi or RoPE, neither an op here):
@@ -166,10 +169,12 @@ struct Wrapper {
 constexpr Dropped kKvHeads(const char* class_default) { return {"num_key_value_heads", class_default, "<key/value heads>"}; }
 constexpr Dropped kHeadDim128{"head_dim", "128, not hidden_size / num_attention_heads", "<dims per head>"};
 
-constexpr std::array<Wrapper, 8> kWrappers{
+constexpr std::array<Wrapper, 9> kWrappers{
     {{"Gemma3ForConditionalGeneration", "gemma3_text", "Gemma3TextConfig", "Gemma3ForCausalLM"},
      // Kimi-K2.5 (remote code modeling_kimi_k25.py): a vision tower and projector before Kimi-K2's DeepseekV3ForCausalLM.
      {"KimiK25ForConditionalGeneration", "deepseek_v3", "DeepseekV3Config", "DeepseekV3ForCausalLM"},
+     // Kimi-VL (remote code modeling_kimi_vl.py): a MoonViT tower and projector before Moonlight's DeepseekV3ForCausalLM.
+     {"KimiVLForConditionalGeneration", "deepseek_v3", "DeepseekV3Config", "DeepseekV3ForCausalLM"},
      // MistralConfig: num_key_value_heads 8, sliding_window 4096 (Mistral-Small-3.1's file gives "sliding_window": null).
      {"Mistral3ForConditionalGeneration",
       "mistral",
@@ -1102,7 +1107,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             lm.at("model_type") != wrapper->text_model_type && !ministral3)
             top.fail(fmt::format("\"text_config.model_type\" = {} is not modelled for {} (expected \"{}\")",
                                  lm.at("model_type").dump(), arch, wrapper->text_model_type));
-        for (const char* key : {"quantization_config", "tie_word_embeddings", "_name_or_path"})
+        for (const char* key : {"quantization_config", "quantization", "tie_word_embeddings", "_name_or_path"})
             if ((!lm.contains(key) || lm.at(key).is_null()) && doc.contains(key))
                 lm[key] = doc.at(key);
         lm_arch = ministral3 ? "Ministral3ForCausalLM" : wrapper->language_arch;
@@ -1227,8 +1232,12 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     } else if (r.has(act_key)) {
         r.refuse_unless(act == "silu" || act == "swish", act_key, "the gated MLP is modelled as SiLU(gate)·up");
     }
-    if (r.has("mlp_bias"))
-        r.refuse_unless(!r.flag_or("mlp_bias", false), "mlp_bias", "biases on the MLP projections");
+    // LlamaMLP and GraniteMLP put mlp_bias on gate, up and down (IBM's granite-*-code Llama files); elsewhere refused.
+    if (r.flag_or("mlp_bias", false)) {
+        r.refuse_unless(lm_arch == "LlamaForCausalLM" || lm_arch == "LLaMAForCausalLM" || fam == Family::granite, "mlp_bias",
+                        "biases on the MLP projections (counted for LlamaForCausalLM and GraniteForCausalLM only)");
+        c.mlp_bias = true;
+    }
     if (fam == Family::qwen2 || fam == Family::qwen2_moe) {
         c.qkv_bias = true;  // Qwen2Attention, Qwen2MoeAttention: q, k, v projections with bias, o without
     } else if (fam == Family::exaone4) {
@@ -1268,12 +1277,12 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     // Families whose reference attention applies no window whatever config.json says (LlamaAttention and the classes
     // built on it pass no sliding_window, and their masks are causal): a window given there is stated, not applied.
     // OLMoE, GLM-4.5 (Glm4MoeModel) and MiniMax-M2 ("No sliding window opposed to mixtral") build only a causal mask too.
-    const bool windowless = lm_arch == "LlamaForCausalLM" || lm_arch == "YiForCausalLM" || lm_arch == "BaichuanForCausalLM" ||
-                            lm_arch == "BaiChuanForCausalLM" || fam == Family::gemma || fam == Family::glm ||
-                            fam == Family::glm4 || fam == Family::granite || fam == Family::granite_moe || fam == Family::olmo2 ||
-                            fam == Family::seed_oss || fam == Family::stablelm || fam == Family::internlm2 ||
-                            fam == Family::olmoe || fam == Family::glm4_moe || fam == Family::minimax_m2 ||
-                            fam == Family::deepseek_moe;
+    const bool windowless = lm_arch == "LlamaForCausalLM" || lm_arch == "LLaMAForCausalLM" || lm_arch == "YiForCausalLM" ||
+                            lm_arch == "BaichuanForCausalLM" || lm_arch == "BaiChuanForCausalLM" || fam == Family::gemma ||
+                            fam == Family::glm || fam == Family::glm4 || fam == Family::granite || fam == Family::granite_moe ||
+                            fam == Family::olmo2 || fam == Family::seed_oss || fam == Family::stablelm ||
+                            fam == Family::internlm2 || fam == Family::olmoe || fam == Family::glm4_moe ||
+                            fam == Family::minimax_m2 || fam == Family::deepseek_moe;
     if (!windowless)
         read_sliding_window(r, fam, c);
     else if (r.has("sliding_window")) {
@@ -1288,6 +1297,14 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         if (r.has(key))
             c.limitations.push_back(fmt::format(
                 "{} = {} is not modelled: a tanh per score/logit (a few FLOPs per element, fused)", key, lm.at(key).dump()));
+    // MLX checkpoints (mlx-community, Apple silicon) write their {"group_size", "bits"} as "quantization", often with no
+    // "quantization_config" beside it: read alone, the weights would pass for 16-bit. Refused (docs/formulas.md).
+    if (!r.has("quantization_config") && r.has("quantization"))
+        r.fail(
+            fmt::format("\"quantization\" = {} (MLX's group_size and bits, an Apple-silicon format) is not modelled; bwacct "
+                        "reads a \"quantization_config\" of fp8, fbgemm_fp8, awq, gptq, modelopt, mxfp4, compressed-tensors "
+                        "or bitsandbytes and will not guess the weights' storage",
+                        lm.at("quantization").dump()));
     if (r.has("quantization_config"))
         c.weight_format = read_quantization(r, lm.at("quantization_config"), c.limitations);
 

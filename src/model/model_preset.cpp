@@ -83,7 +83,8 @@ TransformerConfig parse_model_preset(std::string_view json_text, const std::stri
     }
     for (const auto& [key, member] :
          {std::pair{"qk_norm", &TransformerConfig::qk_norm}, std::pair{"qkv_bias", &TransformerConfig::qkv_bias},
-          std::pair{"o_bias", &TransformerConfig::o_bias}, std::pair{"gelu_gate", &TransformerConfig::gelu_gate}})
+          std::pair{"o_bias", &TransformerConfig::o_bias}, std::pair{"mlp_bias", &TransformerConfig::mlp_bias},
+          std::pair{"gelu_gate", &TransformerConfig::gelu_gate}})
         if (doc.contains(key)) {
             if (!doc.at(key).is_boolean())
                 throw InputError(origin, fmt::format("\"{}\" must be true or false", key));

@@ -948,6 +948,8 @@ ParamCount param_count(const TransformerConfig& cfg) {
             p.attention += Exact(2) * hd;
     }
     p.mlp = mlp_mats * d * f;
+    if (cfg.mlp_bias)  // gate and up: ffn each (gated), down: D
+        p.mlp += (mlp_mats - Exact(1)) * f + d;
     p.norms = Exact(cfg.block_norms) * norm_params * d;
     p.per_layer = p.attention + p.mlp + p.norms;
     p.final_norm = norm_params * d;

@@ -152,7 +152,7 @@ TEST(HfConfigCli, MalformedOrMissingFieldExits2NamingFieldAndFile) {
                {"num_experts_per_tok", "badk.json"});
     write_text(
         dir.file("bias.json"),
-        R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 64, "vocab_size": 100, "mlp_bias": true})");
+        R"({"architectures": ["Qwen2ForCausalLM"], "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 64, "vocab_size": 100, "mlp_bias": true})");
     expect_bad({"layer", "--hf-config", dir.file("bias.json"), "--phase", "decode", "--context", "8"}, {"mlp_bias", "bias.json"});
     write_text(dir.file("broken.json"), R"({"architectures": ["LlamaForCausalLM"], )");
     expect_bad({"layer", "--hf-config", dir.file("broken.json"), "--tokens", "8"}, {"broken.json", "not valid JSON"});

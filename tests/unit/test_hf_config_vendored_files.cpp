@@ -1,0 +1,135 @@
+// Published config.json files found in the thirteenth session, vendored in public GitHub copies of their Hub
+// repositories (tests/data/models/*.src.txt), two of them beside their model.safetensors.index.json, whose total_size the
+// counts below meet exactly; and MLX's "quantization", which left alone had the weights pass for 16-bit.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "bwacct/error.h"
+#include "bwacct/hf_config.h"
+#include "bwacct/transformer.h"
+#include "hf_test_util.h"
+
+using namespace bwacct;
+using bwacct_test::error_of;
+using bwacct_test::has_limitation;
+using bwacct_test::hf;
+
+namespace {
+
+std::string load_error(const std::string& name) {
+    try {
+        (void)hf(name);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST(HfVendoredFiles, CogitoQwen14bMeetsItsIndexTotalSize) {
+    // Qwen2ForCausalLM with a vocabulary of 151,665. Attention 5120·5120·2 (q, o) + 5120·1024·2 (k, v) = 62,914,560 + q, k,
+    // v biases 5120 + 2·1024 = 62,921,728; MLP 3·5120·13,824 = 212,336,640; norms 10,240 → 275,268,608 · 48 =
+    // 13,212,893,184 + 2·151,665·5120 (1,553,049,600) + 5120 = 14,765,947,904: the index's total_size 29,531,895,808 B / 2.
+    const TransformerConfig c = hf("cogito-v1-preview-qwen-14b");
+    EXPECT_TRUE(c.local_layers.empty());  // sliding_window 131072, use_sliding_window false: no window
+    EXPECT_EQ(param_count(c).total.value(), 14765947904u);
+    EXPECT_EQ(weight_bytes_per_rank(c, LayerRun{}).value(), 29531895808u);
+}
+
+TEST(HfVendoredFiles, SmolLM3WithoutTieWordEmbeddingsIsTied) {
+    // No tie_word_embeddings key: SmolLM3Config's default (tied). Attention 2048·2048·2 + 2048·512·2 = 10,485,760; MLP
+    // 3·2048·11,008 = 67,633,152; norms 4096 → 78,123,008 · 36 = 2,812,428,288 + one 128,256·2048 table (262,668,288) + 2048
+    // = 3,075,098,624 (3.08B). layer_types all full_attention, sliding_window null: no window.
+    const TransformerConfig c = hf("smollm3-3b");
+    EXPECT_TRUE(c.tied_embeddings);
+    EXPECT_EQ(c.sliding_window, 0u);
+    EXPECT_EQ(param_count(c).total.value(), 3075098624u);
+}
+
+TEST(HfVendoredFiles, MedGemma27bLanguageModelIsTheIndexLessItsVisionTower) {
+    // Gemma 3 27B: q 5376·4096 + k, v 5376·2048·2 + o 4096·5376 = 66,060,288 + q/k norms 256; MLP 3·5376·21,504 =
+    // 346,816,512; four norms 21,504 → 412,898,560 · 62 = 25,599,710,720 + the tied 262,208·5376 table (1,409,630,208) +
+    // 5376 = 27,009,346,304. The index's total_size 54,864,813,280 B / 2 = 27,432,406,640 holds the SigLIP tower and
+    // projector too (423,060,336, stated as not counted).
+    const TransformerConfig c = hf("medgemma-27b-it");
+    EXPECT_EQ(param_count(c).total.value(), 27009346304u);
+    EXPECT_EQ(c.sliding_window, 1024u);
+    ASSERT_EQ(c.local_layers.size(), 62u);
+    EXPECT_TRUE(c.local_layers[0]);
+    EXPECT_FALSE(c.local_layers[5]);  // layer_types: every 6th full
+    EXPECT_TRUE(has_limitation(c, "vision tower"));
+}
+
+TEST(HfVendoredFiles, LlamaMlpBiasesAreCounted) {
+    // Refused before ("mlp_bias" = true is not modelled). LlamaMLP's gate, up and down biases: 2·10,240 + 2560 = 23,040 per
+    // layer. Attention 4·2560² = 26,214,400 + q, k, v biases 3·2560 + o bias 2560 = 26,224,640; MLP 3·2560·10,240 =
+    // 78,643,200 + 23,040 = 78,666,240; norms 5120 → 104,896,000 · 32 = 3,356,672,000 + the tied 49,152·2560 table
+    // (125,829,120) + 2560 = 3,482,503,680 (Hub 3.48B).
+    const TransformerConfig c = hf("granite-3b-code-instruct-128k");
+    EXPECT_TRUE(c.mlp_bias);
+    const ParamCount p = param_count(c);
+    EXPECT_EQ(p.mlp.value(), 78666240u);
+    EXPECT_EQ(p.total.value(), 3482503680u);
+    // Bytes: every parameter in bf16 (the biases replicated across ranks with the norms).
+    EXPECT_EQ(weight_bytes_per_rank(c, LayerRun{}).value(), 6965007360u);  // 2 · 3,482,503,680
+    // Families whose MLP has no bias field keep refusing it (MistralMLP, Qwen2MLP: transformers ignores the key).
+    const std::string e = error_of(R"({"architectures": ["MistralForCausalLM"], "hidden_size": 64, "intermediate_size": 128,
+        "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 100, "mlp_bias": true})");
+    EXPECT_NE(e.find("\"mlp_bias\" = true is not modelled"), std::string::npos) << e;
+}
+
+TEST(HfVendoredFiles, MlxQuantizationIsRefusedWithOrWithoutAQuantizationConfig) {
+    // The vendored MLX file writes both keys (no quant_method): refused, naming MLX.
+    const std::string both = load_error("qwen3-14b-mlx-4bit");
+    EXPECT_NE(both.find("MLX's group_size and bits"), std::string::npos) << both;
+    // "quantization" alone (older mlx-lm conversions) was read as a 16-bit checkpoint: 7,248,023,552 parameters at 2 B each
+    // for Mistral-7B-v0.3's shape, where MLX stores 4-bit codes with a 16-bit scale and bias per 64. Now refused.
+    const std::string base = R"({"architectures": ["MistralForCausalLM"], "hidden_size": 64, "intermediate_size": 128,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 100, )";
+    const std::string alone = error_of(base + R"("quantization": {"group_size": 64, "bits": 4}})");
+    EXPECT_NE(alone.find("\"quantization\" = {\"bits\":4,\"group_size\":64} (MLX's group_size and bits"), std::string::npos)
+        << alone;
+    EXPECT_EQ(alone.find('\n'), std::string::npos);
+    // Also when it sits at the top level of a multimodal wrapper whose text_config has no quantization of its own.
+    const std::string wrapped = error_of(R"({"architectures": ["Mistral3ForConditionalGeneration"],
+        "quantization": {"group_size": 64, "bits": 4}, "text_config": {"model_type": "mistral", "hidden_size": 64,
+        "intermediate_size": 128, "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2,
+        "vocab_size": 100, "sliding_window": null}})");
+    EXPECT_NE(wrapped.find("(MLX's group_size and bits"), std::string::npos) << wrapped;
+    // A null "quantization" is no format: read as before.
+    EXPECT_EQ(error_of(base + R"("quantization": null})"), "");
+}
+
+TEST(HfVendoredFiles, KimiVlIsReadAsMoonlightsLanguageModel) {
+    // Refused before (unsupported architecture KimiVLForConditionalGeneration). Its text_config is Moonlight's shape
+    // (DeepseekV3Config, q_lora_rank null): attention 13,763,072; dense layer 0 82,973,184; MoE layers 584,847,936 · 26 =
+    // 15,206,046,336; two vocab tables 671,088,640 and the final norm 2048 → 15,960,110,208 (the same arithmetic as
+    // HfPublishedFiles.MoonlightIsDeepSeekV3sMlaWithoutAQueryLora); the MoonViT tower is stated as not counted.
+    const TransformerConfig c = parse_hf_config(R"({"architectures": ["KimiVLForConditionalGeneration"],
+        "model_type": "kimi_vl", "text_config": {"vocab_size": 163840, "hidden_size": 2048, "intermediate_size": 11264,
+        "moe_intermediate_size": 1408, "num_hidden_layers": 27, "num_attention_heads": 16, "num_key_value_heads": 16,
+        "n_shared_experts": 2, "n_routed_experts": 64, "kv_lora_rank": 512, "q_lora_rank": null, "qk_rope_head_dim": 64,
+        "v_head_dim": 128, "qk_nope_head_dim": 128, "topk_method": "noaux_tc", "num_experts_per_tok": 6,
+        "moe_layer_freq": 1, "first_k_dense_replace": 1, "tie_word_embeddings": false, "model_type": "deepseek_v3"},
+        "vision_config": {"model_type": "moonvit"}})",
+                                                "--hf-config kimi-vl.json");
+    ASSERT_TRUE(c.mla);
+    EXPECT_EQ(param_count(c).total.value(), 15960110208u);
+    EXPECT_TRUE(has_limitation(c, "KimiVLForConditionalGeneration is multimodal"));
+    // Another text_config.model_type is refused, as for every wrapper.
+    const std::string e = error_of(R"({"architectures": ["KimiVLForConditionalGeneration"],
+        "text_config": {"model_type": "llama", "hidden_size": 64}})");
+    EXPECT_NE(e.find("\"text_config.model_type\" = \"llama\" is not modelled"), std::string::npos) << e;
+}
+
+TEST(HfVendoredFiles, Llama1UnderItsPreReleaseClassNameIsLlama) {
+    // "LLaMAForCausalLM" (refused before). Attention 4·8192² = 268,435,456 (MHA: no num_key_value_heads); MLP
+    // 3·8192·22,016 = 541,065,216; norms 16,384 → 809,517,056 · 80 = 64,761,364,480 + 2·32,000·8192 (524,288,000) + 8192 =
+    // 65,285,660,672 (LLaMA-65B: 65.2B).
+    const TransformerConfig c = hf("llama-65b-hf");
+    EXPECT_EQ(c.kv_heads, 64u);
+    EXPECT_EQ(param_count(c).total.value(), 65285660672u);
+    EXPECT_FALSE(c.tied_embeddings);
+}
