@@ -1037,18 +1037,25 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             wan_image_branch(top, w);
             w.dit->vace_stacked_hints = false;  // diffusers keeps the VACE hints in a list
             // The transformer embeds a [B] or a [B, T] timestep, whichever the pipeline passes; only the pipeline's
-            // expand_timesteps (model_index.json: Wan2.2-TI2V-5B-Diffusers) says per token. Read once per sample,
-            // and said so: the modulation's bytes differ by a factor of about T.
-            if (w.dit->vace_blocks == 0 && w.dit->image_tokens == 0)
+            // expand_timesteps says per token. Read once per sample. Diffusers sets it for the Wan2.2 VAE's 48-channel
+            // latent alone (Wan2.2-TI2V-5B-Diffusers; Wan2.1 and the A14B experts, 16 channels, pass [B]): said where
+            // this file's out_channels is 48, as the modulation's bytes differ by a factor of about T.
+            const DitConfig& d = *w.dit;
+            if (d.vace_blocks == 0 && d.image_tokens == 0 && d.out_channels == 48)
                 w.limitations.push_back(
-                    "the timestep is embedded once per sample; a pipeline with \"expand_timesteps\": true in its "
-                    "model_index.json (Wan2.2-TI2V-5B-Diffusers) embeds it per token, which this class's config.json "
-                    "does not say: give Wan's own config.json (\"model_type\": \"ti2v\") for that");
-            w.name = fmt::format("{} ({})", cls,
-                                 w.dit->vace_blocks != 0   ? "vace"
-                                 : w.dit->image_pos_emb    ? "flf2v"
-                                 : w.dit->image_tokens > 0 ? "i2v"
-                                                           : "t2v");
+                    "out_channels 48 (the Wan2.2 VAE latent): its diffusers pipelines (Wan2.2-TI2V-5B-Diffusers) set "
+                    "\"expand_timesteps\" in model_index.json, embedding the timestep per token, which this config.json "
+                    "cannot say; modelled once per sample (Wan's own config.json, \"model_type\": \"ti2v\", is read per "
+                    "token)");
+            // Labelled by what the file says: an image embedding (i2v, flf2v), VACE blocks, or more input than output
+            // channels (conditioning latents concatenated on channels: Wan2.2-I2V-A14B's 36 = 16 + mask 4 + image 16).
+            w.name = d.vace_blocks != 0   ? cls + " (vace)"
+                     : d.image_pos_emb    ? cls + " (flf2v)"
+                     : d.image_tokens > 0 ? cls + " (i2v)"
+                     : d.in_channels > d.out_channels
+                         ? fmt::format("{} (channel-concat conditioning: in_channels {}, out_channels {})", cls, d.in_channels,
+                                       d.out_channels)
+                         : cls + " (t2v)";
             w.source = fmt::format("diffusers config.json ({}), class {} (read as Wan2.1's {})", origin, cls,
                                    w.dit->vace_blocks != 0 ? "VaceWanModel" : "WanModel");
             return w;

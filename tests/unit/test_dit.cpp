@@ -603,6 +603,8 @@ TEST(Dit, MoreRealWanConfigsCountAsTheirNetworks) {
     //   14,288,491,584 + patch (36 − 16)·1·2·2·5120 = 409,600 → 14,288,901,184
     const TransformerConfig i2v22 = model_file("wan2.2-i2v-a14b-diffusers-transformer.config.json");
     EXPECT_EQ(i2v22.dit->image_tokens, 0u);
+    // labelled by what the file says (36 in, 16 out: conditioning concatenated on channels), not t2v
+    EXPECT_EQ(i2v22.name, "WanTransformer3DModel (channel-concat conditioning: in_channels 36, out_channels 16)");
     EXPECT_EQ(param_count(i2v22).total.value(), 14288901184ull);
     // Wan2.2-VACE-Fun-A14B, one expert: Wan2.1-VACE-14B's shape (Wan21VaceContextBlocksProjectionsAndHints):
     //   14,288,491,584 + 8·(351,394,304 + 26,219,520) + 26,219,520 + 96·4·5120 + 5120 = 17,337,592,896
@@ -629,10 +631,24 @@ TEST(Dit, ADiffusersWanTransformerSaysItsTimestepIsPerSample) {
         return false;
     };
     EXPECT_TRUE(said(c));
+    // the evidence is in the line: the file's out_channels 48 (the Wan2.2 VAE latent)
+    bool named = false;
+    for (const std::string& l : c.limitations)
+        named = named || (l.find("expand_timesteps") != std::string::npos && l.find("out_channels 48") != std::string::npos);
+    EXPECT_TRUE(named);
     // Wan's own config.json says ti2v itself; the image-conditioned (Wan2.1 I2V) and VACE classes have no such switch
     EXPECT_FALSE(said(load_hf_config(std::string(BWACCT_TEST_DATA) + "/models/wan2.2-ti2v-5b.config.json", "--hf-config")));
     EXPECT_FALSE(said(model_file("wan2.1-i2v-14b-480p-diffusers-transformer.config.json")));
     EXPECT_FALSE(said(model_file("wan2.2-vace-fun-a14b-diffusers-transformer.config.json")));
+    // 16-channel latents (Wan2.1, the A14B experts: out_channels 16): their pipelines pass one timestep per sample, so
+    // E = B is exact and nothing is said
+    EXPECT_FALSE(said(model_file("wan2.1-t2v-14b-diffusers-transformer.config.json")));
+    EXPECT_FALSE(said(model_file("wan2.2-i2v-a14b-diffusers-transformer.config.json")));
+    EXPECT_FALSE(said(model_file("wan2.2-t2v-a14b-diffusers-transformer.config.json")));
+    // out_channels null is in_channels 48: said
+    EXPECT_TRUE(said(parse_hf_config(R"({"_class_name": "WanTransformer3DModel", "num_attention_heads": 24,
+        "attention_head_dim": 128, "num_layers": 30, "ffn_dim": 14336, "in_channels": 48, "out_channels": null})",
+                                     "x")));
 }
 
 TEST(Dit, ACausalWanIsRefusedByClass) {
