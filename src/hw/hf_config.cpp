@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string_view>
@@ -891,7 +892,8 @@ StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std:
 // added_kv_proj_dim = the hidden size; pos_embed_seq_len: FLF2V's position embedding over both images' tokens) is
 // applied by wan_image_branch; another q/k norm is refused, as WanModel's qk_norm = false is.
 json wan_from_diffusers(const Reader& r) {
-    if (r.has("qk_norm") && r.doc.at("qk_norm") != "rms_norm_across_heads")
+    // qk_norm null is refused with any other value: diffusers' Attention built no q/k norm for None.
+    if (r.doc.contains("qk_norm") && r.doc.at("qk_norm") != "rms_norm_across_heads")
         r.fail(
             fmt::format("\"qk_norm\" = {} is not modelled (the DiT block is modelled with q/k RMSNorm across heads, "
                         "\"rms_norm_across_heads\")",
@@ -917,6 +919,8 @@ json wan_from_diffusers(const Reader& r) {
                                              "vace_layers",
                                              "vace_in_channels"};
     for (const auto& [key, value] : r.doc.items()) {
+        if (key == "architectures")  // null or [] (else not read by class)
+            continue;
         if (key == "quantization_config")
             r.fail(dit_quantization_refusal(
                 r.doc.at("_class_name").get<std::string>(),
@@ -929,12 +933,30 @@ json wan_from_diffusers(const Reader& r) {
                             "attention bwacct does not count; bwacct will not guess",
                             key, r.doc.at("_class_name").get<std::string>()));
     }
+    // A null the class gives a meaning: out_channels (in_channels), image_dim, added_kv_proj_dim, pos_embed_seq_len
+    // (none), cross_attn_norm (none: `if cross_attn_norm`). Any other null is a value the class cannot be built with
+    // (nn.Conv3d(None, ...), PixArtAlphaTextProjection(None, ...), range(None)): refused naming it, not read as the
+    // default.
+    static const std::set<std::string> nullable{"out_channels", "image_dim", "added_kv_proj_dim", "pos_embed_seq_len",
+                                                "cross_attn_norm"};
+    for (const auto& [key, value] : r.doc.items())
+        if (value.is_null() && !key.empty() && key.front() != '_' && key != "architectures" && nullable.count(key) == 0)
+            r.fail(
+                fmt::format("\"{}\" is null, which {} cannot be built with (give a value, or leave the key out for "
+                            "the class's default)",
+                            key, r.doc.at("_class_name").get<std::string>()));
     const std::uint64_t heads = r.count("num_attention_heads");
     const std::uint64_t head_dim = r.count("attention_head_dim");
     if (head_dim % 2 != 0)
         r.fail(fmt::format("\"attention_head_dim\" must be even (RoPE rotates pairs), got {}", head_dim));
-    // The sizes checked under the class's own names (parse_wan_config would name WanModel's in_dim, out_dim).
-    for (const char* key : {"in_channels", "out_channels", "text_dim", "freq_dim"})
+    if (heads > std::numeric_limits<std::uint64_t>::max() / head_dim)
+        r.fail(
+            fmt::format("\"num_attention_heads\" ({}) × \"attention_head_dim\" ({}), the hidden size, overflows "
+                        "a 64-bit count",
+                        heads, head_dim));
+    // The sizes checked under the class's own names (parse_wan_config would name WanModel's in_dim, out_dim,
+    // vace_in_dim).
+    for (const char* key : {"in_channels", "out_channels", "text_dim", "freq_dim", "vace_in_channels"})
         (void)r.count_or(key, 1);
     json w = {{"_class_name", vace ? "VaceWanModel" : "WanModel"},
               {"model_type", "t2v"},
@@ -951,6 +973,8 @@ json wan_from_diffusers(const Reader& r) {
                                                                                       {"eps", "eps"}}})
         if (r.has(from))
             w[to] = r.doc.at(from);
+    if (r.doc.contains("cross_attn_norm") && r.doc.at("cross_attn_norm").is_null())
+        w["cross_attn_norm"] = false;
     // out_channels null is in_channels (the class's `out_channels = out_channels or in_channels`), not 16.
     if (r.doc.contains("out_channels") && r.doc.at("out_channels").is_null())
         w["out_dim"] = r.count_or("in_channels", 16);
@@ -1028,7 +1052,10 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     const Reader top{doc, origin};
     // A diffusers model config names its class instead of "architectures" (docs/formulas.md, "Video
     // diffusion transformers (DiT)").
-    if (!doc.contains("architectures") && doc.contains("_class_name")) {
+    // "architectures" null or [] says nothing: such a file is read by its "_class_name" too.
+    const bool no_architectures = !doc.contains("architectures") || doc.at("architectures").is_null() ||
+                                  (doc.at("architectures").is_array() && doc.at("architectures").empty());
+    if (no_architectures && doc.contains("_class_name")) {
         if (doc.at("_class_name") == "WanModel" || doc.at("_class_name") == "VaceWanModel")
             return parse_wan_config(json_text, origin, wan_i2v);
         if (doc.at("_class_name") == "WanTransformer3DModel" || doc.at("_class_name") == "WanVACETransformer3DModel") {
@@ -1068,13 +1095,13 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
                         "with \"architectures\": {})",
                         doc.at("_class_name").dump(), supported_list()));
     }
-    if (!doc.contains("architectures") || !doc.at("architectures").is_array() || doc.at("architectures").empty() ||
-        !doc.at("architectures").front().is_string())
-        top.fail(doc.contains("architectures") || doc.contains("_class_name")
-                     ? "missing \"architectures\" (a list naming the model class, e.g. [\"LlamaForCausalLM\"])"
-                     : "missing \"architectures\" (a list naming the model class, e.g. [\"LlamaForCausalLM\"]) and "
-                       "\"_class_name\" (a diffusers model's class: WanModel, VaceWanModel, WanTransformer3DModel, "
-                       "WanVACETransformer3DModel)");
+    if (no_architectures)
+        top.fail(
+            "missing \"architectures\" (a list naming the model class, e.g. [\"LlamaForCausalLM\"]) and \"_class_name\" "
+            "(a diffusers model's class: WanModel, VaceWanModel, WanTransformer3DModel, WanVACETransformer3DModel)");
+    if (!doc.at("architectures").is_array() || !doc.at("architectures").front().is_string())
+        top.fail(fmt::format("\"architectures\" must be a list naming the model class, e.g. [\"LlamaForCausalLM\"], got {}",
+                             doc.at("architectures").dump()));
     const std::string arch = doc.at("architectures").front().get<std::string>();
 
     // A multimodal wrapper: the language model's fields are its "text_config"; the checkpoint-wide ones

@@ -28,8 +28,11 @@ json parse_object(std::string_view text, const std::string& origin, const char* 
     return doc;
 }
 
-std::uint64_t count_or(const json& o, const std::string& origin, const char* key, std::uint64_t fallback, bool required = false) {
-    if (!o.contains(key) || o.at(key).is_null()) {
+// A positive integer, `fallback` when absent. Null is refused (WanModel's nn.Conv3d(None, ...), range(None) cannot be
+// built) except where the class gives None a meaning (`null_is_fallback`: VaceWanModel's vace_in_dim).
+std::uint64_t count_or(const json& o, const std::string& origin, const char* key, std::uint64_t fallback, bool required = false,
+                       bool null_is_fallback = false) {
+    if (!o.contains(key) || (o.at(key).is_null() && null_is_fallback)) {
         if (required)
             throw InputError(origin, fmt::format("missing \"{}\" (a positive integer)", key));
         return fallback;
@@ -55,7 +58,10 @@ DitConfig read_fields(const json& o, const std::string& origin, WanI2v i2v = Wan
     d.text_dim = count_or(o, origin, "text_dim", d.text_dim);
     d.freq_dim = count_or(o, origin, "freq_dim", d.freq_dim);
     d.text_len = count_or(o, origin, "text_len", d.text_len);
-    d.cross_attn_norm = flag_or(o, origin, "cross_attn_norm", d.cross_attn_norm);
+    // null is no norm, as false: WanModel's (and diffusers') `if cross_attn_norm`
+    d.cross_attn_norm = o.contains("cross_attn_norm") && o.at("cross_attn_norm").is_null()
+                            ? false
+                            : flag_or(o, origin, "cross_attn_norm", d.cross_attn_norm);
     if (o.contains("patch_size")) {
         const json& p = o.at("patch_size");
         if (!p.is_array() || p.size() != 3)
@@ -67,10 +73,11 @@ DitConfig read_fields(const json& o, const std::string& origin, WanI2v i2v = Wan
             d.patch[i] = p[i].get<std::uint64_t>();
         }
     }
-    if (!flag_or(o, origin, "qk_norm", true))
-        throw InputError(origin,
-                         "\"qk_norm\" = false is not modelled (the DiT block is modelled with q/k RMSNorm); bwacct will "
-                         "not guess");
+    // null is no q/k norm, as false (WanModel's `if qk_norm`)
+    if ((o.contains("qk_norm") && o.at("qk_norm").is_null()) || !flag_or(o, origin, "qk_norm", true))
+        throw InputError(origin, fmt::format("\"qk_norm\" = {} is not modelled (the DiT block is modelled with q/k RMSNorm); "
+                                             "bwacct will not guess",
+                                             o.at("qk_norm").dump()));
     if (o.contains("window_size") && !o.at("window_size").is_null() && o.at("window_size") != json::array({-1, -1}))
         throw InputError(origin, fmt::format("\"window_size\" = {} is not modelled (local attention); only [-1, -1] (global)",
                                              o.at("window_size").dump()));
@@ -81,9 +88,10 @@ DitConfig read_fields(const json& o, const std::string& origin, WanI2v i2v = Wan
     // (VaceWanModel: text cross-attention, as t2v); "i2v": Wan2.1's adds a CLIP image cross-attention over one image's
     // 257 tokens, Wan2.2's (A14B experts: channel concatenation only) is t2v's network; both write the same
     // config.json, so the user says which (`i2v`), else it is refused.
-    const std::string type = o.contains("model_type") && o.at("model_type").is_string()  ? o.at("model_type").get<std::string>()
-                             : o.contains("model_type") && !o.at("model_type").is_null() ? std::string("?")
-                                                                                         : std::string("t2v");
+    // (null is refused: WanModel asserts model_type is one of its five)
+    const std::string type = !o.contains("model_type")        ? std::string("t2v")
+                             : o.at("model_type").is_string() ? o.at("model_type").get<std::string>()
+                                                              : std::string("?");
     if (type == "ti2v") {
         d.timestep_per_token = true;
     } else if (type == "flf2v") {
@@ -139,7 +147,7 @@ void read_vace(const json& o, const std::string& origin, TransformerConfig& c) {
         n = (c.layers + 1) / 2;  // range(0, num_layers, 2)
     }
     c.dit->vace_blocks = n;
-    c.dit->vace_in_channels = count_or(o, origin, "vace_in_dim", c.dit->in_channels);
+    c.dit->vace_in_channels = count_or(o, origin, "vace_in_dim", c.dit->in_channels, false, true);  // None: in_dim
 }
 
 // A key WanModel's constructor (VaceWanModel's: + vace_layers, vace_in_dim) does not take belongs to a Wan-derived
@@ -152,7 +160,8 @@ void refuse_foreign_keys(const json& o, const std::string& origin, bool vace) {
                                              "num_layers", "window_size", "qk_norm",  "cross_attn_norm", "eps"};
     for (const auto& [key, value] : o.items()) {
         if (key.empty() || key.front() == '_' || known.count(key) != 0 ||
-            (vace && (key == "vace_layers" || key == "vace_in_dim")) || (key == "inject_sample_info" && value == false))
+            (vace && (key == "vace_layers" || key == "vace_in_dim")) || (key == "inject_sample_info" && value == false) ||
+            (key == "architectures" && (value.is_null() || value == json::array())))  // names nothing: read by class
             continue;
         const std::string cls = vace ? "VaceWanModel" : "WanModel";
         if (key == "quantization_config")

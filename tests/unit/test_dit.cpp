@@ -3,7 +3,11 @@
 // the WanModel config.json reader. Every expected value is computed by hand in the comments.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <array>
 #include <functional>
+#include <utility>
 
 #include "bwacct/dit.h"
 #include "bwacct/error.h"
@@ -687,4 +691,107 @@ TEST(Dit, AConfigNamingNoClassSaysBothWaysToNameOne) {
     EXPECT_NE(e.find("\"architectures\""), std::string::npos) << e;
     EXPECT_NE(e.find("\"_class_name\""), std::string::npos) << e;
     EXPECT_NE(e.find("WanModel"), std::string::npos) << e;
+}
+
+namespace {
+
+// Wan2.1-T2V-14B in diffusers form (wan2.1-t2v-14b-diffusers-transformer.config.json's sizes) with `extra` keys.
+std::string t2v14_diffusers(const std::string& extra) {
+    return R"({"_class_name": "WanTransformer3DModel", "num_attention_heads": 40, "attention_head_dim": 128,
+               "num_layers": 40, "ffn_dim": 13824, "out_channels": 16)" +
+           extra + "}";
+}
+
+}  // namespace
+
+TEST(Dit, ANullTheClassCannotBuildWithIsRefusedNamingIt) {
+    // diffusers passes None on: nn.Conv3d(None, ...), PixArtAlphaTextProjection(None, ...), TimestepEmbedding(None,
+    // ...); was read as absent (the defaults 16, 4096, 256) and gave 14,288,491,584
+    for (const char* key : {"in_channels", "text_dim", "freq_dim", "patch_size", "rope_max_seq_len"}) {
+        const std::string e = error_of([&] { (void)parse_hf_config(t2v14_diffusers(fmt::format(R"(, "{}": null)", key)), "x"); });
+        EXPECT_NE(e.find(fmt::format("\"{}\" is null", key)), std::string::npos) << e;
+    }
+    const std::string vace = error_of([&] {
+        (void)parse_hf_config(R"({"_class_name": "WanVACETransformer3DModel", "num_attention_heads": 40,
+            "attention_head_dim": 128, "num_layers": 40, "ffn_dim": 13824, "vace_in_channels": null})",
+                              "x");
+    });
+    EXPECT_NE(vace.find("\"vace_in_channels\" is null"), std::string::npos) << vace;
+    // WanModel's own keys alike (Wan2.1-T2V-1.3B's config with in_dim null); its vace_in_dim null is in_dim (the class)
+    const std::string w = error_of([&] {
+        (void)parse_hf_config(
+            R"({"_class_name": "WanModel", "dim": 1536, "ffn_dim": 8960, "num_heads": 12, "num_layers": 30, "in_dim": null})",
+            "x");
+    });
+    EXPECT_NE(w.find("\"in_dim\" must be a positive integer, got null"), std::string::npos) << w;
+    const std::string t = error_of([&] {
+        (void)parse_hf_config(
+            R"({"_class_name": "WanModel", "dim": 1536, "ffn_dim": 8960, "num_heads": 12, "num_layers": 30, "model_type": null})",
+            "x");
+    });
+    EXPECT_NE(t.find("\"model_type\" = null is not modelled"), std::string::npos) << t;
+}
+
+TEST(Dit, ANullCrossAttnNormIsNoNormAndANullQkNormIsRefused) {
+    // `if cross_attn_norm` (diffusers' WanTransformerBlock, Wan's WanAttentionBlock): null is false, no norm3.
+    //   14,288,491,584 − 40 blocks · norm3 γ, β 2·5120 = 409,600 → 14,288,081,984 (was counted with norm3)
+    EXPECT_EQ(param_count(parse_hf_config(t2v14_diffusers(R"(, "cross_attn_norm": null)"), "x")).total.value(), 14288081984ull);
+    // Wan2.1-T2V-14B's WanModel keys (dim 5120, 40 heads, ffn 13824, 40 layers) alike
+    EXPECT_EQ(param_count(parse_hf_config(R"({"_class_name": "WanModel", "dim": 5120, "ffn_dim": 13824, "num_heads": 40,
+                                              "num_layers": 40, "cross_attn_norm": null})",
+                                          "x"))
+                  .total.value(),
+              14288081984ull);
+    // qk_norm null builds no q/k norm (`if qk_norm`; diffusers' Attention with None): refused as false is
+    const std::string d = error_of([&] { (void)parse_hf_config(t2v14_diffusers(R"(, "qk_norm": null)"), "x"); });
+    EXPECT_NE(d.find("\"qk_norm\" = null is not modelled"), std::string::npos) << d;
+    const std::string w = error_of([&] {
+        (void)parse_hf_config(
+            R"({"_class_name": "WanModel", "dim": 5120, "ffn_dim": 13824, "num_heads": 40, "num_layers": 40, "qk_norm": null})",
+            "x");
+    });
+    EXPECT_NE(w.find("\"qk_norm\" = null is not modelled"), std::string::npos) << w;
+}
+
+TEST(Dit, DiffusersErrorsNameTheFilesOwnKeys) {
+    // vace_in_channels 0 (was named as WanModel's "vace_in_dim")
+    const std::string v = error_of([&] {
+        (void)parse_hf_config(R"({"_class_name": "WanVACETransformer3DModel", "num_attention_heads": 40,
+            "attention_head_dim": 128, "num_layers": 40, "ffn_dim": 13824, "vace_in_channels": 0})",
+                              "x");
+    });
+    EXPECT_NE(v.find("\"vace_in_channels\" must be a positive integer"), std::string::npos) << v;
+    // heads = head_dim = 2^32 = 4294967296: the product 2^64 wraps to 0 (was "\"dim\" must be a positive integer, got 0");
+    // heads 2^62 + 1 = 4611686018427387905 with head_dim 4: 2^64 + 4 wraps to 4 (was named as "num_heads"/"dim")
+    for (const auto& [heads, head_dim] :
+         std::array<std::pair<const char*, const char*>, 2>{{{"4294967296", "4294967296"}, {"4611686018427387905", "4"}}}) {
+        const std::string e = error_of([&] {
+            (void)parse_hf_config(fmt::format(R"({{"_class_name": "WanTransformer3DModel", "num_attention_heads": {},
+                "attention_head_dim": {}, "num_layers": 40, "ffn_dim": 13824}})",
+                                              heads, head_dim),
+                                  "x");
+        });
+        EXPECT_NE(e.find("\"num_attention_heads\""), std::string::npos) << e;
+        EXPECT_NE(e.find("\"attention_head_dim\""), std::string::npos) << e;
+        EXPECT_NE(e.find("overflows"), std::string::npos) << e;
+    }
+}
+
+TEST(Dit, AWanModelWithEmptyArchitecturesIsReadByItsClassName) {
+    // Wan2.1-T2V-1.3B's WanModel keys with "architectures" null or []: 1,418,996,800 (MoreRealWanConfigsCountAsTheirNetworks)
+    // (was refused as 'missing "architectures"')
+    for (const char* arch : {"null", "[]"})
+        EXPECT_EQ(param_count(parse_hf_config(fmt::format(R"({{"_class_name": "WanModel", "architectures": {}, "dim": 1536,
+            "ffn_dim": 8960, "model_type": "t2v", "num_heads": 12, "num_layers": 30}})",
+                                                          arch),
+                                              "x"))
+                      .total.value(),
+                  1418996800ull);
+    // and the diffusers class alike: Wan2.1-T2V-14B's 14,288,491,584 (MoreRealWanConfigsCountAsTheirNetworks)
+    for (const char* arch : {"null", "[]"})
+        EXPECT_EQ(param_count(parse_hf_config(t2v14_diffusers(fmt::format(R"(, "architectures": {})", arch)), "x")).total.value(),
+                  14288491584ull);
+    // a string where the list belongs is named as such (was "missing")
+    const std::string e = error_of([] { (void)parse_hf_config(R"({"architectures": "LlamaForCausalLM"})", "x"); });
+    EXPECT_NE(e.find("\"architectures\" must be a list"), std::string::npos) << e;
 }
