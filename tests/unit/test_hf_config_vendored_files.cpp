@@ -83,8 +83,17 @@ TEST(HfVendoredFiles, LlamaMlpBiasesAreCounted) {
     const ParamCount p = param_count(c);
     EXPECT_EQ(p.mlp.value(), 78666240u);
     EXPECT_EQ(p.total.value(), 3482503680u);
-    // Bytes: every parameter in bf16 (the biases replicated across ranks with the norms).
-    EXPECT_EQ(weight_bytes_per_rank(c, LayerRun{}).value(), 6965007360u);  // 2 · 3,482,503,680
+    // Bytes: every parameter in bf16. 2 · 3,482,503,680 = 6,965,007,360, the index's total_size (ashishn-08's copy).
+    EXPECT_EQ(weight_bytes_per_rank(c, LayerRun{}).value(), 6965007360u);
+    // tp 8: gate and up biases split with their columns, the down bias replicated (vLLM's MergedColumnParallelLinear,
+    // RowParallelLinear). Per layer per rank: q, k, v 2560 · 12 · 80 = 2,457,600 + o 320 · 2560 = 819,200 + q, k, v
+    // biases 960; MLP 3 · 2560 · 1280 = 9,830,400 + gate/up biases 2 · 1280 = 2560; replicated norms 5120, o bias 2560,
+    // down bias 2560 → 13,120,960 · 2 B · 32 = 839,741,440 + the tied table 49,152 · 2560 / 8 · 2 B = 31,457,280 + final
+    // norm 5120 = 871,203,840 B. Before, the gate/up biases were replicated: 2 · 10,240 − 2560 = 17,920 more parameters
+    // per layer, 872,350,720 B.
+    LayerRun tp8;
+    tp8.tp = 8;
+    EXPECT_EQ(weight_bytes_per_rank(c, tp8).value(), 871203840u);
     // Families whose MLP has no bias field keep refusing it (MistralMLP, Qwen2MLP: transformers ignores the key).
     const std::string e = error_of(R"({"architectures": ["MistralForCausalLM"], "hidden_size": 64, "intermediate_size": 128,
         "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 100, "mlp_bias": true})");
