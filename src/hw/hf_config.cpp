@@ -813,6 +813,27 @@ StorageFormat read_bitsandbytes(const Reader& qr, std::vector<std::string>& limi
 // per tensor), fbgemm_fp8 (one fp32 scale per output channel), AWQ (4-bit, group_size, zero_point), GPTQ (4/8-bit, group_size, −1
 // = per channel; sym: no zero point), modelopt (quant_algo NVFP4 or FP8), mxfp4, bitsandbytes. Anything else: refused naming the
 // field.
+// MLX's "quantization" in a few words: {"group_size": 64, "bits": 4, "model.layers.1.mlp.gate": {...}} → "group_size 64,
+// bits 4, 1 per-layer entry" (mlx-lm's mixed-precision files list thousands); another value, its first 40 characters.
+std::string mlx_summary(const json& q) {
+    if (!q.is_object()) {
+        const std::string text = q.dump();
+        return text.size() > 40 ? text.substr(0, 40) + "..." : text;
+    }
+    std::string out;
+    std::size_t entries = 0;
+    for (const char* key : {"group_size", "bits", "mode"})
+        if (q.contains(key)) {
+            const std::string v = q.at(key).dump();
+            out += fmt::format("{}{} {}", out.empty() ? "" : ", ", key, v.size() > 20 ? v.substr(0, 20) + "..." : v);
+        }
+    for (const auto& [key, value] : q.items())
+        entries += key != "group_size" && key != "bits" && key != "mode" ? 1 : 0;
+    if (entries > 0)
+        out += fmt::format("{}{} per-layer entr{}", out.empty() ? "" : ", ", entries, entries == 1 ? "y" : "ies");
+    return out;
+}
+
 StorageFormat read_quantization_format(const Reader& r, const json& q, std::vector<std::string>& limitations) {
     if (!q.is_object())
         r.fail("\"quantization_config\" must be an object");
@@ -1333,13 +1354,23 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             c.limitations.push_back(fmt::format(
                 "{} = {} is not modelled: a tanh per score/logit (a few FLOPs per element, fused)", key, lm.at(key).dump()));
     // MLX checkpoints (mlx-community, Apple silicon) write their {"group_size", "bits"} as "quantization", often with no
-    // "quantization_config" beside it: read alone, the weights would pass for 16-bit. Refused (docs/formulas.md).
-    if (!r.has("quantization_config") && r.has("quantization"))
-        r.fail(
-            fmt::format("\"quantization\" = {} (MLX's group_size and bits, an Apple-silicon format) is not modelled; bwacct "
-                        "reads a \"quantization_config\" of fp8, fbgemm_fp8, awq, gptq, modelopt, mxfp4, compressed-tensors "
-                        "or bitsandbytes and will not guess the weights' storage",
-                        lm.at("quantization").dump()));
+    // "quantization_config" beside it: read alone, the weights would pass for 16-bit. Refused (docs/formulas.md). mlx-lm
+    // (utils.load_model) quantizes by any non-null "quantization"; false and {} carry no group_size or bits (mlx-lm fails
+    // on them, transformers ignores the key): no format, as null, and said.
+    const bool no_mlx_format =
+        r.has("quantization") && (lm.at("quantization") == false || lm.at("quantization") == json::object());
+    if (no_mlx_format)
+        c.limitations.push_back(
+            fmt::format("\"quantization\" = {} gives no group_size or bits: read as unquantized", lm.at("quantization").dump()));
+    else if (!r.has("quantization_config") && r.has("quantization"))
+        r.fail(fmt::format(
+            "\"quantization\" {} is not modelled: {}; bwacct reads \"quantization_config\" (fp8, fbgemm_fp8, "
+            "awq, gptq, modelopt, mxfp4, compressed-tensors, bitsandbytes) and will not guess the weights' "
+            "storage",
+            lm.at("quantization").is_object() ? "(" + mlx_summary(lm.at("quantization")) + ")"
+                                              : "= " + mlx_summary(lm.at("quantization")),
+            lm.at("quantization").is_object() ? "MLX's group-quantized format (Apple silicon)"
+                                              : "MLX writes {\"group_size\", \"bits\"} there, and null, false or {} means none"));
     if (r.has("quantization_config"))
         c.weight_format = read_quantization(r, lm.at("quantization_config"), c.limitations);
 

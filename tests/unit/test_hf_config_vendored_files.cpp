@@ -109,15 +109,36 @@ TEST(HfVendoredFiles, MlxQuantizationIsRefusedWithOrWithoutAQuantizationConfig) 
     const std::string base = R"({"architectures": ["MistralForCausalLM"], "hidden_size": 64, "intermediate_size": 128,
         "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 100, )";
     const std::string alone = error_of(base + R"("quantization": {"group_size": 64, "bits": 4}})");
-    EXPECT_NE(alone.find("\"quantization\" = {\"bits\":4,\"group_size\":64} (MLX's group_size and bits"), std::string::npos)
+    EXPECT_NE(alone.find("\"quantization\" (group_size 64, bits 4) is not modelled: MLX's group-quantized format"),
+              std::string::npos)
         << alone;
     EXPECT_EQ(alone.find('\n'), std::string::npos);
+    // mlx-lm's mixed-precision files add one entry per overridden layer (thousands in a large model): counted, not printed
+    // (the whole object was before).
+    const std::string mixed = error_of(base + R"("quantization": {"group_size": 64, "bits": 4,
+        "model.layers.0.mlp.gate_proj": {"group_size": 64, "bits": 8}, "model.layers.1.mlp.gate_proj": false}})");
+    EXPECT_NE(mixed.find("(group_size 64, bits 4, 2 per-layer entries)"), std::string::npos) << mixed;
+    EXPECT_EQ(mixed.find("model.layers"), std::string::npos) << mixed;
+    // Not MLX's object: refused, saying what MLX writes there.
+    const std::string text = error_of(base + R"("quantization": "int4"})");
+    EXPECT_NE(text.find("\"quantization\" = \"int4\" is not modelled: MLX writes {\"group_size\", \"bits\"} there"),
+              std::string::npos)
+        << text;
+    // false and {} give no group_size or bits (mlx-lm's load_model fails on them; transformers ignores the key): read as
+    // unquantized, and said. Attention 64·64·2 + 64·32·2 = 12,288, MLP 3·64·128 = 24,576, norms 128 → 36,992 · 2 layers +
+    // two 100·64 tables + 64 = 86,848 parameters, 2 B each = 173,696 B. Before, both were refused as MLX's format.
+    for (const char* none : {"false", "{}"}) {
+        const TransformerConfig c = parse_hf_config(base + "\"quantization\": " + none + "}", "--hf-config x.json");
+        EXPECT_FALSE(c.weight_format);
+        EXPECT_EQ(weight_bytes_per_rank(c, LayerRun{}).value(), 173696u);
+        EXPECT_TRUE(has_limitation(c, "gives no group_size or bits: read as unquantized"));
+    }
     // Also when it sits at the top level of a multimodal wrapper whose text_config has no quantization of its own.
     const std::string wrapped = error_of(R"({"architectures": ["Mistral3ForConditionalGeneration"],
         "quantization": {"group_size": 64, "bits": 4}, "text_config": {"model_type": "mistral", "hidden_size": 64,
         "intermediate_size": 128, "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2,
         "vocab_size": 100, "sliding_window": null}})");
-    EXPECT_NE(wrapped.find("(MLX's group_size and bits"), std::string::npos) << wrapped;
+    EXPECT_NE(wrapped.find("MLX's group-quantized format"), std::string::npos) << wrapped;
     // A null "quantization" is no format: read as before.
     EXPECT_EQ(error_of(base + R"("quantization": null})"), "");
 }
