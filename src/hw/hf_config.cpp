@@ -151,8 +151,8 @@ constexpr std::array<Arch, 40> kArchs{{{"LlamaForCausalLM", Family::llama},
 // transformers writes a nested text_config without the fields equal to its class's defaults (to_diff_dict). `dropped`
 // lists, per wrapper, the fields bwacct reads whose class default is a fixed number bwacct would not take by itself (its
 // own default: num_key_value_heads = the query heads, head_dim = hidden_size / num_attention_heads, no window or
-// chunk): a nested text_config that leaves one out is refused, naming it. Gemma 3 takes Gemma3TextConfig's defaults
-// instead (class_defaults).
+// chunk, no query LoRA, no shared expert, no dense layer): a nested text_config that leaves one out is refused, naming
+// it. Where the class's defaults are certain, `text_defaults` takes them instead (Gemma 3: class_defaults).
 struct Dropped {
     const char* key;
     const char* class_default;  // as the message gives it
@@ -165,17 +165,49 @@ struct Wrapper {
     const char* language_arch;
     bool top_level_text = false;
     std::array<Dropped, 3> dropped{};
+    const char* defaults_named = nullptr;  // whose defaults text_defaults (a JSON object) are: the fields a nested
+    const char* text_defaults = nullptr;   // text_config may leave out
 };
 
 constexpr Dropped kKvHeads(const char* class_default) { return {"num_key_value_heads", class_default, "<key/value heads>"}; }
 constexpr Dropped kHeadDim128{"head_dim", "128, not hidden_size / num_attention_heads", "<dims per head>"};
 
+// transformers' DeepseekV3Config (configuration_deepseek_v3.py) defaults, for the fields bwacct reads. It has no
+// topk_method or moe_layer_freq (never left out then); its model always carries the noaux_tc router bias.
+constexpr const char* kDeepseekV3Defaults = R"({"vocab_size": 129280, "hidden_size": 7168, "intermediate_size": 18432,
+    "moe_intermediate_size": 2048, "num_hidden_layers": 61, "num_attention_heads": 128, "num_key_value_heads": 128,
+    "n_shared_experts": 1, "n_routed_experts": 256, "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_rope_head_dim": 64,
+    "v_head_dim": 128, "qk_nope_head_dim": 128, "num_experts_per_tok": 8, "first_k_dense_replace": 3})";
+// Kimi-VL's text_config class is not one class: its remote code (configuration_kimi_vl.py) copies DeepSeek-V3's
+// configuration_deepseek.py (q_lora_rank 1536, n_shared_experts 1, first_k_dense_replace 3), NVIDIA NeMo's copy
+// defaults to Kimi-VL's own values (null, 2, 1), a transformers port uses DeepseekV3Config. Only the fields every copy
+// defaults alike are taken; those three are refused when left out.
+constexpr const char* kKimiVlTextDefaults = R"({"kv_lora_rank": 512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
+    "v_head_dim": 128, "moe_layer_freq": 1, "topk_method": "noaux_tc"})";
+
 constexpr std::array<Wrapper, 9> kWrappers{
     {{"Gemma3ForConditionalGeneration", "gemma3_text", "Gemma3TextConfig", "Gemma3ForCausalLM"},
-     // Kimi-K2.5 (remote code modeling_kimi_k25.py): a vision tower and projector before Kimi-K2's DeepseekV3ForCausalLM.
-     {"KimiK25ForConditionalGeneration", "deepseek_v3", "DeepseekV3Config", "DeepseekV3ForCausalLM"},
+     // Kimi-K2.5 (remote code modeling_kimi_k25.py): a vision tower and projector before Kimi-K2's DeepseekV3ForCausalLM;
+     // configuration_kimi_k25.py builds text_config with transformers' DeepseekV3Config.
+     {"KimiK25ForConditionalGeneration",
+      "deepseek_v3",
+      "DeepseekV3Config",
+      "DeepseekV3ForCausalLM",
+      false,
+      {},
+      "transformers' DeepseekV3Config defaults",
+      kDeepseekV3Defaults},
      // Kimi-VL (remote code modeling_kimi_vl.py): a MoonViT tower and projector before Moonlight's DeepseekV3ForCausalLM.
-     {"KimiVLForConditionalGeneration", "deepseek_v3", "DeepseekV3Config", "DeepseekV3ForCausalLM"},
+     {"KimiVLForConditionalGeneration",
+      "deepseek_v3",
+      "DeepseekV3Config",
+      "DeepseekV3ForCausalLM",
+      false,
+      {{{"q_lora_rank", "1536 in Kimi-VL's remote code but null in NVIDIA NeMo's copy", "<rank>, or null for none"},
+        {"n_shared_experts", "1 in Kimi-VL's remote code but 2 in NVIDIA NeMo's copy", "<shared experts>"},
+        {"first_k_dense_replace", "3 in Kimi-VL's remote code but 1 in NVIDIA NeMo's copy", "<dense layers>"}}},
+      "the DeepseekV3Config defaults every copy Kimi-VL uses shares",
+      kKimiVlTextDefaults},
      // MistralConfig: num_key_value_heads 8, sliding_window 4096 (Mistral-Small-3.1's file gives "sliding_window": null).
      {"Mistral3ForConditionalGeneration",
       "mistral",
@@ -223,7 +255,7 @@ constexpr std::array<Wrapper, 9> kWrappers{
 // files rely on it (Google's Gemma 3 multimodal config.json files give only a few text_config fields):
 // Gemma3TextConfig's defaults. Every default taken is named in the report's limitations.
 struct ClassDefaults {
-    const char* config_class;
+    const char* named;  // "transformers' <class> defaults"
     const json& fields;
 };
 ClassDefaults class_defaults(Family fam) {
@@ -244,18 +276,18 @@ ClassDefaults class_defaults(Family fam) {
     static const json gemma = json::parse(R"({"head_dim": 256, "num_key_value_heads": 16})");
     static const json gemma2 = json::parse(R"({"head_dim": 256, "sliding_window": 4096})");
     if (fam == Family::gemma)
-        return {"GemmaConfig", gemma};
+        return {"transformers' GemmaConfig defaults", gemma};
     if (fam == Family::gemma2)
-        return {"Gemma2Config", gemma2};
+        return {"transformers' Gemma2Config defaults", gemma2};
     if (fam == Family::glm)
-        return {"GlmConfig", glm};
+        return {"transformers' GlmConfig defaults", glm};
     if (fam == Family::glm4)
-        return {"Glm4Config", glm};
+        return {"transformers' Glm4Config defaults", glm};
     if (fam == Family::olmo3)
-        return {"Olmo3Config", olmo3};
+        return {"transformers' Olmo3Config defaults", olmo3};
     if (fam == Family::seed_oss)
-        return {"SeedOssConfig", seed_oss};
-    return fam == Family::gemma3 ? ClassDefaults{"Gemma3TextConfig", gemma3} : ClassDefaults{"", none};
+        return {"transformers' SeedOssConfig defaults", seed_oss};
+    return fam == Family::gemma3 ? ClassDefaults{"transformers' Gemma3TextConfig defaults", gemma3} : ClassDefaults{"", none};
 }
 
 std::string supported_list() {
@@ -782,6 +814,27 @@ StorageFormat read_bitsandbytes(const Reader& qr, std::vector<std::string>& limi
 // per tensor), fbgemm_fp8 (one fp32 scale per output channel), AWQ (4-bit, group_size, zero_point), GPTQ (4/8-bit, group_size, −1
 // = per channel; sym: no zero point), modelopt (quant_algo NVFP4 or FP8), mxfp4, bitsandbytes. Anything else: refused naming the
 // field.
+// MLX's "quantization" in a few words: {"group_size": 64, "bits": 4, "model.layers.1.mlp.gate": {...}} → "group_size 64,
+// bits 4, 1 per-layer entry" (mlx-lm's mixed-precision files list thousands); another value, its first 40 characters.
+std::string mlx_summary(const json& q) {
+    if (!q.is_object()) {
+        const std::string text = q.dump();
+        return text.size() > 40 ? text.substr(0, 40) + "..." : text;
+    }
+    std::string out;
+    std::size_t entries = 0;
+    for (const char* key : {"group_size", "bits", "mode"})
+        if (q.contains(key)) {
+            const std::string v = q.at(key).dump();
+            out += fmt::format("{}{} {}", out.empty() ? "" : ", ", key, v.size() > 20 ? v.substr(0, 20) + "..." : v);
+        }
+    for (const auto& [key, value] : q.items())
+        entries += key != "group_size" && key != "bits" && key != "mode" ? 1 : 0;
+    if (entries > 0)
+        out += fmt::format("{}{} per-layer entr{}", out.empty() ? "" : ", ", entries, entries == 1 ? "y" : "ies");
+    return out;
+}
+
 StorageFormat read_quantization_format(const Reader& r, const json& q, std::vector<std::string>& limitations) {
     if (!q.is_object())
         r.fail("\"quantization_config\" must be an object");
@@ -1157,7 +1210,11 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     const Family fam = found->family;
     const bool gemma = fam == Family::gemma || fam == Family::gemma2 || fam == Family::gemma3;
     std::string defaulted;
-    const ClassDefaults defaults = class_defaults(fam);
+    const bool nested_text = wrapper != nullptr && lm_origin != origin;
+    const json wrapper_defaults =
+        nested_text && wrapper->text_defaults != nullptr ? json::parse(wrapper->text_defaults) : json::object();
+    const ClassDefaults defaults =
+        wrapper_defaults.empty() ? class_defaults(fam) : ClassDefaults{wrapper->defaults_named, wrapper_defaults};
     // Only a key config.json leaves out takes the class default: an explicit null is None in transformers
     // too (Olmo3Config's "sliding_window": null means no window; SeedOssConfig's "head_dim": null, hidden / heads).
     for (const auto& [key, value] : defaults.fields.items())
@@ -1169,7 +1226,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     hf::refuse_unmodelled_layers(r);
     // A nested text_config without a field its class defaults to a fixed number (kWrappers' `dropped`) is refused. Ministral
     // 3's text_config (Ministral3Config) keeps only the num_key_value_heads rule.
-    if (wrapper != nullptr && lm_origin != origin) {
+    if (nested_text) {
         const bool ministral3 = lm_arch == "Ministral3ForCausalLM";
         for (const Dropped& d : wrapper->dropped) {
             if (d.key == nullptr || lm.contains(d.key) || (ministral3 && std::string_view(d.key) != "num_key_value_heads"))
@@ -1212,8 +1269,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
                         "projector (vision_config) are not counted (parameters or time)",
                         arch, lm_arch));
     if (!defaulted.empty())
-        c.limitations.push_back(
-            fmt::format("config.json leaves out {} (transformers' {} defaults, taken here)", defaulted, defaults.config_class));
+        c.limitations.push_back(fmt::format("config.json leaves out {} ({}, taken here)", defaulted, defaults.named));
     c.hidden = r.count("hidden_size");
     c.layers = r.count("num_hidden_layers");
     if (c.layers > kMaxLayers)
@@ -1332,13 +1388,23 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             c.limitations.push_back(fmt::format(
                 "{} = {} is not modelled: a tanh per score/logit (a few FLOPs per element, fused)", key, lm.at(key).dump()));
     // MLX checkpoints (mlx-community, Apple silicon) write their {"group_size", "bits"} as "quantization", often with no
-    // "quantization_config" beside it: read alone, the weights would pass for 16-bit. Refused (docs/formulas.md).
-    if (!r.has("quantization_config") && r.has("quantization"))
-        r.fail(
-            fmt::format("\"quantization\" = {} (MLX's group_size and bits, an Apple-silicon format) is not modelled; bwacct "
-                        "reads a \"quantization_config\" of fp8, fbgemm_fp8, awq, gptq, modelopt, mxfp4, compressed-tensors "
-                        "or bitsandbytes and will not guess the weights' storage",
-                        lm.at("quantization").dump()));
+    // "quantization_config" beside it: read alone, the weights would pass for 16-bit. Refused (docs/formulas.md). mlx-lm
+    // (utils.load_model) quantizes by any non-null "quantization"; false and {} carry no group_size or bits (mlx-lm fails
+    // on them, transformers ignores the key): no format, as null, and said.
+    const bool no_mlx_format =
+        r.has("quantization") && (lm.at("quantization") == false || lm.at("quantization") == json::object());
+    if (no_mlx_format)
+        c.limitations.push_back(
+            fmt::format("\"quantization\" = {} gives no group_size or bits: read as unquantized", lm.at("quantization").dump()));
+    else if (!r.has("quantization_config") && r.has("quantization"))
+        r.fail(fmt::format(
+            "\"quantization\" {} is not modelled: {}; bwacct reads \"quantization_config\" (fp8, fbgemm_fp8, "
+            "awq, gptq, modelopt, mxfp4, compressed-tensors, bitsandbytes) and will not guess the weights' "
+            "storage",
+            lm.at("quantization").is_object() ? "(" + mlx_summary(lm.at("quantization")) + ")"
+                                              : "= " + mlx_summary(lm.at("quantization")),
+            lm.at("quantization").is_object() ? "MLX's group-quantized format (Apple silicon)"
+                                              : "MLX writes {\"group_size\", \"bits\"} there, and null, false or {} means none"));
     if (r.has("quantization_config"))
         c.weight_format = read_quantization(r, lm.at("quantization_config"), c.limitations);
 

@@ -116,6 +116,11 @@ TransformerConfig parse_model_preset(std::string_view json_text, const std::stri
         if (e.dense_layers > c.layers)
             throw InputError(o, fmt::format("\"dense_layers\" ({}) exceeds \"layers\" ({})", e.dense_layers, c.layers));
         c.moe = e;
+        // mlp_bias is LlamaMLP's (a dense MLP's gate, up and down); experts with biases are not modelled.
+        if (c.mlp_bias)
+            throw InputError(origin,
+                             "\"mlp_bias\": true with \"moe\" is not modelled (biases on a dense MLP only: gate, up, "
+                             "down); drop one of them");
     }
     if (doc.contains("mla")) {
         const json& m = doc.at("mla");

@@ -797,9 +797,9 @@ RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
     if (cfg.dit)
         return dit_rank_weights(cfg, run);
     // Each matrix [K, N] on one rank (column-parallel: N/tp; row-parallel: K/tp), in the block weight
-    // format; everything else (embedding and LM head vocab-parallel, q/k/v biases column-parallel,
-    // norms, router, o bias, q/k norms replicated) in the activation dtype. Routed experts under ep > 1: E/ep whole experts (not
-    // split by tp).
+    // format; everything else (embedding and LM head vocab-parallel, q/k/v and MLP gate/up biases column-parallel,
+    // norms, router, o and down biases, q/k norms replicated) in the activation dtype. Routed experts under ep > 1: E/ep whole
+    // experts (not split by tp).
     const StorageFormat w = block_weight_format(cfg, run);
     const Exact d(cfg.hidden), hd(head_dim(cfg));
     const Exact h(cfg.heads / run.tp), kv(kv_heads_per_rank(cfg, run.tp));
@@ -839,10 +839,13 @@ RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
         attn_mats += act((h + Exact(2) * kv) * hd);
         attn_mat_params += Exact(cfg.heads + 2 * cfg.kv_heads) * hd;
     }
+    // mlp_bias: the gate and up biases are column-parallel too (vLLM's MergedColumnParallelLinear holds F/tp of each);
+    // the down bias is replicated with the rest.
+    const Exact mlp_col_bias = cfg.mlp_bias ? (gated ? Exact(2) : Exact(1)) * Exact(cfg.ffn) : Exact(0);
     RankWeights rw;
-    // The rest of a layer (norms, the o bias, q/k norms; a MoE layer's router) is replicated.
+    // The rest of a layer (norms, the o bias, the down bias, q/k norms; a MoE layer's router) is replicated.
     rw.dense_layer = attn_mats + mlp_mats(cfg.ffn, run.tp, part_weight_format(cfg, run, WeightPart::dense_mlp)) +
-                     act(p.per_layer - attn_mat_params - mlp_params(cfg.ffn));
+                     act(mlp_col_bias / Exact(run.tp)) + act(p.per_layer - attn_mat_params - mlp_params(cfg.ffn) - mlp_col_bias);
     if (cfg.moe) {
         const MoeConfig& m = *cfg.moe;
         rw.routed = run.ep > 1 ? Exact(m.experts / run.ep) * mlp_mats(m.expert_ffn, 1, w)

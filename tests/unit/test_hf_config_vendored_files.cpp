@@ -3,6 +3,9 @@
 // counts below meet exactly; and MLX's "quantization", which left alone had the weights pass for 16-bit.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "bwacct/error.h"
@@ -24,6 +27,14 @@ std::string load_error(const std::string& name) {
         return e.what();
     }
     return "";
+}
+
+// tests/data/models/<name>.config.json, parsed.
+nlohmann::json model_json(const std::string& name) {
+    std::ifstream in(bwacct_test::model_file(name));
+    std::stringstream text;
+    text << in.rdbuf();
+    return nlohmann::json::parse(text.str());
 }
 
 }  // namespace
@@ -72,8 +83,17 @@ TEST(HfVendoredFiles, LlamaMlpBiasesAreCounted) {
     const ParamCount p = param_count(c);
     EXPECT_EQ(p.mlp.value(), 78666240u);
     EXPECT_EQ(p.total.value(), 3482503680u);
-    // Bytes: every parameter in bf16 (the biases replicated across ranks with the norms).
-    EXPECT_EQ(weight_bytes_per_rank(c, LayerRun{}).value(), 6965007360u);  // 2 · 3,482,503,680
+    // Bytes: every parameter in bf16. 2 · 3,482,503,680 = 6,965,007,360, the index's total_size (ashishn-08's copy).
+    EXPECT_EQ(weight_bytes_per_rank(c, LayerRun{}).value(), 6965007360u);
+    // tp 8: gate and up biases split with their columns, the down bias replicated (vLLM's MergedColumnParallelLinear,
+    // RowParallelLinear). Per layer per rank: q, k, v 2560 · 12 · 80 = 2,457,600 + o 320 · 2560 = 819,200 + q, k, v
+    // biases 960; MLP 3 · 2560 · 1280 = 9,830,400 + gate/up biases 2 · 1280 = 2560; replicated norms 5120, o bias 2560,
+    // down bias 2560 → 13,120,960 · 2 B · 32 = 839,741,440 + the tied table 49,152 · 2560 / 8 · 2 B = 31,457,280 + final
+    // norm 5120 = 871,203,840 B. Before, the gate/up biases were replicated: 2 · 10,240 − 2560 = 17,920 more parameters
+    // per layer, 872,350,720 B.
+    LayerRun tp8;
+    tp8.tp = 8;
+    EXPECT_EQ(weight_bytes_per_rank(c, tp8).value(), 871203840u);
     // Families whose MLP has no bias field keep refusing it (MistralMLP, Qwen2MLP: transformers ignores the key).
     const std::string e = error_of(R"({"architectures": ["MistralForCausalLM"], "hidden_size": 64, "intermediate_size": 128,
         "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 100, "mlp_bias": true})");
@@ -89,15 +109,36 @@ TEST(HfVendoredFiles, MlxQuantizationIsRefusedWithOrWithoutAQuantizationConfig) 
     const std::string base = R"({"architectures": ["MistralForCausalLM"], "hidden_size": 64, "intermediate_size": 128,
         "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 100, )";
     const std::string alone = error_of(base + R"("quantization": {"group_size": 64, "bits": 4}})");
-    EXPECT_NE(alone.find("\"quantization\" = {\"bits\":4,\"group_size\":64} (MLX's group_size and bits"), std::string::npos)
+    EXPECT_NE(alone.find("\"quantization\" (group_size 64, bits 4) is not modelled: MLX's group-quantized format"),
+              std::string::npos)
         << alone;
     EXPECT_EQ(alone.find('\n'), std::string::npos);
+    // mlx-lm's mixed-precision files add one entry per overridden layer (thousands in a large model): counted, not printed
+    // (the whole object was before).
+    const std::string mixed = error_of(base + R"("quantization": {"group_size": 64, "bits": 4,
+        "model.layers.0.mlp.gate_proj": {"group_size": 64, "bits": 8}, "model.layers.1.mlp.gate_proj": false}})");
+    EXPECT_NE(mixed.find("(group_size 64, bits 4, 2 per-layer entries)"), std::string::npos) << mixed;
+    EXPECT_EQ(mixed.find("model.layers"), std::string::npos) << mixed;
+    // Not MLX's object: refused, saying what MLX writes there.
+    const std::string text = error_of(base + R"("quantization": "int4"})");
+    EXPECT_NE(text.find("\"quantization\" = \"int4\" is not modelled: MLX writes {\"group_size\", \"bits\"} there"),
+              std::string::npos)
+        << text;
+    // false and {} give no group_size or bits (mlx-lm's load_model fails on them; transformers ignores the key): read as
+    // unquantized, and said. Attention 64·64·2 + 64·32·2 = 12,288, MLP 3·64·128 = 24,576, norms 128 → 36,992 · 2 layers +
+    // two 100·64 tables + 64 = 86,848 parameters, 2 B each = 173,696 B. Before, both were refused as MLX's format.
+    for (const char* none : {"false", "{}"}) {
+        const TransformerConfig c = parse_hf_config(base + "\"quantization\": " + none + "}", "--hf-config x.json");
+        EXPECT_FALSE(c.weight_format);
+        EXPECT_EQ(weight_bytes_per_rank(c, LayerRun{}).value(), 173696u);
+        EXPECT_TRUE(has_limitation(c, "gives no group_size or bits: read as unquantized"));
+    }
     // Also when it sits at the top level of a multimodal wrapper whose text_config has no quantization of its own.
     const std::string wrapped = error_of(R"({"architectures": ["Mistral3ForConditionalGeneration"],
         "quantization": {"group_size": 64, "bits": 4}, "text_config": {"model_type": "mistral", "hidden_size": 64,
         "intermediate_size": 128, "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2,
         "vocab_size": 100, "sliding_window": null}})");
-    EXPECT_NE(wrapped.find("(MLX's group_size and bits"), std::string::npos) << wrapped;
+    EXPECT_NE(wrapped.find("MLX's group-quantized format"), std::string::npos) << wrapped;
     // A null "quantization" is no format: read as before.
     EXPECT_EQ(error_of(base + R"("quantization": null})"), "");
 }
@@ -122,6 +163,55 @@ TEST(HfVendoredFiles, KimiVlIsReadAsMoonlightsLanguageModel) {
     const std::string e = error_of(R"({"architectures": ["KimiVLForConditionalGeneration"],
         "text_config": {"model_type": "llama", "hidden_size": 64}})");
     EXPECT_NE(e.find("\"text_config.model_type\" = \"llama\" is not modelled"), std::string::npos) << e;
+}
+
+TEST(HfVendoredFiles, KimiTextConfigsWithoutTheirClassDefaultsAreNotReadAsZero) {
+    // transformers' save_pretrained (to_diff_dict) leaves out of a nested text_config every field equal to its class's
+    // default. Kimi-K2.5's class is transformers' DeepseekV3Config: hidden 7168, intermediate 18,432, expert 2048, 61 layers,
+    // 1 shared expert, kv_lora_rank 512, q_lora_rank 1536, head dims 64/128/128, top-8 are all its defaults. Kimi-K2.5's
+    // file with them left out is the same model: 1,026,408,232,448 parameters (HfPublishedFiles.KimiK25IsKimiK2...).
+    // Before, hidden_size was refused as missing; with only q_lora_rank and n_shared_experts left out they were read as
+    // 0 (q as one 7168 → 64 · 192 matrix, no shared expert): another model, silently.
+    nlohmann::json k25 = model_json("kimi-k2.5");
+    nlohmann::json& t = k25["text_config"];
+    nlohmann::json two = k25;
+    two["text_config"].erase("q_lora_rank");
+    two["text_config"].erase("n_shared_experts");
+    for (const char* key :
+         {"hidden_size", "intermediate_size", "moe_intermediate_size", "num_hidden_layers", "n_shared_experts", "kv_lora_rank",
+          "q_lora_rank", "qk_rope_head_dim", "v_head_dim", "qk_nope_head_dim", "num_experts_per_tok"})
+        t.erase(key);
+    const TransformerConfig c = parse_hf_config(k25.dump(), "--hf-config k25.json");
+    EXPECT_EQ(param_count(c).total.value(), 1026408232448u);
+    EXPECT_TRUE(has_limitation(c, "(transformers' DeepseekV3Config defaults, taken here)"));
+    EXPECT_EQ(param_count(parse_hf_config(two.dump(), "--hf-config k25.json")).total.value(), 1026408232448u);
+
+    // Kimi-VL's text_config class differs by copy: its remote code's (DeepSeek-V3's configuration_deepseek.py: q_lora_rank
+    // 1536, 1 shared expert, 3 dense layers) and NVIDIA NeMo's (null, 2, 1). Left out, those three are refused, saying
+    // why; before they were read as 0 (no shared expert: 15,960,110,208 − 26 MoE layers · 2 · 3 · 2048 · 1408
+    // (449,839,104) = 15,510,271,104, silently).
+    const std::string vl_base = R"({"architectures": ["KimiVLForConditionalGeneration"], "text_config": {"vocab_size": 163840,
+        "hidden_size": 2048, "intermediate_size": 11264, "moe_intermediate_size": 1408, "num_hidden_layers": 27,
+        "num_attention_heads": 16, "num_key_value_heads": 16, "n_routed_experts": 64, "num_experts_per_tok": 6,
+        "model_type": "deepseek_v3", )";
+    const std::string no_shared = error_of(vl_base + R"("q_lora_rank": null, "first_k_dense_replace": 1}})");
+    EXPECT_NE(no_shared.find("missing \"text_config.n_shared_experts\": transformers leaves out of a nested text_config the "
+                             "fields equal to its class's defaults"),
+              std::string::npos)
+        << no_shared;
+    EXPECT_NE(no_shared.find("1 in Kimi-VL's remote code but 2 in NVIDIA NeMo's copy"), std::string::npos) << no_shared;
+    EXPECT_NE(error_of(vl_base + R"("n_shared_experts": 2, "first_k_dense_replace": 1}})").find("text_config.q_lora_rank"),
+              std::string::npos);
+    EXPECT_NE(error_of(vl_base + R"("n_shared_experts": 2, "q_lora_rank": null}})").find("text_config.first_k_dense_replace"),
+              std::string::npos);
+    // The fields every copy defaults alike (kv_lora_rank 512, head dims 64/128/128, moe_layer_freq 1, topk_method
+    // noaux_tc: the router's 64-expert bias) are taken: the same 15,960,110,208 as the full file above. Before, a
+    // left-out kv_lora_rank was refused without the reason, and a left-out topk_method dropped the router bias
+    // (26 MoE layers · 64 = 1664 parameters).
+    const TransformerConfig vl =
+        parse_hf_config(vl_base + R"("n_shared_experts": 2, "q_lora_rank": null, "first_k_dense_replace": 1}})", "--hf-config x");
+    EXPECT_EQ(param_count(vl).total.value(), 15960110208u);
+    EXPECT_TRUE(has_limitation(vl, "topk_method = \"noaux_tc\""));
 }
 
 TEST(HfVendoredFiles, Llama1UnderItsPreReleaseClassNameIsLlama) {

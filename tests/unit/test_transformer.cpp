@@ -236,6 +236,20 @@ TEST(Transformer, PresetParsesAndRequiresASource) {
                  InputError);
 }
 
+TEST(Transformer, PresetMlpBiasIsADenseMlpsAndRefusedWithMoe) {
+    const std::string base = R"({"schema": "bwacct.model/1", "name": "t", "source": "s", "hidden": 64, "layers": 2, "heads": 4,
+        "kv_heads": 2, "ffn": 128, "vocab": 1000, "mlp_bias": true)";
+    // Dense, gated: 2·128 + 64 = 320 bias parameters per layer on 3·64·128 = 24,576 → mlp 24,896.
+    EXPECT_EQ(param_count(parse_model_preset(base + "}", "t.json")).mlp.value(), 24896u);
+    // With "moe" the experts got no bias and the flag was silently ignored (Mixtral's counts unchanged): refused.
+    try {
+        (void)parse_model_preset(base + R"(, "moe": {"experts": 8, "top_k": 2, "expert_ffn": 128}})", "t.json");
+        ADD_FAILURE() << "mlp_bias with moe accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("\"mlp_bias\": true with \"moe\" is not modelled"), std::string::npos) << e.what();
+    }
+}
+
 TEST(Transformer, ShippedPresetsMatchMetasConfigs) {
     const TransformerConfig a = load_model_preset(std::string(BWACCT_CONFIG_DIR) + "/models/llama3-8b.json", "--preset");
     EXPECT_EQ(param_count(a).total.value(), 8030261248u);
