@@ -93,10 +93,10 @@ void sum_launches(const std::vector<std::pair<std::string, std::vector<double>>>
 
 // AMD rocprof's kernel statistics CSV ("Name","Calls","TotalDurationNs","AverageNs","Percentage", rocprofv3 adding
 // "MinNs","MaxNs","StdDev") when `lines` hold its header: one kernel per row, times in ns. nullopt without that
-// header. Tables of the same header holding HIP/HSA API calls (hip_stats, hsa_stats) or rocprofv3 domains
-// (domain_stats, memory_copy_stats) are passed over for a later kernel table. Without a kernel table, rocprofv3's
-// kernel trace (kernel_trace.csv: "Kernel_Name", "Start_Timestamp", "End_Timestamp" per dispatch, in ns) is summed
-// per kernel name. Throws InputError for a malformed row, or when the only tables are API or domain statistics.
+// header. Tables of the same header holding HIP/HSA API calls (hip_stats, hsa_stats), rocprof v1's memory copies
+// (copy_stats) or rocprofv3 domains (domain_stats, memory_copy_stats) are passed over for a later kernel table. Without a kernel
+// table, rocprofv3's kernel trace (kernel_trace.csv: "Kernel_Name", "Start_Timestamp", "End_Timestamp" per dispatch, in ns) is
+// summed per kernel name. Throws InputError for a malformed row, or when the only tables are API or domain statistics.
 std::optional<NsysKernSum> parse_rocprof_stats(const std::vector<std::string>& lines, const std::string& origin);
 
 }  // namespace bwacct::nsys_parts

@@ -216,6 +216,29 @@ TEST(NsysPasteQuirks, RocprofStatsFilesJoinedByCat) {
     EXPECT_EQ(b.table_line, 3u);
 }
 
+// `cat results.*stats.csv` puts rocprof v1's copy_stats (its copy domain: CopyHostToDevice, ...) before the kernel
+// statistics. Old code: the copies read as two kernels (5400 + 1350 us), the kernel table "not read" as another run.
+TEST(NsysPasteQuirks, RocprofCopyStatsBeforeKernelStatsPassedOver) {
+    const std::string copies_then_kernels =
+        "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n"
+        "\"CopyHostToDevice\",2,5400000,2700000,80.0\n"
+        "\"CopyDeviceToHost\",1,1350000,1350000,20.0\n"
+        "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n"
+        "\"vector_add(float*, float*, float*, int) [clone .kd]\",10,663680,66368,100.0\n";
+    const NsysKernSum s = parse_nsys_kern_sum(copies_then_kernels, "cat.csv");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_EQ(s.table_line, 4u);
+    EXPECT_EQ(s.kernels[0].instances, 10u);
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 663.68);  // 663,680 ns
+    EXPECT_TRUE(s.other_tables.empty());
+    EXPECT_TRUE(warns(s, "at line 1 hold HIP/HSA API calls, memory copies or rocprofv3 domains")) << s.warnings.size();
+    // The copy_stats file alone: refused, saying what its rows are.
+    const std::string r = refusal(copies_then_kernels.substr(0, copies_then_kernels.find("\"Name\"", 10)), "copy.csv");
+    EXPECT_NE(r.find("the rocprof statistics at line 1 are memory copies ('CopyHostToDevice', ...: rocprof's copy_stats file)"),
+              std::string::npos)
+        << r;
+}
+
 // Rows cut at 150 characters: no kernel row is whole, so the file is refused, naming the cut row.
 TEST(NsysPasteQuirks, RocprofRowsCutAtAFixedWidthRefused) {
     const std::string r = refusal(
