@@ -268,6 +268,29 @@ bool cells_fit(const std::vector<HeaderColumn>& cols, const std::vector<std::str
     return true;
 }
 
+// Whether `cells` (a whole row after one blank line) can go on the kernel table `kernels`: not a memory operation
+// (nsys names those in brackets, "[CUDA memcpy Host-to-Device]", never a kernel), and where the table has a time %,
+// one no larger than the last row's (nsys sorts by time, most first) that keeps the sum within 100 % (each share
+// rounded to 0.1: 0.05 per row). Header-less rows of the next report after a blank line fit the columns too.
+bool continues_table(const std::vector<HeaderColumn>& cols, const std::vector<NsysKernel>& kernels,
+                     const std::vector<std::string>& cells) {
+    const std::string& name = cells.back();
+    if (name.front() == '[' && name.back() == ']')
+        return false;
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+        if (cols[i].col != Col::pct)
+            continue;
+        const std::optional<double> pct = parse_number_text(cells[i]);
+        double sum = *pct;
+        for (const NsysKernel& k : kernels)
+            sum += k.time_pct.value_or(0.0);
+        if ((kernels.back().time_pct && *pct > *kernels.back().time_pct) ||
+            sum > 100.0 + 0.05 * static_cast<double>(kernels.size() + 1))
+            return false;
+    }
+    return true;
+}
+
 // Tabs expanded to blanks (stops every 8 columns), as the terminal showed them: a copy from a terminal
 // may hold tabs where nsys printed runs of blanks.
 std::string expand_tabs(const std::string& line) {
@@ -1043,10 +1066,10 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
             const std::string row = console(lines[i]);
             if (blank(row)) {
                 // One blank line between two rows (a terminal that broke a row of its exact width twice): the
-                // table goes on when the next line is a whole row of it.
+                // table goes on when the next line is a whole row that can belong to it.
                 std::vector<std::string> next;
                 if (i + 1 < lines.size() && !out.kernels.empty() && split_row(console(lines[i + 1]), next) &&
-                    cells_fit(cols, next))
+                    cells_fit(cols, next) && continues_table(cols, out.kernels, next))
                     continue;
                 break;
             }

@@ -132,6 +132,33 @@ TEST(NsysPasteQuirks, WrappedHeaderAndBlankLinesBetweenRows) {
     EXPECT_EQ(b.kernels[1].name, "k_b");
 }
 
+// One blank line, then header-less rows of another report with the same number of cells: they do not go on the
+// kernel table. Old code: 4 kernels (31,663.8 us), the memory copies among them, time % adding up to 198.4.
+TEST(NsysPasteQuirks, RowsAfterABlankLineThatCannotBelongEndTheTable) {
+    const std::string head =
+        " Time (%)  Total Time (ns)  Instances  Avg (ns)   Med (ns)   Min (ns)  Max (ns)  StdDev (ns)  Name\n"
+        " --------  ---------------  ---------  ---------  ---------  --------  --------  -----------  ----\n"
+        "     70.0        7,000,000        100   70,000.0   70,000.0    69,000    71,000        500.0  k_sgemm\n"
+        "     30.0        3,000,000        100   30,000.0   30,000.0    29,000    31,000        500.0  k_add\n"
+        "\n";
+    // A bracketed name is nsys's memory operation, never a kernel.
+    const NsysKernSum a = parse_nsys_kern_sum(
+        head +
+            "     64.4       14,169,797    460   30,768.3     416.0       384  44,591    623.0  [CUDA memcpy Host-to-Device]\n",
+        "a.txt");
+    ASSERT_EQ(a.kernels.size(), 2u);
+    EXPECT_DOUBLE_EQ(a.kernels[0].total_us + a.kernels[1].total_us, 10000.0);  // 7,000,000 + 3,000,000 ns
+    // 64.4 % after 30.0 % breaks nsys's most-time-first order (and 70 + 30 + 64.4 = 164.4 > 100).
+    const NsysKernSum b = parse_nsys_kern_sum(
+        head + "     64.4       14,169,797    460   30,768.3     416.0       384  44,591    623.0  other_report_row\n", "b.txt");
+    EXPECT_EQ(b.kernels.size(), 2u);
+    // A row that fits (0.0 <= 30.0, 70 + 30 + 0 = 100) still goes on the table.
+    const NsysKernSum c = parse_nsys_kern_sum(
+        head + "      0.0            1,000          1    1,000.0    1,000.0     1,000     1,000          0.0  k_tail\n", "c.txt");
+    ASSERT_EQ(c.kernels.size(), 3u);
+    EXPECT_EQ(c.kernels[2].name, "k_tail");
+}
+
 // Old code: the memory operations were dropped (their names did not end with ']'), the kernel named with its note.
 TEST(NsysPasteQuirks, NotesAfterTheRowsAreNotPartOfTheNames) {
     const NsysKernSum s = parse_nsys_kern_sum(
