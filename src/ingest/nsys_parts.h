@@ -45,8 +45,9 @@ inline constexpr const char* kElided = "whoever pasted it left rows out";
 std::string elision_warning(std::size_t header_line, std::size_t line, const std::string& text, std::size_t rows);
 
 // `lines` with two things a terminal or a paste does to nsys's console tables undone: numbers of a decimal-comma
-// locale ("33,0" %, "12.373.190" ns, "2.176,0") get '.' and ',' swapped in every console row (a warning into
-// `warnings` says so), and a header whose last titles wrapped onto lines of their own, or with blank lines between it
+// locale ("33,0" %, "12.373.190" ns, "2.176,0") get '.' and ',' swapped in the numeric cells of each console table
+// whose own cells fail the C reading and hold the swapped one (a table that reads both ways takes its neighbours'
+// locale; names are never touched; warnings into `warnings` say so, and that such sizes are lower bounds), and a header whose last titles wrapped onto lines of their own, or with blank lines between it
 // and its dashed rule, is joined onto the line right above the rule (the lines it left blanked: rows keep their
 // line numbers).
 std::vector<std::string> mend_console_paste(std::vector<std::string> lines, std::vector<std::string>& warnings);
