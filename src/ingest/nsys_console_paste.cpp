@@ -120,7 +120,8 @@ std::size_t header_above(const std::vector<std::string>& lines, std::size_t rule
 
 }  // namespace
 
-std::vector<std::string> nsys_parts::mend_console_paste(std::vector<std::string> lines, std::vector<std::string>& warnings) {
+std::vector<std::string> nsys_parts::mend_console_paste(std::vector<std::string> lines, std::vector<std::string>& warnings,
+                                                        bool& decimal_comma) {
     // A header whose last titles wrapped onto lines of their own, blank lines between it and its rule (nsys 2021 in
     // a narrow terminal: "... StdDev", "      Name", "", " -----"): the titles joined and moved onto the line right
     // above the rule, the lines they left blanked (every row keeps its line number).
@@ -182,6 +183,7 @@ std::vector<std::string> nsys_parts::mend_console_paste(std::vector<std::string>
             h > 0 && size_header == 0 && is_size_header(lines[h - 1]))
             size_header = h;
     }
+    decimal_comma = first != nullptr;
     if (first) {
         warnings.push_back(
             fmt::format("line {}: '{}' is a number of a decimal-comma locale: the numbers of {} table{} read "

@@ -643,7 +643,8 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
 
 // The summary's kernel times must add up to a finite total (each is finite, but 1e308 ns twice is not): the
 // report sums them for shares and categories.
-NsysKernSum checked_total(NsysKernSum out, const std::string& origin) {
+// `decimal_comma`: the table was printed in a decimal-comma locale, whose nsys 2021 cuts each time % to a whole number.
+NsysKernSum checked_total(NsysKernSum out, const std::string& origin, bool decimal_comma = false) {
     // Names go to JSON: bytes that are not UTF-8 (a Latin-1 copy, a name cut inside a character) become U+FFFD.
     std::size_t repaired = 0;
     for (NsysKernel& k : out.kernels)
@@ -669,11 +670,12 @@ NsysKernSum checked_total(NsysKernSum out, const std::string& origin) {
         }
         // Whole percents each its row's share of the rows shown, cut or rounded to a whole number (nsys 2021 in
         // some locales: "33,0" for 33.8 %): their sum falls short by up to one per row, and the rows are all there.
-        const bool whole_shares = shown > 0 && std::all_of(out.kernels.begin(), out.kernels.end(), [shown](const NsysKernel& k) {
-                                      const double share = 100.0 * k.total_us / shown;
-                                      return *k.time_pct == std::floor(*k.time_pct) &&
-                                             (*k.time_pct == std::floor(share + 1e-9) || *k.time_pct == std::round(share));
-                                  });
+        const bool whole_shares =
+            decimal_comma && shown > 0 && std::all_of(out.kernels.begin(), out.kernels.end(), [shown](const NsysKernel& k) {
+                const double share = 100.0 * k.total_us / shown;
+                return *k.time_pct == std::floor(*k.time_pct) &&
+                       (*k.time_pct == std::floor(share + 1e-9) || *k.time_pct == std::round(share));
+            });
         if (!whole_shares && pct < 100.0 - 0.5 - 0.05 * static_cast<double>(out.kernels.size()))
             out.warnings.push_back(
                 fmt::format("the file's time % column adds up to {:.1f} % over its {} kernel rows: the table "
@@ -961,7 +963,7 @@ void nsys_parts::sum_launches(const std::vector<std::pair<std::string, std::vect
 
 namespace {
 
-NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string& origin) {
+NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string& origin, bool decimal_comma) {
     std::size_t h = 0;
     while (h < lines.size() && !is_kern_sum_header(lines[h]))
         ++h;
@@ -972,9 +974,9 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
         const bool has_trace = std::any_of(lines.begin(), lines.end(), is_gpu_trace_header);
         if (std::optional<NsysKernSum> nvprof = nsys_parts::parse_nvprof_summary(lines, origin, !has_trace))
             if (!nvprof->kernels.empty())
-                return checked_total(std::move(*nvprof), origin);
+                return checked_total(std::move(*nvprof), origin, decimal_comma);
         if (std::optional<NsysKernSum> rocprof = nsys_parts::parse_rocprof_stats(lines, origin))
-            return checked_total(std::move(*rocprof), origin);
+            return checked_total(std::move(*rocprof), origin, decimal_comma);
         std::size_t t = 0;
         while (t < lines.size() && !is_gpu_trace_header(lines[t]))
             ++t;
@@ -984,7 +986,7 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
                 out.format = "nsys memory operation summary (cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum; no kernel table)";
                 if (const std::string cut = headerless_rows_text(lines); !cut.empty())
                     out.warnings.push_back(cut);
-                return checked_total(std::move(out), origin);
+                return checked_total(std::move(out), origin, decimal_comma);
             }
             const std::string cut = headerless_rows_text(lines);
             throw InputError(origin,
@@ -995,7 +997,7 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
             if (is_gpu_trace_header(lines[k]))
                 out.other_tables.push_back(k + 1);
         read_gpu_trace(lines, t, origin, out);
-        return checked_total(std::move(out), origin);
+        return checked_total(std::move(out), origin, decimal_comma);
     }
 
     out.table_line = h + 1;
@@ -1107,15 +1109,16 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
                             i + 1, h + 1));
             break;
         }
-    return checked_total(std::move(out), origin);
+    return checked_total(std::move(out), origin, decimal_comma);
 }
 
 }  // namespace
 
 NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& origin) {
     std::vector<std::string> mended;
-    const std::vector<std::string> lines = nsys_parts::mend_console_paste(split_lines(text), mended);
-    NsysKernSum out = parse_lines(lines, origin);
+    bool decimal_comma = false;
+    const std::vector<std::string> lines = nsys_parts::mend_console_paste(split_lines(text), mended, decimal_comma);
+    NsysKernSum out = parse_lines(lines, origin, decimal_comma);
     out.warnings.insert(out.warnings.begin(), mended.begin(), mended.end());
     return out;
 }

@@ -47,10 +47,11 @@ std::string elision_warning(std::size_t header_line, std::size_t line, const std
 // `lines` with two things a terminal or a paste does to nsys's console tables undone: numbers of a decimal-comma
 // locale ("33,0" %, "12.373.190" ns, "2.176,0") get '.' and ',' swapped in the numeric cells of each console table
 // whose own cells fail the C reading and hold the swapped one (a table that reads both ways takes its neighbours'
-// locale; names are never touched; warnings into `warnings` say so, and that such sizes are lower bounds), and a header whose last titles wrapped onto lines of their own, or with blank lines between it
-// and its dashed rule, is joined onto the line right above the rule (the lines it left blanked: rows keep their
-// line numbers).
-std::vector<std::string> mend_console_paste(std::vector<std::string> lines, std::vector<std::string>& warnings);
+// locale; names are never touched; warnings into `warnings` say so, and that such sizes are lower bounds), and a header whose
+// last titles wrapped onto lines of their own, or with blank lines between it and its dashed rule, is joined onto the line right
+// above the rule (the lines it left blanked: rows keep their line numbers). `decimal_comma`: whether a table was read so.
+std::vector<std::string> mend_console_paste(std::vector<std::string> lines, std::vector<std::string>& warnings,
+                                            bool& decimal_comma);
 
 // The header titles and the cells of every row of the table whose header is lines[h], with their 1-based lines, in
 // the header's format (CSV, '|' table, or console columns cut at the dashed rule's extents); the rows end at a

@@ -86,6 +86,16 @@ TEST(NsysPasteQuirks, DecimalCommaLocaleReadWithItsSeparators) {
         "     20.0            2,000          1  k_b\n",
         "cut.txt");
     EXPECT_TRUE(warns(cut, "adds up to 70.0 % over its 2 kernel rows"));
+    // Whole percents that are the rows' shares excuse a short sum only in a decimal-comma table (whose nsys cut them):
+    // a C-locale '50.0' and '49.0' (shares of 99,000 ns: 50.5 and 49.5 %, each cut) add up to 99.0 < 100 - 0.5 - 2 x
+    // 0.05 = 99.4: a row is missing. Old code: no warning.
+    const NsysKernSum c_cut = parse_nsys_kern_sum(
+        " Time (%)  Total Time (ns)  Instances  Name\n"
+        " --------  ---------------  ---------  ----\n"
+        "     50.0           50,000         10  k_a\n"
+        "     49.0           49,000         10  k_b\n",
+        "w.txt");
+    EXPECT_TRUE(warns(c_cut, "adds up to 99.0 % over its 2 kernel rows"));
 }
 
 // The locale is told by a table's own numeric cells, never by digits in a name, and only where the C reading fails.
