@@ -171,6 +171,14 @@ NsysKernel make_row(const std::vector<HeaderColumn>& cols, const std::vector<std
     }
     if (!have_total || !have_instances || k.name.empty())
         throw InputError(origin, fmt::format("line {}: row without a total time, instance count or name; {}", line, kExpected));
+    // One instance takes no longer than all of them, nor its shortest longer than its longest (each printed rounded:
+    // a unit of slack): otherwise the cells are not the columns they sit under (numbers with blanks between thousands,
+    // "2 176", split into cells of their own).
+    if ((k.max_us && *k.max_us > k.total_us + 1e-3 * k.total_us + 1e-3) ||
+        (k.min_us && k.max_us && *k.min_us > *k.max_us + 1e-3 * *k.max_us + 1e-3))
+        throw InputError(origin, fmt::format("line {}: the cells do not line up with the header (a Min above the Max, or a Max "
+                                             "above the Total Time: numbers with blanks between thousands?); {}",
+                                             line, kExpected));
     k.category = classify_kernel(k.name);
     return k;
 }

@@ -142,6 +142,20 @@ TEST(NsysPasteQuirks, DecimalCommaToldByTheNumericCellsOnly) {
     EXPECT_DOUBLE_EQ(d.kernels[0].total_us, 12345.678);  // '12.345.678' ns
 }
 
+// A decimal-comma table pasted with blanks between thousands ("2 176"; a French locale's no-break space turned into a
+// blank): the numbers split into cells of their own. Old code: 3 kernels of 0.002 us with 176, 144, 113 instances.
+// Row 1 then reads Total '2' ns, Instances '176', Average '1', Minimum '2', Maximum '176,0' = 176 ns > 2 ns: refused.
+TEST(NsysPasteQuirks, BlanksBetweenThousandsRefused) {
+    const std::string r = refusal(
+        " Time(%)  Total Time (ns)  Instances  Average  Minimum  Maximum      Name     \n"
+        " -------  ---------------  ---------  -------  -------  -------  -------------\n"
+        "    33,0            2 176          1  2 176,0    2 176    2 176  loop_2_38_gpu\n"
+        "    33,0            2 144          1  2 144,0    2 144    2 144  loop_1_21_gpu\n",
+        "fr.txt");
+    EXPECT_NE(r.find("fr.txt: line 3: the cells do not line up with the header"), std::string::npos) << r;
+    EXPECT_EQ(r.find('\n'), std::string::npos);
+}
+
 // A C-locale table is left as it is: '12,345' is twelve thousand, '1.5' one and a half.
 TEST(NsysPasteQuirks, CLocaleNumbersUntouched) {
     const std::string t =
