@@ -649,6 +649,35 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
                              rows.size() - copies, rows.size() - copies == 1 ? "" : "s");
 }
 
+// Why the lines above the kernel table at lines[h] are another run's, or "" when nothing says so: nsys's SKIPPED for
+// a kernel summary ("... does not contain CUDA kernel data"), or two reports named (".sqlite", ".nsys-rep", ".qdrep").
+std::string other_run_before(const std::vector<std::string>& lines, std::size_t h) {
+    std::string report;
+    for (std::size_t i = 0; i < h; ++i) {
+        const std::string& l = lines[i];
+        if (l.find("SKIPPED") != std::string::npos && l.find("CUDA kernel data") != std::string::npos)
+            return fmt::format("another run's (line {}: no kernel data)", i + 1);
+        std::istringstream words(l);
+        for (std::string w; words >> w;) {
+            w.erase(std::remove_if(w.begin(), w.end(), [](char c) { return c == '[' || c == ']' || c == '\'' || c == '"'; }),
+                    w.end());
+            while (!w.empty() && (w.back() == '.' || w.back() == ','))
+                w.pop_back();
+            const auto ends = [&w](const std::string& x) {
+                return w.size() > x.size() && w.compare(w.size() - x.size(), x.size(), x) == 0;
+            };
+            if (!ends(".sqlite") && !ends(".nsys-rep") && !ends(".qdrep"))
+                continue;
+            const std::string stem = w.substr(w.rfind('/') + 1, w.rfind('.') - w.rfind('/') - 1);  // no folder, no extension
+            if (report.empty())
+                report = stem;
+            else if (stem != report)
+                return fmt::format("another run's (line {} names another report)", i + 1);
+        }
+    }
+    return "";
+}
+
 // The summary's kernel times must add up to a finite total (each is finite, but 1e308 ns twice is not): the
 // report sums them for shares and categories.
 // `decimal_comma`: the table was printed in a decimal-comma locale, whose nsys 2021 cuts each time % to a whole number.
@@ -1105,16 +1134,21 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
     if (out.kernels.empty())
         throw InputError(origin, fmt::format("the kernel table has no rows; {}", kExpected));
     // The same run's memory operations, between this kernel table and the next run's.
-    nsys_parts::read_memory_tables(lines, h + 1, out.other_tables.empty() ? lines.size() : out.other_tables.front() - 1, origin,
-                                   out);
-    // nsys prints a run's memory tables after its kernel table: one above it is an earlier run's (one whose kernel
-    // summary nsys SKIPPED, a CUDA-graph capture), not this one's.
+    const bool after = nsys_parts::read_memory_tables(
+        lines, h + 1, out.other_tables.empty() ? lines.size() : out.other_tables.front() - 1, origin, out);
+    // nsys prints a run's memory tables after its kernel table, unless told the reports in another order (`--report
+    // cuda_gpu_mem_time_sum,cuda_gpu_kern_sum`): one above it is read when nothing says it is another run's, else
+    // (an earlier run whose kernel summary nsys SKIPPED, a CUDA-graph capture; another report named) passed over.
     for (std::size_t i = 0; i < h; ++i)
         if (nsys_parts::is_time_header(lines[i])) {
-            out.warnings.push_back(
-                fmt::format("the memory operation table at line {} comes before the kernel table at line {}: "
-                            "another run's (one without a kernel table), not read",
-                            i + 1, h + 1));
+            const std::string other = other_run_before(lines, h);
+            if (!after && other.empty())
+                nsys_parts::read_memory_tables(lines, 0, h, origin, out);
+            else
+                out.warnings.push_back(
+                    fmt::format("the memory operation table at line {} comes before the kernel table at line "
+                                "{}: {}, not read",
+                                i + 1, h + 1, other.empty() ? "the one after the kernel table is read" : other));
             break;
         }
     return checked_total(std::move(out), origin, decimal_comma);

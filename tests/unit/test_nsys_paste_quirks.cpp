@@ -262,7 +262,36 @@ TEST(NsysPasteQuirks, FirstRunWithoutKernelsDoesNotLendItsMemoryOps) {
     ASSERT_NE(d2h, nullptr);
     EXPECT_EQ(d2h->count, 55u);  // run N=10's 55 copies
     EXPECT_FALSE(d2h->bytes);    // printed 0.000 MB
-    EXPECT_TRUE(warns(s, "the memory operation table at line 38 comes before the kernel table at line 167"));
+    EXPECT_TRUE(warns(s,
+                      "the memory operation table at line 38 comes before the kernel table at line 167: another run's "
+                      "(line 32: no kernel data), not read"));
+}
+
+// `nsys stats --report cuda_gpu_mem_time_sum,cuda_gpu_kern_sum`: one run, its memory table first. Old code: passed
+// over as "another run's".
+TEST(NsysPasteQuirks, MemoryTableAboveTheKernelTableOfTheSameRunIsRead) {
+    const std::string mem_then_kern =
+        "$ nsys stats --report cuda_gpu_mem_time_sum,cuda_gpu_kern_sum report1.nsys-rep\n"
+        "\n"
+        " Time (%)  Total Time (ns)  Count  Avg (ns)   Med (ns)   Min (ns)  Max (ns)  StdDev (ns)           Operation\n"
+        " --------  ---------------  -----  ---------  ---------  --------  --------  -----------  ----------------------------\n"
+        "    100.0        1,000,000     10  100,000.0  100,000.0    90,000   110,000        100.0  [CUDA memcpy Host-to-Device]\n"
+        "\n"
+        " Time (%)  Total Time (ns)  Instances  Avg (ns)   Med (ns)   Min (ns)  Max (ns)  StdDev (ns)  Name\n"
+        " --------  ---------------  ---------  ---------  ---------  --------  --------  -----------  ----\n"
+        "    100.0        2,000,000         20  100,000.0  100,000.0    90,000   110,000        100.0  k_a\n";
+    const NsysKernSum s = parse_nsys_kern_sum(mem_then_kern, "m.txt");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    const NsysMemOp* h2d = op(s, "[CUDA memcpy Host-to-Device]");
+    ASSERT_NE(h2d, nullptr);
+    EXPECT_EQ(h2d->count, 10u);
+    EXPECT_DOUBLE_EQ(h2d->total_us, 1000.0);  // 1,000,000 ns
+    EXPECT_FALSE(warns(s, "another run's"));
+    // A second report named above the kernel table: another run's, passed over.
+    const NsysKernSum o =
+        parse_nsys_kern_sum("Processing [run_a.sqlite] with [cuda_gpu_mem_time_sum.py]...\n" + mem_then_kern, "o.txt");
+    EXPECT_EQ(op(o, "[CUDA memcpy Host-to-Device]"), nullptr);
+    EXPECT_TRUE(warns(o, "comes before the kernel table at line 8: another run's (line 2 names another report)"));
 }
 
 // A Python triple quote glued to the first line changes nothing.
