@@ -6,6 +6,7 @@
 #include <cctype>
 #include <sstream>
 
+#include "csv.h"
 #include "nsys_parts.h"
 
 namespace bwacct {
@@ -35,11 +36,17 @@ std::vector<std::string> tokens(const std::string& line) {
     return out;
 }
 
-// A console row: its first token a number, at least three numbers among its tokens.
-bool console_row(const std::vector<std::string>& toks) {
-    return !toks.empty() && numeric_token(toks.front()) &&
-           std::count_if(toks.begin(), toks.end(), [](const std::string& t) { return numeric_token(t); }) >= 3;
+// The numeric cells of a console row: its tokens up to the first that is not a number (the name, a Style or a
+// device column; digits inside a name, "lr 0,01", "<128, 64>", "2.1.0", are never cells).
+std::size_t leading_numbers(const std::vector<std::string>& toks) {
+    std::size_t n = 0;
+    while (n < toks.size() && numeric_token(toks[n]))
+        ++n;
+    return n;
 }
+
+// A console row: at least three numeric cells leading it.
+bool console_row(const std::vector<std::string>& toks) { return leading_numbers(toks) >= 3; }
 
 // A dashed rule under a console header: runs of dashes separated by blanks, at least two runs.
 bool dashed_rule(const std::string& line) {
@@ -49,45 +56,72 @@ bool dashed_rule(const std::string& line) {
            t.find(' ') != std::string::npos;
 }
 
-}  // namespace
+std::string swapped(std::string t) {
+    for (char& c : t)
+        c = c == '.' ? ',' : c == ',' ? '.' : c;
+    return t;
+}
 
-std::vector<std::string> nsys_parts::mend_console_paste(std::vector<std::string> lines, std::vector<std::string>& warnings) {
-    // A decimal-comma locale (nsys 2021 formatted by the user's locale: "33,0" %, "12.373.190" ns, "2.176,0"
-    // ns): '.' and ',' swapped in every number of every console row, which keeps the columns where they were.
-    std::string seen;
-    std::size_t seen_line = 0;
-    for (std::size_t i = 0; i < lines.size() && seen.empty(); ++i) {
+// The rows of one console table (the rows under a dashed rule, to a line that is neither a row nor blank) and how
+// its numeric cells read: in the C locale, and with '.' and ',' swapped.
+struct Group {
+    std::vector<std::size_t> rows;
+    bool c_ok = true, swap_ok = true;
+    std::string comma;  // the first cell only a decimal-comma locale prints ("33,0", "12.373.190")
+    std::size_t comma_line = 0;
+    std::size_t rule = 0;  // the dashed rule's line + 1; 0: rows without one
+    // Its own cells decide: a decimal comma where the C reading fails and the swapped one holds (undecided where
+    // both hold: "19,000  5  3,000").
+    bool decimal_comma() const { return !comma.empty() && !c_ok && swap_ok; }
+};
+
+std::vector<Group> console_tables(const std::vector<std::string>& lines) {
+    std::vector<Group> groups;
+    bool open = false;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (dashed_rule(lines[i])) {
+            groups.push_back({});
+            groups.back().rule = i + 1;
+            open = true;
+            continue;
+        }
+        if (nsys_parts::blank(lines[i]))
+            continue;
         const std::vector<std::string> toks = tokens(lines[i]);
-        if (console_row(toks))
-            for (const std::string& t : toks)
-                if (decimal_comma_token(t)) {
-                    seen = t;
-                    seen_line = i + 1;
-                    break;
-                }
-    }
-    if (!seen.empty()) {
-        for (std::string& line : lines) {
-            if (!console_row(tokens(line)))
-                continue;
-            for (std::size_t i = 0; i < line.size();) {
-                const std::size_t a = line.find_first_not_of(" \t", i);
-                if (a == std::string::npos)
-                    break;
-                std::size_t b = line.find_first_of(" \t", a);
-                if (b == std::string::npos)
-                    b = line.size();
-                if (numeric_token(line.substr(a, b - a)))
-                    for (std::size_t c = a; c < b; ++c)
-                        line[c] = line[c] == '.' ? ',' : line[c] == ',' ? '.' : line[c];
-                i = b;
+        if (!console_row(toks)) {
+            open = false;
+            continue;
+        }
+        if (!open) {
+            groups.push_back({});
+            open = true;
+        }
+        Group& g = groups.back();
+        g.rows.push_back(i);
+        for (std::size_t k = 0; k < leading_numbers(toks); ++k) {
+            g.c_ok = g.c_ok && ingest::parse_number_text(toks[k]).has_value();
+            g.swap_ok = g.swap_ok && ingest::parse_number_text(swapped(toks[k])).has_value();
+            if (g.comma.empty() && decimal_comma_token(toks[k]) && !ingest::parse_number_text(toks[k])) {
+                g.comma = toks[k];
+                g.comma_line = i + 1;
             }
         }
-        warnings.push_back(
-            fmt::format("line {}: '{}' is a number of a decimal-comma locale: every table's numbers read with ',' as the decimal "
-                        "point and '.' between thousands",
-                        seen_line, seen));
     }
+    return groups;
+}
+
+// The 1-based line of the last line before lines[rule] that is not blank (the rule's header), or 0.
+std::size_t header_above(const std::vector<std::string>& lines, std::size_t rule) {
+    for (std::size_t i = rule; i-- > 0;)
+        if (!nsys_parts::blank(lines[i]))
+            return i + 1;
+    return 0;
+}
+
+}  // namespace
+
+std::vector<std::string> nsys_parts::mend_console_paste(std::vector<std::string> lines, std::vector<std::string>& warnings,
+                                                        bool& decimal_comma) {
     // A header whose last titles wrapped onto lines of their own, blank lines between it and its rule (nsys 2021 in
     // a narrow terminal: "... StdDev", "      Name", "", " -----"): the titles joined and moved onto the line right
     // above the rule, the lines they left blanked (every row keeps its line number).
@@ -112,6 +146,54 @@ std::vector<std::string> nsys_parts::mend_console_paste(std::vector<std::string>
         for (std::size_t i = h; i < r; ++i)
             lines[i].clear();
         lines[r - 1] = head;
+    }
+    // A decimal-comma locale (nsys 2021 formatted by the user's locale: "33,0" %, "12.373.190" ns, "2.176,0" ns): each
+    // console table is told by its own numeric cells, never by digits in a name. A table whose cells read both ways
+    // (integers with three-digit groups: "19,000  5  3,000") takes the locale of the nearest table told before it
+    // (after it, if none), an output being in one locale; '.' and ',' are then swapped in its numeric cells only,
+    // which keeps the columns where they were.
+    std::vector<Group> groups = console_tables(lines);
+    const auto told = [&groups](std::size_t g) -> int {  // 1: decimal comma, -1: undecided, 0: left as it is
+        return groups[g].decimal_comma() ? 1 : groups[g].c_ok && groups[g].swap_ok ? -1 : 0;
+    };
+    std::size_t tables = 0, size_header = 0;
+    const Group* first = nullptr;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        int locale = told(g);
+        for (std::size_t k = g; locale < 0 && k-- > 0;)
+            locale = told(k);
+        for (std::size_t k = g + 1; locale < 0 && k < groups.size(); ++k)
+            locale = told(k);
+        if (locale != 1)
+            continue;
+        for (const std::size_t i : groups[g].rows) {
+            std::string& line = lines[i];
+            std::size_t cell = 0, n = leading_numbers(tokens(line));
+            for (std::size_t at = 0; cell < n; ++cell) {
+                const std::size_t a = line.find_first_not_of(" \t", at), b = std::min(line.find_first_of(" \t", a), line.size());
+                for (std::size_t c = a; c < b; ++c)
+                    line[c] = line[c] == '.' ? ',' : line[c] == ',' ? '.' : line[c];
+                at = b;
+            }
+        }
+        ++tables;
+        if (!first && groups[g].decimal_comma())
+            first = &groups[g];
+        if (const std::size_t h = groups[g].rule > 0 ? header_above(lines, groups[g].rule - 1) : 0;
+            h > 0 && size_header == 0 && is_size_header(lines[h - 1]))
+            size_header = h;
+    }
+    decimal_comma = first != nullptr;
+    if (first) {
+        warnings.push_back(
+            fmt::format("line {}: '{}' is a number of a decimal-comma locale: the numbers of {} table{} read "
+                        "with ',' as the decimal point and '.' between thousands",
+                        first->comma_line, first->comma, tables, tables == 1 ? "" : "s"));
+        if (size_header > 0)
+            warnings.push_back(fmt::format(
+                "line {}: the memory size table is of a decimal-comma locale, where nsys prints sizes cut down to whole KiB: "
+                "its bytes and GB/s are lower bounds",
+                size_header));
     }
     return lines;
 }

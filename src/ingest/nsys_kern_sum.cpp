@@ -171,6 +171,14 @@ NsysKernel make_row(const std::vector<HeaderColumn>& cols, const std::vector<std
     }
     if (!have_total || !have_instances || k.name.empty())
         throw InputError(origin, fmt::format("line {}: row without a total time, instance count or name; {}", line, kExpected));
+    // One instance takes no longer than all of them, nor its shortest longer than its longest (each printed rounded:
+    // a unit of slack): otherwise the cells are not the columns they sit under (numbers with blanks between thousands,
+    // "2 176", split into cells of their own).
+    if ((k.max_us && *k.max_us > k.total_us + 1e-3 * k.total_us + 1e-3) ||
+        (k.min_us && k.max_us && *k.min_us > *k.max_us + 1e-3 * *k.max_us + 1e-3))
+        throw InputError(origin, fmt::format("line {}: the cells do not line up with the header (a Min above the Max, or a Max "
+                                             "above the Total Time: numbers with blanks between thousands?); {}",
+                                             line, kExpected));
     k.category = classify_kernel(k.name);
     return k;
 }
@@ -263,6 +271,29 @@ bool cells_fit(const std::vector<HeaderColumn>& cols, const std::vector<std::str
         if (cols[i].col == Col::unknown)
             continue;
         if (cols[i].col == Col::name ? cells[i].empty() : !parse_number_text(cells[i]))
+            return false;
+    }
+    return true;
+}
+
+// Whether `cells` (a whole row after one blank line) can go on the kernel table `kernels`: not a memory operation
+// (nsys names those in brackets, "[CUDA memcpy Host-to-Device]", never a kernel), and where the table has a time %,
+// one no larger than the last row's (nsys sorts by time, most first) that keeps the sum within 100 % (each share
+// rounded to 0.1: 0.05 per row). Header-less rows of the next report after a blank line fit the columns too.
+bool continues_table(const std::vector<HeaderColumn>& cols, const std::vector<NsysKernel>& kernels,
+                     const std::vector<std::string>& cells) {
+    const std::string& name = cells.back();
+    if (name.front() == '[' && name.back() == ']')
+        return false;
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+        if (cols[i].col != Col::pct)
+            continue;
+        const std::optional<double> pct = parse_number_text(cells[i]);
+        double sum = *pct;
+        for (const NsysKernel& k : kernels)
+            sum += k.time_pct.value_or(0.0);
+        if ((kernels.back().time_pct && *pct > *kernels.back().time_pct) ||
+            sum > 100.0 + 0.05 * static_cast<double>(kernels.size() + 1))
             return false;
     }
     return true;
@@ -618,9 +649,39 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
                              rows.size() - copies, rows.size() - copies == 1 ? "" : "s");
 }
 
+// Why the lines above the kernel table at lines[h] are another run's, or "" when nothing says so: nsys's SKIPPED for
+// a kernel summary ("... does not contain CUDA kernel data"), or two reports named (".sqlite", ".nsys-rep", ".qdrep").
+std::string other_run_before(const std::vector<std::string>& lines, std::size_t h) {
+    std::string report;
+    for (std::size_t i = 0; i < h; ++i) {
+        const std::string& l = lines[i];
+        if (l.find("SKIPPED") != std::string::npos && l.find("CUDA kernel data") != std::string::npos)
+            return fmt::format("another run's (line {}: no kernel data)", i + 1);
+        std::istringstream words(l);
+        for (std::string w; words >> w;) {
+            w.erase(std::remove_if(w.begin(), w.end(), [](char c) { return c == '[' || c == ']' || c == '\'' || c == '"'; }),
+                    w.end());
+            while (!w.empty() && (w.back() == '.' || w.back() == ','))
+                w.pop_back();
+            const auto ends = [&w](const std::string& x) {
+                return w.size() > x.size() && w.compare(w.size() - x.size(), x.size(), x) == 0;
+            };
+            if (!ends(".sqlite") && !ends(".nsys-rep") && !ends(".qdrep"))
+                continue;
+            const std::string stem = w.substr(w.rfind('/') + 1, w.rfind('.') - w.rfind('/') - 1);  // no folder, no extension
+            if (report.empty())
+                report = stem;
+            else if (stem != report)
+                return fmt::format("another run's (line {} names another report)", i + 1);
+        }
+    }
+    return "";
+}
+
 // The summary's kernel times must add up to a finite total (each is finite, but 1e308 ns twice is not): the
 // report sums them for shares and categories.
-NsysKernSum checked_total(NsysKernSum out, const std::string& origin) {
+// `decimal_comma`: the table was printed in a decimal-comma locale, whose nsys 2021 cuts each time % to a whole number.
+NsysKernSum checked_total(NsysKernSum out, const std::string& origin, bool decimal_comma = false) {
     // Names go to JSON: bytes that are not UTF-8 (a Latin-1 copy, a name cut inside a character) become U+FFFD.
     std::size_t repaired = 0;
     for (NsysKernel& k : out.kernels)
@@ -646,11 +707,12 @@ NsysKernSum checked_total(NsysKernSum out, const std::string& origin) {
         }
         // Whole percents each its row's share of the rows shown, cut or rounded to a whole number (nsys 2021 in
         // some locales: "33,0" for 33.8 %): their sum falls short by up to one per row, and the rows are all there.
-        const bool whole_shares = shown > 0 && std::all_of(out.kernels.begin(), out.kernels.end(), [shown](const NsysKernel& k) {
-                                      const double share = 100.0 * k.total_us / shown;
-                                      return *k.time_pct == std::floor(*k.time_pct) &&
-                                             (*k.time_pct == std::floor(share + 1e-9) || *k.time_pct == std::round(share));
-                                  });
+        const bool whole_shares =
+            decimal_comma && shown > 0 && std::all_of(out.kernels.begin(), out.kernels.end(), [shown](const NsysKernel& k) {
+                const double share = 100.0 * k.total_us / shown;
+                return *k.time_pct == std::floor(*k.time_pct) &&
+                       (*k.time_pct == std::floor(share + 1e-9) || *k.time_pct == std::round(share));
+            });
         if (!whole_shares && pct < 100.0 - 0.5 - 0.05 * static_cast<double>(out.kernels.size()))
             out.warnings.push_back(
                 fmt::format("the file's time % column adds up to {:.1f} % over its {} kernel rows: the table "
@@ -938,7 +1000,7 @@ void nsys_parts::sum_launches(const std::vector<std::pair<std::string, std::vect
 
 namespace {
 
-NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string& origin) {
+NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string& origin, bool decimal_comma) {
     std::size_t h = 0;
     while (h < lines.size() && !is_kern_sum_header(lines[h]))
         ++h;
@@ -949,9 +1011,9 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
         const bool has_trace = std::any_of(lines.begin(), lines.end(), is_gpu_trace_header);
         if (std::optional<NsysKernSum> nvprof = nsys_parts::parse_nvprof_summary(lines, origin, !has_trace))
             if (!nvprof->kernels.empty())
-                return checked_total(std::move(*nvprof), origin);
+                return checked_total(std::move(*nvprof), origin, decimal_comma);
         if (std::optional<NsysKernSum> rocprof = nsys_parts::parse_rocprof_stats(lines, origin))
-            return checked_total(std::move(*rocprof), origin);
+            return checked_total(std::move(*rocprof), origin, decimal_comma);
         std::size_t t = 0;
         while (t < lines.size() && !is_gpu_trace_header(lines[t]))
             ++t;
@@ -961,7 +1023,7 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
                 out.format = "nsys memory operation summary (cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum; no kernel table)";
                 if (const std::string cut = headerless_rows_text(lines); !cut.empty())
                     out.warnings.push_back(cut);
-                return checked_total(std::move(out), origin);
+                return checked_total(std::move(out), origin, decimal_comma);
             }
             const std::string cut = headerless_rows_text(lines);
             throw InputError(origin,
@@ -972,7 +1034,7 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
             if (is_gpu_trace_header(lines[k]))
                 out.other_tables.push_back(k + 1);
         read_gpu_trace(lines, t, origin, out);
-        return checked_total(std::move(out), origin);
+        return checked_total(std::move(out), origin, decimal_comma);
     }
 
     out.table_line = h + 1;
@@ -1043,10 +1105,10 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
             const std::string row = console(lines[i]);
             if (blank(row)) {
                 // One blank line between two rows (a terminal that broke a row of its exact width twice): the
-                // table goes on when the next line is a whole row of it.
+                // table goes on when the next line is a whole row that can belong to it.
                 std::vector<std::string> next;
                 if (i + 1 < lines.size() && !out.kernels.empty() && split_row(console(lines[i + 1]), next) &&
-                    cells_fit(cols, next))
+                    cells_fit(cols, next) && continues_table(cols, out.kernels, next))
                     continue;
                 break;
             }
@@ -1072,27 +1134,33 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
     if (out.kernels.empty())
         throw InputError(origin, fmt::format("the kernel table has no rows; {}", kExpected));
     // The same run's memory operations, between this kernel table and the next run's.
-    nsys_parts::read_memory_tables(lines, h + 1, out.other_tables.empty() ? lines.size() : out.other_tables.front() - 1, origin,
-                                   out);
-    // nsys prints a run's memory tables after its kernel table: one above it is an earlier run's (one whose kernel
-    // summary nsys SKIPPED, a CUDA-graph capture), not this one's.
+    const bool after = nsys_parts::read_memory_tables(
+        lines, h + 1, out.other_tables.empty() ? lines.size() : out.other_tables.front() - 1, origin, out);
+    // nsys prints a run's memory tables after its kernel table, unless told the reports in another order (`--report
+    // cuda_gpu_mem_time_sum,cuda_gpu_kern_sum`): one above it is read when nothing says it is another run's, else
+    // (an earlier run whose kernel summary nsys SKIPPED, a CUDA-graph capture; another report named) passed over.
     for (std::size_t i = 0; i < h; ++i)
         if (nsys_parts::is_time_header(lines[i])) {
-            out.warnings.push_back(
-                fmt::format("the memory operation table at line {} comes before the kernel table at line {}: "
-                            "another run's (one without a kernel table), not read",
-                            i + 1, h + 1));
+            const std::string other = other_run_before(lines, h);
+            if (!after && other.empty())
+                nsys_parts::read_memory_tables(lines, 0, h, origin, out);
+            else
+                out.warnings.push_back(
+                    fmt::format("the memory operation table at line {} comes before the kernel table at line "
+                                "{}: {}, not read",
+                                i + 1, h + 1, other.empty() ? "the one after the kernel table is read" : other));
             break;
         }
-    return checked_total(std::move(out), origin);
+    return checked_total(std::move(out), origin, decimal_comma);
 }
 
 }  // namespace
 
 NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& origin) {
     std::vector<std::string> mended;
-    const std::vector<std::string> lines = nsys_parts::mend_console_paste(split_lines(text), mended);
-    NsysKernSum out = parse_lines(lines, origin);
+    bool decimal_comma = false;
+    const std::vector<std::string> lines = nsys_parts::mend_console_paste(split_lines(text), mended, decimal_comma);
+    NsysKernSum out = parse_lines(lines, origin, decimal_comma);
     out.warnings.insert(out.warnings.begin(), mended.begin(), mended.end());
     return out;
 }

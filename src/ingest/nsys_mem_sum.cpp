@@ -79,6 +79,26 @@ std::string last_nonblank_before(const std::vector<std::string>& lines, std::siz
     return "";
 }
 
+// The size unit a table's title names as the last word of a parenthesised group: "(by size in KiB)" -> "kib",
+// "(MB)" -> "mb"; "" for none. Only there: a "Running [.../gpumemsizesum.py run_512MB.sqlite]" line above the
+// table (nsys stats of 2021) names a report, and "MB" in its path is no unit.
+std::string title_unit(const std::string& title) {
+    const std::string t = nsys_parts::trim(title);
+    if (t.rfind("Running [", 0) == 0 || t.rfind("Processing [", 0) == 0)
+        return "";
+    for (std::size_t open = t.find('('); open != std::string::npos; open = t.find('(', open + 1)) {
+        const std::size_t close = t.find(')', open);
+        if (close == std::string::npos)
+            break;
+        const std::string group = t.substr(open + 1, close - open - 1);
+        std::string word = group.substr(group.find_last_of(' ') == std::string::npos ? 0 : group.find_last_of(' ') + 1);
+        std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
+        if (bytes_per(word))
+            return word;
+    }
+    return "";
+}
+
 // The time table whose header is at line `h`: its memory operations, or none when the header's columns are not
 // those of one or its rows are not memory operations (openmp_sum's events have the same columns).
 std::vector<NsysMemOp> time_table(const std::vector<std::string>& lines, std::size_t h, const std::string& origin,
@@ -159,8 +179,7 @@ bool nsys_parts::read_memory_tables(const std::vector<std::string>& lines, std::
     // Without such a title (`nsys stats` of 2021 prints "Running [.../gpumemsizesum.py ...]" over it), the
     // header's "Operations" (2020-2021; "Count" since, with "Total (MB)") says it is of those versions: KiB.
     if (unit.empty()) {
-        const std::string title = last_nonblank_before(lines, size_h);
-        unit = has(title, "KiB") ? "kib" : has(title, "MB") ? "mb" : "";
+        unit = title_unit(last_nonblank_before(lines, size_h));
         if (unit.empty() && has(lines[size_h], "Operations")) {
             unit = "kib";
             out.warnings.push_back(

@@ -45,11 +45,13 @@ inline constexpr const char* kElided = "whoever pasted it left rows out";
 std::string elision_warning(std::size_t header_line, std::size_t line, const std::string& text, std::size_t rows);
 
 // `lines` with two things a terminal or a paste does to nsys's console tables undone: numbers of a decimal-comma
-// locale ("33,0" %, "12.373.190" ns, "2.176,0") get '.' and ',' swapped in every console row (a warning into
-// `warnings` says so), and a header whose last titles wrapped onto lines of their own, or with blank lines between it
-// and its dashed rule, is joined onto the line right above the rule (the lines it left blanked: rows keep their
-// line numbers).
-std::vector<std::string> mend_console_paste(std::vector<std::string> lines, std::vector<std::string>& warnings);
+// locale ("33,0" %, "12.373.190" ns, "2.176,0") get '.' and ',' swapped in the numeric cells of each console table
+// whose own cells fail the C reading and hold the swapped one (a table that reads both ways takes its neighbours'
+// locale; names are never touched; warnings into `warnings` say so, and that such sizes are lower bounds), and a header whose
+// last titles wrapped onto lines of their own, or with blank lines between it and its dashed rule, is joined onto the line right
+// above the rule (the lines it left blanked: rows keep their line numbers). `decimal_comma`: whether a table was read so.
+std::vector<std::string> mend_console_paste(std::vector<std::string> lines, std::vector<std::string>& warnings,
+                                            bool& decimal_comma);
 
 // The header titles and the cells of every row of the table whose header is lines[h], with their 1-based lines, in
 // the header's format (CSV, '|' table, or console columns cut at the dashed rule's extents); the rows end at a
@@ -93,10 +95,10 @@ void sum_launches(const std::vector<std::pair<std::string, std::vector<double>>>
 
 // AMD rocprof's kernel statistics CSV ("Name","Calls","TotalDurationNs","AverageNs","Percentage", rocprofv3 adding
 // "MinNs","MaxNs","StdDev") when `lines` hold its header: one kernel per row, times in ns. nullopt without that
-// header. Tables of the same header holding HIP/HSA API calls (hip_stats, hsa_stats) or rocprofv3 domains
-// (domain_stats, memory_copy_stats) are passed over for a later kernel table. Without a kernel table, rocprofv3's
-// kernel trace (kernel_trace.csv: "Kernel_Name", "Start_Timestamp", "End_Timestamp" per dispatch, in ns) is summed
-// per kernel name. Throws InputError for a malformed row, or when the only tables are API or domain statistics.
+// header. Tables of the same header holding HIP/HSA API calls (hip_stats, hsa_stats), rocprof v1's memory copies
+// (copy_stats) or rocprofv3 domains (domain_stats, memory_copy_stats) are passed over for a later kernel table. Without a kernel
+// table, rocprofv3's kernel trace (kernel_trace.csv: "Kernel_Name", "Start_Timestamp", "End_Timestamp" per dispatch, in ns) is
+// summed per kernel name. Throws InputError for a malformed row, or when the only tables are API or domain statistics.
 std::optional<NsysKernSum> parse_rocprof_stats(const std::vector<std::string>& lines, const std::string& origin);
 
 }  // namespace bwacct::nsys_parts

@@ -49,6 +49,17 @@ bool is_domain_name(const std::string& n) {
     return !n.empty() && std::all_of(n.begin(), n.end(), [](unsigned char c) { return std::isupper(c) || c == '_'; });
 }
 
+// rocprof v1's memory copies (results.copy_stats.csv, its copy domain, under the same header): "CopyHostToDevice",
+// "CopyDeviceToHost", "CopyDeviceToDevice", "CopyHostToHost", and a fill (hipMemset) "FillBuffer". No kernel is named
+// so (a HIP kernel's name carries its arguments or a mangling); a table is passed over only when every row is one.
+bool is_copy_name(const std::string& n) {
+    for (const char* from : {"Host", "Device"})
+        for (const char* to : {"Host", "Device"})
+            if (n == fmt::format("Copy{}To{}", from, to))
+                return true;
+    return n == "FillBuffer";
+}
+
 // A per-dispatch kernel trace: rocprofv3's kernel_trace.csv ("Kernel_Name", "Start_Timestamp", "End_Timestamp") or
 // rocprof v1's results.csv ("KernelName", "BeginNs", "EndNs"), among other columns.
 bool is_trace_header(const std::string& line) {
@@ -127,7 +138,7 @@ NsysKernSum read_stats_table(const std::vector<std::string>& lines, std::size_t 
             origin, fmt::format("line {}: the header lacks \"Name\", \"Calls\" or \"TotalDurationNs\"; {}", h + 1, kExpected));
     out.from_rocprof = true;
     out.profiler = "rocprof";
-    std::size_t api = 0, domain = 0;
+    std::size_t api = 0, domain = 0, copy = 0;
     for (std::size_t r = 1; r < records.size(); ++r) {
         const std::vector<std::string>& f = records[r].fields;
         const std::size_t line = records[r].line;
@@ -162,6 +173,7 @@ NsysKernSum read_stats_table(const std::vector<std::string>& lines, std::size_t 
         k.time_pct = num(pct);
         api += is_api_name(k.name) ? 1 : 0;
         domain += is_domain_name(k.name) ? 1 : 0;
+        copy += is_copy_name(k.name) ? 1 : 0;
         k.category = classify_kernel(k.name);
         out.kernels.push_back(std::move(k));
     }
@@ -177,6 +189,10 @@ NsysKernSum read_stats_table(const std::vector<std::string>& lines, std::size_t 
             "the rocprof statistics at line {} are per domain or memory copy ('{}', ...: rocprofv3's "
             "domain_stats or memory_copy_stats file), not kernels",
             h + 1, out.kernels.front().name);
+    else if (copy == out.kernels.size())
+        why =
+            fmt::format("the rocprof statistics at line {} are memory copies ('{}', ...: rocprof's copy_stats file), not kernels",
+                        h + 1, out.kernels.front().name);
     if (end < lines.size() && is_elision(lines[end]))
         out.warnings.push_back(nsys_parts::elision_warning(h + 1, end + 1, lines[end], out.kernels.size()));
     out.format = fmt::format("rocprof kernel statistics CSV (AMD ROCm: rocprof --stats / rocprofv3 --stats; {} kernel{})",
@@ -295,8 +311,8 @@ std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std
         out.warnings.insert(out.warnings.end(), skipped.begin(), skipped.end());
         if (passed_count > 0)
             out.warnings.push_back(fmt::format(
-                "the rocprof statistics at line{} {}{} hold HIP/HSA API calls or rocprofv3 domains, "
-                "not kernels: passed over",
+                "the rocprof statistics at line{} {}{} hold HIP/HSA API calls, memory copies or "
+                "rocprofv3 domains, not kernels: passed over",
                 passed_count == 1 ? "" : "s", fmt::join(passed, ", "),
                 passed_count > passed.size() ? fmt::format(" and {} more", passed_count - passed.size()) : std::string()));
         return out;

@@ -84,6 +84,39 @@ TEST(NsysMemoryOps, Nsys2020KibSizesFromTheTitle) {
     EXPECT_DOUBLE_EQ(*s.memory_ops[0].bytes, 31457280.0 * 1024);  // 31,457,280.000 KiB = 30 x 1 GiB
 }
 
+// nsys stats of 2021 prints "Running [.../gpumemsizesum.py REPORT.sqlite]" over a size table whose header has no unit:
+// a report named "..._512MB.sqlite" says nothing of the unit. Old code: read in MB (39,595,542.188 x 10^6 B,
+// 9935.9 GB/s), no warning.
+TEST(NsysMemoryOps, MbInTheReportPathIsNoUnit) {
+    std::string t =
+        fixture("corpus/nsys/nsys2021_hpcsdk21_7_gpukernsum_wrapped_name_title_blank_lines_between_rows_openacc_mlp_excerpt.md");
+    for (std::size_t p = t.find("openacc_kernel.sqlite"); p != std::string::npos; p = t.find("openacc_kernel.sqlite", p + 1))
+        t.replace(p, 21, "mlp_512MB.sqlite");
+    const NsysKernSum s = parse_nsys_kern_sum(t, "m.md");
+    ASSERT_EQ(s.memory_ops.size(), 3u);
+    EXPECT_EQ(s.memory_ops[0].operation, "[CUDA memcpy HtoD]");
+    // 39,595,542.188 KiB x 1024 = 40,545,835,200.512 B (the header's "Operations": nsys 2020-2021, KiB)
+    EXPECT_NEAR(*s.memory_ops[0].bytes, 40545835200.512, 1e-3);
+    bool warned = false;
+    for (const std::string& w : s.warnings)
+        warned = warned || w.find("gives no unit: read in KiB") != std::string::npos;
+    EXPECT_TRUE(warned);
+    // A unit in the title's parentheses is still read: "(by size in MB)" -> 10^6 B.
+    const std::string mb =
+        " Time(%)  Total Time (ns)  Operations  Average  Minimum  Maximum  Operation\n"
+        " -------  ---------------  ----------  -------  -------  -------  ------------------\n"
+        "   100.0            2,000           2  1,000.0      900    1,100  [CUDA memcpy HtoD]\n"
+        "\n"
+        "CUDA Memory Operation Statistics (by size in MB):\n"
+        "\n"
+        "   Total    Operations  Average  Minimum  Maximum  Operation\n"
+        " ---------  ----------  -------  -------  -------  ------------------\n"
+        "     8.000           2    4.000    4.000    4.000  [CUDA memcpy HtoD]\n";
+    const NsysKernSum m = parse_nsys_kern_sum(mb, "mb.txt");
+    ASSERT_EQ(m.memory_ops.size(), 1u);
+    EXPECT_DOUBLE_EQ(*m.memory_ops[0].bytes, 8e6);  // 8.000 MB x 10^6
+}
+
 // A size printed as 0.000 MB is below the table's precision: no bytes, no rate, and a warning; never 0 GB/s.
 TEST(NsysMemoryOps, SizesPrintedAsZeroGetNoBytes) {
     const NsysKernSum s =

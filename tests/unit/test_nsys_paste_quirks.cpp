@@ -58,8 +58,12 @@ TEST(NsysPasteQuirks, DecimalCommaLocaleReadWithItsSeparators) {
     ASSERT_NE(h2d, nullptr);
     EXPECT_EQ(h2d->count, 5u);
     EXPECT_DOUBLE_EQ(h2d->total_us, 4.576);  // '4.576' = 4,576 ns
-    EXPECT_DOUBLE_EQ(*h2d->bytes, 19456.0);  // '19,000' KiB = 19.000 x 1024 B (4.252 GB/s over 4,576 ns)
+    // '19,000' KiB = 19.000 x 1024 = 19,456 B as printed; but nsys cut each size to whole KiB there (5 copies of
+    // '3,000' cannot add up to '19,000' unless each was more than 3 KiB): a lower bound, warned.
+    EXPECT_DOUBLE_EQ(*h2d->bytes, 19456.0);
     EXPECT_TRUE(warns(s, "gives no unit: read in KiB"));
+    EXPECT_TRUE(warns(s, "line 40: the memory size table is of a decimal-comma locale")) << s.warnings.size();
+    EXPECT_TRUE(warns(s, "its bytes and GB/s are lower bounds"));
 
     // The same rule on a table of its own: thousands with '.', decimals with ','.
     const std::string t =
@@ -82,6 +86,74 @@ TEST(NsysPasteQuirks, DecimalCommaLocaleReadWithItsSeparators) {
         "     20.0            2,000          1  k_b\n",
         "cut.txt");
     EXPECT_TRUE(warns(cut, "adds up to 70.0 % over its 2 kernel rows"));
+    // Whole percents that are the rows' shares excuse a short sum only in a decimal-comma table (whose nsys cut them):
+    // a C-locale '50.0' and '49.0' (shares of 99,000 ns: 50.5 and 49.5 %, each cut) add up to 99.0 < 100 - 0.5 - 2 x
+    // 0.05 = 99.4: a row is missing. Old code: no warning.
+    const NsysKernSum c_cut = parse_nsys_kern_sum(
+        " Time (%)  Total Time (ns)  Instances  Name\n"
+        " --------  ---------------  ---------  ----\n"
+        "     50.0           50,000         10  k_a\n"
+        "     49.0           49,000         10  k_b\n",
+        "w.txt");
+    EXPECT_TRUE(warns(c_cut, "adds up to 99.0 % over its 2 kernel rows"));
+}
+
+// The locale is told by a table's own numeric cells, never by digits in a name, and only where the C reading fails.
+// Old code: a name token decided it for the whole file and the swap touched names too.
+TEST(NsysPasteQuirks, DecimalCommaToldByTheNumericCellsOnly) {
+    // A C-locale GPU trace (nsys 2020.4) then an NVTX range named "solver 1,5 v". Old code: the kernel 0.222 us
+    // (its '222,080' ns read as 222.080), the memcpys 1000x short.
+    std::string g =
+        fixture("corpus/nsys/nsys2020_4_gputrace_console_bare_bytes_column_thru_mb_s_a100pcie_omp_offload_excerpt.md");
+    g = g.substr(0, g.rfind("```")) +
+        " Time(%)  Total Time (ns)  Instances   Average    Minimum  Maximum    Range\n"
+        " -------  ---------------  ---------  ---------  -------  -------  ------------\n"
+        "   100.0        1,234,567          1  1234567.0  1234567  1234567  solver 1,5 v\n";
+    const NsysKernSum t = parse_nsys_kern_sum(g, "g.md");
+    ASSERT_EQ(t.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(t.kernels[0].total_us, 222.08);  // '222,080' ns
+    EXPECT_FALSE(warns(t, "decimal-comma"));
+    // A C-locale kernel table, then an NVTX range ':lr 0,01 step 3'. Old code: refused ("'60,0' is not a
+    // non-negative number").
+    const std::string kern =
+        " Time (%)  Total Time (ns)  Instances   Avg (ns)     Med (ns)    Min (ns)   Max (ns)   StdDev (ns)   Name\n"
+        " --------  ---------------  ---------  ----------  -----------  ---------  ---------  -----------  -----------\n"
+        "     60.0        1,234,567         10   123,456.7    123,000.0    120,000    130,000      1,234.5  gemm_kernel\n"
+        "     40.0          823,045          5   164,609.0    164,000.0    160,000    170,000       12.345  copy_kernel\n";
+    const NsysKernSum c =
+        parse_nsys_kern_sum(kern +
+                                "\n Time (%)  Total Time (ns)  Instances   Avg (ns)   Style    Range\n"
+                                " --------  ---------------  ---------  ----------  -------  ---------------\n"
+                                "    100.0      123,456,789          1  123,456,789.0  PushPop  :lr 0,01 step 3\n",
+                            "c.txt");
+    ASSERT_EQ(c.kernels.size(), 2u);
+    EXPECT_DOUBLE_EQ(c.kernels[0].total_us, 1234.567);    // 1,234,567 ns
+    EXPECT_DOUBLE_EQ(*c.kernels[1].stddev_us, 0.012345);  // 12.345 ns
+    // A decimal-comma table: its numbers swapped, the digits in its names not.
+    const NsysKernSum d = parse_nsys_kern_sum(
+        " Time(%)  Total Time (ns)  Instances   Average    Minimum    Maximum                    Name\n"
+        " -------  ---------------  ---------  ---------  ---------  ---------  ------------------------------------------\n"
+        "    75,5       12.345.678         10  1.234.567,8  1.000.000  2.000.000  void gemm<float, 128, 64, 1.5>(float *, int)\n"
+        "    24,5        4.000.000          4  1.000.000,0  1.000.000  1.000.000  void k<128, 4>(int)\n",
+        "d.txt");
+    ASSERT_EQ(d.kernels.size(), 2u);
+    EXPECT_EQ(d.kernels[0].name, "void gemm<float, 128, 64, 1.5>(float *, int)");
+    EXPECT_EQ(d.kernels[1].name, "void k<128, 4>(int)");
+    EXPECT_DOUBLE_EQ(d.kernels[0].total_us, 12345.678);  // '12.345.678' ns
+}
+
+// A decimal-comma table pasted with blanks between thousands ("2 176"; a French locale's no-break space turned into a
+// blank): the numbers split into cells of their own. Old code: 3 kernels of 0.002 us with 176, 144, 113 instances.
+// Row 1 then reads Total '2' ns, Instances '176', Average '1', Minimum '2', Maximum '176,0' = 176 ns > 2 ns: refused.
+TEST(NsysPasteQuirks, BlanksBetweenThousandsRefused) {
+    const std::string r = refusal(
+        " Time(%)  Total Time (ns)  Instances  Average  Minimum  Maximum      Name     \n"
+        " -------  ---------------  ---------  -------  -------  -------  -------------\n"
+        "    33,0            2 176          1  2 176,0    2 176    2 176  loop_2_38_gpu\n"
+        "    33,0            2 144          1  2 144,0    2 144    2 144  loop_1_21_gpu\n",
+        "fr.txt");
+    EXPECT_NE(r.find("fr.txt: line 3: the cells do not line up with the header"), std::string::npos) << r;
+    EXPECT_EQ(r.find('\n'), std::string::npos);
 }
 
 // A C-locale table is left as it is: '12,345' is twelve thousand, '1.5' one and a half.
@@ -132,6 +204,33 @@ TEST(NsysPasteQuirks, WrappedHeaderAndBlankLinesBetweenRows) {
     EXPECT_EQ(b.kernels[1].name, "k_b");
 }
 
+// One blank line, then header-less rows of another report with the same number of cells: they do not go on the
+// kernel table. Old code: 4 kernels (31,663.8 us), the memory copies among them, time % adding up to 198.4.
+TEST(NsysPasteQuirks, RowsAfterABlankLineThatCannotBelongEndTheTable) {
+    const std::string head =
+        " Time (%)  Total Time (ns)  Instances  Avg (ns)   Med (ns)   Min (ns)  Max (ns)  StdDev (ns)  Name\n"
+        " --------  ---------------  ---------  ---------  ---------  --------  --------  -----------  ----\n"
+        "     70.0        7,000,000        100   70,000.0   70,000.0    69,000    71,000        500.0  k_sgemm\n"
+        "     30.0        3,000,000        100   30,000.0   30,000.0    29,000    31,000        500.0  k_add\n"
+        "\n";
+    // A bracketed name is nsys's memory operation, never a kernel.
+    const NsysKernSum a = parse_nsys_kern_sum(
+        head +
+            "     64.4       14,169,797    460   30,768.3     416.0       384  44,591    623.0  [CUDA memcpy Host-to-Device]\n",
+        "a.txt");
+    ASSERT_EQ(a.kernels.size(), 2u);
+    EXPECT_DOUBLE_EQ(a.kernels[0].total_us + a.kernels[1].total_us, 10000.0);  // 7,000,000 + 3,000,000 ns
+    // 64.4 % after 30.0 % breaks nsys's most-time-first order (and 70 + 30 + 64.4 = 164.4 > 100).
+    const NsysKernSum b = parse_nsys_kern_sum(
+        head + "     64.4       14,169,797    460   30,768.3     416.0       384  44,591    623.0  other_report_row\n", "b.txt");
+    EXPECT_EQ(b.kernels.size(), 2u);
+    // A row that fits (0.0 <= 30.0, 70 + 30 + 0 = 100) still goes on the table.
+    const NsysKernSum c = parse_nsys_kern_sum(
+        head + "      0.0            1,000          1    1,000.0    1,000.0     1,000     1,000          0.0  k_tail\n", "c.txt");
+    ASSERT_EQ(c.kernels.size(), 3u);
+    EXPECT_EQ(c.kernels[2].name, "k_tail");
+}
+
 // Old code: the memory operations were dropped (their names did not end with ']'), the kernel named with its note.
 TEST(NsysPasteQuirks, NotesAfterTheRowsAreNotPartOfTheNames) {
     const NsysKernSum s = parse_nsys_kern_sum(
@@ -163,7 +262,36 @@ TEST(NsysPasteQuirks, FirstRunWithoutKernelsDoesNotLendItsMemoryOps) {
     ASSERT_NE(d2h, nullptr);
     EXPECT_EQ(d2h->count, 55u);  // run N=10's 55 copies
     EXPECT_FALSE(d2h->bytes);    // printed 0.000 MB
-    EXPECT_TRUE(warns(s, "the memory operation table at line 38 comes before the kernel table at line 167"));
+    EXPECT_TRUE(warns(s,
+                      "the memory operation table at line 38 comes before the kernel table at line 167: another run's "
+                      "(line 32: no kernel data), not read"));
+}
+
+// `nsys stats --report cuda_gpu_mem_time_sum,cuda_gpu_kern_sum`: one run, its memory table first. Old code: passed
+// over as "another run's".
+TEST(NsysPasteQuirks, MemoryTableAboveTheKernelTableOfTheSameRunIsRead) {
+    const std::string mem_then_kern =
+        "$ nsys stats --report cuda_gpu_mem_time_sum,cuda_gpu_kern_sum report1.nsys-rep\n"
+        "\n"
+        " Time (%)  Total Time (ns)  Count  Avg (ns)   Med (ns)   Min (ns)  Max (ns)  StdDev (ns)           Operation\n"
+        " --------  ---------------  -----  ---------  ---------  --------  --------  -----------  ----------------------------\n"
+        "    100.0        1,000,000     10  100,000.0  100,000.0    90,000   110,000        100.0  [CUDA memcpy Host-to-Device]\n"
+        "\n"
+        " Time (%)  Total Time (ns)  Instances  Avg (ns)   Med (ns)   Min (ns)  Max (ns)  StdDev (ns)  Name\n"
+        " --------  ---------------  ---------  ---------  ---------  --------  --------  -----------  ----\n"
+        "    100.0        2,000,000         20  100,000.0  100,000.0    90,000   110,000        100.0  k_a\n";
+    const NsysKernSum s = parse_nsys_kern_sum(mem_then_kern, "m.txt");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    const NsysMemOp* h2d = op(s, "[CUDA memcpy Host-to-Device]");
+    ASSERT_NE(h2d, nullptr);
+    EXPECT_EQ(h2d->count, 10u);
+    EXPECT_DOUBLE_EQ(h2d->total_us, 1000.0);  // 1,000,000 ns
+    EXPECT_FALSE(warns(s, "another run's"));
+    // A second report named above the kernel table: another run's, passed over.
+    const NsysKernSum o =
+        parse_nsys_kern_sum("Processing [run_a.sqlite] with [cuda_gpu_mem_time_sum.py]...\n" + mem_then_kern, "o.txt");
+    EXPECT_EQ(op(o, "[CUDA memcpy Host-to-Device]"), nullptr);
+    EXPECT_TRUE(warns(o, "comes before the kernel table at line 8: another run's (line 2 names another report)"));
 }
 
 // A Python triple quote glued to the first line changes nothing.
@@ -214,6 +342,29 @@ TEST(NsysPasteQuirks, RocprofStatsFilesJoinedByCat) {
     ASSERT_EQ(b.kernels.size(), 1u);
     EXPECT_DOUBLE_EQ(b.kernels[0].total_us, 331.84);
     EXPECT_EQ(b.table_line, 3u);
+}
+
+// `cat results.*stats.csv` puts rocprof v1's copy_stats (its copy domain: CopyHostToDevice, ...) before the kernel
+// statistics. Old code: the copies read as two kernels (5400 + 1350 us), the kernel table "not read" as another run.
+TEST(NsysPasteQuirks, RocprofCopyStatsBeforeKernelStatsPassedOver) {
+    const std::string copies_then_kernels =
+        "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n"
+        "\"CopyHostToDevice\",2,5400000,2700000,80.0\n"
+        "\"CopyDeviceToHost\",1,1350000,1350000,20.0\n"
+        "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n"
+        "\"vector_add(float*, float*, float*, int) [clone .kd]\",10,663680,66368,100.0\n";
+    const NsysKernSum s = parse_nsys_kern_sum(copies_then_kernels, "cat.csv");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_EQ(s.table_line, 4u);
+    EXPECT_EQ(s.kernels[0].instances, 10u);
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 663.68);  // 663,680 ns
+    EXPECT_TRUE(s.other_tables.empty());
+    EXPECT_TRUE(warns(s, "at line 1 hold HIP/HSA API calls, memory copies or rocprofv3 domains")) << s.warnings.size();
+    // The copy_stats file alone: refused, saying what its rows are.
+    const std::string r = refusal(copies_then_kernels.substr(0, copies_then_kernels.find("\"Name\"", 10)), "copy.csv");
+    EXPECT_NE(r.find("the rocprof statistics at line 1 are memory copies ('CopyHostToDevice', ...: rocprof's copy_stats file)"),
+              std::string::npos)
+        << r;
 }
 
 // Rows cut at 150 characters: no kernel row is whole, so the file is refused, naming the cut row.

@@ -93,7 +93,7 @@ TEST(RocprofStats, ApiAndDomainTablesArePassedOverForTheKernelTable) {
     // Percentage in exponent form: 4.671e-04 %.
     EXPECT_DOUBLE_EQ(*s.kernels[6].time_pct, 4.671e-04);
     EXPECT_DOUBLE_EQ(*s.kernels[6].stddev_us, 0.0);  // 0.00000000e+00 ns
-    EXPECT_TRUE(warns(s, "at lines 11, 18 hold HIP/HSA API calls or rocprofv3 domains, not kernels: passed over"))
+    EXPECT_TRUE(warns(s, "at lines 11, 18 hold HIP/HSA API calls, memory copies or rocprofv3 domains, not kernels: passed over"))
         << (s.warnings.empty() ? "" : s.warnings[0]);
     // Only API and domain tables: still refused, naming the first.
     const std::string only = refusal(
