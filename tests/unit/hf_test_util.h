@@ -24,6 +24,16 @@ inline std::string error_of(const std::string& text) {
     return "";
 }
 
+// The error text of loading tests/data/models/<name>.config.json (empty when it loads).
+inline std::string file_error_of(const std::string& name) {
+    try {
+        (void)hf(name);
+    } catch (const bwacct::InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
 // Whether one of the config's stated limitations contains `part`.
 inline bool has_limitation(const bwacct::TransformerConfig& c, const std::string& part) {
     for (const std::string& l : c.limitations)

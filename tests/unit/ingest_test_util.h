@@ -4,8 +4,11 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "bwacct/error.h"
 #include "bwacct/ingest.h"
+#include "bwacct/ingest_nsight.h"
 
 namespace bwacct_test {
 
@@ -34,5 +37,23 @@ inline std::size_t column(const bwacct::Section& s, const std::string& key) {
 // A report cell read as text or as a number (the test fails with std::bad_variant_access otherwise).
 inline std::string text(const bwacct::Cell& c) { return std::get<std::string>(c); }
 inline double real(const bwacct::Cell& c) { return std::get<double>(c); }
+
+// Whether one of `lines` (a reader's warnings) contains `part`.
+inline bool any_holds(const std::vector<std::string>& lines, const std::string& part) {
+    for (const std::string& l : lines)
+        if (l.find(part) != std::string::npos)
+            return true;
+    return false;
+}
+
+// The refusal of `text` by the nsys reader, as the file `origin` (empty when it reads).
+inline std::string nsys_refusal(const std::string& text, const std::string& origin) {
+    try {
+        (void)bwacct::parse_nsys_kern_sum(text, origin);
+    } catch (const bwacct::InputError& e) {
+        return e.what();
+    }
+    return "";
+}
 
 }  // namespace bwacct_test

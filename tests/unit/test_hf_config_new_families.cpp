@@ -18,22 +18,10 @@
 
 using namespace bwacct;
 using bwacct_test::error_of;
+using bwacct_test::file_error_of;
 using bwacct_test::has_limitation;
 using bwacct_test::hf;
 using bwacct_test::model_file;
-
-namespace {
-
-std::string error_of_file(const std::string& name) {
-    try {
-        (void)hf(name);
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "";
-}
-
-}  // namespace
 
 TEST(HfNewFamilies, KimiK2IsDeepSeekV3ShapedWith384ExpertsAndMatchesItsTensorList) {
     const TransformerConfig c = hf("kimi-k2-instruct");
@@ -250,7 +238,7 @@ TEST(HfNewFamilies, HybridSparseAndMmDitModelsAreRefusedNamingTheField) {
         {"flux.1-dev-transformer", "num_single_layers"},
     };
     for (const auto& [file, field] : cases) {
-        const std::string e = error_of_file(file);
+        const std::string e = file_error_of(file);
         EXPECT_NE(e.find(field), std::string::npos) << file << ": " << e;
         EXPECT_NE(e.find("not modelled"), std::string::npos) << file << ": " << e;
         EXPECT_EQ(e.find('\n'), std::string::npos) << e;

@@ -15,19 +15,11 @@
 
 using namespace bwacct;
 using bwacct_test::error_of;
+using bwacct_test::file_error_of;
 using bwacct_test::has_limitation;
 using bwacct_test::hf;
 
 namespace {
-
-std::string load_error(const std::string& name) {
-    try {
-        (void)hf(name);
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "";
-}
 
 // tests/data/models/<name>.config.json, parsed.
 nlohmann::json model_json(const std::string& name) {
@@ -102,7 +94,7 @@ TEST(HfVendoredFiles, LlamaMlpBiasesAreCounted) {
 
 TEST(HfVendoredFiles, MlxQuantizationIsRefusedWithOrWithoutAQuantizationConfig) {
     // The vendored MLX file writes both keys (no quant_method): refused, naming MLX.
-    const std::string both = load_error("qwen3-14b-mlx-4bit");
+    const std::string both = file_error_of("qwen3-14b-mlx-4bit");
     EXPECT_NE(both.find("MLX's group_size and bits"), std::string::npos) << both;
     // "quantization" alone (older mlx-lm conversions) was read as a 16-bit checkpoint: 7,248,023,552 parameters at 2 B each
     // for Mistral-7B-v0.3's shape, where MLX stores 4-bit codes with a 16-bit scale and bias per 64. Now refused.

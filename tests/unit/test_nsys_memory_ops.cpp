@@ -18,14 +18,7 @@ using bwacct_test::fixture;
 
 const char* kGlans = "corpus/nsys/nsys2022_stats_commented_hash_kern_gb_sum_memops_time_and_size_numba_glans_excerpt.txt";
 
-std::string refusal(const std::string& text) {
-    try {
-        parse_nsys_kern_sum(text, "stats.txt");
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "";
-}
+std::string refusal(const std::string& text) { return bwacct_test::nsys_refusal(text, "stats.txt"); }
 
 // Old code: the memory tables were skipped; only the kernel table was read.
 TEST(NsysMemoryOps, TimeAndSizeTablesAreJoinedByOperation) {

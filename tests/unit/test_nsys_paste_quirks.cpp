@@ -17,20 +17,10 @@ using namespace bwacct;
 using bwacct_test::fixture;
 
 std::string refusal(const std::string& text, const std::string& origin = "f.txt") {
-    try {
-        parse_nsys_kern_sum(text, origin);
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "";
+    return bwacct_test::nsys_refusal(text, origin);
 }
 
-bool warns(const NsysKernSum& s, const std::string& what) {
-    for (const std::string& w : s.warnings)
-        if (w.find(what) != std::string::npos)
-            return true;
-    return false;
-}
+bool warns(const NsysKernSum& s, const std::string& what) { return bwacct_test::any_holds(s.warnings, what); }
 
 const NsysMemOp* op(const NsysKernSum& s, const std::string& name) {
     for (const NsysMemOp& m : s.memory_ops)

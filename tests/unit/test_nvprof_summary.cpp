@@ -15,14 +15,7 @@ namespace {
 using namespace bwacct;
 using bwacct_test::fixture;
 
-std::string refusal(const std::string& text) {
-    try {
-        parse_nsys_kern_sum(text, "nvprof.log");
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "";
-}
+std::string refusal(const std::string& text) { return bwacct_test::nsys_refusal(text, "nvprof.log"); }
 
 // Old code: "no kernel summary table found" for every nvprof summary.
 TEST(NvprofSummary, TypedConsoleReadsGpuActivitiesOnly) {

@@ -15,21 +15,9 @@ namespace {
 using namespace bwacct;
 using bwacct_test::fixture;
 
-std::string refusal(const std::string& text) {
-    try {
-        parse_nsys_kern_sum(text, "stats.csv");
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "";
-}
+std::string refusal(const std::string& text) { return bwacct_test::nsys_refusal(text, "stats.csv"); }
 
-bool warns(const NsysKernSum& s, const std::string& what) {
-    for (const std::string& w : s.warnings)
-        if (w.find(what) != std::string::npos)
-            return true;
-    return false;
-}
+bool warns(const NsysKernSum& s, const std::string& what) { return bwacct_test::any_holds(s.warnings, what); }
 
 // Old code: "no kernel summary table found".
 TEST(RocprofStats, Rocprofv3KernelStats) {
