@@ -471,10 +471,14 @@ void parse_csv_table(const std::vector<std::string>& lines, std::size_t& i, Babe
         if (end > i &&
             (fields(lines[end]) != fields(lines[i]) || first.empty() ||
              !std::all_of(first.begin(), first.end(), [](char c) { return is_word(static_cast<unsigned char>(c)); }))) {
-            // A known function's row with fewer fields than the header (a truncated file): not read, and said.
-            if (fields(lines[end]) < fields(lines[i]) && is_function(first))
+            // A known function's row with fewer fields than the header (a truncated file): not read, and said; whole
+            // rows after it (the log went on) are read.
+            if (fields(lines[end]) < fields(lines[i]) && is_function(first)) {
                 out.warnings.push_back(fmt::format("line {}: {} row cut short ({} of {} fields; a truncated file?): not read",
                                                    end + 1, first, fields(lines[end]) + 1, fields(lines[i]) + 1));
+                table += "\n";
+                continue;
+            }
             break;
         }
         table += lines[end] + "\n";
@@ -532,6 +536,14 @@ void parse_csv_table(const std::vector<std::string>& lines, std::size_t& i, Babe
         run.array_bytes_halfwidth = 0;
         if (r.min_s > r.max_s)
             throw InputError(origin, fmt::format("line {}: min_runtime is above max_runtime; {}", line, kExpected));
+        // The table's last row where the paste ends, its average below its minimum: cut inside its average.
+        if (k + 1 == recs.size() && r.avg_s < r.min_s && paste_ends_after(lines, line - 1)) {
+            out.warnings.push_back(
+                fmt::format("line {}: {} row cut short (its avg_runtime {} below its min_runtime {}) "
+                            "where the paste ends: not read",
+                            line, r.function, at(c_avg), at(c_min)));
+            continue;
+        }
         out.rows.push_back(std::move(r));
     }
     if (out.rows.size() == before)
