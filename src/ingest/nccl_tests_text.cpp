@@ -564,6 +564,16 @@ std::size_t row_start(const std::vector<std::string_view>& tok) {
     return 0;
 }
 
+// An algorithm or protocol name as rccl-tests -A prints it ("RING", "TREE", "COLLNET_DIRECT", "LL128", "SIMPLE"), or
+// "N/A": upper-case letters, digits and '_', a letter first.
+bool is_algo_word(std::string_view t) {
+    if (t == "N/A")
+        return true;
+    if (t.empty() || t.front() < 'A' || t.front() > 'Z')
+        return false;
+    return std::all_of(t.begin(), t.end(), [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; });
+}
+
 // A line of nothing but 1 to 3 whole numbers: the start of a result row that was cut (a truncated log).
 bool is_row_stub(const std::vector<std::string_view>& tok) {
     if (tok.empty() || tok.size() > 3)
@@ -915,6 +925,11 @@ struct TextReader {
         // the first "size count type" with a type nccl-tests prints.
         if (const std::size_t at = row_start(tok); at > 0)
             tok.erase(tok.begin(), tok.begin() + static_cast<std::ptrdiff_t>(at));
+        // rccl-tests -A 1 (output_algo_proto_channels): "RING  SIMPLE  16" (or "N/A N/A N/A") after the results, not
+        // a result's columns.
+        if (tok.size() >= 12 && is_algo_word(tok[tok.size() - 3]) && is_algo_word(tok[tok.size() - 2]) &&
+            (is_digits(tok.back()) || tok.back() == "N/A"))
+            tok.resize(tok.size() - 3);
         // A run's rows that stop in the middle of one: the size (and count) of the next row, then nothing.
         if (!run.rows.empty() && !closed && is_row_stub(tok)) {
             unreadable_line(fmt::format("line {}: row cut short ({} of {} columns; a truncated log?): {}", line_no, tok.size(),

@@ -222,6 +222,16 @@ TEST(NcclCutRow, OneResultRowIsPlacedByItsColumns) {
         EXPECT_FALSE(row.in_place);
     }
     EXPECT_TRUE(has_warning(o1, "read as out-of-place"));
+    // With -A 1 rccl-tests appends the algorithm, protocol and channel count: not columns of a result (before: the row
+    // was "cut short", 12 of 13 columns).
+    const NcclLog a1 = parse_nccl_tests(std::string(kHeader) +
+                                            "     1048576        262144     float     sum      -1    20.00   52.43   78.64       "
+                                            "0      RING    SIMPLE          16\n",
+                                        "rccl_O1A1.txt");
+    ASSERT_EQ(a1.runs.size(), 1u);
+    ASSERT_TRUE(a1.runs[0].rows.at(0).out_of_place);
+    EXPECT_FALSE(a1.runs[0].rows[0].in_place);
+    EXPECT_FALSE(has_warning(a1, "cut short"));
     const NcclLog replay = parse_nccl_tests(std::string(kHeader) +
                                                 "     1048576        262144     float     sum      -1                            "
                                                 "        20.00   52.43   78.64       0\n",
