@@ -762,8 +762,39 @@ struct TextReader {
     std::string refused;
     std::string last_refusal;
 
+    // A run whose every row's printed algbw is about size / (time read in ms), not size / (time in us): its times are
+    // ms though no header says so (early nccl-tests rows pasted without their "bytes N type ..." header). nccl-tests
+    // prints algbw = size / time for every collective, so a ratio near 1000 is no other unit. Read as ms, warned.
+    // Only rows with an algbw of at least 1.00 are compared (the rounding of smaller ones is too coarse).
+    void times_in_ms_by_rows() {
+        std::size_t compared = 0;
+        for (const NcclRow& row : run.rows)
+            for (const std::optional<NcclResult>* res : {&row.out_of_place, &row.in_place}) {
+                if (!*res || (*res)->algbw_GBps.value < 1.0 || (*res)->time_us.value <= 0 || row.size == 0)
+                    continue;
+                const double ratio = static_cast<double>(row.size) / ((*res)->time_us.value * 1e3) / (*res)->algbw_GBps.value;
+                if (ratio < 300 || ratio > 3000)
+                    return;
+                ++compared;
+            }
+        if (compared == 0)
+            return;
+        for (NcclRow& row : run.rows)
+            for (std::optional<NcclResult>* res : {&row.out_of_place, &row.in_place})
+                if (*res) {
+                    (*res)->time_us.value *= 1000;
+                    (*res)->time_us.decimals -= 3;
+                }
+        warn(
+            fmt::format("lines {}-{}: every row's algbw is its size over its time read in ms, not in us (early "
+                        "nccl-tests printed ms): times read as ms",
+                        run.first_line, run.last_line));
+    }
+
     void finish_run() {
         one_result_said = false;
+        if (!run.rows.empty())
+            times_in_ms_by_rows();
         if (!refused.empty() && !run.rows.empty()) {
             warn(fmt::format("lines {}-{}: {}: not read", run.first_line, run.last_line, refused));
             last_refusal = fmt::format("line {}: {}", run.first_line, refused);

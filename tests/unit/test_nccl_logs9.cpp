@@ -132,6 +132,26 @@ TEST(NcclEarlyMs, EveryEarlyHeaderReadsTimesInMs) {
     EXPECT_DOUBLE_EQ(b.out_of_place->time_us.value, 7000.0);
 }
 
+// The same early rows pasted without their header: the row says its unit. Read as us, 33554432 B in "3.500 us" would
+// give size / time = 33554432 / 3.5e-6 / 1e9 = 9587 GB/s against the printed algbw 9.59, a ratio of 999.7; read as ms,
+// 9.587 GB/s. Every row with an algbw of at least 1 shows it: read as ms, warned. Before: read as us, 1000x too fast.
+TEST(NcclEarlyMs, HeaderlessRowsWhoseAlgbwSaysMs) {
+    const NcclLog log = parse_nccl_tests(
+        "    33554432       8388608   float     sum    3.500   9.59  14.38    1e-06    3.500   9.59  14.38    1e-06\n"
+        "    67108864      16777216   float     sum    7.000   9.59  14.38    1e-06    7.000   9.59  14.38    1e-06\n",
+        "ar.txt");
+    ASSERT_EQ(log.runs.size(), 1u);
+    EXPECT_DOUBLE_EQ(log.runs[0].rows.at(0).out_of_place->time_us.value, 3500.0);
+    EXPECT_DOUBLE_EQ(log.runs[0].rows.at(1).in_place->time_us.value, 7000.0);
+    EXPECT_TRUE(has_warning(log, "times read as ms"));
+    // A us row (8388608 B / 91.10e-6 s / 1e9 = 92.08 GB/s, the printed algbw: ratio 1) is left as it is.
+    const NcclLog us = parse_nccl_tests(
+        "     8388608       2097152     float     sum      -1    91.10   92.08  161.14      0    94.94   88.36  154.63      0\n",
+        "us.txt");
+    EXPECT_DOUBLE_EQ(us.runs.at(0).rows.at(0).out_of_place->time_us.value, 91.10);
+    EXPECT_TRUE(us.warnings.empty());
+}
+
 // NCCL 1's own test/single programs print the same header, but their rank lines say "Rank N uses device" and their
 // sizes are not nccl-tests' (reduce_scatter_test prints one rank's bytes). Such a run is dropped with a warning; the
 // other runs of the file are read (a README comparing the old output with a current run), and a file holding only that
