@@ -377,6 +377,10 @@ std::optional<NcclResult> read_result(const std::vector<std::string_view>& tok, 
     // of -1) read under the wrong layout, e.g. a row cut short by a truncated log.
     if (r.time_us.value < 0 || r.algbw_GBps.value < 0 || r.busbw_GBps.value < 0)
         return std::nullopt;
+    // Nor a time of a bare "0": times carry decimals ("%7.2f", early "%7.3f"; whole only from 10^6 us on). Such a token
+    // is a root of 0 read under a layout without a root column (a 2.x reduce row under an older header).
+    if (r.time_us.value == 0 && r.time_us.decimals <= 0)
+        return std::nullopt;
     if (at + 3 < tok.size()) {
         PrintedNumber wrong;
         if (parse_printed_number(tok[at + 3], wrong))

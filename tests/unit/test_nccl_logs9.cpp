@@ -297,6 +297,21 @@ TEST(NcclCutRow, CutAfterInPlaceBusbwAndTimeoutText) {
     EXPECT_TRUE(has_warning(t, "n1: Test timeout (20s)"));
 }
 
+// A 2.x reduce row cut after its out-of-place busbw under an older header (no root column, 12 columns): its 8 tokens
+// have the older layout's one-result shape, which reads the root "0" as the time and the busbw as the error column.
+// nccl-tests never prints a time as a bare "0": the row is not read, warned. Before: read with a time of 0.
+TEST(NcclCutRow, RootZeroIsNeverATime) {
+    const NcclLog log = parse_nccl_tests(
+        "#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+        "   268435456      67108864     float     sum   122131    2.20    4.33  2e-06   122165    2.20    4.33  2e-06\n"
+        "     1048576        262144     float     sum       0    20.00   52.43   52.43\n",
+        "stale.txt");
+    for (const NcclRun& run : log.runs)
+        for (const NcclRow& r : run.rows)
+            EXPECT_NE(r.size, 1048576u) << "read with the root as its time";
+    EXPECT_TRUE(has_warning(log, "line 3: unreadable numbers"));
+}
+
 // NVIDIA/nccl issue 340 (NCCL 2.6.4): rows pasted without header or test name, "float sum 0": an operation and root 0.
 // Only reduce_perf prints both (broadcast's old rows have a root and no operation; allreduce's root is -1). Each row's
 // busbw = algbw (reduce's factor 1): 0.29 / 0.29 bounds the factor to [0.285 / 0.295, 0.295 / 0.285] = [0.966,
