@@ -381,6 +381,7 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
     rep.format = log.format;
     rep.warnings = log.warnings;
     const bool several = log.runs.size() > 1;
+    std::string unnamed;  // why the first run left out was (no collective named)
     for (std::size_t i = 0; i < log.runs.size(); ++i) {
         const NcclRun& run = log.runs[i];
         CollectiveKind kind{};
@@ -427,16 +428,24 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
             kind = CollectiveKind::reduce;
             kind_from = "the rows: a reduction operation and a root of 0 or more in every row, which only reduce_perf prints";
         } else {
-            throw InputError(
-                "--op",
-                fmt::format("{}the log does not name its collective{}; give --op allreduce|allgather|"
-                            "reducescatter|broadcast|reduce|alltoall|sendrecv|gather|scatter",
-                            several ? fmt::format("run {} (lines {}–{}): ", i + 1, run.first_line, run.last_line) : std::string(),
-                            run.heading_not_fitting.empty()
-                                ? std::string()
-                                : fmt::format(" (the heading '{}' above it names one whose rows are not these: its "
-                                              "operation, root, elements per byte or busbw/algbw differ)",
-                                              run.heading_not_fitting)));
+            // In a file of several runs, a run whose collective nothing names is left out, warned, and the others are
+            // read (a README that quotes an old tool's output under a current run); the file is refused when no run is
+            // left.
+            std::string why = fmt::format(
+                "{}the log does not name its collective{}; give --op allreduce|allgather|"
+                "reducescatter|broadcast|reduce|alltoall|sendrecv|gather|scatter",
+                several ? fmt::format("run {} (lines {}–{}): ", i + 1, run.first_line, run.last_line) : std::string(),
+                run.heading_not_fitting.empty()
+                    ? std::string()
+                    : fmt::format(" (the heading '{}' above it names one whose rows are not these: its "
+                                  "operation, root, elements per byte or busbw/algbw differ)",
+                                  run.heading_not_fitting));
+            if (!several)
+                throw InputError("--op", why);
+            if (unnamed.empty())
+                unnamed = why;
+            rep.warnings.push_back(why + " (--op applies to every run): this run is not read");
+            continue;
         }
         IngestRun part;
         part.records_begin = rep.records.size();
@@ -467,11 +476,14 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
             rep.summary.lines.push_back(several ? fmt::format("run {}: {}", i + 1, line) : line);
         rep.runs.push_back(std::move(part));
     }
+    if (rep.runs.empty())
+        throw InputError("--op", unnamed);
     if (several) {
-        rep.notes.push_back(
-            fmt::format("the file holds {} runs (new header block, test name, column header or collective): "
-                        "each is analysed on its own below; records carry run=N",
-                        log.runs.size()));
+        rep.notes.push_back(fmt::format(
+            "the file holds {} runs (new header block, test name, column header or collective): "
+            "{} analysed on its own below; records carry run=N",
+            log.runs.size(),
+            rep.runs.size() == log.runs.size() ? std::string("each is") : fmt::format("{} of them, each", rep.runs.size())));
     } else {
         rep.sections = rep.runs.front().sections;
         rep.notes = rep.runs.front().notes;

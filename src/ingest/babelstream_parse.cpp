@@ -323,6 +323,26 @@ void read_context(const std::string& line, BabelStreamRun& run, bool gpu_stream)
     }
 }
 
+// Whether the paste ends after line k: the next line that is not blank is none, a code fence ("```", "~~~", a line of
+// backticks) or an HTML tag alone ("</details>", "</pre>"): what follows a fence (the author's prose, another block) is
+// not the log's.
+bool paste_ends_after(const std::vector<std::string>& lines, std::size_t k) {
+    for (++k; k < lines.size(); ++k) {
+        const std::string l = trim(lines[k]);
+        if (l.empty())
+            continue;
+        return l.rfind("```", 0) == 0 || l.rfind("~~~", 0) == 0 || l.find_first_not_of('`') == std::string::npos ||
+               (l.size() >= 3 && l.front() == '<' && l.back() == '>' && l.find('>') == l.size() - 1);
+    }
+    return true;
+}
+
+// Digits after the point of a printed number ("0.01456": 5).
+std::size_t decimals_of(const std::string& t) {
+    const std::size_t dot = t.find('.');
+    return dot == std::string::npos || t.find_first_of("eE") != std::string::npos ? 0 : t.size() - dot - 1;
+}
+
 void parse_text_table(const std::vector<std::string>& lines, std::size_t& i, const BabelStreamRun& run, BabelStreamFile& out,
                       const std::string& origin) {
     const std::size_t before = out.rows.size();
@@ -342,6 +362,18 @@ void parse_text_table(const std::vector<std::string>& lines, std::size_t& i, con
         // it; a warning on stderr between two rows) does not end it: up to 3 such lines are skipped when the next line
         // is a known function's whole row that this table has not had (a repeated function is another run's). A
         // foreign line skipped is warned about; a validation failure among them is the run's.
+        // A row cut inside its function's name where the paste ends ("Do" of "Dot"): said, not dropped unseen.
+        if (t.size() == 1 && !out.rows.empty() && paste_ends_after(lines, i) && !is_function(t[0])) {
+            static constexpr std::array<std::string_view, 6> kNames{"Copy", "Mul", "Add", "Triad", "Dot", "Nstream"};
+            if (std::any_of(kNames.begin(), kNames.end(), [&](std::string_view n) { return n.rfind(t[0], 0) == 0; })) {
+                out.warnings.push_back(
+                    fmt::format("line {}: a row cut inside its function's name ('{}') where the paste "
+                                "ends: not read; run {}'s rows before it are",
+                                i + 1, t[0], run.run));
+                ++i;
+                break;
+            }
+        }
         if (t.empty() || (!is_function(t[0]) && !row_shaped(t))) {
             const auto skippable = [&](std::size_t k) {
                 const std::string l = trim(lines[k]);
@@ -372,19 +404,20 @@ void parse_text_table(const std::vector<std::string>& lines, std::size_t& i, con
             i = next;
             t = std::move(n);
         }
-        // A row cut short where the file ends (a truncated log, a paste cut mid-line; only blank lines or a code fence
-        // after it): its run's rows before it are read, the cut row is not (its last field may itself be cut).
-        const auto file_ends_after = [&](std::size_t k) {
-            for (++k; k < lines.size(); ++k)
-                if (const std::string l = trim(lines[k]); !l.empty() && l.find_first_not_of('`') != std::string::npos)
-                    return false;
-            return true;
-        };
-        if (t.size() < 5 && out.rows.size() > before && file_ends_after(i)) {
-            out.warnings.push_back(
-                fmt::format("line {}: {} row cut short ({} of 5 fields) where the file ends: not read; "
-                            "run {}'s rows before it are",
-                            i + 1, t[0], t.size(), run.run));
+        // A row cut short where the paste ends (a truncated log, a paste cut mid-line; only blank lines, or a code
+        // fence and what follows it, after it): the rows before it are read (any run's), the cut row is not (its last
+        // field may itself be cut). A whole-looking row there whose average is below its minimum, or printed with fewer
+        // decimals than its min and max (BabelStream prints the three alike), was cut inside its average.
+        const bool cut_average = t.size() == 5 && paste_ends_after(lines, i) && [&] {
+            const std::optional<double> mn = parse_number_text(t[2]), avg = parse_number_text(t[4]);
+            if (!mn || !avg)
+                return false;
+            return *avg < *mn || (decimals_of(t[2]) == decimals_of(t[3]) && decimals_of(t[4]) < decimals_of(t[2]));
+        }();
+        if ((t.size() < 5 || cut_average) && !out.rows.empty() && paste_ends_after(lines, i)) {
+            out.warnings.push_back(fmt::format(
+                "line {}: {} row cut short ({}) where the paste ends: not read; the rows before it are", i + 1, t[0],
+                cut_average ? "its average below its minimum or missing digits" : fmt::format("{} of 5 fields", t.size())));
             ++i;
             break;
         }
@@ -406,6 +439,13 @@ void parse_text_table(const std::vector<std::string>& lines, std::size_t& i, con
         out.rows.push_back(std::move(r));
     }
     --i;
+    // A later run's table that the paste ends in before a whole row: that run is not read, the runs before it are.
+    if (out.rows.size() == before && !out.rows.empty() && paste_ends_after(lines, i)) {
+        out.warnings.push_back(
+            fmt::format("line {}: run {}'s table has no whole row (the paste ends there): not read", i + 1, run.run));
+        out.runs.pop_back();
+        return;
+    }
     if (out.rows.size() == before)
         throw InputError(origin, fmt::format("line {}: result table without rows (file truncated?); {}", i + 1, kExpected));
 }
@@ -431,10 +471,14 @@ void parse_csv_table(const std::vector<std::string>& lines, std::size_t& i, Babe
         if (end > i &&
             (fields(lines[end]) != fields(lines[i]) || first.empty() ||
              !std::all_of(first.begin(), first.end(), [](char c) { return is_word(static_cast<unsigned char>(c)); }))) {
-            // A known function's row with fewer fields than the header (a truncated file): not read, and said.
-            if (fields(lines[end]) < fields(lines[i]) && is_function(first))
+            // A known function's row with fewer fields than the header (a truncated file): not read, and said; whole
+            // rows after it (the log went on) are read.
+            if (fields(lines[end]) < fields(lines[i]) && is_function(first)) {
                 out.warnings.push_back(fmt::format("line {}: {} row cut short ({} of {} fields; a truncated file?): not read",
                                                    end + 1, first, fields(lines[end]) + 1, fields(lines[i]) + 1));
+                table += "\n";
+                continue;
+            }
             break;
         }
         table += lines[end] + "\n";
@@ -492,6 +536,14 @@ void parse_csv_table(const std::vector<std::string>& lines, std::size_t& i, Babe
         run.array_bytes_halfwidth = 0;
         if (r.min_s > r.max_s)
             throw InputError(origin, fmt::format("line {}: min_runtime is above max_runtime; {}", line, kExpected));
+        // The table's last row where the paste ends, its average below its minimum: cut inside its average.
+        if (k + 1 == recs.size() && r.avg_s < r.min_s && paste_ends_after(lines, line - 1)) {
+            out.warnings.push_back(
+                fmt::format("line {}: {} row cut short (its avg_runtime {} below its min_runtime {}) "
+                            "where the paste ends: not read",
+                            line, r.function, at(c_avg), at(c_min)));
+            continue;
+        }
         out.rows.push_back(std::move(r));
     }
     if (out.rows.size() == before)

@@ -288,7 +288,7 @@ TEST(BabelStreamRobust, UnknownFunctionRowIsKeptAndTheRowsAfterItRead) {
     ASSERT_EQ(cut.rows.size(), 1u);
     EXPECT_EQ(cut.rows[0].function, "Add9");
     ASSERT_EQ(cut.warnings.size(), 1u);
-    EXPECT_NE(cut.warnings[0].find("line 3: Triad row cut short (3 of 5 fields) where the file ends"), std::string::npos);
+    EXPECT_NE(cut.warnings[0].find("line 3: Triad row cut short (3 of 5 fields) where the paste ends"), std::string::npos);
     // The CSV table also keeps an unknown function and reads on.
     const BabelStreamFile c = parse_babelstream(
         "function,num_times,n_elements,sizeof,max_mbytes_per_sec,min_runtime,max_runtime,avg_runtime\n"

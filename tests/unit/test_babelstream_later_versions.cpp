@@ -380,10 +380,43 @@ TEST(BabelStreamLater, RowCutWhereTheFileEndsIsLeftOut) {
     EXPECT_EQ(f.rows[8].function, "Triad");
     EXPECT_EQ(f.rows[8].run, 2);
     ASSERT_EQ(f.warnings.size(), 1u);
-    EXPECT_NE(f.warnings[0].find("line 25: Dot row cut short (3 of 5 fields) where the file ends"), std::string::npos)
+    EXPECT_NE(f.warnings[0].find("line 25: Dot row cut short (3 of 5 fields) where the paste ends"), std::string::npos)
         << f.warnings[0];
     // The same cut row with a further line of the log after it is not a truncated file: refused as before.
     EXPECT_THROW(parse_babelstream(run + "Dot         1745025.034 0.0098\nDriver: 11040\n", "mid.md"), InputError);
+}
+
+// Where the paste ends is not only the file's end: a closing fence and the author's prose or a "</details>" after it.
+// A later run's table that ends before its first whole row drops that run, not the file (run 1's 5 rows are read). A
+// row cut inside its name ("Do" of "Dot") is said. A row whose average "0.009" is below its minimum 0.00985 (and has 3
+// decimals where min and max have 5) was cut inside its average: not read. Before: each of these refused the file
+// (exit 2), or read silently (the name cut; the average as 9000 us).
+TEST(BabelStreamLater, PasteEndsBeforeAFenceOrInsideARun) {
+    const std::string head =
+        "```\nBabelStream\nVersion: 4.0\nImplementation: CUDA\nPrecision: double\nArray size: 8589.9 MB (=8.6 GB)\n"
+        "Function    MBytes/sec  Min (sec)   Max         Average\n"
+        "Copy        1748027.292 0.00983     0.01096     0.00986\n"
+        "Mul         1745605.363 0.00984     0.01100     0.00987\n"
+        "Add         1772532.835 0.01454     0.01552     0.01456\n"
+        "Triad       1773862.890 0.01453     0.01547     0.01455\n";
+    const std::string run1 = head + "Dot         1555399.880 0.01105     0.01369     0.01113\n```\n\n";
+    const auto rows_and_warning = [](const std::string& text, std::size_t rows, const std::string& part) {
+        const BabelStreamFile f = parse_babelstream(text, "t.md");
+        EXPECT_EQ(f.rows.size(), rows) << text;
+        bool said = false;
+        for (const std::string& w : f.warnings)
+            said = said || w.find(part) != std::string::npos;
+        EXPECT_TRUE(said) << part;
+    };
+    rows_and_warning(head + "Dot         1745025.034 0.0098\n```\n\nAny idea why?\n", 4, "where the paste ends");
+    rows_and_warning(head + "Dot         1745025.034 0.0098\n```\n</details>\n", 4, "where the paste ends");
+    rows_and_warning(head + "Do\n", 4, "cut inside its function's name ('Do')");
+    rows_and_warning(head + "Dot         1745025.034 0.00985     0.01100     0.009\n", 4, "its average below its minimum");
+    rows_and_warning(run1 + head.substr(0, head.find("Copy")) + "Copy        1747717.694 0.0098\n", 5,
+                     "run 2's table has no whole row");
+    rows_and_warning(run1 + head.substr(0, head.find("Copy")), 5, "run 2's table has no whole row");
+    const BabelStreamFile one = parse_babelstream(run1 + head.substr(0, head.find("Copy")), "t.md");
+    EXPECT_EQ(one.runs.size(), 1u);
 }
 
 // The --csv table cut inside its Add row (5 of 8 fields): the rows before it are read, and the cut row is said.
@@ -398,6 +431,27 @@ TEST(BabelStreamLater, CsvRowCutShortIsSaid) {
     ASSERT_EQ(f.rows.size(), 2u);
     ASSERT_EQ(f.warnings.size(), 1u);
     EXPECT_NE(f.warnings[0].find("line 4: Add row cut short (5 of 8 fields"), std::string::npos) << f.warnings[0];
+}
+
+// A whole Triad row after the cut Add row is read (before: dropped without a word). The table's last row where the file
+// ends with an avg_runtime 0.0003 below its min_runtime 0.000389 was cut inside its average: not read, said (before: read
+// with an average of 300 us, below its 389 us minimum).
+TEST(BabelStreamLater, CsvRowsAfterACutRowAndACutAverage) {
+    const std::string head =
+        "function,num_times,n_elements,sizeof,max_mbytes_per_sec,min_runtime,max_runtime,avg_runtime\n"
+        "Copy,100,33554432,8,1.40026e+06,0.000383,0.000391,0.000387\n";
+    const BabelStreamFile mid =
+        parse_babelstream(head + "Add,100,33554432,8,1.4\nTriad,100,33554432,8,2.07e+06,0.000389,0.0004,0.000395\n", "mid.csv");
+    ASSERT_EQ(mid.rows.size(), 2u);
+    EXPECT_EQ(mid.rows[1].function, "Triad");
+    ASSERT_EQ(mid.warnings.size(), 1u);
+    EXPECT_NE(mid.warnings[0].find("line 3: Add row cut short"), std::string::npos) << mid.warnings[0];
+    const BabelStreamFile avg = parse_babelstream(head + "Mul,100,33554432,8,1.38e+06,0.000389,0.0004,0.0003\n", "avg.csv");
+    ASSERT_EQ(avg.rows.size(), 1u);
+    ASSERT_EQ(avg.warnings.size(), 1u);
+    EXPECT_NE(avg.warnings[0].find("line 3: Mul row cut short (its avg_runtime 0.0003 below its min_runtime 0.000389)"),
+              std::string::npos)
+        << avg.warnings[0];
 }
 
 }  // namespace

@@ -70,7 +70,9 @@ TEST(NcclParse, PrintedExponentsCarryTheirPrecision) {
 
 TEST(NcclParse, TagsInfoLinesNotApplicableAndInPlaceOnlyRows) {
     // mpirun --tag-output prefixes, an NCCL INFO line between rows, N/A in the error column (old
-    // layout without root), and a trace-replay row that prints only the in-place result.
+    // layout without root), and a trace-replay row that prints only the in-place result (after 32 blanks where the
+    // out-of-place result would stand: writeBenchMarkLineNullBody; without them it lines up with the out-of-place
+    // columns, as rccl-tests -O 1 prints).
     const std::string text =
         "[1,0]<stdout>:# nThread 1 nGpus 1 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20 validation: 0\n"
         "[1,0]<stdout>:#   Rank  0 Pid 1 on nodeA device  0 [0x00] NVIDIA H100 80GB HBM3\n"
@@ -80,7 +82,8 @@ TEST(NcclParse, TagsInfoLinesNotApplicableAndInPlaceOnlyRows) {
         "nodeA:1:1 [0] NCCL INFO Launch mode Parallel\n"
         "[1,0]<stdout>:           8             2   float     sum    30.00    0.00    0.00    N/A    31.00    0.00    0.00    "
         "N/A\n"
-        "[1,0]<stdout>:          16             4   float     sum    32.00    0.00    0.00    N/A\n";
+        "[1,0]<stdout>:          16             4   float     sum                                    32.00    0.00    0.00    "
+        "N/A\n";
     const NcclRun log = one_run(parse_nccl_tests(text, "t.log"));
     EXPECT_EQ(log.ranks.size(), 2u);
     EXPECT_EQ(log.hosts.size(), 2u);
@@ -237,8 +240,13 @@ TEST(NcclParse, RowCutShortUnderItsHeaderIsDroppedWithAWarning) {
     // root), algbw = 59.72 (the time), #wrong = 0.06 (the busbw): silently wrong numbers.
     const NcclLog log = parse_nccl_tests(kTruncatedLastRow, "cut.log");
     const NcclRun& run = one_run(log);
-    ASSERT_EQ(run.rows.size(), 1u);  // only the 1024-byte row is whole
+    // The 1024-byte row is whole; the 2048-byte one keeps its whole out-of-place result (logs9: the cut is in its
+    // in-place busbw), never the 12-token layout's misreading.
+    ASSERT_EQ(run.rows.size(), 2u);
     EXPECT_EQ(run.rows[0].size, 1024u);
+    ASSERT_TRUE(run.rows[1].out_of_place);
+    EXPECT_FALSE(run.rows[1].in_place);
+    EXPECT_DOUBLE_EQ(run.rows[1].out_of_place->time_us.value, 59.72);
     bool warned = false;
     for (const auto& w : log.warnings)
         warned = warned || (w.find("line 4") != std::string::npos && w.find("cut short") != std::string::npos);

@@ -71,9 +71,11 @@ TEST(NcclCutRow, CutInsideTheInPlaceHalf) {
             "0\n"
             "   268435456      67108864     float     sum   122131    2.20    4.33  2e-06   122165    2.20    4.33  2e-06\n",
         "mixed.md");
-    for (const NcclRun& run : mixed.runs)
-        for (const NcclRow& r : run.rows)
-            EXPECT_FALSE(r.out_of_place && r.out_of_place->time_us.value == 2.20) << "algbw read as a time";
+    // It is left out, warned as a row cut short (line 3), never read with its algbw as a time.
+    ASSERT_EQ(mixed.runs.size(), 1u);
+    ASSERT_EQ(mixed.runs[0].rows.size(), 1u);
+    EXPECT_EQ(mixed.runs[0].rows[0].size, 8388608u);
+    EXPECT_TRUE(has_warning(mixed, "line 3: row cut short (12 of the header's 13 columns"));
 }
 
 // NVIDIA/nccl-tests issue 78: the paste ends inside the last row's out-of-place busbw ("78.7", where
@@ -90,20 +92,224 @@ TEST(NcclCutRow, BusbwCutThroughIsNotRead) {
     EXPECT_TRUE(has_warning(log, "row cut short (7 of the header's 12 columns"));
 }
 
-// NVIDIA/nccl issue 120: NCCL 1's single-process all_gather_test ("bytes N type op time algbw busbw res", times in
-// ms). Its rows have the token shape of nccl-tests' older "redop ... error" layout: read as that, 10000000 B in
-// "0.064 us" gave an algbw of 10000000 / 0.064e-6 / 1e9 = 156250 GB/s against the 157.38 the log prints
-// (10000000 B / 0.064 ms = 156.25 GB/s). Now refused by its column header, in one line naming the line.
-TEST(NcclCutRow, Nccl1TestOutputIsRefused) {
-    const std::string text =
-        "    #  bytes             N    type      op     time  algbw  busbw      res     time  algbw  busbw      res\n"
+// nccl-tests before its 2018 rewrite (NCCL 2.0-2.2) prints "bytes N type ..." headers and times in ms (common.cu:
+// PRINT("  %7.3f  %5.2f  %5.2f  %7.0le", deltaSec * 1.0E3, ...)). Read as ms: 33554432 B in 3.500 ms gives an algbw of
+// 33554432 / 3.5e-3 / 1e9 = 9.587 GB/s, the printed 9.59; read as us (before) it was 9587 GB/s, 1000x too fast.
+// reduce ("op root"), all_gather (no op) and broadcast ("root", out-of-place only) have their own headers.
+TEST(NcclEarlyMs, EveryEarlyHeaderReadsTimesInMs) {
+    const NcclLog reduce = parse_nccl_tests(
+        "#      bytes             N    type      op    root     time  algbw  busbw      res     time  algbw  busbw      res\n"
+        "    33554432       8388608   float     sum       0    3.500   9.59   9.59    1e-07    3.500   9.59   9.59    1e-07\n",
+        "r.txt");
+    ASSERT_EQ(reduce.runs.size(), 1u);
+    const NcclRow& r = reduce.runs[0].rows.at(0);
+    EXPECT_EQ(r.redop, "sum");
+    EXPECT_EQ(r.root, 0);
+    ASSERT_TRUE(r.out_of_place && r.in_place);
+    EXPECT_DOUBLE_EQ(r.out_of_place->time_us.value, 3500.0);
+    EXPECT_EQ(r.out_of_place->time_us.decimals, 0);  // 3 decimals of ms: whole us
+    EXPECT_TRUE(r.out_of_place->max_error);          // "res": the largest deviation, not a count
+    EXPECT_DOUBLE_EQ(r.in_place->time_us.value, 3500.0);
+
+    const NcclLog gather = parse_nccl_tests(
+        "#      bytes             N    type     time  algbw  busbw      res     time  algbw  busbw      res\n"
+        "    33554432       4194304   float    7.000   4.79   4.19    0e+00    7.000   4.79   4.19    0e+00\n",
+        "ag.txt");
+    ASSERT_EQ(gather.runs.size(), 1u);
+    EXPECT_DOUBLE_EQ(gather.runs[0].rows.at(0).out_of_place->time_us.value, 7000.0);
+    EXPECT_TRUE(gather.runs[0].rows[0].redop.empty());
+
+    // broadcast: one result per row (8 columns); 67108864 B / 7e-3 s / 1e9 = 9.587 GB/s.
+    const NcclLog bcast = parse_nccl_tests(
+        "#      bytes             N    type    root     time  algbw  busbw      res\n"
+        "    67108864      16777216   float       0    7.000   9.59   9.59    0e+00\n",
+        "bc.txt");
+    ASSERT_EQ(bcast.runs.size(), 1u);
+    const NcclRow& b = bcast.runs[0].rows.at(0);
+    EXPECT_EQ(b.root, 0);
+    ASSERT_TRUE(b.out_of_place);
+    EXPECT_FALSE(b.in_place);
+    EXPECT_DOUBLE_EQ(b.out_of_place->time_us.value, 7000.0);
+}
+
+// The same early rows pasted without their header: the row says its unit. Read as us, 33554432 B in "3.500 us" would
+// give size / time = 33554432 / 3.5e-6 / 1e9 = 9587 GB/s against the printed algbw 9.59, a ratio of 999.7; read as ms,
+// 9.587 GB/s. Every row with an algbw of at least 1 shows it: read as ms, warned. Before: read as us, 1000x too fast.
+TEST(NcclEarlyMs, HeaderlessRowsWhoseAlgbwSaysMs) {
+    const NcclLog log = parse_nccl_tests(
+        "    33554432       8388608   float     sum    3.500   9.59  14.38    1e-06    3.500   9.59  14.38    1e-06\n"
+        "    67108864      16777216   float     sum    7.000   9.59  14.38    1e-06    7.000   9.59  14.38    1e-06\n",
+        "ar.txt");
+    ASSERT_EQ(log.runs.size(), 1u);
+    EXPECT_DOUBLE_EQ(log.runs[0].rows.at(0).out_of_place->time_us.value, 3500.0);
+    EXPECT_DOUBLE_EQ(log.runs[0].rows.at(1).in_place->time_us.value, 7000.0);
+    EXPECT_TRUE(has_warning(log, "times read as ms"));
+    // A us row (8388608 B / 91.10e-6 s / 1e9 = 92.08 GB/s, the printed algbw: ratio 1) is left as it is.
+    const NcclLog us = parse_nccl_tests(
+        "     8388608       2097152     float     sum      -1    91.10   92.08  161.14      0    94.94   88.36  154.63      0\n",
+        "us.txt");
+    EXPECT_DOUBLE_EQ(us.runs.at(0).rows.at(0).out_of_place->time_us.value, 91.10);
+    EXPECT_TRUE(us.warnings.empty());
+}
+
+// NCCL 1's own test/single programs print the same header, but their rank lines say "Rank N uses device" and their
+// sizes are not nccl-tests' (reduce_scatter_test prints one rank's bytes). Such a run is dropped with a warning; the
+// other runs of the file are read (a README comparing the old output with a current run), and a file holding only that
+// run is refused in one line naming it.
+TEST(NcclEarlyMs, Nccl1OwnTestRunIsDroppedNotTheFile) {
+    const std::string nccl1 =
+        "# Using devices\n"
+        "#   Rank  0 uses device  0 [0x06] Tesla P100-SXM2-16GB\n"
+        "#      bytes             N    type      op     time  algbw  busbw      res     time  algbw  busbw      res\n"
         "    10000000      10000000    char     sum    0.064  157.38   0.00    0e+00    0.005  2083.77   0.00    0e+00\n";
+    const std::string modern = std::string("# Collective test starting: all_reduce_perf\n") + kHeader +
+                               "     8388608       2097152     float     sum      -1    91.10   92.08  161.14      0    94.94   "
+                               "88.36  154.63      0\n";
+    const NcclLog log = parse_nccl_tests(modern + "\nWith NCCL 1 it was:\n" + nccl1, "mixed.md");
+    ASSERT_EQ(log.runs.size(), 1u);
+    EXPECT_EQ(log.runs[0].program, "all_reduce_perf");
+    EXPECT_TRUE(has_warning(log, "NCCL 1's own test output"));
     try {
-        parse_nccl_tests(text, "t.md");
+        parse_nccl_tests(nccl1, "t.md");
         FAIL() << "not refused";
     } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("line 1: NCCL 1.x test output"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("line 2: NCCL 1's own test output"), std::string::npos) << e.what();
     }
+}
+
+// The same old block with no rank lines is read (times in ms) but names no collective: in a file of several runs it
+// is left out with a warning and the named run is accounted; before, the whole file was refused ("give --op"). A file
+// whose runs all name none is still refused. The all_reduce row: busbw/algbw = 161.14 / 92.08 = 1.75 = 2(n-1)/n, n = 8.
+TEST(NcclEarlyMs, RunNamingNoCollectiveIsLeftOutOfASeveralRunFile) {
+    const std::string modern = std::string("# Collective test starting: all_reduce_perf\n") + kHeader +
+                               "     8388608       2097152     float     sum      -1    91.10   92.08  161.14      0    94.94   "
+                               "88.36  154.63      0\n";
+    const std::string old =
+        "#      bytes             N    type      op     time  algbw  busbw      res     time  algbw  busbw      res\n"
+        "    10000000      10000000    char     sum    0.064  157.38   0.00    0e+00    0.005  2083.77   0.00    0e+00\n";
+    static const Catalog catalog = Catalog::load(std::string(BWACCT_CONFIG_DIR) + "/gpus.json", "test");
+    NcclAccountingInput in;
+    in.ranks = 8;
+    const NcclLog log = parse_nccl_tests(modern + "\nWith NCCL 1 it was:\n" + old, "mixed.md");
+    ASSERT_EQ(log.runs.size(), 2u);
+    EXPECT_DOUBLE_EQ(log.runs[1].rows.at(0).out_of_place->time_us.value, 64.0);  // 0.064 ms
+    const IngestReport rep = account_nccl(log, "mixed.md", in, {&catalog.get("a100-sxm-40gb", "--gpu")});
+    EXPECT_EQ(rep.runs.size(), 1u);
+    bool warned = false;
+    for (const std::string& w : rep.warnings)
+        warned = warned || w.find("run 2 (lines 6–7): the log does not name its collective") != std::string::npos;
+    EXPECT_TRUE(warned);
+    const NcclLog none = parse_nccl_tests(old + "\n" + old, "old.md");
+    ASSERT_EQ(none.runs.size(), 2u);
+    EXPECT_THROW(account_nccl(none, "old.md", in, {&catalog.get("a100-sxm-40gb", "--gpu")}), InputError);
+}
+
+// Current nccl-tests prints bandwidths with getFloatStr(bw, 6): "%6.2f" below 1000 GB/s, "%6.1f" below 10^4, "%6.0f"
+// below 10^6 (util.cu). A row cut after its out-of-place busbw of 1234.7 GB/s (1 decimal) is whole: 1073741824 B in
+// 1304.5 us = 823.11 GB/s algbw, busbw 823.11 x 1.5 = 1234.7 (a 4-rank allreduce, 2(n-1)/n = 1.5). Before: dropped as
+// "cut short" (2 decimals were required). "1234" (0 decimals below 10^4) is a cut one.
+TEST(NcclCutRow, BandwidthsAbove1000HaveFewerDecimals) {
+    const std::string head =
+        std::string(kHeader) +
+        "   536870912     134217728     float     sum      -1   652.30  823.05  1234.6      0   652.30  823.05  1234.6      0\n";
+    const NcclLog log =
+        parse_nccl_tests(head + "  1073741824     268435456     float     sum      -1   1304.5  823.11  1234.7\n", "big.txt");
+    ASSERT_EQ(log.runs.size(), 1u);
+    ASSERT_EQ(log.runs[0].rows.size(), 2u);
+    const NcclRow& row = log.runs[0].rows[1];
+    ASSERT_TRUE(row.out_of_place);
+    EXPECT_FALSE(row.in_place);
+    EXPECT_DOUBLE_EQ(row.out_of_place->busbw_GBps.value, 1234.7);
+    const NcclLog cut =
+        parse_nccl_tests(head + "  1073741824     268435456     float     sum      -1   1304.5  823.11  1234\n", "cut.txt");
+    ASSERT_EQ(cut.runs.size(), 1u);
+    EXPECT_EQ(cut.runs[0].rows.size(), 1u);
+}
+
+// A row with one result under a header with two. rccl-tests -O 1 (out-of-place only: enable_in_place = 0) prints the
+// out-of-place result alone; nccl-tests' trace replay prints the in-place one after 32 blanks. The header's
+// out-of-place #wrong ends 73 characters after its "size" column, its in-place #wrong 106 after. The -O 1 row's last
+// column ends 73 after its size (2+12 + 2+8 + 2+6 + 2+6 count/type/redop/root = 40, then 2+7 + 2+6 + 2+6 + 2+6 = 33):
+// out-of-place, warned once. The trace-replay row's ends 40 + 32 + 33 = 105 after: in-place. Before: both in-place.
+TEST(NcclCutRow, OneResultRowIsPlacedByItsColumns) {
+    const NcclLog o1 =
+        parse_nccl_tests(std::string(kHeader) +
+                             "     1048576        262144     float     sum      -1    20.00   52.43   78.64       0\n"
+                             "     2097152        524288     float     sum      -1    40.00   52.43   78.64       0\n",
+                         "rccl_O1.txt");
+    ASSERT_EQ(o1.runs.size(), 1u);
+    ASSERT_EQ(o1.runs[0].rows.size(), 2u);
+    for (const NcclRow& row : o1.runs[0].rows) {
+        EXPECT_TRUE(row.out_of_place);
+        EXPECT_FALSE(row.in_place);
+    }
+    EXPECT_TRUE(has_warning(o1, "read as out-of-place"));
+    // With -A 1 rccl-tests appends the algorithm, protocol and channel count: not columns of a result (before: the row
+    // was "cut short", 12 of 13 columns).
+    const NcclLog a1 = parse_nccl_tests(std::string(kHeader) +
+                                            "     1048576        262144     float     sum      -1    20.00   52.43   78.64       "
+                                            "0      RING    SIMPLE          16\n",
+                                        "rccl_O1A1.txt");
+    ASSERT_EQ(a1.runs.size(), 1u);
+    ASSERT_TRUE(a1.runs[0].rows.at(0).out_of_place);
+    EXPECT_FALSE(a1.runs[0].rows[0].in_place);
+    EXPECT_FALSE(has_warning(a1, "cut short"));
+    const NcclLog replay = parse_nccl_tests(std::string(kHeader) +
+                                                "     1048576        262144     float     sum      -1                            "
+                                                "        20.00   52.43   78.64       0\n",
+                                            "replay.txt");
+    ASSERT_EQ(replay.runs.size(), 1u);
+    const NcclRow& row = replay.runs[0].rows.at(0);
+    EXPECT_FALSE(row.out_of_place);
+    ASSERT_TRUE(row.in_place);
+    EXPECT_DOUBLE_EQ(row.in_place->time_us.value, 20.0);
+    EXPECT_TRUE(replay.warnings.empty());
+}
+
+// A row cut after its in-place busbw (12 of the header's 13 columns) keeps its out-of-place half: its own token count
+// (12) is the older "redop ... error" layout's, but that layout would read the root "-1" as a time. Before: dropped.
+// nccl-tests -T: the timeout message is printed onto the row after the out-of-place result, glued to its #wrong ("0")
+// by the host name ("n1"); the row before that token is read (time 40.00, busbw 78.64, no #wrong) and the timeout said.
+TEST(NcclCutRow, CutAfterInPlaceBusbwAndTimeoutText) {
+    const std::string full = std::string(kHeader) +
+                             "     1048576        262144     float     sum      -1    20.00   52.43   78.64       0    20.00   "
+                             "52.43   78.64       0\n";
+    const NcclLog ip = parse_nccl_tests(
+        full + "     2097152        524288     float     sum      -1    40.00   52.43   78.64       0    40.00   52.43   78.64\n",
+        "ip.txt");
+    ASSERT_EQ(ip.runs.size(), 1u);
+    ASSERT_EQ(ip.runs[0].rows.size(), 2u);
+    ASSERT_TRUE(ip.runs[0].rows[1].out_of_place);
+    EXPECT_DOUBLE_EQ(ip.runs[0].rows[1].out_of_place->time_us.value, 40.0);
+
+    const NcclLog t = parse_nccl_tests(
+        full +
+            "     2097152        524288     float     sum      -1    40.00   52.43   78.64       0n1: Test timeout (20s) "
+            "common.cu:400\n",
+        "timeout.txt");
+    ASSERT_EQ(t.runs.size(), 1u);
+    ASSERT_EQ(t.runs[0].rows.size(), 2u);
+    const NcclRow& row = t.runs[0].rows[1];
+    ASSERT_TRUE(row.out_of_place);
+    EXPECT_FALSE(row.in_place);
+    EXPECT_DOUBLE_EQ(row.out_of_place->busbw_GBps.value, 78.64);
+    EXPECT_FALSE(row.out_of_place->wrong);
+    EXPECT_TRUE(has_warning(t, "n1: Test timeout (20s)"));
+}
+
+// A 2.x reduce row cut after its out-of-place busbw under an older header (no root column, 12 columns): its 8 tokens
+// have the older layout's one-result shape, which reads the root "0" as the time and the busbw as the error column.
+// nccl-tests never prints a time as a bare "0": the row is not read, warned. Before: read with a time of 0.
+TEST(NcclCutRow, RootZeroIsNeverATime) {
+    const NcclLog log = parse_nccl_tests(
+        "#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+        "   268435456      67108864     float     sum   122131    2.20    4.33  2e-06   122165    2.20    4.33  2e-06\n"
+        "     1048576        262144     float     sum       0    20.00   52.43   52.43\n",
+        "stale.txt");
+    for (const NcclRun& run : log.runs)
+        for (const NcclRow& r : run.rows)
+            EXPECT_NE(r.size, 1048576u) << "read with the root as its time";
+    EXPECT_TRUE(has_warning(log, "line 3: unreadable numbers"));
 }
 
 // NVIDIA/nccl issue 340 (NCCL 2.6.4): rows pasted without header or test name, "float sum 0": an operation and root 0.
