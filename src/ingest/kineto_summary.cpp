@@ -22,12 +22,12 @@ namespace {
 constexpr std::int64_t kUnknown = -2, kNone = -1;
 
 // Why a MoE op has no formula: its inputs hold no expert weights (3-D, after the hidden states), or they
-// do but no top-k routing: integer ids [T, k], or floating top-k weights [T, k] with k < E (a [T, E] is
-// the router logits).
+// do but no integer [T, k] top-k ids (a floating [T, k] may be top-k weights, router logits [T, E] or
+// per-token activation scales [T, 1]: its shape cannot say which).
 std::string moe_uncosted_reason(const std::string& name, const CpuOp& op) {
     const bool weights =
         op.dims.size() > 1 && std::any_of(op.dims.begin() + 1, op.dims.end(), [](const auto& d) { return d.size() == 3; });
-    return weights ? fmt::format("no top-k routing ([T, k] expert ids, or weights with k < E) among the inputs of {}", name)
+    return weights ? fmt::format("no top-k expert ids (an integer [T, k] input) among the inputs of {}", name)
                    : fmt::format("no expert-weight shapes among the inputs of {}", name);
 }
 
