@@ -725,13 +725,28 @@ private:
         l.thread = thread_id();
         l.ts = ts;
         l.dur = dur;
+        const bool copy = name.find("Memcpy") != std::string_view::npos;
         for (const dom::object args : args_)
             for (const dom::key_value_pair f : args) {
                 if (is_external_id_key(f.key))
                     l.external_id = read_id(f.value).value_or(l.external_id);
                 else if (f.key == "correlation")
                     l.correlation = read_id(f.value).value_or(l.correlation);
+                else if (copy && f.key == "kind") {  // hipMemcpyKind, a number or its text: 1 HtoD, 2 DtoH, 3 DtoD
+                    const std::optional<std::string_view> text = read_string(f.value);
+                    const std::optional<std::int64_t> k = text ? (*text == "1"   ? 1
+                                                                  : *text == "2" ? 2
+                                                                  : *text == "3" ? 3
+                                                                                 : 0)
+                                                               : read_id(f.value);
+                    l.copy = k == 1 ? CopyKind::htod : k == 2 ? CopyKind::dtoh : k == 3 ? CopyKind::dtod : CopyKind::unknown;
+                }
             }
+        if (copy && l.copy == CopyKind::unknown)  // hipMemcpyHtoD, hipMemcpyDtoHAsync, hipMemcpyDtoD
+            l.copy = name.find("HtoD") != std::string_view::npos   ? CopyKind::htod
+                     : name.find("DtoH") != std::string_view::npos ? CopyKind::dtoh
+                     : name.find("DtoD") != std::string_view::npos ? CopyKind::dtod
+                                                                   : CopyKind::unknown;
         t_.launches.push_back(l);
     }
 
@@ -819,6 +834,7 @@ Trace parse(const std::function<JsonElements::Read()>& open, const std::string& 
                                              t.events, what, fix));
     }
     correlate_by_external_id(t);
+    copy_kinds_from_launches(t);
     if (passes == ReadPasses::two) {
         drop_idle_calls(t);
         const std::optional<OpFilter> keep = OpFilter::of(t);

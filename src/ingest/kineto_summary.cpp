@@ -146,8 +146,11 @@ struct Grouper {
                                    : "no CPU op linked (no launch record: queued before the profiler started)");
         };
         if (g.kind != Activity::kernel) {
-            if (links.op[a] < 0)
-                return unlinked() + "; no \"bytes\" arg";
+            if (category == Category::memcpy && runtime_copy_kernel(t.names[g.name]))
+                return "copy direction unknown (a runtime copy kernel; its launching runtime call gives no \"kind\": "
+                       "HtoD, DtoH and DtoD run alike)";
+            if (links.op[a] < 0)  // a blit kernel never carries a "bytes" arg: only a memcpy/memset event lacks one
+                return runtime_kernel_kind(t.names[g.name]) == Activity::kernel ? unlinked() + "; no \"bytes\" arg" : unlinked();
             return fmt::format("no byte count in trace (no \"bytes\" arg; the launching op {} does not give the size)",
                                t.names[t.ops[static_cast<std::size_t>(links.op[a])].name]);
         }
@@ -270,13 +273,13 @@ Summary summarize(const Trace& t, const Links& links, const TraceHints& hints) {
     std::map<std::uint32_t, std::size_t> kernel_rows;                    // kernel name → row
     std::map<std::size_t, std::map<std::string, double>> row_reason_us;  // row → reason → uncosted kernel µs
     // The name rules (several µs a name) run once per (kind, kernel name, op name), not once per activity.
-    std::map<std::tuple<Activity, std::uint32_t, std::int64_t>, Category> category_of_names;
+    std::map<std::tuple<Activity, CopyKind, std::uint32_t, std::int64_t>, Category> category_of_names;
     const auto uncosted_category = [&](std::size_t a) {
         const GpuActivity& g = t.activities[a];
         const std::int64_t op = gr.op_name_id(a);
-        const auto [at, added] = category_of_names.try_emplace({g.kind, g.name, op}, Category::other);
+        const auto [at, added] = category_of_names.try_emplace({g.kind, g.copy, g.name, op}, Category::other);
         if (added)
-            at->second = activity_category(g.kind, t.names[g.name], gr.op_name(a));
+            at->second = activity_category(g.kind, t.names[g.name], gr.op_name(a), g.copy);
         return at->second;
     };
     for (std::size_t a = 0; a < t.activities.size(); ++a) {
