@@ -712,6 +712,18 @@ private:
                 else if (k == "Concrete Inputs")
                     o.concrete = strings(f.value, o.concrete);
             }
+        // "Int", "Double", "Bool", "ComplexDouble" name a tensor's type only where its dims are not empty;
+        // with dims [] they are an old trace's Python scalars.
+        bool shared = false;
+        for (std::size_t i = 0; i < o.types.size() && i < o.dims.size() && !shared; ++i)
+            shared = !o.dims[i].empty() && tensor_scalar_spelling(o.types[i]) != o.types[i];
+        if (shared) {
+            scratch_strings_.clear();
+            for (std::size_t i = 0; i < o.types.size(); ++i)
+                scratch_strings_.emplace_back(i < o.dims.size() && !o.dims[i].empty() ? tensor_scalar_spelling(o.types[i])
+                                                                                      : std::string_view(o.types[i]));
+            o.types = intern_list(string_lists_, scratch_strings_);
+        }
         t_.ops.push_back(std::move(o));
     }
 

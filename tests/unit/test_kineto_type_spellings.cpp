@@ -114,6 +114,48 @@ TEST(KinetoTypeSpellings, ScalarTypeNamesCostLikeGccNames) {
     EXPECT_EQ(add->what.cost.bytes_written, 8u);
 }
 
+// "Int", "Double", "Bool", "ComplexDouble" are ScalarType names and also the IValue tag names PyTorch
+// 1.9-1.12 writes for a Python scalar arg (Input Dims []): with dims [] they stay scalars, with dims
+// they are tensors (a re-written trace's "Double" [1024]).
+TEST(KinetoTypeSpellings, TagKindNamesOfScalarsAreNotTensors) {
+    const Trace t = parse_kineto(R"({"traceEvents": [
+      {"ph": "X", "cat": "cpu_op", "name": "aten::div", "pid": 1, "tid": 1, "ts": 100, "dur": 20,
+       "args": {"External id": 1, "Input Dims": [[1024], []], "Input type": ["long int", "Double"]}},
+      {"ph": "X", "cat": "kernel", "name": "div_kernel", "pid": 0, "tid": 7, "ts": 110, "dur": 5,
+       "args": {"External id": 1, "device": 0, "stream": 7}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 200, "dur": 20,
+       "args": {"External id": 2, "Input Dims": [[1024], [1024], []], "Input type": ["float", "float", "Int"]}},
+      {"ph": "X", "cat": "kernel", "name": "add_kernel", "pid": 0, "tid": 7, "ts": 210, "dur": 5,
+       "args": {"External id": 2, "device": 0, "stream": 7}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::sub", "pid": 1, "tid": 1, "ts": 300, "dur": 20,
+       "args": {"External id": 3, "Input Dims": [[1024], [1024], []], "Input type": ["Double", "Double", "Scalar"]}},
+      {"ph": "X", "cat": "kernel", "name": "sub_kernel", "pid": 0, "tid": 7, "ts": 310, "dur": 5,
+       "args": {"External id": 3, "device": 0, "stream": 7}}
+    ]})",
+                                 "tag_kinds.json");
+    ASSERT_EQ(t.ops.size(), 3u);
+    EXPECT_EQ(t.ops[0].types[1], "Double");
+    EXPECT_EQ(t.ops[1].types[2], "Int");
+    EXPECT_EQ(t.ops[2].types[0], "double");
+    const Summary s = summarize(t);
+    // int64 [1024] / a Python float: 1024·8 = 8,192 B read; true division gives the default float:
+    // 1024·4 = 4,096 B written (a 0-d fp64 divisor would read 8 B more and write fp64, 8,192 B).
+    const Group* div = group_of(s, "aten::div");
+    ASSERT_NE(div, nullptr);
+    EXPECT_EQ(div->what.cost.bytes_read, 8192u);
+    EXPECT_EQ(div->what.cost.bytes_written, 4096u);
+    // float [1024] + float [1024], alpha an int: 2·4,096 = 8,192 B read, 4,096 B written
+    const Group* add = group_of(s, "aten::add");
+    ASSERT_NE(add, nullptr);
+    EXPECT_EQ(add->what.cost.bytes_read, 8192u);
+    EXPECT_EQ(add->what.cost.bytes_written, 4096u);
+    // fp64 [1024] − fp64 [1024] (TraceLens's spelling, dims given): 2·1024·8 = 16,384 B read, 8,192 written
+    const Group* sub = group_of(s, "aten::sub");
+    ASSERT_NE(sub, nullptr);
+    EXPECT_EQ(sub->what.cost.bytes_read, 16384u);
+    EXPECT_EQ(sub->what.cost.bytes_written, 8192u);
+}
+
 // ProcessGroupNCCL writes the dtype as c10::toString(ScalarType); only the element size matters to a
 // collective. FP8 on MI300 is "fnuz", and unsigned, complex, packed fp4 and quantized types occur too:
 // each was "collective metadata not understood", its kernel uncosted.
