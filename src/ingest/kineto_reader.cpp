@@ -580,7 +580,8 @@ private:
         map.emplace(items, list);
         return list;
     }
-    // `spelling` maps each string (the "Input type" names to one compiler's spelling: kineto_type_names.h).
+    // `spelling` maps each string (the "Input type" names to one compiler's spelling: kineto_type_names.h); a
+    // non-string item keeps its place as its JSON text.
     SharedList<std::string> strings(dom::element v, const SharedList<std::string>& before,
                                     std::string_view (*spelling)(std::string_view) = nullptr) {
         if (v.type() != dom::element_type::ARRAY)
@@ -589,6 +590,8 @@ private:
         for (const dom::element s : array_of(v))
             if (const auto text = read_string(s))
                 scratch_strings_.emplace_back(spelling ? spelling(*text) : *text);
+            else  // a number or array where a string belongs: its JSON text, so the later items keep their places
+                scratch_strings_.emplace_back(simdjson::minify(s));
         return intern_list(string_lists_, scratch_strings_);
     }
     // "Input Dims": one entry per array in the list (a non-tensor input: []), its numbers as integers.

@@ -181,6 +181,8 @@ struct Grouper {
             return why;
         if (std::string why = indexing_uncosted_reason(t.names[o.name], o); !why.empty())
             return why;
+        if (std::string why = conv_uncosted_reason(t.names[o.name], o); !why.empty())
+            return why;
         const auto refused = hint_refusal.find(i);
         std::string list_why = lists ? list_gap_reason(t.names[o.name], o, t.names[g.name]) : std::string();
         if (lists && list_why.empty())

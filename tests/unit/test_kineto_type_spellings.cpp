@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "bwacct/ingest_kineto.h"
 #include "bwacct/ops.h"
@@ -91,6 +93,46 @@ TEST(KinetoTypeSpellings, ConvolutionTupleArgumentsReadLikeLists) {
     // read x 8·1024·1024·4 = 33,554,432 + w 1024·1·9·4 = 36,864 = 33,591,296; write y 33,554,432
     EXPECT_EQ(conv->what.cost.bytes_read, 33591296u);
     EXPECT_EQ(conv->what.cost.bytes_written, 33554432u);
+}
+
+// A conv of fp32 x [8, 64, 32, 32] by w [64, 64, 3, 3], padding 1, with the stride `stride` (a JSON value).
+std::string conv_with_stride(const std::string& stride) {
+    return R"json({"traceEvents": [
+      {"ph": "X", "cat": "cpu_op", "name": "aten::convolution", "pid": 1, "tid": 1, "ts": 100, "dur": 500,
+       "args": {"External id": 3, "Input Dims": [[8, 64, 32, 32], [64, 64, 3, 3]], "Input type": ["float", "float"],
+                "Concrete Inputs": ["", "", "", )json" +
+           stride + R"json(, "(1,1)", "(1,1)", "False", "(0,0)", "1"]}},
+      {"ph": "X", "cat": "kernel", "name": "igemm_fwd_gtcx_nchw_fp32", "pid": 0, "tid": 7, "ts": 110,
+       "dur": 350, "args": {"External id": 3, "device": 0, "stream": 7}}
+    ]})json";
+}
+
+// A stride the trace gives is the conv's stride: "(2,2)" halves each output side; one that does not read
+// ("(a,b)", "()", "(2.0,2.0)", "(-1,-1)", an overflow) refuses the conv, naming the value,
+// where the default stride 1 would cost 4x the FLOPs.
+TEST(KinetoTypeSpellings, ConvolutionStrideGivenIsReadOrRefused) {
+    const Summary two = summarize(parse_kineto(conv_with_stride("\"(2,2)\""), "stride2.json"));
+    const Group* conv = group_of(two, "aten::convolution");
+    ASSERT_NE(conv, nullptr);
+    // out ⌊(32 + 2 − 3)/2⌋ + 1 = 16; 2·8·64·(16·16)·64·9 = 150,994,944 FLOPs (stride 1: 32·32, 603,979,776)
+    EXPECT_EQ(conv->what.cost.flops, 150994944u);
+    // a JSON array where Kineto writes a string keeps its place among the Concrete Inputs and reads alike
+    const Summary array = summarize(parse_kineto(conv_with_stride("[2, 2]"), "stride_array.json"));
+    ASSERT_NE(group_of(array, "aten::convolution"), nullptr);
+    EXPECT_EQ(group_of(array, "aten::convolution")->what.cost.flops, 150994944u);
+    for (const auto& [json, text] : std::vector<std::pair<std::string, std::string>>{
+             {"\"(a,b)\"", "(a,b)"},
+             {"\"()\"", "()"},
+             {"\"(2.0,2.0)\"", "(2.0,2.0)"},
+             {"\"(-1,-1)\"", "(-1,-1)"},
+             {"\"(99999999999999999999,2)\"", "(99999999999999999999,2)"},
+         }) {
+        const Summary s = summarize(parse_kineto(conv_with_stride(json), "stride_bad.json"));
+        EXPECT_EQ(group_of(s, "aten::convolution"), nullptr) << text;
+        ASSERT_EQ(s.kernels.size(), 1u);
+        EXPECT_EQ(s.kernels[0].reason, "stride of aten::convolution not understood (\"" + text +
+                                           "\"; expected non-negative integers as \"[2, 2]\", \"(2,2)\" or \"2\")");
+    }
 }
 
 // Tools that re-write a trace (TraceLens's eval traces) spell the types by c10's ScalarType names,
