@@ -22,8 +22,13 @@ std::string_view gcc_type_spelling(std::string_view type) {
     // types ("Float", "BFloat16"); each is one TypeMeta name. Not "Int", "Double", "Bool" and
     // "ComplexDouble": PyTorch 1.9-1.12 writes those IValue tag names for Python scalar args
     // (tensor_scalar_spelling).
-    static constexpr std::array<std::pair<std::string_view, std::string_view>, 12> kScalarTypes{{
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kScalarTypes{{
         {"Float", "float"},
+        {"UInt16", "short unsigned int"},
+        {"UInt32", "unsigned int"},
+        {"UInt64", "long unsigned int"},
+        {"Float8_e8m0fnu", "c10::Float8_e8m0fnu"},
+        {"Float4_e2m1fn_x2", "c10::Float4_e2m1fn_x2"},
         {"Half", "c10::Half"},
         {"BFloat16", "c10::BFloat16"},
         {"Long", "long int"},

@@ -198,6 +198,33 @@ TEST(KinetoTypeSpellings, TagKindNamesOfScalarsAreNotTensors) {
     EXPECT_EQ(sub->what.cost.bytes_written, 8192u);
 }
 
+// The unsigned, e8m0 and packed fp4 ScalarType names, and GCC's own names of the 16-bit and unsigned 64-bit
+// integers, read at their element sizes: aten::neg of [1024] reads and writes 1024·size bytes
+// (UInt16 2, UInt32 4, UInt64 8, Float8_e8m0fnu 1, Float4_e2m1fn_x2 1 a counted element, "short int" 2,
+// "short unsigned int" 2, "long unsigned int" 8).
+TEST(KinetoTypeSpellings, UnsignedAndScaleTypeNamesHaveTheirSizes) {
+    for (const auto& [type, size] : std::vector<std::pair<std::string, std::uint64_t>>{{"UInt16", 2},
+                                                                                       {"UInt32", 4},
+                                                                                       {"UInt64", 8},
+                                                                                       {"Float8_e8m0fnu", 1},
+                                                                                       {"Float4_e2m1fn_x2", 1},
+                                                                                       {"short int", 2},
+                                                                                       {"short unsigned int", 2},
+                                                                                       {"long unsigned int", 8}}) {
+        const Summary s = summarize(parse_kineto(R"({"traceEvents": [
+          {"ph": "X", "cat": "cpu_op", "name": "aten::neg", "pid": 1, "tid": 1, "ts": 100, "dur": 20,
+           "args": {"External id": 1, "Input Dims": [[1024]], "Input type": [")" +
+                                                     type + R"("]}},
+          {"ph": "X", "cat": "kernel", "name": "neg_kernel", "pid": 0, "tid": 7, "ts": 110, "dur": 5,
+           "args": {"External id": 1, "device": 0, "stream": 7}}]})",
+                                                 "neg.json"));
+        const Group* neg = group_of(s, "aten::neg");
+        ASSERT_NE(neg, nullptr) << type;
+        EXPECT_EQ(neg->what.cost.bytes_read, 1024 * size) << type;
+        EXPECT_EQ(neg->what.cost.bytes_written, 1024 * size) << type;
+    }
+}
+
 // TraceLens's hand-written eval fixtures (tests/data/corpus/torch-trace/tracelens_eval_*.json, ScalarType
 // type names, tuple int lists), each read whole: the corpus only checks they read, these their numbers.
 Summary corpus_trace(const std::string& name) {
