@@ -176,10 +176,16 @@ struct CpuOp {
     SharedList<std::string> concrete;  // "Concrete Inputs"
 };
 
+// The direction a copy's runtime call names (hipMemcpyKind / cudaMemcpyKind values): its "kind" arg
+// (hipMemcpyAsync, hipMemcpyWithStream: "1" HtoD, "2" DtoH, "3" DtoD), else HtoD/DtoH/DtoD in its name
+// (hipMemcpyHtoDAsync); unknown when it says none or says "0" (HtoH) or "4" (default: from the pointers).
+enum class CopyKind : std::uint8_t { unknown, htod, dtoh, dtod };
+
 struct Launch {  // cuda_runtime / cuda_driver event (cudaLaunchKernel, cudaMemcpyAsync, ...)
     std::uint32_t thread = 0;
     double ts = 0, dur = 0;
     std::int64_t external_id = -1, correlation = -1;
+    CopyKind copy = CopyKind::unknown;  // a copy call's direction
 };
 
 // 72 bytes (the fields ordered by size): a trace of millions of kernels keeps one each.
@@ -191,6 +197,7 @@ struct GpuActivity {
     SharedValue<CollectiveArgs> collective;  // interned by the reader
     std::uint32_t name = 0;
     Activity kind = Activity::kernel;
+    CopyKind copy = CopyKind::unknown;  // a runtime copy kernel's direction, from its launch (copy_kinds_from_launches)
 };
 
 struct TraceDevice {  // one "deviceProperties" entry
@@ -243,6 +250,10 @@ std::string trace_gpu_name(const Trace& t);
 // launch finds its op by time). Returns the activities paired (0:
 // the trace is left as it is). The reader runs it on every trace.
 std::uint64_t correlate_by_external_id(Trace& t);
+// A copy the GPU runtime ran as a kernel (ROCm's "__amd_rocclr_copyBuffer…") names no direction: it takes
+// its launching runtime call's (CopyKind), paired by correlation id. Returns the copies given one. The
+// reader runs it on every trace, after correlate_by_external_id.
+std::uint64_t copy_kinds_from_launches(Trace& t);
 
 // How many times the reader reads the document. one: every event as it comes (every CPU op held until
 // the launches are read). two: the first read keeps all but the CPU ops; the second parses only the CPU
@@ -423,9 +434,13 @@ std::optional<OpCost> cost_transfer(const GpuActivity& a, std::string_view name,
 // What a kernel event is: a copy or a fill where the GPU runtime ran it as a kernel (ROCm's blit kernels
 // "__amd_rocclr_copyBuffer…" → memcpy, "__amd_rocclr_fillBuffer…" → memset), else a kernel.
 Activity runtime_kernel_kind(std::string_view kernel_name);
+// Whether a kernel event is a copy the GPU runtime ran as a kernel (its name gives no direction).
+bool runtime_copy_kernel(std::string_view kernel_name);
 // Category of an activity no formula covered, from its kind, its kernel name and the name of the op
 // that launched it ("" when none): rules on names (docs/ingest.md), never a list of one trace's kernels.
-Category activity_category(Activity kind, std::string_view kernel_name, std::string_view op_name = {});
+// A runtime copy kernel's direction is `copy` (its launch's); unknown, it is `memcpy`.
+Category activity_category(Activity kind, std::string_view kernel_name, std::string_view op_name = {},
+                           CopyKind copy = CopyKind::unknown);
 // The operand types a low-precision kernel's name shows ("MxE4m3 x MxE2m1" for an MXFP8 × MXFP4
 // grouped GEMM), or "" when it shows none.
 std::string kernel_operand_types(std::string_view kernel_name);

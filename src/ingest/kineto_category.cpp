@@ -71,13 +71,19 @@ Activity runtime_kernel_kind(std::string_view kernel_name) {
     return Activity::kernel;
 }
 
-Category activity_category(Activity kind, std::string_view kernel_name, std::string_view op_name) {
+bool runtime_copy_kernel(std::string_view kernel_name) { return kernel_name.starts_with(kRocclrCopy); }
+
+Category activity_category(Activity kind, std::string_view kernel_name, std::string_view op_name, CopyKind copy) {
     const std::string k = lower(kernel_name);
     if (kind == Activity::memset)
         return Category::memset;
     if (kind == Activity::memcpy) {
-        if (kernel_name.starts_with(kRocclrCopy))  // a copy kernel on the device: device memory both sides
-            return Category::memcpy_dtod;
+        // A copy kernel runs host<->device copies too (pinned host memory): its launch's direction, else none.
+        if (runtime_copy_kernel(kernel_name))
+            return copy == CopyKind::htod   ? Category::memcpy_htod
+                   : copy == CopyKind::dtoh ? Category::memcpy_dtoh
+                   : copy == CopyKind::dtod ? Category::memcpy_dtod
+                                            : Category::memcpy;
         if (has_any(k, {"htod", "host -> device", "host to device"}))
             return Category::memcpy_htod;
         if (has_any(k, {"dtoh", "device -> host", "device to host"}))

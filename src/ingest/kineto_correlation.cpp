@@ -7,6 +7,7 @@
 // holding it). The External ids are then cleared: read as op ids they would name whatever op has that number in
 // the ops' own numbering, on any thread, as long as it spans the launch.
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "bwacct/ingest_kineto.h"
@@ -44,6 +45,32 @@ std::uint64_t correlate_by_external_id(Trace& t) {
     }
     t.correlated_by_external_id = paired;
     return paired;
+}
+
+// ROCm's blit copy kernels take their launch's direction: the launches' (correlation, direction) pairs,
+// sorted, looked up by each such kernel's correlation id. Nothing is built for a trace without them.
+std::uint64_t copy_kinds_from_launches(Trace& t) {
+    const auto blit = [&t](const GpuActivity& a) { return a.kind == Activity::memcpy && runtime_copy_kernel(t.names[a.name]); };
+    if (std::none_of(t.activities.begin(), t.activities.end(), blit))
+        return 0;
+    std::vector<std::pair<std::int64_t, CopyKind>> kinds;
+    for (const Launch& l : t.launches)
+        if (l.copy != CopyKind::unknown && l.correlation >= 0)
+            kinds.emplace_back(l.correlation, l.copy);
+    std::sort(kinds.begin(), kinds.end());
+    std::uint64_t given = 0;
+    for (GpuActivity& a : t.activities) {
+        if (a.correlation < 0 || !blit(a))
+            continue;
+        const auto at = std::lower_bound(kinds.begin(), kinds.end(), std::make_pair(a.correlation, CopyKind::unknown));
+        // one launch per correlation id; two that disagree leave the direction unknown
+        if (at != kinds.end() && at->first == a.correlation &&
+            (std::next(at) == kinds.end() || std::next(at)->first != a.correlation || std::next(at)->second == at->second)) {
+            a.copy = at->second;
+            ++given;
+        }
+    }
+    return given;
 }
 
 }  // namespace bwacct::kineto

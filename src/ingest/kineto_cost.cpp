@@ -40,9 +40,10 @@ std::optional<DType> storage_dtype(std::string_view t) {
         return d;
     if (t == "int" || t == "unsigned int")
         return DType::fp32;
-    if (t == "long int" || t == "long" || t == "unsigned long" || t == "c10::complex<float>")
+    // GCC's TypeMeta names: "short int", "short unsigned int", "long unsigned int"
+    if (t == "long int" || t == "long" || t == "unsigned long" || t == "long unsigned int" || t == "c10::complex<float>")
         return DType::fp64;
-    if (t == "short" || t == "unsigned short")
+    if (t == "short" || t == "unsigned short" || t == "short int" || t == "short unsigned int")
         return DType::fp16;
     if (t == "bool" || t == "unsigned char" || t == "c10::Float8_e8m0fnu" || t == "c10::Float4_e2m1fn_x2")
         return DType::int8;

@@ -6,9 +6,11 @@
 
 #include <array>
 #include <charconv>
+#include <utility>
 
 #include "bwacct/ingest_kineto.h"
 #include "bwacct/ops.h"
+#include "kineto_cost_reasons.h"
 
 namespace bwacct::kineto {
 namespace {
@@ -49,6 +51,10 @@ constexpr std::array<ConvSchema, 15> kSchemas{{
     {"aten::cudnn_convolution_add_relu", 0, 1, 4, 5, 6, 7, kNone, kNone, 8, false},
 }};
 
+// The backward ops' positions: convolution_backward(grad_output, input, weight, bias_sizes, stride, padding,
+// dilation, transposed, output_padding, groups, output_mask).
+constexpr ConvSchema kBackward{"aten::convolution_backward", 1, 2, kNone, 4, 5, 6, 7, 8, 9, false};
+
 // "[2, 2]", "(2,2)" (a Python tuple) or "2" → {2, 2} / {2}; nullopt for anything else.
 std::optional<std::vector<std::uint64_t>> int_list(const CpuOp& op, int i) {
     if (i < 0 || static_cast<std::size_t>(i) >= op.concrete.size())
@@ -72,6 +78,31 @@ std::optional<std::vector<std::uint64_t>> int_list(const CpuOp& op, int i) {
     if (out.empty())
         return std::nullopt;
     return out;
+}
+
+// Whether argument i is in the trace (a non-empty Concrete Input): then a list int_list cannot read
+// (letters, "2.0", "-1", an overflow, "()") refuses the op rather than take the default.
+bool given(const CpuOp& op, int i) {
+    return i >= 0 && static_cast<std::size_t>(i) < op.concrete.size() && !op.concrete[static_cast<std::size_t>(i)].empty();
+}
+
+// The first per-dimension argument given but not understood (groups also when 0): its name and text;
+// nullopt when every given one reads.
+std::optional<std::pair<std::string_view, std::string_view>> unread_arg(const CpuOp& op, int stride, int padding, int dilation,
+                                                                        int output_padding, int groups, bool transposed) {
+    const std::array<std::pair<std::string_view, int>, 5> args{{{"stride", stride},
+                                                                {"padding", padding},
+                                                                {"dilation", dilation},
+                                                                {"output_padding", transposed ? output_padding : kNone},
+                                                                {"groups", groups}}};
+    for (const auto& [what, i] : args) {
+        if (!given(op, i))
+            continue;
+        const auto v = int_list(op, i);
+        if (!v || (what == "groups" && v->front() == 0))
+            return std::pair{what, std::string_view(op.concrete[static_cast<std::size_t>(i)])};
+    }
+    return std::nullopt;
 }
 
 std::optional<bool> flag(const CpuOp& op, int i) {
@@ -99,6 +130,8 @@ std::optional<ConvDesc> describe(const CpuOp& op, int input, int weight, int str
     const auto xt = input_dtype(op, static_cast<std::size_t>(input)), wt = input_dtype(op, static_cast<std::size_t>(weight));
     if (!x || !w || !xt || !wt || x->size() < 3 || x->size() > 5 || w->size() != x->size())
         return std::nullopt;
+    if (unread_arg(op, stride, padding, dilation, output_padding, groups, transposed))
+        return std::nullopt;  // conv_uncosted_reason says which
     ConvDesc d;
     d.batch = (*x)[0];
     d.in_channels = (*x)[1];
@@ -148,7 +181,8 @@ OpCost make(const std::string& name, const ConvDesc& d) {
 // convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
 // output_padding, groups, output_mask); the miopen/cudnn backward ops follow the same first positions.
 std::optional<OpCost> cost_backward(const std::string& name, const CpuOp& op) {
-    auto d = describe(op, 1, 2, 4, 5, 6, 8, 9, flag(op, 7).value_or(false));
+    auto d = describe(op, kBackward.input, kBackward.weight, kBackward.stride, kBackward.padding, kBackward.dilation,
+                      kBackward.output_padding, kBackward.groups, flag(op, kBackward.transposed).value_or(false));
     if (!d)
         return std::nullopt;
     bool data = true, weight = true, bias = false;
@@ -171,6 +205,25 @@ std::optional<OpCost> cost_backward(const std::string& name, const CpuOp& op) {
 }
 
 }  // namespace
+
+std::string conv_uncosted_reason(const std::string& name, const CpuOp& op) {
+    const ConvSchema* at =
+        name == "aten::convolution_backward" || name == "aten::convolution_backward_overrideable" ? &kBackward : nullptr;
+    for (const ConvSchema& s : kSchemas)
+        if (s.name == name)
+            at = &s;
+    if (at == nullptr)
+        return {};
+    const bool transposed = at->always_transposed || flag(op, at->transposed).value_or(false);
+    const auto bad = unread_arg(op, at->stride, at->padding, at->dilation, at->output_padding, at->groups, transposed);
+    if (!bad)
+        return {};
+    const std::string_view text = bad->second.substr(0, 40);
+    return fmt::format(
+        "{} of {} not understood (\"{}{}\"; expected non-negative integers as \"[2, 2]\", \"(2,2)\" or "
+        "\"2\"{})",
+        bad->first, name, text, text.size() < bad->second.size() ? "…" : "", bad->first == "groups" ? ", groups at least 1" : "");
+}
 
 std::optional<OpCost> cost_conv_op(const std::string& name, const CpuOp& op) {
     if (name == "aten::convolution_backward" || name == "aten::convolution_backward_overrideable")

@@ -1,7 +1,7 @@
 // Memcpy and memset activities, costed from their own event (docs/formulas.md, "Copies"): the
 // direction from the name Kineto gives them ("Memcpy HtoD (Pinned -> Device)", "Memcpy DtoD (Device
-// -> Device)", "Memset (Device)"), the bytes from the event's "bytes" arg, else from the copy op that
-// launched it (its destination's elements · bytes per element).
+// -> Device)", "Memset (Device)"; a ROCm blit copy kernel: its launch's, else none and no formula), the bytes from the event's
+// "bytes" arg, else from the copy op that launched it (its destination's elements · bytes per element).
 //   HtoD: HBM write of the bytes; link roof: the bytes over the host link (PCIe).
 //   DtoH: HBM read of the bytes; link roof: the bytes over the host link.
 //   DtoD: HBM read + HBM write of the bytes.
@@ -25,8 +25,8 @@ namespace {
 bool op_sizes_transfer(Activity kind, std::string_view op_name) {
     const std::string_view base = detail::base_name(op_name);
     const auto has = [&](std::string_view w) { return base.find(w) != std::string_view::npos; };
-    if (kind == Activity::memset)
-        return has("fill") || has("zero");
+    if (kind == Activity::memset)  // fill_, zero_, zeros, memset; not masked_fill_ or index_fill_ (a part)
+        return base.starts_with("fill") || base.starts_with("zero") || has("memset");
     return has("copy") || has("clone") || has("contiguous") || base == "to" || base == "_local_scalar_dense";
 }
 
@@ -40,10 +40,12 @@ std::uint64_t op_bytes(Activity kind, const CpuOp* op, std::string_view op_name)
 std::optional<OpCost> cost_transfer(const GpuActivity& a, std::string_view name, const CpuOp* op, std::string_view op_name) {
     if (a.kind == Activity::kernel)
         return std::nullopt;
+    const Category cat = activity_category(a.kind, name, {}, a.copy);
+    if (cat == Category::memcpy && runtime_copy_kernel(name))
+        return std::nullopt;  // a copy kernel whose launch gave no direction: HtoD, DtoH or DtoD alike
     const std::uint64_t bytes = a.bytes > 0 ? a.bytes : op_bytes(a.kind, op, op_name);
     if (bytes == 0)
         return std::nullopt;
-    const Category cat = activity_category(a.kind, name);
     OpCost r;
     r.category = cat;
     r.op = std::string(category_name(cat));

@@ -7,8 +7,7 @@
 //   *quant*                 read the largest input, write its elements at the output's (input 0's) type; 2 FLOPs each
 //   *cache* (reshape_and_cache, store_cache, set_kv_buffer)  read k, v and the slots; write k, v at the cache's type
 //   *gemm* with A [M, K] and W [N, K]                        the engine's GEMM (x · Wᵀ)
-//   *moe* / *experts* with expert weights [E, N, K] and top-k ids [T, k] (else floating top-k weights [T, k],
-//       k < E): 2·T·k·N·K FLOPs per weight,
+//   *moe* / *experts* with expert weights [E, N, K] and integer top-k ids [T, k]: 2·T·k·N·K FLOPs per weight,
 //       read the hidden states and the experts' weights touched, write the output [T, H]
 #include <fmt/format.h>
 
@@ -183,8 +182,9 @@ std::optional<OpCost> linear_gemm(const std::string& name, const CpuOp& op) {
     return r;
 }
 
-// Fused MoE with its expert weights among the inputs: hidden [T, H], weights [E, N, K], top-k ids [T, k]
-// (or, without them, the top-k weights [T, k], k < E).
+// Fused MoE with its expert weights among the inputs: hidden [T, H], weights [E, N, K], integer top-k ids
+// [T, k]. A floating [T, k] never gives k: top-k weights cannot be told by shape from router logits [T, E]
+// or from AITER's per-token activation scales [T, 1] and block scales [T, H/128].
 std::optional<OpCost> moe(const std::string& name, const CpuOp& op) {
     const auto h = input_shape(op, 0);
     const auto ht = input_dtype(op, 0);
@@ -201,13 +201,6 @@ std::optional<OpCost> moe(const std::string& name, const CpuOp& op) {
             weights.push_back(i);
         else if (s->size() == 2 && (*s)[0] == tokens && !topk && (*s)[1] < (*h)[1] && integer_input(op, i))
             topk = (*s)[1];  // integer [T, k]: the routed expert ids
-    }
-    // Without integer ids, the top-k weights: a floating [T, k] with k below the experts' count E, which
-    // router logits [T, E] are not.
-    for (std::size_t i = 1; i < op.dims.size() && !topk && !weights.empty(); ++i) {
-        const auto s = input_shape(op, i);
-        if (s && s->size() == 2 && (*s)[0] == tokens && (*s)[1] < (*input_shape(op, weights.front()))[0] && input_dtype(op, i))
-            topk = (*s)[1];
     }
     if (weights.empty() || !topk)
         return std::nullopt;

@@ -580,7 +580,8 @@ private:
         map.emplace(items, list);
         return list;
     }
-    // `spelling` maps each string (the "Input type" names to one compiler's spelling: kineto_type_names.h).
+    // `spelling` maps each string (the "Input type" names to one compiler's spelling: kineto_type_names.h); a
+    // non-string item keeps its place as its JSON text.
     SharedList<std::string> strings(dom::element v, const SharedList<std::string>& before,
                                     std::string_view (*spelling)(std::string_view) = nullptr) {
         if (v.type() != dom::element_type::ARRAY)
@@ -589,6 +590,8 @@ private:
         for (const dom::element s : array_of(v))
             if (const auto text = read_string(s))
                 scratch_strings_.emplace_back(spelling ? spelling(*text) : *text);
+            else  // a number or array where a string belongs: its JSON text, so the later items keep their places
+                scratch_strings_.emplace_back(simdjson::minify(s));
         return intern_list(string_lists_, scratch_strings_);
     }
     // "Input Dims": one entry per array in the list (a non-tensor input: []), its numbers as integers.
@@ -712,6 +715,18 @@ private:
                 else if (k == "Concrete Inputs")
                     o.concrete = strings(f.value, o.concrete);
             }
+        // "Int", "Double", "Bool", "ComplexDouble" name a tensor's type only where its dims are not empty;
+        // with dims [] they are an old trace's Python scalars.
+        bool shared = false;
+        for (std::size_t i = 0; i < o.types.size() && i < o.dims.size() && !shared; ++i)
+            shared = !o.dims[i].empty() && tensor_scalar_spelling(o.types[i]) != o.types[i];
+        if (shared) {
+            scratch_strings_.clear();
+            for (std::size_t i = 0; i < o.types.size(); ++i)
+                scratch_strings_.emplace_back(i < o.dims.size() && !o.dims[i].empty() ? tensor_scalar_spelling(o.types[i])
+                                                                                      : std::string_view(o.types[i]));
+            o.types = intern_list(string_lists_, scratch_strings_);
+        }
         t_.ops.push_back(std::move(o));
     }
 
@@ -725,13 +740,28 @@ private:
         l.thread = thread_id();
         l.ts = ts;
         l.dur = dur;
+        const bool copy = name.find("Memcpy") != std::string_view::npos;
         for (const dom::object args : args_)
             for (const dom::key_value_pair f : args) {
                 if (is_external_id_key(f.key))
                     l.external_id = read_id(f.value).value_or(l.external_id);
                 else if (f.key == "correlation")
                     l.correlation = read_id(f.value).value_or(l.correlation);
+                else if (copy && f.key == "kind") {  // hipMemcpyKind, a number or its text: 1 HtoD, 2 DtoH, 3 DtoD
+                    const std::optional<std::string_view> text = read_string(f.value);
+                    const std::optional<std::int64_t> k = text ? (*text == "1"   ? 1
+                                                                  : *text == "2" ? 2
+                                                                  : *text == "3" ? 3
+                                                                                 : 0)
+                                                               : read_id(f.value);
+                    l.copy = k == 1 ? CopyKind::htod : k == 2 ? CopyKind::dtoh : k == 3 ? CopyKind::dtod : CopyKind::unknown;
+                }
             }
+        if (copy && l.copy == CopyKind::unknown)  // hipMemcpyHtoD, hipMemcpyDtoHAsync, hipMemcpyDtoD
+            l.copy = name.find("HtoD") != std::string_view::npos   ? CopyKind::htod
+                     : name.find("DtoH") != std::string_view::npos ? CopyKind::dtoh
+                     : name.find("DtoD") != std::string_view::npos ? CopyKind::dtod
+                                                                   : CopyKind::unknown;
         t_.launches.push_back(l);
     }
 
@@ -819,6 +849,7 @@ Trace parse(const std::function<JsonElements::Read()>& open, const std::string& 
                                              t.events, what, fix));
     }
     correlate_by_external_id(t);
+    copy_kinds_from_launches(t);
     if (passes == ReadPasses::two) {
         drop_idle_calls(t);
         const std::optional<OpFilter> keep = OpFilter::of(t);

@@ -22,12 +22,12 @@ namespace {
 constexpr std::int64_t kUnknown = -2, kNone = -1;
 
 // Why a MoE op has no formula: its inputs hold no expert weights (3-D, after the hidden states), or they
-// do but no top-k routing: integer ids [T, k], or floating top-k weights [T, k] with k < E (a [T, E] is
-// the router logits).
+// do but no integer [T, k] top-k ids (a floating [T, k] may be top-k weights, router logits [T, E] or
+// per-token activation scales [T, 1]: its shape cannot say which).
 std::string moe_uncosted_reason(const std::string& name, const CpuOp& op) {
     const bool weights =
         op.dims.size() > 1 && std::any_of(op.dims.begin() + 1, op.dims.end(), [](const auto& d) { return d.size() == 3; });
-    return weights ? fmt::format("no top-k routing ([T, k] expert ids, or weights with k < E) among the inputs of {}", name)
+    return weights ? fmt::format("no top-k expert ids (an integer [T, k] input) among the inputs of {}", name)
                    : fmt::format("no expert-weight shapes among the inputs of {}", name);
 }
 
@@ -146,8 +146,11 @@ struct Grouper {
                                    : "no CPU op linked (no launch record: queued before the profiler started)");
         };
         if (g.kind != Activity::kernel) {
-            if (links.op[a] < 0)
-                return unlinked() + "; no \"bytes\" arg";
+            if (category == Category::memcpy && runtime_copy_kernel(t.names[g.name]))
+                return "copy direction unknown (a runtime copy kernel; its launching runtime call gives no \"kind\": "
+                       "HtoD, DtoH and DtoD run alike)";
+            if (links.op[a] < 0)  // a blit kernel never carries a "bytes" arg: only a memcpy/memset event lacks one
+                return runtime_kernel_kind(t.names[g.name]) == Activity::kernel ? unlinked() + "; no \"bytes\" arg" : unlinked();
             return fmt::format("no byte count in trace (no \"bytes\" arg; the launching op {} does not give the size)",
                                t.names[t.ops[static_cast<std::size_t>(links.op[a])].name]);
         }
@@ -177,6 +180,8 @@ struct Grouper {
         if (std::string why = attention_uncosted_reason(t.names[o.name], o); !why.empty())
             return why;
         if (std::string why = indexing_uncosted_reason(t.names[o.name], o); !why.empty())
+            return why;
+        if (std::string why = conv_uncosted_reason(t.names[o.name], o); !why.empty())
             return why;
         const auto refused = hint_refusal.find(i);
         std::string list_why = lists ? list_gap_reason(t.names[o.name], o, t.names[g.name]) : std::string();
@@ -270,13 +275,13 @@ Summary summarize(const Trace& t, const Links& links, const TraceHints& hints) {
     std::map<std::uint32_t, std::size_t> kernel_rows;                    // kernel name → row
     std::map<std::size_t, std::map<std::string, double>> row_reason_us;  // row → reason → uncosted kernel µs
     // The name rules (several µs a name) run once per (kind, kernel name, op name), not once per activity.
-    std::map<std::tuple<Activity, std::uint32_t, std::int64_t>, Category> category_of_names;
+    std::map<std::tuple<Activity, CopyKind, std::uint32_t, std::int64_t>, Category> category_of_names;
     const auto uncosted_category = [&](std::size_t a) {
         const GpuActivity& g = t.activities[a];
         const std::int64_t op = gr.op_name_id(a);
-        const auto [at, added] = category_of_names.try_emplace({g.kind, g.name, op}, Category::other);
+        const auto [at, added] = category_of_names.try_emplace({g.kind, g.copy, g.name, op}, Category::other);
         if (added)
-            at->second = activity_category(g.kind, t.names[g.name], gr.op_name(a));
+            at->second = activity_category(g.kind, t.names[g.name], gr.op_name(a), g.copy);
         return at->second;
     };
     for (std::size_t a = 0; a < t.activities.size(); ++a) {

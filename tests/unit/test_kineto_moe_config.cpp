@@ -197,12 +197,12 @@ TEST(KinetoMoeConfig, SummaryWithAMismatchedOrDenseConfigCostsNothingAndSaysWhy)
 }
 
 // Without a config, a MoE op's reason says what its inputs lack: expert weights (hidden states and router
-// logits only, vLLM's moe_forward), or, with 3-D expert weights there, the top-k routing: a floating
-// [T, E] beside E experts is the router logits, not top-k weights.
+// logits only, vLLM's moe_forward), or, with 3-D expert weights there, the integer [T, k] top-k ids (a
+// floating [T, k] may be top-k weights, router logits or per-token scales).
 TEST(KinetoMoeConfig, ReasonNamesWhatTheMoeOpsInputsLack) {
     const Trace t = parse_kineto(R"({"traceEvents": [
       {"ph": "X", "cat": "cpu_op", "name": "vllm::rocm_aiter_fused_moe", "pid": 1, "tid": 1, "ts": 100, "dur": 50,
-       "args": {"External id": 1, "Input Dims": [[16, 64], [4, 128, 64], [4, 64, 64], [16, 4]],
+       "args": {"External id": 1, "Input Dims": [[16, 64], [4, 128, 64], [4, 64, 64], [16, 2]],
                 "Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "float"]}},
       {"ph": "X", "cat": "kernel", "name": "aiter_fused_moe_kernel", "pid": 0, "tid": 7, "ts": 110, "dur": 20,
        "args": {"External id": 1, "device": 0, "stream": 7}},
@@ -217,22 +217,24 @@ TEST(KinetoMoeConfig, ReasonNamesWhatTheMoeOpsInputsLack) {
     for (const KernelRow& k : s.kernels)
         reason[k.name] = k.reason;
     EXPECT_EQ(reason["aiter_fused_moe_kernel"],
-              "no top-k routing ([T, k] expert ids, or weights with k < E) among the inputs of vllm::rocm_aiter_fused_moe");
+              "no top-k expert ids (an integer [T, k] input) among the inputs of vllm::rocm_aiter_fused_moe");
     EXPECT_EQ(reason["fused_moe_kernel"], "no expert-weight shapes among the inputs of vllm::moe_forward");
 }
 
-// Without integer ids, floating top-k weights [T, k] with k below the E = 4 experts give k (AITER's fused
-// MoE as TraceLens's eval traces record it): T = 16, k = 2, H = 64.
-TEST(KinetoMoeConfig, TopKWeightsGiveKWithoutIds) {
-    const CpuOp op =
-        op_of({{16, 64}, {4, 128, 64}, {4, 64, 64}, {16, 2}}, {"c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "float"});
-    const auto c = cost_cpu_op("vllm::rocm_aiter_fused_moe", op);
-    ASSERT_TRUE(c);
-    EXPECT_EQ(c->category, Category::moe);
-    // w1 [4, 128, 64]: 2·16·2·128·64 = 524,288; w2 [4, 64, 64]: 2·16·2·64·64 = 262,144; 786,432 FLOPs
-    EXPECT_EQ(c->cost.flops, 786432u);
-    // hidden 16·64·2 = 2,048 + the weights of min(4, 32) = 4 experts: 4·128·64·2 = 65,536 + 4·64·64·2 =
-    // 32,768; 100,352 B read; [16, 64] bf16 written: 2,048 B
-    EXPECT_EQ(c->cost.bytes_read, 100352u);
-    EXPECT_EQ(c->cost.bytes_written, 2048u);
+// A floating [T, k] never gives k: AITER's fused MoE ops pass their routing as 1-D sorted ids and weights
+// and topk as an int, beside a per-token activation scale fp32 [T, 1] (fmoe_g1u1) or a block scale
+// [T, H/128] (fmoe_fp8_blockscale_g1u1), which read as k = 1 or k = H/128 would cost 1/k or H/128/k of the
+// FLOPs (here T = 16, H = 256, E = 8 experts of I = 32, k = 8 as an int scalar; pad = T·k + E·32 − k = 376).
+TEST(KinetoMoeConfig, PerTokenScalesAreNotTopKWeights) {
+    const CpuOp per_token = op_of({{16, 256}, {16, 256}, {8, 64, 256}, {8, 256, 32}, {376}, {376}, {11}, {2}, {}, {16, 1}},
+                                  {"c10::BFloat16", "c10::Float8_e4m3fnuz", "c10::Float8_e4m3fnuz", "c10::Float8_e4m3fnuz", "int",
+                                   "float", "int", "int", "Scalar", "float"});
+    EXPECT_FALSE(cost_cpu_op("aiter::fmoe_g1u1", per_token));
+    const CpuOp block = op_of({{16, 256}, {16, 256}, {8, 64, 256}, {8, 256, 32}, {376}, {376}, {11}, {2}, {}, {16, 2}},
+                              {"c10::BFloat16", "c10::Float8_e4m3fnuz", "c10::Float8_e4m3fnuz", "c10::Float8_e4m3fnuz", "int",
+                               "float", "int", "int", "Scalar", "float"});
+    EXPECT_FALSE(cost_cpu_op("aiter::fmoe_fp8_blockscale_g1u1", block));
+    // top-k weights [16, 2] beside no ids: as uncosted as the scales (k = 2 < E = 4 would look the same)
+    EXPECT_FALSE(cost_cpu_op("vllm::rocm_aiter_fused_moe", op_of({{16, 64}, {4, 128, 64}, {4, 64, 64}, {16, 2}},
+                                                                 {"c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "float"})));
 }

@@ -60,50 +60,104 @@ TEST(KinetoTransfer, BytesArgWinsOverTheOp) {
 
 // The HIP runtime (ROCclr) runs hipMemcpy/hipMemset as kernels, "__amd_rocclr_copyBuffer…" and
 // "__amd_rocclr_fillBuffer…": read as the memcpy and memset they are, sized by the copy or fill op that
-// launched them; any other ROCclr kernel (a stream operation) stays a kernel.
+// launched them; any other ROCclr kernel (a stream operation) stays a kernel. A copy kernel's direction is
+// its launching runtime call's ("kind" 1 HtoD, 2 DtoH, 3 DtoD, or the call's name); without one the
+// copy has no formula: a blit kernel copies host<->device as well as device<->device.
 TEST(KinetoTransfer, RocclrBlitKernelsAreCopiesAndFills) {
     const Trace t = parse_kineto(R"({"traceEvents": [
       {"ph": "X", "cat": "cpu_op", "name": "aten::copy_", "pid": 1, "tid": 1, "ts": 100, "dur": 20,
        "args": {"External id": 5, "Input Dims": [[1024, 1024], [1024, 1024], []],
                 "Input type": ["c10::BFloat16", "c10::BFloat16", "Scalar"]}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyWithStream", "pid": 1, "tid": 1, "ts": 102, "dur": 5,
+       "args": {"External id": 5, "correlation": 51, "bytes": "2097152", "kind": "1"}},
       {"ph": "X", "cat": "kernel", "name": "__amd_rocclr_copyBuffer", "pid": 0, "tid": 1, "ts": 110, "dur": 8,
-       "args": {"External id": 5, "device": 0, "stream": 1}},
+       "args": {"correlation": 51, "device": 0, "stream": 1}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::_local_scalar_dense", "pid": 1, "tid": 1, "ts": 130, "dur": 20,
+       "args": {"External id": 7, "Input Dims": [[]], "Input type": ["float"]}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyWithStream", "pid": 1, "tid": 1, "ts": 132, "dur": 5,
+       "args": {"External id": 7, "correlation": 71, "bytes": "4", "kind": 2}},
+      {"ph": "X", "cat": "kernel", "name": "__amd_rocclr_copyBufferAligned", "pid": 0, "tid": 1, "ts": 140, "dur": 3,
+       "args": {"correlation": 71, "device": 0, "stream": 1}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::copy_", "pid": 1, "tid": 1, "ts": 160, "dur": 20,
+       "args": {"External id": 8, "Input Dims": [[64], [64], []], "Input type": ["float", "float", "Scalar"]}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyDtoDAsync", "pid": 1, "tid": 1, "ts": 162, "dur": 5,
+       "args": {"External id": 8, "correlation": 81}},
+      {"ph": "X", "cat": "kernel", "name": "__amd_rocclr_copyBuffer", "pid": 0, "tid": 1, "ts": 170, "dur": 2,
+       "args": {"correlation": 81, "device": 0, "stream": 1}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::copy_", "pid": 1, "tid": 1, "ts": 185, "dur": 10,
+       "args": {"External id": 9, "Input Dims": [[32], [32], []], "Input type": ["float", "float", "Scalar"]}},
+      {"ph": "X", "cat": "kernel", "name": "__amd_rocclr_copyBuffer", "pid": 0, "tid": 1, "ts": 190, "dur": 2,
+       "args": {"External id": 9, "device": 0, "stream": 1}},
       {"ph": "X", "cat": "cpu_op", "name": "aten::fill_", "pid": 1, "tid": 1, "ts": 200, "dur": 20,
        "args": {"External id": 6, "Input Dims": [[256, 64], []], "Input type": ["float", "Scalar"]}},
       {"ph": "X", "cat": "kernel", "name": "__amd_rocclr_fillBufferAligned.kd", "pid": 0, "tid": 1, "ts": 210,
        "dur": 2, "args": {"External id": 6, "device": 0, "stream": 1}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::masked_fill_", "pid": 1, "tid": 1, "ts": 230, "dur": 20,
+       "args": {"External id": 10, "Input Dims": [[4096, 4096], [4096, 4096], []],
+                "Input type": ["float", "bool", "Scalar"]}},
+      {"ph": "X", "cat": "kernel", "name": "__amd_rocclr_fillBufferAligned", "pid": 0, "tid": 1, "ts": 240,
+       "dur": 2, "args": {"External id": 10, "device": 0, "stream": 1}},
       {"ph": "X", "cat": "kernel", "name": "__amd_rocclr_streamOpsWrite", "pid": 0, "tid": 1, "ts": 300, "dur": 1,
        "args": {"device": 0, "stream": 1}}
     ]})",
                                  "rocclr.json");
-    ASSERT_EQ(t.activities.size(), 3u);
+    ASSERT_EQ(t.activities.size(), 7u);
     EXPECT_EQ(t.activities[0].kind, Activity::memcpy);
-    EXPECT_EQ(t.activities[1].kind, Activity::memset);
-    EXPECT_EQ(t.activities[2].kind, Activity::kernel);
+    EXPECT_EQ(t.activities[0].copy, CopyKind::htod);
+    EXPECT_EQ(t.activities[1].copy, CopyKind::dtoh);
+    EXPECT_EQ(t.activities[2].copy, CopyKind::dtod);
+    EXPECT_EQ(t.activities[3].copy, CopyKind::unknown);
+    EXPECT_EQ(t.activities[4].kind, Activity::memset);
+    EXPECT_EQ(t.activities[6].kind, Activity::kernel);
     const Summary s = summarize(t);
-    // copy_ of a bf16 [1024, 1024] tensor: 1024·1024·2 = 2,097,152 B read and as many written (DtoD).
-    const auto& dtod = s.categories[static_cast<std::size_t>(Category::memcpy_dtod)];
-    EXPECT_EQ(dtod.kernels, 1u);
-    EXPECT_EQ(dtod.costed, 1u);
-    // fill_ of a float [256, 64] tensor: 256·64·4 = 65,536 B written.
-    const auto& memset = s.categories[static_cast<std::size_t>(Category::memset)];
-    EXPECT_EQ(memset.kernels, 1u);
-    EXPECT_EQ(memset.costed, 1u);
-    bool copy_seen = false, fill_seen = false;
+    const auto cat = [&s](Category c) { return s.categories[static_cast<std::size_t>(c)]; };
+    EXPECT_EQ(cat(Category::memcpy_htod).costed, 1u);
+    EXPECT_EQ(cat(Category::memcpy_dtoh).costed, 1u);
+    EXPECT_EQ(cat(Category::memcpy_dtod).costed, 1u);
+    // the copy launched by no runtime call: memcpy, direction unknown, no formula
+    EXPECT_EQ(cat(Category::memcpy).kernels, 1u);
+    EXPECT_EQ(cat(Category::memcpy).costed, 0u);
+    // fill_ sizes its memset; masked_fill_ does not (it fills a part): 2 memsets, 1 costed
+    EXPECT_EQ(cat(Category::memset).kernels, 2u);
+    EXPECT_EQ(cat(Category::memset).costed, 1u);
+    int seen = 0;
     for (const Group& g : s.groups) {
-        if (g.what.category == Category::memcpy_dtod) {
-            copy_seen = true;
-            EXPECT_EQ(g.what.cost.bytes_read, 2097152u);
-            EXPECT_EQ(g.what.cost.bytes_written, 2097152u);
-        }
-        if (g.what.category == Category::memset) {
-            fill_seen = true;
-            EXPECT_EQ(g.what.cost.bytes_read, 0u);
-            EXPECT_EQ(g.what.cost.bytes_written, 65536u);
+        const bwacct::Cost& c = g.what.cost;
+        switch (g.what.category) {
+            case Category::memcpy_htod:  // bf16 [1024, 1024]: 1024·1024·2 = 2,097,152 B written, over the host link
+                ++seen;
+                EXPECT_EQ(c.bytes_read, 0u);
+                EXPECT_EQ(c.bytes_written, 2097152u);
+                EXPECT_EQ(c.transfer_bytes, 2097152u);
+                break;
+            case Category::memcpy_dtoh:  // item() of a 0-d float: 4 B read, 4 B over the host link
+                ++seen;
+                EXPECT_EQ(c.bytes_read, 4u);
+                EXPECT_EQ(c.bytes_written, 0u);
+                EXPECT_EQ(c.transfer_bytes, 4u);
+                break;
+            case Category::memcpy_dtod:  // float [64]: 256 B read and 256 B written
+                ++seen;
+                EXPECT_EQ(c.bytes_read, 256u);
+                EXPECT_EQ(c.bytes_written, 256u);
+                break;
+            case Category::memset:  // fill_ of a float [256, 64] tensor: 256·64·4 = 65,536 B written
+                ++seen;
+                EXPECT_EQ(c.bytes_read, 0u);
+                EXPECT_EQ(c.bytes_written, 65536u);
+                break;
+            default:
+                break;
         }
     }
-    EXPECT_TRUE(copy_seen);
-    EXPECT_TRUE(fill_seen);
+    EXPECT_EQ(seen, 4);
+    const auto& unknown = cat(Category::memcpy).uncosted_reasons;
+    ASSERT_EQ(unknown.size(), 1u);
+    EXPECT_TRUE(unknown.begin()->first.starts_with("copy direction unknown")) << unknown.begin()->first;
+    const auto& masked = cat(Category::memset).uncosted_reasons;
+    ASSERT_EQ(masked.size(), 1u);
+    EXPECT_EQ(masked.begin()->first,
+              "no byte count in trace (no \"bytes\" arg; the launching op aten::masked_fill_ does not give the size)");
 }
 
 }  // namespace

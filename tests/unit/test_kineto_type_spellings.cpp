@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "bwacct/ingest_kineto.h"
 #include "bwacct/ops.h"
@@ -93,6 +95,46 @@ TEST(KinetoTypeSpellings, ConvolutionTupleArgumentsReadLikeLists) {
     EXPECT_EQ(conv->what.cost.bytes_written, 33554432u);
 }
 
+// A conv of fp32 x [8, 64, 32, 32] by w [64, 64, 3, 3], padding 1, with the stride `stride` (a JSON value).
+std::string conv_with_stride(const std::string& stride) {
+    return R"json({"traceEvents": [
+      {"ph": "X", "cat": "cpu_op", "name": "aten::convolution", "pid": 1, "tid": 1, "ts": 100, "dur": 500,
+       "args": {"External id": 3, "Input Dims": [[8, 64, 32, 32], [64, 64, 3, 3]], "Input type": ["float", "float"],
+                "Concrete Inputs": ["", "", "", )json" +
+           stride + R"json(, "(1,1)", "(1,1)", "False", "(0,0)", "1"]}},
+      {"ph": "X", "cat": "kernel", "name": "igemm_fwd_gtcx_nchw_fp32", "pid": 0, "tid": 7, "ts": 110,
+       "dur": 350, "args": {"External id": 3, "device": 0, "stream": 7}}
+    ]})json";
+}
+
+// A stride the trace gives is the conv's stride: "(2,2)" halves each output side; one that does not read
+// ("(a,b)", "()", "(2.0,2.0)", "(-1,-1)", an overflow) refuses the conv, naming the value,
+// where the default stride 1 would cost 4x the FLOPs.
+TEST(KinetoTypeSpellings, ConvolutionStrideGivenIsReadOrRefused) {
+    const Summary two = summarize(parse_kineto(conv_with_stride("\"(2,2)\""), "stride2.json"));
+    const Group* conv = group_of(two, "aten::convolution");
+    ASSERT_NE(conv, nullptr);
+    // out ⌊(32 + 2 − 3)/2⌋ + 1 = 16; 2·8·64·(16·16)·64·9 = 150,994,944 FLOPs (stride 1: 32·32, 603,979,776)
+    EXPECT_EQ(conv->what.cost.flops, 150994944u);
+    // a JSON array where Kineto writes a string keeps its place among the Concrete Inputs and reads alike
+    const Summary array = summarize(parse_kineto(conv_with_stride("[2, 2]"), "stride_array.json"));
+    ASSERT_NE(group_of(array, "aten::convolution"), nullptr);
+    EXPECT_EQ(group_of(array, "aten::convolution")->what.cost.flops, 150994944u);
+    for (const auto& [json, text] : std::vector<std::pair<std::string, std::string>>{
+             {"\"(a,b)\"", "(a,b)"},
+             {"\"()\"", "()"},
+             {"\"(2.0,2.0)\"", "(2.0,2.0)"},
+             {"\"(-1,-1)\"", "(-1,-1)"},
+             {"\"(99999999999999999999,2)\"", "(99999999999999999999,2)"},
+         }) {
+        const Summary s = summarize(parse_kineto(conv_with_stride(json), "stride_bad.json"));
+        EXPECT_EQ(group_of(s, "aten::convolution"), nullptr) << text;
+        ASSERT_EQ(s.kernels.size(), 1u);
+        EXPECT_EQ(s.kernels[0].reason, "stride of aten::convolution not understood (\"" + text +
+                                           "\"; expected non-negative integers as \"[2, 2]\", \"(2,2)\" or \"2\")");
+    }
+}
+
 // Tools that re-write a trace (TraceLens's eval traces) spell the types by c10's ScalarType names,
 // "BFloat16", "Float", "Long": the same ops, the same numbers as the GCC spelling above.
 TEST(KinetoTypeSpellings, ScalarTypeNamesCostLikeGccNames) {
@@ -112,6 +154,132 @@ TEST(KinetoTypeSpellings, ScalarTypeNamesCostLikeGccNames) {
     EXPECT_EQ(add->what.dtype, "int64");
     EXPECT_EQ(add->what.cost.bytes_read, 16u);
     EXPECT_EQ(add->what.cost.bytes_written, 8u);
+}
+
+// "Int", "Double", "Bool", "ComplexDouble" are ScalarType names and also the IValue tag names PyTorch
+// 1.9-1.12 writes for a Python scalar arg (Input Dims []): with dims [] they stay scalars, with dims
+// they are tensors (a re-written trace's "Double" [1024]).
+TEST(KinetoTypeSpellings, TagKindNamesOfScalarsAreNotTensors) {
+    const Trace t = parse_kineto(R"({"traceEvents": [
+      {"ph": "X", "cat": "cpu_op", "name": "aten::div", "pid": 1, "tid": 1, "ts": 100, "dur": 20,
+       "args": {"External id": 1, "Input Dims": [[1024], []], "Input type": ["long int", "Double"]}},
+      {"ph": "X", "cat": "kernel", "name": "div_kernel", "pid": 0, "tid": 7, "ts": 110, "dur": 5,
+       "args": {"External id": 1, "device": 0, "stream": 7}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 200, "dur": 20,
+       "args": {"External id": 2, "Input Dims": [[1024], [1024], []], "Input type": ["float", "float", "Int"]}},
+      {"ph": "X", "cat": "kernel", "name": "add_kernel", "pid": 0, "tid": 7, "ts": 210, "dur": 5,
+       "args": {"External id": 2, "device": 0, "stream": 7}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::sub", "pid": 1, "tid": 1, "ts": 300, "dur": 20,
+       "args": {"External id": 3, "Input Dims": [[1024], [1024], []], "Input type": ["Double", "Double", "Scalar"]}},
+      {"ph": "X", "cat": "kernel", "name": "sub_kernel", "pid": 0, "tid": 7, "ts": 310, "dur": 5,
+       "args": {"External id": 3, "device": 0, "stream": 7}}
+    ]})",
+                                 "tag_kinds.json");
+    ASSERT_EQ(t.ops.size(), 3u);
+    EXPECT_EQ(t.ops[0].types[1], "Double");
+    EXPECT_EQ(t.ops[1].types[2], "Int");
+    EXPECT_EQ(t.ops[2].types[0], "double");
+    const Summary s = summarize(t);
+    // int64 [1024] / a Python float: 1024·8 = 8,192 B read; true division gives the default float:
+    // 1024·4 = 4,096 B written (a 0-d fp64 divisor would read 8 B more and write fp64, 8,192 B).
+    const Group* div = group_of(s, "aten::div");
+    ASSERT_NE(div, nullptr);
+    EXPECT_EQ(div->what.cost.bytes_read, 8192u);
+    EXPECT_EQ(div->what.cost.bytes_written, 4096u);
+    // float [1024] + float [1024], alpha an int: 2·4,096 = 8,192 B read, 4,096 B written
+    const Group* add = group_of(s, "aten::add");
+    ASSERT_NE(add, nullptr);
+    EXPECT_EQ(add->what.cost.bytes_read, 8192u);
+    EXPECT_EQ(add->what.cost.bytes_written, 4096u);
+    // fp64 [1024] − fp64 [1024] (TraceLens's spelling, dims given): 2·1024·8 = 16,384 B read, 8,192 written
+    const Group* sub = group_of(s, "aten::sub");
+    ASSERT_NE(sub, nullptr);
+    EXPECT_EQ(sub->what.cost.bytes_read, 16384u);
+    EXPECT_EQ(sub->what.cost.bytes_written, 8192u);
+}
+
+// The unsigned, e8m0 and packed fp4 ScalarType names, and GCC's own names of the 16-bit and unsigned 64-bit
+// integers, read at their element sizes: aten::neg of [1024] reads and writes 1024·size bytes
+// (UInt16 2, UInt32 4, UInt64 8, Float8_e8m0fnu 1, Float4_e2m1fn_x2 1 a counted element, "short int" 2,
+// "short unsigned int" 2, "long unsigned int" 8).
+TEST(KinetoTypeSpellings, UnsignedAndScaleTypeNamesHaveTheirSizes) {
+    for (const auto& [type, size] : std::vector<std::pair<std::string, std::uint64_t>>{{"UInt16", 2},
+                                                                                       {"UInt32", 4},
+                                                                                       {"UInt64", 8},
+                                                                                       {"Float8_e8m0fnu", 1},
+                                                                                       {"Float4_e2m1fn_x2", 1},
+                                                                                       {"short int", 2},
+                                                                                       {"short unsigned int", 2},
+                                                                                       {"long unsigned int", 8}}) {
+        const Summary s = summarize(parse_kineto(R"({"traceEvents": [
+          {"ph": "X", "cat": "cpu_op", "name": "aten::neg", "pid": 1, "tid": 1, "ts": 100, "dur": 20,
+           "args": {"External id": 1, "Input Dims": [[1024]], "Input type": [")" +
+                                                     type + R"("]}},
+          {"ph": "X", "cat": "kernel", "name": "neg_kernel", "pid": 0, "tid": 7, "ts": 110, "dur": 5,
+           "args": {"External id": 1, "device": 0, "stream": 7}}]})",
+                                                 "neg.json"));
+        const Group* neg = group_of(s, "aten::neg");
+        ASSERT_NE(neg, nullptr) << type;
+        EXPECT_EQ(neg->what.cost.bytes_read, 1024 * size) << type;
+        EXPECT_EQ(neg->what.cost.bytes_written, 1024 * size) << type;
+    }
+}
+
+// TraceLens's hand-written eval fixtures (tests/data/corpus/torch-trace/tracelens_eval_*.json, ScalarType
+// type names, tuple int lists), each read whole: the corpus only checks they read, these their numbers.
+Summary corpus_trace(const std::string& name) {
+    return summarize(read_kineto(std::string(BWACCT_TEST_DATA) + "/corpus/torch-trace/" + name));
+}
+
+TEST(KinetoTypeSpellings, TraceLensEvalFixturesCostByHand) {
+    // conv_01: fp32 x [1, 3, 2048, 2048] * w [64, 3, 7, 7], stride (2,2), padding (3,3): out
+    // ⌊(2048 + 6 − 7)/2⌋ + 1 = 1024; 2·1·64·1024²·3·49 = 19,730,006,016 FLOPs; read x 3·2048²·4 =
+    // 50,331,648 + w 64·3·49·4 = 37,632 = 50,369,280 B; write 64·1024²·4 = 268,435,456 B
+    const Summary c1 = corpus_trace("tracelens_eval_conv_igemm_fwd_2048px_tuple_args_scalar_type_names.json");
+    const Group* g = group_of(c1, "aten::convolution");
+    ASSERT_NE(g, nullptr);
+    EXPECT_EQ(g->what.cost.flops, 19730006016u);
+    EXPECT_EQ(g->what.cost.bytes_read, 50369280u);
+    EXPECT_EQ(g->what.cost.bytes_written, 268435456u);
+    // conv_04: depthwise 3x3, fp32 x [8, 1024, 32, 32], groups 1024, stride 1, padding 1: out 32x32;
+    // 2·8·1024·1024·1·9 = 150,994,944 FLOPs; read 33,554,432 + 1024·9·4 = 33,591,296 B; write 33,554,432 B
+    const Summary c4 = corpus_trace("tracelens_eval_conv_depthwise_groups1024_tuple_args.json");
+    g = group_of(c4, "aten::convolution");
+    ASSERT_NE(g, nullptr);
+    EXPECT_EQ(g->what.cost.flops, 150994944u);
+    EXPECT_EQ(g->what.cost.bytes_read, 33591296u);
+    EXPECT_EQ(g->what.cost.bytes_written, 33554432u);
+    // conv_07: transposed, fp32 x [4, 512, 8, 8], w [512, 256, 4, 4], stride 2, padding 1: out
+    // (8 − 1)·2 − 2 + 4 = 16; 2·4·512·64·256·16 = 1,073,741,824 FLOPs; read x 4·512·64·4 = 524,288 +
+    // w 512·256·16·4 = 8,388,608 = 8,912,896 B; write 4·256·16·16·4 = 1,048,576 B
+    const Summary c7 = corpus_trace("tracelens_eval_conv_transposed_igemm_bwd_data.json");
+    g = group_of(c7, "aten::convolution");
+    ASSERT_NE(g, nullptr);
+    EXPECT_EQ(g->what.cost.flops, 1073741824u);
+    EXPECT_EQ(g->what.cost.bytes_read, 8912896u);
+    EXPECT_EQ(g->what.cost.bytes_written, 1048576u);
+    // attn_01: bf16 q, k, v [1, 32, 32768, 128], non-causal: 4·1·32·32768²·128 = 2^44 =
+    // 17,592,186,044,416 FLOPs; read 3·32·32768·128·2 = 805,306,368 B; write the output 268,435,456 B
+    const Summary a1 = corpus_trace("tracelens_eval_sdpa_flash_splitkv_bf16_s32768_scalar_type_names.json");
+    g = group_of(a1, "aten::_scaled_dot_product_flash_attention");
+    ASSERT_NE(g, nullptr);
+    EXPECT_EQ(g->what.cost.flops, 17592186044416u);
+    EXPECT_EQ(g->what.cost.bytes_read, 805306368u);
+    EXPECT_EQ(g->what.cost.bytes_written, 268435456u);
+    // moe_02: expert weights but a float [8192, 1] and no integer top-k ids: uncosted, saying so; each
+    // fp32 mul_ of [256, 1024] by [256, 1024]: read 2·256·1024·4 = 2,097,152 B, write 1,048,576 B
+    const Summary m2 = corpus_trace("tracelens_eval_aiter_fused_moe_weights_without_topk_ids.json");
+    EXPECT_EQ(group_of(m2, "vllm::rocm_aiter_fused_moe"), nullptr);
+    const auto& moe = m2.categories[static_cast<std::size_t>(Category::moe)];
+    EXPECT_EQ(moe.costed, 0u);
+    ASSERT_EQ(moe.uncosted_reasons.size(), 1u);
+    EXPECT_EQ(moe.uncosted_reasons.begin()->first,
+              "no top-k expert ids (an integer [T, k] input) among the inputs of vllm::rocm_aiter_fused_moe");
+    g = group_of(m2, "aten::mul_");
+    ASSERT_NE(g, nullptr);
+    EXPECT_EQ(g->calls, 3u);
+    EXPECT_EQ(g->what.cost.bytes_read, 2097152u);
+    EXPECT_EQ(g->what.cost.bytes_written, 1048576u);
 }
 
 // ProcessGroupNCCL writes the dtype as c10::toString(ScalarType); only the element size matters to a
