@@ -256,6 +256,9 @@ struct Layout {
     // nccl-tests before its 2018 rewrite (NCCL 2.0-2.2) and NCCL 1's own tests: "bytes N type ...", time printed in ms
     // ("%7.3f" of deltaSec * 1.0E3), read as us (x 1000).
     bool time_ms = false;
+    // nccl-tests -C 1: the time column is "cputime", the host's launch loop (in us), not the collective's time on the GPU
+    // (its algbw still comes from the GPU time). Read as printed, warned.
+    bool cputime = false;
     bool out_of_place_only = false;  // the early broadcast: one result per row ("bytes N type root time algbw busbw res")
     // Where the header's out-of-place and in-place results end, in characters after the end of its first column ("size"):
     // a row holding one result is the one it lines up with. -1: not known (no header line).
@@ -309,6 +312,7 @@ std::optional<Layout> layout_from_header(const std::vector<std::string_view>& to
     if ((tok[i] != "time" && tok[i] != "cputime") || i + 8 > tok.size())
         return std::nullopt;
     l.time = i;
+    l.cputime = tok[i] == "cputime";
     // The in-place result starts at the header's second time column (after the per-iteration columns
     // i_min i_max i_p99 i_cv% when the run printed them).
     for (std::size_t k = i + 4; k < tok.size(); ++k)
@@ -795,10 +799,15 @@ struct TextReader {
                         run.first_line, run.last_line));
     }
 
+    // Whether a row of the current run was read under its column header: a header names the time's unit ("(us)", or
+    // the early "bytes N type ..." header's ms), so the rows' own ratio is not used to rescale them.
+    bool rows_under_header = false;
+
     void finish_run() {
         one_result_said = false;
-        if (!run.rows.empty())
+        if (!run.rows.empty() && !rows_under_header)
             times_in_ms_by_rows();
+        rows_under_header = false;
         if (!refused.empty() && !run.rows.empty()) {
             warn(fmt::format("lines {}-{}: {}: not read", run.first_line, run.last_line, refused));
             last_refusal = fmt::format("line {}: {}", run.first_line, refused);
@@ -1158,6 +1167,12 @@ struct TextReader {
         }
         run.last_line = line_no;
         layout_name = layout.name;
+        if (fits_header && !rows_under_header && layout.cputime)
+            warn(
+                fmt::format("line {}: the time columns are nccl-tests -C 1's \"cputime\" (the host's launch loop, not the "
+                            "collective's time on the GPU; algbw is from the GPU time): times read as printed, in us",
+                            line_no));
+        rows_under_header = rows_under_header || fits_header;
         run.rows.push_back(std::move(row));
     }
 };
