@@ -849,17 +849,34 @@ struct TextReader {
             run.first_line = line_no;
     }
 
+    // A line NCCL 1's own tests do not print (nccl-tests' nThread, "Collective test starting", "Rank N Group ..." or
+    // "size count type" lines) after an NCCL 1 block that printed no row: that block ends there, and the run starts
+    // afresh with this line, not refused (its rank list and device are not this run's).
+    void nccl1_block_ends(int line_no) {
+        if (refused.empty() || !run.rows.empty())
+            return;
+        refused.clear();
+        std::set<std::uint64_t> comm = std::move(run.comm_nranks);
+        run = NcclRun{};
+        run.comm_nranks = std::move(comm);
+        run.first_line = line_no;
+        rank_processes.clear();
+    }
+
     // The line (without its '#') when it is a header line; false when it is not one.
     bool header_line(const std::vector<std::string_view>& tok, std::string_view line, bool hashed, int line_no) {
         std::uint64_t v = 0;
         if (is_rank_line(tok, hashed)) {
             parse_u64(tok[1], v);
             opening(line_no);
+            const bool nccl1 = tok.size() >= 4 && tok[2] == "uses" && tok[3] == "device";
+            if (!nccl1)
+                nccl1_block_ends(line_no);
             run.ranks.insert(v);
             // "#   Rank  0 uses device  0 [0x06] ...": NCCL 1's own test/single programs (nccl-tests prints "Rank N on
             // host device"). Their sizes are not nccl-tests' (reduce_scatter_test prints one rank's bytes, its algbw
             // one rank's part over the time).
-            if (tok.size() >= 4 && tok[2] == "uses" && tok[3] == "device")
+            if (nccl1)
                 refused =
                     "NCCL 1's own test output ('Rank N uses device' lines, columns 'bytes N type ...', times in ms; its "
                     "sizes and algbw are not nccl-tests')";
@@ -885,6 +902,7 @@ struct TextReader {
         }
         if (tok.size() >= 4 && tok[0] == "Collective" && tok[1] == "test" && tok[2] == "starting:") {
             opening(line_no);
+            nccl1_block_ends(line_no);
             run.program = std::string(tok[3]);
             program_inherited = false;
             return true;
@@ -913,6 +931,7 @@ struct TextReader {
         }
         if (tok.size() >= 4 && tok[0] == "nThread" && parse_u64(tok[1], v)) {
             opening(line_no);
+            nccl1_block_ends(line_no);
             run.header_threads = v;
             run.per_process_from_command = false;
             if (tok[2] == "nGpus" && parse_u64(tok[3], v))
@@ -960,6 +979,8 @@ struct TextReader {
         }
         if (auto l = layout_from_header(tok)) {
             opening(line_no);
+            if (!l->time_ms)
+                nccl1_block_ends(line_no);
             if (!l->out_of_place_only && l->time + 2 * l->per_place <= tok.size()) {
                 l->out_of_place_end = end_after(tok[0], tok[l->time + l->per_place - 1]);
                 l->in_place_end = end_after(tok[0], tok[l->time + 2 * l->per_place - 1]);
