@@ -1075,10 +1075,20 @@ struct TextReader {
             row.out_of_place = read_result(tok, layout->time, *layout);
             if (!layout->out_of_place_only)
                 row.in_place = read_result(tok, layout->time + layout->per_place, *layout);
-        } else if (one_result_is_out_of_place(tok, *layout, line_no)) {
-            row.out_of_place = read_result(tok, layout->time, *layout);
         } else {
-            row.in_place = read_result(tok, layout->time, *layout);
+            const OneResult where = one_result_place(tok, *layout);
+            auto& res = where == OneResult::out_of_place ? row.out_of_place : row.in_place;
+            res = read_result(tok, layout->time, *layout);
+            // Said once per run, for a row that is read.
+            if (res && where != OneResult::in_place && !std::exchange(one_result_said, true))
+                warn(where == OneResult::out_of_place
+                         ? fmt::format("line {}: a row with one result whose columns end under the header's out-of-place "
+                                       "ones (rccl-tests -O 1, or a row cut after its out-of-place result): read as "
+                                       "out-of-place",
+                                       line_no)
+                         : fmt::format("line {}: a row with one result that lines up with neither of the header's results: "
+                                       "read as in-place (nccl-tests' trace replay), which is not certain",
+                                       line_no));
         }
         const bool read =
             full ? row.out_of_place && (layout->out_of_place_only || row.in_place) : row.out_of_place || row.in_place;
@@ -1089,37 +1099,31 @@ struct TextReader {
         accept_row(std::move(row), *layout, fits(header), line_no);
     }
 
-    // A row with one result under a header with two: nccl-tests' trace replay prints the in-place one after 32 blanks
-    // (writeBenchMarkLineNullBody), so its columns end under the header's in-place ones; rccl-tests -O 1 (out-of-place
-    // only) prints the out-of-place one alone, as does a row cut after its out-of-place #wrong: they end under the
-    // header's out-of-place ones. Said once per run; a row that lines up with neither is read as in-place, warned.
+    // A row with one result under a header with two: nccl-tests' trace replay and -O 0 print the in-place one after 32
+    // blanks (writeBenchMarkLineNullBody), so its columns end under the header's in-place ones; rccl-tests -O 1
+    // (out-of-place only) prints the out-of-place one alone, as does a row cut after its out-of-place #wrong: they end
+    // under the header's out-of-place ones. nccl-tests' widths are fixed (a field wider than its width adds a character
+    // or two), so a row lines up with a result when its end is within kLinesUp characters of that result's; a row that
+    // lines up with neither (blanks collapsed on a web page, no header line) is read as in-place, warned.
     // Only for the plain layout (time algbw busbw #wrong per result).
+    enum class OneResult { out_of_place, in_place, neither };
+    static constexpr long kLinesUp = 3;
     bool one_result_said = false;
-    bool one_result_is_out_of_place(const std::vector<std::string_view>& tok, const Layout& layout, int line_no) {
+    static OneResult one_result_place(const std::vector<std::string_view>& tok, const Layout& layout) {
         // With -B's or the per-iteration report's columns the 32 blanks do not pad a whole result: such a row is read as
         // in-place (its last column, i_cv%, shows decimals a #wrong does not).
         if (layout.per_place != 4)
-            return false;
-        long to_oop = -1, to_ip = -1;
-        if (layout.out_of_place_end >= 0) {
-            const long end = end_after(tok[0], tok.back());
-            to_oop = std::abs(end - layout.out_of_place_end);
-            to_ip = std::abs(end - layout.in_place_end);
-        }
-        if (to_oop >= 0 && to_ip > to_oop) {
-            if (!std::exchange(one_result_said, true))
-                warn(
-                    fmt::format("line {}: a row with one result whose columns end under the header's out-of-place ones "
-                                "(rccl-tests -O 1, or a row cut after its out-of-place result): read as out-of-place",
-                                line_no));
-            return true;
-        }
-        if ((to_oop < 0 || to_ip == to_oop) && !std::exchange(one_result_said, true))
-            warn(
-                fmt::format("line {}: a row with one result that lines up with neither of the header's results: read as "
-                            "in-place (nccl-tests' trace replay), which is not certain",
-                            line_no));
-        return false;
+            return OneResult::in_place;
+        if (layout.out_of_place_end < 0)
+            return OneResult::neither;
+        const long end = end_after(tok[0], tok.back());
+        const long to_oop = std::abs(end - layout.out_of_place_end);
+        const long to_ip = std::abs(end - layout.in_place_end);
+        if (to_oop <= kLinesUp && to_oop < to_ip)
+            return OneResult::out_of_place;
+        if (to_ip <= kLinesUp && to_ip < to_oop)
+            return OneResult::in_place;
+        return OneResult::neither;
     }
 
     // A row read (whole, in-place only, or cut after its out-of-place result): a new run where it starts one, then
