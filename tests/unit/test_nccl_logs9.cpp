@@ -345,3 +345,128 @@ TEST(NcclCutRow, OperationAndRootZeroAreOnlyReduce) {
 }
 
 }  // namespace
+
+namespace {
+
+// The header's out-of-place and in-place "#wrong" end 73 and 106 characters after its "size" (the header above).
+const char* kCputimeHeader =
+    "#       size         count      type   redop    root  cputime   algbw   busbw  #wrong  cputime   algbw   busbw  #wrong \n"
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)         \n";
+
+bool has_warning_at(const NcclLog& log, int line, const std::string& part) {
+    return has_warning(log, "line " + std::to_string(line) + ": " + part);
+}
+
+}  // namespace
+
+// nccl-tests -C 1 prints "cputime" for "time" (the host's launch loop, in us; algbw is from the GPU time). Rows of
+// 536870912 B at 6.10 us and 200.00 GB/s: size / (time in ms) / algbw = 536870912 / 6.10e3 / 200 = 440.1, inside the
+// 300..3000 "times in ms" band of headerless rows; 1073741824 / 6.30e3 / 200 = 852.2. Under a header that says "(us)"
+// the times are read as printed (6.10 and 6.30 us), with a note on cputime. Before: read as ms (6100 us), warned as
+// early nccl-tests. The same rows under the plain "time" header are kept as printed too.
+TEST(NcclEarlyMs, HeaderSaysUsSoRowsAreNotRescaled) {
+    const std::string rows =
+        "   536870912     134217728     float     sum      -1     6.10  200.00  300.00       0     6.10  200.00  300.00       0\n"
+        "  1073741824     268435456     float     sum      -1     6.30  200.00  300.00       0     6.30  200.00  300.00       "
+        "0\n";
+    const NcclLog c = parse_nccl_tests(std::string(kCputimeHeader) + rows, "cputime.txt");
+    ASSERT_EQ(c.runs.size(), 1u);
+    ASSERT_EQ(c.runs[0].rows.size(), 2u);
+    EXPECT_DOUBLE_EQ(c.runs[0].rows[0].out_of_place->time_us.value, 6.10);
+    EXPECT_DOUBLE_EQ(c.runs[0].rows[1].in_place->time_us.value, 6.30);
+    EXPECT_FALSE(has_warning(c, "times read as ms"));
+    EXPECT_TRUE(has_warning_at(c, 3, "the time columns are nccl-tests -C 1's \"cputime\""));
+    const NcclLog t = parse_nccl_tests(std::string(kHeader) + rows, "time.txt");
+    ASSERT_EQ(t.runs.size(), 1u);
+    EXPECT_DOUBLE_EQ(t.runs[0].rows.at(0).out_of_place->time_us.value, 6.10);
+    EXPECT_TRUE(t.warnings.empty());
+}
+
+// NCCL 1's "Rank N uses device" lines with no row of their own, then a complete 2.x run (its nThread line, or only its
+// rank lines and column header): the NCCL 1 block ends where the 2.x lines start; the 2.x run is read (1048576 B at
+// 20.00 us) with its own device. Before: the file was refused ("line 2: NCCL 1's own test output").
+TEST(NcclEarlyMs, RowlessNccl1BlockDoesNotRefuseTheRunAfterIt) {
+    const std::string nccl1 =
+        "# Using devices\n"
+        "#   Rank  0 uses device  0 [0x06] Tesla K80\n"
+        "#   Rank  1 uses device  1 [0x07] Tesla K80\n\n";
+    const std::string modern =
+        "#  Rank  0 Group  0 Pid 1 on n1 device  0 [0x01] NVIDIA H100 80GB HBM3\n"
+        "#  Rank  1 Group  0 Pid 1 on n1 device  1 [0x02] NVIDIA H100 80GB HBM3\n" +
+        std::string(kHeader) +
+        "     1048576        262144     float     sum      -1    20.00   52.43   78.64       0    20.00   52.43   78.64       "
+        "0\n";
+    for (const std::string& between :
+         {std::string("# nThread 1 nGpus 2 minBytes 8 maxBytes 1048576\n"), std::string("prose\n")}) {
+        const NcclLog log = parse_nccl_tests(nccl1 + between + modern, "mixed.md");
+        ASSERT_EQ(log.runs.size(), 1u);
+        ASSERT_EQ(log.runs[0].rows.size(), 1u);
+        EXPECT_DOUBLE_EQ(log.runs[0].rows[0].out_of_place->time_us.value, 20.0);
+        EXPECT_EQ(log.runs[0].device_name, "NVIDIA H100 80GB HBM3");
+        EXPECT_FALSE(has_warning(log, "NCCL 1's own test output"));
+    }
+}
+
+// nccl-tests -O 0 (in-place only) with its blanks collapsed to one (a web page). Header after "size": " count type
+// redop root time algbw busbw #wrong" = 6+5+6+5+5+6+6+7 = 46 characters to the out-of-place #wrong, + " time algbw
+// busbw #wrong" = 24 -> 70 to the in-place one. The row " 262144 float sum -1 22.00 47.66 71.49 0" ends 7+6+4+3+6+6+6+2
+// = 40 after its size: 6 from the out-of-place end, 30 from the in-place one, within 3 of neither: read as in-place,
+// warned as not certain. Before: out-of-place (the nearer end).
+TEST(NcclCutRow, OneResultRowThatLinesUpWithNeitherIsNotPlacedOutOfPlace) {
+    const NcclLog log = parse_nccl_tests(
+        "# size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+        "# (B) (elements) (us) (GB/s) (GB/s) (us) (GB/s) (GB/s)\n"
+        "1048576 262144 float sum -1 22.00 47.66 71.49 0\n"
+        "2097152 524288 float sum -1 44.00 47.66 71.49 0\n",
+        "O0_collapsed.md");
+    ASSERT_EQ(log.runs.size(), 1u);
+    ASSERT_EQ(log.runs[0].rows.size(), 2u);
+    for (const NcclRow& row : log.runs[0].rows) {
+        EXPECT_FALSE(row.out_of_place);
+        ASSERT_TRUE(row.in_place);
+    }
+    EXPECT_DOUBLE_EQ(log.runs[0].rows[1].in_place->time_us.value, 44.0);
+    EXPECT_TRUE(has_warning_at(log, 3, "a row with one result that lines up with neither"));
+    EXPECT_FALSE(has_warning(log, "read as out-of-place"));
+}
+
+// A reduce row with root 3 cut after its in-place busbw (12 of 13 columns). Its 12 tokens are also the older "redop ...
+// error" layout's, which would read the "3" as a time; under a header with a root column a whole number below 10^5 there
+// is a root: the out-of-place result (40.00 us, busbw 52.43) is kept, root 3. Before: dropped as cut short (root -1 or 0
+// was kept).
+TEST(NcclCutRow, CutRowKeepsItsOutOfPlaceHalfWhateverTheRoot) {
+    const NcclLog log = parse_nccl_tests(
+        std::string(kHeader) +
+            "     1048576        262144     float     sum       3    20.00   52.43   52.43       0    20.00   52.43   52.43      "
+            " "
+            "0\n"
+            "     2097152        524288     float     sum       3    40.00   52.43   52.43       0    40.00   52.43   52.43\n",
+        "root3.txt");
+    ASSERT_EQ(log.runs.size(), 1u);
+    ASSERT_EQ(log.runs[0].rows.size(), 2u);
+    const NcclRow& row = log.runs[0].rows[1];
+    EXPECT_EQ(row.root, 3);
+    ASSERT_TRUE(row.out_of_place);
+    EXPECT_FALSE(row.in_place);
+    EXPECT_DOUBLE_EQ(row.out_of_place->time_us.value, 40.0);
+    EXPECT_DOUBLE_EQ(row.out_of_place->busbw_GBps.value, 52.43);
+}
+
+// Under an older header (no root column: out-of-place "error" ends 64 characters after "size", in-place 96), a 2.x
+// reduce row with one result "... sum 0 20.00 52.43 52.43" ends 14+10+8+8+9+8+8 = 65 after its size, under the
+// out-of-place result, but its time would be the bare "0" (a root): not read, and no placement said for it. The next
+// one-result row (ending 14+10+8+9+8+8+7 = 64 after its size, read: 40.00 us) gets the placement warning. Before: the
+// unread row took the run's one placement warning.
+TEST(NcclCutRow, PlacementIsSaidForARowThatIsRead) {
+    const NcclLog log = parse_nccl_tests(
+        "#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+        "     1048576        262144     float     sum       0    20.00   52.43   52.43\n"
+        "     2097152        524288     float     sum    40.00   52.43   52.43  0e+00\n",
+        "stale.txt");
+    ASSERT_EQ(log.runs.size(), 1u);
+    ASSERT_EQ(log.runs[0].rows.size(), 1u);
+    ASSERT_TRUE(log.runs[0].rows[0].out_of_place);
+    EXPECT_DOUBLE_EQ(log.runs[0].rows[0].out_of_place->time_us.value, 40.0);
+    EXPECT_FALSE(has_warning_at(log, 2, "a row with one result"));
+    EXPECT_TRUE(has_warning_at(log, 3, "a row with one result whose columns end under the header's out-of-place"));
+}
