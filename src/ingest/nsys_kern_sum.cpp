@@ -279,7 +279,8 @@ bool cells_fit(const std::vector<HeaderColumn>& cols, const std::vector<std::str
 // Whether `cells` (a whole row after one blank line) can go on the kernel table `kernels`: not a memory operation
 // (nsys names those in brackets, "[CUDA memcpy Host-to-Device]", never a kernel), and where the table has a time %,
 // one no larger than the last row's (nsys sorts by time, most first) that keeps the sum within 100 % (each share
-// rounded to 0.1: 0.05 per row). Header-less rows of the next report after a blank line fit the columns too.
+// rounded to 0.1: 0.05 per row). Header-less rows of the next report after a blank line fit the
+// columns too.
 bool continues_table(const std::vector<HeaderColumn>& cols, const std::vector<NsysKernel>& kernels,
                      const std::vector<std::string>& cells) {
     const std::string& name = cells.back();
@@ -649,31 +650,6 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
                              rows.size() - copies, rows.size() - copies == 1 ? "" : "s");
 }
 
-// The reports a line names (".sqlite", ".nsys-rep", ".qdrep" words), each once, without folder or extension:
-// "Processing [run_a.sqlite] with [...]" -> {"run_a"}; a command line naming two reports -> both.
-std::vector<std::string> reports_named(const std::string& l) {
-    std::vector<std::string> stems;
-    if (l.find(".sqlite") == std::string::npos && l.find(".nsys-rep") == std::string::npos &&
-        l.find(".qdrep") == std::string::npos)
-        return stems;
-    std::istringstream words(l);
-    for (std::string w; words >> w;) {
-        w.erase(std::remove_if(w.begin(), w.end(), [](char c) { return c == '[' || c == ']' || c == '\'' || c == '"'; }),
-                w.end());
-        while (!w.empty() && (w.back() == '.' || w.back() == ','))
-            w.pop_back();
-        const auto ends = [&w](const std::string& x) {
-            return w.size() > x.size() && w.compare(w.size() - x.size(), x.size(), x) == 0;
-        };
-        if (!ends(".sqlite") && !ends(".nsys-rep") && !ends(".qdrep"))
-            continue;
-        const std::string stem = w.substr(w.rfind('/') + 1, w.rfind('.') - w.rfind('/') - 1);
-        if (std::find(stems.begin(), stems.end(), stem) == stems.end())
-            stems.push_back(stem);
-    }
-    return stems;
-}
-
 // The lines [lo, hi) of the run whose kernel table is at lines[h], `next` the next kernel table (or the end). A line
 // naming one report ("Processing [run_a.sqlite] ...", "SKIPPED: run_a.sqlite ...") starts that report's lines; the
 // kernel table's report is the one named last above it. Its lines start at the first line naming it after the last
@@ -687,7 +663,7 @@ RunSpan run_span(const std::vector<std::string>& lines, std::size_t h, std::size
     RunSpan s;
     s.hi = next;
     const auto marker = [&lines](std::size_t i) {
-        const std::vector<std::string> r = reports_named(lines[i]);
+        const std::vector<std::string> r = nsys_parts::reports_named(lines[i]);
         return r.size() == 1 ? r.front() : std::string();
     };
     std::string report;
@@ -1055,7 +1031,8 @@ void nsys_parts::sum_launches(const std::vector<std::pair<std::string, std::vect
 
 namespace {
 
-NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string& origin, bool decimal_comma) {
+// `swapped`: per line, whether mend_console_paste read it in a decimal-comma locale.
+NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string& origin, const std::vector<bool>& swapped) {
     std::size_t h = 0;
     while (h < lines.size() && !is_kern_sum_header(lines[h]))
         ++h;
@@ -1066,19 +1043,19 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
         const bool has_trace = std::any_of(lines.begin(), lines.end(), is_gpu_trace_header);
         if (std::optional<NsysKernSum> nvprof = nsys_parts::parse_nvprof_summary(lines, origin, !has_trace))
             if (!nvprof->kernels.empty())
-                return checked_total(std::move(*nvprof), origin, decimal_comma);
+                return checked_total(std::move(*nvprof), origin);
         if (std::optional<NsysKernSum> rocprof = nsys_parts::parse_rocprof_stats(lines, origin))
-            return checked_total(std::move(*rocprof), origin, decimal_comma);
+            return checked_total(std::move(*rocprof), origin);
         std::size_t t = 0;
         while (t < lines.size() && !is_gpu_trace_header(lines[t]))
             ++t;
         if (t == lines.size()) {
             // nsys's memory-operation summaries alone (`--report cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum`).
-            if (nsys_parts::read_memory_tables(lines, 0, lines.size(), origin, out)) {
+            if (nsys_parts::read_memory_tables(lines, 0, lines.size(), origin, out, swapped)) {
                 out.format = "nsys memory operation summary (cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum; no kernel table)";
                 if (const std::string cut = headerless_rows_text(lines); !cut.empty())
                     out.warnings.push_back(cut);
-                return checked_total(std::move(out), origin, decimal_comma);
+                return checked_total(std::move(out), origin);
             }
             const std::string cut = headerless_rows_text(lines);
             throw InputError(origin,
@@ -1089,7 +1066,7 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
             if (is_gpu_trace_header(lines[k]))
                 out.other_tables.push_back(k + 1);
         read_gpu_trace(lines, t, origin, out);
-        return checked_total(std::move(out), origin, decimal_comma);
+        return checked_total(std::move(out), origin);
     }
 
     out.table_line = h + 1;
@@ -1193,15 +1170,17 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
     // naming another report (run_span), else between nothing that says another run's (an earlier run whose kernel
     // summary nsys SKIPPED) and the next kernel table. A table above is read when none is below, or when no report
     // is named and the next kernel table follows one below (memory tables first: that one is the next run's).
+    // The kernel table read in a decimal-comma locale (its first row swapped), not another table of the file.
+    const bool kernel_dc = h + 2 < swapped.size() && swapped[h + 2];
     const std::size_t next = out.other_tables.empty() ? lines.size() : out.other_tables.front() - 1;
     const RunSpan run = run_span(lines, h, next);
     const std::size_t above = first_time_header(lines, run.lo, h), below = first_time_header(lines, h + 1, run.hi);
     const std::size_t any_above = first_time_header(lines, 0, h);
     const bool skipped = skipped_kernels(lines, run.lo, h) != 0;
     const bool memory_first = above < h && !skipped && !run.named && next < lines.size() && below < run.hi;
-    const bool after = !memory_first && nsys_parts::read_memory_tables(lines, h + 1, run.hi, origin, out);
+    const bool after = !memory_first && nsys_parts::read_memory_tables(lines, h + 1, run.hi, origin, out, swapped);
     if (memory_first || (!after && above < h && !skipped)) {
-        nsys_parts::read_memory_tables(lines, run.lo, h, origin, out);
+        nsys_parts::read_memory_tables(lines, run.lo, h, origin, out, swapped);
         if (memory_first)
             out.warnings.push_back(fmt::format(
                 "the memory operation table at line {} comes between the kernel tables at lines {} and {}, and this run's "
@@ -1221,16 +1200,39 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
                             "and is not read: the one at line {}, after the kernel table, is",
                             any_above + 1, h + 1, below + 1));
     }
-    return checked_total(std::move(out), origin, decimal_comma);
+    return checked_total(std::move(out), origin, kernel_dc);
 }
 
 }  // namespace
 
+std::vector<std::string> nsys_parts::reports_named(const std::string& l) {
+    std::vector<std::string> stems;
+    if (l.find(".sqlite") == std::string::npos && l.find(".nsys-rep") == std::string::npos &&
+        l.find(".qdrep") == std::string::npos)
+        return stems;
+    std::istringstream words(l);
+    for (std::string w; words >> w;) {
+        w.erase(std::remove_if(w.begin(), w.end(), [](char c) { return c == '[' || c == ']' || c == '\'' || c == '"'; }),
+                w.end());
+        while (!w.empty() && (w.back() == '.' || w.back() == ','))
+            w.pop_back();
+        const auto ends = [&w](const std::string& x) {
+            return w.size() > x.size() && w.compare(w.size() - x.size(), x.size(), x) == 0;
+        };
+        if (!ends(".sqlite") && !ends(".nsys-rep") && !ends(".qdrep"))
+            continue;
+        const std::string stem = w.substr(w.rfind('/') + 1, w.rfind('.') - w.rfind('/') - 1);
+        if (std::find(stems.begin(), stems.end(), stem) == stems.end())
+            stems.push_back(stem);
+    }
+    return stems;
+}
+
 NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& origin) {
     std::vector<std::string> mended;
-    bool decimal_comma = false;
-    const std::vector<std::string> lines = nsys_parts::mend_console_paste(split_lines(text), mended, decimal_comma);
-    NsysKernSum out = parse_lines(lines, origin, decimal_comma);
+    std::vector<bool> swapped;
+    const std::vector<std::string> lines = nsys_parts::mend_console_paste(split_lines(text), mended, swapped);
+    NsysKernSum out = parse_lines(lines, origin, swapped);
     out.warnings.insert(out.warnings.begin(), mended.begin(), mended.end());
     return out;
 }

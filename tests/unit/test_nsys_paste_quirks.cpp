@@ -222,6 +222,60 @@ TEST(NsysPasteQuirks, RowsAfterABlankLineThatCannotBelongEndTheTable) {
     EXPECT_EQ(c.kernels[2].name, "k_tail");
 }
 
+// Whole percents are let short of 100 only for a kernel table read in a decimal-comma locale (nsys 2021 cuts them
+// there), not because another table of the file was: a C-locale cut table (50.0 + 49.0 = 99.0 < 100 - 0.5 - 2 x 0.05
+// = 99.4), then a decimal-comma run, warns. A size table of that other run is not read, and gives no "lower bounds"
+// warning. Old code: no "adds up" warning (the exemption keyed on the file), and the lower-bound warning for line 10.
+TEST(NsysPasteQuirks, WholePercentExemptionOnlyForADecimalCommaKernelTable) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        " Time (%)  Total Time (ns)  Instances  Avg (ns)  Med (ns)  Min (ns)  Max (ns)  StdDev (ns)  Name\n"
+        " --------  ---------------  ---------  --------  --------  --------  --------  -----------  ----\n"
+        "     50.0           50,000         10   5,000.0   5,000.0     5,000     5,000          0.0  k_a\n"
+        "     49.0           49,000         10   4,900.0   4,900.0     4,900     4,900          0.0  k_b\n"
+        "\n"
+        " Time(%)  Total Time (ns)  Instances  Average  Minimum  Maximum      Name     \n"
+        " -------  ---------------  ---------  -------  -------  -------  -------------\n"
+        "   100,0            2.176          1  2.176,0    2.176    2.176  loop_2_38_gpu\n"
+        "\n"
+        " Total  Operations  Average  Minimum  Maximum      Operation     \n"
+        " ------  ----------  -------  -------  -------  ------------------\n"
+        " 19,000     5  3,800  3,800  3,800  [CUDA memcpy HtoD]\n",
+        "w.txt");
+    ASSERT_EQ(s.kernels.size(), 2u);
+    EXPECT_TRUE(warns(s, "the file's time % column adds up to 99.0 % over its 2 kernel rows"));
+    EXPECT_FALSE(warns(s, "lower bounds"));
+}
+
+// A table that reads both ways takes the locale of a decided table of its own run only: run2's C-locale size table
+// ("19.531" KiB) after report3's decimal-comma tables stays as it is (2 tables swapped, not 3), and report3's kernel
+// table reads no memory table of run2's. Old code: "3 tables", run2's sizes as report3's HtoD bytes.
+TEST(NsysPasteQuirks, LocaleOfABothWaysTableStaysInItsRun) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        "Running [/r/gpukernsum.py report3.sqlite]...\n"
+        "\n"
+        " Time(%)  Total Time (ns)  Instances  Average  Minimum  Maximum      Name     \n"
+        " -------  ---------------  ---------  -------  -------  -------  -------------\n"
+        "   100,0            2.176          1  2.176,0    2.176    2.176  loop_2_38_gpu\n"
+        "\n"
+        "Running [/r/gpumemtimesum.py report3.sqlite]...\n"
+        "\n"
+        " Time(%)  Total Time (ns)  Operations  Average  Minimum  Maximum      Operation     \n"
+        " -------  ---------------  ----------  -------  -------  -------  ------------------\n"
+        "   100,0            4.576           5    915,2      832    1.120  [CUDA memcpy HtoD]\n"
+        "\n"
+        "Running [/r/gpumemsizesum.py run2.sqlite]...\n"
+        "\n"
+        " Total  Operations  Average  Minimum  Maximum      Operation     \n"
+        " ------  ----------  -------  -------  -------  ------------------\n"
+        " 19.531           5    3.906    3.906    3.906  [CUDA memcpy HtoD]\n",
+        "j.md");
+    EXPECT_TRUE(warns(s, "the numbers of 2 tables read with ','"));
+    const NsysMemOp* h2d = op(s, "[CUDA memcpy HtoD]");
+    ASSERT_NE(h2d, nullptr);
+    EXPECT_DOUBLE_EQ(h2d->total_us, 4.576);  // '4.576' ns read as 4,576 ns
+    EXPECT_FALSE(h2d->bytes);
+}
+
 // Old code: the memory operations were dropped (their names did not end with ']'), the kernel named with its note.
 TEST(NsysPasteQuirks, NotesAfterTheRowsAreNotPartOfTheNames) {
     const NsysKernSum s = parse_nsys_kern_sum(
