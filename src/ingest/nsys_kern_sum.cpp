@@ -277,9 +277,9 @@ bool cells_fit(const std::vector<HeaderColumn>& cols, const std::vector<std::str
 }
 
 // Whether `cells` (a whole row after one blank line) can go on the kernel table `kernels`: not a memory operation
-// (nsys names those in brackets, "[CUDA memcpy Host-to-Device]", never a kernel), and where the table has a time %,
-// one no larger than the last row's (nsys sorts by time, most first) that keeps the sum within 100 % (each share
-// rounded to 0.1: 0.05 per row). Header-less rows of the next report after a blank line fit the
+// (nsys names those in brackets, "[CUDA memcpy Host-to-Device]", never a kernel), a total time no larger than the last
+// row's (nsys sorts by it, most first), and where the table has a time %, one no larger than the last row's that keeps
+// the sum within 100 % (each share rounded to 0.1: 0.05 per row). Header-less rows of the next report after a blank line fit the
 // columns too.
 bool continues_table(const std::vector<HeaderColumn>& cols, const std::vector<NsysKernel>& kernels,
                      const std::vector<std::string>& cells) {
@@ -287,6 +287,12 @@ bool continues_table(const std::vector<HeaderColumn>& cols, const std::vector<Ns
     if (name.front() == '[' && name.back() == ']')
         return false;
     for (std::size_t i = 0; i < cols.size(); ++i) {
+        // nsys sorts the rows by total time: a row of the table takes no more than the row above it (to its rounding).
+        if (cols[i].col == Col::total) {
+            const std::optional<double> t = parse_number_text(cells[i]);
+            if (t && nsys_parts::in_us(*t, cols[i].to_us) > kernels.back().total_us * (1 + 1e-9) + 1e-6)
+                return false;
+        }
         if (cols[i].col != Col::pct)
             continue;
         const std::optional<double> pct = parse_number_text(cells[i]);

@@ -220,6 +220,12 @@ TEST(NsysPasteQuirks, RowsAfterABlankLineThatCannotBelongEndTheTable) {
         head + "      0.0            1,000          1    1,000.0    1,000.0     1,000     1,000          0.0  k_tail\n", "c.txt");
     ASSERT_EQ(c.kernels.size(), 3u);
     EXPECT_EQ(c.kernels[2].name, "k_tail");
+    // 0.0 % fits the % checks, but its total 14,169,797 ns = 14,169.797 us exceeds the last row's 3,000 us (and the
+    // first row's 7,000 us): nsys sorts by total time, so not a row of this table. Old code: a third kernel of 14,169.8 us.
+    const NsysKernSum d = parse_nsys_kern_sum(
+        head + "      0.0       14,169,797    460   30,768.3     416.0       384  44,591    623.0  other_report_row\n", "d.txt");
+    ASSERT_EQ(d.kernels.size(), 2u);
+    EXPECT_EQ(d.kernels[1].name, "k_add");
 }
 
 // Whole percents are let short of 100 only for a kernel table read in a decimal-comma locale (nsys 2021 cuts them
