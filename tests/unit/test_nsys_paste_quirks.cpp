@@ -252,6 +252,26 @@ TEST(NsysPasteQuirks, WholePercentExemptionOnlyForADecimalCommaKernelTable) {
     EXPECT_FALSE(warns(s, "lower bounds"));
 }
 
+// Within a run, a table that reads both ways takes the locale of the nearest decided table: tables 1 (C: '1,234,567'
+// fails swapped), 2 and 3 (both ways), 4 (decimal comma: '100,0' fails in C). Table 2 is next to table 1 -> C; table 3
+// is next to table 4 (1 away) and 2 away from table 1 -> decimal comma: 2 tables swapped. Old code (the tables before
+// first, all the way back): table 3 took table 1's C, "1 table".
+TEST(NsysPasteQuirks, BothWaysTableTakesTheNearestDecidedTable) {
+    const std::string both = " Total  Count  Average  Name\n ------  -----  -------  ----\n 19,000      5    3,800  r\n\n";
+    const NsysKernSum s = parse_nsys_kern_sum(
+        " Time (%)  Total Time (ns)  Instances  Name\n"
+        " --------  ---------------  ---------  ----\n"
+        "    100.0        1,234,567         10  k_a\n\n" +
+            both + both +
+            " Time(%)  Total Time (ns)  Instances  Name\n"
+            " -------  ---------------  ---------  ----\n"
+            "   100,0            2.176          1  k_b\n",
+        "n.txt");
+    EXPECT_TRUE(warns(s, "the numbers of 2 tables read with ','"));
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 1234.567);  // table 1 untouched: 1,234,567 ns
+}
+
 // A table that reads both ways takes the locale of a decided table of its own run only: run2's C-locale size table
 // ("19.531" KiB) after report3's decimal-comma tables stays as it is (2 tables swapped, not 3), and report3's kernel
 // table reads no memory table of run2's. Old code: "3 tables", run2's sizes as report3's HtoD bytes.
