@@ -110,18 +110,10 @@ std::vector<Group> console_tables(const std::vector<std::string>& lines) {
     return groups;
 }
 
-// The 1-based line of the last line before lines[rule] that is not blank (the rule's header), or 0.
-std::size_t header_above(const std::vector<std::string>& lines, std::size_t rule) {
-    for (std::size_t i = rule; i-- > 0;)
-        if (!nsys_parts::blank(lines[i]))
-            return i + 1;
-    return 0;
-}
-
 }  // namespace
 
 std::vector<std::string> nsys_parts::mend_console_paste(std::vector<std::string> lines, std::vector<std::string>& warnings,
-                                                        bool& decimal_comma) {
+                                                        std::vector<bool>& swapped) {
     // A header whose last titles wrapped onto lines of their own, blank lines between it and its rule (nsys 2021 in
     // a narrow terminal: "... StdDev", "      Name", "", " -----"): the titles joined and moved onto the line right
     // above the rule, the lines they left blanked (every row keeps its line number).
@@ -149,25 +141,38 @@ std::vector<std::string> nsys_parts::mend_console_paste(std::vector<std::string>
     }
     // A decimal-comma locale (nsys 2021 formatted by the user's locale: "33,0" %, "12.373.190" ns, "2.176,0" ns): each
     // console table is told by its own numeric cells, never by digits in a name. A table whose cells read both ways
-    // (integers with three-digit groups: "19,000  5  3,000") takes the locale of the nearest table told before it
-    // (after it, if none), an output being in one locale; '.' and ',' are then swapped in its numeric cells only,
-    // which keeps the columns where they were.
+    // (integers with three-digit groups: "19,000  5  3,000") takes the locale of the nearest table told of its
+    // own run (the one before it at equal distance), an output being in one locale; '.' and ',' are then swapped in its numeric
+    // cells only, which keeps the columns where they were.
     std::vector<Group> groups = console_tables(lines);
     const auto told = [&groups](std::size_t g) -> int {  // 1: decimal comma, -1: undecided, 0: left as it is
         return groups[g].decimal_comma() ? 1 : groups[g].c_ok && groups[g].swap_ok ? -1 : 0;
     };
-    std::size_t tables = 0, size_header = 0;
+    // Each table's run: the report named last above it ("Running [.../gpukernsum.py report3.sqlite]"), "" for none.
+    std::vector<std::string> run(groups.size());
+    for (std::size_t g = 0; g < groups.size(); ++g)
+        for (std::size_t i = groups[g].rule > 0 ? groups[g].rule - 1 : groups[g].rows.front(); i-- > 0;)
+            if (const std::vector<std::string> r = reports_named(lines[i]); r.size() == 1) {
+                run[g] = r.front();
+                break;
+            }
+    swapped.assign(lines.size(), false);
+    std::size_t tables = 0;
     const Group* first = nullptr;
     for (std::size_t g = 0; g < groups.size(); ++g) {
         int locale = told(g);
-        for (std::size_t k = g; locale < 0 && k-- > 0;)
-            locale = told(k);
-        for (std::size_t k = g + 1; locale < 0 && k < groups.size(); ++k)
-            locale = told(k);
+        // Undecided: the nearest decided table of the same run, the one before it first at equal distance.
+        for (std::size_t d = 1; locale < 0 && d < groups.size(); ++d) {
+            if (g >= d && run[g - d] == run[g] && told(g - d) >= 0)
+                locale = told(g - d);
+            else if (g + d < groups.size() && run[g + d] == run[g] && told(g + d) >= 0)
+                locale = told(g + d);
+        }
         if (locale != 1)
             continue;
         for (const std::size_t i : groups[g].rows) {
             std::string& line = lines[i];
+            swapped[i] = true;
             std::size_t cell = 0, n = leading_numbers(tokens(line));
             for (std::size_t at = 0; cell < n; ++cell) {
                 const std::size_t a = line.find_first_not_of(" \t", at), b = std::min(line.find_first_of(" \t", a), line.size());
@@ -179,22 +184,12 @@ std::vector<std::string> nsys_parts::mend_console_paste(std::vector<std::string>
         ++tables;
         if (!first && groups[g].decimal_comma())
             first = &groups[g];
-        if (const std::size_t h = groups[g].rule > 0 ? header_above(lines, groups[g].rule - 1) : 0;
-            h > 0 && size_header == 0 && is_size_header(lines[h - 1]))
-            size_header = h;
     }
-    decimal_comma = first != nullptr;
-    if (first) {
+    if (first)
         warnings.push_back(
             fmt::format("line {}: '{}' is a number of a decimal-comma locale: the numbers of {} table{} read "
                         "with ',' as the decimal point and '.' between thousands",
                         first->comma_line, first->comma, tables, tables == 1 ? "" : "s"));
-        if (size_header > 0)
-            warnings.push_back(fmt::format(
-                "line {}: the memory size table is of a decimal-comma locale, where nsys prints sizes cut down to whole KiB: "
-                "its bytes and GB/s are lower bounds",
-                size_header));
-    }
     return lines;
 }
 

@@ -277,15 +277,22 @@ bool cells_fit(const std::vector<HeaderColumn>& cols, const std::vector<std::str
 }
 
 // Whether `cells` (a whole row after one blank line) can go on the kernel table `kernels`: not a memory operation
-// (nsys names those in brackets, "[CUDA memcpy Host-to-Device]", never a kernel), and where the table has a time %,
-// one no larger than the last row's (nsys sorts by time, most first) that keeps the sum within 100 % (each share
-// rounded to 0.1: 0.05 per row). Header-less rows of the next report after a blank line fit the columns too.
+// (nsys names those in brackets, "[CUDA memcpy Host-to-Device]", never a kernel), a total time no larger than the last
+// row's (nsys sorts by it, most first), and where the table has a time %, one no larger than the last row's that keeps
+// the sum within 100 % (each share rounded to 0.1: 0.05 per row). Header-less rows of the next report after a blank line fit the
+// columns too.
 bool continues_table(const std::vector<HeaderColumn>& cols, const std::vector<NsysKernel>& kernels,
                      const std::vector<std::string>& cells) {
     const std::string& name = cells.back();
     if (name.front() == '[' && name.back() == ']')
         return false;
     for (std::size_t i = 0; i < cols.size(); ++i) {
+        // nsys sorts the rows by total time: a row of the table takes no more than the row above it (to its rounding).
+        if (cols[i].col == Col::total) {
+            const std::optional<double> t = parse_number_text(cells[i]);
+            if (t && nsys_parts::in_us(*t, cols[i].to_us) > kernels.back().total_us * (1 + 1e-9) + 1e-6)
+                return false;
+        }
         if (cols[i].col != Col::pct)
             continue;
         const std::optional<double> pct = parse_number_text(cells[i]);
@@ -649,33 +656,63 @@ void read_gpu_trace(const std::vector<std::string>& lines, std::size_t h, const 
                              rows.size() - copies, rows.size() - copies == 1 ? "" : "s");
 }
 
-// Why the lines above the kernel table at lines[h] are another run's, or "" when nothing says so: nsys's SKIPPED for
-// a kernel summary ("... does not contain CUDA kernel data"), or two reports named (".sqlite", ".nsys-rep", ".qdrep").
-std::string other_run_before(const std::vector<std::string>& lines, std::size_t h) {
+// The lines [lo, hi) of the run whose kernel table is at lines[h], `next` the next kernel table (or the end). A line
+// naming one report ("Processing [run_a.sqlite] ...", "SKIPPED: run_a.sqlite ...") starts that report's lines; the
+// kernel table's report is the one named last above it. Its lines start at the first line naming it after the last
+// line naming another above it (`other`: that line, 1-based), and end at the first line below naming another.
+// Without a report named above the table (`named` false): [0, next).
+struct RunSpan {
+    std::size_t lo = 0, hi = 0, other = 0;
+    bool named = false;
+};
+RunSpan run_span(const std::vector<std::string>& lines, std::size_t h, std::size_t next) {
+    RunSpan s;
+    s.hi = next;
+    const auto marker = [&lines](std::size_t i) {
+        const std::vector<std::string> r = nsys_parts::reports_named(lines[i]);
+        return r.size() == 1 ? r.front() : std::string();
+    };
     std::string report;
-    for (std::size_t i = 0; i < h; ++i) {
-        const std::string& l = lines[i];
-        if (l.find("SKIPPED") != std::string::npos && l.find("CUDA kernel data") != std::string::npos)
-            return fmt::format("another run's (line {}: no kernel data)", i + 1);
-        std::istringstream words(l);
-        for (std::string w; words >> w;) {
-            w.erase(std::remove_if(w.begin(), w.end(), [](char c) { return c == '[' || c == ']' || c == '\'' || c == '"'; }),
-                    w.end());
-            while (!w.empty() && (w.back() == '.' || w.back() == ','))
-                w.pop_back();
-            const auto ends = [&w](const std::string& x) {
-                return w.size() > x.size() && w.compare(w.size() - x.size(), x.size(), x) == 0;
-            };
-            if (!ends(".sqlite") && !ends(".nsys-rep") && !ends(".qdrep"))
-                continue;
-            const std::string stem = w.substr(w.rfind('/') + 1, w.rfind('.') - w.rfind('/') - 1);  // no folder, no extension
-            if (report.empty())
-                report = stem;
-            else if (stem != report)
-                return fmt::format("another run's (line {} names another report)", i + 1);
+    std::size_t i = h;
+    while (i-- > 0 && (report = marker(i)).empty()) {
+    }
+    if (report.empty())
+        return s;
+    s.named = true;
+    s.lo = i;
+    for (std::size_t j = i; j-- > 0;) {
+        const std::string m = marker(j);
+        if (m == report)
+            s.lo = j;
+        else if (!m.empty()) {
+            s.other = j + 1;
+            break;
         }
     }
-    return "";
+    if (s.other == 0)
+        s.lo = 0;
+    for (std::size_t k = h + 1; k < next; ++k)
+        if (const std::string m = marker(k); !m.empty() && m != report) {
+            s.hi = k;
+            break;
+        }
+    return s;
+}
+
+// nsys's SKIPPED for a kernel summary in lines [from, to) ("... does not contain CUDA kernel data"): the line, 1-based, or 0.
+std::size_t skipped_kernels(const std::vector<std::string>& lines, std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to; ++i)
+        if (lines[i].find("SKIPPED") != std::string::npos && lines[i].find("CUDA kernel data") != std::string::npos)
+            return i + 1;
+    return 0;
+}
+
+// The first memory time table header in lines [from, to), or `to`.
+std::size_t first_time_header(const std::vector<std::string>& lines, std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to; ++i)
+        if (nsys_parts::is_time_header(lines[i]))
+            return i;
+    return to;
 }
 
 // The summary's kernel times must add up to a finite total (each is finite, but 1e308 ns twice is not): the
@@ -1000,7 +1037,8 @@ void nsys_parts::sum_launches(const std::vector<std::pair<std::string, std::vect
 
 namespace {
 
-NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string& origin, bool decimal_comma) {
+// `swapped`: per line, whether mend_console_paste read it in a decimal-comma locale.
+NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string& origin, const std::vector<bool>& swapped) {
     std::size_t h = 0;
     while (h < lines.size() && !is_kern_sum_header(lines[h]))
         ++h;
@@ -1011,19 +1049,19 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
         const bool has_trace = std::any_of(lines.begin(), lines.end(), is_gpu_trace_header);
         if (std::optional<NsysKernSum> nvprof = nsys_parts::parse_nvprof_summary(lines, origin, !has_trace))
             if (!nvprof->kernels.empty())
-                return checked_total(std::move(*nvprof), origin, decimal_comma);
+                return checked_total(std::move(*nvprof), origin);
         if (std::optional<NsysKernSum> rocprof = nsys_parts::parse_rocprof_stats(lines, origin))
-            return checked_total(std::move(*rocprof), origin, decimal_comma);
+            return checked_total(std::move(*rocprof), origin);
         std::size_t t = 0;
         while (t < lines.size() && !is_gpu_trace_header(lines[t]))
             ++t;
         if (t == lines.size()) {
             // nsys's memory-operation summaries alone (`--report cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum`).
-            if (nsys_parts::read_memory_tables(lines, 0, lines.size(), origin, out)) {
+            if (nsys_parts::read_memory_tables(lines, 0, lines.size(), origin, out, swapped)) {
                 out.format = "nsys memory operation summary (cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum; no kernel table)";
                 if (const std::string cut = headerless_rows_text(lines); !cut.empty())
                     out.warnings.push_back(cut);
-                return checked_total(std::move(out), origin, decimal_comma);
+                return checked_total(std::move(out), origin);
             }
             const std::string cut = headerless_rows_text(lines);
             throw InputError(origin,
@@ -1034,7 +1072,7 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
             if (is_gpu_trace_header(lines[k]))
                 out.other_tables.push_back(k + 1);
         read_gpu_trace(lines, t, origin, out);
-        return checked_total(std::move(out), origin, decimal_comma);
+        return checked_total(std::move(out), origin);
     }
 
     out.table_line = h + 1;
@@ -1133,34 +1171,74 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
     }
     if (out.kernels.empty())
         throw InputError(origin, fmt::format("the kernel table has no rows; {}", kExpected));
-    // The same run's memory operations, between this kernel table and the next run's.
-    const bool after = nsys_parts::read_memory_tables(
-        lines, h + 1, out.other_tables.empty() ? lines.size() : out.other_tables.front() - 1, origin, out);
-    // nsys prints a run's memory tables after its kernel table, unless told the reports in another order (`--report
-    // cuda_gpu_mem_time_sum,cuda_gpu_kern_sum`): one above it is read when nothing says it is another run's, else
-    // (an earlier run whose kernel summary nsys SKIPPED, a CUDA-graph capture; another report named) passed over.
-    for (std::size_t i = 0; i < h; ++i)
-        if (nsys_parts::is_time_header(lines[i])) {
-            const std::string other = other_run_before(lines, h);
-            if (!after && other.empty())
-                nsys_parts::read_memory_tables(lines, 0, h, origin, out);
-            else
-                out.warnings.push_back(
-                    fmt::format("the memory operation table at line {} comes before the kernel table at line "
-                                "{}: {}, not read",
-                                i + 1, h + 1, other.empty() ? "the one after the kernel table is read" : other));
-            break;
-        }
-    return checked_total(std::move(out), origin, decimal_comma);
+    // The run's memory tables: nsys prints them after its kernel table, unless told the reports in another order
+    // (`--report cuda_gpu_mem_time_sum,cuda_gpu_kern_sum`). Those of this kernel table's run: between the lines
+    // naming another report (run_span), else between nothing that says another run's (an earlier run whose kernel
+    // summary nsys SKIPPED) and the next kernel table. A table above is read when none is below, or when no report
+    // is named and the next kernel table follows one below (memory tables first: that one is the next run's).
+    // The kernel table read in a decimal-comma locale (its first row swapped), not another table of the file.
+    const bool kernel_dc = h + 2 < swapped.size() && swapped[h + 2];
+    const std::size_t next = out.other_tables.empty() ? lines.size() : out.other_tables.front() - 1;
+    const RunSpan run = run_span(lines, h, next);
+    const std::size_t above = first_time_header(lines, run.lo, h), below = first_time_header(lines, h + 1, run.hi);
+    const std::size_t any_above = first_time_header(lines, 0, h);
+    const bool skipped = skipped_kernels(lines, run.lo, h) != 0;
+    const bool memory_first = above < h && !skipped && !run.named && next < lines.size() && below < run.hi;
+    const bool after = !memory_first && nsys_parts::read_memory_tables(lines, h + 1, run.hi, origin, out, swapped);
+    if (memory_first || (!after && above < h && !skipped)) {
+        nsys_parts::read_memory_tables(lines, run.lo, h, origin, out, swapped);
+        if (memory_first)
+            out.warnings.push_back(fmt::format(
+                "the memory operation table at line {} comes between the kernel tables at lines {} and {}, and this run's "
+                "memory tables come before its kernel table (line {}): the next run's, not read",
+                below + 1, h + 1, next + 1, above + 1));
+    } else if (any_above < h) {
+        const std::size_t skip = skipped_kernels(lines, 0, h);
+        if (skip != 0 || any_above < run.lo)
+            out.warnings.push_back(
+                fmt::format("the memory operation table at line {} comes before the kernel table at line {}: {}, not read",
+                            any_above + 1, h + 1,
+                            skip != 0 ? fmt::format("another run's (line {}: no kernel data)", skip)
+                                      : fmt::format("another run's (line {} names another report)", run.other)));
+        else
+            out.warnings.push_back(
+                fmt::format("the memory operation table at line {} comes before the kernel table at line {} "
+                            "and is not read: the one at line {}, after the kernel table, is",
+                            any_above + 1, h + 1, below + 1));
+    }
+    return checked_total(std::move(out), origin, kernel_dc);
 }
 
 }  // namespace
 
+std::vector<std::string> nsys_parts::reports_named(const std::string& l) {
+    std::vector<std::string> stems;
+    if (l.find(".sqlite") == std::string::npos && l.find(".nsys-rep") == std::string::npos &&
+        l.find(".qdrep") == std::string::npos)
+        return stems;
+    std::istringstream words(l);
+    for (std::string w; words >> w;) {
+        w.erase(std::remove_if(w.begin(), w.end(), [](char c) { return c == '[' || c == ']' || c == '\'' || c == '"'; }),
+                w.end());
+        while (!w.empty() && (w.back() == '.' || w.back() == ','))
+            w.pop_back();
+        const auto ends = [&w](const std::string& x) {
+            return w.size() > x.size() && w.compare(w.size() - x.size(), x.size(), x) == 0;
+        };
+        if (!ends(".sqlite") && !ends(".nsys-rep") && !ends(".qdrep"))
+            continue;
+        const std::string stem = w.substr(w.rfind('/') + 1, w.rfind('.') - w.rfind('/') - 1);
+        if (std::find(stems.begin(), stems.end(), stem) == stems.end())
+            stems.push_back(stem);
+    }
+    return stems;
+}
+
 NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& origin) {
     std::vector<std::string> mended;
-    bool decimal_comma = false;
-    const std::vector<std::string> lines = nsys_parts::mend_console_paste(split_lines(text), mended, decimal_comma);
-    NsysKernSum out = parse_lines(lines, origin, decimal_comma);
+    std::vector<bool> swapped;
+    const std::vector<std::string> lines = nsys_parts::mend_console_paste(split_lines(text), mended, swapped);
+    NsysKernSum out = parse_lines(lines, origin, swapped);
     out.warnings.insert(out.warnings.begin(), mended.begin(), mended.end());
     return out;
 }

@@ -153,7 +153,7 @@ bool nsys_parts::is_size_header(const std::string& l) {
 }
 
 bool nsys_parts::read_memory_tables(const std::vector<std::string>& lines, std::size_t from, std::size_t to,
-                                    const std::string& origin, NsysKernSum& out) {
+                                    const std::string& origin, NsysKernSum& out, const std::vector<bool>& swapped) {
     to = std::min(to, lines.size());
     // The first time table that holds memory operations (another table with its columns may come first).
     std::vector<NsysMemOp> ops;
@@ -188,6 +188,13 @@ bool nsys_parts::read_memory_tables(const std::vector<std::string>& lines, std::
                             size_h + 1));
         }
     }
+    // nsys 2021 in a decimal-comma locale prints sizes cut down to whole KiB.
+    if (std::any_of(rows.begin(), rows.end(),
+                    [&swapped](const auto& r) { return r.first - 1 < swapped.size() && swapped[r.first - 1]; }))
+        out.warnings.push_back(
+            fmt::format("line {}: the memory size table is of a decimal-comma locale, where nsys prints sizes "
+                        "cut down to whole KiB: its bytes and GB/s are lower bounds",
+                        size_h + 1));
     const std::optional<double> scale = bytes_per(unit);
     std::string zeros;  // operations whose size is printed as 0
     if (!scale) {

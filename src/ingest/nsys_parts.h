@@ -46,12 +46,17 @@ std::string elision_warning(std::size_t header_line, std::size_t line, const std
 
 // `lines` with two things a terminal or a paste does to nsys's console tables undone: numbers of a decimal-comma
 // locale ("33,0" %, "12.373.190" ns, "2.176,0") get '.' and ',' swapped in the numeric cells of each console table
-// whose own cells fail the C reading and hold the swapped one (a table that reads both ways takes its neighbours'
-// locale; names are never touched; warnings into `warnings` say so, and that such sizes are lower bounds), and a header whose
-// last titles wrapped onto lines of their own, or with blank lines between it and its dashed rule, is joined onto the line right
-// above the rule (the lines it left blanked: rows keep their line numbers). `decimal_comma`: whether a table was read so.
+// whose own cells fail the C reading and hold the swapped one (a table that reads both ways takes the locale of the
+// nearest decided table of its own run: the same report named above it; names are never touched; a warning into
+// `warnings` says so), and a header whose last titles wrapped onto lines of their own, or with blank lines between it
+// and its dashed rule, is joined onto the line right above the rule (the lines it left blanked: rows keep their line
+// numbers). `swapped`: per line, whether it was read so.
 std::vector<std::string> mend_console_paste(std::vector<std::string> lines, std::vector<std::string>& warnings,
-                                            bool& decimal_comma);
+                                            std::vector<bool>& swapped);
+
+// The reports a line names (".sqlite", ".nsys-rep", ".qdrep" words), each once, without folder or extension:
+// "Processing [run_a.sqlite] with [...]" -> {"run_a"}; a command line naming two reports -> both.
+std::vector<std::string> reports_named(const std::string& line);
 
 // The header titles and the cells of every row of the table whose header is lines[h], with their 1-based lines, in
 // the header's format (CSV, '|' table, or console columns cut at the dashed rule's extents); the rows end at a
@@ -69,9 +74,10 @@ bool is_size_header(const std::string& line);
 
 // nsys's memory-operation summaries of the run whose lines are [from, to): cuda_gpu_mem_time_sum (2020-2022:
 // "CUDA Memory Operation Statistics (by time)") and cuda_gpu_mem_size_sum ("(by size)"), joined by operation into
-// out.memory_ops. Returns whether a time table was found. Throws InputError on a malformed row.
+// out.memory_ops. Returns whether a time table was found. Throws InputError on a malformed row. `swapped` (per line,
+// from mend_console_paste): a size table read in a decimal-comma locale is said to give lower bounds.
 bool read_memory_tables(const std::vector<std::string>& lines, std::size_t from, std::size_t to, const std::string& origin,
-                        NsysKernSum& out);
+                        NsysKernSum& out, const std::vector<bool>& swapped = {});
 
 // nvprof's summary mode (`nvprof ./app`, `--print-gpu-summary`; console or `--csv`) when `lines` hold its table
 // header ("Type  Time(%)  Time  Calls  Avg  Min  Max  Name", or without Type before CUDA 9): its GPU

@@ -2,6 +2,7 @@
 // header wrapped by a narrow terminal with blank lines between rows, rows annotated with '# ' notes, two runs of which
 // the first has no kernel table, rocprof statistics files joined by cat, and rows cut at a fixed width. Expected
 // numbers by hand; the arithmetic is in the comments.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "ingest_test_util.h"
@@ -219,6 +220,86 @@ TEST(NsysPasteQuirks, RowsAfterABlankLineThatCannotBelongEndTheTable) {
         head + "      0.0            1,000          1    1,000.0    1,000.0     1,000     1,000          0.0  k_tail\n", "c.txt");
     ASSERT_EQ(c.kernels.size(), 3u);
     EXPECT_EQ(c.kernels[2].name, "k_tail");
+    // 0.0 % fits the % checks, but its total 14,169,797 ns = 14,169.797 us exceeds the last row's 3,000 us (and the
+    // first row's 7,000 us): nsys sorts by total time, so not a row of this table. Old code: a third kernel of 14,169.8 us.
+    const NsysKernSum d = parse_nsys_kern_sum(
+        head + "      0.0       14,169,797    460   30,768.3     416.0       384  44,591    623.0  other_report_row\n", "d.txt");
+    ASSERT_EQ(d.kernels.size(), 2u);
+    EXPECT_EQ(d.kernels[1].name, "k_add");
+}
+
+// Whole percents are let short of 100 only for a kernel table read in a decimal-comma locale (nsys 2021 cuts them
+// there), not because another table of the file was: a C-locale cut table (50.0 + 49.0 = 99.0 < 100 - 0.5 - 2 x 0.05
+// = 99.4), then a decimal-comma run, warns. A size table of that other run is not read, and gives no "lower bounds"
+// warning. Old code: no "adds up" warning (the exemption keyed on the file), and the lower-bound warning for line 10.
+TEST(NsysPasteQuirks, WholePercentExemptionOnlyForADecimalCommaKernelTable) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        " Time (%)  Total Time (ns)  Instances  Avg (ns)  Med (ns)  Min (ns)  Max (ns)  StdDev (ns)  Name\n"
+        " --------  ---------------  ---------  --------  --------  --------  --------  -----------  ----\n"
+        "     50.0           50,000         10   5,000.0   5,000.0     5,000     5,000          0.0  k_a\n"
+        "     49.0           49,000         10   4,900.0   4,900.0     4,900     4,900          0.0  k_b\n"
+        "\n"
+        " Time(%)  Total Time (ns)  Instances  Average  Minimum  Maximum      Name     \n"
+        " -------  ---------------  ---------  -------  -------  -------  -------------\n"
+        "   100,0            2.176          1  2.176,0    2.176    2.176  loop_2_38_gpu\n"
+        "\n"
+        " Total  Operations  Average  Minimum  Maximum      Operation     \n"
+        " ------  ----------  -------  -------  -------  ------------------\n"
+        " 19,000     5  3,800  3,800  3,800  [CUDA memcpy HtoD]\n",
+        "w.txt");
+    ASSERT_EQ(s.kernels.size(), 2u);
+    EXPECT_TRUE(warns(s, "the file's time % column adds up to 99.0 % over its 2 kernel rows"));
+    EXPECT_FALSE(warns(s, "lower bounds"));
+}
+
+// Within a run, a table that reads both ways takes the locale of the nearest decided table: tables 1 (C: '1,234,567'
+// fails swapped), 2 and 3 (both ways), 4 (decimal comma: '100,0' fails in C). Table 2 is next to table 1 -> C; table 3
+// is next to table 4 (1 away) and 2 away from table 1 -> decimal comma: 2 tables swapped. Old code (the tables before
+// first, all the way back): table 3 took table 1's C, "1 table".
+TEST(NsysPasteQuirks, BothWaysTableTakesTheNearestDecidedTable) {
+    const std::string both = " Total  Count  Average  Name\n ------  -----  -------  ----\n 19,000      5    3,800  r\n\n";
+    const NsysKernSum s = parse_nsys_kern_sum(
+        " Time (%)  Total Time (ns)  Instances  Name\n"
+        " --------  ---------------  ---------  ----\n"
+        "    100.0        1,234,567         10  k_a\n\n" +
+            both + both +
+            " Time(%)  Total Time (ns)  Instances  Name\n"
+            " -------  ---------------  ---------  ----\n"
+            "   100,0            2.176          1  k_b\n",
+        "n.txt");
+    EXPECT_TRUE(warns(s, "the numbers of 2 tables read with ','"));
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 1234.567);  // table 1 untouched: 1,234,567 ns
+}
+
+// A table that reads both ways takes the locale of a decided table of its own run only: run2's C-locale size table
+// ("19.531" KiB) after report3's decimal-comma tables stays as it is (2 tables swapped, not 3), and report3's kernel
+// table reads no memory table of run2's. Old code: "3 tables", run2's sizes as report3's HtoD bytes.
+TEST(NsysPasteQuirks, LocaleOfABothWaysTableStaysInItsRun) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        "Running [/r/gpukernsum.py report3.sqlite]...\n"
+        "\n"
+        " Time(%)  Total Time (ns)  Instances  Average  Minimum  Maximum      Name     \n"
+        " -------  ---------------  ---------  -------  -------  -------  -------------\n"
+        "   100,0            2.176          1  2.176,0    2.176    2.176  loop_2_38_gpu\n"
+        "\n"
+        "Running [/r/gpumemtimesum.py report3.sqlite]...\n"
+        "\n"
+        " Time(%)  Total Time (ns)  Operations  Average  Minimum  Maximum      Operation     \n"
+        " -------  ---------------  ----------  -------  -------  -------  ------------------\n"
+        "   100,0            4.576           5    915,2      832    1.120  [CUDA memcpy HtoD]\n"
+        "\n"
+        "Running [/r/gpumemsizesum.py run2.sqlite]...\n"
+        "\n"
+        " Total  Operations  Average  Minimum  Maximum      Operation     \n"
+        " ------  ----------  -------  -------  -------  ------------------\n"
+        " 19.531           5    3.906    3.906    3.906  [CUDA memcpy HtoD]\n",
+        "j.md");
+    EXPECT_TRUE(warns(s, "the numbers of 2 tables read with ','"));
+    const NsysMemOp* h2d = op(s, "[CUDA memcpy HtoD]");
+    ASSERT_NE(h2d, nullptr);
+    EXPECT_DOUBLE_EQ(h2d->total_us, 4.576);  // '4.576' ns read as 4,576 ns
+    EXPECT_FALSE(h2d->bytes);
 }
 
 // Old code: the memory operations were dropped (their names did not end with ']'), the kernel named with its note.
@@ -277,11 +358,74 @@ TEST(NsysPasteQuirks, MemoryTableAboveTheKernelTableOfTheSameRunIsRead) {
     EXPECT_EQ(h2d->count, 10u);
     EXPECT_DOUBLE_EQ(h2d->total_us, 1000.0);  // 1,000,000 ns
     EXPECT_FALSE(warns(s, "another run's"));
-    // A second report named above the kernel table: another run's, passed over.
-    const NsysKernSum o =
-        parse_nsys_kern_sum("Processing [run_a.sqlite] with [cuda_gpu_mem_time_sum.py]...\n" + mem_then_kern, "o.txt");
+    // Another report named between the memory table (report1's, by the command line above it) and the kernel table
+    // (run_b's): another run's, passed over.
+    std::string o_text = mem_then_kern;
+    o_text.insert(o_text.find(" Time (%)  Total Time (ns)  Instances"),
+                  "Processing [run_b.sqlite] with [cuda_gpu_kern_sum.py]...\n");
+    const NsysKernSum o = parse_nsys_kern_sum(o_text, "o.txt");
     EXPECT_EQ(op(o, "[CUDA memcpy Host-to-Device]"), nullptr);
-    EXPECT_TRUE(warns(o, "comes before the kernel table at line 8: another run's (line 2 names another report)"));
+    EXPECT_TRUE(warns(o, "table at line 3 comes before the kernel table at line 8: another run's (line 1 names another report)"));
+}
+
+// `nsys stats --report cuda_gpu_mem_time_sum,cuda_gpu_kern_sum run_a.nsys-rep run_b.nsys-rep`: mem_a, kern_a, mem_b,
+// kern_b. kern_a's memory operations are mem_a's (10 copies, 1,000,000 ns = 1000 us), not mem_b's (90, 9000 us). Old
+// code: mem_b read, and mem_a called another run's (the command line names two reports).
+TEST(NsysPasteQuirks, TwoReportsMemoryFirstEachKernelTableTakesTheTableAboveIt) {
+    const auto mem = [](const char* total, const char* count) {
+        return fmt::format(
+            " Time (%)  Total Time (ns)  Count  Avg (ns)   Med (ns)   Min (ns)  Max (ns)  StdDev (ns)           Operation\n"
+            " --------  ---------------  -----  ---------  ---------  --------  --------  -----------  "
+            "----------------------------\n"
+            "    100.0  {:>15}  {:>5}  100,000.0  100,000.0   100,000   100,000          0.0  [CUDA memcpy Host-to-Device]\n\n",
+            total, count);
+    };
+    const auto kern = [](const char* name) {
+        return fmt::format(
+            " Time (%)  Total Time (ns)  Instances  Avg (ns)   Med (ns)   Min (ns)  Max (ns)  StdDev (ns)  Name\n"
+            " --------  ---------------  ---------  ---------  ---------  --------  --------  -----------  ----\n"
+            "    100.0        2,000,000         20  100,000.0  100,000.0   100,000   100,000          0.0  {}\n\n",
+            name);
+    };
+    const std::string cmd = "$ nsys stats --report cuda_gpu_mem_time_sum,cuda_gpu_kern_sum run_a.nsys-rep run_b.nsys-rep\n\n";
+    const auto processing = [](const char* run) { return fmt::format("Processing [{}.sqlite] with [report.py]...\n\n", run); };
+    // Report names: each table under its "Processing [run_x.sqlite]" line. Lines: 1 cmd, 2 blank, 3 processing,
+    // 4 blank, 5-7 mem_a, 8 blank, 9 processing, 10 blank, 11-13 kern_a, ... 17-19 mem_b.
+    const std::string named = cmd + processing("run_a") + mem("1,000,000", "10") + processing("run_a") + kern("k_a") +
+                              processing("run_b") + mem("9,000,000", "90") + processing("run_b") + kern("k_b");
+    // No names (the command line names both reports, so it tells no table's): by order. Lines: 3-5 mem_a, 7-9 kern_a,
+    // 11-13 mem_b, 15-17 kern_b.
+    const std::string by_order = cmd + mem("1,000,000", "10") + kern("k_a") + mem("9,000,000", "90") + kern("k_b");
+    for (const std::string& text : {named, by_order}) {
+        const NsysKernSum s = parse_nsys_kern_sum(text, "m.txt");
+        ASSERT_EQ(s.kernels.size(), 1u);
+        EXPECT_EQ(s.kernels[0].name, "k_a");
+        const NsysMemOp* h2d = op(s, "[CUDA memcpy Host-to-Device]");
+        ASSERT_NE(h2d, nullptr);
+        EXPECT_EQ(h2d->count, 10u);
+        EXPECT_DOUBLE_EQ(h2d->total_us, 1000.0);
+        EXPECT_FALSE(warns(s, "another run's"));
+    }
+    EXPECT_TRUE(warns(parse_nsys_kern_sum(by_order, "m.txt"),
+                      "the memory operation table at line 11 comes between the kernel tables at lines 7 and 15"));
+}
+
+// One report, a memory table above and one below the kernel table: the one below is read, and the warning says so.
+TEST(NsysPasteQuirks, MemoryTablesAboveAndBelowOneKernelTableWarnPlainly) {
+    const std::string mem =
+        " Time (%)  Total Time (ns)  Count  Avg (ns)   Med (ns)   Min (ns)  Max (ns)  StdDev (ns)           Operation\n"
+        " --------  ---------------  -----  ---------  ---------  --------  --------  -----------  ----------------------------\n"
+        "    100.0        1,000,000     10  100,000.0  100,000.0   100,000   100,000          0.0  [CUDA memcpy "
+        "Host-to-Device]\n\n";
+    const std::string kern =
+        " Time (%)  Total Time (ns)  Instances  Avg (ns)   Med (ns)   Min (ns)  Max (ns)  StdDev (ns)  Name\n"
+        " --------  ---------------  ---------  ---------  ---------  --------  --------  -----------  ----\n"
+        "    100.0        2,000,000         20  100,000.0  100,000.0   100,000   100,000          0.0  k_a\n\n";
+    // Lines: 1-3 mem, 5-7 kern, 9-11 mem. Old wording: "...: the one after the kernel table is read, not read".
+    const NsysKernSum s = parse_nsys_kern_sum(mem + kern + mem, "m.txt");
+    EXPECT_TRUE(warns(s,
+                      "the memory operation table at line 1 comes before the kernel table at line 5 and is not read: the "
+                      "one at line 9, after the kernel table, is"));
 }
 
 // A Python triple quote glued to the first line changes nothing.
