@@ -173,7 +173,8 @@ constexpr Dropped kKvHeads(const char* class_default) { return {"num_key_value_h
 constexpr Dropped kHeadDim128{"head_dim", "128, not hidden_size / num_attention_heads", "<dims per head>"};
 
 // transformers' DeepseekV3Config (configuration_deepseek_v3.py) defaults, for the fields bwacct reads. It has no
-// topk_method or moe_layer_freq (never left out then); its model always carries the noaux_tc router bias.
+// topk_method or moe_layer_freq (never left out then); its model always carries the noaux_tc router bias, which the
+// router reads for DeepseekV3ForCausalLM without topk_method (top-level files too).
 constexpr const char* kDeepseekV3Defaults = R"({"vocab_size": 129280, "hidden_size": 7168, "intermediate_size": 18432,
     "moe_intermediate_size": 2048, "num_hidden_layers": 61, "num_attention_heads": 128, "num_key_value_heads": 128,
     "n_shared_experts": 1, "n_routed_experts": 256, "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_rope_head_dim": 64,
@@ -1459,8 +1460,10 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             hf::set_dense_layers(m, hf::first_k_dense_layers(r, c.layers, fam == Family::deepseek || fam == Family::deepseek_moe,
                                                              lm_arch == "Glm4MoeLiteForCausalLM"));
             // DeepSeek-V3's noaux_tc gate carries a per-expert score-correction bias (E parameters); GLM-4.5's always.
-            m.router_bias =
-                fam == Family::glm4_moe || lm_arch == "Glm4MoeLiteForCausalLM" || r.text_or("topk_method", "") == "noaux_tc";
+            // DeepseekV3ForCausalLM without topk_method: transformers' DeepseekV3TopkRouter always has the bias (its
+            // DeepseekV3Config has no topk_method), and DeepSeek-V3's remote configuration_deepseek.py defaults to noaux_tc.
+            const std::string topk_method = r.text_or("topk_method", lm_arch == "DeepseekV3ForCausalLM" ? "noaux_tc" : "");
+            m.router_bias = fam == Family::glm4_moe || lm_arch == "Glm4MoeLiteForCausalLM" || topk_method == "noaux_tc";
             if (fam == Family::glm4_moe)
                 if (const std::uint64_t mtp = r.natural_or("num_nextn_predict_layers", 0); mtp > 0)
                     c.limitations.push_back(fmt::format(

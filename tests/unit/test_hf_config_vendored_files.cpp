@@ -206,6 +206,27 @@ TEST(HfVendoredFiles, KimiTextConfigsWithoutTheirClassDefaultsAreNotReadAsZero) 
     EXPECT_TRUE(has_limitation(vl, "topk_method = \"noaux_tc\""));
 }
 
+TEST(HfVendoredFiles, DeepseekV3WithoutTopkMethodKeepsTheRouterBias) {
+    // transformers' DeepseekV3Config has no topk_method, and its DeepseekV3TopkRouter always registers
+    // e_score_correction_bias (E parameters per MoE layer); DeepSeek-V3's remote configuration_deepseek.py defaults to
+    // noaux_tc. Before, a DeepseekV3ForCausalLM without the key lost that bias.
+    // Kimi-K2.5 with an empty text_config is DeepSeek-V3 (every field its class's default): 671,026,419,200 as
+    // tests/unit/test_hf_config.cpp's deepseek-v3; before 671,026,419,200 − 58 MoE layers · 256 (14,848) = 671,026,404,352.
+    const TransformerConfig empty =
+        parse_hf_config(R"({"architectures": ["KimiK25ForConditionalGeneration"], "text_config": {"model_type": "deepseek_v3"}})",
+                        "--hf-config k25.json");
+    EXPECT_EQ(param_count(empty).total.value(), 671026419200u);
+    // The real Kimi-K2.5 without topk_method: 1,026,408,232,448 (the full file); before − 60 · 384 (23,040) =
+    // 1,026,408,209,408.
+    nlohmann::json k25 = model_json("kimi-k2.5");
+    k25["text_config"].erase("topk_method");
+    EXPECT_EQ(param_count(parse_hf_config(k25.dump(), "--hf-config k25.json")).total.value(), 1026408232448u);
+    // A top-level DeepseekV3ForCausalLM file without it: DeepSeek-V3's 671,026,419,200 (before 671,026,404,352).
+    nlohmann::json v3 = model_json("deepseek-v3");
+    v3.erase("topk_method");
+    EXPECT_EQ(param_count(parse_hf_config(v3.dump(), "--hf-config v3.json")).total.value(), 671026419200u);
+}
+
 TEST(HfVendoredFiles, Llama1UnderItsPreReleaseClassNameIsLlama) {
     // "LLaMAForCausalLM" (refused before). Attention 4·8192² = 268,435,456 (MHA: no num_key_value_heads); MLP
     // 3·8192·22,016 = 541,065,216; norms 16,384 → 809,517,056 · 80 = 64,761,364,480 + 2·32,000·8192 (524,288,000) + 8192 =
