@@ -816,18 +816,19 @@ StorageFormat read_bitsandbytes(const Reader& qr, std::vector<std::string>& limi
 // = per channel; sym: no zero point), modelopt (quant_algo NVFP4 or FP8), mxfp4, bitsandbytes. Anything else: refused naming the
 // field.
 // MLX's "quantization" in a few words: {"group_size": 64, "bits": 4, "model.layers.1.mlp.gate": {...}} → "group_size 64,
-// bits 4, 1 per-layer entry" (mlx-lm's mixed-precision files list thousands); another value, its first 40 characters.
+// bits 4, 1 per-layer entry" (mlx-lm's mixed-precision files list thousands); another value, its first 40 bytes (cut between
+// UTF-8 characters).
 std::string mlx_summary(const json& q) {
     if (!q.is_object()) {
         const std::string text = q.dump();
-        return text.size() > 40 ? text.substr(0, 40) + "..." : text;
+        return text.size() > 40 ? utf8_prefix(text, 40) + "..." : text;
     }
     std::string out;
     std::size_t entries = 0;
     for (const char* key : {"group_size", "bits", "mode"})
         if (q.contains(key)) {
             const std::string v = q.at(key).dump();
-            out += fmt::format("{}{} {}", out.empty() ? "" : ", ", key, v.size() > 20 ? v.substr(0, 20) + "..." : v);
+            out += fmt::format("{}{} {}", out.empty() ? "" : ", ", key, v.size() > 20 ? utf8_prefix(v, 20) + "..." : v);
         }
     for (const auto& [key, value] : q.items())
         entries += key != "group_size" && key != "bits" && key != "mode" ? 1 : 0;

@@ -10,6 +10,7 @@
 
 #include "bwacct/error.h"
 #include "bwacct/hf_config.h"
+#include "bwacct/text_file.h"
 #include "bwacct/transformer.h"
 #include "hf_test_util.h"
 
@@ -133,6 +134,24 @@ TEST(HfVendoredFiles, MlxQuantizationIsRefusedWithOrWithoutAQuantizationConfig) 
     EXPECT_NE(wrapped.find("MLX's group-quantized format"), std::string::npos) << wrapped;
     // A null "quantization" is no format: read as before.
     EXPECT_EQ(error_of(base + R"("quantization": null})"), "");
+    // The cut falls between UTF-8 characters. "é" is 2 bytes (C3 A9): 30 of them dump as '"' + 60 B + '"'; 40 bytes would
+    // end on the first byte of the 20th é (the quote + 19 é = 39 B), so the cut keeps 39. In an object field (20 B): the
+    // quote + 9 é = 19 B. Before, the message ended in a lone C3 byte (invalid UTF-8).
+    auto e_times = [](int n) {
+        std::string out;
+        for (int i = 0; i < n; ++i)
+            out += "\xC3\xA9";  // é
+        return out;
+    };
+    const std::string cut = error_of(base + "\"quantization\": \"" + e_times(30) + "\"}");
+    EXPECT_NE(cut.find("\"quantization\" = \"" + e_times(19) + "... is not modelled"), std::string::npos) << cut;
+    const std::string field = error_of(base + "\"quantization\": {\"group_size\": \"" + e_times(30) + "\", \"bits\": 4}}");
+    EXPECT_NE(field.find("(group_size \"" + e_times(9) + "..., bits 4)"), std::string::npos) << field;
+    for (const std::string& message : {cut, field}) {
+        std::size_t repaired = 0;
+        (void)valid_utf8(message, repaired);
+        EXPECT_EQ(repaired, 0u) << message;
+    }
 }
 
 TEST(HfVendoredFiles, KimiVlIsReadAsMoonlightsLanguageModel) {
