@@ -947,7 +947,13 @@ StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std:
 // added_kv_proj_dim = the hidden size; pos_embed_seq_len: FLF2V's position embedding over both images' tokens) is
 // applied by wan_image_branch; another q/k norm is refused, as WanModel's qk_norm = false is.
 json wan_from_diffusers(const Reader& r) {
-    // qk_norm null is refused with any other value: diffusers' Attention built no q/k norm for None.
+    // qk_norm null: diffusers up to 0.34 passed it to Attention(qk_norm=None), no q/k norm; 0.35 and later
+    // (WanAttention) ignore qk_norm and always build RMSNorm across heads. The file does not say which: refused.
+    if (r.doc.contains("qk_norm") && r.doc.at("qk_norm").is_null())
+        r.fail(
+            "\"qk_norm\" = null is not modelled: diffusers up to 0.34 built no q/k norm for it, later diffusers "
+            "ignore qk_norm and build q/k RMSNorm across heads, and the file does not say which (give "
+            "\"rms_norm_across_heads\")");
     if (r.doc.contains("qk_norm") && r.doc.at("qk_norm") != "rms_norm_across_heads")
         r.fail(
             fmt::format("\"qk_norm\" = {} is not modelled (the DiT block is modelled with q/k RMSNorm across heads, "
@@ -990,16 +996,16 @@ json wan_from_diffusers(const Reader& r) {
     }
     // A null the class gives a meaning: out_channels (in_channels), image_dim, added_kv_proj_dim, pos_embed_seq_len
     // (none), cross_attn_norm (none: `if cross_attn_norm`). Any other null is a value the class cannot be built with
-    // (nn.Conv3d(None, ...), PixArtAlphaTextProjection(None, ...), range(None)): refused naming it, not read as the
-    // default.
+    // (nn.Conv3d(None, ...), PixArtAlphaTextProjection(None, ...), range(None)) or, eps, run with (layer_norm's eps):
+    // refused naming it, not read as the default.
     static const std::set<std::string> nullable{"out_channels", "image_dim", "added_kv_proj_dim", "pos_embed_seq_len",
                                                 "cross_attn_norm"};
     for (const auto& [key, value] : r.doc.items())
         if (value.is_null() && !key.empty() && key.front() != '_' && key != "architectures" && nullable.count(key) == 0)
             r.fail(
-                fmt::format("\"{}\" is null, which {} cannot be built with (give a value, or leave the key out for "
+                fmt::format("\"{}\" is null, which {} cannot be {} with (give a value, or leave the key out for "
                             "the class's default)",
-                            key, r.doc.at("_class_name").get<std::string>()));
+                            key, r.doc.at("_class_name").get<std::string>(), key == "eps" ? "run" : "built"));
     const std::uint64_t heads = r.count("num_attention_heads");
     const std::uint64_t head_dim = r.count("attention_head_dim");
     if (head_dim % 2 != 0)
