@@ -173,7 +173,8 @@ constexpr Dropped kKvHeads(const char* class_default) { return {"num_key_value_h
 constexpr Dropped kHeadDim128{"head_dim", "128, not hidden_size / num_attention_heads", "<dims per head>"};
 
 // transformers' DeepseekV3Config (configuration_deepseek_v3.py) defaults, for the fields bwacct reads. It has no
-// topk_method or moe_layer_freq (never left out then); its model always carries the noaux_tc router bias.
+// topk_method or moe_layer_freq (never left out then); its model always carries the noaux_tc router bias, which the
+// router reads for DeepseekV3ForCausalLM without topk_method (top-level files too).
 constexpr const char* kDeepseekV3Defaults = R"({"vocab_size": 129280, "hidden_size": 7168, "intermediate_size": 18432,
     "moe_intermediate_size": 2048, "num_hidden_layers": 61, "num_attention_heads": 128, "num_key_value_heads": 128,
     "n_shared_experts": 1, "n_routed_experts": 256, "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_rope_head_dim": 64,
@@ -815,18 +816,19 @@ StorageFormat read_bitsandbytes(const Reader& qr, std::vector<std::string>& limi
 // = per channel; sym: no zero point), modelopt (quant_algo NVFP4 or FP8), mxfp4, bitsandbytes. Anything else: refused naming the
 // field.
 // MLX's "quantization" in a few words: {"group_size": 64, "bits": 4, "model.layers.1.mlp.gate": {...}} → "group_size 64,
-// bits 4, 1 per-layer entry" (mlx-lm's mixed-precision files list thousands); another value, its first 40 characters.
+// bits 4, 1 per-layer entry" (mlx-lm's mixed-precision files list thousands); another value, its first 40 bytes (cut between
+// UTF-8 characters).
 std::string mlx_summary(const json& q) {
     if (!q.is_object()) {
         const std::string text = q.dump();
-        return text.size() > 40 ? text.substr(0, 40) + "..." : text;
+        return text.size() > 40 ? utf8_prefix(text, 40) + "..." : text;
     }
     std::string out;
     std::size_t entries = 0;
     for (const char* key : {"group_size", "bits", "mode"})
         if (q.contains(key)) {
             const std::string v = q.at(key).dump();
-            out += fmt::format("{}{} {}", out.empty() ? "" : ", ", key, v.size() > 20 ? v.substr(0, 20) + "..." : v);
+            out += fmt::format("{}{} {}", out.empty() ? "" : ", ", key, v.size() > 20 ? utf8_prefix(v, 20) + "..." : v);
         }
     for (const auto& [key, value] : q.items())
         entries += key != "group_size" && key != "bits" && key != "mode" ? 1 : 0;
@@ -945,7 +947,13 @@ StorageFormat read_quantization(const Reader& r, const json& q, std::vector<std:
 // added_kv_proj_dim = the hidden size; pos_embed_seq_len: FLF2V's position embedding over both images' tokens) is
 // applied by wan_image_branch; another q/k norm is refused, as WanModel's qk_norm = false is.
 json wan_from_diffusers(const Reader& r) {
-    // qk_norm null is refused with any other value: diffusers' Attention built no q/k norm for None.
+    // qk_norm null: diffusers up to 0.34 passed it to Attention(qk_norm=None), no q/k norm; 0.35 and later
+    // (WanAttention) ignore qk_norm and always build RMSNorm across heads. The file does not say which: refused.
+    if (r.doc.contains("qk_norm") && r.doc.at("qk_norm").is_null())
+        r.fail(
+            "\"qk_norm\" = null is not modelled: diffusers up to 0.34 built no q/k norm for it, later diffusers "
+            "ignore qk_norm and build q/k RMSNorm across heads, and the file does not say which (give "
+            "\"rms_norm_across_heads\")");
     if (r.doc.contains("qk_norm") && r.doc.at("qk_norm") != "rms_norm_across_heads")
         r.fail(
             fmt::format("\"qk_norm\" = {} is not modelled (the DiT block is modelled with q/k RMSNorm across heads, "
@@ -988,16 +996,16 @@ json wan_from_diffusers(const Reader& r) {
     }
     // A null the class gives a meaning: out_channels (in_channels), image_dim, added_kv_proj_dim, pos_embed_seq_len
     // (none), cross_attn_norm (none: `if cross_attn_norm`). Any other null is a value the class cannot be built with
-    // (nn.Conv3d(None, ...), PixArtAlphaTextProjection(None, ...), range(None)): refused naming it, not read as the
-    // default.
+    // (nn.Conv3d(None, ...), PixArtAlphaTextProjection(None, ...), range(None)) or, eps, run with (layer_norm's eps):
+    // refused naming it, not read as the default.
     static const std::set<std::string> nullable{"out_channels", "image_dim", "added_kv_proj_dim", "pos_embed_seq_len",
                                                 "cross_attn_norm"};
     for (const auto& [key, value] : r.doc.items())
         if (value.is_null() && !key.empty() && key.front() != '_' && key != "architectures" && nullable.count(key) == 0)
             r.fail(
-                fmt::format("\"{}\" is null, which {} cannot be built with (give a value, or leave the key out for "
+                fmt::format("\"{}\" is null, which {} cannot be {} with (give a value, or leave the key out for "
                             "the class's default)",
-                            key, r.doc.at("_class_name").get<std::string>()));
+                            key, r.doc.at("_class_name").get<std::string>(), key == "eps" ? "run" : "built"));
     const std::uint64_t heads = r.count("num_attention_heads");
     const std::uint64_t head_dim = r.count("attention_head_dim");
     if (head_dim % 2 != 0)
@@ -1459,8 +1467,10 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             hf::set_dense_layers(m, hf::first_k_dense_layers(r, c.layers, fam == Family::deepseek || fam == Family::deepseek_moe,
                                                              lm_arch == "Glm4MoeLiteForCausalLM"));
             // DeepSeek-V3's noaux_tc gate carries a per-expert score-correction bias (E parameters); GLM-4.5's always.
-            m.router_bias =
-                fam == Family::glm4_moe || lm_arch == "Glm4MoeLiteForCausalLM" || r.text_or("topk_method", "") == "noaux_tc";
+            // DeepseekV3ForCausalLM without topk_method: transformers' DeepseekV3TopkRouter always has the bias (its
+            // DeepseekV3Config has no topk_method), and DeepSeek-V3's remote configuration_deepseek.py defaults to noaux_tc.
+            const std::string topk_method = r.text_or("topk_method", lm_arch == "DeepseekV3ForCausalLM" ? "noaux_tc" : "");
+            m.router_bias = fam == Family::glm4_moe || lm_arch == "Glm4MoeLiteForCausalLM" || topk_method == "noaux_tc";
             if (fam == Family::glm4_moe)
                 if (const std::uint64_t mtp = r.natural_or("num_nextn_predict_layers", 0); mtp > 0)
                     c.limitations.push_back(fmt::format(

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <utility>
 
+#include "bwacct/text_file.h"
+
 namespace bwacct::hf {
 
 std::string entry_problem(const std::string& entry) {
@@ -36,7 +38,7 @@ std::string entry_problem(const std::string& entry) {
         } else if (ch == '(') {
             groups.push_back(false);
             if (groups.size() - 1 > kMaxEntryNesting)
-                return fmt::format("\"{}...\" nests groups deeper than {}", entry.substr(0, 40), kMaxEntryNesting);
+                return fmt::format("\"{}...\" nests groups deeper than {}", utf8_prefix(entry, 40), kMaxEntryNesting);
         } else if (ch == ')' && groups.size() > 1) {
             const bool inner = groups.back();
             groups.pop_back();

@@ -73,10 +73,10 @@ DitConfig read_fields(const json& o, const std::string& origin, WanI2v i2v = Wan
             d.patch[i] = p[i].get<std::uint64_t>();
         }
     }
-    // null is no q/k norm, as false (WanModel's `if qk_norm`)
+    // null is no q/k norm, as false (WanModel's `if qk_norm`: nn.Identity)
     if ((o.contains("qk_norm") && o.at("qk_norm").is_null()) || !flag_or(o, origin, "qk_norm", true))
-        throw InputError(origin, fmt::format("\"qk_norm\" = {} is not modelled (the DiT block is modelled with q/k RMSNorm); "
-                                             "bwacct will not guess",
+        throw InputError(origin, fmt::format("\"qk_norm\" = {} is not modelled: WanModel builds no q/k norm for it, and "
+                                             "the DiT block is modelled with q/k RMSNorm",
                                              o.at("qk_norm").dump()));
     if (o.contains("window_size") && !o.at("window_size").is_null() && o.at("window_size") != json::array({-1, -1}))
         throw InputError(origin, fmt::format("\"window_size\" = {} is not modelled (local attention); only [-1, -1] (global)",
@@ -192,6 +192,12 @@ TransformerConfig parse_wan_config(std::string_view json_text, const std::string
     const json doc = parse_object(json_text, origin, "WanModel's config.json");
     const bool vace = doc.contains("_class_name") && doc.at("_class_name") == "VaceWanModel";
     refuse_foreign_keys(doc, origin, vace);
+    // eps null: WanRMSNorm and WanLayerNorm take it and fail when run; refused as diffusers' eps null is (no count
+    // depends on eps).
+    if (doc.contains("eps") && doc.at("eps").is_null())
+        throw InputError(origin, fmt::format("\"eps\" is null, which {} cannot be run with (give a value, or leave the key "
+                                             "out for the class's default)",
+                                             vace ? "VaceWanModel" : "WanModel"));
     TransformerConfig c;
     c.dit = read_fields(doc, origin, i2v);
     const bool wan_i2v = doc.contains("model_type") && doc.at("model_type") == "i2v";

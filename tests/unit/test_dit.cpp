@@ -742,15 +742,29 @@ TEST(Dit, ANullCrossAttnNormIsNoNormAndANullQkNormIsRefused) {
                                           "x"))
                   .total.value(),
               14288081984ull);
-    // qk_norm null builds no q/k norm (`if qk_norm`; diffusers' Attention with None): refused as false is
+    // qk_norm null: diffusers up to 0.34 built no q/k norm (Attention(qk_norm=None)), later versions ignore qk_norm and
+    // build RMSNorm across heads; the file cannot say which, so it is refused saying so (before: "the DiT block is
+    // modelled with ...", as if every diffusers built none). WanModel's `if qk_norm` builds none: refused as false is.
     const std::string d = error_of([&] { (void)parse_hf_config(t2v14_diffusers(R"(, "qk_norm": null)"), "x"); });
-    EXPECT_NE(d.find("\"qk_norm\" = null is not modelled"), std::string::npos) << d;
+    EXPECT_NE(d.find("\"qk_norm\" = null is not modelled: diffusers up to 0.34 built no q/k norm for it, later diffusers "
+                     "ignore qk_norm and build q/k RMSNorm across heads, and the file does not say which"),
+              std::string::npos)
+        << d;
     const std::string w = error_of([&] {
         (void)parse_hf_config(
             R"({"_class_name": "WanModel", "dim": 5120, "ffn_dim": 13824, "num_heads": 40, "num_layers": 40, "qk_norm": null})",
             "x");
     });
-    EXPECT_NE(w.find("\"qk_norm\" = null is not modelled"), std::string::npos) << w;
+    EXPECT_NE(w.find("\"qk_norm\" = null is not modelled: WanModel builds no q/k norm for it"), std::string::npos) << w;
+    // eps null: WanRMSNorm / WanLayerNorm (and diffusers' norms) fail on it when run. No count depends on eps; WanModel's
+    // was read (14,288,491,584) while diffusers' was refused: now both refused alike.
+    const std::string we = error_of([&] {
+        (void)parse_hf_config(
+            R"({"_class_name": "WanModel", "dim": 5120, "ffn_dim": 13824, "num_heads": 40, "num_layers": 40, "eps": null})", "x");
+    });
+    EXPECT_NE(we.find("\"eps\" is null, which WanModel cannot be run with"), std::string::npos) << we;
+    const std::string de = error_of([&] { (void)parse_hf_config(t2v14_diffusers(R"(, "eps": null)"), "x"); });
+    EXPECT_NE(de.find("\"eps\" is null, which WanTransformer3DModel cannot be run with"), std::string::npos) << de;
 }
 
 TEST(Dit, DiffusersErrorsNameTheFilesOwnKeys) {

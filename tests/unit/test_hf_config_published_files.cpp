@@ -621,14 +621,15 @@ TEST(HfPublishedFiles, ModuleListsNamingAWholePartKeepItIn16Bits) {
     EXPECT_FALSE(has_limitation(c, "unquantized"));
     // Bytes (bf16 = 2 B; int4 [K, N] = K·N/2 + (K/32)·N·2): attention q_a 64·16 + q_b 16·64 + kv_a 64·24 + kv_b 16·64 +
     // o 32·64 = 6656 params, 13,312 B, + norms q_a 16, kv_a 16, 2·64 → 160 params, 320 B. Layer 0: MLP 3·64·128 = 24,576
-    // params, 49,152 B → 62,784 B. Layer 1: router 4·64 = 256 params, 512 B; experts 4 · (gate, up [64, 32]: 1024 + 128
-    // each; down [32, 64]: 1024 + 128) = 4 · 3456 = 13,824 B; shared 3·64·32 = 6144 params, 12,288 B → 13,312 + 320 + 512
-    // + 13,824 + 12,288 = 40,256 B. Vocab tables 2·100·64·2 = 25,600; final norm 128: 128,768 B.
-    EXPECT_EQ(weight_bytes_per_rank(c, LayerRun{}).value(), 128768u);
+    // params, 49,152 B → 62,784 B. Layer 1: router 4·64 + the 4-expert noaux_tc bias (DeepseekV3ForCausalLM without
+    // topk_method) = 260 params, 520 B; experts 4 · (gate, up [64, 32]: 1024 + 128 each; down [32, 64]: 1024 + 128) =
+    // 4 · 3456 = 13,824 B; shared 3·64·32 = 6144 params, 12,288 B → 13,312 + 320 + 520 + 13,824 + 12,288 = 40,264 B.
+    // Vocab tables 2·100·64·2 = 25,600; final norm 128: 128,776 B.
+    EXPECT_EQ(weight_bytes_per_rank(c, LayerRun{}).value(), 128776u);
     // --weight-dtype sets every block weight: the kept parts follow it.
     LayerRun all;
     all.weight = *c.weight_format;
-    EXPECT_LT(weight_bytes_per_rank(c, all).value(), 128768u);
+    EXPECT_LT(weight_bytes_per_rank(c, all).value(), 128776u);
     // A multimodal checkpoint's names for its language model ("model.language_model.layers.", "language_model.model.layers.")
     // name the same modules.
     for (const char* prefix : {"model.language_model.layers.*.self_attn", "language_model.model.layers.*.self_attn"}) {
@@ -725,41 +726,41 @@ std::string small_mla(const std::string& attention, const std::string& dtype = "
 
 TEST(HfPublishedFiles, MlaAttentionIsKeptOnlyWhenQBProjIsNamedToo) {
     // With q_lora_rank > 0 MLA's attention has five matrices: q_a_proj, q_b_proj, kv_a_proj_with_mqa, kv_b_proj, o_proj.
-    // Named all five: attention kept in bf16, nothing stated; 128,768 B as in ModuleListsNamingAWholePartKeepItIn16Bits.
+    // Named all five: attention kept in bf16, nothing stated; 128,776 B as in ModuleListsNamingAWholePartKeepItIn16Bits.
     const std::string five = R"("model.layers.*.self_attn.q_a_proj", "model.layers.*.self_attn.q_b_proj",
         "model.layers.*.self_attn.kv_a_proj_with_mqa", "model.layers.*.self_attn.kv_b_proj", "model.layers.*.self_attn.o_proj")";
     const TransformerConfig all = parse_hf_config(small_mla(five), "x");
     EXPECT_TRUE(all.kept.attention);
     EXPECT_FALSE(has_limitation(all, "unquantized"));
-    EXPECT_EQ(weight_bytes_per_rank(all, LayerRun{}).value(), 128768u);
+    EXPECT_EQ(weight_bytes_per_rank(all, LayerRun{}).value(), 128776u);
     // Four of them (no q_b_proj): attention is not kept (before: kept, and q_b_proj costed in bf16 though the checkpoint
     // stores it in int4), the four stated. int4 g32 attention per layer (payload K·N/2 + N·ceil(K/32) bf16 scales):
     // q_a [64, 16] 512 + 64, q_b [16, 64] 512 + 128, kv_a [64, 24] 768 + 96, kv_b [16, 64] 512 + 128, o [32, 64]
-    // 1024 + 128 = 3872 B against bf16's 13,312: 2 layers · 9440 = 18,880 B fewer: 109,888 B.
+    // 1024 + 128 = 3872 B against bf16's 13,312: 2 layers · 9440 = 18,880 B fewer: 109,896 B.
     const std::string four = R"("model.layers.*.self_attn.q_a_proj", "model.layers.*.self_attn.kv_a_proj_with_mqa",
         "model.layers.*.self_attn.kv_b_proj", "model.layers.*.self_attn.o_proj")";
     const TransformerConfig part = parse_hf_config(small_mla(four), "x");
     EXPECT_FALSE(part.kept.attention);
     EXPECT_TRUE(part.kept.dense_mlp);
     EXPECT_TRUE(has_limitation(part, "keeps model.layers.*.self_attn.q_a_proj, model.layers.*.self_attn.kv_a_proj_with_mqa"));
-    EXPECT_EQ(weight_bytes_per_rank(part, LayerRun{}).value(), 109888u);
+    EXPECT_EQ(weight_bytes_per_rank(part, LayerRun{}).value(), 109896u);
 }
 
 TEST(HfPublishedFiles, KeptPartsStay16BitWhateverTheActivationDtype) {
     // The checkpoint stores kept parts in its torch_dtype; --act-dtype fp8 does not make them fp8. At fp8 activations
     // (1 B: norms, router, vocab tables): per layer bf16 attention 13,312 + norms 160; layer 0 bf16 MLP 49,152 → 62,624;
-    // layer 1 router 256 + int4 experts 13,824 + bf16 shared 12,288 → 39,840; vocab 2·100·64 = 12,800; final norm 64:
-    // 115,328 B (before: the kept 6656 + 24,576 + 6144 weights at 1 B, 71,296).
+    // layer 1 router 256 + its noaux_tc bias 4 + int4 experts 13,824 + bf16 shared 12,288 → 39,844; vocab 2·100·64 =
+    // 12,800; final norm 64: 115,332 B (before: the kept 6656 + 24,576 + 6144 weights at 1 B, 71,300).
     const TransformerConfig c = parse_hf_config(small_mla(R"("re:.*self_attn.*")"), "x");
     EXPECT_EQ(c.kept.dtype, DType::bf16);
     LayerRun fp8;
     fp8.dtype = DType::fp8_e4m3;
-    EXPECT_EQ(weight_bytes_per_rank(c, fp8).value(), 115328u);
+    EXPECT_EQ(weight_bytes_per_rank(c, fp8).value(), 115332u);
     EXPECT_EQ(format_name(part_weight_format(c, fp8, WeightPart::attention)), "bf16");
     // A float16 checkpoint keeps them in fp16 (2 B too).
     const TransformerConfig h = parse_hf_config(small_mla(R"("re:.*self_attn.*")", "float16"), "x");
     EXPECT_EQ(h.kept.dtype, DType::fp16);
-    EXPECT_EQ(weight_bytes_per_rank(h, fp8).value(), 115328u);
+    EXPECT_EQ(weight_bytes_per_rank(h, fp8).value(), 115332u);
 }
 
 TEST(HfPublishedFiles, ModuleListsOfAHugeLayerCountAreMatchedPerLayerKind) {

@@ -10,6 +10,7 @@
 
 #include "bwacct/error.h"
 #include "bwacct/hf_config.h"
+#include "bwacct/text_file.h"
 #include "bwacct/transformer.h"
 #include "hf_test_util.h"
 
@@ -133,6 +134,24 @@ TEST(HfVendoredFiles, MlxQuantizationIsRefusedWithOrWithoutAQuantizationConfig) 
     EXPECT_NE(wrapped.find("MLX's group-quantized format"), std::string::npos) << wrapped;
     // A null "quantization" is no format: read as before.
     EXPECT_EQ(error_of(base + R"("quantization": null})"), "");
+    // The cut falls between UTF-8 characters. "é" is 2 bytes (C3 A9): 30 of them dump as '"' + 60 B + '"'; 40 bytes would
+    // end on the first byte of the 20th é (the quote + 19 é = 39 B), so the cut keeps 39. In an object field (20 B): the
+    // quote + 9 é = 19 B. Before, the message ended in a lone C3 byte (invalid UTF-8).
+    auto e_times = [](int n) {
+        std::string out;
+        for (int i = 0; i < n; ++i)
+            out += "\xC3\xA9";  // é
+        return out;
+    };
+    const std::string cut = error_of(base + "\"quantization\": \"" + e_times(30) + "\"}");
+    EXPECT_NE(cut.find("\"quantization\" = \"" + e_times(19) + "... is not modelled"), std::string::npos) << cut;
+    const std::string field = error_of(base + "\"quantization\": {\"group_size\": \"" + e_times(30) + "\", \"bits\": 4}}");
+    EXPECT_NE(field.find("(group_size \"" + e_times(9) + "..., bits 4)"), std::string::npos) << field;
+    for (const std::string& message : {cut, field}) {
+        std::size_t repaired = 0;
+        (void)valid_utf8(message, repaired);
+        EXPECT_EQ(repaired, 0u) << message;
+    }
 }
 
 TEST(HfVendoredFiles, KimiVlIsReadAsMoonlightsLanguageModel) {
@@ -204,6 +223,27 @@ TEST(HfVendoredFiles, KimiTextConfigsWithoutTheirClassDefaultsAreNotReadAsZero) 
         parse_hf_config(vl_base + R"("n_shared_experts": 2, "q_lora_rank": null, "first_k_dense_replace": 1}})", "--hf-config x");
     EXPECT_EQ(param_count(vl).total.value(), 15960110208u);
     EXPECT_TRUE(has_limitation(vl, "topk_method = \"noaux_tc\""));
+}
+
+TEST(HfVendoredFiles, DeepseekV3WithoutTopkMethodKeepsTheRouterBias) {
+    // transformers' DeepseekV3Config has no topk_method, and its DeepseekV3TopkRouter always registers
+    // e_score_correction_bias (E parameters per MoE layer); DeepSeek-V3's remote configuration_deepseek.py defaults to
+    // noaux_tc. Before, a DeepseekV3ForCausalLM without the key lost that bias.
+    // Kimi-K2.5 with an empty text_config is DeepSeek-V3 (every field its class's default): 671,026,419,200 as
+    // tests/unit/test_hf_config.cpp's deepseek-v3; before 671,026,419,200 − 58 MoE layers · 256 (14,848) = 671,026,404,352.
+    const TransformerConfig empty =
+        parse_hf_config(R"({"architectures": ["KimiK25ForConditionalGeneration"], "text_config": {"model_type": "deepseek_v3"}})",
+                        "--hf-config k25.json");
+    EXPECT_EQ(param_count(empty).total.value(), 671026419200u);
+    // The real Kimi-K2.5 without topk_method: 1,026,408,232,448 (the full file); before − 60 · 384 (23,040) =
+    // 1,026,408,209,408.
+    nlohmann::json k25 = model_json("kimi-k2.5");
+    k25["text_config"].erase("topk_method");
+    EXPECT_EQ(param_count(parse_hf_config(k25.dump(), "--hf-config k25.json")).total.value(), 1026408232448u);
+    // A top-level DeepseekV3ForCausalLM file without it: DeepSeek-V3's 671,026,419,200 (before 671,026,404,352).
+    nlohmann::json v3 = model_json("deepseek-v3");
+    v3.erase("topk_method");
+    EXPECT_EQ(param_count(parse_hf_config(v3.dump(), "--hf-config v3.json")).total.value(), 671026419200u);
 }
 
 TEST(HfVendoredFiles, Llama1UnderItsPreReleaseClassNameIsLlama) {
