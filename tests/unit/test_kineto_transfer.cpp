@@ -3,6 +3,11 @@
 // inputs (a convolution zeroing its workspace).
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <array>
+#include <string>
+
 #include "bwacct/ingest_kineto.h"
 #include "kineto_test_ops.h"
 
@@ -158,6 +163,50 @@ TEST(KinetoTransfer, RocclrBlitKernelsAreCopiesAndFills) {
     ASSERT_EQ(masked.size(), 1u);
     EXPECT_EQ(masked.begin()->first,
               "no byte count in trace (no \"bytes\" arg; the launching op aten::masked_fill_ does not give the size)");
+}
+
+// Three copies, each an aten::copy_ with a runtime call and a blit kernel, given `kinds` and an id key: "correlation"
+// (all three sharing correlation 5, as ranks merged into one file reuse ids) or "External id" (no correlation
+// anywhere: each call and its kernel carry their own External id 1, 2, 3, the ops 1001..1003).
+Trace three_blit_copies(const std::array<const char*, 3>& kinds, bool shared_correlation) {
+    std::string events;
+    for (int i = 0; i < 3; ++i) {
+        const int ts = 100 * (i + 1);
+        const std::string id = shared_correlation ? "\"correlation\": 5" : fmt::format("\"External id\": {}", i + 1);
+        events += fmt::format(
+            R"({}{{"ph": "X", "cat": "cpu_op", "name": "aten::copy_", "pid": 1, "tid": 1, "ts": {}, "dur": 80,
+                "args": {{"External id": {}, "Input Dims": [[1024, 1024], [1024, 1024], []],
+                          "Input type": ["c10::BFloat16", "c10::BFloat16", "Scalar"]}}}},
+               {{"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyWithStream", "pid": 1, "tid": 1, "ts": {}, "dur": 5,
+                "args": {{{}, "kind": "{}"}}}},
+               {{"ph": "X", "cat": "kernel", "name": "__amd_rocclr_copyBuffer", "pid": 0, "tid": 7, "ts": {}, "dur": 20,
+                "args": {{{}, "device": 0, "stream": 7}}}})",
+            i ? "," : "", ts, shared_correlation ? 5 : 1001 + i, ts + 5, id, kinds[static_cast<std::size_t>(i)], ts + 10, id);
+    }
+    return parse_kineto("{\"traceEvents\": [" + events + "]}", "blits.json");
+}
+
+// Launches sharing a correlation id give their kernels a direction only if all of them agree: kinds 1, 1, 2
+// leave all three unknown (the old code compared the first two only and gave htod); 1, 1, 1 give htod.
+TEST(KinetoTransfer, BlitLaunchesSharingACorrelationIdMustAllAgree) {
+    const Trace mixed = three_blit_copies({"1", "1", "2"}, true);
+    ASSERT_EQ(mixed.activities.size(), 3u);
+    for (const GpuActivity& a : mixed.activities)
+        EXPECT_EQ(a.copy, CopyKind::unknown);
+    const Trace same = three_blit_copies({"1", "1", "1"}, true);
+    ASSERT_EQ(same.activities.size(), 3u);
+    for (const GpuActivity& a : same.activities)
+        EXPECT_EQ(a.copy, CopyKind::htod);
+}
+
+// No correlation ids: the External-id fallback pairs each call with its kernel, kinds 1, 2, 3 → htod, dtoh, dtod.
+TEST(KinetoTransfer, BlitKernelsTakeTheirDirectionUnderTheExternalIdFallback) {
+    const Trace t = three_blit_copies({"1", "2", "3"}, false);
+    ASSERT_EQ(t.activities.size(), 3u);
+    EXPECT_EQ(t.correlated_by_external_id, 3u);
+    EXPECT_EQ(t.activities[0].copy, CopyKind::htod);
+    EXPECT_EQ(t.activities[1].copy, CopyKind::dtoh);
+    EXPECT_EQ(t.activities[2].copy, CopyKind::dtod);
 }
 
 }  // namespace
