@@ -59,4 +59,7 @@ bool looks_binary(const std::string& text);
 // that warn about it call it on names; the JSON output (report/json_text.h, JsonWriter) applies it to every string.
 std::string valid_utf8(std::string_view text, std::size_t& repaired);
 
+// At most `max` bytes of `s`, cut before a UTF-8 character's continuation bytes (never inside a character).
+std::string utf8_prefix(std::string_view s, std::size_t max);
+
 }  // namespace bwacct

@@ -10,6 +10,7 @@
 
 #include "bwacct/ingest_kineto.h"
 #include "bwacct/ops.h"
+#include "bwacct/text_file.h"
 #include "kineto_cost_reasons.h"
 
 namespace bwacct::kineto {
@@ -218,7 +219,7 @@ std::string conv_uncosted_reason(const std::string& name, const CpuOp& op) {
     const auto bad = unread_arg(op, at->stride, at->padding, at->dilation, at->output_padding, at->groups, transposed);
     if (!bad)
         return {};
-    const std::string_view text = bad->second.substr(0, 40);
+    const std::string text = utf8_prefix(bad->second, 40);  // never inside a character
     return fmt::format(
         "{} of {} not understood (\"{}{}\"; expected non-negative integers as \"[2, 2]\", \"(2,2)\" or "
         "\"2\"{})",

@@ -24,6 +24,7 @@
 
 #include "bwacct/error.h"
 #include "bwacct/ingest_nccl.h"
+#include "bwacct/text_file.h"
 #include "inline_markup.h"
 #include "nccl_tests_parts.h"
 
@@ -49,16 +50,6 @@ std::string_view trim_left(std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
         s.remove_prefix(1);
     return s;
-}
-
-// At most `max` bytes of `s`, cut before a UTF-8 character's continuation bytes (never inside a character).
-std::string utf8_prefix(std::string_view s, std::size_t max) {
-    if (s.size() <= max)
-        return std::string(s);
-    std::size_t n = max;
-    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80)
-        --n;
-    return std::string(s.substr(0, n));
 }
 
 // A markdown code fence: "```" or "~~~" (with an info string or not), a line of backticks alone (a lone "`" a

@@ -133,6 +133,13 @@ TEST(KinetoTypeSpellings, ConvolutionStrideGivenIsReadOrRefused) {
         EXPECT_EQ(s.kernels[0].reason, "stride of aten::convolution not understood (\"" + text +
                                            "\"; expected non-negative integers as \"[2, 2]\", \"(2,2)\" or \"2\")");
     }
+    // The value is cut at 40 bytes, never inside a character: "(2,2)" (5 B) + 34 'x' = 39 B, then 'é' (2 B,
+    // bytes 39-40): the cut keeps 39 B (the old cut kept 40, a lone lead byte 0xC3) and adds "…".
+    const std::string x34(34, 'x');
+    const Summary cut = summarize(parse_kineto(conv_with_stride("\"(2,2)" + x34 + "\u00e9zz\""), "stride_utf8.json"));
+    ASSERT_EQ(cut.kernels.size(), 1u);
+    EXPECT_EQ(cut.kernels[0].reason, "stride of aten::convolution not understood (\"(2,2)" + x34 +
+                                         "…\"; expected non-negative integers as \"[2, 2]\", \"(2,2)\" or \"2\")");
 }
 
 // Tools that re-write a trace (TraceLens's eval traces) spell the types by c10's ScalarType names,
