@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <map>
 #include <string>
 
 #include "bwacct/ingest_kineto.h"
@@ -158,7 +159,10 @@ TEST(KinetoTransfer, RocclrBlitKernelsAreCopiesAndFills) {
     EXPECT_EQ(seen, 4);
     const auto& unknown = cat(Category::memcpy).uncosted_reasons;
     ASSERT_EQ(unknown.size(), 1u);
-    EXPECT_TRUE(unknown.begin()->first.starts_with("copy direction unknown")) << unknown.begin()->first;
+    // activity 3 has an op (External id 9) but no runtime call: no call to blame
+    EXPECT_EQ(unknown.begin()->first,
+              "copy direction unknown (a runtime copy kernel; no launching runtime call gives its "
+              "\"kind\": HtoD, DtoH and DtoD run alike)");
     const auto& masked = cat(Category::memset).uncosted_reasons;
     ASSERT_EQ(masked.size(), 1u);
     EXPECT_EQ(masked.begin()->first,
@@ -207,6 +211,32 @@ TEST(KinetoTransfer, BlitKernelsTakeTheirDirectionUnderTheExternalIdFallback) {
     EXPECT_EQ(t.activities[0].copy, CopyKind::htod);
     EXPECT_EQ(t.activities[1].copy, CopyKind::dtoh);
     EXPECT_EQ(t.activities[2].copy, CopyKind::dtod);
+}
+
+// A blit copy kernel no op holds says so first, as a kernel does; one whose call gives no kind blames the call.
+TEST(KinetoTransfer, BlitKernelWithoutAnOpSaysSoFirst) {
+    const Trace t = parse_kineto(R"({"traceEvents": [
+      {"ph": "X", "cat": "kernel", "name": "__amd_rocclr_copyBuffer", "pid": 0, "tid": 7, "ts": 10, "dur": 20,
+       "args": {"device": 0, "stream": 7}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::copy_", "pid": 1, "tid": 1, "ts": 100, "dur": 80,
+       "args": {"External id": 1, "Input Dims": [[64], [64], []], "Input type": ["float", "float", "Scalar"]}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyWithStream", "pid": 1, "tid": 1, "ts": 105, "dur": 5,
+       "args": {"External id": 1, "correlation": 3}},
+      {"ph": "X", "cat": "kernel", "name": "__amd_rocclr_copyBuffer", "pid": 0, "tid": 7, "ts": 110, "dur": 20,
+       "args": {"External id": 1, "device": 0, "stream": 7, "correlation": 3}}
+    ]})",
+                                 "blit_unlinked.json");
+    const Summary s = summarize(t);
+    // each 20 µs kernel under its own reason
+    EXPECT_EQ(s.categories[static_cast<std::size_t>(Category::memcpy)].uncosted_reasons,
+              (std::map<std::string, double>{
+                  {"no CPU op linked (no launch record: queued before the profiler started); copy direction unknown "
+                   "(a runtime copy kernel; no launching runtime call gives its \"kind\": HtoD, DtoH and DtoD run alike)",
+                   20.0},
+                  {"copy direction unknown (a runtime copy kernel; its launching runtime call gives no \"kind\": HtoD, "
+                   "DtoH and DtoD run alike)",
+                   20.0},
+              }));
 }
 
 }  // namespace
