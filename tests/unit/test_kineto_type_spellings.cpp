@@ -8,6 +8,7 @@
 
 #include "bwacct/ingest_kineto.h"
 #include "bwacct/ops.h"
+#include "kineto_test_ops.h"
 
 namespace {
 
@@ -206,7 +207,7 @@ TEST(KinetoTypeSpellings, TagKindNamesOfScalarsAreNotTensors) {
 }
 
 // The unsigned, e8m0 and packed fp4 ScalarType names, and GCC's own names of the 16-bit and unsigned 64-bit
-// integers, read at their element sizes: aten::neg of [1024] reads and writes 1024·size bytes
+// integers, read at their element sizes: aten::clone of [1024] reads and writes 1024·size bytes
 // (UInt16 2, UInt32 4, UInt64 8, Float8_e8m0fnu 1, Float4_e2m1fn_x2 1 a counted element, "short int" 2,
 // "short unsigned int" 2, "long unsigned int" 8).
 TEST(KinetoTypeSpellings, UnsignedAndScaleTypeNamesHaveTheirSizes) {
@@ -219,17 +220,50 @@ TEST(KinetoTypeSpellings, UnsignedAndScaleTypeNamesHaveTheirSizes) {
                                                                                        {"short unsigned int", 2},
                                                                                        {"long unsigned int", 8}}) {
         const Summary s = summarize(parse_kineto(R"({"traceEvents": [
-          {"ph": "X", "cat": "cpu_op", "name": "aten::neg", "pid": 1, "tid": 1, "ts": 100, "dur": 20,
+          {"ph": "X", "cat": "cpu_op", "name": "aten::clone", "pid": 1, "tid": 1, "ts": 100, "dur": 20,
            "args": {"External id": 1, "Input Dims": [[1024]], "Input type": [")" +
                                                      type + R"("]}},
-          {"ph": "X", "cat": "kernel", "name": "neg_kernel", "pid": 0, "tid": 7, "ts": 110, "dur": 5,
+          {"ph": "X", "cat": "kernel", "name": "clone_kernel", "pid": 0, "tid": 7, "ts": 110, "dur": 5,
            "args": {"External id": 1, "device": 0, "stream": 7}}]})",
-                                                 "neg.json"));
-        const Group* neg = group_of(s, "aten::neg");
+                                                 "clone.json"));
+        const Group* neg = group_of(s, "aten::clone");
         ASSERT_NE(neg, nullptr) << type;
         EXPECT_EQ(neg->what.cost.bytes_read, 1024 * size) << type;
         EXPECT_EQ(neg->what.cost.bytes_written, 1024 * size) << type;
     }
+}
+
+// GCC's names of int16 / uint16 / uint64 ("short int", "short unsigned int", "long unsigned int") label and
+// promote as the other spellings of those types; e8m0 scales and packed fp4 are copied, never computed on.
+TEST(KinetoTypeSpellings, GccIntegerNamesLabelAndPromote) {
+    // int16 [1024] + int64 [1024]: PyTorch's result int64; read 1024·2 + 1024·8 = 10,240 B, write 1024·8 = 8,192 B
+    // (the old code: no formula, "short int" had no rank)
+    const auto add =
+        cost_cpu_op("aten::add", test::op_of({{1024}, {1024}, {}}, {"short int", "long int", "Scalar"}, {"", "", "1"}));
+    ASSERT_TRUE(add);
+    EXPECT_EQ(add->cost.bytes_read, 10240u);
+    EXPECT_EQ(add->cost.bytes_written, 8192u);
+    EXPECT_EQ(add->dtype, "int16,int64->int64");
+    // one label per dtype, whatever the spelling (the old label of "long unsigned int" was itself)
+    for (const auto& [type, label] : std::vector<std::pair<std::string, std::string>>{{"long unsigned int", "uint64"},
+                                                                                      {"unsigned long", "uint64"},
+                                                                                      {"short int", "int16"},
+                                                                                      {"short unsigned int", "uint16"}}) {
+        const auto neg = cost_cpu_op("aten::neg", test::op_of({{1024}}, {type}));
+        ASSERT_TRUE(neg) << type;
+        EXPECT_EQ(neg->dtype, label) << type;
+    }
+    // neg of e8m0 [1024]: no formula (the old code costed it as integer arithmetic); clone: 1024 B each way,
+    // labelled e8m0, no "integer arithmetic" term
+    EXPECT_FALSE(cost_cpu_op("aten::neg", test::op_of({{1024}}, {"c10::Float8_e8m0fnu"})));
+    EXPECT_FALSE(cost_cpu_op("aten::mul", test::op_of({{1024}, {1024}}, {"c10::Float4_e2m1fn_x2", "c10::Float4_e2m1fn_x2"})));
+    const auto clone = cost_cpu_op("aten::clone", test::op_of({{1024}}, {"c10::Float8_e8m0fnu"}));
+    ASSERT_TRUE(clone);
+    EXPECT_EQ(clone->dtype, "e8m0");
+    EXPECT_EQ(clone->cost.bytes_read, 1024u);
+    EXPECT_EQ(clone->cost.bytes_written, 1024u);
+    for (const auto& term : clone->cost.terms)
+        EXPECT_EQ(term.formula.find("integer"), std::string::npos) << term.formula;
 }
 
 // TraceLens's hand-written eval fixtures (tests/data/corpus/torch-trace/tracelens_eval_*.json, ScalarType
