@@ -47,6 +47,13 @@ std::uint64_t correlate_by_external_id(Trace& t) {
     return paired;
 }
 
+namespace {
+struct ById {
+    bool operator()(const std::pair<std::int64_t, CopyKind>& p, std::int64_t id) const { return p.first < id; }
+    bool operator()(std::int64_t id, const std::pair<std::int64_t, CopyKind>& p) const { return id < p.first; }
+};
+}  // namespace
+
 // ROCm's blit copy kernels take their launch's direction: the launches' (correlation, direction) pairs,
 // sorted, looked up by each such kernel's correlation id. Nothing is built for a trace without them.
 std::uint64_t copy_kinds_from_launches(Trace& t) {
@@ -62,11 +69,11 @@ std::uint64_t copy_kinds_from_launches(Trace& t) {
     for (GpuActivity& a : t.activities) {
         if (a.correlation < 0 || !blit(a))
             continue;
-        const auto at = std::lower_bound(kinds.begin(), kinds.end(), std::make_pair(a.correlation, CopyKind::unknown));
-        // one launch per correlation id; two that disagree leave the direction unknown
-        if (at != kinds.end() && at->first == a.correlation &&
-            (std::next(at) == kinds.end() || std::next(at)->first != a.correlation || std::next(at)->second == at->second)) {
-            a.copy = at->second;
+        // one launch per correlation id; launches sharing one (ids reused across merged ranks) give a direction
+        // only if all agree: sorted by (id, kind), the first and the last of the id's run then have one kind
+        const auto [first, last] = std::equal_range(kinds.begin(), kinds.end(), a.correlation, ById{});
+        if (first != last && first->second == std::prev(last)->second) {
+            a.copy = first->second;
             ++given;
         }
     }

@@ -4,12 +4,14 @@
 // schema. convolution_backward: the bwd-data and bwd-weight passes its output_mask asks for.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <utility>
 
 #include "bwacct/ingest_kineto.h"
 #include "bwacct/ops.h"
+#include "bwacct/text_file.h"
 #include "kineto_cost_reasons.h"
 
 namespace bwacct::kineto {
@@ -86,10 +88,41 @@ bool given(const CpuOp& op, int i) {
     return i >= 0 && static_cast<std::size_t>(i) < op.concrete.size() && !op.concrete[static_cast<std::size_t>(i)].empty();
 }
 
+// The padding: a list as int_list reads it, or the string of the conv{1,2,3}d.padding overloads: "valid" is 0,
+// "same" (stride 1, not transposed) d·(k−1)/2 on each side of each dimension of kernel k and dilation d, as
+// PyTorch pads it when d·(k−1) is even (odd: PyTorch pads one side more, which ConvDesc cannot say: nullopt).
+// Not given: {} (the default 0).
+std::optional<std::vector<std::uint64_t>> padding_list(const CpuOp& op, int weight, int stride, int padding, int dilation,
+                                                       bool transposed) {
+    if (!given(op, padding))
+        return std::vector<std::uint64_t>{};
+    const std::string& s = op.concrete[static_cast<std::size_t>(padding)];
+    if (s == "valid")
+        return std::vector<std::uint64_t>{0};
+    if (s != "same")
+        return int_list(op, padding);
+    const auto w = input_shape(op, static_cast<std::size_t>(weight));
+    const auto st = given(op, stride) ? int_list(op, stride) : std::vector<std::uint64_t>{1};
+    const auto dil = given(op, dilation) ? int_list(op, dilation) : std::vector<std::uint64_t>{1};
+    if (transposed || !w || w->size() < 3 || !st || !dil ||
+        std::any_of(st->begin(), st->end(), [](std::uint64_t v) { return v != 1; }))
+        return std::nullopt;
+    std::vector<std::uint64_t> out;
+    for (std::size_t i = 2; i < w->size(); ++i) {
+        const std::uint64_t di = dil->size() == 1 ? dil->front() : i - 2 < dil->size() ? (*dil)[i - 2] : 1;
+        const std::uint64_t total = di * ((*w)[i] - 1);
+        if (total % 2 != 0 || (di != 0 && total / di != (*w)[i] - 1))
+            return std::nullopt;
+        out.push_back(total / 2);
+    }
+    return out;
+}
+
 // The first per-dimension argument given but not understood (groups also when 0): its name and text;
 // nullopt when every given one reads.
-std::optional<std::pair<std::string_view, std::string_view>> unread_arg(const CpuOp& op, int stride, int padding, int dilation,
-                                                                        int output_padding, int groups, bool transposed) {
+std::optional<std::pair<std::string_view, std::string_view>> unread_arg(const CpuOp& op, int weight, int stride, int padding,
+                                                                        int dilation, int output_padding, int groups,
+                                                                        bool transposed) {
     const std::array<std::pair<std::string_view, int>, 5> args{{{"stride", stride},
                                                                 {"padding", padding},
                                                                 {"dilation", dilation},
@@ -98,7 +131,7 @@ std::optional<std::pair<std::string_view, std::string_view>> unread_arg(const Cp
     for (const auto& [what, i] : args) {
         if (!given(op, i))
             continue;
-        const auto v = int_list(op, i);
+        const auto v = i == padding ? padding_list(op, weight, stride, padding, dilation, transposed) : int_list(op, i);
         if (!v || (what == "groups" && v->front() == 0))
             return std::pair{what, std::string_view(op.concrete[static_cast<std::size_t>(i)])};
     }
@@ -130,7 +163,7 @@ std::optional<ConvDesc> describe(const CpuOp& op, int input, int weight, int str
     const auto xt = input_dtype(op, static_cast<std::size_t>(input)), wt = input_dtype(op, static_cast<std::size_t>(weight));
     if (!x || !w || !xt || !wt || x->size() < 3 || x->size() > 5 || w->size() != x->size())
         return std::nullopt;
-    if (unread_arg(op, stride, padding, dilation, output_padding, groups, transposed))
+    if (unread_arg(op, weight, stride, padding, dilation, output_padding, groups, transposed))
         return std::nullopt;  // conv_uncosted_reason says which
     ConvDesc d;
     d.batch = (*x)[0];
@@ -144,7 +177,7 @@ std::optional<ConvDesc> describe(const CpuOp& op, int input, int weight, int str
     // Weight C_out×(C_in/groups)×k, transposed C_in×(C_out/groups)×k.
     d.out_channels = transposed ? (*w)[1] * d.groups : (*w)[0];
     d.stride = int_list(op, stride).value_or(std::vector<std::uint64_t>{});
-    d.padding = int_list(op, padding).value_or(std::vector<std::uint64_t>{});
+    d.padding = padding_list(op, weight, stride, padding, dilation, transposed).value_or(std::vector<std::uint64_t>{});
     d.dilation = int_list(op, dilation).value_or(std::vector<std::uint64_t>{});
     if (transposed)
         d.output_padding = int_list(op, output_padding).value_or(std::vector<std::uint64_t>{});
@@ -215,10 +248,11 @@ std::string conv_uncosted_reason(const std::string& name, const CpuOp& op) {
     if (at == nullptr)
         return {};
     const bool transposed = at->always_transposed || flag(op, at->transposed).value_or(false);
-    const auto bad = unread_arg(op, at->stride, at->padding, at->dilation, at->output_padding, at->groups, transposed);
+    const auto bad =
+        unread_arg(op, at->weight, at->stride, at->padding, at->dilation, at->output_padding, at->groups, transposed);
     if (!bad)
         return {};
-    const std::string_view text = bad->second.substr(0, 40);
+    const std::string text = utf8_prefix(bad->second, 40);  // never inside a character
     return fmt::format(
         "{} of {} not understood (\"{}{}\"; expected non-negative integers as \"[2, 2]\", \"(2,2)\" or "
         "\"2\"{})",

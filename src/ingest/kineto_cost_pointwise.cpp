@@ -153,24 +153,32 @@ std::optional<OpCost> cost_norm(const NormOp& n, const CpuOp& op) {
     return r;
 }
 
-// The label of an integer or bool tensor type ("long int" → "int64"); the type itself when unknown.
+// The label of an integer or bool tensor type ("long int" → "int64", GCC's "long unsigned int" → "uint64"), or
+// of a scale or packed-fp4 type ("e8m0", "fp4x2"); the type itself when unknown.
 std::string integer_type_label(const std::string& t) {
     if (t == "long int" || t == "long")
         return "int64";
-    if (t == "unsigned long")
+    if (t == "unsigned long" || t == "long unsigned int")
         return "uint64";
     if (t == "int")
         return "int32";
     if (t == "unsigned int")
         return "uint32";
-    if (t == "short")
+    if (t == "short" || t == "short int")
         return "int16";
-    if (t == "unsigned short")
+    if (t == "unsigned short" || t == "short unsigned int")
         return "uint16";
     if (t == "unsigned char")
         return "uint8";
+    if (t == "c10::Float8_e8m0fnu")
+        return "e8m0";
+    if (t == "c10::Float4_e2m1fn_x2")
+        return "fp4x2";
     return t;
 }
+
+// A type PyTorch stores and copies but computes nothing on (no arithmetic kernels): MX scales, packed fp4.
+bool storage_only_type(const std::string& t) { return t == "c10::Float8_e8m0fnu" || t == "c10::Float4_e2m1fn_x2"; }
 
 // A tensor type's label: "int64" for "long int", "bf16" for "c10::BFloat16", the type itself when unknown.
 std::string type_label(const std::string& t) {
@@ -195,17 +203,17 @@ std::optional<TypeRank> rank_of(const std::string& t) {
         return TypeRank{1, 1, true};
     if (t == "signed char")
         return TypeRank{1, 1, false};
-    if (t == "short")
+    if (t == "short" || t == "short int")
         return TypeRank{1, 2, false};
     if (t == "int")
         return TypeRank{1, 4, false};
     if (t == "long int" || t == "long")
         return TypeRank{1, 8, false};
-    if (t == "unsigned short")
+    if (t == "unsigned short" || t == "short unsigned int")
         return TypeRank{1, 2, true};
     if (t == "unsigned int")
         return TypeRank{1, 4, true};
-    if (t == "unsigned long")
+    if (t == "unsigned long" || t == "long unsigned int")
         return TypeRank{1, 8, true};
     if (t == "c10::Half" || t == "c10::BFloat16")
         return TypeRank{2, 2, false};
@@ -404,9 +412,10 @@ std::optional<OpCost> cost_pointwise_op(const std::string& name, const CpuOp& op
         for (const std::size_t i : zero_d)
             scalar_bytes += detail::tensor_bytes(op, i);
     }
-    const bool integer = dtype && !torch_dtype(type_name);
-    if (tensors.empty())
-        return std::nullopt;
+    const bool storage_only = storage_only_type(type_name);
+    if (tensors.empty() || (storage_only && p->flops > 0))
+        return std::nullopt;  // arithmetic on a scale or packed-fp4 type: PyTorch has none, no formula here
+    const bool integer = dtype && !torch_dtype(type_name) && !storage_only;
     Shape out = tensors.front();
     for (const Shape& s : tensors)
         if (auto b = detail::broadcast(out, s))
@@ -430,7 +439,7 @@ std::optional<OpCost> cost_pointwise_op(const std::string& name, const CpuOp& op
     OpCost r;
     r.op = name;
     r.shape = only_zero_d ? "0-d" : shape_text(out);
-    r.dtype = integer ? integer_type_label(type_name) : std::string(dtype_name(d.dtype));
+    r.dtype = integer || storage_only ? integer_type_label(type_name) : std::string(dtype_name(d.dtype));
     r.category = Category::elementwise;
     r.cost = elementwise_cost(d);
     if (mixed) {  // each operand at its own type: replaces the reads at the result's size

@@ -23,9 +23,14 @@ using namespace detail;
 
 bool contains(std::string_view s, std::string_view w) { return s.find(w) != std::string_view::npos; }
 
-// An integer (or bool) tensor input: a storage type but no floating-point one.
-bool integer_input(const CpuOp& op, std::size_t i) {
-    return i < op.types.size() && storage_dtype(op.types[i]).has_value() && !input_dtype(op, i).has_value();
+// An index tensor input: int32 or int64 (GCC's TypeMeta names "int", "long int"; "long" as some builds write
+// it), the types PyTorch takes for indices (positions, top-k expert ids). Not uint8, bool, e8m0 or packed fp4:
+// those are scales and packed activations.
+bool index_input(const CpuOp& op, std::size_t i) {
+    if (i >= op.types.size())
+        return false;
+    const std::string& t = op.types[i];
+    return t == "int" || t == "long int" || t == "long";
 }
 
 // Floating-point tensor inputs: (index, shape).
@@ -83,7 +88,7 @@ std::optional<OpCost> rotary(const std::string& name, const CpuOp& op) {
     std::optional<std::uint64_t> tokens;
     std::size_t pos_i = 0;
     for (std::size_t i = 0; i < op.dims.size() && !tokens; ++i)
-        if (auto s = input_shape(op, i); s && s->size() == 1 && integer_input(op, i)) {
+        if (auto s = input_shape(op, i); s && s->size() == 1 && index_input(op, i)) {
             tokens = (*s)[0];
             pos_i = i;
         }
@@ -199,7 +204,7 @@ std::optional<OpCost> moe(const std::string& name, const CpuOp& op) {
             continue;
         if (s->size() == 3)
             weights.push_back(i);
-        else if (s->size() == 2 && (*s)[0] == tokens && !topk && (*s)[1] < (*h)[1] && integer_input(op, i))
+        else if (s->size() == 2 && (*s)[0] == tokens && !topk && (*s)[1] < (*h)[1] && index_input(op, i))
             topk = (*s)[1];  // integer [T, k]: the routed expert ids
     }
     if (weights.empty() || !topk)

@@ -581,7 +581,8 @@ private:
         return list;
     }
     // `spelling` maps each string (the "Input type" names to one compiler's spelling: kineto_type_names.h); a
-    // non-string item keeps its place as its JSON text.
+    // non-string item keeps its place: a bool as "True"/"False" and null as "" (as PyTorch writes them), a number
+    // or array as its JSON text.
     SharedList<std::string> strings(dom::element v, const SharedList<std::string>& before,
                                     std::string_view (*spelling)(std::string_view) = nullptr) {
         if (v.type() != dom::element_type::ARRAY)
@@ -590,6 +591,10 @@ private:
         for (const dom::element s : array_of(v))
             if (const auto text = read_string(s))
                 scratch_strings_.emplace_back(spelling ? spelling(*text) : *text);
+            else if (s.type() == dom::element_type::BOOL)  // PyTorch's spellings: "True"/"False", None as ""
+                scratch_strings_.emplace_back(s.get_bool().value_unsafe() ? "True" : "False");
+            else if (s.type() == dom::element_type::NULL_VALUE)
+                scratch_strings_.emplace_back();
             else  // a number or array where a string belongs: its JSON text, so the later items keep their places
                 scratch_strings_.emplace_back(simdjson::minify(s));
         return intern_list(string_lists_, scratch_strings_);

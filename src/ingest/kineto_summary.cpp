@@ -135,6 +135,19 @@ struct Grouper {
                 return t.ops[static_cast<std::size_t>(op)].name;
         return links.op[a] >= 0 ? std::int64_t{t.ops[static_cast<std::size_t>(links.op[a])].name} : -1;
     }
+    // Whether a runtime call carries correlation id `c` (the launches' ids, sorted, built on first use).
+    mutable std::vector<std::int64_t> launch_ids;
+    bool has_launch(std::int64_t c) const {
+        if (c < 0)
+            return false;
+        if (launch_ids.empty()) {
+            for (const Launch& l : t.launches)
+                launch_ids.push_back(l.correlation);
+            launch_ids.push_back(-1);  // never empty once built
+            std::sort(launch_ids.begin(), launch_ids.end());
+        }
+        return std::binary_search(launch_ids.begin(), launch_ids.end(), c);
+    }
     // Why an activity has no formula (docs/ingest.md, "Reasons").
     std::string reason(std::size_t a, Category category) const {
         const GpuActivity& g = t.activities[a];
@@ -146,9 +159,14 @@ struct Grouper {
                                    : "no CPU op linked (no launch record: queued before the profiler started)");
         };
         if (g.kind != Activity::kernel) {
-            if (category == Category::memcpy && runtime_copy_kernel(t.names[g.name]))
-                return "copy direction unknown (a runtime copy kernel; its launching runtime call gives no \"kind\": "
-                       "HtoD, DtoH and DtoD run alike)";
+            if (category == Category::memcpy && runtime_copy_kernel(t.names[g.name])) {
+                // the call's fault only where there is a call; a kernel no op holds says so first, as a kernel does
+                const std::string dir =
+                    fmt::format("copy direction unknown (a runtime copy kernel; {}: HtoD, DtoH and DtoD run alike)",
+                                has_launch(g.correlation) ? "its launching runtime call gives no \"kind\""
+                                                          : "no launching runtime call gives its \"kind\"");
+                return links.op[a] < 0 ? unlinked() + "; " + dir : dir;
+            }
             if (links.op[a] < 0)  // a blit kernel never carries a "bytes" arg: only a memcpy/memset event lacks one
                 return runtime_kernel_kind(t.names[g.name]) == Activity::kernel ? unlinked() + "; no \"bytes\" arg" : unlinked();
             return fmt::format("no byte count in trace (no \"bytes\" arg; the launching op {} does not give the size)",
@@ -243,6 +261,7 @@ Summary summarize(const Trace& t, const Links& links, const TraceHints& hints) {
                0,
                {},
                0,
+               {},
                {},
                {},
                {}};

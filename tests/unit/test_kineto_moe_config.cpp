@@ -238,3 +238,28 @@ TEST(KinetoMoeConfig, PerTokenScalesAreNotTopKWeights) {
     EXPECT_FALSE(cost_cpu_op("vllm::rocm_aiter_fused_moe", op_of({{16, 64}, {4, 128, 64}, {4, 64, 64}, {16, 2}},
                                                                  {"c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "float"})));
 }
+
+// AITER's fmoe_g1u1 with MXFP4 activations packed two to a byte (uint8 [T, H/2]) and e8m0 scales [T, H/32]:
+// neither is a top-k id tensor (the old rule, "any non-float type", read k = 3584 from [512, 3584] and
+// k = 224 from the scales). Ids are int32/int64 only; here the op is uncosted.
+TEST(KinetoMoeConfig, PackedFp4ActivationsAndE8m0ScalesAreNotTopKIds) {
+    const std::vector<std::vector<std::int64_t>> dims{
+        {512, 7168}, {512, 3584}, {256, 4096, 3584}, {256, 7168, 1024}, {8192}, {8192}, {64}, {1}, {}, {512, 224}};
+    EXPECT_FALSE(cost_cpu_op("aiter::fmoe_g1u1", op_of(dims, {"c10::BFloat16", "unsigned char", "unsigned char", "unsigned char",
+                                                              "int", "float", "int", "int", "Scalar", "unsigned char"})));
+    EXPECT_FALSE(cost_cpu_op("aiter::fmoe_g1u1", op_of(dims, {"c10::BFloat16", "c10::Float4_e2m1fn_x2", "c10::Float4_e2m1fn_x2",
+                                                              "c10::Float4_e2m1fn_x2", "int", "float", "int", "int", "Scalar",
+                                                              "c10::Float8_e8m0fnu"})));
+    for (const char* bad : {"bool", "unsigned char", "c10::Float8_e8m0fnu", "short int"})
+        EXPECT_FALSE(cost_cpu_op("vllm::rocm_aiter_fused_moe", op_of({{16, 64}, {4, 128, 64}, {4, 64, 64}, {16, 2}},
+                                                                     {"c10::BFloat16", "c10::BFloat16", "c10::BFloat16", bad})))
+            << bad;
+    // int32 and int64 ids [16, 2] are read: k = 2; W1 [4, 128, 64]: 2·16·2·128·64 = 524288, W2 [4, 64, 64]:
+    // 2·16·2·64·64 = 262144, total 786432 FLOPs.
+    for (const char* ok : {"int", "long int"}) {
+        const auto c = cost_cpu_op("vllm::rocm_aiter_fused_moe", op_of({{16, 64}, {4, 128, 64}, {4, 64, 64}, {16, 2}},
+                                                                       {"c10::BFloat16", "c10::BFloat16", "c10::BFloat16", ok}));
+        ASSERT_TRUE(c) << ok;
+        EXPECT_EQ(c->cost.flops, 786432u) << ok;
+    }
+}

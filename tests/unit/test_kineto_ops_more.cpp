@@ -659,6 +659,32 @@ TEST(KinetoOpsMore, DropoutGluDotSamplingSearchAndShuffles) {
                              op_of({{8, 128}, {8}, {}, {}}, {bf, "long int", "Scalar", ""}, {"", "", "0", ""}), ""));
 }
 
+// aten::conv2d.padding (PyTorch's padding="valid" / "same"): "valid" is 0; "same" (stride 1) pads d·(k−1)/2 on
+// each side, so the output keeps the input's size. x float [8, 64, 32, 32], w [64, 64, 3, 3]:
+//   same:  out 32·32; 2·8·64·1024·64·9 = 603,979,776 FLOPs
+//   valid: out 30·30; 2·8·64·900·64·9 = 530,841,600 FLOPs
+// (the old code refused both: "padding of aten::conv2d not understood").
+// A 4x4 kernel under "same" pads 3 in all, 1 before and 2 after: no symmetric padding says it, refused.
+TEST(KinetoOpsMore, Conv2dPaddingValidAndSame) {
+    const auto conv = [](std::int64_t k, const std::string& padding, const std::string& stride) {
+        return op_of({{8, 64, 32, 32}, {64, 64, k, k}, {64}, {}, {}, {}, {}}, {"float", "float", "float", "", "", "", ""},
+                     {"", "", "", stride, padding, "[1, 1]", "1"});
+    };
+    const auto same = cost_cpu_op("aten::conv2d", conv(3, "same", "[1, 1]"));
+    ASSERT_TRUE(same);
+    EXPECT_EQ(same->cost.flops, 603979776u);
+    const auto valid = cost_cpu_op("aten::conv2d", conv(3, "valid", "[1, 1]"));
+    ASSERT_TRUE(valid);
+    EXPECT_EQ(valid->cost.flops, 530841600u);
+    EXPECT_EQ(conv_uncosted_reason("aten::conv2d", conv(3, "same", "[1, 1]")), "");
+    for (const auto& [k, stride] : std::vector<std::pair<std::int64_t, std::string>>{{4, "[1, 1]"}, {3, "[2, 2]"}}) {
+        EXPECT_FALSE(cost_cpu_op("aten::conv2d", conv(k, "same", stride))) << k << stride;
+        EXPECT_TRUE(
+            conv_uncosted_reason("aten::conv2d", conv(k, "same", stride)).starts_with("padding of aten::conv2d not understood"))
+            << k << stride;
+    }
+}
+
 }  // namespace
 
 // The composite dropouts' noise is a tensor of the input's type (ATen's _dropout_impl), [N, C, 1, 1] for

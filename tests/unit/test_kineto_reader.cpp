@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "bwacct/error.h"
 #include "bwacct/ingest_kineto.h"
@@ -619,6 +620,28 @@ TEST(KinetoReader, LaunchesWithoutActivitiesSayTheRecordsWereLost) {
     const std::string why = error_of([&] { (void)parse_kineto(text, "lost.json"); });
     EXPECT_NE(why.find("(2 GPU runtime calls, 1 of them launches, memcpys or memsets)"), std::string::npos) << why;
     EXPECT_NE(why.find("the activity records were lost"), std::string::npos) << why;
+}
+
+// A JSON bool or null where "Concrete Inputs" has a string reads as PyTorch writes it ("True"/"False", None
+// as ""), a number as its JSON text: SDPA's is_causal written `true` is causal. B 2, H 16, S 1024, D 64:
+// pairs = 1024·1024 − 1024·1023/2 = 1048576 − 523776 = 524800; FLOPs 4·B·H·D·pairs = 4·2·16·64·524800 =
+// 4,299,161,600 (the old reading, "true", was non-causal: 4·2·16·64·1024·1024 = 8,589,934,592).
+TEST(KinetoReader, JsonBoolsAndNullsInConcreteInputsReadAsPyTorchWritesThem) {
+    const Trace t = parse_kineto(R"({"traceEvents": [
+      {"ph": "X", "cat": "cpu_op", "name": "aten::scaled_dot_product_attention", "pid": 1, "tid": 1, "ts": 100, "dur": 50,
+       "args": {"External id": 1, "Input Dims": [[2, 16, 1024, 64], [2, 16, 1024, 64], [2, 16, 1024, 64], [], [], [], [], []],
+                "Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "", "Scalar", "Scalar", "", "Scalar"],
+                "Concrete Inputs": ["", "", "", "", 0.0, true, null, false]}},
+      {"ph": "X", "cat": "kernel", "name": "flash_fwd_kernel", "pid": 0, "tid": 7, "ts": 110, "dur": 20,
+       "args": {"External id": 1, "device": 0, "stream": 7}}
+    ]})",
+                                 "sdpa.json");
+    ASSERT_EQ(t.ops.size(), 1u);
+    const std::vector<std::string> concrete(t.ops[0].concrete.begin(), t.ops[0].concrete.end());
+    EXPECT_EQ(concrete, (std::vector<std::string>{"", "", "", "", "0.0", "True", "", "False"}));
+    const auto c = cost_cpu_op("aten::scaled_dot_product_attention", t.ops[0]);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.flops, 4299161600u);
 }
 
 }  // namespace

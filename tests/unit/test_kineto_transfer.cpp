@@ -3,6 +3,12 @@
 // inputs (a convolution zeroing its workspace).
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <array>
+#include <map>
+#include <string>
+
 #include "bwacct/ingest_kineto.h"
 #include "kineto_test_ops.h"
 
@@ -153,11 +159,84 @@ TEST(KinetoTransfer, RocclrBlitKernelsAreCopiesAndFills) {
     EXPECT_EQ(seen, 4);
     const auto& unknown = cat(Category::memcpy).uncosted_reasons;
     ASSERT_EQ(unknown.size(), 1u);
-    EXPECT_TRUE(unknown.begin()->first.starts_with("copy direction unknown")) << unknown.begin()->first;
+    // activity 3 has an op (External id 9) but no runtime call: no call to blame
+    EXPECT_EQ(unknown.begin()->first,
+              "copy direction unknown (a runtime copy kernel; no launching runtime call gives its "
+              "\"kind\": HtoD, DtoH and DtoD run alike)");
     const auto& masked = cat(Category::memset).uncosted_reasons;
     ASSERT_EQ(masked.size(), 1u);
     EXPECT_EQ(masked.begin()->first,
               "no byte count in trace (no \"bytes\" arg; the launching op aten::masked_fill_ does not give the size)");
+}
+
+// Three copies, each an aten::copy_ with a runtime call and a blit kernel, given `kinds` and an id key: "correlation"
+// (all three sharing correlation 5, as ranks merged into one file reuse ids) or "External id" (no correlation
+// anywhere: each call and its kernel carry their own External id 1, 2, 3, the ops 1001..1003).
+Trace three_blit_copies(const std::array<const char*, 3>& kinds, bool shared_correlation) {
+    std::string events;
+    for (int i = 0; i < 3; ++i) {
+        const int ts = 100 * (i + 1);
+        const std::string id = shared_correlation ? "\"correlation\": 5" : fmt::format("\"External id\": {}", i + 1);
+        events += fmt::format(
+            R"({}{{"ph": "X", "cat": "cpu_op", "name": "aten::copy_", "pid": 1, "tid": 1, "ts": {}, "dur": 80,
+                "args": {{"External id": {}, "Input Dims": [[1024, 1024], [1024, 1024], []],
+                          "Input type": ["c10::BFloat16", "c10::BFloat16", "Scalar"]}}}},
+               {{"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyWithStream", "pid": 1, "tid": 1, "ts": {}, "dur": 5,
+                "args": {{{}, "kind": "{}"}}}},
+               {{"ph": "X", "cat": "kernel", "name": "__amd_rocclr_copyBuffer", "pid": 0, "tid": 7, "ts": {}, "dur": 20,
+                "args": {{{}, "device": 0, "stream": 7}}}})",
+            i ? "," : "", ts, shared_correlation ? 5 : 1001 + i, ts + 5, id, kinds[static_cast<std::size_t>(i)], ts + 10, id);
+    }
+    return parse_kineto("{\"traceEvents\": [" + events + "]}", "blits.json");
+}
+
+// Launches sharing a correlation id give their kernels a direction only if all of them agree: kinds 1, 1, 2
+// leave all three unknown (the old code compared the first two only and gave htod); 1, 1, 1 give htod.
+TEST(KinetoTransfer, BlitLaunchesSharingACorrelationIdMustAllAgree) {
+    const Trace mixed = three_blit_copies({"1", "1", "2"}, true);
+    ASSERT_EQ(mixed.activities.size(), 3u);
+    for (const GpuActivity& a : mixed.activities)
+        EXPECT_EQ(a.copy, CopyKind::unknown);
+    const Trace same = three_blit_copies({"1", "1", "1"}, true);
+    ASSERT_EQ(same.activities.size(), 3u);
+    for (const GpuActivity& a : same.activities)
+        EXPECT_EQ(a.copy, CopyKind::htod);
+}
+
+// No correlation ids: the External-id fallback pairs each call with its kernel, kinds 1, 2, 3 → htod, dtoh, dtod.
+TEST(KinetoTransfer, BlitKernelsTakeTheirDirectionUnderTheExternalIdFallback) {
+    const Trace t = three_blit_copies({"1", "2", "3"}, false);
+    ASSERT_EQ(t.activities.size(), 3u);
+    EXPECT_EQ(t.correlated_by_external_id, 3u);
+    EXPECT_EQ(t.activities[0].copy, CopyKind::htod);
+    EXPECT_EQ(t.activities[1].copy, CopyKind::dtoh);
+    EXPECT_EQ(t.activities[2].copy, CopyKind::dtod);
+}
+
+// A blit copy kernel no op holds says so first, as a kernel does; one whose call gives no kind blames the call.
+TEST(KinetoTransfer, BlitKernelWithoutAnOpSaysSoFirst) {
+    const Trace t = parse_kineto(R"({"traceEvents": [
+      {"ph": "X", "cat": "kernel", "name": "__amd_rocclr_copyBuffer", "pid": 0, "tid": 7, "ts": 10, "dur": 20,
+       "args": {"device": 0, "stream": 7}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::copy_", "pid": 1, "tid": 1, "ts": 100, "dur": 80,
+       "args": {"External id": 1, "Input Dims": [[64], [64], []], "Input type": ["float", "float", "Scalar"]}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyWithStream", "pid": 1, "tid": 1, "ts": 105, "dur": 5,
+       "args": {"External id": 1, "correlation": 3}},
+      {"ph": "X", "cat": "kernel", "name": "__amd_rocclr_copyBuffer", "pid": 0, "tid": 7, "ts": 110, "dur": 20,
+       "args": {"External id": 1, "device": 0, "stream": 7, "correlation": 3}}
+    ]})",
+                                 "blit_unlinked.json");
+    const Summary s = summarize(t);
+    // each 20 µs kernel under its own reason
+    EXPECT_EQ(s.categories[static_cast<std::size_t>(Category::memcpy)].uncosted_reasons,
+              (std::map<std::string, double>{
+                  {"no CPU op linked (no launch record: queued before the profiler started); copy direction unknown "
+                   "(a runtime copy kernel; no launching runtime call gives its \"kind\": HtoD, DtoH and DtoD run alike)",
+                   20.0},
+                  {"copy direction unknown (a runtime copy kernel; its launching runtime call gives no \"kind\": HtoD, "
+                   "DtoH and DtoD run alike)",
+                   20.0},
+              }));
 }
 
 }  // namespace

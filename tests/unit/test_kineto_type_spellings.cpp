@@ -8,6 +8,7 @@
 
 #include "bwacct/ingest_kineto.h"
 #include "bwacct/ops.h"
+#include "kineto_test_ops.h"
 
 namespace {
 
@@ -133,6 +134,13 @@ TEST(KinetoTypeSpellings, ConvolutionStrideGivenIsReadOrRefused) {
         EXPECT_EQ(s.kernels[0].reason, "stride of aten::convolution not understood (\"" + text +
                                            "\"; expected non-negative integers as \"[2, 2]\", \"(2,2)\" or \"2\")");
     }
+    // The value is cut at 40 bytes, never inside a character: "(2,2)" (5 B) + 34 'x' = 39 B, then 'é' (2 B,
+    // bytes 39-40): the cut keeps 39 B (the old cut kept 40, a lone lead byte 0xC3) and adds "…".
+    const std::string x34(34, 'x');
+    const Summary cut = summarize(parse_kineto(conv_with_stride("\"(2,2)" + x34 + "\u00e9zz\""), "stride_utf8.json"));
+    ASSERT_EQ(cut.kernels.size(), 1u);
+    EXPECT_EQ(cut.kernels[0].reason, "stride of aten::convolution not understood (\"(2,2)" + x34 +
+                                         "…\"; expected non-negative integers as \"[2, 2]\", \"(2,2)\" or \"2\")");
 }
 
 // Tools that re-write a trace (TraceLens's eval traces) spell the types by c10's ScalarType names,
@@ -199,7 +207,7 @@ TEST(KinetoTypeSpellings, TagKindNamesOfScalarsAreNotTensors) {
 }
 
 // The unsigned, e8m0 and packed fp4 ScalarType names, and GCC's own names of the 16-bit and unsigned 64-bit
-// integers, read at their element sizes: aten::neg of [1024] reads and writes 1024·size bytes
+// integers, read at their element sizes: aten::clone of [1024] reads and writes 1024·size bytes
 // (UInt16 2, UInt32 4, UInt64 8, Float8_e8m0fnu 1, Float4_e2m1fn_x2 1 a counted element, "short int" 2,
 // "short unsigned int" 2, "long unsigned int" 8).
 TEST(KinetoTypeSpellings, UnsignedAndScaleTypeNamesHaveTheirSizes) {
@@ -212,17 +220,50 @@ TEST(KinetoTypeSpellings, UnsignedAndScaleTypeNamesHaveTheirSizes) {
                                                                                        {"short unsigned int", 2},
                                                                                        {"long unsigned int", 8}}) {
         const Summary s = summarize(parse_kineto(R"({"traceEvents": [
-          {"ph": "X", "cat": "cpu_op", "name": "aten::neg", "pid": 1, "tid": 1, "ts": 100, "dur": 20,
+          {"ph": "X", "cat": "cpu_op", "name": "aten::clone", "pid": 1, "tid": 1, "ts": 100, "dur": 20,
            "args": {"External id": 1, "Input Dims": [[1024]], "Input type": [")" +
                                                      type + R"("]}},
-          {"ph": "X", "cat": "kernel", "name": "neg_kernel", "pid": 0, "tid": 7, "ts": 110, "dur": 5,
+          {"ph": "X", "cat": "kernel", "name": "clone_kernel", "pid": 0, "tid": 7, "ts": 110, "dur": 5,
            "args": {"External id": 1, "device": 0, "stream": 7}}]})",
-                                                 "neg.json"));
-        const Group* neg = group_of(s, "aten::neg");
+                                                 "clone.json"));
+        const Group* neg = group_of(s, "aten::clone");
         ASSERT_NE(neg, nullptr) << type;
         EXPECT_EQ(neg->what.cost.bytes_read, 1024 * size) << type;
         EXPECT_EQ(neg->what.cost.bytes_written, 1024 * size) << type;
     }
+}
+
+// GCC's names of int16 / uint16 / uint64 ("short int", "short unsigned int", "long unsigned int") label and
+// promote as the other spellings of those types; e8m0 scales and packed fp4 are copied, never computed on.
+TEST(KinetoTypeSpellings, GccIntegerNamesLabelAndPromote) {
+    // int16 [1024] + int64 [1024]: PyTorch's result int64; read 1024·2 + 1024·8 = 10,240 B, write 1024·8 = 8,192 B
+    // (the old code: no formula, "short int" had no rank)
+    const auto add =
+        cost_cpu_op("aten::add", test::op_of({{1024}, {1024}, {}}, {"short int", "long int", "Scalar"}, {"", "", "1"}));
+    ASSERT_TRUE(add);
+    EXPECT_EQ(add->cost.bytes_read, 10240u);
+    EXPECT_EQ(add->cost.bytes_written, 8192u);
+    EXPECT_EQ(add->dtype, "int16,int64->int64");
+    // one label per dtype, whatever the spelling (the old label of "long unsigned int" was itself)
+    for (const auto& [type, label] : std::vector<std::pair<std::string, std::string>>{{"long unsigned int", "uint64"},
+                                                                                      {"unsigned long", "uint64"},
+                                                                                      {"short int", "int16"},
+                                                                                      {"short unsigned int", "uint16"}}) {
+        const auto neg = cost_cpu_op("aten::neg", test::op_of({{1024}}, {type}));
+        ASSERT_TRUE(neg) << type;
+        EXPECT_EQ(neg->dtype, label) << type;
+    }
+    // neg of e8m0 [1024]: no formula (the old code costed it as integer arithmetic); clone: 1024 B each way,
+    // labelled e8m0, no "integer arithmetic" term
+    EXPECT_FALSE(cost_cpu_op("aten::neg", test::op_of({{1024}}, {"c10::Float8_e8m0fnu"})));
+    EXPECT_FALSE(cost_cpu_op("aten::mul", test::op_of({{1024}, {1024}}, {"c10::Float4_e2m1fn_x2", "c10::Float4_e2m1fn_x2"})));
+    const auto clone = cost_cpu_op("aten::clone", test::op_of({{1024}}, {"c10::Float8_e8m0fnu"}));
+    ASSERT_TRUE(clone);
+    EXPECT_EQ(clone->dtype, "e8m0");
+    EXPECT_EQ(clone->cost.bytes_read, 1024u);
+    EXPECT_EQ(clone->cost.bytes_written, 1024u);
+    for (const auto& term : clone->cost.terms)
+        EXPECT_EQ(term.formula.find("integer"), std::string::npos) << term.formula;
 }
 
 // TraceLens's hand-written eval fixtures (tests/data/corpus/torch-trace/tracelens_eval_*.json, ScalarType
