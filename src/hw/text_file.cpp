@@ -187,13 +187,4 @@ std::string valid_utf8(std::string_view text, std::size_t& repaired) {
     return out;
 }
 
-std::string utf8_prefix(std::string_view s, std::size_t max) {
-    if (s.size() <= max)
-        return std::string(s);
-    std::size_t n = max;
-    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80)
-        --n;
-    return std::string(s.substr(0, n));
-}
-
 }  // namespace bwacct
