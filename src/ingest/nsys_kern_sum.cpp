@@ -1183,7 +1183,12 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
     const std::size_t above = first_time_header(lines, run.lo, h), below = first_time_header(lines, h + 1, run.hi);
     const std::size_t any_above = first_time_header(lines, 0, h);
     const bool skipped = skipped_kernels(lines, run.lo, h) != 0;
-    const bool memory_first = above < h && !skipped && !run.named && next < lines.size() && below < run.hi;
+    // Memory tables first shows in the last kernel table having none after it (nsys's own order, kernel then memory,
+    // puts one after every run's kernel table): mem_a, kern_a, mem_b, kern_b, mem_c, kern_c. With one after the
+    // last kernel table, a table above the first is an earlier run's (its kernel SKIPPED line not pasted).
+    const std::size_t last_kernel = out.other_tables.empty() ? h : out.other_tables.back() - 1;
+    const bool ends_with_memory = first_time_header(lines, last_kernel + 1, lines.size()) < lines.size();
+    const bool memory_first = above < h && !skipped && !run.named && next < lines.size() && below < run.hi && !ends_with_memory;
     const bool after = !memory_first && nsys_parts::read_memory_tables(lines, h + 1, run.hi, origin, out, swapped);
     if (memory_first || (!after && above < h && !skipped)) {
         nsys_parts::read_memory_tables(lines, run.lo, h, origin, out, swapped);

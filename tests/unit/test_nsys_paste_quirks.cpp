@@ -410,6 +410,39 @@ TEST(NsysPasteQuirks, TwoReportsMemoryFirstEachKernelTableTakesTheTableAboveIt) 
                       "the memory operation table at line 11 comes between the kernel tables at lines 7 and 15"));
 }
 
+// nsys's own order (kernel then memory, per run) after an earlier run with memory operations and no kernel table
+// (its SKIPPED line not pasted): mem_0 (50 copies), kern k_1, mem_1 (10), kern k_2, mem_2 (90). A memory table follows
+// the last kernel table, so the tables are not memory-first: k_1's is mem_1, 10 copies, 1,000,000 ns = 1000 us (not
+// mem_0's 50 copies, 5,000,000 ns = 5000 us). Old code: mem_0 read, mem_1 called the next run's.
+TEST(NsysPasteQuirks, KernelThenMemoryAfterAMemoryOnlyRunTakesTheTableBelow) {
+    const auto mem = [](const char* total, const char* count) {
+        return fmt::format(
+            " Time (%)  Total Time (ns)  Count  Avg (ns)   Med (ns)   Min (ns)  Max (ns)  StdDev (ns)           Operation\n"
+            " --------  ---------------  -----  ---------  ---------  --------  --------  -----------  "
+            "----------------------------\n"
+            "    100.0  {:>15}  {:>5}  100,000.0  100,000.0   100,000   100,000          0.0  [CUDA memcpy Host-to-Device]\n\n",
+            total, count);
+    };
+    const auto kern = [](const char* name) {
+        return fmt::format(
+            " Time (%)  Total Time (ns)  Instances  Avg (ns)   Med (ns)   Min (ns)  Max (ns)  StdDev (ns)  Name\n"
+            " --------  ---------------  ---------  ---------  ---------  --------  --------  -----------  ----\n"
+            "    100.0        2,000,000         20  100,000.0  100,000.0   100,000   100,000          0.0  {}\n\n",
+            name);
+    };
+    // Lines: 1-3 mem_0, 5-7 k_1, 9-11 mem_1, 13-15 k_2, 17-19 mem_2.
+    const std::string text = mem("5,000,000", "50") + kern("k_1") + mem("1,000,000", "10") + kern("k_2") + mem("9,000,000", "90");
+    const NsysKernSum s = parse_nsys_kern_sum(text, "m.txt");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_EQ(s.kernels[0].name, "k_1");
+    const NsysMemOp* h2d = op(s, "[CUDA memcpy Host-to-Device]");
+    ASSERT_NE(h2d, nullptr);
+    EXPECT_EQ(h2d->count, 10u);
+    EXPECT_DOUBLE_EQ(h2d->total_us, 1000.0);
+    EXPECT_FALSE(warns(s, "the next run's"));
+    EXPECT_TRUE(warns(s, "the memory operation table at line 1 comes before the kernel table at line 5 and is not read"));
+}
+
 // One report, a memory table above and one below the kernel table: the one below is read, and the warning says so.
 TEST(NsysPasteQuirks, MemoryTablesAboveAndBelowOneKernelTableWarnPlainly) {
     const std::string mem =
