@@ -28,6 +28,10 @@ struct NcclResult {
     PrintedNumber time_us, algbw_GBps, busbw_GBps;
     std::optional<double> wrong;  // #wrong / error column; absent when printed N/A (validation off)
     bool max_error = false;       // `wrong` is an older layout's "error" column (the largest deviation), not a count
+    // nccl-tests -C 1 prints the host's launch-loop time ("cputime") where `time_us` would be; its algbw is still from
+    // the GPU time. Then `cputime_us` holds the printed cputime and `time_us` is the GPU time size / algbw (0 with
+    // decimals 2, not re-derivable, where algbw prints as 0 or the size is 0).
+    std::optional<PrintedNumber> cputime_us;
 };
 
 struct NcclRow {

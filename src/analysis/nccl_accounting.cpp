@@ -154,10 +154,18 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
                     {"matches_log", "matches log", 0},
                     {"wrong", "#wrong", 0},
                     {"regime", "regime", 0}};
+    // nccl-tests -C 1: the time is size / algbw (the GPU time), and the printed host launch-loop time is its own column.
+    const bool cputime_run = std::any_of(log.rows.begin(), log.rows.end(), [](const NcclRow& row) {
+        return (row.out_of_place && row.out_of_place->cputime_us) || (row.in_place && row.in_place->cputime_us);
+    });
+    if (cputime_run) {
+        rows.columns[2] = {"time_us", "time µs (size/algbw)", 2};
+        rows.columns.insert(rows.columns.begin() + 3, {"cputime_us", "cputime µs (-C 1, host)", 2});
+    }
 
     std::vector<AlphaBetaPoint> fit_points;
     std::size_t max_error_rows = 0;
-    std::size_t mismatched = 0, wrong_rows = 0, skipped = 0, printed_results = 0, underivable = 0;
+    std::size_t mismatched = 0, wrong_rows = 0, skipped = 0, printed_results = 0, underivable = 0, cputime_underivable = 0;
     double busbw_sum = 0;
     struct Pending {
         std::size_t row;  // index into rows.rows, for the regime filled after the fit
@@ -186,7 +194,9 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
             const Check c = check_result(row.size, r, factor);
             ++printed_results;
             busbw_sum += r.busbw_GBps.value;
-            if (!c.derivable)
+            if (!c.derivable && r.cputime_us)
+                ++cputime_underivable;
+            else if (!c.derivable)
                 ++underivable;
             else if (!c.ok)
                 ++mismatched;
@@ -200,6 +210,8 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
                                              : c.ok       ? "yes"
                                                           : "NO"),
                                  r.wrong ? Cell(*r.wrong) : Cell(std::string("N/A")), Cell()});
+            if (cputime_run)
+                rows.rows.back().insert(rows.rows.back().begin() + 3, r.cputime_us ? Cell(r.cputime_us->value) : Cell());
             if (row.size == 0 || !c.derivable)
                 continue;
             const bool out_of_place = std::string_view(placement) == "out-of-place";
@@ -219,6 +231,8 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
                 params.push_back({"redop", row.redop});
             if (row.line > 0)
                 params.push_back({"line", static_cast<std::uint64_t>(row.line)});
+            if (r.cputime_us)
+                params.push_back({"cputime_us", r.cputime_us->value});
             if (several)
                 params.push_back({"run", static_cast<std::uint64_t>(run_index + 1)});
             try {
@@ -230,7 +244,7 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
             }
         }
     }
-    const std::size_t derived = printed_results - underivable;
+    const std::size_t derived = printed_results - underivable - cputime_underivable;
     rows.notes.push_back(mismatched == 0
                              ? fmt::format("all {} re-derived results match the log to its printed precision", derived)
                              : fmt::format("{} of {} re-derived results do NOT match the log (rows marked NO): the log's rank "
@@ -242,6 +256,14 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
             "so its rounding interval reaches 0 µs and size / time has no finite value; left out of the check, the α–β fit "
             "and the records",
             underivable));
+    if (cputime_run)
+        rows.notes.push_back(fmt::format(
+            "the log prints nccl-tests -C 1's cputime (the host's launch loop), not the GPU time its algbw is from: each "
+            "time is size / algbw, the printed cputime is shown apart{}",
+            cputime_underivable > 0 ? fmt::format("; {} result(s) with algbw printed as 0 have no GPU time and are left out "
+                                                  "of the check, the α–β fit and the records",
+                                                  cputime_underivable)
+                                    : std::string()));
     if (max_error_rows > 0)
         rows.notes.push_back(
             "the log's \"error\" column (older nccl-tests: the largest deviation from the expected result, not a count "

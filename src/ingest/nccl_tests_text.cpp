@@ -248,7 +248,8 @@ struct Layout {
     // ("%7.3f" of deltaSec * 1.0E3), read as us (x 1000).
     bool time_ms = false;
     // nccl-tests -C 1: the time column is "cputime", the host's launch loop (in us), not the collective's time on the GPU
-    // (its algbw still comes from the GPU time). Read as printed, warned.
+    // (its algbw still comes from the GPU time, common.cu's getBw(deltaSec)). The op time is size / algbw; the printed
+    // cputime is kept as the result's cputime_us. Warned.
     bool cputime = false;
     bool out_of_place_only = false;  // the early broadcast: one result per row ("bytes N type root time algbw busbw res")
     // Where the header's out-of-place and in-place results end, in characters after the end of its first column ("size"):
@@ -358,6 +359,19 @@ std::optional<Layout> layout_from_row(const std::vector<std::string_view>& tok) 
     l.tokens = l.time + 2 * l.per_place;
     l.name = "no column header; layout from the row";
     return l;
+}
+
+// nccl-tests -C 1: the printed time is the host's launch loop (cputimeSec), while algbw = size / deltaSec / 1e9 is from
+// the GPU time (common.cu). The GPU time is size / algbw / 1e3 us; the printed cputime is kept as cputime_us. Where
+// algbw prints as 0 (or the size is 0) the GPU time has no bound: 0 with decimals 2, which the accounting leaves out.
+void gpu_time_from_algbw(NcclResult& r, std::uint64_t size) {
+    r.cputime_us = r.time_us;
+    if (size == 0 || !(r.algbw_GBps.value - 0.5 * std::pow(10.0, -r.algbw_GBps.decimals) > 0)) {
+        r.time_us = PrintedNumber{0, 2, "0.00"};
+        return;
+    }
+    const double t = static_cast<double>(size) / r.algbw_GBps.value / 1e3;
+    r.time_us = PrintedNumber{t, 6, fmt::format("{:.6f}", t)};
 }
 
 std::optional<NcclResult> read_result(const std::vector<std::string_view>& tok, std::size_t at, const Layout& layout) {
@@ -1120,6 +1134,10 @@ struct TextReader {
     // A row read (whole, in-place only, or cut after its out-of-place result): a new run where it starts one, then
     // the current run's.
     void accept_row(NcclRow row, const Layout& layout, bool fits_header, int line_no) {
+        if (layout.cputime)
+            for (std::optional<NcclResult>* res : {&row.out_of_place, &row.in_place})
+                if (*res)
+                    gpu_time_from_algbw(**res, row.size);
         // Rows after the run's "Avg bus bandwidth" belong to another run; so does a sweep that starts
         // again (a smaller size than the last row's, same type, redop and root) with no header between:
         // another invocation whose header lines were cut or filtered out (a grep of several logs). One
@@ -1192,10 +1210,11 @@ struct TextReader {
         run.last_line = line_no;
         layout_name = layout.name;
         if (fits_header && !rows_under_header && layout.cputime)
-            warn(
-                fmt::format("line {}: the time columns are nccl-tests -C 1's \"cputime\" (the host's launch loop, not the "
-                            "collective's time on the GPU; algbw is from the GPU time): times read as printed, in us",
-                            line_no));
+            warn(fmt::format(
+                "line {}: the time columns are nccl-tests -C 1's \"cputime\" (the host's launch loop, not the "
+                "collective's time on the GPU, which algbw is from): the op time is size / algbw, the printed cputime is "
+                "kept as cputime_us",
+                line_no));
         rows_under_header = rows_under_header || fits_header;
         run.rows.push_back(std::move(row));
     }

@@ -362,8 +362,9 @@ bool has_warning_at(const NcclLog& log, int line, const std::string& part) {
 // nccl-tests -C 1 prints "cputime" for "time" (the host's launch loop, in us; algbw is from the GPU time). Rows of
 // 536870912 B at 6.10 us and 200.00 GB/s: size / (time in ms) / algbw = 536870912 / 6.10e3 / 200 = 440.1, inside the
 // 300..3000 "times in ms" band of headerless rows; 1073741824 / 6.30e3 / 200 = 852.2. Under a header that says "(us)"
-// the times are read as printed (6.10 and 6.30 us), with a note on cputime. Before: read as ms (6100 us), warned as
-// early nccl-tests. The same rows under the plain "time" header are kept as printed too.
+// the printed times are not rescaled: they are kept as cputime_us (6.10 and 6.30 us), and the op time is the GPU time
+// size / algbw (NcclCputime below), with a note on cputime. Before: read as ms (6100 us), warned as early nccl-tests.
+// The same rows under the plain "time" header are kept as printed.
 TEST(NcclEarlyMs, HeaderSaysUsSoRowsAreNotRescaled) {
     const std::string rows =
         "   536870912     134217728     float     sum      -1     6.10  200.00  300.00       0     6.10  200.00  300.00       0\n"
@@ -372,14 +373,63 @@ TEST(NcclEarlyMs, HeaderSaysUsSoRowsAreNotRescaled) {
     const NcclLog c = parse_nccl_tests(std::string(kCputimeHeader) + rows, "cputime.txt");
     ASSERT_EQ(c.runs.size(), 1u);
     ASSERT_EQ(c.runs[0].rows.size(), 2u);
-    EXPECT_DOUBLE_EQ(c.runs[0].rows[0].out_of_place->time_us.value, 6.10);
-    EXPECT_DOUBLE_EQ(c.runs[0].rows[1].in_place->time_us.value, 6.30);
+    EXPECT_DOUBLE_EQ(c.runs[0].rows[0].out_of_place->cputime_us.value().value, 6.10);
+    EXPECT_DOUBLE_EQ(c.runs[0].rows[1].in_place->cputime_us.value().value, 6.30);
     EXPECT_FALSE(has_warning(c, "times read as ms"));
     EXPECT_TRUE(has_warning_at(c, 3, "the time columns are nccl-tests -C 1's \"cputime\""));
     const NcclLog t = parse_nccl_tests(std::string(kHeader) + rows, "time.txt");
     ASSERT_EQ(t.runs.size(), 1u);
     EXPECT_DOUBLE_EQ(t.runs[0].rows.at(0).out_of_place->time_us.value, 6.10);
     EXPECT_TRUE(t.warnings.empty());
+}
+
+// nccl-tests -C 1: common.cu prints timeUsec = (report_cputime ? cputimeSec : deltaSec) * 1e6, but getBw gets deltaSec:
+// algbw and busbw are from the GPU time, the printed "cputime" is the host's launch loop. The collective's time is
+// therefore size / algbw: 536870912 B / 200.00 GB/s = 2684.35456 us (1073741824 B: 5368.70912 us), and the record's
+// busbw at that time is 536870912 / 2684.35456e-6 / 1e9 x 2(4-1)/4 = 200 x 1.5 = 300 GB/s, as printed. Rows of 8 B at
+// algbw 0.00 have no GPU time (size / [0, 0.005) GB/s is unbounded): no record. Before: the op time was the cputime
+// 6.10 us, so busbw = 536870912 / 6.10e-6 / 1e9 x 1.5 = 132017 GB/s, all rows "NO", and an α–β fit from it.
+TEST(NcclCputime, OpTimeIsSizeOverAlgbwAndCputimeIsKeptApart) {
+    std::string text = "# nThread 1 nGpus 4 minBytes 8 maxBytes 1073741824 step: 2(factor)\n";
+    for (int rk = 0; rk < 4; ++rk)
+        text += "#  Rank  " + std::to_string(rk) + " Group  0 Pid 1 on n1 device  " + std::to_string(rk) +
+                " [0x01] NVIDIA H100 80GB HBM3\n";
+    text +=
+        std::string(kCputimeHeader) +
+        "           8             2     float     sum      -1     5.90    0.00    0.00       0     5.80    0.00    0.00       "
+        "0\n"
+        "   536870912     134217728     float     sum      -1     6.10  200.00  300.00       0     6.10  200.00  300.00       "
+        "0\n"
+        "  1073741824     268435456     float     sum      -1     6.30  200.00  300.00       0     6.30  200.00  300.00       "
+        "0\n";
+    const NcclLog log = parse_nccl_tests(text, "cputime.txt");
+    ASSERT_EQ(log.runs.size(), 1u);
+    ASSERT_EQ(log.runs[0].rows.size(), 3u);
+    const NcclResult& big = *log.runs[0].rows[1].out_of_place;
+    EXPECT_NEAR(big.time_us.value, 2684.35456, 1e-6);
+    EXPECT_DOUBLE_EQ(big.cputime_us.value().value, 6.10);
+    EXPECT_NEAR(log.runs[0].rows[2].in_place->time_us.value, 5368.70912, 1e-6);
+    static const Catalog catalog = Catalog::load(std::string(BWACCT_CONFIG_DIR) + "/gpus.json", "test");
+    NcclAccountingInput in;
+    in.kind = CollectiveKind::allreduce;
+    const IngestReport r = account_nccl(log, "cputime.txt", in, {&catalog.get("h100-sxm", "--gpu")});
+    ASSERT_EQ(r.records.size(), 4u);  // the two 8 B results have no GPU time
+    for (const Record& rec : r.records) {
+        ASSERT_EQ(rec.verdicts.size(), 1u);
+        ASSERT_TRUE(rec.verdicts[0].busbw_GBps);
+        EXPECT_NEAR(*rec.verdicts[0].busbw_GBps, 300.0, 1e-6);
+        bool cputime = false;
+        for (const Param& p : rec.params)
+            cputime = cputime || (p.name == "cputime_us" && std::get<double>(p.value) > 6.0 && std::get<double>(p.value) < 6.4);
+        EXPECT_TRUE(cputime);
+    }
+    bool note = false;
+    for (const std::string& n : r.runs[0].notes)
+        note = note || n.find("all 4 re-derived results match the log") != std::string::npos;
+    for (const Section& s : r.runs[0].sections)
+        for (const std::string& n : s.notes)
+            note = note || n.find("all 4 re-derived results match the log") != std::string::npos;
+    EXPECT_TRUE(note);
 }
 
 // NCCL 1's "Rank N uses device" lines with no row of their own, then a complete 2.x run (its nThread line, or only its
