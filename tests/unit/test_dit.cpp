@@ -777,8 +777,10 @@ TEST(Dit, DiffusersErrorsNameTheFilesOwnKeys) {
     EXPECT_NE(v.find("\"vace_in_channels\" must be a positive integer"), std::string::npos) << v;
     // heads = head_dim = 2^32 = 4294967296: the product 2^64 wraps to 0 (was "\"dim\" must be a positive integer, got 0");
     // heads 2^62 + 1 = 4611686018427387905 with head_dim 4: 2^64 + 4 wraps to 4 (was named as "num_heads"/"dim")
-    for (const auto& [heads, head_dim] :
+    for (const auto& sizes :
          std::array<std::pair<const char*, const char*>, 2>{{{"4294967296", "4294967296"}, {"4611686018427387905", "4"}}}) {
+        const char* heads = sizes.first;  // named copies: clang does not capture structured bindings (C++20 P1091)
+        const char* head_dim = sizes.second;
         const std::string e = error_of([&] {
             (void)parse_hf_config(fmt::format(R"({{"_class_name": "WanTransformer3DModel", "num_attention_heads": {},
                 "attention_head_dim": {}, "num_layers": 40, "ffn_dim": 13824}})",
