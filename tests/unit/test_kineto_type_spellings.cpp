@@ -273,40 +273,33 @@ Summary corpus_trace(const std::string& name) {
 }
 
 TEST(KinetoTypeSpellings, TraceLensEvalFixturesCostByHand) {
+    // The corpus trace's group of `op`: its FLOPs and bytes of one call.
+    const auto expect_cost = [](const std::string& file, const std::string& op, std::uint64_t flops, std::uint64_t read,
+                                std::uint64_t written) {
+        const Summary s = corpus_trace(file);  // held: the group points into it
+        const Group* g = group_of(s, op);
+        ASSERT_NE(g, nullptr) << file;
+        EXPECT_EQ(g->what.cost.flops, flops) << file;
+        EXPECT_EQ(g->what.cost.bytes_read, read) << file;
+        EXPECT_EQ(g->what.cost.bytes_written, written) << file;
+    };
     // conv_01: fp32 x [1, 3, 2048, 2048] * w [64, 3, 7, 7], stride (2,2), padding (3,3): out
     // ⌊(2048 + 6 − 7)/2⌋ + 1 = 1024; 2·1·64·1024²·3·49 = 19,730,006,016 FLOPs; read x 3·2048²·4 =
     // 50,331,648 + w 64·3·49·4 = 37,632 = 50,369,280 B; write 64·1024²·4 = 268,435,456 B
-    const Summary c1 = corpus_trace("tracelens_eval_conv_igemm_fwd_2048px_tuple_args_scalar_type_names.json");
-    const Group* g = group_of(c1, "aten::convolution");
-    ASSERT_NE(g, nullptr);
-    EXPECT_EQ(g->what.cost.flops, 19730006016u);
-    EXPECT_EQ(g->what.cost.bytes_read, 50369280u);
-    EXPECT_EQ(g->what.cost.bytes_written, 268435456u);
+    expect_cost("tracelens_eval_conv_igemm_fwd_2048px_tuple_args_scalar_type_names.json", "aten::convolution", 19730006016u,
+                50369280u, 268435456u);
     // conv_04: depthwise 3x3, fp32 x [8, 1024, 32, 32], groups 1024, stride 1, padding 1: out 32x32;
     // 2·8·1024·1024·1·9 = 150,994,944 FLOPs; read 33,554,432 + 1024·9·4 = 33,591,296 B; write 33,554,432 B
-    const Summary c4 = corpus_trace("tracelens_eval_conv_depthwise_groups1024_tuple_args.json");
-    g = group_of(c4, "aten::convolution");
-    ASSERT_NE(g, nullptr);
-    EXPECT_EQ(g->what.cost.flops, 150994944u);
-    EXPECT_EQ(g->what.cost.bytes_read, 33591296u);
-    EXPECT_EQ(g->what.cost.bytes_written, 33554432u);
+    expect_cost("tracelens_eval_conv_depthwise_groups1024_tuple_args.json", "aten::convolution", 150994944u, 33591296u,
+                33554432u);
     // conv_07: transposed, fp32 x [4, 512, 8, 8], w [512, 256, 4, 4], stride 2, padding 1: out
     // (8 − 1)·2 − 2 + 4 = 16; 2·4·512·64·256·16 = 1,073,741,824 FLOPs; read x 4·512·64·4 = 524,288 +
     // w 512·256·16·4 = 8,388,608 = 8,912,896 B; write 4·256·16·16·4 = 1,048,576 B
-    const Summary c7 = corpus_trace("tracelens_eval_conv_transposed_igemm_bwd_data.json");
-    g = group_of(c7, "aten::convolution");
-    ASSERT_NE(g, nullptr);
-    EXPECT_EQ(g->what.cost.flops, 1073741824u);
-    EXPECT_EQ(g->what.cost.bytes_read, 8912896u);
-    EXPECT_EQ(g->what.cost.bytes_written, 1048576u);
+    expect_cost("tracelens_eval_conv_transposed_igemm_bwd_data.json", "aten::convolution", 1073741824u, 8912896u, 1048576u);
     // attn_01: bf16 q, k, v [1, 32, 32768, 128], non-causal: 4·1·32·32768²·128 = 2^44 =
     // 17,592,186,044,416 FLOPs; read 3·32·32768·128·2 = 805,306,368 B; write the output 268,435,456 B
-    const Summary a1 = corpus_trace("tracelens_eval_sdpa_flash_splitkv_bf16_s32768_scalar_type_names.json");
-    g = group_of(a1, "aten::_scaled_dot_product_flash_attention");
-    ASSERT_NE(g, nullptr);
-    EXPECT_EQ(g->what.cost.flops, 17592186044416u);
-    EXPECT_EQ(g->what.cost.bytes_read, 805306368u);
-    EXPECT_EQ(g->what.cost.bytes_written, 268435456u);
+    expect_cost("tracelens_eval_sdpa_flash_splitkv_bf16_s32768_scalar_type_names.json",
+                "aten::_scaled_dot_product_flash_attention", 17592186044416u, 805306368u, 268435456u);
     // moe_02: expert weights but a float [8192, 1] and no integer top-k ids: uncosted, saying so; each
     // fp32 mul_ of [256, 1024] by [256, 1024]: read 2·256·1024·4 = 2,097,152 B, write 1,048,576 B
     const Summary m2 = corpus_trace("tracelens_eval_aiter_fused_moe_weights_without_topk_ids.json");
@@ -316,7 +309,7 @@ TEST(KinetoTypeSpellings, TraceLensEvalFixturesCostByHand) {
     ASSERT_EQ(moe.uncosted_reasons.size(), 1u);
     EXPECT_EQ(moe.uncosted_reasons.begin()->first,
               "no top-k expert ids (an integer [T, k] input) among the inputs of vllm::rocm_aiter_fused_moe");
-    g = group_of(m2, "aten::mul_");
+    const Group* g = group_of(m2, "aten::mul_");
     ASSERT_NE(g, nullptr);
     EXPECT_EQ(g->calls, 3u);
     EXPECT_EQ(g->what.cost.bytes_read, 2097152u);

@@ -30,6 +30,24 @@ const NsysMemOp* op(const NsysKernSum& s, const std::string& name) {
     return nullptr;
 }
 
+// nsys 2023+ console tables of one row each, ended by a blank line: cuda_gpu_mem_time_sum with `count` host-to-device
+// copies taking `total` ns, and cuda_gpu_kern_sum with one kernel `name` (20 instances, 2,000,000 ns).
+std::string mem_table(const char* total, const char* count) {
+    return fmt::format(
+        " Time (%)  Total Time (ns)  Count  Avg (ns)   Med (ns)   Min (ns)  Max (ns)  StdDev (ns)           Operation\n"
+        " --------  ---------------  -----  ---------  ---------  --------  --------  -----------  "
+        "----------------------------\n"
+        "    100.0  {:>15}  {:>5}  100,000.0  100,000.0   100,000   100,000          0.0  [CUDA memcpy Host-to-Device]\n\n",
+        total, count);
+}
+std::string kern_table(const char* name) {
+    return fmt::format(
+        " Time (%)  Total Time (ns)  Instances  Avg (ns)   Med (ns)   Min (ns)  Max (ns)  StdDev (ns)  Name\n"
+        " --------  ---------------  ---------  ---------  ---------  --------  --------  -----------  ----\n"
+        "    100.0        2,000,000         20  100,000.0  100,000.0   100,000   100,000          0.0  {}\n\n",
+        name);
+}
+
 // Old code: "line 24: '33,0' is not a non-negative number" (and, had the Time(%) column been absent, '2.176' ns
 // read as 2.176 ns, 1000x short).
 TEST(NsysPasteQuirks, DecimalCommaLocaleReadWithItsSeparators) {
@@ -372,30 +390,16 @@ TEST(NsysPasteQuirks, MemoryTableAboveTheKernelTableOfTheSameRunIsRead) {
 // kern_b. kern_a's memory operations are mem_a's (10 copies, 1,000,000 ns = 1000 us), not mem_b's (90, 9000 us). Old
 // code: mem_b read, and mem_a called another run's (the command line names two reports).
 TEST(NsysPasteQuirks, TwoReportsMemoryFirstEachKernelTableTakesTheTableAboveIt) {
-    const auto mem = [](const char* total, const char* count) {
-        return fmt::format(
-            " Time (%)  Total Time (ns)  Count  Avg (ns)   Med (ns)   Min (ns)  Max (ns)  StdDev (ns)           Operation\n"
-            " --------  ---------------  -----  ---------  ---------  --------  --------  -----------  "
-            "----------------------------\n"
-            "    100.0  {:>15}  {:>5}  100,000.0  100,000.0   100,000   100,000          0.0  [CUDA memcpy Host-to-Device]\n\n",
-            total, count);
-    };
-    const auto kern = [](const char* name) {
-        return fmt::format(
-            " Time (%)  Total Time (ns)  Instances  Avg (ns)   Med (ns)   Min (ns)  Max (ns)  StdDev (ns)  Name\n"
-            " --------  ---------------  ---------  ---------  ---------  --------  --------  -----------  ----\n"
-            "    100.0        2,000,000         20  100,000.0  100,000.0   100,000   100,000          0.0  {}\n\n",
-            name);
-    };
     const std::string cmd = "$ nsys stats --report cuda_gpu_mem_time_sum,cuda_gpu_kern_sum run_a.nsys-rep run_b.nsys-rep\n\n";
     const auto processing = [](const char* run) { return fmt::format("Processing [{}.sqlite] with [report.py]...\n\n", run); };
     // Report names: each table under its "Processing [run_x.sqlite]" line. Lines: 1 cmd, 2 blank, 3 processing,
     // 4 blank, 5-7 mem_a, 8 blank, 9 processing, 10 blank, 11-13 kern_a, ... 17-19 mem_b.
-    const std::string named = cmd + processing("run_a") + mem("1,000,000", "10") + processing("run_a") + kern("k_a") +
-                              processing("run_b") + mem("9,000,000", "90") + processing("run_b") + kern("k_b");
+    const std::string named = cmd + processing("run_a") + mem_table("1,000,000", "10") + processing("run_a") + kern_table("k_a") +
+                              processing("run_b") + mem_table("9,000,000", "90") + processing("run_b") + kern_table("k_b");
     // No names (the command line names both reports, so it tells no table's): by order. Lines: 3-5 mem_a, 7-9 kern_a,
     // 11-13 mem_b, 15-17 kern_b.
-    const std::string by_order = cmd + mem("1,000,000", "10") + kern("k_a") + mem("9,000,000", "90") + kern("k_b");
+    const std::string by_order =
+        cmd + mem_table("1,000,000", "10") + kern_table("k_a") + mem_table("9,000,000", "90") + kern_table("k_b");
     for (const std::string& text : {named, by_order}) {
         const NsysKernSum s = parse_nsys_kern_sum(text, "m.txt");
         ASSERT_EQ(s.kernels.size(), 1u);
@@ -415,23 +419,9 @@ TEST(NsysPasteQuirks, TwoReportsMemoryFirstEachKernelTableTakesTheTableAboveIt) 
 // the last kernel table, so the tables are not memory-first: k_1's is mem_1, 10 copies, 1,000,000 ns = 1000 us (not
 // mem_0's 50 copies, 5,000,000 ns = 5000 us). Old code: mem_0 read, mem_1 called the next run's.
 TEST(NsysPasteQuirks, KernelThenMemoryAfterAMemoryOnlyRunTakesTheTableBelow) {
-    const auto mem = [](const char* total, const char* count) {
-        return fmt::format(
-            " Time (%)  Total Time (ns)  Count  Avg (ns)   Med (ns)   Min (ns)  Max (ns)  StdDev (ns)           Operation\n"
-            " --------  ---------------  -----  ---------  ---------  --------  --------  -----------  "
-            "----------------------------\n"
-            "    100.0  {:>15}  {:>5}  100,000.0  100,000.0   100,000   100,000          0.0  [CUDA memcpy Host-to-Device]\n\n",
-            total, count);
-    };
-    const auto kern = [](const char* name) {
-        return fmt::format(
-            " Time (%)  Total Time (ns)  Instances  Avg (ns)   Med (ns)   Min (ns)  Max (ns)  StdDev (ns)  Name\n"
-            " --------  ---------------  ---------  ---------  ---------  --------  --------  -----------  ----\n"
-            "    100.0        2,000,000         20  100,000.0  100,000.0   100,000   100,000          0.0  {}\n\n",
-            name);
-    };
     // Lines: 1-3 mem_0, 5-7 k_1, 9-11 mem_1, 13-15 k_2, 17-19 mem_2.
-    const std::string text = mem("5,000,000", "50") + kern("k_1") + mem("1,000,000", "10") + kern("k_2") + mem("9,000,000", "90");
+    const std::string text = mem_table("5,000,000", "50") + kern_table("k_1") + mem_table("1,000,000", "10") + kern_table("k_2") +
+                             mem_table("9,000,000", "90");
     const NsysKernSum s = parse_nsys_kern_sum(text, "m.txt");
     ASSERT_EQ(s.kernels.size(), 1u);
     EXPECT_EQ(s.kernels[0].name, "k_1");
