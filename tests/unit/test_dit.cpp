@@ -657,10 +657,19 @@ TEST(Dit, ADiffusersWanTransformerSaysItsTimestepIsPerSample) {
 
 TEST(Dit, ACausalWanIsRefusedByClass) {
     // Matrix-Game-2.0's foundation model (CausalWanModel: block-causal, rolling KV cache, action modules in every block)
-    const std::string e = error_of([&] { (void)model_file("matrix-game-2-foundation-causal-wan.config.json"); });
-    EXPECT_NE(e.find("CausalWanModel is not modelled"), std::string::npos) << e;
-    EXPECT_NE(e.find("local_attn_size"), std::string::npos) << e;
-    EXPECT_NE(e.find("matrix-game-2-foundation-causal-wan.config.json"), std::string::npos) << e;
+    // and its three distilled models (local_attn_size 6 or 4, action modules in blocks 0..14; templerun without the
+    // mouse): the repository's own bytes
+    for (const char* name :
+         {"matrix-game-2-foundation-causal-wan.config.json", "matrix-game-2-distilled-universal-causal-wan.config.json",
+          "matrix-game-2-distilled-gta-drive-causal-wan.config.json",
+          "matrix-game-2-distilled-templerun-causal-wan.config.json"}) {
+        const std::string file = name;
+        const std::string e = error_of([&] { (void)model_file(file); });
+        EXPECT_NE(e.find("CausalWanModel is not modelled"), std::string::npos) << e;
+        EXPECT_NE(e.find("local_attn_size"), std::string::npos) << e;
+        EXPECT_NE(e.find(file), std::string::npos) << e;
+        EXPECT_EQ(e.find('\n'), std::string::npos) << e;  // one line
+    }
 }
 
 TEST(Dit, DiffusersWanSizesAreCheckedUnderTheirOwnNames) {
@@ -810,4 +819,121 @@ TEST(Dit, AWanModelWithEmptyArchitecturesIsReadByItsClassName) {
     // a string where the list belongs is named as such (was "missing")
     const std::string e = error_of([] { (void)parse_hf_config(R"({"architectures": "LlamaForCausalLM"})", "x"); });
     EXPECT_NE(e.find("\"architectures\" must be a list"), std::string::npos) << e;
+}
+
+TEST(Dit, MoreWanDerivedFilesAreRefusedNamingClassOrKey) {
+    // Wan2.2-S2V-14B (WanModel_S2V: audio injection, frame packing), SkyReels-V2-I2V-14B-720P in diffusers form (its
+    // class also runs diffusion forcing), LingBot-VA's transformer (diffusers' class name WanTransformer3DModel, but
+    // with action_embedder/action_proj_out and a second condition embedder that diffusers' class does not have)
+    const std::array<std::array<std::string, 3>, 3> cases{{
+        {"wan2.2-s2v-14b.config.json", "WanModel_S2V is not modelled", "audio_dim"},
+        {"skyreels-v2-i2v-14b-720p-diffusers-transformer.config.json", "SkyReelsV2Transformer3DModel is not modelled",
+         "inject_sample_info"},
+        {"lingbot-va-base-diffusers-transformer.config.json", "not a WanTransformer3DModel constructor argument",
+         "\"action_dim\""},
+    }};
+    for (const auto& c : cases) {
+        const std::string file = c[0], what = c[1], key = c[2];
+        const std::string e = error_of([&] { (void)model_file(file); });
+        EXPECT_NE(e.find(file), std::string::npos) << e;
+        EXPECT_NE(e.find(what), std::string::npos) << e;
+        EXPECT_NE(e.find(key), std::string::npos) << e;
+        EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+    }
+}
+
+TEST(Dit, EveryOpOfA480pClipByHand) {
+    // Wan2.1-T2V-1.3B (D = 1536, 12 heads of d = 128, F = 8960, 30 blocks, text_len L = 512), 81 frames at 480×832, one
+    // sample (B = E = 1), bf16 (b = 2). The Wan2.1 VAE compresses 4× in time (the first frame alone) and 8× in space,
+    // 16 channels: latent [16, (81 − 1)/4 + 1 = 21, 480/8 = 60, 832/8 = 104]; patch (1, 2, 2) →
+    // T = 21 · 30 · 52 = 32,760 tokens. TD = 50,319,360 (b·TD = 100,638,720); TF = 293,529,600 (b·TF = 587,059,200).
+    const TransformerConfig c = model_file("wan2.1-t2v-1.3b.config.json");
+    const LayerRun r = bf16_chunk(32760);
+    struct Expected {
+        const char* op;
+        std::uint64_t flops, read, written;
+    };
+    const std::vector<Expected> block{
+        // modulation: table 6D + e_t E·6D, 6D·E adds; read b·(9216 + 9216), write b·9216
+        {"modulation", 9216, 36864, 18432},
+        // LayerNorm, no affine: 7 FLOPs per element, 7·TD; read and write b·TD
+        {"norm1", 352235520, 100638720, 100638720},
+        // x̂·(1 + scale) + shift: 2·TD; read b·(TD + 2D) = 2·(50,319,360 + 3072)
+        {"modulate1", 100638720, 100644864, 100638720},
+        // [T, D] × [D, 3D]: 2·32,760·1536·4608; read b·(TD + 3D²) = 100,638,720 + 14,155,776; write b·3TD
+        {"qkv_proj", 463743221760ull, 114794496, 301916160},
+        // RMSNorm of q and k over D: 4·2TD; read b·(2TD + 2D γ) = 2·(100,638,720 + 3072); write b·2TD
+        {"qk_norm", 402554880, 201283584, 201277440},
+        // 3 FLOPs per element of q and k: 3·2TD; read and write b·2TD
+        {"rope", 301916160, 201277440, 201277440},
+        // bidirectional flash: 4·H·T²·d = 4·12·32,760²·128; read q, k, v 3·b·TD, write o b·TD
+        {"self_attention", 6593848934400ull, 301916160, 100638720},
+        // [T, D] × [D, D]: 2·T·D²; read b·(TD + D²) = 100,638,720 + 4,718,592
+        {"out_proj", 154581073920ull, 105357312, 100638720},
+        // x + y·gate: 2·TD; read b·(2TD + D) = 2·(100,638,720 + 1536)
+        {"gate_residual1", 100638720, 201280512, 100638720},
+        // LayerNorm with γ, β: 7·TD; read b·(TD + 2D)
+        {"norm3", 352235520, 100644864, 100638720},
+        {"cross_q_proj", 154581073920ull, 105357312, 100638720},
+        // text [L, D] × [D, 2D]: 2·512·1536·3072; read b·(L·D + 2D²) = 2·(786,432 + 4,718,592); write b·2LD
+        {"cross_kv_proj", 4831838208ull, 11010048, 3145728},
+        // RMSNorm of q (T rows) and k (L rows): 4·33,272·1536; read b·(33,272·1536 + 2D γ); write b·33,272·1536
+        {"cross_qk_norm", 204423168, 102217728, 102211584},
+        // 4·H·T·L·d = 4·12·32,760·512·128; read b·(TD + 2·L·D) = 2·(50,319,360 + 1,572,864); write b·TD
+        {"cross_attention", 103054049280ull, 103784448, 100638720},
+        {"cross_out_proj", 154581073920ull, 105357312, 100638720},
+        // x + branch: TD; read 2·b·TD
+        {"cross_residual", 50319360, 201277440, 100638720},
+        {"norm2", 352235520, 100638720, 100638720},
+        {"modulate2", 100638720, 100644864, 100638720},
+        // [T, D] × [D, F]: 2·T·D·F; read b·(TD + D·F) = 100,638,720 + 27,525,120; write b·TF
+        {"ffn_up", 901722931200ull, 128163840, 587059200},
+        // GELU tanh, 9 FLOPs per element: 9·TF; read and write b·TF
+        {"gelu", 2641766400ull, 587059200, 587059200},
+        // [T, F] × [F, D]; read b·(TF + F·D) = 587,059,200 + 27,525,120
+        {"ffn_down", 901722931200ull, 614584320, 100638720},
+        {"gate_residual2", 100638720, 201280512, 100638720},
+    };
+    const std::vector<Expected> edge{
+        // Conv3d(16 → D, k = s = (1, 2, 2)) = [T, 64] × [64, D]: 2·T·64·D; read b·(T·64 + 64·D + D bias)
+        //   = 2·(2,096,640 + 98,304 + 1536)
+        {"patch_embedding", 6440878080ull, 4392960, 100638720},
+        // text Linear(4096, D) over L rows: 2·512·4096·1536; read b·(L·4096 + 4096·D) = 2·(2,097,152 + 6,291,456)
+        {"text_embedding_fc1", 6442450944ull, 16777216, 1572864},
+        {"text_gelu", 7077888, 1572864, 1572864},  // 9·L·D
+        // Linear(D, D) over L rows: 2·L·D²; read b·(L·D + D²) = 2·(786,432 + 2,359,296)
+        {"text_embedding_fc2", 2415919104ull, 6291456, 1572864},
+        // timestep: Linear(256, D) over E = 1 row: 2·256·D; read b·(256 + 256·D); write b·D
+        {"time_embedding_fc1", 786432, 786944, 3072},
+        {"time_silu", 6144, 3072, 3072},                 // 4 FLOPs per element: 4·D
+        {"time_embedding_fc2", 4718592, 4721664, 3072},  // 2·D²; read b·(D + D²)
+        {"time_proj_silu", 6144, 3072, 3072},
+        // Linear(D, 6D): 2·D·6D; read b·(D + 6D²) = 2·(1536 + 14,155,776); write b·6D
+        {"time_projection", 28311552, 28314624, 18432},
+        // head table 2D + e 2D·E: 2D adds; read b·(2D + 2D), write b·2D
+        {"head_modulation", 3072, 12288, 6144},
+        {"head_norm", 352235520, 100638720, 100638720},
+        {"head_modulate", 100638720, 100644864, 100638720},
+        // Linear(D, 1·2·2·16 = 64): 2·T·D·64; read b·(TD + 64·D); write b·T·64
+        {"head_proj", 6440878080ull, 100835328, 4193280},
+    };
+    const auto check = [](const std::vector<LayerOp>& ops, const std::vector<Expected>& want) {
+        ASSERT_EQ(ops.size(), want.size());  // every op printed has its hand count here
+        for (const Expected& w : want) {
+            const Cost& got = find(ops, w.op).cost;
+            EXPECT_EQ(got.flops, w.flops) << w.op;
+            EXPECT_EQ(got.bytes_read, w.read) << w.op;
+            EXPECT_EQ(got.bytes_written, w.written) << w.op;
+        }
+    };
+    const std::vector<LayerOp> block_ops = dit_block_ops(c, r), edge_ops = dit_edge_ops(c, r);
+    check(block_ops, block);
+    check(edge_ops, edge);
+    // one forward: 30 blocks of 9,437,727,378,432 FLOPs + 22,233,910,272 outside them = 283,154,055,263,232
+    std::uint64_t forward = 0;
+    for (const LayerOp& o : block_ops)
+        forward += 30 * o.cost.flops;
+    for (const LayerOp& o : edge_ops)
+        forward += o.cost.flops;
+    EXPECT_EQ(forward, 283154055263232ull);
 }
