@@ -1017,7 +1017,9 @@ json wan_from_diffusers(const Reader& r) {
                         heads, head_dim));
     // The sizes checked under the class's own names (parse_wan_config would name WanModel's in_dim, out_dim,
     // vace_in_dim).
-    for (const char* key : {"in_channels", "out_channels", "text_dim", "freq_dim", "vace_in_channels"})
+    // rope_max_seq_len sizes the RoPE table (a buffer, no parameter): a positive integer all the same, as the class
+    // builds the table with it.
+    for (const char* key : {"in_channels", "out_channels", "text_dim", "freq_dim", "vace_in_channels", "rope_max_seq_len"})
         (void)r.count_or(key, 1);
     json w = {{"_class_name", vace ? "VaceWanModel" : "WanModel"},
               {"model_type", "t2v"},

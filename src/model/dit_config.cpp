@@ -198,6 +198,12 @@ TransformerConfig parse_wan_config(std::string_view json_text, const std::string
         throw InputError(origin, fmt::format("\"eps\" is null, which {} cannot be run with (give a value, or leave the key "
                                              "out for the class's default)",
                                              vace ? "VaceWanModel" : "WanModel"));
+    // eps of another type (a string, a boolean, a list) or below 0: the class's norms take it as their epsilon, which
+    // must be a non-negative number (torch's layer_norm rejects the others; a negative one can put a NaN in
+    // sqrt(var + eps)). No count depends on it; refused naming it rather than ignored.
+    if (doc.contains("eps") && (!doc.at("eps").is_number() || doc.at("eps").get<double>() < 0))
+        throw InputError(origin, fmt::format("\"eps\" must be a non-negative number (the norms' epsilon, e.g. 1e-06), got {}",
+                                             doc.at("eps").dump()));
     TransformerConfig c;
     c.dit = read_fields(doc, origin, i2v);
     const bool wan_i2v = doc.contains("model_type") && doc.at("model_type") == "i2v";
@@ -226,6 +232,14 @@ TransformerConfig parse_wan_config(std::string_view json_text, const std::string
     c.qkv_bias = c.o_bias = true;
     c.limitations.push_back(
         "the reference computes RoPE in float64 and the modulation, gates and head in float32: modelled in --dtype");
+    // A fork can keep Wan's config.json and add modules only in its checkpoint (MultiTalk, InfiniteTalk: audio
+    // cross-attention in every block, their weights indexed beside Wan2.1-I2V-14B's unchanged config.json): nothing in
+    // the file says so, so the output says what it counts.
+    c.limitations.push_back(
+        "counted: the modules this config.json declares; a fork that keeps Wan's config.json and adds modules only in "
+        "its checkpoint (MultiTalk and InfiniteTalk: audio cross-attention in every block; LingBot-World: camera "
+        "control) is undercounted by them: compare the parameters with its safetensors index (total_size / bytes per "
+        "parameter)");
     return c;
 }
 

@@ -842,6 +842,46 @@ TEST(Dit, MoreWanDerivedFilesAreRefusedNamingClassOrKey) {
     }
 }
 
+TEST(Dit, AnEpsOrRopeTableSizeOfTheWrongTypeIsRefusedNamingIt) {
+    // eps: the norms' epsilon, a non-negative number; a string, boolean or list (torch's layer_norm rejects them) or a
+    // negative value was read without a word (exit 0); rope_max_seq_len (diffusers' RoPE table) alike
+    const std::string wan = R"({"_class_name": "WanModel", "dim": 1536, "ffn_dim": 8960, "num_heads": 12, "num_layers": 30)";
+    for (const char* eps : {"\"x\"", "true", "[1e-06]", "-1"}) {
+        const std::string e = error_of([&] { (void)parse_hf_config(wan + ", \"eps\": " + eps + "}", "--hf-config x.json"); });
+        EXPECT_NE(e.find("\"eps\" must be a non-negative number"), std::string::npos) << e;
+        const std::string d = error_of([&] { (void)parse_hf_config(t2v14_diffusers(std::string(", \"eps\": ") + eps), "x"); });
+        EXPECT_NE(d.find("\"eps\" must be a non-negative number"), std::string::npos) << d;
+    }
+    for (const char* len : {"\"x\"", "-5", "0", "1.5"}) {
+        const std::string e =
+            error_of([&] { (void)parse_hf_config(t2v14_diffusers(std::string(", \"rope_max_seq_len\": ") + len), "x"); });
+        EXPECT_NE(e.find("\"rope_max_seq_len\" must be a positive integer"), std::string::npos) << e;
+    }
+    // the values the published files carry still read: eps 1e-06 (Wan2.1-T2V-14B: 14,288,491,584), 0 runs too;
+    // rope_max_seq_len 1024 (Wan2.2-T2V-A14B's diffusers file, MoreRealWanConfigsCountAsTheirNetworks)
+    EXPECT_EQ(param_count(parse_hf_config(t2v14_diffusers(R"(, "eps": 1e-06, "rope_max_seq_len": 1024)"), "x")).total.value(),
+              14288491584ull);
+    EXPECT_EQ(error_of([&] { (void)parse_hf_config(wan + R"(, "eps": 0})", "x"); }), "");
+}
+
+TEST(Dit, WhatTheCountCoversIsSaid) {
+    // MultiTalk and InfiniteTalk keep Wan2.1-I2V-14B's config.json (the lingbot-world-fast-i2v file's keys and values)
+    // and add per-block audio cross-attention in their checkpoint: the count, 16,394,878,784 with --wan-i2v 2.1, is
+    // Wan's; the output says so, in both forms
+    const auto said = [](const TransformerConfig& t) {
+        for (const std::string& l : t.limitations)
+            if (l.find("the modules this config.json declares") != std::string::npos && l.find("MultiTalk") != std::string::npos)
+                return true;
+        return false;
+    };
+    const TransformerConfig i2v = load_hf_config(std::string(BWACCT_TEST_DATA) + "/models/lingbot-world-fast-i2v.config.json",
+                                                 "--hf-config", WanI2v::wan21);
+    EXPECT_EQ(param_count(i2v).total.value(), 16394878784ull);
+    EXPECT_TRUE(said(i2v));
+    EXPECT_TRUE(said(model_file("wan2.1-i2v-14b-480p-diffusers-transformer.config.json")));
+    EXPECT_TRUE(said(model_file("wan2.1-t2v-1.3b.config.json")));
+}
+
 TEST(Dit, EveryOpOfA480pClipByHand) {
     // Wan2.1-T2V-1.3B (D = 1536, 12 heads of d = 128, F = 8960, 30 blocks, text_len L = 512), 81 frames at 480×832, one
     // sample (B = E = 1), bf16 (b = 2). The Wan2.1 VAE compresses 4× in time (the first frame alone) and 8× in space,
