@@ -977,3 +977,43 @@ TEST(Dit, EveryOpOfA480pClipByHand) {
         forward += o.cost.flops;
     EXPECT_EQ(forward, 283154055263232ull);
 }
+
+TEST(Dit, Wan21Vace13bOwnConfigJsonAt480p) {
+    // Wan2.1-VACE-1.3B's own config.json (VaceWanModel, model_type "vace": text cross-attention as t2v): vace_layers
+    // [0, 2, ..., 28] → n = 15 context blocks, vace_in_dim 96. Parameters: 15 · (block 46,440,704 + after_proj
+    // 1536² + 1536 = 2,360,832) + before_proj 2,360,832 + vace_patch_embedding 96·1·2·2·1536 + 1536 = 591,360
+    //   = 734,975,232; total 1,418,996,800 + 734,975,232 = 2,153,972,032 (the diffusers form's, Wan21Vace13bDiffusersConfig)
+    const TransformerConfig c = model_file("wan2.1-vace-1.3b.config.json");
+    EXPECT_EQ(c.name, "VaceWanModel (vace)");
+    EXPECT_EQ(dit_block_count(c, DitBlock::main), 15u);
+    EXPECT_EQ(dit_block_count(c, DitBlock::hinted), 15u);
+    EXPECT_EQ(dit_block_count(c, DitBlock::vace), 15u);
+    EXPECT_EQ(param_count(c).dit_vace.value(), 734975232ull);
+    EXPECT_EQ(param_count(c).total.value(), 2153972032ull);
+    // 81 frames at 480×832: T = 21·30·52 = 32,760 (EveryOpOfA480pClipByHand), b·TD = 2·32,760·1536 = 100,638,720
+    const LayerRun r = bf16_chunk(32760);
+    const auto edges = dit_edge_ops(c, r);
+    // Conv3d(96 → 1536, k = s = (1, 2, 2)) = [T, 384] × [384, D]: 2·32,760·384·1536 = 38,645,268,480;
+    //   read b·(T·384 + 384·D + D) = 2·(12,579,840 + 589,824 + 1536) = 26,342,400; write b·TD
+    const Cost& patch = find(edges, "vace_patch_embedding").cost;
+    EXPECT_EQ(patch.flops, 38645268480ull);
+    EXPECT_EQ(patch.bytes_read, 26342400u);
+    EXPECT_EQ(patch.bytes_written, 100638720u);
+    // before_proj Linear(D, D) over T rows: 2·T·D² = 154,581,073,920; then c + x: TD = 50,319,360, read 2·b·TD
+    EXPECT_EQ(find(edges, "vace_before_proj").cost.flops, 154581073920ull);
+    EXPECT_EQ(find(edges, "vace_before_add").cost.flops, 50319360u);
+    EXPECT_EQ(find(edges, "vace_before_add").cost.bytes_read, 201277440u);
+    // torch.stack of the hints: block i copies i + 2 tensors of [T, D]: 15·18/2 = 135 copies, each read and written:
+    //   135 · 100,638,720 = 13,586,227,200 B each way
+    EXPECT_EQ(find(edges, "vace_hint_stack").cost.bytes_read, 13586227200ull);
+    EXPECT_EQ(find(edges, "vace_hint_stack").cost.bytes_written, 13586227200ull);
+    // a hinted block adds hint·scale: 2·TD = 100,638,720 FLOPs; read x and hint 2·b·TD, write b·TD
+    const Cost& add = find(dit_block_ops(c, r, DitBlock::hinted), "vace_hint_add").cost;
+    EXPECT_EQ(add.flops, 100638720u);
+    EXPECT_EQ(add.bytes_read, 201277440u);
+    EXPECT_EQ(add.bytes_written, 100638720u);
+    // a context block's after_proj Linear(D, D): 154,581,073,920 FLOPs; read b·(TD + D²) = 100,638,720 + 4,718,592
+    const Cost& after = find(dit_block_ops(c, r, DitBlock::vace), "vace_after_proj").cost;
+    EXPECT_EQ(after.flops, 154581073920ull);
+    EXPECT_EQ(after.bytes_read, 105357312u);
+}
