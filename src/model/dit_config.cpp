@@ -78,7 +78,12 @@ DitConfig read_fields(const json& o, const std::string& origin, WanI2v i2v = Wan
         throw InputError(origin, fmt::format("\"qk_norm\" = {} is not modelled: WanModel builds no q/k norm for it, and "
                                              "the DiT block is modelled with q/k RMSNorm",
                                              o.at("qk_norm").dump()));
-    if (o.contains("window_size") && !o.at("window_size").is_null() && o.at("window_size") != json::array({-1, -1}))
+    // null: WanSelfAttention hands it to flash attention's window_size, which indexes it: the class cannot run with it
+    if (o.contains("window_size") && o.at("window_size").is_null())
+        throw InputError(origin,
+                         "\"window_size\" is null, which WanModel cannot be run with (flash attention indexes it); "
+                         "give [-1, -1] (global) or leave the key out");
+    if (o.contains("window_size") && o.at("window_size") != json::array({-1, -1}))
         throw InputError(origin, fmt::format("\"window_size\" = {} is not modelled (local attention); only [-1, -1] (global)",
                                              o.at("window_size").dump()));
     // model_type: "t2v" (Wan2.1, and Wan2.2's A14B experts, whose reference repeats the one timestep over every

@@ -852,6 +852,10 @@ TEST(Dit, AnEpsOrRopeTableSizeOfTheWrongTypeIsRefusedNamingIt) {
         const std::string d = error_of([&] { (void)parse_hf_config(t2v14_diffusers(std::string(", \"eps\": ") + eps), "x"); });
         EXPECT_NE(d.find("\"eps\" must be a non-negative number"), std::string::npos) << d;
     }
+    // window_size null: WanSelfAttention passes it to flash attention, which indexes it (was read as global)
+    const std::string w = error_of([&] { (void)parse_hf_config(wan + R"(, "window_size": null})", "x"); });
+    EXPECT_NE(w.find("\"window_size\" is null"), std::string::npos) << w;
+    EXPECT_EQ(error_of([&] { (void)parse_hf_config(wan + R"(, "window_size": [-1, -1]})", "x"); }), "");
     for (const char* len : {"\"x\"", "-5", "0", "1.5"}) {
         const std::string e =
             error_of([&] { (void)parse_hf_config(t2v14_diffusers(std::string(", \"rope_max_seq_len\": ") + len), "x"); });
