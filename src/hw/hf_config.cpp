@@ -1150,8 +1150,11 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
                                    w.dit->vace_blocks != 0 ? "VaceWanModel" : "WanModel");
             return w;
         }
-        if (doc.at("_class_name").is_string())
-            hf::refuse_unmodelled_class(top, doc.at("_class_name").get<std::string>());
+        if (doc.at("_class_name").is_string()) {
+            const std::string cls = doc.at("_class_name").get<std::string>();
+            hf::refuse_unmodelled_class(top, cls);
+            hf::refuse_wan_derived_class(top, cls);
+        }
         top.fail(
             fmt::format("unsupported diffusers class {}; supported: WanModel, VaceWanModel, WanTransformer3DModel, "
                         "WanVACETransformer3DModel (or a config.json "

@@ -4,8 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <set>
 #include <string_view>
+#include <vector>
 
 namespace bwacct::hf {
 namespace {
@@ -122,6 +125,56 @@ constexpr std::array<Unmodelled, 45> kUnmodelled{{
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 }  // namespace
+
+// Another class named for Wan with Wan's sizes (VideoX-Fun's Wan2_2Transformer3DModel and its camera/FSDP
+// subclasses, forks' WanModel variants): the same trunk plus modules its own keys switch on. Refused naming the class
+// and the keys that neither WanModel nor diffusers' WanTransformer3DModel takes, rather than the generic list.
+void refuse_wan_derived_class(const Reader& r, const std::string& cls) {
+    const bool wan_sizes = (r.doc.contains("dim") && r.doc.contains("num_heads")) ||
+                           (r.doc.contains("num_attention_heads") && r.doc.contains("attention_head_dim"));
+    if (cls.find("Wan") == std::string::npos || !wan_sizes)
+        return;
+    static const std::set<std::string> wan_keys{"model_type",
+                                                "patch_size",
+                                                "text_len",
+                                                "in_dim",
+                                                "dim",
+                                                "ffn_dim",
+                                                "freq_dim",
+                                                "text_dim",
+                                                "out_dim",
+                                                "num_heads",
+                                                "num_layers",
+                                                "window_size",
+                                                "qk_norm",
+                                                "cross_attn_norm",
+                                                "eps",
+                                                "vace_layers",
+                                                "vace_in_dim",
+                                                "architectures",
+                                                "num_attention_heads",
+                                                "attention_head_dim",
+                                                "in_channels",
+                                                "out_channels",
+                                                "image_dim",
+                                                "added_kv_proj_dim",
+                                                "rope_max_seq_len",
+                                                "pos_embed_seq_len",
+                                                "vace_in_channels"};
+    std::vector<std::string> extra;
+    for (const auto& [key, value] : r.doc.items())
+        if (!key.empty() && key.front() != '_' && wan_keys.count(key) == 0)
+            extra.push_back("\"" + key + "\"");
+    const std::size_t shown = std::min<std::size_t>(extra.size(), 4);
+    r.fail(fmt::format(
+        "{} is not modelled: a Wan-derived class{}; only Wan's DiT block (WanModel, VaceWanModel, "
+        "WanTransformer3DModel, WanVACETransformer3DModel) is modelled; bwacct will not guess its cost",
+        cls,
+        extra.empty() ? std::string()
+                      : fmt::format(" (keys Wan's classes do not take: {}{})",
+                                    fmt::join(extra.begin(), extra.begin() + static_cast<std::ptrdiff_t>(shown), ", "),
+                                    extra.size() > shown ? fmt::format(" and {} more", extra.size() - shown) : std::string())));
+}
 
 void refuse_unmodelled_class(const Reader& r, const std::string& arch) {
     // A class listed more than once is refused by the entry whose field the file has (else by its first entry).

@@ -13,6 +13,11 @@ namespace bwacct::hf {
 // unmodelled class; returns otherwise.
 void refuse_unmodelled_class(const Reader& r, const std::string& arch);
 
+// Throws InputError naming the class and the keys Wan's classes do not take when `cls` (a diffusers "_class_name")
+// names a Wan-derived class (its name holds "Wan" and the file has Wan's sizes) other than the four bwacct reads;
+// returns otherwise.
+void refuse_wan_derived_class(const Reader& r, const std::string& cls);
+
 // Throws InputError when the language model's fields describe layers the engine does not model whatever the class
 // says: a "layer_types" entry other than full / sliding / chunked attention (linear attention, Mamba), SSM fields
 // ("mamba_*", "ssm_*", "linear_attn_config"), a sparse-attention indexer ("index_topk") or MiniMax's

@@ -825,12 +825,16 @@ TEST(Dit, MoreWanDerivedFilesAreRefusedNamingClassOrKey) {
     // Wan2.2-S2V-14B (WanModel_S2V: audio injection, frame packing), SkyReels-V2-I2V-14B-720P in diffusers form (its
     // class also runs diffusion forcing), LingBot-VA's transformer (diffusers' class name WanTransformer3DModel, but
     // with action_embedder/action_proj_out and a second condition embedder that diffusers' class does not have)
-    const std::array<std::array<std::string, 3>, 3> cases{{
+    const std::array<std::array<std::string, 3>, 4> cases{{
         {"wan2.2-s2v-14b.config.json", "WanModel_S2V is not modelled", "audio_dim"},
         {"skyreels-v2-i2v-14b-720p-diffusers-transformer.config.json", "SkyReelsV2Transformer3DModel is not modelled",
          "inject_sample_info"},
         {"lingbot-va-base-diffusers-transformer.config.json", "not a WanTransformer3DModel constructor argument",
          "\"action_dim\""},
+        // DreamX-World's Wan2.2-TI2V-5B camera transformer (a VideoX-Fun class): was the generic "unsupported diffusers
+        // class" and its list of 50 architectures
+        {"dreamx-world-wan2.2-ti2v-5b-camera.config.json", "FSDPWan2_2Transformer3DModel is not modelled: a Wan-derived class",
+         "\"add_control_adapter\""},
     }};
     for (const auto& c : cases) {
         const std::string file = c[0], what = c[1], key = c[2];
@@ -840,6 +844,12 @@ TEST(Dit, MoreWanDerivedFilesAreRefusedNamingClassOrKey) {
         EXPECT_NE(e.find(key), std::string::npos) << e;
         EXPECT_EQ(e.find('\n'), std::string::npos) << e;
     }
+    // recognised by what it is, a class named for Wan with Wan's sizes; a name alone keeps the generic answer
+    const std::string bare = error_of(
+        [] { (void)parse_hf_config(R"({"_class_name": "MyWanModel", "dim": 1536, "num_heads": 12, "num_layers": 30})", "x"); });
+    EXPECT_NE(bare.find("MyWanModel is not modelled: a Wan-derived class; only"), std::string::npos) << bare;
+    const std::string named = error_of([] { (void)parse_hf_config(R"({"_class_name": "WanVAE", "z_dim": 16})", "x"); });
+    EXPECT_NE(named.find("unsupported diffusers class"), std::string::npos) << named;
 }
 
 TEST(Dit, AnEpsOrRopeTableSizeOfTheWrongTypeIsRefusedNamingIt) {
