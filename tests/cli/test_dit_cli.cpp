@@ -123,6 +123,15 @@ TEST(DitCli, ALayerCountNoModelHasIsRefusedNotWalked) {
     expect_bad({"model", "--hf-config", dir.file("deep.json"), "--tokens", "2160"}, {"deep.json", "100000"});
     expect_bad({"layer", "--hidden", "4096", "--heads", "32", "--ffn", "14336", "--layers", "100001", "--tokens", "16"},
                {"--layers", "100001"});
+    // a value of the wrong type where the class needs a number (eps "x" was read, exit 0), and a Wan-derived class
+    // (DreamX-World's camera transformer: was the generic list of supported architectures): exit 2, one line, the
+    // file and the key
+    write_text(dir.file("eps.json"), R"({"_class_name": "WanModel", "dim": 1536, "num_heads": 12, "ffn_dim": 8960,
+        "num_layers": 30, "eps": "x"})");
+    expect_bad({"model", "--hf-config", dir.file("eps.json"), "--tokens", "2160"}, {"eps.json", "\"eps\""});
+    expect_bad({"model", "--hf-config", std::string(BWACCT_TEST_DATA) + "/models/dreamx-world-wan2.2-ti2v-5b-camera.config.json",
+                "--tokens", "2160"},
+               {"dreamx-world-wan2.2-ti2v-5b-camera.config.json", "FSDPWan2_2Transformer3DModel", "add_control_adapter"});
 }
 
 TEST(DitCli, Wan21VaceRunsItsContextBlocksAsLayerKinds) {
