@@ -1031,3 +1031,51 @@ TEST(Dit, Wan21Vace13bOwnConfigJsonAt480p) {
     EXPECT_EQ(after.flops, 154581073920ull);
     EXPECT_EQ(after.bytes_read, 105357312u);
 }
+
+TEST(Dit, Wan21I2vImageOpsAt480pByHand) {
+    // Wan2.1-I2V-14B-480P in diffusers form (D = 5120, 40 heads of 128, CLIP image tokens N = 257, image_dim 1280,
+    // in_channels 36), 81 frames at 480×832: T = 21·30·52 = 32,760 (EveryOpOfA480pClipByHand), bf16 (b = 2)
+    const TransformerConfig c = model_file("wan2.1-i2v-14b-480p-diffusers-transformer.config.json");
+    const LayerRun r = bf16_chunk(32760);
+    struct Expected {
+        const char* op;
+        std::uint64_t flops, read, written;
+    };
+    const auto check = [](const std::vector<LayerOp>& ops, const std::vector<Expected>& want) {
+        for (const Expected& w : want) {
+            const Cost& got = find(ops, w.op).cost;
+            EXPECT_EQ(got.flops, w.flops) << w.op;
+            EXPECT_EQ(got.bytes_read, w.read) << w.op;
+            EXPECT_EQ(got.bytes_written, w.written) << w.op;
+        }
+    };
+    check(dit_block_ops(c, r),
+          {
+              // k_img, v_img: [257, 5120] × [5120, 10,240]: 2·257·5120·10,240 = 26,948,403,200;
+              //   read b·(257·5120 + 5120·10,240) = 2·(1,315,840 + 52,428,800); write b·257·10,240
+              {"cross_kv_img_proj", 26948403200ull, 107489280, 5263360},
+              // RMSNorm of k_img: 4·257·5120; read b·(257·5120 + 5120 γ); write b·257·5120
+              {"cross_k_img_norm", 5263360, 2641920, 2631680},
+              // q = T against 257 keys: 4·40·32,760·257·128 = 172,427,673,600; read b·(TD + 2·257·D); write b·TD
+              {"image_attention", 172427673600ull, 340725760, 335462400},
+              // x + img_x: TD = 167,731,200; read 2·b·TD, write b·TD
+              {"cross_img_add", 167731200, 670924800, 335462400},
+          });
+    check(dit_edge_ops(c, r), {
+                                  // Conv3d(36 → D, (1, 2, 2)) = [T, 144] × [144, D]: 2·T·144·5120 = 48,306,585,600;
+                                  //   read b·(T·144 + 144·D + D) = 2·(4,717,440 + 737,280 + 5120)
+                                  {"patch_embedding", 48306585600ull, 10919680, 335462400},
+                                  // img_emb over the 257 CLIP tokens: LayerNorm(1280) 7·257·1280, read b·(257·1280 + 2·1280)
+                                  {"img_emb_norm1", 2302720, 663040, 657920},
+                                  // Linear(1280, 1280): 2·257·1280²; read b·(257·1280 + 1280²)
+                                  {"img_emb_fc1", 842137600, 3934720, 657920},
+                                  // GELU, erf form: 5 FLOPs per element
+                                  {"img_emb_gelu", 1644800, 657920, 657920},
+                                  // Linear(1280, D): 2·257·1280·5120; read b·(257·1280 + 1280·5120); write b·257·5120
+                                  {"img_emb_fc2", 3368550400ull, 13765120, 2631680},
+                                  // LayerNorm(D) with γ, β: 7·257·5120; read b·(257·5120 + 2·5120)
+                                  {"img_emb_norm2", 9210880, 2652160, 2631680},
+                                  // [CLIP 257 ; text 512] tokens copied: b·769·5120 each way
+                                  {"context_concat", 0, 7874560, 7874560},
+                              });
+}
