@@ -11,6 +11,11 @@ namespace bwacct {
 // CLIP ViT-H/14 at 224 px (Wan2.1's clip_xlm_roberta_vit_h_14): (224 / 14)² patches + the class token.
 inline constexpr std::uint64_t kClipTokensPerImage = 257;
 
+// The largest size a DiT config.json may give one of its widths, channel counts, lengths or patch sizes (16,777,216 =
+// 2^24, three orders of magnitude above any published Wan: dim 5120, text_len 512): past it the value is a typo or a
+// fuzzed file, refused naming the key rather than multiplied into a 64-bit overflow (num_layers: the model's own bound).
+inline constexpr std::uint64_t kDitMaxSize = std::uint64_t{1} << 24;
+
 // An "i2v" WanModel config.json is Wan2.1's (a CLIP image cross-attention, img_emb) or Wan2.2's (the image latent
 // concatenated to the input channels only): the file does not say which, the user does (--wan-i2v 2.1|2.2).
 enum class WanI2v { unstated, wan21, wan22 };

@@ -1015,12 +1015,21 @@ json wan_from_diffusers(const Reader& r) {
             fmt::format("\"num_attention_heads\" ({}) × \"attention_head_dim\" ({}), the hidden size, overflows "
                         "a 64-bit count",
                         heads, head_dim));
+    if (heads * head_dim > kDitMaxSize)
+        r.fail(
+            fmt::format("\"num_attention_heads\" ({}) × \"attention_head_dim\" ({}), the hidden size, is more than "
+                        "bwacct models for a DiT (at most {}); check the values",
+                        heads, head_dim, kDitMaxSize));
     // The sizes checked under the class's own names (parse_wan_config would name WanModel's in_dim, out_dim,
     // vace_in_dim).
     // rope_max_seq_len sizes the RoPE table (a buffer, no parameter): a positive integer all the same, as the class
     // builds the table with it.
-    for (const char* key : {"in_channels", "out_channels", "text_dim", "freq_dim", "vace_in_channels", "rope_max_seq_len"})
-        (void)r.count_or(key, 1);
+    for (const char* key :
+         {"in_channels", "out_channels", "text_dim", "freq_dim", "vace_in_channels", "rope_max_seq_len", "num_attention_heads",
+          "attention_head_dim", "ffn_dim", "image_dim", "added_kv_proj_dim", "pos_embed_seq_len"})
+        if (r.count_or(key, 1) > kDitMaxSize)
+            r.fail(fmt::format("\"{}\" = {} is more than bwacct models for a DiT (at most {}); check the value", key,
+                               r.count_or(key, 1), kDitMaxSize));
     json w = {{"_class_name", vace ? "VaceWanModel" : "WanModel"},
               {"model_type", "t2v"},
               {"dim", heads * head_dim},

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string_view>
 
 #include "bwacct/dit.h"
 #include "bwacct/error.h"
@@ -28,6 +29,12 @@ json parse_object(std::string_view text, const std::string& origin, const char* 
     return doc;
 }
 
+void refuse_absurd_size(const std::string& origin, const char* key, std::uint64_t value) {
+    if (value > kDitMaxSize)
+        throw InputError(origin, fmt::format("\"{}\" = {} is more than bwacct models for a DiT (at most {}); check the value",
+                                             key, value, kDitMaxSize));
+}
+
 // A positive integer, `fallback` when absent. Null is refused (WanModel's nn.Conv3d(None, ...), range(None) cannot be
 // built) except where the class gives None a meaning (`null_is_fallback`: VaceWanModel's vace_in_dim).
 std::uint64_t count_or(const json& o, const std::string& origin, const char* key, std::uint64_t fallback, bool required = false,
@@ -40,6 +47,8 @@ std::uint64_t count_or(const json& o, const std::string& origin, const char* key
     const json& v = o.at(key);
     if (!v.is_number_unsigned() || v.get<std::uint64_t>() == 0)
         throw InputError(origin, fmt::format("\"{}\" must be a positive integer, got {}", key, v.dump()));
+    if (std::string_view(key) != "num_layers")  // bounded where the layers are walked (at most 100,000)
+        refuse_absurd_size(origin, key, v.get<std::uint64_t>());
     return v.get<std::uint64_t>();
 }
 
@@ -70,6 +79,7 @@ DitConfig read_fields(const json& o, const std::string& origin, WanI2v i2v = Wan
             if (!p[i].is_number_unsigned() || p[i].get<std::uint64_t>() == 0)
                 throw InputError(origin,
                                  fmt::format("\"patch_size\" must be [t, h, w] (three positive integers), got {}", p.dump()));
+            refuse_absurd_size(origin, "patch_size", p[i].get<std::uint64_t>());
             d.patch[i] = p[i].get<std::uint64_t>();
         }
     }

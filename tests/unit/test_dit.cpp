@@ -1083,3 +1083,40 @@ TEST(Dit, Wan21I2vImageOpsAt480pByHand) {
                                   {"context_concat", 0, 7874560, 7874560},
                               });
 }
+
+TEST(Dit, AnAbsurdSizeIsRefusedNamingItsKey) {
+    // Past 2^24 = 16,777,216 (dim 5120 and text_len 512 are Wan's largest): was a run of 63,393 s per forward printed
+    // as "0 tokens/s" (text_len 99,999,999,999), or "the FLOP or byte count overflows 64 bits" naming no key
+    const std::string wan = R"({"_class_name": "WanModel", "dim": 1536, "ffn_dim": 8960, "num_heads": 12, "num_layers": 30)";
+    for (const char* key : {"text_len", "freq_dim", "text_dim", "in_dim", "out_dim"}) {
+        const std::string e =
+            error_of([&] { (void)parse_hf_config(wan + ", \"" + key + "\": 99999999999}", "--hf-config x.json"); });
+        EXPECT_NE(e.find(fmt::format("\"{}\" = 99999999999 is more than bwacct models for a DiT (at most 16777216)", key)),
+                  std::string::npos)
+            << e;
+    }
+    // dim 2^32 (with 2^31 heads of 2: an even head size) and a patch of 10^9
+    EXPECT_NE(error_of([] {
+                  (void)parse_hf_config(R"({"_class_name": "WanModel", "dim": 4294967296, "ffn_dim": 8960,
+                      "num_heads": 2147483648, "num_layers": 30})",
+                                        "x");
+              }).find("\"dim\" = 4294967296 is more than"),
+              std::string::npos);
+    EXPECT_NE(error_of([&] {
+                  (void)parse_hf_config(wan + R"(, "patch_size": [1, 2, 1000000000]})", "x");
+              }).find("\"patch_size\" = 1000000000 is more than"),
+              std::string::npos);
+    // the diffusers class names its own keys: 4096 × 8192 = 2^25 heads × width, and ffn_dim
+    EXPECT_NE(error_of([] {
+                  (void)parse_hf_config(R"({"_class_name": "WanTransformer3DModel", "num_attention_heads": 4096,
+                      "attention_head_dim": 8192, "num_layers": 30, "ffn_dim": 8960})",
+                                        "x");
+              }).find("\"num_attention_heads\" (4096) × \"attention_head_dim\" (8192), the hidden size, is more than"),
+              std::string::npos);
+    EXPECT_NE(error_of([] {
+                  (void)parse_hf_config(t2v14_diffusers(R"(, "ffn_dim": 89600000000)"), "x");
+              }).find("\"ffn_dim\" = 89600000000 is more than"),
+              std::string::npos);
+    // 2^24 itself reads (text_len 16,777,216: the cross-attention keys, no parameter)
+    EXPECT_EQ(error_of([&] { (void)parse_hf_config(wan + R"(, "text_len": 16777216})", "x"); }), "");
+}
