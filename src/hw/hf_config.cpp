@@ -982,6 +982,9 @@ json wan_from_diffusers(const Reader& r) {
     for (const auto& [key, value] : r.doc.items()) {
         if (key == "architectures")  // null or [] (else not read by class)
             continue;
+        // null: unquantized (diffusers' ModelMixin.from_pretrained quantizes only a value that is not None)
+        if (key == "quantization_config" && value.is_null())
+            continue;
         if (key == "quantization_config")
             r.fail(dit_quantization_refusal(
                 r.doc.at("_class_name").get<std::string>(),
@@ -998,8 +1001,8 @@ json wan_from_diffusers(const Reader& r) {
     // (none), cross_attn_norm (none: `if cross_attn_norm`). Any other null is a value the class cannot be built with
     // (nn.Conv3d(None, ...), PixArtAlphaTextProjection(None, ...), range(None)) or, eps, run with (layer_norm's eps):
     // refused naming it, not read as the default.
-    static const std::set<std::string> nullable{"out_channels", "image_dim", "added_kv_proj_dim", "pos_embed_seq_len",
-                                                "cross_attn_norm"};
+    static const std::set<std::string> nullable{"out_channels",      "image_dim",       "added_kv_proj_dim",
+                                                "pos_embed_seq_len", "cross_attn_norm", "quantization_config"};
     for (const auto& [key, value] : r.doc.items())
         if (value.is_null() && !key.empty() && key.front() != '_' && key != "architectures" && nullable.count(key) == 0)
             r.fail(
