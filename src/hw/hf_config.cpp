@@ -21,6 +21,7 @@
 #include "bwacct/text_file.h"
 #include "hf_dbrx.h"
 #include "hf_exaone.h"
+#include "hf_granite_hybrid.h"
 #include "hf_kept_parts.h"
 #include "hf_moe_layers.h"
 #include "hf_reader.h"
@@ -164,7 +165,7 @@ struct Wrapper {
     const char* text_config_class;
     const char* language_arch;
     bool top_level_text = false;
-    std::array<Dropped, 3> dropped{};
+    std::array<Dropped, 4> dropped{};
     const char* defaults_named = nullptr;  // whose defaults text_defaults (a JSON object) are: the fields a nested
     const char* text_defaults = nullptr;   // text_config may leave out
 };
@@ -186,7 +187,7 @@ constexpr const char* kDeepseekV3Defaults = R"({"vocab_size": 129280, "hidden_si
 constexpr const char* kKimiVlTextDefaults = R"({"kv_lora_rank": 512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
     "v_head_dim": 128, "moe_layer_freq": 1, "topk_method": "noaux_tc"})";
 
-constexpr std::array<Wrapper, 9> kWrappers{
+constexpr std::array<Wrapper, 10> kWrappers{
     {{"Gemma3ForConditionalGeneration", "gemma3_text", "Gemma3TextConfig", "Gemma3ForCausalLM"},
      // Kimi-K2.5 (remote code modeling_kimi_k25.py): a vision tower and projector before Kimi-K2's DeepseekV3ForCausalLM;
      // configuration_kimi_k25.py builds text_config with transformers' DeepseekV3Config.
@@ -250,7 +251,20 @@ constexpr std::array<Wrapper, 9> kWrappers{
       "Qwen3VLMoeTextConfig",
       "Qwen3MoeForCausalLM",
       false,
-      {{kKvHeads("16")}}}}};
+      {{kKvHeads("16")}}},
+     // GLM-4.5V, GLM-4.6V (Glm4vMoeForConditionalGeneration): GLM-4.5-Air's language model (Glm4vMoeTextModel: the
+     // Glm4MoeDecoderLayer's attention with q, k, v biases, dense-first MoE with the noaux_tc router bias and shared
+     // experts); its multimodal RoPE rotates the same vectors. Glm4vMoeTextConfig's defaults are GLM-4.5-Air's
+     // fixed numbers, so a text_config without the fields that shape the count is refused.
+     {"Glm4vMoeForConditionalGeneration",
+      "glm4v_moe_text",
+      "Glm4vMoeTextConfig",
+      "Glm4MoeForCausalLM",
+      false,
+      {{kKvHeads("a fixed number"),
+        {"head_dim", "a fixed number, not hidden_size / num_attention_heads", "<dims per head>"},
+        {"first_k_dense_replace", "a fixed number", "<dense layers>"},
+        {"n_shared_experts", "a fixed number", "<shared experts>"}}}}}};
 
 // Fields transformers' config class fills in when config.json leaves them out, for the families whose published
 // files rely on it (Google's Gemma 3 multimodal config.json files give only a few text_config fields):
@@ -882,6 +896,12 @@ StorageFormat read_quantization_format(const Reader& r, const json& q, std::vect
                 r.fail(fmt::format("\"quantization_config.weight_block_size\" must be [n, n] (square blocks), got {}", b.dump()));
             f.block = b[0].get<std::uint64_t>();
             f.scale_bits = 32;  // one fp32 scale_inv per block (DeepSeek-V3's weight_scale_inv)
+            // Qwen's FP8 checkpoints (Qwen3-8B-FP8's tensor list) store weight_scale_inv in bf16; config.json does not say.
+            limitations.push_back(fmt::format(
+                "quantization_config.weight_block_size: one fp32 scale per {0}×{0} block counted (DeepSeek-V3's "
+                "weight_scale_inv); config.json does not give the scales' dtype, and checkpoints that store them in bf16 "
+                "(Qwen's FP8 releases) hold 2 B fewer per block",
+                f.block));
         } else {
             f.tensor_scale_bytes = 4;
         }
@@ -1188,6 +1208,13 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         translated_limits = std::move(t.limitations);
         lm_arch = dbrx ? "MixtralForCausalLM" : "LlamaForCausalLM";
     }
+    // Granite 4.0 (GraniteMoeHybrid): read only when every layer is attention (hf_granite_hybrid.cpp).
+    const bool granite_hybrid = arch == "GraniteMoeHybridForCausalLM";
+    if (granite_hybrid) {
+        hf::Translated t = hf::granite_hybrid_as_granite(top, lm_arch);
+        lm = std::move(t.fields);
+        translated_limits = std::move(t.limitations);
+    }
     if (wrapper != nullptr) {
         const bool nested = doc.contains("text_config") && !doc.at("text_config").is_null();
         if (nested && !doc.at("text_config").is_object())
@@ -1272,7 +1299,9 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
                      origin, arch, lm_arch)
         : exaone3 ? fmt::format("Hugging Face config.json ({}), architecture {}: read as {} (num_layers, activation_function)",
                                 origin, arch, lm_arch)
-                  : fmt::format("Hugging Face config.json ({}), architecture {}", origin, arch);
+        : granite_hybrid ? fmt::format("Hugging Face config.json ({}), architecture {}: every layer attention, read as {}",
+                                       origin, arch, lm_arch)
+                         : fmt::format("Hugging Face config.json ({}), architecture {}", origin, arch);
     c.limitations.insert(c.limitations.end(), translated_limits.begin(), translated_limits.end());
     if (wrapper != nullptr)
         c.limitations.push_back(

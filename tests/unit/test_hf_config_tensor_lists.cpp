@@ -1,0 +1,153 @@
+// Published config.json files found in the fourteenth session whose checkpoints' tensor lists (or model cards) give an
+// independent count (tests/data/models/*.src.txt): Llama-2-7B AWQ, Qwen3-8B-FP8, GLM-4.5V, Qwen2-57B-A14B, and
+// DeepSeek-V4-Pro (refused). With them the rules they exercised: GLM-4.5V's Glm4vMoe wrapper, GraniteMoeHybrid read
+// when every layer is attention, fp8 block scales whose dtype config.json does not give. Every expected number is
+// derived by hand in the comments.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "bwacct/error.h"
+#include "bwacct/hf_config.h"
+#include "bwacct/quant.h"
+#include "bwacct/transformer.h"
+#include "hf_test_util.h"
+
+using namespace bwacct;
+using bwacct_test::error_of;
+using bwacct_test::file_error_of;
+using bwacct_test::has_limitation;
+using bwacct_test::hf;
+
+TEST(HfTensorLists, Llama2AwqBytesMeetItsTensorList) {
+    const TransformerConfig c = hf("llama-2-7b-awq");
+    // Llama-2-7B: per layer attention 4·4096·4096 = 67,108,864, MLP 3·4096·11,008 = 135,266,304, norms 8192 →
+    // 202,383,360 · 32 = 6,476,267,520 + embedding and head 2·32,000·4096 (262,144,000) + 4096 = 6,738,415,616.
+    EXPECT_EQ(param_count(c).total.value(), 6738415616u);
+    ASSERT_TRUE(c.weight_format);
+    EXPECT_EQ(c.weight_format->dtype, DType::int4);
+    EXPECT_EQ(c.weight_format->group, 128u);
+    EXPECT_EQ(c.weight_format->zero_bits, 4u);
+    // The tensor list: a [K, N] weight stores qweight int32 [K, N/8] (K·N/2 B), qzeros int32 [K/128, N/8]
+    // ((K/128)·(N/8)·4 B: 4 bits a group) and scales fp16 [K/128, N] ((K/128)·N·2 B).
+    //   [4096, 4096]:  8,388,608 + 32·512·4 (65,536) + 32·4096·2 (262,144) = 8,716,288; four of them 34,865,152
+    //   [4096, 11008]: 22,544,384 + 32·1376·4 (176,128) + 32·11,008·2 (704,512) = 23,425,024; gate and up 46,850,048
+    //   [11008, 4096]: 22,544,384 + 86·512·4 (176,128) + 86·4096·2 (704,512) = 23,425,024
+    //   norms 2·4096·2 = 16,384 → 105,156,608 a layer · 32 = 3,365,011,456
+    // + embedding and lm_head fp16 2·32,000·4096·2 = 524,288,000 + final norm 8192 → 3,889,307,648 B.
+    EXPECT_EQ(weight_bytes_per_rank(c, LayerRun{}).value(), 3889307648u);
+}
+
+TEST(HfTensorLists, Qwen3Fp8BlockScalesAreFp32AndTheDifferenceIsStated) {
+    const TransformerConfig c = hf("qwen3-8b-fp8");
+    // Qwen3-8B: attention 4096·4096·2 + 4096·1024·2 + 2·128 = 41,943,296; MLP 3·4096·12,288 = 150,994,944; norms 8192
+    // → 192,946,432 · 36 = 6,946,071,552 + 2·151,936·4096 (1,244,659,712) + 4096 = 8,190,735,360.
+    EXPECT_EQ(param_count(c).total.value(), 8190735360u);
+    ASSERT_TRUE(c.weight_format);
+    EXPECT_EQ(c.weight_format->dtype, DType::fp8_e4m3);
+    EXPECT_EQ(c.weight_format->block, 128u);
+    // Blocks per layer: q, o 32·32 = 1024 each, k, v 8·32 = 256 each, gate, up 96·32 = 3072 each, down 32·96 = 3072 →
+    // 11,776 (· 36 = 423,936: the tensor list's 8,191,159,296 stored elements − 8,190,735,360 parameters). The tensor
+    // list's bytes a layer: fp8 weights 41,943,040 + 150,994,944 = 192,937,984, bf16 norms (8192 + 256)·2 = 16,896,
+    // bf16 scales 11,776·2 = 23,552 → 192,978,432 · 36 = 6,947,223,552 + vocab tables 2·151,936·4096·2
+    // (2,489,319,424) + 8192 = 9,436,551,168 B. bwacct counts fp32 scales (DeepSeek-V3's), 2 B more a block.
+    EXPECT_EQ(weight_bytes_per_rank(c, LayerRun{}).value(), 9436551168u + 423936u * 2u);
+    EXPECT_TRUE(has_limitation(c, "config.json does not give the scales' dtype"));
+}
+
+TEST(HfTensorLists, Glm45vIsGlm45AirsLanguageModel) {
+    const TransformerConfig c = hf("glm-4.5v");
+    // Its tensor list's language model: per layer attention q 12,288·4096 + 12,288, k and v 1024·4096 + 1024 each,
+    // o 4096·12,288 → 109,066,240, norms 8192; layer 0's MLP 3·4096·10,944 = 134,479,872; layers 1-45: 128 experts of
+    // 3·4096·1408 (2,214,592,512), router 128·4096 + 128 bias (524,416), one shared expert 17,301,504 → 2,232,418,432.
+    // 46 · 109,074,432 = 5,017,423,872 + 134,479,872 + 45 · 2,232,418,432 (100,458,829,440) + embedding and head
+    // 2·151,552·4096 (1,241,513,984) + 4096 = 106,852,251,264 (GLM-4.5-Air's count).
+    const ParamCount p = param_count(c);
+    EXPECT_EQ(p.total.value(), 106852251264u);
+    // Active: 8 of 128 experts, 8·17,301,504 = 138,412,032 in place of 2,214,592,512: 45 · 2,076,180,480 fewer.
+    EXPECT_EQ(p.active.value(), 106852251264ull - 45ull * 2076180480ull);
+    EXPECT_TRUE(has_limitation(c, "vision tower and projector (vision_config) are not counted"));
+    // A nested text_config leaves out the fields equal to Glm4vMoeTextConfig's defaults: refused, not taken as 0.
+    const std::string e = error_of(R"({"architectures": ["Glm4vMoeForConditionalGeneration"], "text_config": {
+        "model_type": "glm4v_moe_text", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 128, "moe_intermediate_size": 32,
+        "n_routed_experts": 4, "num_experts_per_tok": 2, "first_k_dense_replace": 1, "vocab_size": 100}})");
+    EXPECT_NE(e.find("missing \"text_config.n_shared_experts\""), std::string::npos) << e;
+}
+
+TEST(HfTensorLists, Qwen2MoeA14BSharedExpertIsEightExperts) {
+    const TransformerConfig c = hf("qwen2-57b-a14b");
+    ASSERT_TRUE(c.moe);
+    EXPECT_EQ(c.moe->shared_experts, 8u);  // 20,480 / 2560
+    // Per layer: attention q 3584·3584 + 3584, k and v 3584·512 + 512 each, o 3584·3584 → 29,364,736; norms 7168;
+    // router 64·3584 = 229,376; 64 experts of 3·3584·2560 (27,525,120) = 1,761,607,680; shared 3·3584·20,480 =
+    // 220,200,960 → 2,011,409,920 · 28 = 56,319,477,760 + 2·151,936·3584 (1,089,077,248) + 3584 = 57,408,558,592
+    // (57.4B with the 28·3584 shared-expert gate weights, stated).
+    const ParamCount p = param_count(c);
+    EXPECT_EQ(p.total.value(), 57408558592u);
+    // Active: 8 experts, 220,200,960 in place of 1,761,607,680 → 470,003,200 · 28 + 1,089,080,832 = 14,249,170,432 (A14B).
+    EXPECT_EQ(p.active.value(), 14249170432u);
+    EXPECT_TRUE(has_limitation(c, "100352 in all"));
+}
+
+TEST(HfTensorLists, DeepSeekV4IsRefusedInOneLineByCompressRatios) {
+    const std::string e = file_error_of("deepseek-v4-pro");
+    EXPECT_NE(e.find("DeepseekV4ForCausalLM is not modelled: \"compress_ratios\""), std::string::npos) << e;
+    EXPECT_NE(e.find("deepseek-v4-pro.config.json"), std::string::npos) << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+}
+
+namespace {
+
+// Granite-4.0-Micro's shape (hand-written, not a published file): 40 layers of 2560, 40 heads / 8 KV, a shared MLP of
+// 8192, no routed experts, tied embeddings of 100,352, the Mamba fields GraniteMoeHybridConfig always writes.
+std::string granite_hybrid(const std::string& layer_types,
+                           const std::string& extra = R"("num_local_experts": 0, "num_experts_per_tok": 0,
+                               "intermediate_size": 8192, "shared_intermediate_size": 8192)") {
+    return R"({"architectures": ["GraniteMoeHybridForCausalLM"], "hidden_size": 2560, "num_hidden_layers": 40,
+        "num_attention_heads": 40, "num_key_value_heads": 8, "vocab_size": 100352, "tie_word_embeddings": true,
+        "position_embedding_type": "rope", "mamba_n_heads": 128, "mamba_d_state": 256, "mamba_d_conv": 4, )" +
+           extra + (layer_types.empty() ? "" : R"(, "layer_types": )" + layer_types) + "}";
+}
+
+std::string repeat(const std::string& item, int n) {
+    std::string s;
+    for (int i = 0; i < n; ++i)
+        s += (i ? ", " : "") + item;
+    return s;
+}
+
+}  // namespace
+
+TEST(HfTensorLists, GraniteMoeHybridAllAttentionIsReadMambaLayersAreNamed) {
+    // Every layer attention, no routed experts: Granite's dense block with ffn = shared_intermediate_size. Per layer
+    // attention 2·2560·2560 + 2·2560·512 = 15,728,640, MLP 3·2560·8192 = 62,914,560, norms 5120 → 78,648,320 · 40 =
+    // 3,145,932,800 + tied embedding 100,352·2560 (256,901,120) + 2560 = 3,402,836,480.
+    const TransformerConfig micro = parse_hf_config(granite_hybrid("[" + repeat(R"("attention")", 40) + "]"), "x");
+    EXPECT_FALSE(micro.moe);
+    EXPECT_EQ(micro.ffn, 8192u);
+    EXPECT_EQ(param_count(micro).total.value(), 3402836480u);
+    // With routed experts: GraniteMoeShared's block. 64 experts of 3·2560·512 (3,932,160) = 251,658,240, router
+    // 64·2560 = 163,840, shared MLP 3·2560·1024 = 7,864,320 → 275,420,160 a layer (with attention and norms) · 40 =
+    // 11,016,806,400 + 256,901,120 + 2560 = 11,273,710,080.
+    const TransformerConfig moe =
+        parse_hf_config(granite_hybrid("[" + repeat(R"("attention")", 40) + "]",
+                                       R"("num_local_experts": 64, "num_experts_per_tok": 6, "intermediate_size": 512,
+                          "shared_intermediate_size": 1024)"),
+                        "x");
+    ASSERT_TRUE(moe.moe);
+    EXPECT_EQ(param_count(moe).total.value(), 11273710080u);
+    // Granite-4.0-H-1B's layer_types: 36 Mamba-2 layers around 4 attention layers (5, 15, 25, 35): refused naming them.
+    const std::string h =
+        error_of(granite_hybrid("[" + repeat(R"("mamba")", 5) + R"(, "attention", )" + repeat(R"("mamba")", 9) +
+                                R"(, "attention", )" + repeat(R"("mamba")", 9) + R"(, "attention", )" + repeat(R"("mamba")", 9) +
+                                R"(, "attention", )" + repeat(R"("mamba")", 4) + "]"));
+    EXPECT_NE(h.find("\"layer_types\" makes layers 0-4, 6-14, 16-24, 26-34, 36-39 (36 of 40) Mamba-2"), std::string::npos) << h;
+    // Without layer_types GraniteMoeHybridConfig makes every layer Mamba.
+    const std::string none = error_of(granite_hybrid(""));
+    EXPECT_NE(none.find("without \"layer_types\""), std::string::npos) << none;
+    // A list of the wrong length, or another kind of layer, is refused by name.
+    EXPECT_NE(error_of(granite_hybrid(R"(["attention"])")).find("lists 1 layers"), std::string::npos);
+    EXPECT_NE(error_of(granite_hybrid("[" + repeat(R"("attention")", 39) + R"(, "conv"])")).find("entry 39 is \"conv\""),
+              std::string::npos);
+}
