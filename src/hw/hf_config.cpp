@@ -914,8 +914,19 @@ StorageFormat read_quantization_format(const Reader& r, const json& q, std::vect
                                method == "gptq" ? " or 8" : ""));
         f = weight_format(bits == 4 ? DType::int4 : DType::int8, 0);
         f.group = group_of("group_size", 128);
-        const bool asymmetric = method == "awq" ? qr.flag_or("zero_point", true) : !qr.flag_or("sym", true);
-        f.zero_bits = asymmetric ? static_cast<unsigned>(bits) : 0;
+        // AWQ stores qzeros only with zero_point. GPTQ's format stores them whatever "sym" says (qzeros int32 [K/group,
+        // N·bits/32] beside qweight and scales: AutoGPTQ's QuantLinear and vLLM's GPTQ create_weights build them for
+        // either; a symmetric checkpoint's hold the constant midpoint), so they are counted: the checkpoint's bytes.
+        f.zero_bits = method == "gptq" || qr.flag_or("zero_point", true) ? static_cast<unsigned>(bits) : 0;
+        if (method == "gptq")
+            limitations.push_back(fmt::format(
+                "quant_method gptq: g_idx (an int32 per input row of each quantized matrix: {}) is not counted; "
+                "{}the qzeros are counted as stored",
+                qr.flag_or("desc_act", false)
+                    ? "desc_act true, the act-order permutation every such checkpoint stores"
+                    : "AutoGPTQ and GPTQModel store it even with desc_act false, other producers (auto-round) omit it, and "
+                      "config.json does not say which",
+                qr.flag_or("sym", true) ? "with sym true vLLM's Marlin kernels drop the constant zero points at load; " : ""));
         return f;
     }
     if (method == "fbgemm_fp8") {
@@ -1243,6 +1254,17 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             found = &a;
     if (found == nullptr) {
         hf::refuse_unmodelled_class(top, arch);
+        // A class not listed whose fields (its own or its text_config's) show layers the engine has no op for (Qwen3.5's
+        // Gated DeltaNet "linear_attention", Mamba fields): refused saying so, not only as unsupported.
+        const bool nested_lm = doc.contains("text_config") && doc.at("text_config").is_object();
+        const std::string text_origin = origin + " text_config";
+        for (const Reader& layers : {top, Reader{nested_lm ? doc.at("text_config") : doc, nested_lm ? text_origin : origin}})
+            try {
+                hf::refuse_unmodelled_layers(layers);
+            } catch (const InputError& e) {
+                throw InputError(
+                    origin, fmt::format("{} is not modelled: {}", arch, std::string(e.what()).substr(layers.origin.size() + 2)));
+            }
         top.fail(fmt::format("unsupported architecture \"{}\"; supported: {}", arch, supported_list()));
     }
     const Family fam = found->family;

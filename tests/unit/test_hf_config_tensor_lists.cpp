@@ -97,6 +97,22 @@ TEST(HfTensorLists, DeepSeekV4IsRefusedInOneLineByCompressRatios) {
     EXPECT_EQ(e.find('\n'), std::string::npos) << e;
 }
 
+TEST(HfTensorLists, AnUnlistedHybridWrapperIsRefusedByItsLayerKinds) {
+    // Qwen3.6-27B (Qwen3_5ForConditionalGeneration): before, "unsupported architecture" and the supported list; its
+    // text_config's layer_types show why (Gated DeltaNet), and the refusal says so in one line.
+    const std::string e = file_error_of("qwen3.6-27b");
+    EXPECT_NE(e.find("Qwen3_5ForConditionalGeneration is not modelled: \"layer_types\" lists \"linear_attention\" layers"),
+              std::string::npos)
+        << e;
+    EXPECT_EQ(e.find("supported:"), std::string::npos) << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+    // The same rule on the top level: an unlisted class with Mamba fields.
+    const std::string m = error_of(R"({"architectures": ["SomeHybridForCausalLM"], "mamba_d_state": 128})");
+    EXPECT_NE(m.find("SomeHybridForCausalLM is not modelled: \"mamba_d_state\" describes state-space"), std::string::npos) << m;
+    // An unlisted class with nothing that says why: the supported list, as before.
+    EXPECT_NE(error_of(R"({"architectures": ["SomeForCausalLM"]})").find("supported:"), std::string::npos);
+}
+
 namespace {
 
 // Granite-4.0-Micro's shape (hand-written, not a published file): 40 layers of 2560, 40 heads / 8 KV, a shared MLP of
