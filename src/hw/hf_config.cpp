@@ -954,7 +954,12 @@ StorageFormat read_quantization_format(const Reader& r, const json& q, std::vect
                 algo, algo == "NVFP4" ? "nvfp4" : "fp8"));
             return weight_format(algo == "NVFP4" ? DType::fp4 : DType::fp8_e4m3, 0);
         }
-        r.fail(fmt::format("\"quantization_config.quant_algo\" = \"{}\" is not modelled (modelopt: NVFP4 or FP8)", algo));
+        // W4A16_NVFP4 (TensorRT-LLM's QuantAlgo of that name): NVFP4's weight tensors (e2m1 codes, an fp8 scale per 16, an
+        // fp32 global scale) with activations left in 16 bits: the w4a16 path bwacct costs by default.
+        if (algo == "W4A16_NVFP4")
+            return weight_format(DType::fp4, 0);
+        r.fail(fmt::format("\"quantization_config.quant_algo\" = \"{}\" is not modelled (modelopt: NVFP4, W4A16_NVFP4 or FP8)",
+                           algo));
     }
     if (method == "bitsandbytes")
         return read_bitsandbytes(qr, limitations);

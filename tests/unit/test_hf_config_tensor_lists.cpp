@@ -167,3 +167,22 @@ TEST(HfTensorLists, GraniteMoeHybridAllAttentionIsReadMambaLayersAreNamed) {
     EXPECT_NE(error_of(granite_hybrid("[" + repeat(R"("attention")", 39) + R"(, "conv"])")).find("entry 39 is \"conv\""),
               std::string::npos);
 }
+
+TEST(HfTensorLists, ModelOptW4A16Nvfp4IsNvfp4WeightsWith16BitActivations) {
+    const std::string llama = R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100, "quantization_config": )";
+    const TransformerConfig w4a16 = parse_hf_config(
+        llama + R"({"quant_method": "modelopt", "quant_algo": "W4A16_NVFP4", "group_size": 16, "ignore": ["lm_head"]}})", "x");
+    ASSERT_TRUE(w4a16.weight_format);
+    EXPECT_EQ(*w4a16.weight_format, weight_format(DType::fp4, 0));
+    // Nothing to say about activations (before: refused as an unknown quant_algo).
+    EXPECT_TRUE(w4a16.limitations.empty());
+    // NVFP4 a [K, N] weight: K·N/2 + K·N/16 (an fp8 scale per 16) + 4 (fp32 global). Per layer q, k, v [64, 192]:
+    // 6144 + 768 + 4 = 6916; o [64, 64]: 2048 + 256 + 4 = 2308; gate, up [64, 128]: 2 · 4612; down [128, 64]: 4612; norms
+    // 2·64·2 = 256 → 23,316 · 2 = 46,632 + embedding and head 2·100·64·2 = 25,600 + 128 = 72,360 B.
+    EXPECT_EQ(weight_bytes_per_rank(w4a16, LayerRun{}).value(), 72360u);
+    const std::string e = error_of(llama + R"({"quant_method": "modelopt", "quant_algo": "W6A6"}})");
+    EXPECT_NE(e.find("\"quantization_config.quant_algo\" = \"W6A6\" is not modelled (modelopt: NVFP4, W4A16_NVFP4 or FP8)"),
+              std::string::npos)
+        << e;
+}
