@@ -61,6 +61,7 @@ enum class Family {
     exaone4,
     stablelm,
     internlm2,
+    internlm3,
     glm,
     glm4
 };
@@ -70,7 +71,7 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 40> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 41> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        // LLaMAForCausalLM: the class's name before transformers 4.28 (LLaMA 1 conversions
                                        // such as decapoda-research's; vLLM keeps the alias): the same block.
                                        {"LLaMAForCausalLM", Family::llama},
@@ -138,6 +139,9 @@ constexpr std::array<Arch, 40> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        // InternLM2ForCausalLM (remote code): Llama's shapes with wqkv fused; "bias" puts
                                        // biases on wqkv and wo.
                                        {"InternLM2ForCausalLM", Family::internlm2},
+                                       // InternLM3ForCausalLM (remote code): Llama's block, "qkv_bias" on q, k, v and
+                                       // "bias" on o, gate, up, down (read_internlm3).
+                                       {"InternLM3ForCausalLM", Family::internlm3},
                                        // GlmForCausalLM (GLM-4-9B "-hf"), Glm4ForCausalLM (GLM-4-0414): Llama's shapes
                                        // (gate_up fused) with q, k, v biases and none on o; GLM-4 adds a norm after each
                                        // sub-block (four per block, as Gemma 2).
@@ -502,6 +506,18 @@ void read_internlm2(const Reader& r, TransformerConfig& c) {
     if (!r.has("bias"))
         r.fail("missing \"bias\" (true or false: InternLM2's biases on wqkv and wo); bwacct will not guess");
     c.qkv_bias = c.o_bias = r.flag_or("bias", false);
+}
+
+// InternLM3 (its remote modeling_internlm3.py): Llama's q, k, v, o and gated MLP; q, k, v carry a bias when
+// "qkv_bias" is true, o_proj and the MLP's gate, up and down when "bias" is true. As for InternLM2, the remote code's
+// defaults are not assumed: a file without either is refused.
+void read_internlm3(const Reader& r, TransformerConfig& c) {
+    for (const char* key : {"qkv_bias", "bias"})
+        if (!r.has(key))
+            r.fail(fmt::format("missing \"{}\" (true or false: InternLM3's biases on {}); bwacct will not guess", key,
+                               std::string_view(key) == "bias" ? "o_proj and the MLP" : "q, k and v"));
+    c.qkv_bias = r.flag_or("qkv_bias", false);
+    c.o_bias = c.mlp_bias = r.flag_or("bias", false);
 }
 
 // Ministral 3 (transformers' modular_ministral3.py): Mistral's attention with Q multiplied after RoPE by
@@ -1403,6 +1419,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         read_stablelm(r, c);
     } else if (fam == Family::internlm2) {
         read_internlm2(r, c);
+    } else if (fam == Family::internlm3) {
+        read_internlm3(r, c);
     } else if (fam == Family::seed_oss) {
         c.qkv_bias = r.flag_or("attention_bias", true);  // SeedOssAttention, SeedOssConfig's defaults
         c.o_bias = r.flag_or("attention_out_bias", false);
@@ -1438,14 +1456,14 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
                             lm_arch == "BaichuanForCausalLM" || lm_arch == "BaiChuanForCausalLM" || fam == Family::gemma ||
                             fam == Family::glm || fam == Family::glm4 || fam == Family::granite || fam == Family::granite_moe ||
                             fam == Family::olmo2 || fam == Family::seed_oss || fam == Family::stablelm ||
-                            fam == Family::internlm2 || fam == Family::olmoe || fam == Family::glm4_moe ||
-                            fam == Family::minimax_m2 || fam == Family::deepseek_moe;
+                            fam == Family::internlm2 || fam == Family::internlm3 || fam == Family::olmoe ||
+                            fam == Family::glm4_moe || fam == Family::minimax_m2 || fam == Family::deepseek_moe;
     if (!windowless)
         read_sliding_window(r, fam, c);
     else if (r.has("sliding_window")) {
         // Yi, Baichuan, DeepSeekMoE and InternLM2 run their repositories' remote code, not a transformers class.
         const bool remote = lm_arch == "YiForCausalLM" || lm_arch == "BaichuanForCausalLM" || lm_arch == "BaiChuanForCausalLM" ||
-                            fam == Family::deepseek_moe || fam == Family::internlm2;
+                            fam == Family::deepseek_moe || fam == Family::internlm2 || fam == Family::internlm3;
         c.limitations.push_back(fmt::format("sliding_window = {} is not applied: {}'s attention ({}) has no window",
                                             lm.at("sliding_window").dump(), lm_arch,
                                             remote ? "its remote code" : "transformers"));

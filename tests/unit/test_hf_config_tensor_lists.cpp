@@ -186,3 +186,22 @@ TEST(HfTensorLists, ModelOptW4A16Nvfp4IsNvfp4WeightsWith16BitActivations) {
               std::string::npos)
         << e;
 }
+
+TEST(HfTensorLists, InternLM3IsLlamaWithItsTwoBiasSwitches) {
+    const TransformerConfig c = hf("internlm3-8b-instruct");
+    // Per layer: q 4096·4096, k and v 4096·256 each, o 4096·4096 → 35,651,584; MLP 3·4096·10,240 = 125,829,120; norms
+    // 8192 → 161,488,896 · 48 = 7,751,467,008 + untied 2·128,512·4096 (1,052,770,304) + 4096 = 8,804,241,408 (8.8B).
+    EXPECT_EQ(param_count(c).total.value(), 8804241408u);
+    EXPECT_FALSE(c.qkv_bias);
+    EXPECT_FALSE(c.o_bias);
+    EXPECT_FALSE(c.mlp_bias);
+    // qkv_bias: (32 + 2·2)·128 = 4608 a layer; bias: o 4096 + gate and up 2·10,240 + down 4096 = 28,672 a layer.
+    const std::string fields = R"({"architectures": ["InternLM3ForCausalLM"], "head_dim": 128, "hidden_size": 4096,
+        "intermediate_size": 10240, "num_attention_heads": 32, "num_hidden_layers": 48, "num_key_value_heads": 2,
+        "vocab_size": 128512, )";
+    const TransformerConfig both = parse_hf_config(fields + R"("qkv_bias": true, "bias": true})", "x");
+    EXPECT_EQ(param_count(both).total.value(), 8804241408u + 48u * (4608u + 28672u));
+    // The remote code's defaults are not assumed.
+    EXPECT_NE(error_of(fields + R"("qkv_bias": false})").find("missing \"bias\""), std::string::npos);
+    EXPECT_NE(error_of(fields + R"("bias": false})").find("missing \"qkv_bias\""), std::string::npos);
+}
