@@ -71,7 +71,7 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 41> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 42> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        // LLaMAForCausalLM: the class's name before transformers 4.28 (LLaMA 1 conversions
                                        // such as decapoda-research's; vLLM keeps the alias): the same block.
                                        {"LLaMAForCausalLM", Family::llama},
@@ -142,6 +142,9 @@ constexpr std::array<Arch, 41> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        // InternLM3ForCausalLM (remote code): Llama's block, "qkv_bias" on q, k, v and
                                        // "bias" on o, gate, up, down (read_internlm3).
                                        {"InternLM3ForCausalLM", Family::internlm3},
+                                       // MiMoForCausalLM (Xiaomi's remote code: MiMoModel is Qwen2Model, plus
+                                       // num_nextn_predict_layers MTP layers, stated): Qwen2's block, q, k, v biases.
+                                       {"MiMoForCausalLM", Family::qwen2},
                                        // GlmForCausalLM (GLM-4-9B "-hf"), Glm4ForCausalLM (GLM-4-0414): Llama's shapes
                                        // (gate_up fused) with q, k, v biases and none on o; GLM-4 adds a norm after each
                                        // sub-block (four per block, as Gemma 2).
@@ -1579,6 +1582,12 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     if (c.head_dim == 0 && c.hidden % c.heads != 0)
         r.fail(fmt::format("\"num_attention_heads\" ({}) must divide \"hidden_size\" ({}), or give \"head_dim\"", c.heads,
                            c.hidden));
+    // Any family's multi-token-prediction layers (MiMo's on Qwen2's block; the MoE families say it above): stated once.
+    const std::uint64_t mtp = r.natural_or("num_nextn_predict_layers", 0);
+    if (mtp > 0 && std::none_of(c.limitations.begin(), c.limitations.end(),
+                                [](const std::string& l) { return l.rfind("num_nextn_predict_layers", 0) == 0; }))
+        c.limitations.push_back(fmt::format(
+            "num_nextn_predict_layers = {}: the multi-token-prediction layer is not counted (parameters or time)", mtp));
     return c;
 }
 

@@ -205,3 +205,19 @@ TEST(HfTensorLists, InternLM3IsLlamaWithItsTwoBiasSwitches) {
     EXPECT_NE(error_of(fields + R"("qkv_bias": false})").find("missing \"bias\""), std::string::npos);
     EXPECT_NE(error_of(fields + R"("bias": false})").find("missing \"qkv_bias\""), std::string::npos);
 }
+
+TEST(HfTensorLists, MiMoIsQwen2WithAnUncountedMtpLayer) {
+    const TransformerConfig c = hf("mimo-7b-base");
+    // Qwen2's block: q 4096·4096 + 4096 bias, k and v 4096·1024 + 1024 each, o 4096·4096 → 41,949,184; MLP
+    // 3·4096·11,008 = 135,266,304; norms 8192 → 177,223,680 · 36 = 6,380,052,480 + untied 2·151,680·4096
+    // (1,242,562,560) + 4096 = 7,622,619,136.
+    EXPECT_EQ(param_count(c).total.value(), 7622619136u);
+    EXPECT_TRUE(c.qkv_bias);
+    EXPECT_FALSE(c.o_bias);
+    // Its MTP layer is said once (DeepSeek-V3's own wording is kept there, not repeated).
+    EXPECT_TRUE(has_limitation(c, "num_nextn_predict_layers = 1: the multi-token-prediction layer is not counted"));
+    int mtp = 0;
+    for (const std::string& l : hf("deepseek-v3").limitations)
+        mtp += l.rfind("num_nextn_predict_layers", 0) == 0 ? 1 : 0;
+    EXPECT_EQ(mtp, 1);
+}
