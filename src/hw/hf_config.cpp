@@ -71,7 +71,7 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 42> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 43> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        // LLaMAForCausalLM: the class's name before transformers 4.28 (LLaMA 1 conversions
                                        // such as decapoda-research's; vLLM keeps the alias): the same block.
                                        {"LLaMAForCausalLM", Family::llama},
@@ -111,6 +111,10 @@ constexpr std::array<Arch, 42> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        // microsoft/Phi-3.5-MoE-instruct's config.json names its remote-code class.
                                        {"PhiMoEForCausalLM", Family::phimoe},
                                        {"Glm4MoeForCausalLM", Family::glm4_moe},
+                                       // Dots1ForCausalLM (dots.llm1; transformers' modular_dots1.py): DeepseekV3's
+                                       // decoder layer (dense-first MoE, shared experts, the router's score-correction
+                                       // bias) on Qwen3's attention (per-head q/k RMSNorm): GLM-4.5's mapping, q/k norm on.
+                                       {"Dots1ForCausalLM", Family::glm4_moe},
                                        // DeepseekForCausalLM (DeepSeekMoE 16B, remote code): Llama's attention with
                                        // DeepSeek-V2's MoE layers (a softmax gate without bias, n_shared_experts).
                                        {"DeepseekForCausalLM", Family::deepseek_moe},
@@ -1429,6 +1433,9 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         c.o_bias = r.flag_or("attention_out_bias", false);
     } else if (r.flag_or("attention_bias", false)) {
         r.refuse_unless(fam != Family::deepseek, "attention_bias", "biases on the latent-attention projections");
+        // dots1's o_proj takes the bias in transformers (Qwen3Attention) but not in vLLM: not guessed.
+        r.refuse_unless(lm_arch != "Dots1ForCausalLM", "attention_bias",
+                        "dots1's o_proj bias: transformers builds one, vLLM does not");
         c.qkv_bias = true;
         // Glm4MoeAttention, GlmAttention (and GLM-4's): o_proj has no bias
         c.o_bias = fam != Family::glm4_moe && fam != Family::glm && fam != Family::glm4;
@@ -1436,7 +1443,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     if (fam == Family::qwen3 || fam == Family::qwen3_moe || fam == Family::exaone4)
         c.qk_norm = true;  // per-head RMSNorms of Q and K (Exaone4Attention's q_norm, k_norm of head_dim)
     if (fam == Family::glm4_moe)
-        c.qk_norm = r.flag_or("use_qk_norm", false);  // per-head RMSNorm of Q and K (GLM-4.5; not GLM-4.5-Air)
+        c.qk_norm = lm_arch == "Dots1ForCausalLM" || r.flag_or("use_qk_norm", false);  // GLM-4.5 (not 4.5-Air), dots1
     if (fam == Family::olmoe)
         read_olmoe_attention(r, c);
     if (fam == Family::olmo2 || fam == Family::olmo3)

@@ -221,3 +221,23 @@ TEST(HfTensorLists, MiMoIsQwen2WithAnUncountedMtpLayer) {
         mtp += l.rfind("num_nextn_predict_layers", 0) == 0 ? 1 : 0;
     EXPECT_EQ(mtp, 1);
 }
+
+TEST(HfTensorLists, Dots1IsDeepSeekV3sMoeOnQwen3sAttention) {
+    // dots.llm1's fields as an MLX test quotes them from dots.llm1.inst (no "architectures" there; the class added).
+    const std::string dots = R"({"architectures": ["Dots1ForCausalLM"], "hidden_size": 4096, "num_hidden_layers": 62,
+        "intermediate_size": 10944, "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 152064,
+        "first_k_dense_replace": 1, "moe_intermediate_size": 1408, "n_routed_experts": 128, "n_shared_experts": 2,
+        "num_experts_per_tok": 6, "scoring_func": "sigmoid", "tie_word_embeddings": false, )";
+    const TransformerConfig c = parse_hf_config(dots + R"("attention_bias": false})", "x");
+    EXPECT_TRUE(c.qk_norm);
+    // Per layer attention 4·4096·4096 + q/k norms 2·128 = 67,109,120, norms 8192; layer 0 dense 3·4096·10,944 =
+    // 134,479,872; layers 1-61: 128 experts of 3·4096·1408 (17,301,504) = 2,214,592,512, router 128·4096 + 128 bias =
+    // 524,416, 2 shared 34,603,008 → 2,249,719,936. 62 · 67,117,312 = 4,161,273,344 + 134,479,872 + 61 · 2,249,719,936
+    // (137,232,916,096) + untied 2·152,064·4096 (1,245,708,288) + 4096 = 142,774,381,696 (dots.llm1: 142B).
+    const ParamCount p = param_count(c);
+    EXPECT_EQ(p.total.value(), 142774381696ull);
+    // Active: 6 of 128 experts, 122 · 17,301,504 = 2,110,783,488 fewer a MoE layer → 14,016,588,928 (14B).
+    EXPECT_EQ(p.active.value(), 142774381696ull - 61ull * 2110783488ull);
+    // An o_proj bias the engines disagree on is refused.
+    EXPECT_NE(error_of(dots + R"("attention_bias": true})").find("\"attention_bias\" = true is not modelled"), std::string::npos);
+}
