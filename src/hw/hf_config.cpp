@@ -941,6 +941,16 @@ StorageFormat read_quantization_format(const Reader& r, const json& q, std::vect
         // N·bits/32] beside qweight and scales: AutoGPTQ's QuantLinear and vLLM's GPTQ create_weights build them for
         // either; a symmetric checkpoint's hold the constant midpoint), so they are counted: the checkpoint's bytes.
         f.zero_bits = method == "gptq" || qr.flag_or("zero_point", true) ? static_cast<unsigned>(bits) : 0;
+        // AutoAWQ's GEMV layouts (WQLinear_GEMV: calculate_zeros_width) pad each output row's groups to a multiple of 8
+        // (group 128) in scales and qzeros; GEMM's (the default) does not.
+        const std::string version = method == "awq" ? qr.text_or("version", "gemm") : "gemm";
+        if (version != "gemm" && version != "GEMM")
+            limitations.push_back(fmt::format(
+                "quantization_config.version = \"{}\": counted in AWQ's GEMM layout; {}", version,
+                version == "gemv" || version == "GEMV" || version == "gemv_fast"
+                    ? "the GEMV layout pads each row's groups in scales and qzeros to a multiple of 8 (group 128; 16 at 64, 32 "
+                      "at 32: AutoAWQ's calculate_zeros_width), not counted"
+                    : "this layout is not checked"));
         if (method == "gptq")
             limitations.push_back(fmt::format(
                 "quant_method gptq: g_idx (an int32 per input row of each quantized matrix: {}) is not counted; "

@@ -241,3 +241,17 @@ TEST(HfTensorLists, Dots1IsDeepSeekV3sMoeOnQwen3sAttention) {
     // An o_proj bias the engines disagree on is refused.
     EXPECT_NE(error_of(dots + R"("attention_bias": true})").find("\"attention_bias\" = true is not modelled"), std::string::npos);
 }
+
+TEST(HfTensorLists, AwqGemvLayoutPaddingIsStated) {
+    // The same Llama-2-7B AWQ fields with "version": "gemv": AutoAWQ's WQLinear_GEMV pads each output row's groups in
+    // scales and qzeros to a multiple of 8 (down_proj: 86 groups stored as 88, 2 · 4096 · (2 + 0.5) = 20,480 B more a
+    // layer). Counted in the GEMM layout (3,889,307,648 B, Llama2AwqBytesMeetItsTensorList) and said.
+    const std::string gemm = R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 11008,
+        "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 32, "vocab_size": 32000,
+        "torch_dtype": "float16", "quantization_config": {"bits": 4, "group_size": 128, "quant_method": "awq",
+        "zero_point": true, "version": )";
+    const TransformerConfig gemv = parse_hf_config(gemm + R"("gemv"}})", "x");
+    EXPECT_EQ(weight_bytes_per_rank(gemv, LayerRun{}).value(), 3889307648u);
+    EXPECT_TRUE(has_limitation(gemv, "the GEMV layout pads each row's groups in scales and qzeros to a multiple of 8"));
+    EXPECT_TRUE(parse_hf_config(gemm + R"("gemm"}})", "x").limitations.empty());
+}
