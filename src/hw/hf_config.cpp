@@ -1300,8 +1300,10 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             try {
                 hf::refuse_unmodelled_layers(layers);
             } catch (const InputError& e) {
-                throw InputError(
-                    origin, fmt::format("{} is not modelled: {}", arch, std::string(e.what()).substr(layers.origin.size() + 2)));
+                // The reason without the "<origin>: " InputError put before it.
+                const std::string what = e.what(), prefix = e.option() + ": ";
+                throw InputError(origin, fmt::format("{} is not modelled: {}", arch,
+                                                     what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what));
             }
         top.fail(fmt::format("unsupported architecture \"{}\"; supported: {}", arch, supported_list()));
     }
