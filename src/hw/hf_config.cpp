@@ -21,6 +21,7 @@
 #include "bwacct/text_file.h"
 #include "hf_dbrx.h"
 #include "hf_exaone.h"
+#include "hf_granite_hybrid.h"
 #include "hf_kept_parts.h"
 #include "hf_moe_layers.h"
 #include "hf_reader.h"
@@ -60,6 +61,7 @@ enum class Family {
     exaone4,
     stablelm,
     internlm2,
+    internlm3,
     glm,
     glm4
 };
@@ -69,7 +71,7 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 40> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 43> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        // LLaMAForCausalLM: the class's name before transformers 4.28 (LLaMA 1 conversions
                                        // such as decapoda-research's; vLLM keeps the alias): the same block.
                                        {"LLaMAForCausalLM", Family::llama},
@@ -109,6 +111,10 @@ constexpr std::array<Arch, 40> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        // microsoft/Phi-3.5-MoE-instruct's config.json names its remote-code class.
                                        {"PhiMoEForCausalLM", Family::phimoe},
                                        {"Glm4MoeForCausalLM", Family::glm4_moe},
+                                       // Dots1ForCausalLM (dots.llm1; transformers' modular_dots1.py): DeepseekV3's
+                                       // decoder layer (dense-first MoE, shared experts, the router's score-correction
+                                       // bias) on Qwen3's attention (per-head q/k RMSNorm): GLM-4.5's mapping, q/k norm on.
+                                       {"Dots1ForCausalLM", Family::glm4_moe},
                                        // DeepseekForCausalLM (DeepSeekMoE 16B, remote code): Llama's attention with
                                        // DeepSeek-V2's MoE layers (a softmax gate without bias, n_shared_experts).
                                        {"DeepseekForCausalLM", Family::deepseek_moe},
@@ -137,6 +143,12 @@ constexpr std::array<Arch, 40> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        // InternLM2ForCausalLM (remote code): Llama's shapes with wqkv fused; "bias" puts
                                        // biases on wqkv and wo.
                                        {"InternLM2ForCausalLM", Family::internlm2},
+                                       // InternLM3ForCausalLM (remote code): Llama's block, "qkv_bias" on q, k, v and
+                                       // "bias" on o, gate, up, down (read_internlm3).
+                                       {"InternLM3ForCausalLM", Family::internlm3},
+                                       // MiMoForCausalLM (Xiaomi's remote code: MiMoModel is Qwen2Model, plus
+                                       // num_nextn_predict_layers MTP layers, stated): Qwen2's block, q, k, v biases.
+                                       {"MiMoForCausalLM", Family::qwen2},
                                        // GlmForCausalLM (GLM-4-9B "-hf"), Glm4ForCausalLM (GLM-4-0414): Llama's shapes
                                        // (gate_up fused) with q, k, v biases and none on o; GLM-4 adds a norm after each
                                        // sub-block (four per block, as Gemma 2).
@@ -164,7 +176,7 @@ struct Wrapper {
     const char* text_config_class;
     const char* language_arch;
     bool top_level_text = false;
-    std::array<Dropped, 3> dropped{};
+    std::array<Dropped, 4> dropped{};
     const char* defaults_named = nullptr;  // whose defaults text_defaults (a JSON object) are: the fields a nested
     const char* text_defaults = nullptr;   // text_config may leave out
 };
@@ -186,7 +198,7 @@ constexpr const char* kDeepseekV3Defaults = R"({"vocab_size": 129280, "hidden_si
 constexpr const char* kKimiVlTextDefaults = R"({"kv_lora_rank": 512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
     "v_head_dim": 128, "moe_layer_freq": 1, "topk_method": "noaux_tc"})";
 
-constexpr std::array<Wrapper, 9> kWrappers{
+constexpr std::array<Wrapper, 10> kWrappers{
     {{"Gemma3ForConditionalGeneration", "gemma3_text", "Gemma3TextConfig", "Gemma3ForCausalLM"},
      // Kimi-K2.5 (remote code modeling_kimi_k25.py): a vision tower and projector before Kimi-K2's DeepseekV3ForCausalLM;
      // configuration_kimi_k25.py builds text_config with transformers' DeepseekV3Config.
@@ -250,7 +262,20 @@ constexpr std::array<Wrapper, 9> kWrappers{
       "Qwen3VLMoeTextConfig",
       "Qwen3MoeForCausalLM",
       false,
-      {{kKvHeads("16")}}}}};
+      {{kKvHeads("16")}}},
+     // GLM-4.5V, GLM-4.6V (Glm4vMoeForConditionalGeneration): GLM-4.5-Air's language model (Glm4vMoeTextModel: the
+     // Glm4MoeDecoderLayer's attention with q, k, v biases, dense-first MoE with the noaux_tc router bias and shared
+     // experts); its multimodal RoPE rotates the same vectors. Glm4vMoeTextConfig's defaults are GLM-4.5-Air's
+     // fixed numbers, so a text_config without the fields that shape the count is refused.
+     {"Glm4vMoeForConditionalGeneration",
+      "glm4v_moe_text",
+      "Glm4vMoeTextConfig",
+      "Glm4MoeForCausalLM",
+      false,
+      {{kKvHeads("a fixed number"),
+        {"head_dim", "a fixed number, not hidden_size / num_attention_heads", "<dims per head>"},
+        {"first_k_dense_replace", "a fixed number", "<dense layers>"},
+        {"n_shared_experts", "a fixed number", "<shared experts>"}}}}}};
 
 // Fields transformers' config class fills in when config.json leaves them out, for the families whose published
 // files rely on it (Google's Gemma 3 multimodal config.json files give only a few text_config fields):
@@ -488,6 +513,18 @@ void read_internlm2(const Reader& r, TransformerConfig& c) {
     if (!r.has("bias"))
         r.fail("missing \"bias\" (true or false: InternLM2's biases on wqkv and wo); bwacct will not guess");
     c.qkv_bias = c.o_bias = r.flag_or("bias", false);
+}
+
+// InternLM3 (its remote modeling_internlm3.py): Llama's q, k, v, o and gated MLP; q, k, v carry a bias when
+// "qkv_bias" is true, o_proj and the MLP's gate, up and down when "bias" is true. As for InternLM2, the remote code's
+// defaults are not assumed: a file without either is refused.
+void read_internlm3(const Reader& r, TransformerConfig& c) {
+    for (const char* key : {"qkv_bias", "bias"})
+        if (!r.has(key))
+            r.fail(fmt::format("missing \"{}\" (true or false: InternLM3's biases on {}); bwacct will not guess", key,
+                               std::string_view(key) == "bias" ? "o_proj and the MLP" : "q, k and v"));
+    c.qkv_bias = r.flag_or("qkv_bias", false);
+    c.o_bias = c.mlp_bias = r.flag_or("bias", false);
 }
 
 // Ministral 3 (transformers' modular_ministral3.py): Mistral's attention with Q multiplied after RoPE by
@@ -882,6 +919,12 @@ StorageFormat read_quantization_format(const Reader& r, const json& q, std::vect
                 r.fail(fmt::format("\"quantization_config.weight_block_size\" must be [n, n] (square blocks), got {}", b.dump()));
             f.block = b[0].get<std::uint64_t>();
             f.scale_bits = 32;  // one fp32 scale_inv per block (DeepSeek-V3's weight_scale_inv)
+            // Qwen's FP8 checkpoints (Qwen3-8B-FP8's tensor list) store weight_scale_inv in bf16; config.json does not say.
+            limitations.push_back(fmt::format(
+                "quantization_config.weight_block_size: one fp32 scale per {0}×{0} block counted (DeepSeek-V3's "
+                "weight_scale_inv); config.json does not give the scales' dtype, and checkpoints that store them in bf16 "
+                "(Qwen's FP8 releases) hold 2 B fewer per block",
+                f.block));
         } else {
             f.tensor_scale_bytes = 4;
         }
@@ -894,8 +937,29 @@ StorageFormat read_quantization_format(const Reader& r, const json& q, std::vect
                                method == "gptq" ? " or 8" : ""));
         f = weight_format(bits == 4 ? DType::int4 : DType::int8, 0);
         f.group = group_of("group_size", 128);
-        const bool asymmetric = method == "awq" ? qr.flag_or("zero_point", true) : !qr.flag_or("sym", true);
-        f.zero_bits = asymmetric ? static_cast<unsigned>(bits) : 0;
+        // AWQ stores qzeros only with zero_point. GPTQ's format stores them whatever "sym" says (qzeros int32 [K/group,
+        // N·bits/32] beside qweight and scales: AutoGPTQ's QuantLinear and vLLM's GPTQ create_weights build them for
+        // either; a symmetric checkpoint's hold the constant midpoint), so they are counted: the checkpoint's bytes.
+        f.zero_bits = method == "gptq" || qr.flag_or("zero_point", true) ? static_cast<unsigned>(bits) : 0;
+        // AutoAWQ's GEMV layouts (WQLinear_GEMV: calculate_zeros_width) pad each output row's groups to a multiple of 8
+        // (group 128) in scales and qzeros; GEMM's (the default) does not.
+        const std::string version = method == "awq" ? qr.text_or("version", "gemm") : "gemm";
+        if (version != "gemm" && version != "GEMM")
+            limitations.push_back(fmt::format(
+                "quantization_config.version = \"{}\": counted in AWQ's GEMM layout; {}", version,
+                version == "gemv" || version == "GEMV" || version == "gemv_fast"
+                    ? "the GEMV layout pads each row's groups in scales and qzeros to a multiple of 8 (group 128; 16 at 64, 32 "
+                      "at 32: AutoAWQ's calculate_zeros_width), not counted"
+                    : "this layout is not checked"));
+        if (method == "gptq")
+            limitations.push_back(fmt::format(
+                "quant_method gptq: g_idx (an int32 per input row of each quantized matrix: {}) is not counted; "
+                "{}the qzeros are counted as stored",
+                qr.flag_or("desc_act", false)
+                    ? "desc_act true, the act-order permutation every such checkpoint stores"
+                    : "AutoGPTQ and GPTQModel store it even with desc_act false, other producers (auto-round) omit it, and "
+                      "config.json does not say which",
+                qr.flag_or("sym", true) ? "with sym true vLLM's Marlin kernels drop the constant zero points at load; " : ""));
         return f;
     }
     if (method == "fbgemm_fp8") {
@@ -923,7 +987,12 @@ StorageFormat read_quantization_format(const Reader& r, const json& q, std::vect
                 algo, algo == "NVFP4" ? "nvfp4" : "fp8"));
             return weight_format(algo == "NVFP4" ? DType::fp4 : DType::fp8_e4m3, 0);
         }
-        r.fail(fmt::format("\"quantization_config.quant_algo\" = \"{}\" is not modelled (modelopt: NVFP4 or FP8)", algo));
+        // W4A16_NVFP4 (TensorRT-LLM's QuantAlgo of that name): NVFP4's weight tensors (e2m1 codes, an fp8 scale per 16, an
+        // fp32 global scale) with activations left in 16 bits: the w4a16 path bwacct costs by default.
+        if (algo == "W4A16_NVFP4")
+            return weight_format(DType::fp4, 0);
+        r.fail(fmt::format("\"quantization_config.quant_algo\" = \"{}\" is not modelled (modelopt: NVFP4, W4A16_NVFP4 or FP8)",
+                           algo));
     }
     if (method == "bitsandbytes")
         return read_bitsandbytes(qr, limitations);
@@ -982,6 +1051,9 @@ json wan_from_diffusers(const Reader& r) {
     for (const auto& [key, value] : r.doc.items()) {
         if (key == "architectures")  // null or [] (else not read by class)
             continue;
+        // null: unquantized (diffusers' ModelMixin.from_pretrained quantizes only a value that is not None)
+        if (key == "quantization_config" && value.is_null())
+            continue;
         if (key == "quantization_config")
             r.fail(dit_quantization_refusal(
                 r.doc.at("_class_name").get<std::string>(),
@@ -998,8 +1070,8 @@ json wan_from_diffusers(const Reader& r) {
     // (none), cross_attn_norm (none: `if cross_attn_norm`). Any other null is a value the class cannot be built with
     // (nn.Conv3d(None, ...), PixArtAlphaTextProjection(None, ...), range(None)) or, eps, run with (layer_norm's eps):
     // refused naming it, not read as the default.
-    static const std::set<std::string> nullable{"out_channels", "image_dim", "added_kv_proj_dim", "pos_embed_seq_len",
-                                                "cross_attn_norm"};
+    static const std::set<std::string> nullable{"out_channels",      "image_dim",       "added_kv_proj_dim",
+                                                "pos_embed_seq_len", "cross_attn_norm", "quantization_config"};
     for (const auto& [key, value] : r.doc.items())
         if (value.is_null() && !key.empty() && key.front() != '_' && key != "architectures" && nullable.count(key) == 0)
             r.fail(
@@ -1199,6 +1271,13 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         translated_limits = std::move(t.limitations);
         lm_arch = dbrx ? "MixtralForCausalLM" : "LlamaForCausalLM";
     }
+    // Granite 4.0 (GraniteMoeHybrid): read only when every layer is attention (hf_granite_hybrid.cpp).
+    const bool granite_hybrid = arch == "GraniteMoeHybridForCausalLM";
+    if (granite_hybrid) {
+        hf::Translated t = hf::granite_hybrid_as_granite(top, lm_arch);
+        lm = std::move(t.fields);
+        translated_limits = std::move(t.limitations);
+    }
     if (wrapper != nullptr) {
         const bool nested = doc.contains("text_config") && !doc.at("text_config").is_null();
         if (nested && !doc.at("text_config").is_object())
@@ -1227,6 +1306,19 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             found = &a;
     if (found == nullptr) {
         hf::refuse_unmodelled_class(top, arch);
+        // A class not listed whose fields (its own or its text_config's) show layers the engine has no op for (Qwen3.5's
+        // Gated DeltaNet "linear_attention", Mamba fields): refused saying so, not only as unsupported.
+        const bool nested_lm = doc.contains("text_config") && doc.at("text_config").is_object();
+        const std::string text_origin = origin + " text_config";
+        for (const Reader& layers : {top, Reader{nested_lm ? doc.at("text_config") : doc, nested_lm ? text_origin : origin}})
+            try {
+                hf::refuse_unmodelled_layers(layers);
+            } catch (const InputError& e) {
+                // The reason without the "<origin>: " InputError put before it.
+                const std::string what = e.what(), prefix = e.option() + ": ";
+                throw InputError(origin, fmt::format("{} is not modelled: {}", arch,
+                                                     what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what));
+            }
         top.fail(fmt::format("unsupported architecture \"{}\"; supported: {}", arch, supported_list()));
     }
     const Family fam = found->family;
@@ -1283,7 +1375,9 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
                      origin, arch, lm_arch)
         : exaone3 ? fmt::format("Hugging Face config.json ({}), architecture {}: read as {} (num_layers, activation_function)",
                                 origin, arch, lm_arch)
-                  : fmt::format("Hugging Face config.json ({}), architecture {}", origin, arch);
+        : granite_hybrid ? fmt::format("Hugging Face config.json ({}), architecture {}: every layer attention, read as {}",
+                                       origin, arch, lm_arch)
+                         : fmt::format("Hugging Face config.json ({}), architecture {}", origin, arch);
     c.limitations.insert(c.limitations.end(), translated_limits.begin(), translated_limits.end());
     if (wrapper != nullptr)
         c.limitations.push_back(
@@ -1358,11 +1452,16 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         read_stablelm(r, c);
     } else if (fam == Family::internlm2) {
         read_internlm2(r, c);
+    } else if (fam == Family::internlm3) {
+        read_internlm3(r, c);
     } else if (fam == Family::seed_oss) {
         c.qkv_bias = r.flag_or("attention_bias", true);  // SeedOssAttention, SeedOssConfig's defaults
         c.o_bias = r.flag_or("attention_out_bias", false);
     } else if (r.flag_or("attention_bias", false)) {
         r.refuse_unless(fam != Family::deepseek, "attention_bias", "biases on the latent-attention projections");
+        // dots1's o_proj takes the bias in transformers (Qwen3Attention) but not in vLLM: not guessed.
+        r.refuse_unless(lm_arch != "Dots1ForCausalLM", "attention_bias",
+                        "dots1's o_proj bias: transformers builds one, vLLM does not");
         c.qkv_bias = true;
         // Glm4MoeAttention, GlmAttention (and GLM-4's): o_proj has no bias
         c.o_bias = fam != Family::glm4_moe && fam != Family::glm && fam != Family::glm4;
@@ -1370,7 +1469,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     if (fam == Family::qwen3 || fam == Family::qwen3_moe || fam == Family::exaone4)
         c.qk_norm = true;  // per-head RMSNorms of Q and K (Exaone4Attention's q_norm, k_norm of head_dim)
     if (fam == Family::glm4_moe)
-        c.qk_norm = r.flag_or("use_qk_norm", false);  // per-head RMSNorm of Q and K (GLM-4.5; not GLM-4.5-Air)
+        c.qk_norm = lm_arch == "Dots1ForCausalLM" || r.flag_or("use_qk_norm", false);  // GLM-4.5 (not 4.5-Air), dots1
     if (fam == Family::olmoe)
         read_olmoe_attention(r, c);
     if (fam == Family::olmo2 || fam == Family::olmo3)
@@ -1393,14 +1492,14 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
                             lm_arch == "BaichuanForCausalLM" || lm_arch == "BaiChuanForCausalLM" || fam == Family::gemma ||
                             fam == Family::glm || fam == Family::glm4 || fam == Family::granite || fam == Family::granite_moe ||
                             fam == Family::olmo2 || fam == Family::seed_oss || fam == Family::stablelm ||
-                            fam == Family::internlm2 || fam == Family::olmoe || fam == Family::glm4_moe ||
-                            fam == Family::minimax_m2 || fam == Family::deepseek_moe;
+                            fam == Family::internlm2 || fam == Family::internlm3 || fam == Family::olmoe ||
+                            fam == Family::glm4_moe || fam == Family::minimax_m2 || fam == Family::deepseek_moe;
     if (!windowless)
         read_sliding_window(r, fam, c);
     else if (r.has("sliding_window")) {
         // Yi, Baichuan, DeepSeekMoE and InternLM2 run their repositories' remote code, not a transformers class.
         const bool remote = lm_arch == "YiForCausalLM" || lm_arch == "BaichuanForCausalLM" || lm_arch == "BaiChuanForCausalLM" ||
-                            fam == Family::deepseek_moe || fam == Family::internlm2;
+                            fam == Family::deepseek_moe || fam == Family::internlm2 || fam == Family::internlm3;
         c.limitations.push_back(fmt::format("sliding_window = {} is not applied: {}'s attention ({}) has no window",
                                             lm.at("sliding_window").dump(), lm_arch,
                                             remote ? "its remote code" : "transformers"));
@@ -1516,6 +1615,12 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     if (c.head_dim == 0 && c.hidden % c.heads != 0)
         r.fail(fmt::format("\"num_attention_heads\" ({}) must divide \"hidden_size\" ({}), or give \"head_dim\"", c.heads,
                            c.hidden));
+    // Any family's multi-token-prediction layers (MiMo's on Qwen2's block; the MoE families say it above): stated once.
+    const std::uint64_t mtp = r.natural_or("num_nextn_predict_layers", 0);
+    if (mtp > 0 && std::none_of(c.limitations.begin(), c.limitations.end(),
+                                [](const std::string& l) { return l.rfind("num_nextn_predict_layers", 0) == 0; }))
+        c.limitations.push_back(fmt::format(
+            "num_nextn_predict_layers = {}: the multi-token-prediction layer is not counted (parameters or time)", mtp));
     return c;
 }
 

@@ -33,7 +33,6 @@ constexpr std::array<Unmodelled, 45> kUnmodelled{{
     {"Mamba2ForCausalLM", "state_size", "every layer is a Mamba-2 state-space layer"},
     {"FalconH1ForCausalLM", "mamba_d_ssm", "every layer runs Mamba-2 state-space heads beside attention"},
     {"NemotronHForCausalLM", "hybrid_override_pattern", "the \"M\" layers are Mamba-2 state-space layers"},
-    {"GraniteMoeHybridForCausalLM", "layer_types", "the \"mamba\" layers are Mamba-2 state-space layers"},
     {"Zamba2ForCausalLM", "layers_block_type", "the \"mamba\" layers are Mamba-2 state-space layers"},
     {"MiniMaxText01ForCausalLM", "attn_type_list", "lightning (linear) attention layers (0 entries) keep a recurrent state"},
     {"MiniMaxM1ForCausalLM", "attn_type_list", "lightning (linear) attention layers (0 entries) keep a recurrent state"},
@@ -41,6 +40,13 @@ constexpr std::array<Unmodelled, 45> kUnmodelled{{
     {"DeepseekV32ForCausalLM", "index_topk",
      "DeepSeek Sparse Attention: each query attends to the index_topk keys its lightning indexer selects (the indexer "
      "scores every key)"},
+    // DeepSeek-V4 (inference/model.py of deepseek-ai/DeepSeek-V4-*): per-layer KV compression by compress_ratios (a
+    // compressor beside the attention, an indexer on the 4× layers), attention with one KV head and grouped low-rank
+    // output (o_groups, o_lora_rank), hyper-connections (hc_mult streams) and hash-routed first layers.
+    {"DeepseekV4ForCausalLM", "compress_ratios",
+     "compressed sparse attention: each layer's KV cache compressed by its compress_ratios entry, an indexer picking "
+     "index_topk compressed entries, grouped low-rank output projections (o_lora_rank), hyper-connections (hc_mult) and "
+     "hash-routed first MoE layers (num_hash_layers)"},
     {"GlmMoeDsaForCausalLM", "index_topk",
      "DeepSeek Sparse Attention: each query attends to the index_topk keys its lightning indexer selects (the indexer "
      "scores every key)"},

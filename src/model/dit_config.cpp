@@ -176,7 +176,8 @@ void refuse_foreign_keys(const json& o, const std::string& origin, bool vace) {
     for (const auto& [key, value] : o.items()) {
         if (key.empty() || key.front() == '_' || known.count(key) != 0 ||
             (vace && (key == "vace_layers" || key == "vace_in_dim")) || (key == "inject_sample_info" && value == false) ||
-            (key == "architectures" && (value.is_null() || value == json::array())))  // names nothing: read by class
+            (key == "architectures" && (value.is_null() || value == json::array())) ||  // names nothing: read by class
+            (key == "quantization_config" && value.is_null()))  // null: unquantized, as diffusers reads it
             continue;
         const std::string cls = vace ? "VaceWanModel" : "WanModel";
         if (key == "quantization_config")

@@ -92,8 +92,9 @@ TEST(HfConfigCli, DeepSeekV3LatentCacheParametersAndStatedLimitations) {
     (void)op_named(doc, "gate_up_proj", "dense_layer");
     (void)op_named(doc, "router");
     EXPECT_EQ(str_of(doc.at("model").at("mla"), "attention"), "absorbed");
-    // the MTP module and the fp8 checkpoint's dynamic activation scheme are said, not silently dropped
-    EXPECT_EQ(doc.at("model").at("limitations").size(), 2u);
+    // the MTP module, the fp8 checkpoint's dynamic activation scheme and its block scales' dtype are said, not silently
+    // dropped
+    EXPECT_EQ(doc.at("model").at("limitations").size(), 3u);
     std::string notes;
     for (const json& n : doc.at("notes"))
         notes += n.get<std::string>() + "\n";

@@ -517,6 +517,21 @@ TEST(Dit, AQuantizedWanIsRefusedNamingQuantization) {
     EXPECT_NE(e.find("quantized WanTransformer3DModel"), std::string::npos) << e;
 }
 
+// "quantization_config": null is no quantization (diffusers' ModelMixin.from_pretrained quantizes only when the
+// config's value is not None; transformers reads null the same): read as unquantized in either form, not refused.
+// Wan2.1-T2V-1.3B's fields (1,418,996,800 parameters: AWanDerivedModelsExtraKeysAreRefusedNotDropped).
+TEST(Dit, AWanWithNullQuantizationConfigIsUnquantized) {
+    for (const std::string& text :
+         {std::string(R"({"_class_name": "WanTransformer3DModel", "attention_head_dim": 128, "num_attention_heads": 12,
+                          "num_layers": 30, "ffn_dim": 8960, "quantization_config": null})"),
+          std::string(R"({"_class_name": "WanModel", "dim": 1536, "num_heads": 12, "num_layers": 30, "ffn_dim": 8960,
+                          "quantization_config": null})")}) {
+        const TransformerConfig c = parse_hf_config(text, "x");
+        EXPECT_EQ(param_count(c).total.value(), 1418996800ull) << text;
+        EXPECT_FALSE(c.weight_format) << text;
+    }
+}
+
 TEST(Dit, WeightBytesPerRankShardAsTheOps) {
     // Each weight on a rank as the block's ops use it (Megatron TP): q, k, v, cross q, cross k, v and ffn_up
     // column-parallel ([K, N/tp], bias N/tp); o, cross o and ffn_down row-parallel ([K/tp, N], bias N replicated);

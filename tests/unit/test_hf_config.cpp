@@ -111,8 +111,10 @@ TEST(HfConfig, DeepSeekV3TotalAndActiveParametersWithoutTheMtpModule) {
     //   671,026,419,200 − 58·248·44,040,192 (633,474,121,728) = 37,552,297,472 (≈ 37.5 B)
     EXPECT_EQ(p.active.value(), 37552297472u);
     EXPECT_EQ(param_count(load_model_preset("deepseek-v3", "--preset")).total.value(), 671026419200u);
-    // Read and said, not modelled: the MTP module and the fp8 checkpoint.
-    ASSERT_EQ(c.limitations.size(), 2u);
+    // Read and said, not modelled: the MTP module, the fp8 checkpoint's dynamic activations, and its block scales'
+    // dtype (fp32 here, as DeepSeek-V3 stores them; config.json does not say).
+    ASSERT_EQ(c.limitations.size(), 3u);
+    EXPECT_TRUE(has_limitation(c, "one fp32 scale per 128×128 block counted"));
 }
 
 TEST(HfConfig, GptOss120bParametersSlidingLayersAndLimitations) {

@@ -168,7 +168,7 @@ TEST(HfPublishedFiles, DeepSeekR1AsTransformers457PrintsItIsDeepSeekV3) {
     EXPECT_TRUE(has_limitation(c, "num_nextn_predict_layers = 1"));
 }
 
-TEST(HfPublishedFiles, Qwen25Gptq4BitSymmetricHasScalesAndNoZeroPoints) {
+TEST(HfPublishedFiles, Qwen25Gptq4BitSymmetricStoresScalesAndZeroPoints) {
     const TransformerConfig c = hf("qwen2.5-32b-instruct-gptq-int4");
     // Qwen2.5-32B: attention 2·5120² + 2·1024·5120 = 62,914,560 + q, k, v biases 5120 + 2·1024 = 7168 → 62,921,728;
     // MLP 3·5120·27,648 = 424,673,280; norms 10,240 → 487,605,248 · 64 = 31,206,735,872 + 2·152,064·5120
@@ -178,10 +178,15 @@ TEST(HfPublishedFiles, Qwen25Gptq4BitSymmetricHasScalesAndNoZeroPoints) {
     ASSERT_TRUE(c.weight_format);
     EXPECT_EQ(c.weight_format->dtype, DType::int4);
     EXPECT_EQ(c.weight_format->group, 128u);
-    EXPECT_EQ(c.weight_format->zero_bits, 0u);  // "sym": true
-    // up_proj [5120, 27,648]: 141,557,760 weights / 2 = 70,778,880 B + one 16-bit scale per 128: 1,105,920 · 2 = 2,211,840
-    // → 72,990,720 B
-    EXPECT_EQ(format_bytes(*c.weight_format, Exact(5120), Exact(27648)).value(), 72990720u);
+    // "sym": true, but GPTQ's format stores qzeros anyway (int32 [K/128, N/8]: 4 bits a group); before they were left out
+    // (72,990,720 B for up_proj below, 552,960 B short of its qweight + qzeros + scales).
+    EXPECT_EQ(c.weight_format->zero_bits, 4u);
+    // up_proj [5120, 27,648]: qweight 141,557,760 weights / 2 = 70,778,880 B + 40·27,648 = 1,105,920 groups of a 16-bit
+    // scale (scales [40, 27,648] fp16: 2,211,840) and a 4-bit zero (qzeros int32 [40, 3456]: 552,960) → 73,543,680 B
+    EXPECT_EQ(format_bytes(*c.weight_format, Exact(5120), Exact(27648)).value(), 73543680u);
+    // g_idx (int32 [5120] for this matrix) is stated, not counted: desc_act false, and producers differ.
+    EXPECT_TRUE(has_limitation(c, "g_idx (an int32 per input row of each quantized matrix: AutoGPTQ and GPTQModel"));
+    EXPECT_TRUE(has_limitation(c, "Marlin kernels drop the constant zero points"));
 }
 
 TEST(HfPublishedFiles, Exaone3IsLlamaUnderItsOwnFieldNames) {
