@@ -110,6 +110,70 @@ std::vector<Group> console_tables(const std::vector<std::string>& lines) {
     return groups;
 }
 
+// The quoted numeric cells of a CSV line ("482,333": nsys's --format csv quotes a cell holding the separator) as
+// [begin, end) offsets of their text inside the quotes.
+std::vector<std::pair<std::size_t, std::size_t>> quoted_numbers(const std::string& line) {
+    std::vector<std::pair<std::size_t, std::size_t>> out;
+    for (std::size_t a = line.find('"'); a != std::string::npos;) {
+        const std::size_t b = line.find('"', a + 1);
+        if (b == std::string::npos)
+            break;
+        const std::string cell = line.substr(a + 1, b - a - 1);
+        const bool field = (a == 0 || line[a - 1] == ',') && (b + 1 == line.size() || line[b + 1] == ',' || line[b + 1] == '\r');
+        if (field && numeric_token(cell) && cell.find(',') != std::string::npos)
+            out.emplace_back(a + 1, b);
+        a = line.find('"', b + 1);
+    }
+    return out;
+}
+
+// nsys's CSV (--format csv) in a decimal-comma locale: numbers quoted with their comma ("60,0", "482,333", "0,000"),
+// integers bare. The table (lines from a header with a comma to a blank line) is told by its own quoted numbers: a
+// decimal comma where one of them is only a decimal-comma locale's ("60,0"; "0,000": no thousands grouping leads
+// with a 0 group) and all read swapped; those cells then get '.' and ',' swapped in place.
+void mend_csv_decimal_comma(std::vector<std::string>& lines, std::vector<std::string>& warnings) {
+    for (std::size_t h = 0; h < lines.size(); ++h) {
+        if (lines[h].find(',') == std::string::npos || nsys_parts::blank(lines[h]))
+            continue;
+        std::size_t end = h + 1;
+        while (end < lines.size() && !nsys_parts::blank(lines[end]) && lines[end].find(',') != std::string::npos)
+            ++end;
+        std::string decided, undecided;
+        std::size_t decided_line = 0;
+        bool all_swap = true, any = false;
+        for (std::size_t i = h + 1; i < end; ++i)
+            for (const auto& [a, b] : quoted_numbers(lines[i])) {
+                const std::string cell = lines[i].substr(a, b - a);
+                any = true;
+                all_swap = all_swap && ingest::parse_number_text(swapped(cell)).has_value();
+                const bool only_decimal =
+                    (decimal_comma_token(cell) && !ingest::parse_number_text(cell)) || cell.rfind("0,", 0) == 0;
+                if (only_decimal && decided.empty()) {
+                    decided = cell;
+                    decided_line = i + 1;
+                } else if (!only_decimal && undecided.empty()) {
+                    undecided = cell;
+                }
+            }
+        if (any && !decided.empty() && all_swap) {
+            for (std::size_t i = h + 1; i < end; ++i)
+                for (const auto& [a, b] : quoted_numbers(lines[i]))
+                    for (std::size_t c = a; c < b; ++c)
+                        lines[i][c] = lines[i][c] == '.' ? ',' : lines[i][c] == ',' ? '.' : lines[i][c];
+            warnings.push_back(
+                fmt::format("line {}: '{}' is a number of a decimal-comma locale: the quoted numbers of the "
+                            "CSV table at line {} read with ',' as the decimal point",
+                            decided_line, decided, h + 1));
+        } else if (any && decided.empty() && !undecided.empty()) {
+            warnings.push_back(
+                fmt::format("the CSV table at line {} quotes '{}', which reads as a number with thousands "
+                            "or, in a decimal-comma locale, with 3 decimals: read with ',' between thousands",
+                            h + 1, undecided));
+        }
+        h = end - 1;
+    }
+}
+
 }  // namespace
 
 std::vector<std::string> nsys_parts::mend_console_paste(std::vector<std::string> lines, std::vector<std::string>& warnings,
@@ -190,6 +254,7 @@ std::vector<std::string> nsys_parts::mend_console_paste(std::vector<std::string>
             fmt::format("line {}: '{}' is a number of a decimal-comma locale: the numbers of {} table{} read "
                         "with ',' as the decimal point and '.' between thousands",
                         first->comma_line, first->comma, tables, tables == 1 ? "" : "s"));
+    mend_csv_decimal_comma(lines, warnings);
     return lines;
 }
 

@@ -3,6 +3,7 @@
 // the first has no kernel table, rocprof statistics files joined by cat, and rows cut at a fixed width. Expected
 // numbers by hand; the arithmetic is in the comments.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include "ingest_test_util.h"
@@ -533,6 +534,48 @@ TEST(NsysPasteQuirks, RocprofRowsCutAtAFixedWidthRefused) {
               std::string::npos)
         << r;
     EXPECT_EQ(r.find('\n'), std::string::npos) << r;
+}
+
+// nsys --format csv of a decimal-comma locale quotes its numbers with their comma ("482,333"). Old code read that
+// size as 482,333 MB (1000x: 1,607,776 GB/s) and refused the kernel table's "60,0".
+TEST(NsysPasteQuirks, CsvDecimalCommaToldByItsQuotedNumbers) {
+    const std::string text =
+        "Time (%),Total Time (ns),Count,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Operation\n"
+        "\"60,0\",300000,3,\"100000,0\",\"100000,0\",90000,110000,\"10000,0\",[CUDA memcpy DtoH]\n"
+        "\n"
+        "Total (MB),Count,Avg (MB),Med (MB),Min (MB),Max (MB),StdDev (MB),Operation\n"
+        "\"482,333\",3,\"160,778\",\"160,778\",\"160,778\",\"160,778\",\"0,000\",[CUDA memcpy DtoH]\n";
+    const NsysKernSum s = parse_nsys_kern_sum(text, "dc.csv");
+    const NsysMemOp* d = op(s, "[CUDA memcpy DtoH]");
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->count, 3u);
+    EXPECT_DOUBLE_EQ(d->total_us, 300.0);  // 300,000 ns
+    ASSERT_TRUE(d->bytes);
+    EXPECT_DOUBLE_EQ(*d->bytes, 482333000.0);  // 482.333 MB x 10^6 B (= 3 x 160.778 MB, to rounding)
+    EXPECT_TRUE(warns(s, "'0,000' is a number of a decimal-comma locale")) << fmt::format("{}", fmt::join(s.warnings, "|"));
+
+    const std::string kern =
+        "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+        "\"60,0\",6000,2,\"3000,0\",\"3000,0\",2000,4000,\"1414,2\",kA\n"
+        "\"40,0\",4000,1,\"4000,0\",\"4000,0\",4000,4000,\"0,0\",kB\n";
+    const NsysKernSum k = parse_nsys_kern_sum(kern, "dk.csv");
+    ASSERT_EQ(k.kernels.size(), 2u);
+    EXPECT_DOUBLE_EQ(*k.kernels[0].time_pct, 60.0);
+    EXPECT_DOUBLE_EQ(*k.kernels[0].avg_us, 3.0);        // 3000,0 ns
+    EXPECT_DOUBLE_EQ(*k.kernels[0].stddev_us, 1.4142);  // 1414,2 ns
+}
+
+// Quoted numbers that read both ways ("12,500": 12500, or 12.5 in a decimal-comma locale) are read with ',' between
+// thousands, warned; a C-locale CSV's quoted names with commas are never numbers.
+TEST(NsysPasteQuirks, CsvQuotedNumberReadingBothWaysIsWarned) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+        "100.0,\"12,500\",1,\"12,500\",\"12,500\",\"12,500\",\"12,500\",0.0,\"void k<1, 2>(int)\"\n",
+        "b.csv");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 12.5);  // 12,500 ns
+    EXPECT_EQ(s.kernels[0].name, "void k<1, 2>(int)");
+    EXPECT_TRUE(warns(s, "quotes '12,500'"));
 }
 
 }  // namespace
