@@ -1052,6 +1052,8 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
                 return checked_total(std::move(*nvprof), origin);
         if (std::optional<NsysKernSum> rocprof = nsys_parts::parse_rocprof_stats(lines, origin))
             return checked_total(std::move(*rocprof), origin);
+        if (std::optional<NsysKernSum> rocpd = nsys_parts::parse_rocpd_summary(lines, origin))
+            return checked_total(std::move(*rocpd), origin);
         std::size_t t = 0;
         while (t < lines.size() && !is_gpu_trace_header(lines[t]))
             ++t;

@@ -107,4 +107,11 @@ void sum_launches(const std::vector<std::pair<std::string, std::vector<double>>>
 // summed per kernel name. Throws InputError for a malformed row, or when the only tables are API or domain statistics.
 std::optional<NsysKernSum> parse_rocprof_stats(const std::vector<std::string>& lines, const std::string& origin);
 
+// ROCm 7's `rocpd summary` console output when `lines` hold its table header ("Name  Calls  DURATION (nsec)  AVERAGE
+// (nsec)  PERCENT (INC)  MIN (nsec)  MAX (nsec)  STD_DEV"): the table titled "KERNELS_SUMMARY:", one kernel per row
+// (names hold blanks: the numbers are a row's last tokens). Per-rank ("KERNELS_SUMMARY_BY_RANK:"), API and copy
+// summaries are not read (warned). nullopt without such a header; throws InputError for a row that does not line up
+// (AVERAGE x Calls != DURATION) or a file whose only summaries are not KERNELS_SUMMARY.
+std::optional<NsysKernSum> parse_rocpd_summary(const std::vector<std::string>& lines, const std::string& origin);
+
 }  // namespace bwacct::nsys_parts
