@@ -270,7 +270,7 @@ bool is_copy_trace_header(const std::string& line) {
     return has("\"Direction\"") && has("Start_Timestamp") && has("End_Timestamp") && !has("Kernel_Name");
 }
 
-// The memory copy trace whose header is lines[h], summed per Direction (HOST_TO_DEVICE, ...) into out.memory_ops:
+// The memory copy trace whose header is lines[h], summed per Direction (MEMORY_COPY_HOST_TO_DEVICE, ...) into out.memory_ops:
 // count and End_Timestamp - Start_Timestamp (ns); bytes from a "Bytes" column where the file has one (rocprofv3 of
 // ROCm 6 writes none: the copies are then listed without bytes).
 void read_copy_trace(const std::vector<std::string>& lines, std::size_t h, const std::string& origin, NsysKernSum& out) {
@@ -303,7 +303,8 @@ void read_copy_trace(const std::vector<std::string>& lines, std::size_t h, const
         if (bytes != head.size())
             if (const std::optional<std::uint64_t> v = timestamp(f[bytes]); v && *v > 0)
                 b = static_cast<double>(*v);
-        const std::string op = "MEMORY_COPY_" + f[dir];
+        // ROCm 6 writes the direction bare ("HOST_TO_DEVICE"), ROCm 7 with its kind ("MEMORY_COPY_HOST_TO_DEVICE").
+        const std::string op = f[dir].rfind("MEMORY_COPY_", 0) == 0 ? f[dir] : "MEMORY_COPY_" + f[dir];
         auto it = std::find_if(ops.begin(), ops.end(), [&op](const NsysMemOp& m) { return m.operation == op; });
         if (it == ops.end()) {
             ops.push_back({op, 0, 0, bytes != head.size() ? std::optional<double>(0.0) : std::nullopt});
