@@ -1213,6 +1213,14 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
                             "and is not read: the one at line {}, after the kernel table, is",
                             any_above + 1, h + 1, below + 1));
     }
+    // A GPU trace in the same file (`nsys nvprof --print-gpu-trace` of another run pasted above, or
+    // --report cuda_gpu_trace beside the summary): its launches are not added to the summary's, said so.
+    for (std::size_t k = 0; k < lines.size(); ++k)
+        if (is_gpu_trace_header(lines[k])) {
+            out.warnings.push_back(fmt::format(
+                "the GPU trace at line {} (one row per launch) is not read: the kernel summary at line {} is", k + 1, h + 1));
+            break;
+        }
     return checked_total(std::move(out), origin, kernel_dc);
 }
 
