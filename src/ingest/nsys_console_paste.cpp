@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <initializer_list>
 #include <sstream>
 
 #include "csv.h"
@@ -110,6 +111,64 @@ std::vector<Group> console_tables(const std::vector<std::string>& lines) {
     return groups;
 }
 
+std::vector<std::string> tab_fields(const std::string& line) {
+    std::vector<std::string> out;
+    std::size_t a = 0;
+    for (std::size_t b = line.find('\t');; b = line.find('\t', a)) {
+        out.push_back(nsys_parts::trim(line.substr(a, b == std::string::npos ? std::string::npos : b - a)));
+        if (b == std::string::npos)
+            break;
+        a = b + 1;
+    }
+    if (!out.empty() && !out.back().empty() && out.back().back() == '\r')
+        out.back().pop_back();
+    return out;
+}
+
+// nsys --format tsv: a header of titles split by single tabs (at least four, one a name: "Name", "Operation", "Range"; one a
+// total or a start: "Total Time (ns)", "Total (MB)", "Start (ns)") with no dashed rule under it (a console table copied
+// from a terminal has one), its rows to a blank line. Rewritten in place as CSV (cells holding ',' or '"' quoted), which
+// the CSV readers then take: the line numbers stay.
+void mend_tsv(std::vector<std::string>& lines) {
+    for (std::size_t h = 0; h + 1 < lines.size(); ++h) {
+        const std::string& next = lines[h + 1];
+        const bool ruled = next.find('-') != std::string::npos && std::all_of(next.begin(), next.end(), [](char c) {
+                               return c == '-' || c == ' ' || c == '\t' || c == '\r';
+                           });
+        if (std::count(lines[h].begin(), lines[h].end(), '\t') < 3 || ruled)
+            continue;
+        const std::vector<std::string> head = tab_fields(lines[h]);
+        const auto any = [&head](std::initializer_list<const char*> prefixes) {
+            return std::any_of(head.begin(), head.end(), [&prefixes](const std::string& t) {
+                return std::any_of(prefixes.begin(), prefixes.end(), [&t](const char* p) { return t.rfind(p, 0) == 0; });
+            });
+        };
+        if (std::any_of(head.begin(), head.end(), [](const std::string& t) { return t.empty(); }) ||
+            !any({"Name", "Operation", "Range", "Kernel Name"}) || !any({"Total", "Start"}))
+            continue;
+        std::size_t i = h;
+        for (; i < lines.size() && !nsys_parts::blank(lines[i]) && lines[i].find('\t') != std::string::npos; ++i) {
+            std::string csv;
+            const std::vector<std::string> fields = tab_fields(lines[i]);
+            for (std::size_t k = 0; k < fields.size(); ++k) {
+                const std::string& f = fields[k];
+                if (k > 0)
+                    csv += ',';
+                if (f.find_first_of(",\"") == std::string::npos) {
+                    csv += f;
+                } else {
+                    csv += '"';
+                    for (const char c : f)
+                        csv += c == '"' ? std::string("\"\"") : std::string(1, c);
+                    csv += '"';
+                }
+            }
+            lines[i] = csv;
+        }
+        h = i;
+    }
+}
+
 // The quoted numeric cells of a CSV line ("482,333": nsys's --format csv quotes a cell holding the separator) as
 // [begin, end) offsets of their text inside the quotes.
 std::vector<std::pair<std::size_t, std::size_t>> quoted_numbers(const std::string& line) {
@@ -178,6 +237,7 @@ void mend_csv_decimal_comma(std::vector<std::string>& lines, std::vector<std::st
 
 std::vector<std::string> nsys_parts::mend_console_paste(std::vector<std::string> lines, std::vector<std::string>& warnings,
                                                         std::vector<bool>& swapped) {
+    mend_tsv(lines);
     // A header whose last titles wrapped onto lines of their own, blank lines between it and its rule (nsys 2021 in
     // a narrow terminal: "... StdDev", "      Name", "", " -----"): the titles joined and moved onto the line right
     // above the rule, the lines they left blanked (every row keeps its line number).

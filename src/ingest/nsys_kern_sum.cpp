@@ -1252,8 +1252,13 @@ std::vector<std::string> nsys_parts::reports_named(const std::string& l) {
 NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& origin) {
     std::vector<std::string> mended;
     std::vector<bool> swapped;
-    const std::vector<std::string> lines = nsys_parts::mend_console_paste(split_lines(text), mended, swapped);
+    const std::vector<std::string> raw = split_lines(text);
+    const std::vector<std::string> lines = nsys_parts::mend_console_paste(raw, mended, swapped);
     NsysKernSum out = parse_lines(lines, origin, swapped);
+    // A --format tsv table, read as the CSV mend_console_paste made of it: the format line says so.
+    if (const std::size_t t = out.table_line; t > 0 && t <= raw.size() && raw[t - 1] != lines[t - 1] &&
+                                              raw[t - 1].find('\t') != std::string::npos && out.format.ends_with(" CSV"))
+        out.format.replace(out.format.size() - 3, 3, "TSV (--format tsv)");
     out.warnings.insert(out.warnings.begin(), mended.begin(), mended.end());
     return out;
 }

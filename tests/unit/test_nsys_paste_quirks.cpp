@@ -578,4 +578,39 @@ TEST(NsysPasteQuirks, CsvQuotedNumberReadingBothWaysIsWarned) {
     EXPECT_TRUE(warns(s, "quotes '12,500'"));
 }
 
+// nsys --format tsv (refused before: "kernel table header without the dashed rule under it"): read as its CSV; a
+// console table copied from a terminal with tabs keeps its dashed rule and is not taken for TSV.
+TEST(NsysPasteQuirks, TsvTablesReadAsCsv) {
+    const NsysKernSum k = parse_nsys_kern_sum(
+        "Time (%)\tTotal Time (ns)\tInstances\tAvg (ns)\tMed (ns)\tMin (ns)\tMax (ns)\tStdDev (ns)\tName\n"
+        "60.0\t6000\t2\t3000.0\t3000.0\t2000\t4000\t1414.2\tvoid k<1, 2>(float*)\n"
+        "40.0\t4000\t1\t4000.0\t4000.0\t4000\t4000\t0.0\tkB\n"
+        "\n"
+        "Time (%)\tTotal Time (ns)\tCount\tAvg (ns)\tMed (ns)\tMin (ns)\tMax (ns)\tStdDev (ns)\tOperation\n"
+        "100.0\t300000\t3\t100000.0\t100000.0\t90000\t110000\t10000.0\t[CUDA memcpy Host-to-Device]\n"
+        "\n"
+        "Total (MB)\tCount\tAvg (MB)\tMed (MB)\tMin (MB)\tMax (MB)\tStdDev (MB)\tOperation\n"
+        "30.000\t3\t10.000\t10.000\t10.000\t10.000\t0.000\t[CUDA memcpy Host-to-Device]\n",
+        "k.tsv");
+    ASSERT_EQ(k.kernels.size(), 2u);
+    EXPECT_EQ(k.kernels[0].name, "void k<1, 2>(float*)");  // its comma kept inside the name
+    EXPECT_DOUBLE_EQ(k.kernels[0].total_us, 6.0);          // 6000 ns
+    EXPECT_EQ(k.kernels[0].instances, 2u);
+    EXPECT_NE(k.format.find("TSV"), std::string::npos) << k.format;
+    const NsysMemOp* h = op(k, "[CUDA memcpy Host-to-Device]");
+    ASSERT_NE(h, nullptr);
+    EXPECT_DOUBLE_EQ(h->total_us, 300.0);  // 300,000 ns
+    ASSERT_TRUE(h->bytes);
+    EXPECT_DOUBLE_EQ(*h->bytes, 30e6);  // 30.000 MB: 30e6 B / 300 us = 100 GB/s
+    // Tabs in a console table (a terminal copy) with its dashed rule: the console reading, 8-column tab stops.
+    const NsysKernSum c = parse_nsys_kern_sum(
+        " Time (%)\tTotal Time (ns)\tInstances\tAvg (ns)\tName\n"
+        " --------\t---------------\t---------\t--------\t----\n"
+        "    100.0\t          5,000\t        2\t 2,500.0\tkA\n",
+        "c.txt");
+    ASSERT_EQ(c.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(c.kernels[0].total_us, 5.0);  // 5,000 ns
+    EXPECT_EQ(c.format.find("TSV"), std::string::npos) << c.format;
+}
+
 }  // namespace
