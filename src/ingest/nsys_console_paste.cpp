@@ -237,6 +237,7 @@ void mend_csv_decimal_comma(std::vector<std::string>& lines, std::vector<std::st
 
 std::vector<std::string> nsys_parts::mend_console_paste(std::vector<std::string> lines, std::vector<std::string>& warnings,
                                                         std::vector<bool>& swapped) {
+    lines = mend_json_tables(std::move(lines));
     mend_tsv(lines);
     // A header whose last titles wrapped onto lines of their own, blank lines between it and its rule (nsys 2021 in
     // a narrow terminal: "... StdDev", "      Name", "", " -----"): the titles joined and moved onto the line right

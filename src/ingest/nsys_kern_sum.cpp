@@ -1255,10 +1255,15 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
     const std::vector<std::string> raw = split_lines(text);
     const std::vector<std::string> lines = nsys_parts::mend_console_paste(raw, mended, swapped);
     NsysKernSum out = parse_lines(lines, origin, swapped);
-    // A --format tsv table, read as the CSV mend_console_paste made of it: the format line says so.
-    if (const std::size_t t = out.table_line; t > 0 && t <= raw.size() && raw[t - 1] != lines[t - 1] &&
-                                              raw[t - 1].find('\t') != std::string::npos && out.format.ends_with(" CSV"))
-        out.format.replace(out.format.size() - 3, 3, "TSV (--format tsv)");
+    // A --format json or tsv table, read as the CSV mend_console_paste made of it: the format line says so.
+    if (const std::size_t t = out.table_line;
+        t > 0 && t <= raw.size() && t <= lines.size() && raw[t - 1] != lines[t - 1] && out.format.ends_with(" CSV")) {
+        const std::size_t a = raw[t - 1].find_first_not_of(" \t");
+        if (a != std::string::npos && raw[t - 1][a] == '[')
+            out.format.replace(out.format.size() - 3, 3, "JSON (--format json)");
+        else if (raw[t - 1].find('\t') != std::string::npos)
+            out.format.replace(out.format.size() - 3, 3, "TSV (--format tsv)");
+    }
     out.warnings.insert(out.warnings.begin(), mended.begin(), mended.end());
     return out;
 }

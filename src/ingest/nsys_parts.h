@@ -51,6 +51,10 @@ std::string elision_warning(std::size_t header_line, std::size_t line, const std
 // `warnings` says so), and a header whose last titles wrapped onto lines of their own, or with blank lines between it
 // and its dashed rule, is joined onto the line right above the rule (the lines it left blanked: rows keep their line
 // numbers). `swapped`: per line, whether it was read so.
+// `lines` with each JSON array of row objects keyed by nsys column titles (`nsys stats --format json`: a name and a total
+// or start column) rewritten as CSV lines (header, rows, then blanks for the block's other lines).
+std::vector<std::string> mend_json_tables(std::vector<std::string> lines);
+
 std::vector<std::string> mend_console_paste(std::vector<std::string> lines, std::vector<std::string>& warnings,
                                             std::vector<bool>& swapped);
 

@@ -613,4 +613,36 @@ TEST(NsysPasteQuirks, TsvTablesReadAsCsv) {
     EXPECT_EQ(c.format.find("TSV"), std::string::npos) << c.format;
 }
 
+// nsys --format json (refused before: "no kernel summary table found"): each report an array of row objects keyed by
+// the column titles, pretty-printed or on one line, read as its CSV; an array of other objects is left alone.
+TEST(NsysPasteQuirks, JsonTablesReadAsCsv) {
+    const NsysKernSum k = parse_nsys_kern_sum(
+        "Processing [r.sqlite] with [cuda_gpu_kern_sum.py]...\n"
+        "[\n\t{\n\t\t\"Time (%)\": 75.0,\n\t\t\"Total Time (ns)\": 6000,\n\t\t\"Instances\": 2,\n\t\t\"Avg (ns)\": 3000.0,\n"
+        "\t\t\"Med (ns)\": 3000.0,\n\t\t\"Min (ns)\": 2000,\n\t\t\"Max (ns)\": 4000,\n\t\t\"StdDev (ns)\": 1414.2,\n"
+        "\t\t\"Name\": \"void k<1, 2>(\\\"x\\\")\"\n\t},\n"
+        "\t{\"Time (%)\": 25.0, \"Total Time (ns)\": 2000, \"Instances\": 1, \"Avg (ns)\": 2000.0, \"Med (ns)\": 2000.0,"
+        " \"Min (ns)\": 2000, \"Max (ns)\": 2000, \"StdDev (ns)\": 0.0, \"Name\": \"kB\"}\n"
+        "]\n"
+        "[{\"Time (%)\": 100.0, \"Total Time (ns)\": 500000, \"Count\": 5, \"Avg (ns)\": 100000.0, \"Med (ns)\": 100000.0, "
+        "\"Min (ns)\": 100000, \"Max (ns)\": 100000, \"StdDev (ns)\": 0.0, \"Operation\": \"[CUDA memcpy Device-to-Host]\"}]\n"
+        "[{\"Total (MB)\": 50.0, \"Count\": 5, \"Avg (MB)\": 10.0, \"Med (MB)\": 10.0, \"Min (MB)\": 10.0, \"Max (MB)\": 10.0, "
+        "\"StdDev (MB)\": 0.0, \"Operation\": \"[CUDA memcpy Device-to-Host]\"}]\n",
+        "k.json");
+    ASSERT_EQ(k.kernels.size(), 2u);
+    EXPECT_EQ(k.kernels[0].name, "void k<1, 2>(\"x\")");  // its comma and quotes kept
+    EXPECT_DOUBLE_EQ(k.kernels[0].total_us, 6.0);         // 6000 ns
+    EXPECT_DOUBLE_EQ(*k.kernels[0].stddev_us, 1.4142);    // 1414.2 ns
+    EXPECT_DOUBLE_EQ(k.kernels[1].total_us, 2.0);
+    EXPECT_NE(k.format.find("JSON"), std::string::npos) << k.format;
+    const NsysMemOp* d = op(k, "[CUDA memcpy Device-to-Host]");
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->count, 5u);
+    EXPECT_DOUBLE_EQ(d->total_us, 500.0);  // 500,000 ns
+    ASSERT_TRUE(d->bytes);
+    EXPECT_DOUBLE_EQ(*d->bytes, 50e6);  // 50 MB: 50e6 B / 500 us = 100 GB/s
+    // An array of objects without nsys's columns is not a table.
+    EXPECT_NE(refusal("[{\"a\": 1, \"b\": 2}]\n").find("no kernel summary table found"), std::string::npos);
+}
+
 }  // namespace
