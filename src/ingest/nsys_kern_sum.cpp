@@ -855,6 +855,15 @@ std::string no_table_message(const std::vector<std::string>& lines) {
             add(by_header, "cuda_gpu_mem_size_sum");
         else if (l.find("Total Time") != std::string::npos && l.find("Num Calls") != std::string::npos)
             add(by_header, "cuda_api_sum or osrt_sum (Num Calls)");
+        else if (l.find("Total Proj Time") != std::string::npos)
+            add(by_header, "nvtx_gpu_proj_sum");
+        else if (l.find("Kern Inst") != std::string::npos)
+            add(by_header, "nvtx_kern_sum");
+        else if (l.find("QCount") != std::string::npos && l.find("Kernel Name") != std::string::npos)
+            add(by_header, "cuda_kern_exec_sum");
+        else if (l.find("Total Time") != std::string::npos && l.find("Category") != std::string::npos &&
+                 l.find("Operation") != std::string::npos)
+            add(by_header, "cuda_gpu_sum");
         else if (l.find("Total Time") != std::string::npos && l.find("Range") != std::string::npos &&
                  l.find("Instances") != std::string::npos)
             add(by_header, "nvtx_sum (Range)");
@@ -885,6 +894,26 @@ std::string no_table_message(const std::vector<std::string>& lines) {
             trim(l).rfind("Section: ", 0) == 0 ||
             (trim(l).rfind("\"ID\",", 0) == 0 && l.find("\"Kernel Name\"") != std::string::npos))
             return fmt::format("holds Nsight Compute (ncu) output, not nsys's: read it with `bwacct ingest ncu`; {}", kExpected);
+    // Reports of GPU work in a layout not read here (cuda_gpu_sum's kernels and copies in one table, nvtx_kern_sum and
+    // nvtx_gpu_proj_sum per NVTX range, cuda_kern_exec_sum per launch API): said so, not "no GPU work".
+    std::vector<std::string> gpu, named;  // named: reports read here whose banner has no table under it (a cut paste)
+    for (const std::string& r : reports) {
+        const bool read_here = r == "cuda_gpu_kern_sum" || r == "gpukernsum" || r == "cuda_gpu_kern_gb_sum" ||
+                               r == "cuda_gpu_trace" || r == "gputrace" || r == "cuda_gpu_mem_time_sum" || r == "gpumemtimesum";
+        if (read_here)
+            named.push_back(r);
+        else if (r.find("gpu") != std::string::npos || r.find("kern") != std::string::npos)
+            gpu.push_back(r);
+    }
+    if (!named.empty() && gpu.empty())
+        return fmt::format("the file names nsys's {} report{} but holds no such table (cut from the paste?); {}",
+                           fmt::join(named, ", "), named.size() == 1 ? "" : "s", kExpected);
+    if (!gpu.empty())
+        return fmt::format(
+            "no kernel, GPU trace or memory operation table: the file holds nsys's {} report{} (GPU time per NVTX range, "
+            "per launch, or kernels and copies in one table), which bwacct does not read; give cuda_gpu_kern_sum "
+            "(and cuda_gpu_mem_time_sum); {}",
+            fmt::join(gpu, ", "), gpu.size() == 1 ? "" : "s", kExpected);
     if (!reports.empty())
         return fmt::format(
             "no kernel, GPU trace or memory operation table: the file holds nsys's {} report{}, which hold{} no GPU "

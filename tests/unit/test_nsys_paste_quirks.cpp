@@ -645,4 +645,25 @@ TEST(NsysPasteQuirks, JsonTablesReadAsCsv) {
     EXPECT_NE(refusal("[{\"a\": 1, \"b\": 2}]\n").find("no kernel summary table found"), std::string::npos);
 }
 
+// Reports of GPU work that are not read (cuda_gpu_sum, nvtx_kern_sum, cuda_kern_exec_sum, nvtx_gpu_proj_sum): the refusal
+// names them as such (old code: "... which holds no GPU work"), by banner or by header; a banner of a report read here
+// with no table under it says the table is missing.
+TEST(NsysPasteQuirks, UnreadGpuReportsAreNotCalledWorkless) {
+    const std::string by_banner = refusal(
+        "[3/4] Executing 'cuda_gpu_sum' stats report\n\n"
+        " Time (%)  Total Time (ns)  Instances  Avg (ns)  Med (ns)  Min (ns)  Max (ns)  StdDev (ns)   Category    Operation\n"
+        " --------  ---------------  ---------  --------  --------  --------  --------  -----------  -----------  ---------\n"
+        "    100.0            6,000          2   3,000.0   3,000.0     2,000     4,000      1,414.2  CUDA_KERNEL  kA\n");
+    EXPECT_NE(by_banner.find("cuda_gpu_sum report (GPU time"), std::string::npos) << by_banner;
+    EXPECT_EQ(by_banner.find("no GPU work"), std::string::npos) << by_banner;
+    const std::string by_header = refusal(
+        "NVTX Range,Style,PID,TID,NVTX Inst,Kern Inst,Total Time (ns),Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),"
+        "Kernel Name\n:step,PushPop,1,1,1,10,1000,100.0,100.0,90,110,5.0,kA\n");
+    EXPECT_NE(by_header.find("nvtx_kern_sum report"), std::string::npos) << by_header;
+    const std::string cut = refusal("[6/8] Executing 'cuda_gpu_kern_sum' stats report\n\n");
+    EXPECT_NE(cut.find("names nsys's cuda_gpu_kern_sum report but holds no such table"), std::string::npos) << cut;
+    // Reports without GPU work keep their wording.
+    EXPECT_NE(refusal("[4/8] Executing 'osrt_sum' stats report\n").find("which holds no GPU work"), std::string::npos);
+}
+
 }  // namespace
