@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <initializer_list>
 #include <sstream>
 
 #include "csv.h"
@@ -110,10 +111,134 @@ std::vector<Group> console_tables(const std::vector<std::string>& lines) {
     return groups;
 }
 
+std::vector<std::string> tab_fields(const std::string& line) {
+    std::vector<std::string> out;
+    std::size_t a = 0;
+    for (std::size_t b = line.find('\t');; b = line.find('\t', a)) {
+        out.push_back(nsys_parts::trim(line.substr(a, b == std::string::npos ? std::string::npos : b - a)));
+        if (b == std::string::npos)
+            break;
+        a = b + 1;
+    }
+    if (!out.empty() && !out.back().empty() && out.back().back() == '\r')
+        out.back().pop_back();
+    return out;
+}
+
+// nsys --format tsv: a header of titles split by single tabs (at least four, one a name: "Name", "Operation", "Range"; one a
+// total or a start: "Total Time (ns)", "Total (MB)", "Start (ns)") with no dashed rule under it (a console table copied
+// from a terminal has one), its rows to a blank line. Rewritten in place as CSV (cells holding ',' or '"' quoted), which
+// the CSV readers then take: the line numbers stay.
+void mend_tsv(std::vector<std::string>& lines) {
+    for (std::size_t h = 0; h + 1 < lines.size(); ++h) {
+        const std::string& next = lines[h + 1];
+        const bool ruled = next.find('-') != std::string::npos && std::all_of(next.begin(), next.end(), [](char c) {
+                               return c == '-' || c == ' ' || c == '\t' || c == '\r';
+                           });
+        if (std::count(lines[h].begin(), lines[h].end(), '\t') < 3 || ruled)
+            continue;
+        const std::vector<std::string> head = tab_fields(lines[h]);
+        const auto any = [&head](std::initializer_list<const char*> prefixes) {
+            return std::any_of(head.begin(), head.end(), [&prefixes](const std::string& t) {
+                return std::any_of(prefixes.begin(), prefixes.end(), [&t](const char* p) { return t.rfind(p, 0) == 0; });
+            });
+        };
+        if (std::any_of(head.begin(), head.end(), [](const std::string& t) { return t.empty(); }) ||
+            !any({"Name", "Operation", "Range", "Kernel Name"}) || !any({"Total", "Start"}))
+            continue;
+        std::size_t i = h;
+        for (; i < lines.size() && !nsys_parts::blank(lines[i]) && lines[i].find('\t') != std::string::npos; ++i) {
+            std::string csv;
+            const std::vector<std::string> fields = tab_fields(lines[i]);
+            for (std::size_t k = 0; k < fields.size(); ++k) {
+                const std::string& f = fields[k];
+                if (k > 0)
+                    csv += ',';
+                if (f.find_first_of(",\"") == std::string::npos) {
+                    csv += f;
+                } else {
+                    csv += '"';
+                    for (const char c : f)
+                        csv += c == '"' ? std::string("\"\"") : std::string(1, c);
+                    csv += '"';
+                }
+            }
+            lines[i] = csv;
+        }
+        h = i;
+    }
+}
+
+// The quoted numeric cells of a CSV line ("482,333": nsys's --format csv quotes a cell holding the separator) as
+// [begin, end) offsets of their text inside the quotes.
+std::vector<std::pair<std::size_t, std::size_t>> quoted_numbers(const std::string& line) {
+    std::vector<std::pair<std::size_t, std::size_t>> out;
+    for (std::size_t a = line.find('"'); a != std::string::npos;) {
+        const std::size_t b = line.find('"', a + 1);
+        if (b == std::string::npos)
+            break;
+        const std::string cell = line.substr(a + 1, b - a - 1);
+        const bool field = (a == 0 || line[a - 1] == ',') && (b + 1 == line.size() || line[b + 1] == ',' || line[b + 1] == '\r');
+        if (field && numeric_token(cell) && cell.find(',') != std::string::npos)
+            out.emplace_back(a + 1, b);
+        a = line.find('"', b + 1);
+    }
+    return out;
+}
+
+// nsys's CSV (--format csv) in a decimal-comma locale: numbers quoted with their comma ("60,0", "482,333", "0,000"),
+// integers bare. The table (lines from a header with a comma to a blank line) is told by its own quoted numbers: a
+// decimal comma where one of them is only a decimal-comma locale's ("60,0"; "0,000": no thousands grouping leads
+// with a 0 group) and all read swapped; those cells then get '.' and ',' swapped in place.
+void mend_csv_decimal_comma(std::vector<std::string>& lines, std::vector<std::string>& warnings) {
+    for (std::size_t h = 0; h < lines.size(); ++h) {
+        if (lines[h].find(',') == std::string::npos || nsys_parts::blank(lines[h]))
+            continue;
+        std::size_t end = h + 1;
+        while (end < lines.size() && !nsys_parts::blank(lines[end]) && lines[end].find(',') != std::string::npos)
+            ++end;
+        std::string decided, undecided;
+        std::size_t decided_line = 0;
+        bool all_swap = true, any = false;
+        for (std::size_t i = h + 1; i < end; ++i)
+            for (const auto& [a, b] : quoted_numbers(lines[i])) {
+                const std::string cell = lines[i].substr(a, b - a);
+                any = true;
+                all_swap = all_swap && ingest::parse_number_text(swapped(cell)).has_value();
+                const bool only_decimal =
+                    (decimal_comma_token(cell) && !ingest::parse_number_text(cell)) || cell.rfind("0,", 0) == 0;
+                if (only_decimal && decided.empty()) {
+                    decided = cell;
+                    decided_line = i + 1;
+                } else if (!only_decimal && undecided.empty()) {
+                    undecided = cell;
+                }
+            }
+        if (any && !decided.empty() && all_swap) {
+            for (std::size_t i = h + 1; i < end; ++i)
+                for (const auto& [a, b] : quoted_numbers(lines[i]))
+                    for (std::size_t c = a; c < b; ++c)
+                        lines[i][c] = lines[i][c] == '.' ? ',' : lines[i][c] == ',' ? '.' : lines[i][c];
+            warnings.push_back(
+                fmt::format("line {}: '{}' is a number of a decimal-comma locale: the quoted numbers of the "
+                            "CSV table at line {} read with ',' as the decimal point",
+                            decided_line, decided, h + 1));
+        } else if (any && decided.empty() && !undecided.empty()) {
+            warnings.push_back(
+                fmt::format("the CSV table at line {} quotes '{}', which reads as a number with thousands "
+                            "or, in a decimal-comma locale, with 3 decimals: read with ',' between thousands",
+                            h + 1, undecided));
+        }
+        h = end - 1;
+    }
+}
+
 }  // namespace
 
 std::vector<std::string> nsys_parts::mend_console_paste(std::vector<std::string> lines, std::vector<std::string>& warnings,
                                                         std::vector<bool>& swapped) {
+    lines = mend_json_tables(std::move(lines));
+    mend_tsv(lines);
     // A header whose last titles wrapped onto lines of their own, blank lines between it and its rule (nsys 2021 in
     // a narrow terminal: "... StdDev", "      Name", "", " -----"): the titles joined and moved onto the line right
     // above the rule, the lines they left blanked (every row keeps its line number).
@@ -190,6 +315,7 @@ std::vector<std::string> nsys_parts::mend_console_paste(std::vector<std::string>
             fmt::format("line {}: '{}' is a number of a decimal-comma locale: the numbers of {} table{} read "
                         "with ',' as the decimal point and '.' between thousands",
                         first->comma_line, first->comma, tables, tables == 1 ? "" : "s"));
+    mend_csv_decimal_comma(lines, warnings);
     return lines;
 }
 

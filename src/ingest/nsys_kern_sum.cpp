@@ -855,6 +855,15 @@ std::string no_table_message(const std::vector<std::string>& lines) {
             add(by_header, "cuda_gpu_mem_size_sum");
         else if (l.find("Total Time") != std::string::npos && l.find("Num Calls") != std::string::npos)
             add(by_header, "cuda_api_sum or osrt_sum (Num Calls)");
+        else if (l.find("Total Proj Time") != std::string::npos)
+            add(by_header, "nvtx_gpu_proj_sum");
+        else if (l.find("Kern Inst") != std::string::npos)
+            add(by_header, "nvtx_kern_sum");
+        else if (l.find("QCount") != std::string::npos && l.find("Kernel Name") != std::string::npos)
+            add(by_header, "cuda_kern_exec_sum");
+        else if (l.find("Total Time") != std::string::npos && l.find("Category") != std::string::npos &&
+                 l.find("Operation") != std::string::npos)
+            add(by_header, "cuda_gpu_sum");
         else if (l.find("Total Time") != std::string::npos && l.find("Range") != std::string::npos &&
                  l.find("Instances") != std::string::npos)
             add(by_header, "nvtx_sum (Range)");
@@ -885,6 +894,26 @@ std::string no_table_message(const std::vector<std::string>& lines) {
             trim(l).rfind("Section: ", 0) == 0 ||
             (trim(l).rfind("\"ID\",", 0) == 0 && l.find("\"Kernel Name\"") != std::string::npos))
             return fmt::format("holds Nsight Compute (ncu) output, not nsys's: read it with `bwacct ingest ncu`; {}", kExpected);
+    // Reports of GPU work in a layout not read here (cuda_gpu_sum's kernels and copies in one table, nvtx_kern_sum and
+    // nvtx_gpu_proj_sum per NVTX range, cuda_kern_exec_sum per launch API): said so, not "no GPU work".
+    std::vector<std::string> gpu, named;  // named: reports read here whose banner has no table under it (a cut paste)
+    for (const std::string& r : reports) {
+        const bool read_here = r == "cuda_gpu_kern_sum" || r == "gpukernsum" || r == "cuda_gpu_kern_gb_sum" ||
+                               r == "cuda_gpu_trace" || r == "gputrace" || r == "cuda_gpu_mem_time_sum" || r == "gpumemtimesum";
+        if (read_here)
+            named.push_back(r);
+        else if (r.find("gpu") != std::string::npos || r.find("kern") != std::string::npos)
+            gpu.push_back(r);
+    }
+    if (!named.empty() && gpu.empty())
+        return fmt::format("the file names nsys's {} report{} but holds no such table (cut from the paste?); {}",
+                           fmt::join(named, ", "), named.size() == 1 ? "" : "s", kExpected);
+    if (!gpu.empty())
+        return fmt::format(
+            "no kernel, GPU trace or memory operation table: the file holds nsys's {} report{} (GPU time per NVTX range, "
+            "per launch, or kernels and copies in one table), which bwacct does not read; give cuda_gpu_kern_sum "
+            "(and cuda_gpu_mem_time_sum); {}",
+            fmt::join(gpu, ", "), gpu.size() == 1 ? "" : "s", kExpected);
     if (!reports.empty())
         return fmt::format(
             "no kernel, GPU trace or memory operation table: the file holds nsys's {} report{}, which hold{} no GPU "
@@ -1052,6 +1081,8 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
                 return checked_total(std::move(*nvprof), origin);
         if (std::optional<NsysKernSum> rocprof = nsys_parts::parse_rocprof_stats(lines, origin))
             return checked_total(std::move(*rocprof), origin);
+        if (std::optional<NsysKernSum> rocpd = nsys_parts::parse_rocpd_summary(lines, origin))
+            return checked_total(std::move(*rocpd), origin);
         std::size_t t = 0;
         while (t < lines.size() && !is_gpu_trace_header(lines[t]))
             ++t;
@@ -1211,6 +1242,14 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
                             "and is not read: the one at line {}, after the kernel table, is",
                             any_above + 1, h + 1, below + 1));
     }
+    // A GPU trace in the same file (`nsys nvprof --print-gpu-trace` of another run pasted above, or
+    // --report cuda_gpu_trace beside the summary): its launches are not added to the summary's, said so.
+    for (std::size_t k = 0; k < lines.size(); ++k)
+        if (is_gpu_trace_header(lines[k])) {
+            out.warnings.push_back(fmt::format(
+                "the GPU trace at line {} (one row per launch) is not read: the kernel summary at line {} is", k + 1, h + 1));
+            break;
+        }
     return checked_total(std::move(out), origin, kernel_dc);
 }
 
@@ -1242,8 +1281,18 @@ std::vector<std::string> nsys_parts::reports_named(const std::string& l) {
 NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& origin) {
     std::vector<std::string> mended;
     std::vector<bool> swapped;
-    const std::vector<std::string> lines = nsys_parts::mend_console_paste(split_lines(text), mended, swapped);
+    const std::vector<std::string> raw = split_lines(text);
+    const std::vector<std::string> lines = nsys_parts::mend_console_paste(raw, mended, swapped);
     NsysKernSum out = parse_lines(lines, origin, swapped);
+    // A --format json or tsv table, read as the CSV mend_console_paste made of it: the format line says so.
+    if (const std::size_t t = out.table_line;
+        t > 0 && t <= raw.size() && t <= lines.size() && raw[t - 1] != lines[t - 1] && out.format.ends_with(" CSV")) {
+        const std::size_t a = raw[t - 1].find_first_not_of(" \t");
+        if (a != std::string::npos && raw[t - 1][a] == '[')
+            out.format.replace(out.format.size() - 3, 3, "JSON (--format json)");
+        else if (raw[t - 1].find('\t') != std::string::npos)
+            out.format.replace(out.format.size() - 3, 3, "TSV (--format tsv)");
+    }
     out.warnings.insert(out.warnings.begin(), mended.begin(), mended.end());
     return out;
 }

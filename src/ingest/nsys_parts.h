@@ -51,6 +51,10 @@ std::string elision_warning(std::size_t header_line, std::size_t line, const std
 // `warnings` says so), and a header whose last titles wrapped onto lines of their own, or with blank lines between it
 // and its dashed rule, is joined onto the line right above the rule (the lines it left blanked: rows keep their line
 // numbers). `swapped`: per line, whether it was read so.
+// `lines` with each JSON array of row objects keyed by nsys column titles (`nsys stats --format json`: a name and a total
+// or start column) rewritten as CSV lines (header, rows, then blanks for the block's other lines).
+std::vector<std::string> mend_json_tables(std::vector<std::string> lines);
+
 std::vector<std::string> mend_console_paste(std::vector<std::string> lines, std::vector<std::string>& warnings,
                                             std::vector<bool>& swapped);
 
@@ -106,5 +110,12 @@ void sum_launches(const std::vector<std::pair<std::string, std::vector<double>>>
 // table, rocprofv3's kernel trace (kernel_trace.csv: "Kernel_Name", "Start_Timestamp", "End_Timestamp" per dispatch, in ns) is
 // summed per kernel name. Throws InputError for a malformed row, or when the only tables are API or domain statistics.
 std::optional<NsysKernSum> parse_rocprof_stats(const std::vector<std::string>& lines, const std::string& origin);
+
+// ROCm 7's `rocpd summary` console output when `lines` hold its table header ("Name  Calls  DURATION (nsec)  AVERAGE
+// (nsec)  PERCENT (INC)  MIN (nsec)  MAX (nsec)  STD_DEV"): the table titled "KERNELS_SUMMARY:", one kernel per row
+// (names hold blanks: the numbers are a row's last tokens). Per-rank ("KERNELS_SUMMARY_BY_RANK:"), API and copy
+// summaries are not read (warned). nullopt without such a header; throws InputError for a row that does not line up
+// (AVERAGE x Calls != DURATION) or a file whose only summaries are not KERNELS_SUMMARY.
+std::optional<NsysKernSum> parse_rocpd_summary(const std::vector<std::string>& lines, const std::string& origin);
 
 }  // namespace bwacct::nsys_parts

@@ -264,6 +264,60 @@ NsysKernSum read_kernel_trace(const std::vector<std::string>& lines, std::size_t
     return out;
 }
 
+// rocprofv3's memory copy trace (memory_copy_trace.csv: "Kind","Direction",...,"Start_Timestamp","End_Timestamp").
+bool is_copy_trace_header(const std::string& line) {
+    const auto has = [&line](const char* t) { return line.find(t) != std::string::npos; };
+    return has("\"Direction\"") && has("Start_Timestamp") && has("End_Timestamp") && !has("Kernel_Name");
+}
+
+// The memory copy trace whose header is lines[h], summed per Direction (MEMORY_COPY_HOST_TO_DEVICE, ...) into out.memory_ops:
+// count and End_Timestamp - Start_Timestamp (ns); bytes from a "Bytes" column where the file has one (rocprofv3 of
+// ROCm 6 writes none: the copies are then listed without bytes).
+void read_copy_trace(const std::vector<std::string>& lines, std::size_t h, const std::string& origin, NsysKernSum& out) {
+    std::size_t end = h;
+    const std::vector<ingest::CsvRecord> records = table_records(lines, h, origin, end);
+    if (records.empty())
+        return;
+    const std::vector<std::string>& head = records.front().fields;
+    refuse_unless_csv(head, h, "memory copy trace", origin);
+    const auto col = [&head](const char* t) {
+        for (std::size_t c = 0; c < head.size(); ++c)
+            if (nsys_parts::trim(head[c]) == t)
+                return c;
+        return head.size();
+    };
+    const std::size_t dir = col("Direction"), start = col("Start_Timestamp"), stop = col("End_Timestamp"), bytes = col("Bytes");
+    if (dir == head.size() || start == head.size() || stop == head.size())
+        return;
+    std::vector<NsysMemOp> ops;
+    for (std::size_t r = 1; r < records.size(); ++r) {
+        const std::vector<std::string>& f = records[r].fields;
+        const std::size_t line = records[r].line;
+        const std::optional<std::uint64_t> t0 = f.size() == head.size() ? timestamp(f[start]) : std::nullopt,
+                                           t1 = f.size() == head.size() ? timestamp(f[stop]) : std::nullopt;
+        if (!t0 || !t1 || *t1 < *t0 || f[dir].empty())
+            throw InputError(origin, fmt::format("line {}: a memory copy trace row without a Direction and whole-ns timestamps "
+                                                 "with its end >= its start; {}",
+                                                 line, kExpected));
+        std::optional<double> b;
+        if (bytes != head.size())
+            if (const std::optional<std::uint64_t> v = timestamp(f[bytes]); v && *v > 0)
+                b = static_cast<double>(*v);
+        // ROCm 6 writes the direction bare ("HOST_TO_DEVICE"), ROCm 7 with its kind ("MEMORY_COPY_HOST_TO_DEVICE").
+        const std::string op = f[dir].rfind("MEMORY_COPY_", 0) == 0 ? f[dir] : "MEMORY_COPY_" + f[dir];
+        auto it = std::find_if(ops.begin(), ops.end(), [&op](const NsysMemOp& m) { return m.operation == op; });
+        if (it == ops.end()) {
+            ops.push_back({op, 0, 0, bytes != head.size() ? std::optional<double>(0.0) : std::nullopt});
+            it = ops.end() - 1;
+        }
+        ++it->count;
+        it->total_us = in_us(it->total_us * 1e3 + static_cast<double>(*t1 - *t0), 1e-3);
+        if (it->bytes)
+            it->bytes = b ? std::optional<double>(*it->bytes + *b) : std::nullopt;  // a copy without its size: none for all
+    }
+    out.memory_ops.insert(out.memory_ops.end(), ops.begin(), ops.end());
+}
+
 }  // namespace
 
 std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std::string>& lines, const std::string& origin) {
@@ -317,11 +371,30 @@ std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std
                 passed_count > passed.size() ? fmt::format(" and {} more", passed_count - passed.size()) : std::string()));
         return out;
     };
+    // The run's memory copies (rocprofv3 --memory-copy-trace), the first such table, beside its kernels.
+    const auto with_copies = [&lines, &origin](NsysKernSum out) {
+        for (std::size_t h = 0; h < lines.size(); ++h)
+            if (is_copy_trace_header(lines[h])) {
+                read_copy_trace(lines, h, origin, out);
+                break;
+            }
+        return out;
+    };
     if (found)
-        return with_passed(std::move(*found));
+        return with_copies(with_passed(std::move(*found)));
     for (std::size_t h = 0; h < lines.size(); ++h)
         if (is_trace_header(lines[h]))
-            return with_passed(read_kernel_trace(lines, h, origin));
+            return with_copies(with_passed(read_kernel_trace(lines, h, origin)));
+    if (!unread && refusal.empty()) {
+        NsysKernSum copies = with_copies({});
+        if (!copies.memory_ops.empty()) {
+            copies.from_trace = true;
+            copies.from_rocprof = true;
+            copies.profiler = "rocprof";
+            copies.format = "rocprofv3 memory copy trace CSV (--memory-copy-trace; no kernel table)";
+            return copies;
+        }
+    }
     if (unread)  // the first table that could not be read, said as such (its rows cut, or not CSV)
         throw InputError(origin, fmt::format("{}; {}", skipped.front().substr(0, skipped.front().rfind(": skipped")), kExpected));
     if (!refusal.empty())

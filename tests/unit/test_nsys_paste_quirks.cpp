@@ -3,6 +3,7 @@
 // the first has no kernel table, rocprof statistics files joined by cat, and rows cut at a fixed width. Expected
 // numbers by hand; the arithmetic is in the comments.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include "ingest_test_util.h"
@@ -533,6 +534,136 @@ TEST(NsysPasteQuirks, RocprofRowsCutAtAFixedWidthRefused) {
               std::string::npos)
         << r;
     EXPECT_EQ(r.find('\n'), std::string::npos) << r;
+}
+
+// nsys --format csv of a decimal-comma locale quotes its numbers with their comma ("482,333"). Old code read that
+// size as 482,333 MB (1000x: 1,607,776 GB/s) and refused the kernel table's "60,0".
+TEST(NsysPasteQuirks, CsvDecimalCommaToldByItsQuotedNumbers) {
+    const std::string text =
+        "Time (%),Total Time (ns),Count,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Operation\n"
+        "\"60,0\",300000,3,\"100000,0\",\"100000,0\",90000,110000,\"10000,0\",[CUDA memcpy DtoH]\n"
+        "\n"
+        "Total (MB),Count,Avg (MB),Med (MB),Min (MB),Max (MB),StdDev (MB),Operation\n"
+        "\"482,333\",3,\"160,778\",\"160,778\",\"160,778\",\"160,778\",\"0,000\",[CUDA memcpy DtoH]\n";
+    const NsysKernSum s = parse_nsys_kern_sum(text, "dc.csv");
+    const NsysMemOp* d = op(s, "[CUDA memcpy DtoH]");
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->count, 3u);
+    EXPECT_DOUBLE_EQ(d->total_us, 300.0);  // 300,000 ns
+    ASSERT_TRUE(d->bytes);
+    EXPECT_DOUBLE_EQ(*d->bytes, 482333000.0);  // 482.333 MB x 10^6 B (= 3 x 160.778 MB, to rounding)
+    EXPECT_TRUE(warns(s, "'0,000' is a number of a decimal-comma locale")) << fmt::format("{}", fmt::join(s.warnings, "|"));
+
+    const std::string kern =
+        "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+        "\"60,0\",6000,2,\"3000,0\",\"3000,0\",2000,4000,\"1414,2\",kA\n"
+        "\"40,0\",4000,1,\"4000,0\",\"4000,0\",4000,4000,\"0,0\",kB\n";
+    const NsysKernSum k = parse_nsys_kern_sum(kern, "dk.csv");
+    ASSERT_EQ(k.kernels.size(), 2u);
+    EXPECT_DOUBLE_EQ(*k.kernels[0].time_pct, 60.0);
+    EXPECT_DOUBLE_EQ(*k.kernels[0].avg_us, 3.0);        // 3000,0 ns
+    EXPECT_DOUBLE_EQ(*k.kernels[0].stddev_us, 1.4142);  // 1414,2 ns
+}
+
+// Quoted numbers that read both ways ("12,500": 12500, or 12.5 in a decimal-comma locale) are read with ',' between
+// thousands, warned; a C-locale CSV's quoted names with commas are never numbers.
+TEST(NsysPasteQuirks, CsvQuotedNumberReadingBothWaysIsWarned) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+        "100.0,\"12,500\",1,\"12,500\",\"12,500\",\"12,500\",\"12,500\",0.0,\"void k<1, 2>(int)\"\n",
+        "b.csv");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 12.5);  // 12,500 ns
+    EXPECT_EQ(s.kernels[0].name, "void k<1, 2>(int)");
+    EXPECT_TRUE(warns(s, "quotes '12,500'"));
+}
+
+// nsys --format tsv (refused before: "kernel table header without the dashed rule under it"): read as its CSV; a
+// console table copied from a terminal with tabs keeps its dashed rule and is not taken for TSV.
+TEST(NsysPasteQuirks, TsvTablesReadAsCsv) {
+    const NsysKernSum k = parse_nsys_kern_sum(
+        "Time (%)\tTotal Time (ns)\tInstances\tAvg (ns)\tMed (ns)\tMin (ns)\tMax (ns)\tStdDev (ns)\tName\n"
+        "60.0\t6000\t2\t3000.0\t3000.0\t2000\t4000\t1414.2\tvoid k<1, 2>(float*)\n"
+        "40.0\t4000\t1\t4000.0\t4000.0\t4000\t4000\t0.0\tkB\n"
+        "\n"
+        "Time (%)\tTotal Time (ns)\tCount\tAvg (ns)\tMed (ns)\tMin (ns)\tMax (ns)\tStdDev (ns)\tOperation\n"
+        "100.0\t300000\t3\t100000.0\t100000.0\t90000\t110000\t10000.0\t[CUDA memcpy Host-to-Device]\n"
+        "\n"
+        "Total (MB)\tCount\tAvg (MB)\tMed (MB)\tMin (MB)\tMax (MB)\tStdDev (MB)\tOperation\n"
+        "30.000\t3\t10.000\t10.000\t10.000\t10.000\t0.000\t[CUDA memcpy Host-to-Device]\n",
+        "k.tsv");
+    ASSERT_EQ(k.kernels.size(), 2u);
+    EXPECT_EQ(k.kernels[0].name, "void k<1, 2>(float*)");  // its comma kept inside the name
+    EXPECT_DOUBLE_EQ(k.kernels[0].total_us, 6.0);          // 6000 ns
+    EXPECT_EQ(k.kernels[0].instances, 2u);
+    EXPECT_NE(k.format.find("TSV"), std::string::npos) << k.format;
+    const NsysMemOp* h = op(k, "[CUDA memcpy Host-to-Device]");
+    ASSERT_NE(h, nullptr);
+    EXPECT_DOUBLE_EQ(h->total_us, 300.0);  // 300,000 ns
+    ASSERT_TRUE(h->bytes);
+    EXPECT_DOUBLE_EQ(*h->bytes, 30e6);  // 30.000 MB: 30e6 B / 300 us = 100 GB/s
+    // Tabs in a console table (a terminal copy) with its dashed rule: the console reading, 8-column tab stops.
+    const NsysKernSum c = parse_nsys_kern_sum(
+        " Time (%)\tTotal Time (ns)\tInstances\tAvg (ns)\tName\n"
+        " --------\t---------------\t---------\t--------\t----\n"
+        "    100.0\t          5,000\t        2\t 2,500.0\tkA\n",
+        "c.txt");
+    ASSERT_EQ(c.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(c.kernels[0].total_us, 5.0);  // 5,000 ns
+    EXPECT_EQ(c.format.find("TSV"), std::string::npos) << c.format;
+}
+
+// nsys --format json (refused before: "no kernel summary table found"): each report an array of row objects keyed by
+// the column titles, pretty-printed or on one line, read as its CSV; an array of other objects is left alone.
+TEST(NsysPasteQuirks, JsonTablesReadAsCsv) {
+    const NsysKernSum k = parse_nsys_kern_sum(
+        "Processing [r.sqlite] with [cuda_gpu_kern_sum.py]...\n"
+        "[\n\t{\n\t\t\"Time (%)\": 75.0,\n\t\t\"Total Time (ns)\": 6000,\n\t\t\"Instances\": 2,\n\t\t\"Avg (ns)\": 3000.0,\n"
+        "\t\t\"Med (ns)\": 3000.0,\n\t\t\"Min (ns)\": 2000,\n\t\t\"Max (ns)\": 4000,\n\t\t\"StdDev (ns)\": 1414.2,\n"
+        "\t\t\"Name\": \"void k<1, 2>(\\\"x\\\")\"\n\t},\n"
+        "\t{\"Time (%)\": 25.0, \"Total Time (ns)\": 2000, \"Instances\": 1, \"Avg (ns)\": 2000.0, \"Med (ns)\": 2000.0,"
+        " \"Min (ns)\": 2000, \"Max (ns)\": 2000, \"StdDev (ns)\": 0.0, \"Name\": \"kB\"}\n"
+        "]\n"
+        "[{\"Time (%)\": 100.0, \"Total Time (ns)\": 500000, \"Count\": 5, \"Avg (ns)\": 100000.0, \"Med (ns)\": 100000.0, "
+        "\"Min (ns)\": 100000, \"Max (ns)\": 100000, \"StdDev (ns)\": 0.0, \"Operation\": \"[CUDA memcpy Device-to-Host]\"}]\n"
+        "[{\"Total (MB)\": 50.0, \"Count\": 5, \"Avg (MB)\": 10.0, \"Med (MB)\": 10.0, \"Min (MB)\": 10.0, \"Max (MB)\": 10.0, "
+        "\"StdDev (MB)\": 0.0, \"Operation\": \"[CUDA memcpy Device-to-Host]\"}]\n",
+        "k.json");
+    ASSERT_EQ(k.kernels.size(), 2u);
+    EXPECT_EQ(k.kernels[0].name, "void k<1, 2>(\"x\")");  // its comma and quotes kept
+    EXPECT_DOUBLE_EQ(k.kernels[0].total_us, 6.0);         // 6000 ns
+    EXPECT_DOUBLE_EQ(*k.kernels[0].stddev_us, 1.4142);    // 1414.2 ns
+    EXPECT_DOUBLE_EQ(k.kernels[1].total_us, 2.0);
+    EXPECT_NE(k.format.find("JSON"), std::string::npos) << k.format;
+    const NsysMemOp* d = op(k, "[CUDA memcpy Device-to-Host]");
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->count, 5u);
+    EXPECT_DOUBLE_EQ(d->total_us, 500.0);  // 500,000 ns
+    ASSERT_TRUE(d->bytes);
+    EXPECT_DOUBLE_EQ(*d->bytes, 50e6);  // 50 MB: 50e6 B / 500 us = 100 GB/s
+    // An array of objects without nsys's columns is not a table.
+    EXPECT_NE(refusal("[{\"a\": 1, \"b\": 2}]\n").find("no kernel summary table found"), std::string::npos);
+}
+
+// Reports of GPU work that are not read (cuda_gpu_sum, nvtx_kern_sum, cuda_kern_exec_sum, nvtx_gpu_proj_sum): the refusal
+// names them as such (old code: "... which holds no GPU work"), by banner or by header; a banner of a report read here
+// with no table under it says the table is missing.
+TEST(NsysPasteQuirks, UnreadGpuReportsAreNotCalledWorkless) {
+    const std::string by_banner = refusal(
+        "[3/4] Executing 'cuda_gpu_sum' stats report\n\n"
+        " Time (%)  Total Time (ns)  Instances  Avg (ns)  Med (ns)  Min (ns)  Max (ns)  StdDev (ns)   Category    Operation\n"
+        " --------  ---------------  ---------  --------  --------  --------  --------  -----------  -----------  ---------\n"
+        "    100.0            6,000          2   3,000.0   3,000.0     2,000     4,000      1,414.2  CUDA_KERNEL  kA\n");
+    EXPECT_NE(by_banner.find("cuda_gpu_sum report (GPU time"), std::string::npos) << by_banner;
+    EXPECT_EQ(by_banner.find("no GPU work"), std::string::npos) << by_banner;
+    const std::string by_header = refusal(
+        "NVTX Range,Style,PID,TID,NVTX Inst,Kern Inst,Total Time (ns),Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),"
+        "Kernel Name\n:step,PushPop,1,1,1,10,1000,100.0,100.0,90,110,5.0,kA\n");
+    EXPECT_NE(by_header.find("nvtx_kern_sum report"), std::string::npos) << by_header;
+    const std::string cut = refusal("[6/8] Executing 'cuda_gpu_kern_sum' stats report\n\n");
+    EXPECT_NE(cut.find("names nsys's cuda_gpu_kern_sum report but holds no such table"), std::string::npos) << cut;
+    // Reports without GPU work keep their wording.
+    EXPECT_NE(refusal("[4/8] Executing 'osrt_sum' stats report\n").find("which holds no GPU work"), std::string::npos);
 }
 
 }  // namespace

@@ -536,4 +536,27 @@ TEST(NsysRealInputs, NvprofHeaderlessPasteOfTwoRunsNamesTheSecond) {
     EXPECT_TRUE(named);
 }
 
+// `nsys nvprof --print-gpu-trace` of one run (report9) then `--stats=true` of the next (report10) in one block: the
+// kernel summary and the memory tables after it are read, the trace above is named as not read.
+TEST(NsysRealInputs, SummaryOfTheNextRunReadTheTraceAboveNamed) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/nsys_nvprof_gpu_trace_then_stats_of_next_run_a100_4kb_pages_vectoradd_excerpt.md"), "a.md");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_FALSE(s.from_trace);
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 447.006);  // report10's 447,006 ns, not report9's trace row 448,062
+    ASSERT_EQ(s.memory_ops.size(), 2u);
+    for (const NsysMemOp& m : s.memory_ops) {
+        ASSERT_TRUE(m.bytes) << m.operation;
+        if (m.operation == "[CUDA memcpy HtoD]") {
+            EXPECT_EQ(m.count, 2u);
+            EXPECT_DOUBLE_EQ(m.total_us, 69454.749);  // 69,454,749 ns (the trace's two copies: 20,912,712 + 47,622,927)
+            EXPECT_DOUBLE_EQ(*m.bytes, 400e6);        // 400.000 MB
+        } else {
+            EXPECT_EQ(m.operation, "[CUDA memcpy DtoH]");
+            EXPECT_DOUBLE_EQ(m.total_us, 90594.918);  // 200e6 B / 90,594,918 ns = 2.2076 GB/s
+        }
+    }
+    EXPECT_TRUE(has(s.warnings, "the GPU trace at line 17 (one row per launch) is not read"));
+}
+
 }  // namespace

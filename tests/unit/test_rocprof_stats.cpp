@@ -246,4 +246,76 @@ TEST(RocprofStats, OwnPercentagesShowAPartialTable) {
     EXPECT_TRUE(parse_nsys_kern_sum(whole, "w.csv").warnings.empty());
 }
 
+// ROCm 7's `rocpd summary` console (refused before nsight10: "no kernel summary table found"). Names right-aligned
+// and holding blanks; numbers are a row's last seven tokens.
+TEST(RocprofStats, RocpdSummaryKernelsSummary) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/rocpd_summary_kernels_summary_right_aligned_names_omp_fortran_jacobi_readme_excerpt.md"), "r.md");
+    EXPECT_TRUE(s.from_rocprof);
+    EXPECT_NE(s.format.find("rocpd summary"), std::string::npos) << s.format;
+    ASSERT_EQ(s.kernels.size(), 4u);
+    const NsysKernel& k = s.kernels[0];
+    EXPECT_EQ(k.name, "__omp_offloading_30_57b9f__QMnorm_modPnorm_l23");
+    EXPECT_EQ(k.instances, 1001u);
+    EXPECT_DOUBLE_EQ(k.total_us, 92043.05);    // 92,043,050 ns
+    EXPECT_DOUBLE_EQ(*k.avg_us, 91.951099);    // 91,951.098901 ns = 92,043,050 / 1001, to 10^-6 us
+    EXPECT_DOUBLE_EQ(*k.min_us, 85.52);        // 85,520 ns
+    EXPECT_DOUBLE_EQ(*k.max_us, 105.08);       // 105,080 ns
+    EXPECT_DOUBLE_EQ(*k.stddev_us, 3.300146);  // 3300.146442 ns
+    EXPECT_DOUBLE_EQ(*k.time_pct, 42.085668);
+    double total = 0;
+    for (const NsysKernel& r : s.kernels)
+        total += r.total_us;
+    EXPECT_NEAR(total, 218704.027, 1e-6);  // 92,043,050 + 49,900,815 + 48,184,981 + 28,575,181 ns
+}
+
+// --summary-by-rank: KERNELS_SUMMARY read, the per-process table (ProcessID, Hostname, NaN STD_DEV) warned.
+TEST(RocprofStats, RocpdSummaryByRankNotRead) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/rocpd_summary_three_dbs_merged_then_by_rank_nan_stddev_hip_jacobi_readme_excerpt.md"), "r.md");
+    ASSERT_EQ(s.kernels.size(), 7u);
+    EXPECT_EQ(s.kernels[1].name, "JacobiIterationKernel(int, double, double, double const*, double const*, double*, double*)");
+    EXPECT_EQ(s.kernels[1].instances, 3000u);
+    EXPECT_DOUBLE_EQ(s.kernels[1].total_us, 558300.618);  // 558,300,618 ns
+    EXPECT_EQ(s.kernels[6].instances, 3u);                // fillBufferAligned, not the by-rank rows' 1
+    EXPECT_TRUE(warns(s, "KERNELS_SUMMARY_BY_RANK")) << s.warnings.size();
+    // The by-rank table alone is refused: its rows repeat kernels per process.
+    const std::string by_rank =
+        "KERNELS_SUMMARY_BY_RANK:\n"
+        " ProcessID        Hostname  Name  Calls  DURATION (nsec)  AVERAGE (nsec)  PERCENT (INC)  MIN (nsec)  MAX (nsec)  "
+        "STD_DEV\n"
+        "    718729 ppac  k   1  4960  4960.000000  100.0  4960  4960  NaN\n";
+    EXPECT_NE(refusal(by_rank).find("not its KERNELS_SUMMARY"), std::string::npos) << refusal(by_rank);
+    // A row shifted off its columns (AVERAGE x Calls != DURATION) is refused, not misread.
+    const std::string shifted =
+        "KERNELS_SUMMARY:\n"
+        "Name  Calls  DURATION (nsec)  AVERAGE (nsec)  PERCENT (INC)  MIN (nsec)  MAX (nsec)  STD_DEV\n"
+        "k 7   1000  2000.000000  100.0  1000  3000  1.0\n";  // a cell short: "7" of the name falls under Calls
+    EXPECT_NE(refusal(shifted).find("does not line"), std::string::npos) << refusal(shifted);
+}
+
+// rocprofv3 --memory-copy-trace: copies summed per Direction into memory_ops (dropped before nsight10).
+TEST(RocprofStats, Rocprofv3MemoryCopyTraceSummedPerDirection) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/rocprofv3_docs_kernel_trace_then_memory_copy_trace_no_bytes_excerpt.md"), "d.md");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 66.76);  // 671,599,825,328 - 671,599,758,568 = 66,760 ns
+    ASSERT_EQ(s.memory_ops.size(), 2u);
+    EXPECT_EQ(s.memory_ops[0].operation, "MEMORY_COPY_HOST_TO_DEVICE");
+    EXPECT_EQ(s.memory_ops[0].count, 1u);
+    EXPECT_DOUBLE_EQ(s.memory_ops[0].total_us, 563.88);  // 14,955,950,239,443 - 14,955,949,675,563 ns
+    EXPECT_FALSE(s.memory_ops[0].bytes);                 // no byte column in the file
+    EXPECT_DOUBLE_EQ(s.memory_ops[1].total_us, 581.8);   // 14,955,953,315,285 - 14,955,952,733,485 ns
+    // A trace with a Bytes column: two H2D copies of 1000 and 3000 B, 10 and 30 ns.
+    const NsysKernSum b = parse_nsys_kern_sum(
+        "\"Kind\",\"Direction\",\"Start_Timestamp\",\"End_Timestamp\",\"Bytes\"\n"
+        "\"MEMORY_COPY\",\"HOST_TO_DEVICE\",100,110,1000\n"
+        "\"MEMORY_COPY\",\"MEMORY_COPY_HOST_TO_DEVICE\",200,230,3000\n",  // ROCm 7 spelling: the same direction
+        "m.csv");
+    ASSERT_EQ(b.memory_ops.size(), 1u);
+    EXPECT_EQ(b.memory_ops[0].count, 2u);
+    EXPECT_DOUBLE_EQ(b.memory_ops[0].total_us, 0.04);  // 10 + 30 ns
+    EXPECT_DOUBLE_EQ(*b.memory_ops[0].bytes, 4000.0);  // 1000 + 3000 B
+}
+
 }  // namespace
