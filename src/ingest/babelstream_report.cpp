@@ -198,6 +198,13 @@ void babelstream_section(const BabelStreamFile& f, const RunGpus& run_gpus, Inge
                         : run.mebibytes ? ", MiBytes/sec"
                                         : ", MBytes/sec",
                         run.validation_failure.empty() ? "" : ", validation FAILED: bandwidths unverified"));
+        if (run.phase_line > 0)
+            r.notes.push_back(fmt::format(
+                "run {}: its Init and Read timings (line {}) are not read: each is one host-timed call (filling the arrays, "
+                "with the first touch of their pages; copying them back to the host), not a device-memory kernel timed "
+                "over repeats, and BabelStream 5.0 prints each under the other's name (main.cpp: initElapsedS = read2 - "
+                "read1, readElapsedS = init2 - init1)",
+                run.run, run.phase_line));
     }
 }
 

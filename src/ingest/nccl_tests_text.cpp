@@ -27,6 +27,7 @@
 #include "bwacct/text_file.h"
 #include "inline_markup.h"
 #include "nccl_tests_parts.h"
+#include "text_columns.h"
 
 namespace bwacct::detail {
 namespace {
@@ -654,17 +655,7 @@ std::string heading_program(std::string_view heading) {
 }
 
 // Bytes of one element of a type nccl-tests prints (is_type_name); 0 for none.
-std::uint64_t type_bytes(std::string_view t) {
-    if (t == "int8" || t == "uint8" || t == "char" || t == "f8e4m3" || t == "f8e5m2" || t == "fp8_e4m3" || t == "fp8_e5m2")
-        return 1;
-    if (t == "half" || t == "bfloat16" || t == "bf16")
-        return 2;
-    if (t == "int32" || t == "uint32" || t == "float" || t == "int" || t == "uint")
-        return 4;
-    if (t == "int64" || t == "uint64" || t == "double")
-        return 8;
-    return 0;
-}
+std::uint64_t type_bytes(std::string_view t) { return nccl_type_bytes(t); }
 
 // busbw / algbw of a row's first result with a bandwidth, as the interval its printed digits allow.
 std::optional<std::pair<double, double>> bus_factor_range(const NcclRow& row) {
@@ -806,6 +797,7 @@ struct TextReader {
                     (*res)->time_us.value *= 1000;
                     (*res)->time_us.decimals -= 3;
                 }
+        run.times_ms = true;
         warn(
             fmt::format("lines {}-{}: every row's algbw is its size over its time read in ms, not in us (early "
                         "nccl-tests printed ms): times read as ms",
@@ -1216,6 +1208,7 @@ struct TextReader {
                 "kept as cputime_us",
                 line_no));
         rows_under_header = rows_under_header || fits_header;
+        run.times_ms = run.times_ms || layout.time_ms;
         run.rows.push_back(std::move(row));
     }
 };
@@ -1238,6 +1231,26 @@ bool same_test_shape(const NcclRow& a, const NcclRow& b) {
 
 }  // namespace
 
+}  // namespace bwacct::detail
+
+namespace bwacct {
+
+std::uint64_t nccl_type_bytes(std::string_view t) {
+    if (t == "int8" || t == "uint8" || t == "char" || t == "f8e4m3" || t == "f8e5m2" || t == "fp8_e4m3" || t == "fp8_e5m2")
+        return 1;
+    if (t == "half" || t == "bfloat16" || t == "bf16")
+        return 2;
+    if (t == "int32" || t == "uint32" || t == "float" || t == "int" || t == "uint")
+        return 4;
+    if (t == "int64" || t == "uint64" || t == "double")
+        return 8;
+    return 0;
+}
+
+}  // namespace bwacct
+
+namespace bwacct::detail {
+
 NcclLog parse_nccl_text(const std::string& text_raw, const std::string& origin) {
     TextReader r;
     // A coloured terminal's escape sequences ("\x1b[32m", or their "[32m" residue) are not the log's. (No copy of a
@@ -1250,6 +1263,28 @@ NcclLog parse_nccl_text(const std::string& text_raw, const std::string& origin) 
     const bool marked = text_in.find('`') != std::string::npos;
     const std::string unwrapped = marked ? ingest::unwrap_inline_markup(text_in) : std::string();
     std::string_view text = marked ? std::string_view(unwrapped) : std::string_view(text_in);
+    // Unicode blanks (a web page's no-break spaces) read as the blanks nccl-tests printed; one between a digit and
+    // three digits as a locale's thousands separator (nccl-tests prints none), said.
+    ingest::BlankReport blanks;
+    const std::string ascii = ingest::has_unicode_blanks(text) ? ingest::ascii_blanks(text, blanks) : std::string();
+    if (!ascii.empty())
+        text = ascii;
+    if (blanks.thousands > 0)
+        r.warn(
+            fmt::format("line {}: a no-break space between digits read as a thousands separator ('{}' read as {}{}; "
+                        "nccl-tests prints none: the text went through a locale-aware tool)",
+                        blanks.first_line, blanks.first_text, blanks.first_read,
+                        blanks.thousands > 1 ? fmt::format(", and {} more", blanks.thousands - 1) : std::string()));
+    // Two logs pasted side by side ("<row> | <row>"): the right-hand one read after the left-hand one, as its own run.
+    const std::optional<ingest::SideBySide> sbs = ingest::split_side_by_side(text);
+    if (sbs) {
+        const std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+        r.warn(
+            fmt::format("lines {}-{}: two logs side by side ({} lines split at ' | '): the right-hand one is read as a "
+                        "log of its own after the left-hand one (its lines numbered from {})",
+                        sbs->first, sbs->last, sbs->lines, lines + 2));
+        text = sbs->text;
+    }
     int line_no = 0;
     while (!text.empty()) {
         const std::size_t nl = text.find('\n');
