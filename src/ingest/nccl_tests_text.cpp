@@ -1275,6 +1275,17 @@ NcclLog parse_nccl_text(const std::string& text_raw, const std::string& origin) 
                         "nccl-tests prints none: the text went through a locale-aware tool)",
                         blanks.first_line, blanks.first_text, blanks.first_read,
                         blanks.thousands > 1 ? fmt::format(", and {} more", blanks.thousands - 1) : std::string()));
+    // Rows pasted as a markdown table ("1024 | 512 | half | ..."): their cells read as columns, warned.
+    const std::optional<ingest::MarkdownTable> table = ingest::markdown_table_rows(text);
+    if (table) {
+        r.warn(
+            fmt::format("line {}: {} rows pasted as a markdown table (cells between '|'{}): their cells read as the "
+                        "columns; numbers the paste wrote without trailing zeros (\"5.8\" for 5.80) are checked to the "
+                        "digits shown",
+                        table->first_line, table->rows,
+                        table->escaped > 0 ? fmt::format(", {} header lines escaped as '\\#'", table->escaped) : std::string()));
+        text = table->text;
+    }
     // Two logs pasted side by side ("<row> | <row>"): the right-hand one read after the left-hand one, as its own run.
     const std::optional<ingest::SideBySide> sbs = ingest::split_side_by_side(text);
     if (sbs) {

@@ -125,6 +125,8 @@ std::optional<SideBySide> split_side_by_side(std::string_view text) {
     std::size_t rows_both = 0;
     for (std::size_t k = 0; k < lines.size(); ++k) {
         const std::string_view l = lines[k];
+        if (std::count(l.begin(), l.end(), '|') != 1)
+            continue;  // a markdown table's row has many: its cells are not two logs
         for (std::size_t p = l.find('|'); p != std::string_view::npos; p = l.find('|', p + 1)) {
             if (p == 0 || (l[p - 1] != ' ' && l[p - 1] != '\t') || (p + 1 < l.size() && l[p + 1] != ' ' && l[p + 1] != '\t'))
                 continue;
@@ -161,6 +163,70 @@ std::optional<SideBySide> split_side_by_side(std::string_view text) {
     sbs.text += right_block;
     sbs.text += '\n';
     return sbs;
+}
+
+}  // namespace bwacct::ingest
+
+namespace bwacct::ingest {
+
+std::optional<MarkdownTable> markdown_table_rows(std::string_view text) {
+    if (text.find('|') == std::string_view::npos && text.find("\\#") == std::string_view::npos)
+        return std::nullopt;
+    MarkdownTable t;
+    std::size_t line_no = 0;
+    for (std::size_t at = 0; at <= text.size();) {
+        const std::size_t nl = text.find('\n', at);
+        std::string_view line = text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
+        ++line_no;
+        const std::string_view body = trim(line);
+        std::string out;
+        if (body.size() >= 2 && body[0] == '\\' && body[1] == '#') {
+            // A rich-text editor escaped the log's '#' ("\#  size  count ..."): the log's own line.
+            out = std::string(body.substr(1));
+            ++t.escaped;
+        } else if (const auto bars = std::count(body.begin(), body.end(), '|'); bars >= 7 || (t.rows > 0 && bars >= 1)) {
+            // A table row, or after one a shorter line of the table (a row cut where the paste ends).
+            std::string_view cells = body;
+            if (!cells.empty() && cells.front() == '|')
+                cells.remove_prefix(1);
+            if (!cells.empty() && cells.back() == '|')
+                cells.remove_suffix(1);
+            std::vector<std::string_view> parts;
+            for (std::size_t b = 0; b <= cells.size();) {
+                const std::size_t e = cells.find('|', b);
+                parts.push_back(trim(cells.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b)));
+                if (e == std::string_view::npos)
+                    break;
+                b = e + 1;
+            }
+            const bool separator = std::all_of(parts.begin(), parts.end(), [](std::string_view c) {
+                return !c.empty() && c.find_first_not_of("-:") == std::string_view::npos;
+            });
+            const bool one_token_each = std::all_of(parts.begin(), parts.end(), [](std::string_view c) {
+                return !c.empty() && c.find_first_of(" \t") == std::string_view::npos;
+            });
+            if (separator) {
+                ++t.separators;  // "-- | -- | ..." under the table's first row: no line of the log
+            } else if (one_token_each && (parts.size() >= 8 || t.rows > 0) && digit(parts.front().front())) {
+                for (std::size_t k = 0; k < parts.size(); ++k)
+                    out += (k ? "  " : "") + std::string(parts[k]);
+                if (t.rows++ == 0)
+                    t.first_line = line_no;
+            } else {
+                out = std::string(line);
+            }
+        } else {
+            out = std::string(line);
+        }
+        t.text += out;
+        if (nl == std::string_view::npos)
+            break;
+        t.text += '\n';
+        at = nl + 1;
+    }
+    if (t.rows == 0)
+        return std::nullopt;
+    return t;
 }
 
 }  // namespace bwacct::ingest

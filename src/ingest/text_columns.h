@@ -42,4 +42,15 @@ struct SideBySide {
 };
 std::optional<SideBySide> split_side_by_side(std::string_view text);
 
+// Result rows pasted as a markdown table (a rich-text editor's: "1024 | 512 | half | sum | -1 | 5.39 | ...", leading and
+// trailing '|' optional, a "-- | -- | ..." separator row, the log's '#' escaped as "\#"): when a line of at least 8
+// cells, each one token, the first a number, is found, the text with each such line's cells apart by blanks, the
+// separator rows empty and "\#" lines unescaped; else nullopt. Every line keeps its number.
+struct MarkdownTable {
+    std::string text;
+    std::size_t rows = 0, separators = 0, escaped = 0;
+    std::size_t first_line = 0;  // 1-based line of the first table row
+};
+std::optional<MarkdownTable> markdown_table_rows(std::string_view text);
+
 }  // namespace bwacct::ingest

@@ -205,4 +205,35 @@ TEST(BabelStreamCsv, ElidedRowsAreRefusedSayingSo) {
     }
 }
 
+// microsoft/mscclpp PR 736: rccl-tests rows pasted through a rich-text editor as a markdown table, '#' escaped as "\#",
+// trailing zeros dropped. Before: "holds no nccl-tests result row". 8192 B / 5.8 us (5.75..5.85 us) = 1.400..1.425
+// GB/s against the printed 1.41; in place 65536 B / 8.82 us = 7.4304 GB/s (7.43), x 2 x 7/8 = 13.003 against "13".
+TEST(NcclMarkdownTable, RowsAsTableCellsAreRead) {
+    const NcclLog log = parse_nccl_tests(
+        fixture(
+            "corpus/nccl-tests/mscclpp_pr736_rccl_tests_mi300x_rows_as_markdown_table_escaped_hash_trailing_zeros_dropped.md"),
+        "md.md");
+    ASSERT_EQ(log.runs.size(), 1u);
+    ASSERT_EQ(log.runs[0].rows.size(), 9u);  // 1 KiB .. 256 KiB; the 512 KiB row is cut (warned)
+    const NcclRow& r8k = log.runs[0].rows[3];
+    EXPECT_EQ(r8k.size, 8192u);
+    EXPECT_EQ(r8k.type, "half");
+    EXPECT_DOUBLE_EQ(r8k.out_of_place->time_us.value, 5.8);
+    EXPECT_EQ(r8k.out_of_place->time_us.decimals, 1);                 // as shown: checked to 0.05 us
+    EXPECT_EQ(log.runs[0].rows[6].in_place->busbw_GBps.decimals, 0);  // "13"
+    EXPECT_TRUE(any_holds(log.warnings, "line 6: 10 rows pasted as a markdown table (cells between '|', 3 header lines"));
+    EXPECT_TRUE(any_holds(log.warnings, "line 16: row cut short (6 of the header's 13 columns"));
+}
+
+// What is not a result table: a table of words, a row of fewer than 8 cells before any, a cell of two words.
+TEST(NcclMarkdownTable, OtherTablesAreLeftAlone) {
+    EXPECT_FALSE(ingest::markdown_table_rows("| size | count | type | redop | root | time | algbw | busbw |\n"));
+    EXPECT_FALSE(ingest::markdown_table_rows("| 1024 | 512 | 5.39 |\n"));
+    EXPECT_FALSE(ingest::markdown_table_rows("1024 | 512 | half | sum | -1 | 5.39 | 0.19 | 0.33 | 0 | 5 45\n"));
+    const auto t = ingest::markdown_table_rows("| 8 | 2 | float | sum | -1 | 1.0 | 0.00 | 0.00 | 0 |\n|--|--|\n");
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->text, "8  2  float  sum  -1  1.0  0.00  0.00  0\n\n");
+    EXPECT_EQ(t->separators, 1u);
+}
+
 }  // namespace
