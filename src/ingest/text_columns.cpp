@@ -108,57 +108,66 @@ std::string ascii_blanks(std::string_view text, BlankReport& report) {
     return out;
 }
 
-std::optional<SideBySide> split_side_by_side(std::string_view text) {
-    if (text.find('|') == std::string_view::npos)
-        return std::nullopt;
-    std::vector<std::string_view> lines;
-    for (std::size_t at = 0; at <= text.size();) {
+namespace {
+
+// Where a line splits into two logs' lines: its only '|', with a blank on each side (or the line's end after it), both
+// sides log-led; npos when it does not.
+std::size_t side_by_side_cut(std::string_view l) {
+    if (std::count(l.begin(), l.end(), '|') != 1)
+        return std::string_view::npos;  // a markdown table's row has many: its cells are not two logs
+    const std::size_t p = l.find('|');
+    if (p == 0 || (l[p - 1] != ' ' && l[p - 1] != '\t') || (p + 1 < l.size() && l[p + 1] != ' ' && l[p + 1] != '\t'))
+        return std::string_view::npos;
+    return log_led(l.substr(0, p)) && log_led(l.substr(p + 1)) ? p : std::string_view::npos;
+}
+
+// Calls f(line, 0-based index) for each line of `text` (no list of them: a log may hold millions).
+template <typename F>
+void for_each_line(std::string_view text, F&& f) {
+    std::size_t k = 0;
+    for (std::size_t at = 0; at <= text.size(); ++k) {
         const std::size_t nl = text.find('\n', at);
-        lines.push_back(text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at));
+        f(text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at), k);
         if (nl == std::string_view::npos)
             break;
         at = nl + 1;
     }
-    // Where each line splits: a '|' with a blank on each side (or the line's end after it), both sides log-led.
-    std::vector<std::size_t> cut(lines.size(), std::string_view::npos);
+}
+
+}  // namespace
+
+std::optional<SideBySide> split_side_by_side(std::string_view text) {
+    if (text.find('|') == std::string_view::npos)
+        return std::nullopt;
     SideBySide sbs;
     std::size_t rows_both = 0;
-    for (std::size_t k = 0; k < lines.size(); ++k) {
-        const std::string_view l = lines[k];
-        if (std::count(l.begin(), l.end(), '|') != 1)
-            continue;  // a markdown table's row has many: its cells are not two logs
-        for (std::size_t p = l.find('|'); p != std::string_view::npos; p = l.find('|', p + 1)) {
-            if (p == 0 || (l[p - 1] != ' ' && l[p - 1] != '\t') || (p + 1 < l.size() && l[p + 1] != ' ' && l[p + 1] != '\t'))
-                continue;
-            const std::string_view left = l.substr(0, p);
-            const std::string_view right = l.substr(p + 1);
-            if (!log_led(left) || !log_led(right))
-                continue;
-            cut[k] = p;
-            ++sbs.lines;
-            if (sbs.first == 0)
-                sbs.first = k + 1;
-            sbs.last = k + 1;
-            if (digit(trim(left).front()) && digit(trim(right).front()))
-                ++rows_both;
-            break;
-        }
-    }
+    for_each_line(text, [&](std::string_view l, std::size_t k) {
+        const std::size_t p = side_by_side_cut(l);
+        if (p == std::string_view::npos)
+            return;
+        ++sbs.lines;
+        if (sbs.first == 0)
+            sbs.first = k + 1;
+        sbs.last = k + 1;
+        if (digit(trim(l.substr(0, p)).front()) && digit(trim(l.substr(p + 1)).front()))
+            ++rows_both;
+    });
     if (sbs.lines < 2 || rows_both == 0)
         return std::nullopt;
     std::string right_block;
-    for (std::size_t k = 0; k < lines.size(); ++k) {
+    for_each_line(text, [&](std::string_view l, std::size_t k) {
         if (k > 0)
             sbs.text += '\n';
-        if (cut[k] == std::string_view::npos) {
-            sbs.text += lines[k];
-            continue;
+        const std::size_t p = side_by_side_cut(l);
+        if (p == std::string_view::npos) {
+            sbs.text += l;
+            return;
         }
-        const std::string_view left = lines[k].substr(0, cut[k]);
+        const std::string_view left = l.substr(0, p);
         sbs.text += left.substr(0, left.find_last_not_of(" \t") + 1);
         right_block += '\n';
-        right_block += lines[k].substr(cut[k] + 1);
-    }
+        right_block += l.substr(p + 1);
+    });
     sbs.text += '\n';
     sbs.text += right_block;
     sbs.text += '\n';
