@@ -236,4 +236,30 @@ TEST(NcclMarkdownTable, OtherTablesAreLeftAlone) {
     EXPECT_EQ(t->separators, 1u);
 }
 
+// UoB-HPC/BabelStream PR 139: an MI-210 table with no "Array size" line. Each row's bandwidth x min time / arrays is the
+// array size to the rounding of both: Copy (1406620.269 +- 0.0005) MB/s x (0.00305 +- 0.000005) s / 2, ..., Dot
+// 745985.464 x 0.00576 / 2. Their intersection is 2146573171..2148159882 B (the largest lower bound is Add's
+// 1279936.3735e6 x 0.005025 / 3, the least upper bound Dot's 745985.4645e6 x 0.005765 / 2); 2^28 x 8 = 2147483648 B is
+// in it. Editing Add's min time to 0.00603 moves its lower bound to 2570538883 B, above every upper bound: warned.
+TEST(BabelStreamNoArraySize, RowsAgreeOnOneArraySize) {
+    const std::string head =
+        "Function    MBytes/sec  Min (sec)   Max         Average     \n"
+        "Copy        1406620.269 0.00305     0.00322     0.00308     \n"
+        "Mul         1404059.445 0.00306     0.00316     0.00312     \n";
+    const std::string tail =
+        "Triad       1272501.462 0.00506     0.00524     0.00516     \n"
+        "Dot         745985.464  0.00576     0.00687     0.00626\n";
+    const IngestReport ok = babelstream_report(
+        parse_babelstream(head + "Add         1279936.374 0.00503     0.00522     0.00515     \n" + tail, "mi210"), "mi210", {});
+    EXPECT_TRUE(any_holds(ok.notes,
+                          "run 1: no array size printed; its 5 rows agree on one (bandwidth x min time / arrays = "
+                          "2146573171..2148159882 bytes)"));
+    const IngestReport edited = babelstream_report(
+        parse_babelstream(head + "Add         1279936.374 0.00603     0.00622     0.00615     \n" + tail, "mi210"), "mi210", {});
+    EXPECT_TRUE(any_holds(edited.warnings,
+                          "run 1: no array size printed, and its rows' bandwidth x min time / arrays agree "
+                          "on none"));
+    EXPECT_FALSE(any_holds(edited.notes, "agree on one"));
+}
+
 }  // namespace
