@@ -190,6 +190,21 @@ bool is_timestamp(std::string_view t) {
 //     time stamps ("2024-05-01 12:34:56.789", "[12:34:56]").
 // Tags are cut out without a space: the launcher inserts them between the program's own bytes.
 std::string strip_launcher_tags(std::string_view line) {
+    // A syslog/journald prefix: "Nov 25 12:00:01 host ident[pid]: " (journalctl, /var/log/syslog): month, day, time,
+    // host, and the program's tag ending in ':'. Read before the tags below, which would take "[pid]:" for a rank label.
+    {
+        static constexpr std::array<std::string_view, 12> kMonths{"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                                  "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+        const std::vector<std::string_view> tok = split_ws(line.substr(0, std::min<std::size_t>(line.size(), 160)));
+        if (tok.size() >= 6 && std::find(kMonths.begin(), kMonths.end(), tok[0]) != kMonths.end() && tok[1].size() <= 2 &&
+            is_digits(tok[1]) && is_timestamp(tok[2]) && tok[4].size() >= 2 && tok[4].back() == ':') {
+            bool tag = true;
+            for (const char c : tok[4].substr(0, tok[4].size() - 1))
+                tag = tag && (is_ident_char(c) || c == '[' || c == ']' || c == '.' || c == '-' || c == '/');
+            if (tag)
+                line.remove_prefix(static_cast<std::size_t>(tok[4].data() + tok[4].size() - line.data()));
+        }
+    }
     std::string out;
     out.reserve(line.size());
     for (std::size_t i = 0; i < line.size();) {

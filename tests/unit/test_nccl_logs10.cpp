@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "../../src/ingest/nccl_tests_parts.h"
 #include "../../src/ingest/text_columns.h"
 #include "bwacct/error.h"
 #include "bwacct/ingest_babelstream.h"
@@ -260,6 +261,24 @@ TEST(BabelStreamNoArraySize, RowsAgreeOnOneArraySize) {
                           "run 1: no array size printed, and its rows' bandwidth x min time / arrays agree "
                           "on none"));
     EXPECT_FALSE(any_holds(edited.notes, "agree on one"));
+}
+
+// journalctl / syslog: "Nov 25 12:00:01 gpu01 all_reduce_perf[4242]: " before every line. Before: "holds no nccl-tests
+// result row" (the "[4242]:" was cut as a rank label, leaving "Nov 25 12:00:01 gpu01 all_reduce_perf" before the row).
+// 268435456 B / 1151.1 us = 233.20 GB/s (printed 233.20), x 2 x 7/8 = 408.10.
+TEST(NcclLauncherPrefix, JournaldPrefixIsCut) {
+    const std::string p = "Nov 25 12:00:01 gpu01 all_reduce_perf[4242]: ";
+    const NcclLog log = parse_nccl_tests(p + "# Collective test starting: all_reduce_perf\n" + p +
+                                             "   268435456      67108864     float     sum      -1   1151.1  233.20  408.10      "
+                                             "0   1146.6  234.11  409.70      0\n",
+                                         "journal.txt");
+    ASSERT_EQ(log.runs.size(), 1u);
+    EXPECT_EQ(log.runs[0].program, "all_reduce_perf");
+    ASSERT_EQ(log.runs[0].rows.size(), 1u);
+    EXPECT_EQ(log.runs[0].rows[0].size, 268435456u);
+    EXPECT_DOUBLE_EQ(log.runs[0].rows[0].out_of_place->busbw_GBps.value, 408.10);
+    // Not a month, or no tag ending in ':': not a syslog prefix (the line is left to the other rules).
+    EXPECT_EQ(detail::strip_launcher_tags("Now 25 12:00:01 h x: 8 2"), "Now 25 12:00:01 h x: 8 2");
 }
 
 }  // namespace
