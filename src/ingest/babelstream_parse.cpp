@@ -743,6 +743,7 @@ BabelStreamFile parse_babelstream(const std::string& text_raw, const std::string
     std::size_t failure_line = 0;
     std::size_t banner_line = 0;        // the first "BabelStream" banner, for a run that printed no table
     std::size_t later_banner_line = 0;  // a banner after the last table, 0 when none
+    std::size_t table_pending = 0;      // the last banner's line while no table has followed it
     const auto begin_run = [&] {
         cur.run = static_cast<int>(out.runs.size()) + 1;
         cur.validation_failure = failure;
@@ -759,6 +760,14 @@ BabelStreamFile parse_babelstream(const std::string& text_raw, const std::string
                 failure_line = i + 1;
             }
         } else if (t == "BabelStream" || t == "BabelStream Fortran" || t == "GPU-STREAM") {
+            // The run before this banner printed its banner and no table (it crashed or was stopped before its
+            // timings: "Aborted (core dumped)"): said, not dropped unseen. (A run after the last table is said below.)
+            if (table_pending > 0)
+                out.warnings.push_back(fmt::format(
+                    "line {}: a run starts and prints no table before the next run's banner "
+                    "on line {} (it stopped before its timings, or runs printing at once interleave): nothing of it is read",
+                    table_pending, i + 1));
+            table_pending = i + 1;
             if (banner_line == 0)
                 banner_line = i + 1;
             if (!out.runs.empty() && later_banner_line == 0)
@@ -767,6 +776,7 @@ BabelStreamFile parse_babelstream(const std::string& text_raw, const std::string
             gpu_stream = t == "GPU-STREAM";
         } else if (text_table_header(t, mib)) {
             later_banner_line = 0;
+            table_pending = 0;
             begin_run();
             cur.mebibytes = mib;
             // An exact element count (GPU-STREAM 1.0's work items) outranks the rounded "Array size".
@@ -780,12 +790,14 @@ BabelStreamFile parse_babelstream(const std::string& text_raw, const std::string
             out.format = "BabelStream text";
         } else if (t.rfind("function", 0) == 0 && t.find("num_times") != std::string::npos) {
             later_banner_line = 0;
+            table_pending = 0;
             begin_run();
             parse_csv_table(lines, i, cur, out, origin);
             cur.phase_line = 0;  // the next run's own, if it prints them
             out.format = "BabelStream CSV";
         } else if (detail::alpaka_table_header(t)) {
             later_banner_line = 0;
+            table_pending = 0;
             begin_run();
             detail::parse_alpaka_table(lines, i, cur, out, origin);
             cur.phase_line = 0;  // the next run's own, if it prints them

@@ -281,4 +281,17 @@ TEST(NcclLauncherPrefix, JournaldPrefixIsCut) {
     EXPECT_EQ(detail::strip_launcher_tags("Now 25 12:00:01 h x: 8 2"), "Now 25 12:00:01 h x: 8 2");
 }
 
+// UoB-HPC/BabelStream issue 50: a GTX 960 run printed its banner and context, then "Aborted (core dumped)", and the CPU
+// run after it printed its table. Before: the aborted run was dropped without a word. CPU Copy: 2 x 268.4 MB / 0.01891
+// s = 28387.1 MB/s against the printed 28395.227 (0.00001 s of rounding in the time is 0.03 %).
+TEST(BabelStreamRuns, ARunWithoutATableBeforeAnotherIsSaid) {
+    const BabelStreamFile f = parse_babelstream(
+        fixture("corpus/babelstream/babelstream_issue50_sycl33_gtx960_aborted_after_banner_then_cpu_run_cut_in_triad_name.md"),
+        "issue50");
+    ASSERT_EQ(f.runs.size(), 1u);
+    EXPECT_EQ(f.runs[0].device, "Intel(R) Core(TM) i7-5960X CPU @ 3.00GHz");
+    EXPECT_EQ(f.rows.size(), 3u);  // Copy, Mul, Add; "Tr" is cut
+    EXPECT_TRUE(any_holds(f.warnings, "line 4: a run starts and prints no table before the next run's banner on line 21"));
+}
+
 }  // namespace
