@@ -551,6 +551,15 @@ void parse_csv_table(const std::vector<std::string>& lines, std::size_t& i, Babe
         }
         out.rows.push_back(std::move(r));
     }
+    if (out.rows.size() == before && short_rows > 0 && before > 0) {
+        // Earlier runs were read: this table's elided or cut rows are said, not the whole file refused.
+        out.warnings.push_back(
+            fmt::format("line {}: every row of this CSV result table has fewer fields than its header "
+                        "({} rows, as '{}'): this run is not read, the runs before it are",
+                        i + 1, short_rows, first_short.substr(0, 60)));
+        i = end - 1;
+        return;
+    }
     if (out.rows.size() == before && short_rows > 0)
         throw InputError(origin, fmt::format("line {}: every row of the CSV result table has fewer fields than its header "
                                              "({} rows, as '{}': values elided or cut), no row to read; {}",
