@@ -124,9 +124,11 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
 //     the run names the same N;
 //   - the printed rows: busbw = algbw · f(n) with f = 2(n−1)/n (allreduce) or (n−1)/n (allgather,
 //     reducescatter, alltoall), so every row bounds f by its rounding, (busbw ∓ h)/(algbw ± h), and the
-//     intersection over rows bounds n (often to one value).
+//     intersection over rows bounds n (often to one value);
+//   - the count column of allgather, reducescatter, alltoall, gather and scatter (one rank's part):
+//     n = size / (count × element size), when every row gives the same whole n (not for pre-2018 ms layouts).
 // The count is the one every clue allows, taken in the order rank lines, NCCL's init lines, row ratio,
-// header; `from`
+// count column, header; `from`
 // says which. Throws InputError naming `origin` when no count satisfies every clue.
 struct NcclRanks {
     std::uint64_t n = 0;
