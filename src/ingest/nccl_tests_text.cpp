@@ -566,15 +566,15 @@ bool is_rank_line(const std::vector<std::string_view>& tok, bool hashed) {
 // prefix). The communicator's size, or nothing for any other INFO line: the teardown's "- Destroy
 // COMPLETE" and "- Abort COMPLETE" lines name the same communicator after the run's rows, not the next run's.
 std::optional<std::uint64_t> comm_init_nranks(const std::vector<std::string_view>& tok) {
+    // The communicator's init lines: "... - Init COMPLETE" (or "Init START"), and NCCL 2.19+'s topology line "comm 0x...
+    // rank 13 nRanks 16 nNodes 2 localRanks 8 localRank 5 MNNVL 0", printed during init before it completes.
     bool init = false;
     for (std::size_t i = 1; i < tok.size(); ++i)
-        init = init || (tok[i] == "COMPLETE" && tok[i - 1] == "Init");
-    if (!init)
-        return std::nullopt;
+        init = init || ((tok[i] == "COMPLETE" || tok[i] == "START") && tok[i - 1] == "Init");
     for (std::size_t i = 0; i + 3 < tok.size(); ++i) {
         std::uint64_t rank = 0, n = 0;
         if (tok[i] == "rank" && parse_u64(tok[i + 1], rank) && (tok[i + 2] == "nranks" || tok[i + 2] == "nRanks") &&
-            parse_u64(tok[i + 3], n) && rank < n)
+            parse_u64(tok[i + 3], n) && rank < n && (init || (i + 4 < tok.size() && tok[i + 4] == "nNodes")))
             return n;
     }
     return std::nullopt;

@@ -307,4 +307,25 @@ TEST(BabelStreamRuns, ARunWithoutATableBeforeAnotherIsSaid) {
     EXPECT_TRUE(any_holds(f.warnings, "line 4: a run starts and prints no table before the next run's banner on line 21"));
 }
 
+// NCCL 2.19+ prints, during a communicator's init and before "Init COMPLETE", "comm 0x... rank 13 nRanks 16 nNodes 2
+// localRanks 8 localRank 5 MNNVL 0" (two such lines from NVIDIA/nccl issue 1357, a 2-node H100 run). A log that keeps
+// these and not the COMPLETE lines had no rank clue from them. The row is made up: busbw/algbw 0.06/0.03 bounds n only
+// below (0.055/0.035 = 1.571 = 2(n-1)/n gives n >= 4.7), so 16 comes from the init lines.
+TEST(NcclRanksFromInit, TopologyLineWithNNodesNamesTheCount) {
+    const std::string text =
+        "qh100-gpu20:39634:39692 [5] NCCL INFO comm 0x5558e3c10180 rank 13 nRanks 16 nNodes 2 localRanks 8 localRank 5 MNNVL 0\n"
+        "qh100-gpu20:39635:39691 [6] NCCL INFO comm 0x56089796c4b0 rank 14 nRanks 16 nNodes 2 localRanks 8 localRank 6 MNNVL 0\n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+        "        1024           256     float     sum      -1    30.00    0.03    0.06      0    30.00    0.03    0.06      0\n";
+    const NcclLog log = parse_nccl_tests(text, "init.txt");
+    ASSERT_EQ(log.runs.size(), 1u);
+    const NcclRanks r = resolve_nccl_ranks(log.runs[0], CollectiveKind::allreduce, std::nullopt, "init.txt");
+    EXPECT_EQ(r.n, 16u);
+    EXPECT_EQ(r.from, "nccl_init");
+    // Without "nNodes" after the count, or "Init COMPLETE/START" on the line, "rank R nRanks N" is not taken.
+    const NcclLog other =
+        parse_nccl_tests("h:1:2 [0] NCCL INFO rank 3 nRanks 4 something\n" + text.substr(text.find("#")), "other.txt");
+    EXPECT_TRUE(other.runs[0].comm_nranks.empty());
+}
+
 }  // namespace
