@@ -49,6 +49,10 @@ struct BabelStreamRun {
     // when captured with 2>&1): its kernels computed wrong results, so every bandwidth is unverified.
     std::string validation_failure;   // the first such line, trimmed; empty when none was printed
     std::size_t validation_line = 0;  // its 1-based line
+    // BabelStream 5's Init and Read timings ("Init: 0.078539 s (=10253.531921 MBytes/sec)", or --csv's
+    // "phase,n_elements,sizeof,max_mbytes_per_sec,runtime" table): their 1-based line, 0 when not printed. Not read as
+    // rows: each is one host-timed call, not the repeated device-memory kernels the table accounts (the report says so).
+    std::size_t phase_line = 0;
 };
 
 struct GpuStreamRow {

@@ -72,7 +72,10 @@ struct NcclRun {
     std::set<std::uint64_t> comm_nranks;
     std::vector<NcclRow> rows;
     std::optional<double> avg_busbw_GBps;  // "# Avg bus bandwidth"
-    int first_line = 0, last_line = 0;     // 1-based lines of the text log the run spans; 0 in JSON
+    // Times in ms: nccl-tests before its 2018 rewrite, or NCCL 1's own tests ("bytes N type ..."), whose N is not
+    // read as one rank's part (no rank count from it).
+    bool times_ms = false;
+    int first_line = 0, last_line = 0;  // 1-based lines of the text log the run spans; 0 in JSON
 };
 
 struct NcclLog {
@@ -121,17 +124,20 @@ IngestReport account_nccl(const NcclLog& log, const std::string& file, const Ncc
 //     the run names the same N;
 //   - the printed rows: busbw = algbw · f(n) with f = 2(n−1)/n (allreduce) or (n−1)/n (allgather,
 //     reducescatter, alltoall), so every row bounds f by its rounding, (busbw ∓ h)/(algbw ± h), and the
-//     intersection over rows bounds n (often to one value).
+//     intersection over rows bounds n (often to one value);
+//   - the count column of allgather, reducescatter, alltoall, gather and scatter (one rank's part):
+//     n = size / (count × element size), when every row gives the same whole n (not for pre-2018 ms layouts).
 // The count is the one every clue allows, taken in the order rank lines, NCCL's init lines, row ratio,
-// header; `from`
+// count column, header; `from`
 // says which. Throws InputError naming `origin` when no count satisfies every clue.
 struct NcclRanks {
     std::uint64_t n = 0;
-    std::string
-        from;         // "rank_lines", "nccl_init", "highest_rank", "busbw_algbw_ratio", "header", "header_x_processes", "--ranks"
-    std::string why;  // one line for the table: "16 from the 16 \"# Rank\" lines, ..."
+    std::string from;  // "rank_lines", "nccl_init", "count_column", "highest_rank", "busbw_algbw_ratio", "header",
+                       // "header_x_processes", "--ranks"
+    std::string why;   // one line for the table: "16 from the 16 \"# Rank\" lines, ..."
     std::optional<std::uint64_t> rank_lines, highest_rank_plus_one, per_process, header_total;
     std::optional<std::uint64_t> comm_nranks;           // NCCL's init lines, when they agree on one size
+    std::optional<std::uint64_t> count_ranks;           // size / (count × element size), for per-rank-count collectives
     std::optional<std::uint64_t> ratio_min, ratio_max;  // ratio_max absent: unbounded above
     std::vector<std::string> notes;                     // clues that disagree with a given --ranks, etc.
 };
@@ -147,6 +153,9 @@ std::optional<double> nccl_rows_allreduce_factor(const NcclRun& run);
 // or more, with busbw = algbw where the rows bound it: only reduce_perf prints both (broadcast, gather and scatter have
 // a root and no operation; allreduce and reduce_scatter an operation and root -1 or no root column).
 bool nccl_rows_reduce(const NcclRun& run);
+
+// Bytes of one element of an nccl-tests type name ("float" 4, "bfloat16" 2, "f8e4m3" 1, "int64" 8); 0 when unknown.
+std::uint64_t nccl_type_bytes(std::string_view type);
 
 // The result a printed (rounded) value stands for: [value − h, value + h], h = ½·10^−decimals.
 double printed_half_unit(const PrintedNumber& p);

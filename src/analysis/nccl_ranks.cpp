@@ -151,6 +151,31 @@ NcclRanks resolve_nccl_ranks(const NcclRun& run, CollectiveKind kind, std::optio
             "the rank list names each rank id for {} processes: {} independent runs, each with its own ranks 0–{}, wrote "
             "into this file at once and their rows interleave; each row is one of them and is costed as one run of that size",
             run.processes_per_rank_id, run.processes_per_rank_id, *run.ranks.rbegin()));
+    // nccl-tests prints, for the collectives whose buffer holds one part per rank (allgather, reducescatter, alltoall,
+    // gather, scatter: *GetCollByteCount), the count of one rank's part: size = count × n × element size, so every
+    // row with elements gives n = size / (count × element size). Rows that give no whole n, or two, leave no clue.
+    if (factor_scale(kind) == 1 && !run.times_ms) {
+        std::optional<std::uint64_t> n_count;
+        bool agree = true;
+        for (const NcclRow& row : run.rows) {
+            const std::uint64_t ts = nccl_type_bytes(row.type);
+            if (row.size == 0 || row.count == 0 || ts == 0)
+                continue;
+            const std::uint64_t part = row.count * ts;
+            if (part / ts != row.count || row.size % part != 0 || (n_count && *n_count != row.size / part)) {
+                agree = false;
+                break;
+            }
+            n_count = row.size / part;
+        }
+        if (agree && n_count) {
+            r.count_ranks = n_count;
+            clues.push_back(
+                fmt::format("the rows' size / (count × element size) = {} (the count column is one rank's part "
+                            "for {})",
+                            *n_count, collective_name(kind)));
+        }
+    }
     const RatioBounds ratio = ratio_bounds(run, kind);
     if (ratio.any && !ratio.empty) {
         r.ratio_min = ratio.lo;
@@ -181,6 +206,8 @@ NcclRanks resolve_nccl_ranks(const NcclRun& run, CollectiveKind kind, std::optio
             return false;
         if (r.comm_nranks && n != *r.comm_nranks)
             return false;
+        if (r.count_ranks && n != *r.count_ranks)
+            return false;
         if (r.ratio_min && (n < *r.ratio_min || (r.ratio_max && n > *r.ratio_max)))
             return false;
         return true;
@@ -206,6 +233,7 @@ NcclRanks resolve_nccl_ranks(const NcclRun& run, CollectiveKind kind, std::optio
         {complete_list ? r.highest_rank_plus_one : std::nullopt, "rank_lines"},
         {r.comm_nranks, "nccl_init"},
         {exact_ratio, "busbw_algbw_ratio"},
+        {r.count_ranks, "count_column"},
         {r.header_total, "header_x_processes"},
         {complete_list ? std::nullopt : r.highest_rank_plus_one, "highest_rank"},
         {r.per_process, "header"},
@@ -245,7 +273,8 @@ NcclRanks resolve_nccl_ranks(const NcclRun& run, CollectiveKind kind, std::optio
             const bool is_used = (r.from == std::string("rank_lines") || r.from == std::string("highest_rank"))
                                      ? c.rfind("the highest", 0) == 0 || c.find("\"# Rank\" lines (") != std::string::npos
                                  : r.from == std::string("nccl_init")         ? c.rfind("NCCL's init", 0) == 0
-                                 : r.from == std::string("busbw_algbw_ratio") ? c.rfind("the rows'", 0) == 0
+                                 : r.from == std::string("busbw_algbw_ratio") ? c.rfind("the rows' busbw", 0) == 0
+                                 : r.from == std::string("count_column")      ? c.rfind("the rows' size", 0) == 0
                                                                               : c.rfind("the header", 0) == 0;
             if (is_used && used.empty())
                 used = c;

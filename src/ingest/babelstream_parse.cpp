@@ -12,6 +12,7 @@
 #include "bwacct/ingest_babelstream.h"
 #include "csv.h"
 #include "inline_markup.h"
+#include "text_columns.h"
 
 namespace bwacct {
 namespace {
@@ -456,6 +457,8 @@ void parse_csv_table(const std::vector<std::string>& lines, std::size_t& i, Babe
     const char sep = lines[i].size() > 8 ? lines[i][8] : ',';
     std::string table;
     std::size_t end = i;
+    std::size_t short_rows = 0;  // known functions' rows with fewer fields than the header
+    std::string first_short;
     const auto fields = [sep](const std::string& l) { return std::count(l.begin(), l.end(), sep); };
     for (; end < lines.size() && !trim(lines[end]).empty(); ++end) {
         // A row: as many separators as the header and a name first (an unknown function's row is kept).
@@ -474,6 +477,8 @@ void parse_csv_table(const std::vector<std::string>& lines, std::size_t& i, Babe
             // A known function's row with fewer fields than the header (a truncated file): not read, and said; whole
             // rows after it (the log went on) are read.
             if (fields(lines[end]) < fields(lines[i]) && is_function(first)) {
+                if (short_rows++ == 0)
+                    first_short = lines[end];
                 out.warnings.push_back(fmt::format("line {}: {} row cut short ({} of {} fields; a truncated file?): not read",
                                                    end + 1, first, fields(lines[end]) + 1, fields(lines[i]) + 1));
                 table += "\n";
@@ -546,6 +551,19 @@ void parse_csv_table(const std::vector<std::string>& lines, std::size_t& i, Babe
         }
         out.rows.push_back(std::move(r));
     }
+    if (out.rows.size() == before && short_rows > 0 && before > 0) {
+        // Earlier runs were read: this table's elided or cut rows are said, not the whole file refused.
+        out.warnings.push_back(
+            fmt::format("line {}: every row of this CSV result table has fewer fields than its header "
+                        "({} rows, as '{}'): this run is not read, the runs before it are",
+                        i + 1, short_rows, first_short.substr(0, 60)));
+        i = end - 1;
+        return;
+    }
+    if (out.rows.size() == before && short_rows > 0)
+        throw InputError(origin, fmt::format("line {}: every row of the CSV result table has fewer fields than its header "
+                                             "({} rows, as '{}': values elided or cut), no row to read; {}",
+                                             i + 1, short_rows, first_short.substr(0, 60), kExpected));
     if (out.rows.size() == before)
         throw InputError(origin, fmt::format("line {}: CSV result table without rows (file truncated?); {}", i + 1, kExpected));
     out.runs.push_back(run);
@@ -700,8 +718,13 @@ BabelStreamFile parse_babelstream(const std::string& text_raw, const std::string
     const std::string decolored = coloured ? ingest::strip_terminal_escapes(text_raw) : std::string();
     const std::string& text = coloured ? decolored : text_raw;
     // Lines a document converter wrapped in inline markup (":mark:`Copy 4255995.148 ...`") read as the program's.
+    // Unicode blanks (a web page's no-break spaces) read as the blanks BabelStream printed; one between a digit and
+    // three digits as a locale's thousands separator (BabelStream prints none), said below.
+    ingest::BlankReport blanks;
+    const std::string ascii = ingest::has_unicode_blanks(text) ? ingest::ascii_blanks(text, blanks) : std::string();
+    const std::string& plain = ascii.empty() ? text : ascii;
     std::vector<std::string> lines =
-        text.find('`') == std::string::npos ? split_lines(text) : split_lines(ingest::unwrap_inline_markup(text));
+        plain.find('`') == std::string::npos ? split_lines(plain) : split_lines(ingest::unwrap_inline_markup(plain));
     // Output captured through a launcher (srun -l, mpirun --tag-output, a logger's time stamps): each
     // line without its prefix.
     for (std::string& l : lines)
@@ -712,6 +735,12 @@ BabelStreamFile parse_babelstream(const std::string& text_raw, const std::string
                 !starts_babelstream_line(trim(l)) && (starts_babelstream_line(rest) || looks_like_table_row(rest)))
                 l = std::string(rest);
     BabelStreamFile out;
+    if (blanks.thousands > 0)
+        out.warnings.push_back(
+            fmt::format("line {}: a no-break space between digits read as a thousands separator ('{}' read as {}{}; BabelStream "
+                        "prints none: the text went through a locale-aware tool)",
+                        blanks.first_line, blanks.first_text, blanks.first_read,
+                        blanks.thousands > 1 ? fmt::format(", and {} more", blanks.thousands - 1) : std::string()));
     BabelStreamRun cur;
     bool triad_only = false;
     bool gpu_stream = false;  // the current run's banner is "GPU-STREAM"
@@ -723,6 +752,7 @@ BabelStreamFile parse_babelstream(const std::string& text_raw, const std::string
     std::size_t failure_line = 0;
     std::size_t banner_line = 0;        // the first "BabelStream" banner, for a run that printed no table
     std::size_t later_banner_line = 0;  // a banner after the last table, 0 when none
+    std::size_t table_pending = 0;      // the last banner's line while no table has followed it
     const auto begin_run = [&] {
         cur.run = static_cast<int>(out.runs.size()) + 1;
         cur.validation_failure = failure;
@@ -739,6 +769,14 @@ BabelStreamFile parse_babelstream(const std::string& text_raw, const std::string
                 failure_line = i + 1;
             }
         } else if (t == "BabelStream" || t == "BabelStream Fortran" || t == "GPU-STREAM") {
+            // The run before this banner printed its banner and no table (it crashed or was stopped before its
+            // timings: "Aborted (core dumped)"): said, not dropped unseen. (A run after the last table is said below.)
+            if (table_pending > 0)
+                out.warnings.push_back(fmt::format(
+                    "line {}: a run starts and prints no table before the next run's banner "
+                    "on line {} (it stopped before its timings, or runs printing at once interleave): nothing of it is read",
+                    table_pending, i + 1));
+            table_pending = i + 1;
             if (banner_line == 0)
                 banner_line = i + 1;
             if (!out.runs.empty() && later_banner_line == 0)
@@ -747,6 +785,7 @@ BabelStreamFile parse_babelstream(const std::string& text_raw, const std::string
             gpu_stream = t == "GPU-STREAM";
         } else if (text_table_header(t, mib)) {
             later_banner_line = 0;
+            table_pending = 0;
             begin_run();
             cur.mebibytes = mib;
             // An exact element count (GPU-STREAM 1.0's work items) outranks the rounded "Array size".
@@ -756,19 +795,31 @@ BabelStreamFile parse_babelstream(const std::string& text_raw, const std::string
             }
             out.runs.push_back(cur);
             parse_text_table(lines, i, cur, out, origin);
+            cur.phase_line = 0;  // the next run's own, if it prints them
             out.format = "BabelStream text";
         } else if (t.rfind("function", 0) == 0 && t.find("num_times") != std::string::npos) {
             later_banner_line = 0;
+            table_pending = 0;
             begin_run();
             parse_csv_table(lines, i, cur, out, origin);
+            cur.phase_line = 0;  // the next run's own, if it prints them
             out.format = "BabelStream CSV";
         } else if (detail::alpaka_table_header(t)) {
             later_banner_line = 0;
+            table_pending = 0;
             begin_run();
             detail::parse_alpaka_table(lines, i, cur, out, origin);
+            cur.phase_line = 0;  // the next run's own, if it prints them
             out.format = "alpaka babelstream (Catch2 benchmark)";
         } else if (detail::alpaka_context(t, cur)) {
             gpu_stream = false;
+        } else if (t.rfind("Init:", 0) == 0 || t.rfind("Read:", 0) == 0 ||
+                   (t.rfind("phase,", 0) == 0 && t.find("n_elements") != std::string::npos)) {
+            // BabelStream 5's Init and Read timings (text, or --csv's phase table before the function table): noted
+            // with the run, not read as rows (BabelStreamRun::phase_line); the CSV's "Init,..." and "Read,..." rows
+            // after its header are context lines that read_context passes over.
+            if (cur.phase_line == 0)
+                cur.phase_line = i + 1;
         } else if (t.rfind("Running triad", 0) == 0 || t.rfind("Bandwidth (GB/s)", 0) == 0 ||
                    t.rfind("Bandwidth (GiB/s)", 0) == 0) {
             triad_only = true;

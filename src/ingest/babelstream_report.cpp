@@ -178,6 +178,36 @@ void babelstream_section(const BabelStreamFile& f, const RunGpus& run_gpus, Inge
         "validation: 'failed: unverified' when the run printed a validation failure (its kernels computed wrong "
         "results; BabelStream prints it on stderr, so capture with 2>&1)");
     r.sections.push_back(std::move(s));
+    // A run that prints no array size still has one: each row's bandwidth x min time / arrays is it, to the rounding of
+    // both printed numbers. Rows that agree on one value are self-consistent; rows that do not were edited or mis-read.
+    for (const BabelStreamRun& run : f.runs) {
+        if (run.array_bytes)
+            continue;
+        const double unit = bytes_per_unit(&run);
+        double lo = 0, hi = HUGE_VAL;
+        std::size_t rows = 0;
+        for (const BabelStreamRow& row : f.rows) {
+            const int arrays = row.arrays ? *row.arrays : babelstream_arrays(row.function);
+            const double dt = half_unit(row.min_text), dbw = half_unit(row.bw_text) * unit;
+            if (row.run != run.run || arrays == 0 || !(row.min_s > dt) || !(row.bw_printed * unit > dbw))
+                continue;
+            ++rows;
+            lo = std::max(lo, (row.bw_printed * unit - dbw) * (row.min_s - dt) / arrays);
+            hi = std::min(hi, (row.bw_printed * unit + dbw) * (row.min_s + dt) / arrays);
+        }
+        if (rows < 2)
+            continue;
+        if (lo <= hi)
+            r.notes.push_back(
+                fmt::format("run {}: no array size printed; its {} rows agree on one (bandwidth x min time / "
+                            "arrays = {:.0f}..{:.0f} bytes), so each bandwidth fits its time",
+                            run.run, rows, lo, hi));
+        else
+            r.warnings.push_back(
+                fmt::format("run {}: no array size printed, and its rows' bandwidth x min time / arrays "
+                            "agree on none (the table was edited, or a row mis-read)",
+                            run.run));
+    }
     for (const BabelStreamRun& run : f.runs)
         if (!run.validation_failure.empty())
             r.warnings.push_back(
@@ -198,6 +228,13 @@ void babelstream_section(const BabelStreamFile& f, const RunGpus& run_gpus, Inge
                         : run.mebibytes ? ", MiBytes/sec"
                                         : ", MBytes/sec",
                         run.validation_failure.empty() ? "" : ", validation FAILED: bandwidths unverified"));
+        if (run.phase_line > 0)
+            r.notes.push_back(fmt::format(
+                "run {}: its Init and Read timings (line {}) are not read: each is one host-timed call (filling the arrays, "
+                "with the first touch of their pages; copying them back to the host), not a device-memory kernel timed "
+                "over repeats, and BabelStream 5.0 prints each under the other's name (main.cpp: initElapsedS = read2 - "
+                "read1, readElapsedS = init2 - init1)",
+                run.run, run.phase_line));
     }
 }
 

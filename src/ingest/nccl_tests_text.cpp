@@ -27,6 +27,7 @@
 #include "bwacct/text_file.h"
 #include "inline_markup.h"
 #include "nccl_tests_parts.h"
+#include "text_columns.h"
 
 namespace bwacct::detail {
 namespace {
@@ -189,6 +190,21 @@ bool is_timestamp(std::string_view t) {
 //     time stamps ("2024-05-01 12:34:56.789", "[12:34:56]").
 // Tags are cut out without a space: the launcher inserts them between the program's own bytes.
 std::string strip_launcher_tags(std::string_view line) {
+    // A syslog/journald prefix: "Nov 25 12:00:01 host ident[pid]: " (journalctl, /var/log/syslog): month, day, time,
+    // host, and the program's tag ending in ':'. Read before the tags below, which would take "[pid]:" for a rank label.
+    {
+        static constexpr std::array<std::string_view, 12> kMonths{"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                                  "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+        const std::vector<std::string_view> tok = split_ws(line.substr(0, std::min<std::size_t>(line.size(), 160)));
+        if (tok.size() >= 6 && std::find(kMonths.begin(), kMonths.end(), tok[0]) != kMonths.end() && tok[1].size() <= 2 &&
+            is_digits(tok[1]) && is_timestamp(tok[2]) && tok[4].size() >= 2 && tok[4].back() == ':') {
+            bool tag = true;
+            for (const char c : tok[4].substr(0, tok[4].size() - 1))
+                tag = tag && (is_ident_char(c) || c == '[' || c == ']' || c == '.' || c == '-' || c == '/');
+            if (tag)
+                line.remove_prefix(static_cast<std::size_t>(tok[4].data() + tok[4].size() - line.data()));
+        }
+    }
     std::string out;
     out.reserve(line.size());
     for (std::size_t i = 0; i < line.size();) {
@@ -550,15 +566,15 @@ bool is_rank_line(const std::vector<std::string_view>& tok, bool hashed) {
 // prefix). The communicator's size, or nothing for any other INFO line: the teardown's "- Destroy
 // COMPLETE" and "- Abort COMPLETE" lines name the same communicator after the run's rows, not the next run's.
 std::optional<std::uint64_t> comm_init_nranks(const std::vector<std::string_view>& tok) {
+    // The communicator's init lines: "... - Init COMPLETE" (or "Init START"), and NCCL 2.19+'s topology line "comm 0x...
+    // rank 13 nRanks 16 nNodes 2 localRanks 8 localRank 5 MNNVL 0", printed during init before it completes.
     bool init = false;
     for (std::size_t i = 1; i < tok.size(); ++i)
-        init = init || (tok[i] == "COMPLETE" && tok[i - 1] == "Init");
-    if (!init)
-        return std::nullopt;
+        init = init || ((tok[i] == "COMPLETE" || tok[i] == "START") && tok[i - 1] == "Init");
     for (std::size_t i = 0; i + 3 < tok.size(); ++i) {
         std::uint64_t rank = 0, n = 0;
         if (tok[i] == "rank" && parse_u64(tok[i + 1], rank) && (tok[i + 2] == "nranks" || tok[i + 2] == "nRanks") &&
-            parse_u64(tok[i + 3], n) && rank < n)
+            parse_u64(tok[i + 3], n) && rank < n && (init || (i + 4 < tok.size() && tok[i + 4] == "nNodes")))
             return n;
     }
     return std::nullopt;
@@ -654,17 +670,7 @@ std::string heading_program(std::string_view heading) {
 }
 
 // Bytes of one element of a type nccl-tests prints (is_type_name); 0 for none.
-std::uint64_t type_bytes(std::string_view t) {
-    if (t == "int8" || t == "uint8" || t == "char" || t == "f8e4m3" || t == "f8e5m2" || t == "fp8_e4m3" || t == "fp8_e5m2")
-        return 1;
-    if (t == "half" || t == "bfloat16" || t == "bf16")
-        return 2;
-    if (t == "int32" || t == "uint32" || t == "float" || t == "int" || t == "uint")
-        return 4;
-    if (t == "int64" || t == "uint64" || t == "double")
-        return 8;
-    return 0;
-}
+std::uint64_t type_bytes(std::string_view t) { return nccl_type_bytes(t); }
 
 // busbw / algbw of a row's first result with a bandwidth, as the interval its printed digits allow.
 std::optional<std::pair<double, double>> bus_factor_range(const NcclRow& row) {
@@ -806,6 +812,7 @@ struct TextReader {
                     (*res)->time_us.value *= 1000;
                     (*res)->time_us.decimals -= 3;
                 }
+        run.times_ms = true;
         warn(
             fmt::format("lines {}-{}: every row's algbw is its size over its time read in ms, not in us (early "
                         "nccl-tests printed ms): times read as ms",
@@ -1216,6 +1223,7 @@ struct TextReader {
                 "kept as cputime_us",
                 line_no));
         rows_under_header = rows_under_header || fits_header;
+        run.times_ms = run.times_ms || layout.time_ms;
         run.rows.push_back(std::move(row));
     }
 };
@@ -1238,6 +1246,26 @@ bool same_test_shape(const NcclRow& a, const NcclRow& b) {
 
 }  // namespace
 
+}  // namespace bwacct::detail
+
+namespace bwacct {
+
+std::uint64_t nccl_type_bytes(std::string_view t) {
+    if (t == "int8" || t == "uint8" || t == "char" || t == "f8e4m3" || t == "f8e5m2" || t == "fp8_e4m3" || t == "fp8_e5m2")
+        return 1;
+    if (t == "half" || t == "bfloat16" || t == "bf16")
+        return 2;
+    if (t == "int32" || t == "uint32" || t == "float" || t == "int" || t == "uint")
+        return 4;
+    if (t == "int64" || t == "uint64" || t == "double")
+        return 8;
+    return 0;
+}
+
+}  // namespace bwacct
+
+namespace bwacct::detail {
+
 NcclLog parse_nccl_text(const std::string& text_raw, const std::string& origin) {
     TextReader r;
     // A coloured terminal's escape sequences ("\x1b[32m", or their "[32m" residue) are not the log's. (No copy of a
@@ -1250,6 +1278,39 @@ NcclLog parse_nccl_text(const std::string& text_raw, const std::string& origin) 
     const bool marked = text_in.find('`') != std::string::npos;
     const std::string unwrapped = marked ? ingest::unwrap_inline_markup(text_in) : std::string();
     std::string_view text = marked ? std::string_view(unwrapped) : std::string_view(text_in);
+    // Unicode blanks (a web page's no-break spaces) read as the blanks nccl-tests printed; one between a digit and
+    // three digits as a locale's thousands separator (nccl-tests prints none), said.
+    ingest::BlankReport blanks;
+    const std::string ascii = ingest::has_unicode_blanks(text) ? ingest::ascii_blanks(text, blanks) : std::string();
+    if (!ascii.empty())
+        text = ascii;
+    if (blanks.thousands > 0)
+        r.warn(
+            fmt::format("line {}: a no-break space between digits read as a thousands separator ('{}' read as {}{}; "
+                        "nccl-tests prints none: the text went through a locale-aware tool)",
+                        blanks.first_line, blanks.first_text, blanks.first_read,
+                        blanks.thousands > 1 ? fmt::format(", and {} more", blanks.thousands - 1) : std::string()));
+    // Rows pasted as a markdown table ("1024 | 512 | half | ..."): their cells read as columns, warned.
+    const std::optional<ingest::MarkdownTable> table = ingest::markdown_table_rows(text);
+    if (table) {
+        r.warn(
+            fmt::format("line {}: {} rows pasted as a markdown table (cells between '|'{}): their cells read as the "
+                        "columns; numbers the paste wrote without trailing zeros (\"5.8\" for 5.80) are checked to the "
+                        "digits shown",
+                        table->first_line, table->rows,
+                        table->escaped > 0 ? fmt::format(", {} header lines escaped as '\\#'", table->escaped) : std::string()));
+        text = table->text;
+    }
+    // Two logs pasted side by side ("<row> | <row>"): the right-hand one read after the left-hand one, as its own run.
+    const std::optional<ingest::SideBySide> sbs = ingest::split_side_by_side(text);
+    if (sbs) {
+        const std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+        r.warn(
+            fmt::format("lines {}-{}: two logs side by side ({} lines split at ' | '): the right-hand one is read as a "
+                        "log of its own after the left-hand one (its lines numbered from {})",
+                        sbs->first, sbs->last, sbs->lines, lines + 2));
+        text = sbs->text;
+    }
     int line_no = 0;
     while (!text.empty()) {
         const std::size_t nl = text.find('\n');
