@@ -291,8 +291,10 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
                    {"max_rel_error", "max |error| / t", 3}};
     if (can_fit) {
         const AlphaBetaFit f = fit_alpha_beta(fit_points);
-        fit.rows.push_back(
-            {static_cast<std::uint64_t>(f.n), f.alpha_us, f.beta_GBps, f.beta_GBps * factor, f.half_bytes, f.max_rel_error});
+        // Without a bandwidth term there is no β and no n½: no row (it printed β 0.0 GB/s and n½ 0), the note says why.
+        if (f.us_per_byte > 0)
+            fit.rows.push_back(
+                {static_cast<std::uint64_t>(f.n), f.alpha_us, f.beta_GBps, f.beta_GBps * factor, f.half_bytes, f.max_rel_error});
         if (f.us_per_byte > 0) {
             for (const Pending& p : pending)
                 if (p.size > 0 && p.fitted)

@@ -17,6 +17,10 @@ std::string size_text(double bytes) {
 
 namespace {
 
+// A bandwidth in the summary: one decimal from 0.1 GB/s up; below, 3 significant digits (a 256 B
+// reducescatter's 0.009 GB/s printed as "0.0").
+std::string gbps(double v) { return v >= 0.1 || v <= 0 ? fmt::format("{:.1f}", v) : fmt::format("{:.3g}", v); }
+
 const Section* find(const std::vector<Section>& list, const std::string& key) {
     const auto it = std::find_if(list.begin(), list.end(), [&](const Section& s) { return s.key == key; });
     return it == list.end() ? nullptr : &*it;
@@ -60,7 +64,7 @@ std::vector<std::string> nccl_run_summary(const IngestRun& run, std::size_t host
     if (peak && !peak->rows.empty()) {
         const double* bw = cell<double>(*peak, 0, "busbw_GBps");
         const std::uint64_t* at = cell<std::uint64_t>(*peak, 0, "size_bytes");
-        std::string line = fmt::format("{}: peak busbw {:.1f} GB/s at {}", who, bw ? *bw : 0.0,
+        std::string line = fmt::format("{}: peak busbw {} GB/s at {}", who, gbps(bw ? *bw : 0.0),
                                        at ? size_text(static_cast<double>(*at)) : std::string("?"));
         for (std::size_t i = 0; i < peak->rows.size(); ++i) {
             const std::string* gpu = cell<std::string>(*peak, i, "gpu");
@@ -95,7 +99,7 @@ std::vector<std::string> nccl_run_summary(const IngestRun& run, std::size_t host
             const std::string why = ranks && *ranks == 1     ? "1 rank: nothing crosses a link"
                                     : gpus && !gpus->empty() ? "no link figure for " + *gpus
                                                              : "no catalog GPU: % of the link needs --gpu";
-            out.push_back(fmt::format("{}: peak busbw {:.1f} GB/s at {} ({})", who, *cell<double>(*rows, best, "busbw_GBps"),
+            out.push_back(fmt::format("{}: peak busbw {} GB/s at {} ({})", who, gbps(*cell<double>(*rows, best, "busbw_GBps")),
                                       at ? size_text(static_cast<double>(*at)) : std::string("?"), why));
         }
     }
@@ -117,13 +121,13 @@ std::vector<std::string> nccl_run_summary(const IngestRun& run, std::size_t host
         if (half && alpha && beta && *half > 0 && *half < 1)
             out.push_back(
                 fmt::format("no latency regime: α = {:.2f} µs, the times grow with size from the smallest one "
-                            "(β = {:.1f} GB/s busbw)",
-                            *alpha, *beta));
+                            "(β = {} GB/s busbw)",
+                            *alpha, gbps(*beta)));
         else if (half && alpha && beta && *half > 0)
             out.push_back(
-                fmt::format("latency ends at n½ = {} (α = {:.2f} µs, β = {:.1f} GB/s busbw): {} rows latency-bound, "
+                fmt::format("latency ends at n½ = {} (α = {:.2f} µs, β = {} GB/s busbw): {} rows latency-bound, "
                             "{} bandwidth-bound",
-                            size_text(*half), *alpha, *beta, latency, bandwidth));
+                            size_text(*half), *alpha, gbps(*beta), latency, bandwidth));
         else if (!fit->notes.empty())
             out.push_back(fit->notes.front());
     } else if (fit && !fit->notes.empty()) {

@@ -42,7 +42,26 @@ struct Bound {
     std::map<std::string, CLI::Option*> options;
 };
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+// An error message on one line: a control character a file or option put into it (a key "a\nb", a CRLF line)
+// is shown escaped (a backslash and n, \x1b), never as a line break that cuts the rest of the message off.
+std::string one_line(const std::string& s) {
+    std::string out;
+    std::size_t end = s.size();
+    while (end > 0 && (s[end - 1] == '\n' || s[end - 1] == '\r'))
+        --end;
+    for (std::size_t i = 0; i < end; ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c == '\n')
+            out += "\\n";
+        else if (c == '\r')
+            out += "\\r";
+        else if ((c < 0x20 && c != '\t') || c == 0x7f)
+            out += fmt::format("\\x{:02x}", c);
+        else
+            out += static_cast<char>(c);
+    }
+    return out;
+}
 
 // A figure that came out inf or NaN is blamed on the real-valued options the user gave (the values
 // layer noted each real option it parsed, defaults included; only those on the command line are
@@ -56,7 +75,7 @@ std::string non_finite_message(const NonFiniteFigure& e, const Args& args, const
         if (given.empty() && o.positional && !args.get(o.name).empty())
             given = args.get(o.name);
     if (given.empty())
-        return first_line(e.what());
+        return one_line(e.what());
     return fmt::format(
         "{}: the derived figure {} is not a finite number (it overflows or underflows a double); give "
         "values in a plausible range",
@@ -218,7 +237,7 @@ int dispatch(int argc, char** argv, std::string& who, int& write_errno) {
     } catch (const CLI::CallForVersion& e) {
         return print_through_fmt(app, e, write_errno);
     } catch (const CLI::ParseError& e) {
-        std::string sub, message = first_line(e.what());
+        std::string sub, message = one_line(e.what());
         for (const auto& [name, p] : parents)
             if (p->parsed())
                 sub = " " + name;
@@ -260,10 +279,10 @@ int dispatch(int argc, char** argv, std::string& who, int& write_errno) {
             fmt::print(stderr, "bwacct {}: {}\n", b->full_name, non_finite_message(e, args, *b->spec));
             return 2;
         } catch (const InputError& e) {
-            fmt::print(stderr, "bwacct {}: {}\n", b->full_name, first_line(e.what()));
+            fmt::print(stderr, "bwacct {}: {}\n", b->full_name, one_line(e.what()));
             return 2;
         } catch (const measure::MeasureError& e) {
-            fmt::print(stderr, "bwacct {}: {}\n", b->full_name, first_line(e.what()));
+            fmt::print(stderr, "bwacct {}: {}\n", b->full_name, one_line(e.what()));
             return 1;
         } catch (const std::exception& e) {
             if (standard_output_failed()) {  // fmt throws when a write to stdout fails: run_app says so
@@ -271,7 +290,7 @@ int dispatch(int argc, char** argv, std::string& who, int& write_errno) {
                     write_errno = se->code().value();
                 return 1;
             }
-            fmt::print(stderr, "bwacct {}: internal error: {}\n", b->full_name, first_line(e.what()));
+            fmt::print(stderr, "bwacct {}: internal error: {}\n", b->full_name, one_line(e.what()));
             return 1;
         }
     }

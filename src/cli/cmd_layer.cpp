@@ -10,6 +10,7 @@
 
 #include "bwacct/catalog.h"
 #include "bwacct/choice.h"
+#include "bwacct/dit_config.h"
 #include "bwacct/efficiency.h"
 #include "bwacct/error.h"
 #include "bwacct/finite_guard.h"
@@ -190,8 +191,12 @@ LayerRun inference_run_from(const Args& args, bool generate) {
 
 // The diffusion options (DiT models only; config_checks refuses them elsewhere).
 void dit_run_from(const Args& args, DitRun& d) {
-    if (const auto v = count_option(args, "--text-tokens"))
+    if (const auto v = count_option(args, "--text-tokens")) {
+        // The bound the config's own text_len has (kDitMaxSize): past it the costs overflow or mean nothing.
+        if (*v > kDitMaxSize)
+            throw InputError("--text-tokens", fmt::format("takes at most {} (2^24) text tokens, got {}", kDitMaxSize, *v));
         d.text_tokens = *v;
+    }
     if (const auto v = count_option(args, "--steps"))
         d.steps = *v;
     d.cfg = args.flag("--cfg");

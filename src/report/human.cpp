@@ -52,6 +52,11 @@ std::string fixed_trimmed(double v, int digits) {
     return s;
 }
 
+std::string rate(double v) {
+    const double a = std::fabs(v);
+    return fixed_trimmed(v, a >= 100 || a == 0 ? 0 : significant_decimals(a, 3));
+}
+
 std::string percent(double fraction) {
     const double p = fraction * 100;
     return p < 1 ? fmt::format("{:.2f} %", p) : fmt::format("{:.1f} %", p);

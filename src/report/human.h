@@ -15,5 +15,8 @@ int significant_decimals(double v, int sig);
 // v with `digits` decimals, trailing zeros and a trailing point dropped: (140.0, 1) → "140", (0.250, 3)
 // → "0.25". The short numbers of the verdict lines and of the charts' labels both end here.
 std::string fixed_trimmed(double v, int digits);
+// A rate (tokens/s, FPS): whole from 100 up ("731000"), else 3 significant digits ("12.3", "0.156"), never
+// rounded to a "0" that is not zero.
+std::string rate(double v);
 
 }  // namespace bwacct::detail

@@ -201,8 +201,8 @@ void print_generate_report(const GenerateReport& r, Format format, std::FILE* ou
     for (const GenerateGpu& g : r.gpus)
         fmt::print(out, "  {:<10}{:>14}{:>14}{:>16}{:>16}{:>14}{:>16}{:>16}\n", g.gpu, fixed(g.ttft_us / 1000, 3),
                    g.tpot_us ? fixed(*g.tpot_us / 1000, 3) : std::string("-"), fixed(g.first_step_us / 1000, 3),
-                   fixed(g.last_step_us / 1000, 3), fixed(g.total_us / 1000, 3), fixed(g.tokens_per_s_per_seq, 1),
-                   fixed(g.tokens_per_s_per_gpu, 1));
+                   fixed(g.last_step_us / 1000, 3), fixed(g.total_us / 1000, 3), detail::rate(g.tokens_per_s_per_seq),
+                   detail::rate(g.tokens_per_s_per_gpu));
     print_lines(out, "note", r.notes);
 }
 

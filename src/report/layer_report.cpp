@@ -25,6 +25,7 @@ using detail::fixed;
 using detail::human_bytes;
 using detail::human_count;
 using detail::percent;
+using detail::rate;
 
 const char* weight_part_name(WeightPart part) {
     switch (part) {
@@ -420,20 +421,20 @@ std::vector<detail::GpuVerdict> verdict_lines(const LayerReport& r) {
         if (!t.model) {
             text = fmt::format("{} · floor {} µs per layer · {} tokens/s through one layer (modelled)",
                                detail::bound_text(t.layer.bound), detail::short_number(t.layer.floor_us),
-                               fixed(t.layer.tokens_per_s, 0));
+                               rate(t.layer.tokens_per_s));
         } else {
             const SpanTotals& m = *t.model;
             const std::string per = r.config.dit                   ? "per forward"
                                     : r.run.phase == Phase::decode ? "per token (one per sequence each step)"
                                                                    : "per step";
             text = fmt::format("{} · floor {} ms {} · {} tokens/s (modelled)", detail::bound_text(m.bound),
-                               detail::short_number(m.floor_us / 1000), per, fixed(m.tokens_per_s, 0));
+                               detail::short_number(m.floor_us / 1000), per, rate(m.tokens_per_s));
         }
         if (t.pipeline)
             text += fmt::format(" · pipeline step {} ms, {} tokens/s", detail::short_number(t.pipeline->step_us / 1000),
-                                fixed(t.pipeline->tokens_per_s, 0));
+                                rate(t.pipeline->tokens_per_s));
         if (t.dit && t.dit->fps)
-            text += fmt::format(" · {} FPS", fixed(*t.dit->fps, 2));
+            text += fmt::format(" · {} FPS", rate(*t.dit->fps));
         lines.push_back({t.gpu, text});
     }
     return lines;
@@ -524,7 +525,7 @@ void print_table(const LayerReport& r, std::FILE* out) {
     fmt::print(out, "\ntotals (ops run one after another: a floor is the sum of the ops' floors)\n");
     for (const GpuTotals& t : r.totals) {
         fmt::print(out, "  {:<10}layer  floor {} µs, {} tokens/s through one layer; bound {}; share of time: {}\n", t.gpu,
-                   fixed(t.layer.floor_us, 2), fixed(t.layer.tokens_per_s, 0), roof_name(t.layer.bound), share_text(t.layer));
+                   fixed(t.layer.floor_us, 2), rate(t.layer.tokens_per_s), roof_name(t.layer.bound), share_text(t.layer));
         fmt::print(out, "  {:<10}       each roof alone: compute {} µs, hbm {} µs, link {} µs, dispatch {} µs\n", "",
                    fixed(t.layer.roof_sums_us.compute, 2), fixed(t.layer.roof_sums_us.hbm, 2),
                    fixed(t.layer.roof_sums_us.link, 2), fixed(t.layer.roof_sums_us.dispatch, 2));
@@ -532,8 +533,8 @@ void print_table(const LayerReport& r, std::FILE* out) {
             const SpanTotals& m = *t.model;
             fmt::print(out, "  {:<10}{}  floor {} ms per {}{}, {} tokens/s; bound {}; share of time: {}\n", "",
                        r.edge_ops.empty() ? "layers" : "model ", fixed(m.floor_us / 1000, 3), c.dit ? "forward" : "step",
-                       run.phase == Phase::decode ? " (one token per sequence)" : "", fixed(m.tokens_per_s, 0),
-                       roof_name(m.bound), share_text(m));
+                       run.phase == Phase::decode ? " (one token per sequence)" : "", rate(m.tokens_per_s), roof_name(m.bound),
+                       share_text(m));
             fmt::print(out, "  {:<10}       each roof alone: compute {} ms, hbm {} ms, link {} ms, dispatch {} ms\n", "",
                        fixed(m.roof_sums_us.compute / 1000, 3), fixed(m.roof_sums_us.hbm / 1000, 3),
                        fixed(m.roof_sums_us.link / 1000, 3), fixed(m.roof_sums_us.dispatch / 1000, 3));
@@ -544,8 +545,7 @@ void print_table(const LayerReport& r, std::FILE* out) {
                        "  {:<10}pipeline  {} stages × {} micro-batches: slowest stage {} ms + send {} µs ({} B) per slot; step "
                        "({} + {} − 1) slots = {} ms; bubble {} = (N − 1)/(M + N − 1); {} tokens/s\n",
                        "", p.stages, p.micro_batches, fixed(p.slowest_stage_us / 1000, 3), fixed(p.send_us, 2), p.send_bytes,
-                       p.micro_batches, p.stages, fixed(p.step_us / 1000, 3), percent(p.bubble_fraction),
-                       fixed(p.tokens_per_s, 0));
+                       p.micro_batches, p.stages, fixed(p.step_us / 1000, 3), percent(p.bubble_fraction), rate(p.tokens_per_s));
         }
         if (t.dit) {
             const DitTiming& d = *t.dit;
@@ -553,7 +553,7 @@ void print_table(const LayerReport& r, std::FILE* out) {
                        fixed(d.forward_us / 1000, 3), fixed(d.step_us / 1000, 3), d.forwards_per_step,
                        d.forwards_per_step > 1 ? "s: classifier-free guidance" : "", fixed(d.chunk_us / 1000, 3), d.steps,
                        d.steps > 1 ? "s" : "",
-                       d.fps ? fmt::format("; {} frames per chunk → {} FPS", d.frames_per_chunk, fixed(*d.fps, 2)) : "");
+                       d.fps ? fmt::format("; {} frames per chunk → {} FPS", d.frames_per_chunk, rate(*d.fps)) : "");
         }
     }
 

@@ -3,6 +3,7 @@
 // parameter count, time per step, per chunk and FPS, and the bad-input cases of the diffusion
 // options. Expected values derived by hand in the comments (and in tests/unit/test_dit.cpp).
 #include <cmath>
+#include <regex>
 
 #include "harness.h"
 
@@ -132,6 +133,28 @@ TEST(DitCli, ALayerCountNoModelHasIsRefusedNotWalked) {
     expect_bad({"model", "--hf-config", std::string(BWACCT_TEST_DATA) + "/models/dreamx-world-wan2.2-ti2v-5b-camera.config.json",
                 "--tokens", "2160"},
                {"dreamx-world-wan2.2-ti2v-5b-camera.config.json", "FSDPWan2_2Transformer3DModel", "add_control_adapter"});
+    // a class name with a line break in it: the message stays one line, the break shown escaped (it cut the message
+    // after "MyWan" before)
+    write_text(dir.file("nl.json"), R"({"_class_name": "MyWan\nModel", "dim": 1536, "num_heads": 12, "num_layers": 30})");
+    expect_bad({"model", "--hf-config", dir.file("nl.json"), "--tokens", "2160"}, {"nl.json", "MyWan\\nModel", "Wan-derived"});
+    // --text-tokens has the bound of the config's text_len (2^24 = 16,777,216): 9,999,999,999 ran for an hour a forward
+    expect_bad({"model", "--hf-config", std::string(BWACCT_TEST_DATA) + "/models/wan2.1-t2v-1.3b.config.json", "--tokens", "1",
+                "--text-tokens", "9999999999"},
+               {"--text-tokens", "16777216"});
+}
+
+TEST(DitCli, ASlowForwardPrintsItsRateNotZero) {
+    // 16,777,216 text tokens, 1 video token: seconds per forward, so under 1 token/s; the verdict and totals printed
+    // "0 tokens/s" (rounded to whole tokens); now a number in (0, 1) with 3 significant digits.
+    const std::vector<std::string> args{
+        "model",    "--hf-config", std::string(BWACCT_TEST_DATA) + "/models/wan2.1-t2v-1.3b.config.json",
+        "--tokens", "1",           "--text-tokens",
+        "16777216", "--gpu",       "h200"};
+    const RunResult r = run_bwacct(args);
+    ASSERT_TRUE(succeeded(r));
+    EXPECT_EQ(r.out.find(" 0 tokens/s"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find(", 0 tokens/s"), std::string::npos) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(" 0\\.[0-9]*[1-9] tokens/s"))) << r.out;  // a rate in (0, 1)
 }
 
 TEST(DitCli, Wan21VaceRunsItsContextBlocksAsLayerKinds) {

@@ -209,6 +209,26 @@ TEST(NcclAccounting, WorkedLog) {
     EXPECT_NEAR(*big.verdicts[0].timed->util_link, 1e7 * 1.5 / 10010 / 1e3 / 450, 1e-9);
 }
 
+TEST(NcclAccounting, NoBandwidthTermGivesNoFitRow) {
+    // Two sizes, the larger one faster: 1000 B in 20 µs, 2000 B in 10 µs. The line through them falls
+    // (b = (10 − 20)/1000 < 0), so there is no β and no n½: no fit row (it printed β 0.0 GB/s, n½ 0), a note.
+    const char* log_text =
+        "# Collective test starting: all_reduce_perf\n"
+        "#  Rank  0 Group  0 Pid 1 on h device  0 [0x1b] NVIDIA H100 80GB HBM3\n"
+        "#  Rank  1 Group  0 Pid 1 on h device  1 [0x1b] NVIDIA H100 80GB HBM3\n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+        "        1000           250     float     sum      -1    20.00    0.05    0.05      0    20.00    0.05    0.05      0\n"
+        "        2000           500     float     sum      -1    10.00    0.20    0.20      0    10.00    0.20    0.20      0\n";
+    // algbw 1000/20/1e3 = 0.05, 2000/10/1e3 = 0.2; busbw × 2·1/2 = 1: the same.
+    const NcclLog log = parse_nccl_tests(log_text, "down.log");
+    NcclAccountingInput in;
+    in.kind = CollectiveKind::allreduce;
+    const IngestReport r = account_nccl(log, "down.log", in, {});
+    const Section& fit = section(r, "alpha_beta");
+    EXPECT_TRUE(fit.rows.empty());
+    EXPECT_TRUE(bwacct_test::any_holds(fit.notes, "no bandwidth term"));
+}
+
 TEST(NcclAccounting, RanksFromTheRankLinesNotTheHeader) {
     // The 2-node H200 log: header "nGpus 8" (one process), 16 "# Rank" lines.
     const NcclLog log = parse_nccl_tests(fixture("nccl/nccl_allreduce_h200_2node16gpu_tcp_schmaustech.txt"), "h200.log");

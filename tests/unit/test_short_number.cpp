@@ -40,4 +40,15 @@ TEST(ShortNumber, VerdictAndChartAgreeBelowTenAndDifferAbove) {
     EXPECT_EQ(short_number(0), "0");
 }
 
+TEST(ShortNumber, RatesNeverRoundToAFalseZero) {
+    using bwacct::detail::rate;
+    // tokens/s and FPS: whole from 100 up, else 3 significant digits; a rate below 0.5 printed "0" before.
+    EXPECT_EQ(rate(731000.4), "731000");
+    EXPECT_EQ(rate(100), "100");
+    EXPECT_EQ(rate(33.3333), "33.3");    // 20 · 8000 / 4800
+    EXPECT_EQ(rate(0.156107), "0.156");  // 1 token / 6.4058 s
+    EXPECT_EQ(rate(0.0004), "0.0004");   // 3 significant digits of 0.000400, trimmed
+    EXPECT_EQ(rate(0), "0");
+}
+
 }  // namespace
