@@ -445,8 +445,11 @@ KernelCategory classify_kernel(std::string_view name) {
     // scale update from the amax history, transformer_engine::delayed_scaling_recipe::…::kernel / kernel_bulk; its
     // other recipes' namespaces, mxfp8_scaling_recipe and fp8_block_scaling_recipe, hold casts and transposes)
     // (RMSprop: TensorFlow's ResourceApplyRMSProp, RMSPropKernel, rms_prop_kernel)
+    // (a multi_tensor_apply kernel whose functor copies, torch._foreach_copy_'s CopyFunctor<dst, src> or its
+    // UnaryOpFunctor with the Copy<> op: FSDP2's parameter copy-in, not optimizer math; the copy rule files it)
     if (has_any(n, {"adam", "sgd", "lamb_", "foreach", "multi_tensor_apply", "optimizer", "update_scale", "unscale",
-                    "delayed_scaling_recipe", "rmsprop", "rms_prop"}))
+                    "delayed_scaling_recipe", "rmsprop", "rms_prop"}) &&
+        !has_any(n, {"copyfunctor<", "::copy<"}))
         return KernelCategory::optimizer;
     // Log-probabilities of the sampled tokens (vLLM's _compute_logprobs): a log-softmax over the vocabulary.
     if (has_any(fn, {"logprob"}))
@@ -486,6 +489,9 @@ KernelCategory classify_kernel(std::string_view name) {
                      {"cache", "page", "unique", "pad", "roll", "flip", "repeat", "pool", "segment", "compute_grad_weight",
                       // KV-cache block swaps (vLLM's swap_blocks), TensorFlow's SwapDimension1And2InTensor3
                       "swap",
+                      // scale-factor layouts rearranged for a block-scaled GEMM (Transformer Engine's
+                      // swizzle_col_scaling_kernel / swizzle_row_scaling_kernel)
+                      "swizzle",
                       // adaptive pooling's backward kernels name no "pool" (adaptive_average_gradinput,
                       // atomic_adaptive_maxgradinput)
                       "adaptive_average", "adaptive_max"}))

@@ -142,9 +142,16 @@ std::optional<OpCost> foreach_op(const std::string& name, std::string_view fn, c
     } else if (fn == "copy") {
         if (lists->size() < 2)
             return std::nullopt;
-        read = read - self.elements;
-        flops = 0;
-        how = "the source list read, the destination list written; 0 FLOPs";
+        // a copy, not optimizer math: the source list read (in its own type where the kernel names one), the
+        // destination list written
+        const Exact source = read - self.elements;
+        const DType from = e.source.value_or(e.dtype);
+        std::string shape = fmt::format("{} lists of {}", lists->size(), list_text(*self.dims, self.elements));
+        std::string label = e.source ? fmt::format("{}->{}", dtype_name(*e.source), e.label) : e.label;
+        return traffic(name, shape, e.dtype, label, storage_bytes(from, source).value(), bytes(e, written), 0,
+                       Category::elementwise,
+                       e.source ? "the source list read in its type, the destination list written in its own; 0 FLOPs"
+                                : "the source list read, the destination list written; 0 FLOPs");
     } else if (fn == "norm" || fn == "max") {
         if (lists->size() != 1)
             return std::nullopt;
@@ -340,7 +347,7 @@ std::optional<ElementType> kernel_element_type(std::string_view k) {
         const DType t = width == 1 ? DType::int8 : width == 2 ? DType::bf16 : width == 4 ? DType::fp32 : DType::fp64;
         if (width != 1 && width != 2 && width != 4 && width != 8)
             return std::nullopt;
-        return ElementType{t, fmt::format("{}-byte", width)};
+        return ElementType{t, fmt::format("{}-byte", width), std::nullopt};
     }
     for (const std::string_view marker : {std::string_view("Functor<"), std::string_view("lpnorm_cleanup<")}) {
         const std::size_t p = k.find(marker);
@@ -352,11 +359,31 @@ std::optional<ElementType> kernel_element_type(std::string_view k) {
             arg.remove_prefix(1);
         while (!arg.empty() && arg.back() == ' ')
             arg.remove_suffix(1);
+        std::optional<ElementType> e;
         if (const auto t = torch_dtype(arg))
-            return ElementType{*t, std::string(dtype_name(*t))};
-        if (const auto t = storage_dtype(arg))
-            return ElementType{*t, std::string(arg)};
-        return std::nullopt;
+            e = ElementType{*t, std::string(dtype_name(*t)), std::nullopt};
+        else if (const auto u = storage_dtype(arg))
+            e = ElementType{*u, std::string(arg), std::nullopt};
+        // CopyFunctor<T, src_t, depth, ...> (PyTorch's ForeachBinaryOpList.cu): the destination's type, then the
+        // source's; a source type not read leaves the copy without one (no formula), never the destination's.
+        if (e && marker == "Functor<" && k.substr(0, p).ends_with("Copy")) {
+            std::string_view src = k.substr(p + marker.size());
+            src = src.substr(std::min(src.find(','), src.size()));
+            if (src.empty())
+                return std::nullopt;
+            src.remove_prefix(1);
+            src = src.substr(0, std::min(src.find(','), src.find('>')));
+            while (!src.empty() && src.front() == ' ')
+                src.remove_prefix(1);
+            while (!src.empty() && src.back() == ' ')
+                src.remove_suffix(1);
+            const auto s = torch_dtype(src) ? torch_dtype(src) : storage_dtype(src);
+            if (!s)
+                return std::nullopt;
+            if (*s != e->dtype)
+                e->source = *s;
+        }
+        return e;
     }
     return std::nullopt;
 }

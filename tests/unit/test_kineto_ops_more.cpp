@@ -28,7 +28,7 @@ CpuOp with_lists(std::vector<std::vector<std::int64_t>> dims, std::vector<Tensor
     return o;
 }
 
-const ElementType kF32{DType::fp32, "fp32"};
+const ElementType kF32{DType::fp32, "fp32", std::nullopt};
 
 // ---- Pointwise ops of mixed types (PyTorch's type promotion).
 
