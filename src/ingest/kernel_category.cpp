@@ -418,8 +418,10 @@ KernelCategory classify_kernel(std::string_view name) {
     // Vector norms are reductions (torch.linalg.vector_norm, clip_grad_norm_'s _foreach_norm): PyTorch's
     // reduce_kernel over NormOps / NormTwoOps / NormOneOps / NormZeroOps, the LpNormFunctor of
     // multi_tensor_apply and its lpnorm_cleanup, the ops aten::norm / linalg_vector_norm.
+    // So are apex's multi_tensor_l2norm functors (Megatron's, DeepSpeed's and Transformer Engine's gradient norm for
+    // clipping: L2NormFunctor, L2NormScaleFunctor, MaxNormFunctor).
     if (has_any(n, {"normops", "normtwoops", "normoneops", "normzeroops", "lpnorm", "vector_norm", "aten::norm", "frobenius_norm",
-                    "_foreach_norm"}))
+                    "_foreach_norm", "l2normfunctor", "l2normscalefunctor", "maxnormfunctor"}))
         return KernelCategory::reduce;
     // Norm statistics and affine-parameter gradients: PyTorch's RowwiseMomentsCUDAKernel (group/layer
     // norm) and GammaBetaBackward*, apex's cuComputePartGradGammaBeta.

@@ -42,6 +42,18 @@ TEST(KinetoKernelNames, VectorNormsAreReductions) {
                               "(at::native::(anonymous namespace)::NormType)1, float, float>(float const*, "
                               "at::native::(anonymous namespace)::TensorListAddresses, int)"),
               KernelCategory::reduce);
+    // apex's multi_tensor_l2norm (Megatron's and DeepSpeed's gradient clipping; Transformer Engine's copy of it):
+    // a norm per tensor list, filed with layer norm by the word "Norm".
+    EXPECT_EQ(classify_kernel(
+                  "void multi_tensor_apply_kernel<TensorListMetadata<1>, L2NormFunctor<float>, float*, float*, "
+                  "bool, int>(long, int volatile*, TensorListMetadata<1>, L2NormFunctor<float>, float*, float*, bool, int)"),
+              KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void transformer_engine::multi_tensor_apply_kernel<transformer_engine::TensorListMetadata<1>, "
+                              "transformer_engine::L2NormFunctor<float>, float*, float*, bool, int>(long)"),
+              KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void multi_tensor_apply_kernel<TensorListMetadata<1>, MaxNormFunctor<float>, float*, float*, "
+                              "bool, int>(long)"),
+              KernelCategory::reduce);
     EXPECT_EQ(classify_kernel("aten::linalg_vector_norm"), KernelCategory::reduce);
     EXPECT_EQ(classify_kernel("aten::norm"), KernelCategory::reduce);
     // clip_grad_norm_'s op (review: it named neither "aten::norm" nor "vector_norm" and stayed norm); the functional
