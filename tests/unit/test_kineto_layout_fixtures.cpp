@@ -123,6 +123,22 @@ TEST(KinetoLayoutFixtures, Fsdp2CollectivesAndTheirCopies) {
     EXPECT_EQ(copy_in->what.dtype, "fp32->bf16");
     EXPECT_EQ(copy_in->what.cost.bytes_read, 20971520u);
     EXPECT_EQ(copy_in->what.cost.bytes_written, 10485760u);
+    // The copy-out, split_with_sizes_copy of the gathered bf16 [8, 5,242,880]: 41,943,040·2 = 83,886,080 B read and
+    // as many written (the copies partition it; was: no formula).
+    const Group* copy_out = group(s, "aten::split_with_sizes_copy");
+    ASSERT_NE(copy_out, nullptr);
+    EXPECT_EQ(copy_out->what.cost.bytes_read, 83886080u);
+    EXPECT_EQ(copy_out->what.cost.bytes_written, 83886080u);
+    // The reduce-scatter input, _chunk_cat of the bf16 gradients [4096|1024|1024|4096, 4096] (41,943,040 elements)
+    // into the fp32 out [41,943,040] (chunk_cat_cuda_kernel<float, c10::BFloat16>: dst, src): read 41,943,040·2 =
+    // 83,886,080 B, written 41,943,040·4 = 167,772,160 B (was: no formula).
+    const Group* cc = group(s, "aten::_chunk_cat");
+    ASSERT_NE(cc, nullptr);
+    EXPECT_EQ(cc->what.category, Category::indexing);
+    EXPECT_EQ(cc->what.dtype, "bf16->fp32");
+    EXPECT_EQ(cc->what.cost.bytes_read, 83886080u);
+    EXPECT_EQ(cc->what.cost.bytes_written, 167772160u);
+    EXPECT_EQ(s.uncosted_kernels, 0u);
     const KernelRow* k = kernel(s, "void at::native::(anonymous namespace)::multi_tensor_apply_kernel");
     ASSERT_NE(k, nullptr);
     EXPECT_EQ(k->category, Category::elementwise);

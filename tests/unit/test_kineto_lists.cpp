@@ -223,6 +223,35 @@ TEST(KinetoLists, CatAndStack) {
     EXPECT_EQ(s->cost.bytes_written, 60u);
 }
 
+TEST(KinetoLists, ChunkCat) {
+    // _chunk_cat([g0 [6, 4], g1 [2, 4]], dim 0, num_chunks 2, out [2, 16]) bf16 → fp32 (chunk_cat_cuda_kernel<dst_t,
+    // src_t>): the list's 24 + 8 = 32 elements read at 2 B = 64 B; the out tensor, 32 fp32 elements, written 128 B.
+    const std::string kChunkCat =
+        "void at::native::(anonymous namespace)::chunk_cat_cuda_kernel<float, c10::BFloat16>("
+        "c10::BFloat16**, float*, long*, long*, long*, long*, long*, long*, long, long, long)";
+    const auto et = kernel_element_type(kChunkCat);
+    ASSERT_TRUE(et);
+    EXPECT_EQ(et->dtype, DType::fp32);
+    ASSERT_TRUE(et->source);
+    EXPECT_EQ(*et->source, DType::bf16);
+    const CpuOp cc = with_lists({{}, {}, {}, {2, 16}}, {tensor_list_dims(0, {{6, 4}, {2, 4}})},
+                                {"TensorList", "Scalar", "Scalar", "float"}, {"", "0", "2", ""});
+    const auto c = cost_cpu_op("aten::_chunk_cat", cc, kChunkCat);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->category, Category::indexing);
+    EXPECT_EQ(c->dtype, "bf16->fp32");
+    EXPECT_EQ(c->cost.bytes_read, 64u);
+    EXPECT_EQ(c->cost.bytes_written, 128u);
+    EXPECT_EQ(c->cost.flops, 0u);
+    // Without the out tensor: the list's 32 elements written at fp32, 128 B (the padding, if any, not counted).
+    const CpuOp functional =
+        with_lists({{}, {}, {}}, {tensor_list_dims(0, {{6, 4}, {2, 4}})}, {"TensorList", "Scalar", "Scalar"}, {"", "0", "2"});
+    EXPECT_EQ(cost_cpu_op("aten::_chunk_cat", functional, kChunkCat)->cost.bytes_written, 128u);
+    // A type the kernel name spells unreadably: no element type, no formula.
+    EXPECT_FALSE(kernel_element_type("chunk_cat_cuda_kernel<float>"));
+    EXPECT_FALSE(cost_cpu_op("aten::_chunk_cat", cc, "chunk_cat_cuda_kernel<float, Weird>(...)"));
+}
+
 TEST(KinetoLists, ForeachOps) {
     const auto two = [](std::int64_t a, std::int64_t b) { return tensor_list_dims(0, {{a}, {b, a}}); };
     // _foreach_add_.List(self, other, alpha=-0.001) bf16 (the SGD step of the ResNet trace): per list

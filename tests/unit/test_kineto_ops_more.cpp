@@ -202,6 +202,25 @@ TEST(KinetoOpsMore, IndexFromItsIndexList) {
     EXPECT_EQ(t->cost.bytes_written, 640u);
 }
 
+TEST(KinetoOpsMore, SplitWithSizesCopyReadsSelfAndWritesItsParts) {
+    // split_with_sizes_copy(bf16 [8, 96], [32, 64], dim 1, out=[[8, 32], [8, 64]]) (FSDP2's copy-out): 768 elements
+    // read, 768·2 = 1536 B, and as many written; the out list spelled out or not ([] past 30 tensors).
+    const auto spelled = with_lists({{8, 96}, {}, {}, {}}, {tensor_list_dims(3, {{8, 32}, {8, 64}})},
+                                    {bf, "ScalarList", "Scalar", "TensorList"}, {"", "[32, 64]", "1", ""});
+    const auto c = cost_cpu_op("aten::split_with_sizes_copy", spelled, "");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->category, Category::elementwise);
+    EXPECT_EQ(c->cost.bytes_read, 1536u);
+    EXPECT_EQ(c->cost.bytes_written, 1536u);
+    EXPECT_EQ(c->cost.flops, 0u);
+    const auto unspelled =
+        with_lists({{8, 96}, {}, {}, {}}, {}, {bf, "ScalarList", "Scalar", "TensorList"}, {"", "[32, 64]", "1", ""});
+    EXPECT_EQ(cost_cpu_op("aten::split_with_sizes_copy", unspelled, "")->cost.bytes_written, 1536u);
+    // self without shapes: no formula.
+    EXPECT_FALSE(cost_cpu_op("aten::split_with_sizes_copy",
+                             with_lists({{}, {}, {}, {}}, {}, {bf, "ScalarList", "Scalar", "TensorList"}), ""));
+}
+
 TEST(KinetoOpsMore, IndexPutFromItsIndexList) {
     // index_put_(bf16 [100, 64], [int64 [15]], values bf16 [15, 64], accumulate): 960 positions written
     // (1920 B); read values 1920 + indices 120 = 2040 B; with accumulate also the 1920 B written to,

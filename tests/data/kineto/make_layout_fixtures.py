@@ -128,8 +128,9 @@ def compile_and_cudagraph():
 
 
 def fsdp2_rank0():
-    """FSDP2 (fully_shard) on 8 GPUs, rank 0: the bf16 parameter all-gather with its copy-in, and the
-    fp32 gradient reduce-scatter with its chunk_cat, as record_param_comms and NCCL kernels."""
+    """FSDP2 (fully_shard) on 8 GPUs, rank 0, MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32): the
+    bf16 parameter all-gather with its copy-in and copy-out, and the bf16 gradients chunk_cat'ed into the fp32
+    reduce-scatter input, as record_param_comms and NCCL kernels."""
     t = Trace()
     BF = "c10::BFloat16"
     # one transformer block's attention weights (4096 wide), each sharded on dim 0 over 8 ranks:
@@ -198,7 +199,7 @@ def fsdp2_rank0():
         "Input Dims": [grads, [], [], [world * shard]], "Input Strides": [[], [], [], [1]],
         "Input type": ["TensorList", "Scalar", "Scalar", "float"], "Concrete Inputs": ["", "0", str(world), ""]})
     c = t.launch(e_c2, 10040.0)
-    t.kernel("void at::native::(anonymous namespace)::chunk_cat_cuda_kernel<float, float>(float**, float*, long*, long*, long*, long*, long, long, long, long, long)",
+    t.kernel("void at::native::(anonymous namespace)::chunk_cat_cuda_kernel<float, c10::BFloat16>(c10::BFloat16**, float*, long*, long*, long*, long*, long*, long*, long, long, long)",
              10100.0, 200.0, c, e_c2, stream=26)
     del e_cc
     meta = {"Collective name": "_reduce_scatter_base", "In msg nelems": world * shard, "Out msg nelems": shard,
