@@ -148,6 +148,23 @@ struct Grouper {
         }
         return std::binary_search(launch_ids.begin(), launch_ids.end(), c);
     }
+    // Whether kernel `a` ran in a CUDA graph replay: CUPTI gives every kernel of one cudaGraphLaunch the launch's
+    // correlation id, so a correlation id several kernels share is a graph's (the ids, sorted, built on first use).
+    mutable std::vector<std::int64_t> kernel_ids;
+    bool graph_replay(std::size_t a) const {
+        const std::int64_t c = t.activities[a].correlation;
+        if (c < 0)
+            return false;
+        if (kernel_ids.empty()) {
+            for (const GpuActivity& g : t.activities)
+                if (g.kind == Activity::kernel && g.correlation >= 0)
+                    kernel_ids.push_back(g.correlation);
+            kernel_ids.push_back(-1);  // never empty once built
+            std::sort(kernel_ids.begin(), kernel_ids.end());
+        }
+        const auto [first, last] = std::equal_range(kernel_ids.begin(), kernel_ids.end(), c);
+        return last - first > 1;
+    }
     // Why an activity has no formula (docs/ingest.md, "Reasons").
     std::string reason(std::size_t a, Category category) const {
         const GpuActivity& g = t.activities[a];
@@ -186,7 +203,11 @@ struct Grouper {
             const CpuOp& linked = t.ops[static_cast<std::size_t>(links.op[a])];
             if (std::string why = list_gap_reason(t.names[linked.name], linked, t.names[g.name]); !why.empty())
                 return why;  // a tensor-list op whose lists Kineto wrote without shapes
-            return category == Category::collective ? "no collective metadata or shapes in trace" : "no shapes in trace";
+            if (category == Category::collective)
+                return "no collective metadata or shapes in trace";
+            // a replayed graph's kernels have no op of their own: record_shapes cannot give them shapes
+            return graph_replay(a) ? "no shapes in trace (a CUDA graph replay: its kernels share one launch)"
+                                   : "no shapes in trace";
         }
         const std::size_t i = static_cast<std::size_t>(shaped);
         if (op_rejected[i])
@@ -261,6 +282,7 @@ Summary summarize(const Trace& t, const Links& links, const TraceHints& hints) {
                0,
                {},
                0,
+               {},
                {},
                {},
                {},
