@@ -99,6 +99,14 @@ TEST(KinetoLayoutFixtures, CompiledKernelsCostedThenTheirCudaGraphReplayCategori
     EXPECT_EQ(category(s, Category::softmax).kernels, 2u);
     EXPECT_EQ(category(s, Category::elementwise).kernels, 2u);
     EXPECT_EQ(category(s, Category::other).kernels, 0u);
+    // Launch delays, one per launch: the five op-by-op kernels start 1100 − 1040, 1160 − 1090, 3370 − 1140,
+    // 3680 − 1180, 4790 − 1210 µs after their launch calls (60, 70, 2230, 2500, 3580); the replay counts once, its
+    // first kernel at 5700 − 5620 = 80 µs (its later four waited on the graph's own kernels). Six delays, sorted
+    // 60, 70, 80, 2230, 2500, 3580: median (3rd) 80, p90 (6th) 3580, max 3580.
+    EXPECT_EQ(s.time.delay.count, 6u);
+    EXPECT_DOUBLE_EQ(s.time.delay.median_us, 80.0);
+    EXPECT_DOUBLE_EQ(s.time.delay.p90_us, 3580.0);
+    EXPECT_DOUBLE_EQ(s.time.delay.max_us, 3580.0);
 }
 
 TEST(KinetoLayoutFixtures, Fsdp2CollectivesAndTheirCopies) {
