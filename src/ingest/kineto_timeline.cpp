@@ -260,19 +260,36 @@ Timeline account_time(const Trace& t, const Links& links, const std::vector<Cate
     }
     // One launch delay per launch: every kernel of one cudaGraphLaunch carries the launch's correlation id, and only the
     // first to start waited on the launch (the others wait on the graph's earlier kernels).
+    // (Most traces share no id: the ids alone, sorted, say so before any per-activity work.)
     std::vector<bool> later_of_launch(n, false);
     {
-        std::vector<std::size_t> ids;
-        for (std::size_t a = 0; a < n; ++a)
-            if (t.activities[a].correlation >= 0)
-                ids.push_back(a);
-        std::sort(ids.begin(), ids.end(), [&](std::size_t x, std::size_t y) {
-            const GpuActivity &p = t.activities[x], &q = t.activities[y];
-            return p.correlation != q.correlation ? p.correlation < q.correlation : p.ts != q.ts ? p.ts < q.ts : x < y;
-        });
+        std::vector<std::int64_t> ids;
+        for (const GpuActivity& g : t.activities)
+            if (g.correlation >= 0)
+                ids.push_back(g.correlation);
+        std::sort(ids.begin(), ids.end());
+        std::vector<std::int64_t> shared;
         for (std::size_t i = 1; i < ids.size(); ++i)
-            if (t.activities[ids[i]].correlation == t.activities[ids[i - 1]].correlation)
-                later_of_launch[ids[i]] = true;
+            if (ids[i] == ids[i - 1] && (shared.empty() || shared.back() != ids[i]))
+                shared.push_back(ids[i]);
+        ids = std::vector<std::int64_t>();
+        if (!shared.empty()) {
+            std::map<std::int64_t, std::size_t> first;  // shared id → its earliest-starting activity
+            for (std::size_t a = 0; a < n; ++a) {
+                const GpuActivity& g = t.activities[a];
+                if (!std::binary_search(shared.begin(), shared.end(), g.correlation))
+                    continue;
+                const auto [it, fresh] = first.emplace(g.correlation, a);
+                if (fresh)
+                    continue;
+                if (g.ts < t.activities[it->second].ts) {
+                    later_of_launch[it->second] = true;
+                    it->second = a;
+                } else {
+                    later_of_launch[a] = true;
+                }
+            }
+        }
     }
     bool any_step = false;
     for (std::size_t a = 0; a < n; ++a) {
