@@ -9,6 +9,7 @@
 #include <string>
 
 #include "bwacct/ingest_kineto.h"
+#include "kineto_test_ops.h"
 
 namespace {
 
@@ -107,6 +108,22 @@ TEST(KinetoLayoutFixtures, CompiledKernelsCostedThenTheirCudaGraphReplayCategori
     EXPECT_DOUBLE_EQ(s.time.delay.median_us, 80.0);
     EXPECT_DOUBLE_EQ(s.time.delay.p90_us, 3580.0);
     EXPECT_DOUBLE_EQ(s.time.delay.max_us, 3580.0);
+}
+
+// A real Inductor kernel op, as TraceLens's test of its torch.compile perf model quotes it from a TransformerBlock
+// trace (bf16, batch 8, seq 4096, dim 2048; AMD-AGI/TraceLens, TritonCompiledPerfModel tests): Input Dims
+// [[8, 4096, 2048], [2048], [8, 4096, 2048], [], []], Concrete Inputs xnumel 32768, rnumel 2048. TraceLens counts
+// 268,439,552 B; so does bwacct: read 8·4096·2048·2 + 2048·2 = 134,221,824 B, written 134,217,728 B.
+TEST(KinetoLayoutFixtures, RealInductorRmsNormEventAgreesWithTraceLensBytes) {
+    const CpuOp op = test::op_of({{8, 4096, 2048}, {2048}, {8, 4096, 2048}, {}, {}},
+                                 {test::bf, test::bf, test::bf, "Scalar", "Scalar"}, {"", "", "", "32768", "2048"});
+    const auto c = cost_cpu_op("triton_red_fused_add_mean_mul_pow_rsqrt_0", op);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->category, Category::norm);
+    EXPECT_EQ(c->cost.bytes_read, 134221824u);
+    EXPECT_EQ(c->cost.bytes_written, 134217728u);
+    EXPECT_EQ(c->cost.bytes_read + c->cost.bytes_written, 268439552u);
+    EXPECT_EQ(c->cost.flops, 0u);  // the fused expression is not in the trace (TraceLens guesses 7 per element)
 }
 
 TEST(KinetoLayoutFixtures, Fsdp2CollectivesAndTheirCopies) {
