@@ -87,6 +87,13 @@ struct Grouper {
         }
         return op_group[i];
     }
+    // An Inductor kernel's op (named `triton_*` for the Triton kernel it launches) costs that kernel's arguments: a
+    // kernel linked to it that is no Triton kernel at all (an extern GEMM whose launch carried the op's id) is not
+    // what its formula counts. (Any Triton kernel is its own: without unique kernel names Inductor's kernels are all
+    // called `triton_…` while the op keeps the descriptive name.)
+    bool foreign_to_compiled_op(std::size_t op, std::uint32_t kernel_name) const {
+        return t.names[t.ops[op].name].rfind("triton_", 0) == 0 && t.names[kernel_name].rfind("triton", 0) != 0;
+    }
     // The group of an activity: its NCCL metadata, else the innermost costable op at or above the
     // op that launched it; kNone when nothing covers it.
     std::int64_t activity_group(std::size_t a) {
@@ -113,6 +120,8 @@ struct Grouper {
             }
         }
         for (std::int64_t op = links.op[a]; op >= 0; op = links.parent[static_cast<std::size_t>(op)]) {
+            if (foreign_to_compiled_op(static_cast<std::size_t>(op), g.name))
+                continue;
             const std::int64_t grp = cost_op(static_cast<std::size_t>(op), t.names[g.name]);
             if (grp >= 0) {
                 if (links.how[a] == LinkHow::inferred)
@@ -210,6 +219,9 @@ struct Grouper {
                                    : "no shapes in trace";
         }
         const std::size_t i = static_cast<std::size_t>(shaped);
+        if (foreign_to_compiled_op(i, g.name))
+            return fmt::format("its op {} is a compiled (Inductor) kernel's, whose arguments are that kernel's, not this one's",
+                               t.names[t.ops[i].name]);
         if (op_rejected[i])
             return fmt::format("shapes of {} refused by the engine", t.names[t.ops[i].name]);
         const CpuOp& o = t.ops[i];

@@ -126,6 +126,40 @@ TEST(KinetoLayoutFixtures, RealInductorRmsNormEventAgreesWithTraceLensBytes) {
     EXPECT_EQ(c->cost.flops, 0u);  // the fused expression is not in the trace (TraceLens guesses 7 per element)
 }
 
+// An extern GEMM kernel whose launch carried an Inductor kernel op's External id (a layout seen in a compiled float8
+// model's trace: nvjet linked to triton_poi_fused__scaled_mm_…) joined that op's group: 300 µs of GEMM costed as the
+// pointwise kernel's arguments. It stays out of the group, a GEMM with its reason.
+TEST(KinetoLayoutFixtures, ForeignKernelOfACompiledOpIsNotCostedAsIt) {
+    const Trace t = parse_kineto(R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "triton_poi_fused__scaled_mm_0", "pid": 1, "tid": 1, "ts": 100, "dur": 50,
+     "args": {"External id": 7, "Input Dims": [[16, 4096, 6144], [65536, 6144], [6144, 65536]],
+              "Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16"], "kernel_backend": "triton"}},
+    {"ph": "X", "cat": "cuda_driver", "name": "cuLaunchKernel", "pid": 1, "tid": 1, "ts": 110, "dur": 5,
+     "args": {"External id": 7, "correlation": 5}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernelExC", "pid": 1, "tid": 1, "ts": 120, "dur": 5,
+     "args": {"External id": 7, "correlation": 6}},
+    {"ph": "X", "cat": "kernel", "name": "triton_poi_fused__scaled_mm_0", "pid": 0, "tid": 7, "ts": 200, "dur": 50,
+     "args": {"device": 0, "stream": 7, "correlation": 5, "External id": 7}},
+    {"ph": "X", "cat": "kernel", "name": "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NTN", "pid": 0, "tid": 7, "ts": 260,
+     "dur": 300, "args": {"device": 0, "stream": 7, "correlation": 6, "External id": 7}}
+  ]})",
+                                 "foreign.json");
+    const Summary s = summarize(t);
+    // The Inductor kernel: read 16·4096·6144·2 + 65536·6144·2 = 1,610,612,736 B, written 6144·65536·2 = 805,306,368 B;
+    // its own 50 µs only.
+    const Group* g = group(s, "triton_poi_fused__scaled_mm_0");
+    ASSERT_NE(g, nullptr);
+    EXPECT_EQ(g->what.cost.bytes_read, 1610612736u);
+    EXPECT_EQ(g->what.cost.bytes_written, 805306368u);
+    EXPECT_EQ(g->kernels, 1u);
+    EXPECT_DOUBLE_EQ(g->kernel_us, 50.0);
+    const KernelRow* k = kernel(s, "nvjet_tst_");
+    ASSERT_NE(k, nullptr);
+    EXPECT_EQ(k->category, Category::gemm);
+    EXPECT_EQ(k->reason.rfind("its op triton_poi_fused__scaled_mm_0 is a compiled (Inductor) kernel's", 0), 0u) << k->reason;
+    EXPECT_EQ(s.uncosted_kernels, 1u);
+}
+
 TEST(KinetoLayoutFixtures, Fsdp2CollectivesAndTheirCopies) {
     const Summary s = summary_of("synthetic_h100x8_fsdp2_allgather_reducescatter_rank0.json");
     // A rank's shard: (512 + 128 + 128 + 512)·4096 = 5,242,880 elements; gathered over 8 ranks: 41,943,040.
