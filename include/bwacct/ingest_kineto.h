@@ -390,6 +390,9 @@ const TensorListDims* input_list(const CpuOp& op, std::size_t input);
 struct ElementType {
     DType dtype = DType::fp32;  // for an opaque width: a dtype of that width (1: int8, 2: bf16, 4: fp32, 8: fp64)
     std::string label;          // "bf16", or "8-byte" for an opaque width
+    // a converting copy's source type, when the kernel names one apart from the destination's
+    // (torch._foreach_copy_'s CopyFunctor<dst, src, ...>: FSDP2's fp32 → bf16 parameter copy-in)
+    std::optional<DType> source = std::nullopt;
 };
 std::optional<ElementType> kernel_element_type(std::string_view kernel_name);
 // The engine's cost of one call of `op`; nullopt when the engine has no formula for it or its

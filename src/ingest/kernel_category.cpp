@@ -418,8 +418,10 @@ KernelCategory classify_kernel(std::string_view name) {
     // Vector norms are reductions (torch.linalg.vector_norm, clip_grad_norm_'s _foreach_norm): PyTorch's
     // reduce_kernel over NormOps / NormTwoOps / NormOneOps / NormZeroOps, the LpNormFunctor of
     // multi_tensor_apply and its lpnorm_cleanup, the ops aten::norm / linalg_vector_norm.
+    // So are apex's multi_tensor_l2norm functors (Megatron's, DeepSpeed's and Transformer Engine's gradient norm for
+    // clipping: L2NormFunctor, L2NormScaleFunctor, MaxNormFunctor).
     if (has_any(n, {"normops", "normtwoops", "normoneops", "normzeroops", "lpnorm", "vector_norm", "aten::norm", "frobenius_norm",
-                    "_foreach_norm"}))
+                    "_foreach_norm", "l2normfunctor", "l2normscalefunctor", "maxnormfunctor"}))
         return KernelCategory::reduce;
     // Norm statistics and affine-parameter gradients: PyTorch's RowwiseMomentsCUDAKernel (group/layer
     // norm) and GammaBetaBackward*, apex's cuComputePartGradGammaBeta.
@@ -445,8 +447,11 @@ KernelCategory classify_kernel(std::string_view name) {
     // scale update from the amax history, transformer_engine::delayed_scaling_recipe::…::kernel / kernel_bulk; its
     // other recipes' namespaces, mxfp8_scaling_recipe and fp8_block_scaling_recipe, hold casts and transposes)
     // (RMSprop: TensorFlow's ResourceApplyRMSProp, RMSPropKernel, rms_prop_kernel)
+    // (a multi_tensor_apply kernel whose functor copies, torch._foreach_copy_'s CopyFunctor<dst, src> or its
+    // UnaryOpFunctor with the Copy<> op: FSDP2's parameter copy-in, not optimizer math; the copy rule files it)
     if (has_any(n, {"adam", "sgd", "lamb_", "foreach", "multi_tensor_apply", "optimizer", "update_scale", "unscale",
-                    "delayed_scaling_recipe", "rmsprop", "rms_prop"}))
+                    "delayed_scaling_recipe", "rmsprop", "rms_prop"}) &&
+        !has_any(n, {"copyfunctor<", "::copy<"}))
         return KernelCategory::optimizer;
     // Log-probabilities of the sampled tokens (vLLM's _compute_logprobs): a log-softmax over the vocabulary.
     if (has_any(fn, {"logprob"}))
@@ -486,6 +491,9 @@ KernelCategory classify_kernel(std::string_view name) {
                      {"cache", "page", "unique", "pad", "roll", "flip", "repeat", "pool", "segment", "compute_grad_weight",
                       // KV-cache block swaps (vLLM's swap_blocks), TensorFlow's SwapDimension1And2InTensor3
                       "swap",
+                      // scale-factor layouts rearranged for a block-scaled GEMM (Transformer Engine's
+                      // swizzle_col_scaling_kernel / swizzle_row_scaling_kernel)
+                      "swizzle",
                       // adaptive pooling's backward kernels name no "pool" (adaptive_average_gradinput,
                       // atomic_adaptive_maxgradinput)
                       "adaptive_average", "adaptive_max"}))

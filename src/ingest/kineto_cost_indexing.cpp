@@ -476,6 +476,15 @@ std::optional<OpCost> cost_data_op(const std::string& name, const CpuOp& op) {
                        fmt::format("{}{}", label(op, src), src == 1 && op.types[0] != op.types[1] ? "->" + label(op, 0) : ""),
                        input_bytes(op, src), input_bytes(op, 0), 0, Category::elementwise, "source read, destination written");
     }
+    if (base == "split_with_sizes_copy" || base == "split_copy") {
+        // split_with_sizes_copy(self, split_sizes, dim, *, out: Tensor[]) (FSDP2's copy-out of the all-gather output):
+        // the outputs partition self in its type, so self is read and as many bytes written, whether or not Kineto
+        // spelled out the out list.
+        if (!x || !t)
+            return std::nullopt;
+        return traffic(name, shape_text(*x), *t, label(op, 0), input_bytes(op, 0), input_bytes(op, 0), 0, Category::elementwise,
+                       "self read, its split copies written (they partition it); 0 FLOPs");
+    }
     if (base == "where" || base == "masked_fill" || base == "masked_scatter" || base == "lerp" || base == "addcmul" ||
         base == "addcdiv") {
         // Every full-size tensor input read (mask and condition at their own type), the output written

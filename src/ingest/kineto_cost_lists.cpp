@@ -122,6 +122,23 @@ std::optional<OpCost> cat_op(const std::string& name, const CpuOp& op, const Ele
                            "every tensor of the list read, their concatenation written; 0 FLOPs");
 }
 
+// _chunk_cat(tensors, dim, num_chunks, *, out) (FSDP2's reduce-scatter input): every tensor of the list read in
+// the source type, the out tensor written in its own (it holds the chunks padded to equal size); without an out
+// tensor the list's elements written, the padding not counted (a lower bound).
+std::optional<OpCost> chunk_cat_op(const std::string& name, const CpuOp& op, const ElementType& e) {
+    const TensorListDims* l = input_list(op, 0);
+    if (!l)
+        return std::nullopt;
+    const auto n = list_elements(*l);
+    if (!n)
+        return std::nullopt;
+    const DType from = e.source.value_or(e.dtype);
+    const std::uint64_t out = input_shape(op, 3) && input_dtype(op, 3) ? tensor_bytes(op, 3) : bytes(e, *n);
+    std::string label = e.source ? fmt::format("{}->{}", dtype_name(*e.source), e.label) : e.label;
+    return traffic(name, list_text(*l, *n), e.dtype, label, storage_bytes(from, *n).value(), out, 0, Category::indexing,
+                   "every tensor of the list read, the padded chunks written (the out tensor); 0 FLOPs");
+}
+
 std::optional<OpCost> foreach_op(const std::string& name, std::string_view fn, const CpuOp& op, const ElementType& e) {
     const auto lists = lists_of(op);
     if (!lists || lists->empty())
@@ -142,9 +159,16 @@ std::optional<OpCost> foreach_op(const std::string& name, std::string_view fn, c
     } else if (fn == "copy") {
         if (lists->size() < 2)
             return std::nullopt;
-        read = read - self.elements;
-        flops = 0;
-        how = "the source list read, the destination list written; 0 FLOPs";
+        // a copy, not optimizer math: the source list read (in its own type where the kernel names one), the
+        // destination list written
+        const Exact source = read - self.elements;
+        const DType from = e.source.value_or(e.dtype);
+        std::string shape = fmt::format("{} lists of {}", lists->size(), list_text(*self.dims, self.elements));
+        std::string label = e.source ? fmt::format("{}->{}", dtype_name(*e.source), e.label) : e.label;
+        return traffic(name, shape, e.dtype, label, storage_bytes(from, source).value(), bytes(e, written), 0,
+                       Category::elementwise,
+                       e.source ? "the source list read in its type, the destination list written in its own; 0 FLOPs"
+                                : "the source list read, the destination list written; 0 FLOPs");
     } else if (fn == "norm" || fn == "max") {
         if (lists->size() != 1)
             return std::nullopt;
@@ -296,7 +320,7 @@ std::optional<OpCost> unscale_op(const std::string& name, const CpuOp& op, const
                            "each gradient read, checked and written back unscaled; 1 FLOP per element");
 }
 
-enum class ListOp { none, cat, foreach, adam, sgd, adagrad, unscale };
+enum class ListOp { none, cat, chunk_cat, foreach, adam, sgd, adagrad, unscale };
 
 ListOp list_op_kind(std::string_view name, std::string_view& fn) {
     if (name.rfind("aten::", 0) != 0)
@@ -304,6 +328,8 @@ ListOp list_op_kind(std::string_view name, std::string_view& fn) {
     std::string_view base = name.substr(6);
     if (base == "cat" || base == "stack" || base == "concat" || base == "concatenate" || base == "_cat")
         return ListOp::cat;
+    if (base == "_chunk_cat" || base == "chunk_cat")
+        return ListOp::chunk_cat;
     if (base == "_fused_adam_" || base == "_fused_adamw_" || base == "_fused_adam" || base == "_fused_adamw")
         return ListOp::adam;
     if (base == "_fused_sgd_" || base == "_fused_sgd")
@@ -340,7 +366,27 @@ std::optional<ElementType> kernel_element_type(std::string_view k) {
         const DType t = width == 1 ? DType::int8 : width == 2 ? DType::bf16 : width == 4 ? DType::fp32 : DType::fp64;
         if (width != 1 && width != 2 && width != 4 && width != 8)
             return std::nullopt;
-        return ElementType{t, fmt::format("{}-byte", width)};
+        return ElementType{t, fmt::format("{}-byte", width), std::nullopt};
+    }
+    // PyTorch's chunk_cat_cuda_kernel<dst_t, src_t> (aten/src/ATen/native/cuda/TensorShape.cu): the out tensor's type,
+    // then the list's.
+    if (const std::size_t p = k.find("chunk_cat_cuda_kernel<"); p != std::string_view::npos) {
+        std::string_view args = k.substr(p + 22);
+        args = args.substr(0, args.find('>'));
+        const std::size_t comma = args.find(',');
+        if (comma == std::string_view::npos)
+            return std::nullopt;
+        const auto type = [](std::string_view a) {
+            while (!a.empty() && a.front() == ' ')
+                a.remove_prefix(1);
+            while (!a.empty() && a.back() == ' ')
+                a.remove_suffix(1);
+            return torch_dtype(a) ? torch_dtype(a) : storage_dtype(a);
+        };
+        const auto dst = type(args.substr(0, comma)), src = type(args.substr(comma + 1));
+        if (!dst || !src)
+            return std::nullopt;
+        return ElementType{*dst, std::string(dtype_name(*dst)), *src != *dst ? std::optional<DType>(*src) : std::nullopt};
     }
     for (const std::string_view marker : {std::string_view("Functor<"), std::string_view("lpnorm_cleanup<")}) {
         const std::size_t p = k.find(marker);
@@ -352,11 +398,31 @@ std::optional<ElementType> kernel_element_type(std::string_view k) {
             arg.remove_prefix(1);
         while (!arg.empty() && arg.back() == ' ')
             arg.remove_suffix(1);
+        std::optional<ElementType> e;
         if (const auto t = torch_dtype(arg))
-            return ElementType{*t, std::string(dtype_name(*t))};
-        if (const auto t = storage_dtype(arg))
-            return ElementType{*t, std::string(arg)};
-        return std::nullopt;
+            e = ElementType{*t, std::string(dtype_name(*t)), std::nullopt};
+        else if (const auto u = storage_dtype(arg))
+            e = ElementType{*u, std::string(arg), std::nullopt};
+        // CopyFunctor<T, src_t, depth, ...> (PyTorch's ForeachBinaryOpList.cu): the destination's type, then the
+        // source's; a source type not read leaves the copy without one (no formula), never the destination's.
+        if (e && marker == "Functor<" && k.substr(0, p).ends_with("Copy")) {
+            std::string_view src = k.substr(p + marker.size());
+            src = src.substr(std::min(src.find(','), src.size()));
+            if (src.empty())
+                return std::nullopt;
+            src.remove_prefix(1);
+            src = src.substr(0, std::min(src.find(','), src.find('>')));
+            while (!src.empty() && src.front() == ' ')
+                src.remove_prefix(1);
+            while (!src.empty() && src.back() == ' ')
+                src.remove_suffix(1);
+            const auto s = torch_dtype(src) ? torch_dtype(src) : storage_dtype(src);
+            if (!s)
+                return std::nullopt;
+            if (*s != e->dtype)
+                e->source = *s;
+        }
+        return e;
     }
     return std::nullopt;
 }
@@ -369,6 +435,8 @@ std::optional<OpCost> cost_list_op(const std::string& name, const CpuOp& op, con
     switch (kind) {
         case ListOp::cat:
             return cat_op(name, op, *element);
+        case ListOp::chunk_cat:
+            return chunk_cat_op(name, op, *element);
         case ListOp::foreach:
             return foreach_op(name, fn, op, *element);
         case ListOp::adam:

@@ -87,6 +87,13 @@ struct Grouper {
         }
         return op_group[i];
     }
+    // An Inductor kernel's op (named `triton_*` for the Triton kernel it launches) costs that kernel's arguments: a
+    // kernel linked to it that is no Triton kernel at all (an extern GEMM whose launch carried the op's id) is not
+    // what its formula counts. (Any Triton kernel is its own: without unique kernel names Inductor's kernels are all
+    // called `triton_…` while the op keeps the descriptive name.)
+    bool foreign_to_compiled_op(std::size_t op, std::uint32_t kernel_name) const {
+        return t.names[t.ops[op].name].rfind("triton_", 0) == 0 && t.names[kernel_name].rfind("triton", 0) != 0;
+    }
     // The group of an activity: its NCCL metadata, else the innermost costable op at or above the
     // op that launched it; kNone when nothing covers it.
     std::int64_t activity_group(std::size_t a) {
@@ -113,6 +120,8 @@ struct Grouper {
             }
         }
         for (std::int64_t op = links.op[a]; op >= 0; op = links.parent[static_cast<std::size_t>(op)]) {
+            if (foreign_to_compiled_op(static_cast<std::size_t>(op), g.name))
+                continue;
             const std::int64_t grp = cost_op(static_cast<std::size_t>(op), t.names[g.name]);
             if (grp >= 0) {
                 if (links.how[a] == LinkHow::inferred)
@@ -147,6 +156,23 @@ struct Grouper {
             std::sort(launch_ids.begin(), launch_ids.end());
         }
         return std::binary_search(launch_ids.begin(), launch_ids.end(), c);
+    }
+    // Whether kernel `a` ran in a CUDA graph replay: CUPTI gives every kernel of one cudaGraphLaunch the launch's
+    // correlation id, so a correlation id several kernels share is a graph's (the ids, sorted, built on first use).
+    mutable std::vector<std::int64_t> kernel_ids;
+    bool graph_replay(std::size_t a) const {
+        const std::int64_t c = t.activities[a].correlation;
+        if (c < 0)
+            return false;
+        if (kernel_ids.empty()) {
+            for (const GpuActivity& g : t.activities)
+                if (g.kind == Activity::kernel && g.correlation >= 0)
+                    kernel_ids.push_back(g.correlation);
+            kernel_ids.push_back(-1);  // never empty once built
+            std::sort(kernel_ids.begin(), kernel_ids.end());
+        }
+        const auto [first, last] = std::equal_range(kernel_ids.begin(), kernel_ids.end(), c);
+        return last - first > 1;
     }
     // Why an activity has no formula (docs/ingest.md, "Reasons").
     std::string reason(std::size_t a, Category category) const {
@@ -186,9 +212,16 @@ struct Grouper {
             const CpuOp& linked = t.ops[static_cast<std::size_t>(links.op[a])];
             if (std::string why = list_gap_reason(t.names[linked.name], linked, t.names[g.name]); !why.empty())
                 return why;  // a tensor-list op whose lists Kineto wrote without shapes
-            return category == Category::collective ? "no collective metadata or shapes in trace" : "no shapes in trace";
+            if (category == Category::collective)
+                return "no collective metadata or shapes in trace";
+            // a replayed graph's kernels have no op of their own: record_shapes cannot give them shapes
+            return graph_replay(a) ? "no shapes in trace (a CUDA graph replay: its kernels share one launch)"
+                                   : "no shapes in trace";
         }
         const std::size_t i = static_cast<std::size_t>(shaped);
+        if (foreign_to_compiled_op(i, g.name))
+            return fmt::format("its op {} is a compiled (Inductor) kernel's, whose arguments are that kernel's, not this one's",
+                               t.names[t.ops[i].name]);
         if (op_rejected[i])
             return fmt::format("shapes of {} refused by the engine", t.names[t.ops[i].name]);
         const CpuOp& o = t.ops[i];
@@ -261,6 +294,7 @@ Summary summarize(const Trace& t, const Links& links, const TraceHints& hints) {
                0,
                {},
                0,
+               {},
                {},
                {},
                {},

@@ -47,6 +47,7 @@ struct Act {
     std::uint32_t cls = 0, category = 0;  // TimeClass and Category values
     double launch = kNaN;                 // CPU launch start; NaN without a launch record
     std::int64_t stream = 0;
+    bool first_of_launch = true;  // the first of its launch's activities to start (a CUDA graph's kernels share one)
 };
 
 // An idle gap [a, b] before the activities starting at b: split at the earliest CPU launch among the
@@ -173,7 +174,7 @@ StreamTime stream_time(const std::vector<Act>& acts, double lo, double hi, std::
     for (const Act& x : acts) {
         if (x.ts >= lo && x.ts < hi) {
             ++st.activities;
-            if (!std::isnan(x.launch))
+            if (!std::isnan(x.launch) && x.first_of_launch)
                 delays.push_back(x.ts - x.launch);
         }
         const double b = std::max(x.ts, lo), e = std::min(x.end, hi);
@@ -257,10 +258,44 @@ Timeline account_time(const Trace& t, const Links& links, const std::vector<Cate
         for (const auto& [device, count] : per_device)
             by_device[device].reserve(count);
     }
+    // One launch delay per launch: every kernel of one cudaGraphLaunch carries the launch's correlation id, and only the
+    // first to start waited on the launch (the others wait on the graph's earlier kernels).
+    // (Most traces share no id: the ids alone, sorted, say so before any per-activity work.)
+    std::vector<bool> later_of_launch(n, false);
+    {
+        std::vector<std::int64_t> ids;
+        for (const GpuActivity& g : t.activities)
+            if (g.correlation >= 0)
+                ids.push_back(g.correlation);
+        std::sort(ids.begin(), ids.end());
+        std::vector<std::int64_t> shared;
+        for (std::size_t i = 1; i < ids.size(); ++i)
+            if (ids[i] == ids[i - 1] && (shared.empty() || shared.back() != ids[i]))
+                shared.push_back(ids[i]);
+        ids = std::vector<std::int64_t>();
+        if (!shared.empty()) {
+            std::map<std::int64_t, std::size_t> first;  // shared id → its earliest-starting activity
+            for (std::size_t a = 0; a < n; ++a) {
+                const GpuActivity& g = t.activities[a];
+                if (!std::binary_search(shared.begin(), shared.end(), g.correlation))
+                    continue;
+                const auto [it, fresh] = first.emplace(g.correlation, a);
+                if (fresh)
+                    continue;
+                if (g.ts < t.activities[it->second].ts) {
+                    later_of_launch[it->second] = true;
+                    it->second = a;
+                } else {
+                    later_of_launch[a] = true;
+                }
+            }
+        }
+    }
     bool any_step = false;
     for (std::size_t a = 0; a < n; ++a) {
         const GpuActivity& g = t.activities[a];
         Act x;
+        x.first_of_launch = !later_of_launch[a];
         x.index = a;
         x.ts = g.ts;
         x.end = g.ts + g.dur;

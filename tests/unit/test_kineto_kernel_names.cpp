@@ -42,6 +42,18 @@ TEST(KinetoKernelNames, VectorNormsAreReductions) {
                               "(at::native::(anonymous namespace)::NormType)1, float, float>(float const*, "
                               "at::native::(anonymous namespace)::TensorListAddresses, int)"),
               KernelCategory::reduce);
+    // apex's multi_tensor_l2norm (Megatron's and DeepSpeed's gradient clipping; Transformer Engine's copy of it):
+    // a norm per tensor list, filed with layer norm by the word "Norm".
+    EXPECT_EQ(classify_kernel(
+                  "void multi_tensor_apply_kernel<TensorListMetadata<1>, L2NormFunctor<float>, float*, float*, "
+                  "bool, int>(long, int volatile*, TensorListMetadata<1>, L2NormFunctor<float>, float*, float*, bool, int)"),
+              KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void transformer_engine::multi_tensor_apply_kernel<transformer_engine::TensorListMetadata<1>, "
+                              "transformer_engine::L2NormFunctor<float>, float*, float*, bool, int>(long)"),
+              KernelCategory::reduce);
+    EXPECT_EQ(classify_kernel("void multi_tensor_apply_kernel<TensorListMetadata<1>, MaxNormFunctor<float>, float*, float*, "
+                              "bool, int>(long)"),
+              KernelCategory::reduce);
     EXPECT_EQ(classify_kernel("aten::linalg_vector_norm"), KernelCategory::reduce);
     EXPECT_EQ(classify_kernel("aten::norm"), KernelCategory::reduce);
     // clip_grad_norm_'s op (review: it named neither "aten::norm" nor "vector_norm" and stayed norm); the functional
@@ -64,6 +76,41 @@ TEST(KinetoKernelNames, MaskedScaleIsPointwise) {
               KernelCategory::elementwise);
     // masked_select stays indexing (a compaction, not a pointwise op).
     EXPECT_EQ(classify_kernel("aten::masked_select"), KernelCategory::indexing);
+}
+
+// torch._foreach_copy_ runs on multi_tensor_apply like the optimizers' foreach math, and FSDP2 copies every
+// parameter shard into its all-gather buffer with it: the kernel's functor says it copies (CopyFunctor<dst,
+// src> when the types differ, UnaryOpFunctor with the Copy<> op when they match). It was filed as optimizer.
+TEST(KinetoKernelNames, ForeachCopiesArePointwiseCopiesNotOptimizerMath) {
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+                              "namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::CopyFunctor<c10::BFloat16, "
+                              "float, 2, 1, 1>, at::native::(anonymous namespace)::Copy<c10::BFloat16, float> >(...)"),
+              KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+                              "namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::UnaryOpFunctor<float, 2, "
+                              "1, 1>, at::native::(anonymous namespace)::Copy<float, float> >(...)"),
+              KernelCategory::elementwise);
+    // The optimizers' foreach math and fused steps stay optimizer.
+    EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+                              "namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<"
+                              "float, 2, 2, 0>, std::plus<float>, float>(...)"),
+              KernelCategory::optimizer);
+    EXPECT_EQ(classify_kernel("void multi_tensor_apply_kernel<TensorListMetadata<4>, AdamFunctorMaster<float, float, float, "
+                              "int>, float, float, float, float, float, float, adamMode_t, float>(...)"),
+              KernelCategory::optimizer);
+}
+
+// Transformer Engine's MXFP8 scale-factor swizzles rearrange the block scales into the layout the GEMM
+// reads: index work. They matched no rule: other.
+TEST(KinetoKernelNames, ScaleSwizzlesAreIndexWork) {
+    EXPECT_EQ(classify_kernel("void transformer_engine::swizzle_col_scaling_kernel<int, 4, 4>(void const*, void*, int, int)"),
+              KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void transformer_engine::swizzle_row_scaling_kernel<int, 4, 4>(void const*, void*, int, int)"),
+              KernelCategory::indexing);
+    // A CUTLASS GEMM naming its threadblock swizzle stays a GEMM.
+    EXPECT_EQ(classify_kernel("void cutlass::Kernel<cutlass::gemm::kernel::Gemm<cutlass::gemm::threadblock::MmaMultistage<>, "
+                              "cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<8>, false> >(...)"),
+              KernelCategory::gemm);
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ const std::string kAdamFp32 =
     "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::FusedOptimizerTensorListMetadata<4>, "
     "at::native::(anonymous namespace)::FusedAdamMathFunctor<float, 4, (at::native::ADAM_MODE)1, false>, double, double>";
 
-const ElementType kF32{DType::fp32, "fp32"};
+const ElementType kF32{DType::fp32, "fp32", std::nullopt};
 
 // A trace with one CPU op (args given) and a kernel, so parse_kineto accepts it.
 std::string trace_with(const std::string& name, const std::string& args) {
@@ -223,6 +223,35 @@ TEST(KinetoLists, CatAndStack) {
     EXPECT_EQ(s->cost.bytes_written, 60u);
 }
 
+TEST(KinetoLists, ChunkCat) {
+    // _chunk_cat([g0 [6, 4], g1 [2, 4]], dim 0, num_chunks 2, out [2, 16]) bf16 → fp32 (chunk_cat_cuda_kernel<dst_t,
+    // src_t>): the list's 24 + 8 = 32 elements read at 2 B = 64 B; the out tensor, 32 fp32 elements, written 128 B.
+    const std::string kChunkCat =
+        "void at::native::(anonymous namespace)::chunk_cat_cuda_kernel<float, c10::BFloat16>("
+        "c10::BFloat16**, float*, long*, long*, long*, long*, long*, long*, long, long, long)";
+    const auto et = kernel_element_type(kChunkCat);
+    ASSERT_TRUE(et);
+    EXPECT_EQ(et->dtype, DType::fp32);
+    ASSERT_TRUE(et->source);
+    EXPECT_EQ(*et->source, DType::bf16);
+    const CpuOp cc = with_lists({{}, {}, {}, {2, 16}}, {tensor_list_dims(0, {{6, 4}, {2, 4}})},
+                                {"TensorList", "Scalar", "Scalar", "float"}, {"", "0", "2", ""});
+    const auto c = cost_cpu_op("aten::_chunk_cat", cc, kChunkCat);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->category, Category::indexing);
+    EXPECT_EQ(c->dtype, "bf16->fp32");
+    EXPECT_EQ(c->cost.bytes_read, 64u);
+    EXPECT_EQ(c->cost.bytes_written, 128u);
+    EXPECT_EQ(c->cost.flops, 0u);
+    // Without the out tensor: the list's 32 elements written at fp32, 128 B (the padding, if any, not counted).
+    const CpuOp functional =
+        with_lists({{}, {}, {}}, {tensor_list_dims(0, {{6, 4}, {2, 4}})}, {"TensorList", "Scalar", "Scalar"}, {"", "0", "2"});
+    EXPECT_EQ(cost_cpu_op("aten::_chunk_cat", functional, kChunkCat)->cost.bytes_written, 128u);
+    // A type the kernel name spells unreadably: no element type, no formula.
+    EXPECT_FALSE(kernel_element_type("chunk_cat_cuda_kernel<float>"));
+    EXPECT_FALSE(cost_cpu_op("aten::_chunk_cat", cc, "chunk_cat_cuda_kernel<float, Weird>(...)"));
+}
+
 TEST(KinetoLists, ForeachOps) {
     const auto two = [](std::int64_t a, std::int64_t b) { return tensor_list_dims(0, {{a}, {b, a}}); };
     // _foreach_add_.List(self, other, alpha=-0.001) bf16 (the SGD step of the ResNet trace): per list
@@ -285,6 +314,37 @@ TEST(KinetoLists, ForeachOps) {
     EXPECT_EQ(cp->cost.bytes_written, 32u);
     EXPECT_EQ(cp->cost.flops, 0u);
 
+    // A converting copy (FSDP2's copy-in of fp32 shards into a bf16 all-gather buffer): the kernel names the
+    // destination type, then the source's, CopyFunctor<c10::BFloat16, float, 2, 1, 1>. self [[4096, 512], [512]]
+    // bf16, src the same shapes fp32: 4096·512 + 512 = 2,097,664 elements; read 2,097,664 · 4 = 8,390,656 B,
+    // written 2,097,664 · 2 = 4,195,328 B (was: both lists at bf16, 4,195,328 B read). A copy: elementwise.
+    const std::string kCopyF32ToBf16 =
+        "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+        "namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::CopyFunctor<c10::BFloat16, float, 2, 1, 1>, "
+        "at::native::(anonymous namespace)::Copy<c10::BFloat16, float> >(at::native::(anonymous "
+        "namespace)::TensorListMetadata<2>)";
+    const auto et = kernel_element_type(kCopyF32ToBf16);
+    ASSERT_TRUE(et);
+    EXPECT_EQ(et->dtype, DType::bf16);
+    ASSERT_TRUE(et->source);
+    EXPECT_EQ(*et->source, DType::fp32);
+    const CpuOp shards =
+        with_lists({{}, {}, {}}, {tensor_list_dims(0, {{4096, 512}, {512}}), tensor_list_dims(1, {{4096, 512}, {512}})},
+                   {"TensorList", "TensorList", "Scalar"}, {"", "", "False"});
+    const auto cin = cost_cpu_op("aten::_foreach_copy_", shards, kCopyF32ToBf16);
+    ASSERT_TRUE(cin);
+    EXPECT_EQ(cin->category, Category::elementwise);
+    EXPECT_EQ(cin->dtype, "fp32->bf16");
+    EXPECT_EQ(cin->cost.bytes_read, 8390656u);
+    EXPECT_EQ(cin->cost.bytes_written, 4195328u);
+    EXPECT_EQ(cin->cost.flops, 0u);
+    // The same types (UnaryOpFunctor with Copy<>): no source type; a source type the name spells unreadably: none.
+    EXPECT_FALSE(kernel_element_type("multi_tensor_apply_kernel<TensorListMetadata<2>, UnaryOpFunctor<float, 2, 1, 1>, "
+                                     "Copy<float, float> >")
+                     ->source);
+    EXPECT_FALSE(kernel_element_type("multi_tensor_apply_kernel<TensorListMetadata<2>, CopyFunctor<float, Weird, 2, 1, 1>>"));
+    EXPECT_FALSE(kernel_element_type("x CopyFunctor<float>"));
+
     // _foreach_norm.Scalar([[1000], [24]], 2) fp32: read 1024 · 4 = 4096 B, one value per tensor
     // written 2 · 4 = 8 B, 1 FLOP per input element = 1024.
     const CpuOp norm = with_lists({{}, {}, {}}, {tensor_list_dims(0, {{1000}, {24}})}, {"TensorList", "Scalar", ""});
@@ -336,7 +396,7 @@ TEST(KinetoLists, FusedAdam) {
 
     // Adam bf16 without weight decay, with grad_scale (AMP: grads unscaled and written back): read
     // 4 · 1280 · 2 = 10240 + 8 = 10248 B; write (3 + 1) · 1280 · 2 = 10240 B; FLOPs (13 + 1) · 1280 = 17920.
-    const ElementType bf16{DType::bf16, "bf16"};
+    const ElementType bf16{DType::bf16, "bf16", std::nullopt};
     const auto s = cost_list_op("aten::_fused_adam_", adam(false, "0", "float"), bf16);
     ASSERT_TRUE(s);
     EXPECT_EQ(s->cost.bytes_read, 10248u);

@@ -28,7 +28,7 @@ CpuOp with_lists(std::vector<std::vector<std::int64_t>> dims, std::vector<Tensor
     return o;
 }
 
-const ElementType kF32{DType::fp32, "fp32"};
+const ElementType kF32{DType::fp32, "fp32", std::nullopt};
 
 // ---- Pointwise ops of mixed types (PyTorch's type promotion).
 
@@ -200,6 +200,25 @@ TEST(KinetoOpsMore, IndexFromItsIndexList) {
     ASSERT_TRUE(t);
     EXPECT_EQ(t->cost.bytes_read, 720u);
     EXPECT_EQ(t->cost.bytes_written, 640u);
+}
+
+TEST(KinetoOpsMore, SplitWithSizesCopyReadsSelfAndWritesItsParts) {
+    // split_with_sizes_copy(bf16 [8, 96], [32, 64], dim 1, out=[[8, 32], [8, 64]]) (FSDP2's copy-out): 768 elements
+    // read, 768·2 = 1536 B, and as many written; the out list spelled out or not ([] past 30 tensors).
+    const auto spelled = with_lists({{8, 96}, {}, {}, {}}, {tensor_list_dims(3, {{8, 32}, {8, 64}})},
+                                    {bf, "ScalarList", "Scalar", "TensorList"}, {"", "[32, 64]", "1", ""});
+    const auto c = cost_cpu_op("aten::split_with_sizes_copy", spelled, "");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->category, Category::elementwise);
+    EXPECT_EQ(c->cost.bytes_read, 1536u);
+    EXPECT_EQ(c->cost.bytes_written, 1536u);
+    EXPECT_EQ(c->cost.flops, 0u);
+    const auto unspelled =
+        with_lists({{8, 96}, {}, {}, {}}, {}, {bf, "ScalarList", "Scalar", "TensorList"}, {"", "[32, 64]", "1", ""});
+    EXPECT_EQ(cost_cpu_op("aten::split_with_sizes_copy", unspelled, "")->cost.bytes_written, 1536u);
+    // self without shapes: no formula.
+    EXPECT_FALSE(cost_cpu_op("aten::split_with_sizes_copy",
+                             with_lists({{}, {}, {}, {}}, {}, {bf, "ScalarList", "Scalar", "TensorList"}), ""));
 }
 
 TEST(KinetoOpsMore, IndexPutFromItsIndexList) {
