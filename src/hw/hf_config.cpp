@@ -506,6 +506,10 @@ void read_ernie45_moe(const Reader& r, TransformerConfig& c, MoeConfig& m) {
     m.experts = r.count("moe_num_experts");
     m.top_k = r.count("moe_k");
     m.expert_ffn = r.count("moe_intermediate_size");
+    // Left out: Ernie4_5_MoeConfig's 2 (class_defaults); null: Ernie4_5_MoeSparseMoeBlock compares it with 0 and fails.
+    if (r.doc.contains("moe_num_shared_experts") && r.doc.at("moe_num_shared_experts").is_null())
+        r.fail(
+            "\"moe_num_shared_experts\" is null, which Ernie4_5_MoeForCausalLM cannot be built with: give a number (0 for none)");
     m.shared_experts = r.natural_or("moe_num_shared_experts", 0);
     m.router_bias = true;
     hf::set_dense_layers(m, hf::ernie_dense_layers(r, c.layers));
@@ -600,6 +604,11 @@ void read_granite_moe(const Reader& r, TransformerConfig& c, MoeConfig& m) {
 // read as shared_expert_intermediate_size / moe_intermediate_size of them (refused when that does not divide).
 void read_qwen2_moe_shared_expert(const Reader& r, std::uint64_t hidden, std::uint64_t layers, MoeConfig& m,
                                   std::vector<std::string>& limitations) {
+    // Left out: Qwen2MoeConfig's 5632 (class_defaults); null: no number the class can build its shared expert with.
+    if (r.doc.contains("shared_expert_intermediate_size") && r.doc.at("shared_expert_intermediate_size").is_null())
+        r.fail(
+            "\"shared_expert_intermediate_size\" is null, which Qwen2MoeForCausalLM cannot be built with: give a number (0 for "
+            "none)");
     const std::uint64_t shared = r.natural_or("shared_expert_intermediate_size", 0);
     if (shared == 0)
         return;
@@ -625,7 +634,8 @@ std::uint64_t shared_experts_of(const Reader& r, const std::string& lm_arch) {
     const bool none_ok = lm_arch == "DeepseekForCausalLM";
     for (const char* key : {"n_shared_experts", "first_k_dense_replace"}) {
         const bool present = r.doc.contains(key);
-        if (present && r.doc.at(key).is_null() && !none_ok)
+        const bool not_read = lm_arch == "Glm4MoeLiteForCausalLM" && std::string_view(key) == "first_k_dense_replace";
+        if (present && r.doc.at(key).is_null() && !none_ok && !not_read)
             r.fail(fmt::format("\"{}\" is null, which {} cannot be built with: give a number (0 for none)", key, lm_arch));
         // DeepSeek-V2's first_k_dense_replace defaults to 0 in transformers and its remote code; Glm4MoeLite reads none.
         // transformers 5's mlp_layer_types decides the dense layers without it.

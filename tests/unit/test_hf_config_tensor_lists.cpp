@@ -230,6 +230,12 @@ TEST(HfTensorLists, Dots1IsDeepSeekV3sMoeOnQwen3sAttention) {
         "num_experts_per_tok": 6, "scoring_func": "sigmoid", "tie_word_embeddings": false, )";
     const TransformerConfig c = parse_hf_config(dots + R"("attention_bias": false})", "x");
     EXPECT_TRUE(c.qk_norm);
+    // No window fields: Dots1Config's sliding_window 4096 from max_window_layers 62 on, so none of the 62 layers slides
+    // (Dots1AppliesItsWindowFromMaxWindowLayers has a window that applies); said as taken, never "has no window".
+    EXPECT_EQ(c.sliding_window, 4096u);
+    EXPECT_EQ(c.local_layers, std::vector<bool>(62, false));
+    EXPECT_TRUE(has_limitation(c, "max_window_layers = 62, sliding_window = 4096 (transformers' Dots1Config defaults"));
+    EXPECT_FALSE(has_limitation(c, "has no window"));
     // Per layer attention 4·4096·4096 + q/k norms 2·128 = 67,109,120, norms 8192; layer 0 dense 3·4096·10,944 =
     // 134,479,872; layers 1-61: 128 experts of 3·4096·1408 (17,301,504) = 2,214,592,512, router 128·4096 + 128 bias =
     // 524,416, 2 shared 34,603,008 → 2,249,719,936. 62 · 67,117,312 = 4,161,273,344 + 134,479,872 + 61 · 2,249,719,936
@@ -349,6 +355,15 @@ TEST(HfTensorLists, MoeClassDefaultsAreTakenOrRefusedNeverZero) {
         "moe_intermediate_size": 32, "moe_num_experts": 4, "moe_k": 2})",
                                                  "x");
     EXPECT_EQ(er.moe->shared_experts, 2u);
+    // A null is no count either class can build with: refused naming it (was 0).
+    const std::string qn = error_of(R"({"architectures": ["Qwen2MoeForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100, "moe_intermediate_size": 1408,
+        "num_experts": 4, "num_experts_per_tok": 2, "shared_expert_intermediate_size": null})");
+    EXPECT_NE(qn.find("\"shared_expert_intermediate_size\" is null"), std::string::npos) << qn;
+    const std::string en = error_of(R"({"architectures": ["Ernie4_5_MoeForCausalLM"], "hidden_size": 64,
+        "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,
+        "moe_intermediate_size": 32, "moe_num_experts": 4, "moe_k": 2, "moe_num_shared_experts": null})");
+    EXPECT_NE(en.find("\"moe_num_shared_experts\" is null"), std::string::npos) << en;
 }
 
 TEST(HfTensorLists, Dots1AppliesItsWindowFromMaxWindowLayers) {
