@@ -69,12 +69,14 @@ Exact format_bytes(const StorageFormat& f, Exact len, Exact count) {
     Exact bytes = ceil_div(len * count * Exact(dtype_bits(f.dtype)), Exact(8));
     if (f.scale_bits != 0) {
         Exact groups;
-        if (f.block != 0)
+        if (f.block != 0) {
             groups = ceil_div(len, Exact(f.block)) * ceil_div(count, Exact(f.block));
-        else if (f.group_pad != 0 && f.group != 0)
-            groups = count * ceil_div(ceil_div(len, Exact(f.group)), Exact(f.group_pad)) * Exact(f.group_pad);
-        else
-            groups = count * (f.group == 0 ? Exact(1) : ceil_div(len, Exact(f.group)));
+        } else {
+            Exact per_vector = f.group == 0 ? Exact(1) : ceil_div(len, Exact(f.group));
+            if (f.group_pad != 0)  // each vector's groups stored padded (AutoAWQ's GEMV layouts)
+                per_vector = ceil_div(per_vector, Exact(f.group_pad)) * Exact(f.group_pad);
+            groups = count * per_vector;
+        }
         bytes += ceil_div(groups * Exact(f.scale_bits + f.zero_bits), Exact(8));
     }
     return bytes + Exact(f.tensor_scale_bytes);

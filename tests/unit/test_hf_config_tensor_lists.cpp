@@ -269,6 +269,12 @@ TEST(HfTensorLists, AwqGemvLayoutsAreCountedAsStored) {
         EXPECT_EQ(weight_bytes_per_rank(fast, LayerRun{}).value(), 3966246912u) << v;
         EXPECT_TRUE(fast.limitations.empty()) << v;
     }
+    // Per channel (group_size -1: WQLinear_GEMV's group is K, one group padded to 8): 8 fp16 scales and 8 4-bit zeros per
+    // output row, 8 · 2.5 = 20 B. Rows a layer: 4 · 4096 + 2 · 11,008 + 4096 = 42,496 → 849,920 B + weights 101,187,584 +
+    // norms 16,384 = 102,053,888 · 32 = 3,265,724,416 + 524,288,000 + 8192 = 3,790,020,608 B.
+    std::string per_channel = gemm + R"("gemv"}})";
+    per_channel.replace(per_channel.find("\"group_size\": 128"), 17, "\"group_size\": -1");
+    EXPECT_EQ(weight_bytes_per_rank(parse_hf_config(per_channel, "x"), LayerRun{}).value(), 3790020608u);
     // A version that is not a string is refused under its full name.
     const std::string e = error_of(gemm + "2}}");
     EXPECT_NE(e.find("\"quantization_config.version\" must be a string"), std::string::npos) << e;
