@@ -19,6 +19,7 @@ struct StorageFormat {
     unsigned scale_bits = 0;          // bits of one scale: 16 (fp16/bf16), 8 (fp8, e8m0), 32 (fp32); 0: no scales
     unsigned zero_bits = 0;           // bits of one zero point per group (asymmetric int4: 4)
     unsigned tensor_scale_bytes = 0;  // one more scale per tensor (NVFP4's fp32 global scale; fp8's per-tensor scale)
+    std::uint64_t group_pad = 0;      // groups per vector stored rounded up to a multiple of this (AutoAWQ's GEMV layouts)
 
     bool operator==(const StorageFormat&) const = default;
 };
@@ -35,7 +36,8 @@ StorageFormat kv_format(DType t, std::uint64_t head_dim);
 StorageFormat plain_format(DType t);
 
 // Bytes of `count` vectors of `len` elements: payload ⌈count·len·bits/8⌉ + scales and zero points
-// ⌈groups·(scale_bits + zero_bits)/8⌉ (groups = count·⌈len/group⌉; 2-D: ⌈len/block⌉·⌈count/block⌉) + the tensor scale.
+// ⌈groups·(scale_bits + zero_bits)/8⌉ (groups = count·⌈len/group⌉, ⌈len/group⌉ rounded up to a multiple of group_pad
+// when set; 2-D: ⌈len/block⌉·⌈count/block⌉) + the tensor scale.
 // A weight [K, N] is `N` vectors of `K` (groups run along the reduction axis).
 Exact format_bytes(const StorageFormat& f, Exact len, Exact count);
 

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -266,7 +267,8 @@ constexpr std::array<Wrapper, 10> kWrappers{
      // GLM-4.5V, GLM-4.6V (Glm4vMoeForConditionalGeneration): GLM-4.5-Air's language model (Glm4vMoeTextModel: the
      // Glm4MoeDecoderLayer's attention with q, k, v biases, dense-first MoE with the noaux_tc router bias and shared
      // experts); its multimodal RoPE rotates the same vectors. Glm4vMoeTextConfig's defaults are GLM-4.5-Air's
-     // fixed numbers, so a text_config without the fields that shape the count is refused.
+     // fixed numbers, so a text_config without the fields that shape the count is refused; attention_bias defaults to
+     // true there (Glm4MoeConfig's to false), taken and said.
      {"Glm4vMoeForConditionalGeneration",
       "glm4v_moe_text",
       "Glm4vMoeTextConfig",
@@ -275,7 +277,9 @@ constexpr std::array<Wrapper, 10> kWrappers{
       {{kKvHeads("a fixed number"),
         {"head_dim", "a fixed number, not hidden_size / num_attention_heads", "<dims per head>"},
         {"first_k_dense_replace", "a fixed number", "<dense layers>"},
-        {"n_shared_experts", "a fixed number", "<shared experts>"}}}}}};
+        {"n_shared_experts", "a fixed number", "<shared experts>"}}},
+      "transformers' Glm4vMoeTextConfig defaults",
+      R"({"attention_bias": true})"}}};
 
 // Fields transformers' config class fills in when config.json leaves them out, for the families whose published
 // files rely on it (Google's Gemma 3 multimodal config.json files give only a few text_config fields):
@@ -284,7 +288,7 @@ struct ClassDefaults {
     const char* named;  // "transformers' <class> defaults"
     const json& fields;
 };
-ClassDefaults class_defaults(Family fam) {
+ClassDefaults class_defaults(Family fam, std::string_view lm_arch) {
     static const json none = json::object();
     // Parsed, so the counts are unsigned JSON numbers as config.json's own are.
     static const json gemma3 = json::parse(R"({"vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216,
@@ -301,6 +305,22 @@ ClassDefaults class_defaults(Family fam) {
     // num_key_value_heads default changed (16 in older transformers, 4 in newer), so a Gemma 2 file without it is refused.
     static const json gemma = json::parse(R"({"head_dim": 256, "num_key_value_heads": 16})");
     static const json gemma2 = json::parse(R"({"head_dim": 256, "sliding_window": 4096})");
+    // The MoE classes' defaults for the fields that size the shared experts and the dense layers, where the class gives a
+    // fixed number (not None): Glm4MoeConfig 1 and 1; Dots1Config first_k_dense_replace 0 and a window of 4096 from layer
+    // max_window_layers (62) on (its n_shared_experts default None cannot be built: refused, read_first_k_moe);
+    // Qwen2MoeConfig a shared expert of 5632; Ernie4_5_MoeConfig 2 shared experts.
+    static const json glm4_moe = json::parse(R"({"first_k_dense_replace": 1, "n_shared_experts": 1})");
+    static const json dots1 = json::parse(R"({"first_k_dense_replace": 0, "sliding_window": 4096, "max_window_layers": 62})");
+    static const json qwen2_moe = json::parse(R"({"shared_expert_intermediate_size": 5632})");
+    static const json ernie45_moe = json::parse(R"({"moe_num_shared_experts": 2})");
+    if (lm_arch == "Dots1ForCausalLM")
+        return {"transformers' Dots1Config defaults", dots1};
+    if (fam == Family::glm4_moe)
+        return {"transformers' Glm4MoeConfig defaults", glm4_moe};
+    if (fam == Family::qwen2_moe)
+        return {"transformers' Qwen2MoeConfig defaults", qwen2_moe};
+    if (fam == Family::ernie45_moe)
+        return {"transformers' Ernie4_5_MoeConfig defaults", ernie45_moe};
     if (fam == Family::gemma)
         return {"transformers' GemmaConfig defaults", gemma};
     if (fam == Family::gemma2)
@@ -349,9 +369,10 @@ std::vector<bool> smollm3_nope_layers(const Reader& r, std::uint64_t layers) {
 // Sliding-window attention (transformers' per-family rules): Mistral-style `sliding_window` on every layer;
 // Gemma 2 every other layer (layer_idx % 2 == 0 local); Gemma 3 all but every `sliding_window_pattern`-th
 // (default 6); an explicit `layer_types` list ("sliding_attention"/"full_attention") wins; Qwen2/3 only with
-// `use_sliding_window`, on layers from `max_window_layers` on; OLMo 3 all but every 4th (Olmo3Config); SmolLM3 only with
-// `use_sliding_window`, on its NoPE layers (`no_rope_layers` 0; default every `no_rope_layer_interval`-th, 4).
-void read_sliding_window(const Reader& r, Family fam, TransformerConfig& c) {
+// `use_sliding_window`, on layers from `max_window_layers` on; dots1 (Dots1Config: Qwen3's attention, no use_sliding_window)
+// on layers from `max_window_layers` on whenever sliding_window is set; OLMo 3 all but every 4th (Olmo3Config); SmolLM3
+// only with `use_sliding_window`, on its NoPE layers (`no_rope_layers` 0; default every `no_rope_layer_interval`-th, 4).
+void read_sliding_window(const Reader& r, Family fam, TransformerConfig& c, bool dots1) {
     const bool qwen = fam == Family::qwen2 || fam == Family::qwen3 || fam == Family::qwen2_moe || fam == Family::qwen3_moe;
     const json& doc = r.doc;
     const bool typed = doc.contains("layer_types") && !doc.at("layer_types").is_null();
@@ -383,7 +404,7 @@ void read_sliding_window(const Reader& r, Family fam, TransformerConfig& c) {
                                                                        : r.count_or("_sliding_window_pattern", 6);
         for (std::uint64_t i = 0; i < c.layers; ++i)
             c.local_layers.push_back((i + 1) % period != 0);
-    } else if (qwen) {
+    } else if (qwen || dots1) {
         const std::uint64_t from = r.natural_or("max_window_layers", 0);
         for (std::uint64_t i = 0; i < c.layers; ++i)
             c.local_layers.push_back(i >= from);
@@ -485,6 +506,10 @@ void read_ernie45_moe(const Reader& r, TransformerConfig& c, MoeConfig& m) {
     m.experts = r.count("moe_num_experts");
     m.top_k = r.count("moe_k");
     m.expert_ffn = r.count("moe_intermediate_size");
+    // Left out: Ernie4_5_MoeConfig's 2 (class_defaults); null: Ernie4_5_MoeSparseMoeBlock compares it with 0 and fails.
+    if (r.doc.contains("moe_num_shared_experts") && r.doc.at("moe_num_shared_experts").is_null())
+        r.fail(
+            "\"moe_num_shared_experts\" is null, which Ernie4_5_MoeForCausalLM cannot be built with: give a number (0 for none)");
     m.shared_experts = r.natural_or("moe_num_shared_experts", 0);
     m.router_bias = true;
     hf::set_dense_layers(m, hf::ernie_dense_layers(r, c.layers));
@@ -579,6 +604,11 @@ void read_granite_moe(const Reader& r, TransformerConfig& c, MoeConfig& m) {
 // read as shared_expert_intermediate_size / moe_intermediate_size of them (refused when that does not divide).
 void read_qwen2_moe_shared_expert(const Reader& r, std::uint64_t hidden, std::uint64_t layers, MoeConfig& m,
                                   std::vector<std::string>& limitations) {
+    // Left out: Qwen2MoeConfig's 5632 (class_defaults); null: no number the class can build its shared expert with.
+    if (r.doc.contains("shared_expert_intermediate_size") && r.doc.at("shared_expert_intermediate_size").is_null())
+        r.fail(
+            "\"shared_expert_intermediate_size\" is null, which Qwen2MoeForCausalLM cannot be built with: give a number (0 for "
+            "none)");
     const std::uint64_t shared = r.natural_or("shared_expert_intermediate_size", 0);
     if (shared == 0)
         return;
@@ -592,6 +622,37 @@ void read_qwen2_moe_shared_expert(const Reader& r, std::uint64_t hidden, std::ui
         "the shared expert's gate, sigmoid(Linear({0}, 1)) scaling its output, is not counted: {0} parameters per layer "
         "({1} in all) and a GEMV per token",
         hidden, hidden * layers));
+}
+
+// n_shared_experts and first_k_dense_replace of the DeepSeek-style MoE classes. Left out, each takes its class's default:
+// a fixed number (Glm4MoeConfig, Dots1Config's first_k_dense_replace: class_defaults), none (DeepSeekMoE's remote code: no
+// shared experts, no dense layer; DeepSeek-V2's first_k_dense_replace 0 in both transformers and its remote code) or a
+// default the copies disagree on or cannot build with (Dots1Config's n_shared_experts None; transformers' DeepseekV2Config
+// 2 shared experts where DeepSeek-V2's remote code has none), refused, as the other classes' (DeepseekV3Config 1 and 3).
+// A null is refused for all but DeepSeekMoE (its remote code builds no shared experts for None).
+std::uint64_t shared_experts_of(const Reader& r, const std::string& lm_arch) {
+    const bool none_ok = lm_arch == "DeepseekForCausalLM";
+    for (const char* key : {"n_shared_experts", "first_k_dense_replace"}) {
+        const bool present = r.doc.contains(key);
+        const bool not_read = lm_arch == "Glm4MoeLiteForCausalLM" && std::string_view(key) == "first_k_dense_replace";
+        if (present && r.doc.at(key).is_null() && !none_ok && !not_read)
+            r.fail(fmt::format("\"{}\" is null, which {} cannot be built with: give a number (0 for none)", key, lm_arch));
+        // DeepSeek-V2's first_k_dense_replace defaults to 0 in transformers and its remote code; Glm4MoeLite reads none.
+        // transformers 5's mlp_layer_types decides the dense layers without it.
+        const bool zero_default =
+            std::string_view(key) == "first_k_dense_replace" &&
+            (lm_arch == "DeepseekV2ForCausalLM" || lm_arch == "Glm4MoeLiteForCausalLM" || r.has("mlp_layer_types"));
+        if (!present && !none_ok && !zero_default)
+            r.fail(fmt::format(
+                "missing \"{}\": {}'s config class does not default it to 0 ({}); bwacct will not guess: give \"{}\": <{}>", key,
+                lm_arch,
+                lm_arch == "Dots1ForCausalLM"        ? "Dots1Config's n_shared_experts is None, which cannot be built"
+                : lm_arch == "DeepseekV2ForCausalLM" ? "transformers' DeepseekV2Config 2, DeepSeek-V2's remote code none"
+                : lm_arch == "DeepseekV3ForCausalLM" ? "transformers' DeepseekV3Config: 1 shared expert, 3 dense layers"
+                                                     : "its class's default is not checked here",
+                key, key[0] == 'n' ? "shared experts" : "dense layers"));
+    }
+    return r.natural_or("n_shared_experts", 0);
 }
 
 // The routed experts of Qwen2-MoE, Qwen3-MoE and OLMoE: "num_experts" in their config classes up to transformers 4.x;
@@ -940,18 +1001,44 @@ StorageFormat read_quantization_format(const Reader& r, const json& q, std::vect
         // AWQ stores qzeros only with zero_point. GPTQ's format stores them whatever "sym" says (qzeros int32 [K/group,
         // N·bits/32] beside qweight and scales: AutoGPTQ's QuantLinear and vLLM's GPTQ create_weights build them for
         // either; a symmetric checkpoint's hold the constant midpoint), so they are counted: the checkpoint's bytes.
-        f.zero_bits = method == "gptq" || qr.flag_or("zero_point", true) ? static_cast<unsigned>(bits) : 0;
-        // AutoAWQ's GEMV layouts (WQLinear_GEMV: calculate_zeros_width) pad each output row's groups to a multiple of 8
-        // (group 128) in scales and qzeros; GEMM's (the default) does not.
-        const std::string version = method == "awq" ? qr.text_or("version", "gemm") : "gemm";
-        if (version != "gemm" && version != "GEMM")
-            limitations.push_back(fmt::format(
-                "quantization_config.version = \"{}\": counted in AWQ's GEMM layout; {}", version,
-                version == "gemv" || version == "GEMV" || version == "gemv_fast"
-                    ? "the GEMV layout pads each row's groups in scales and qzeros to a multiple of 8 (group 128; 16 at 64, 32 "
-                      "at 32: AutoAWQ's calculate_zeros_width), not counted"
-                    : "this layout is not checked"));
-        if (method == "gptq")
+        // GPTQ's Marlin format (checkpoint_format "marlin", AutoGPTQ's is_marlin_format) stores qweight and scales only.
+        const bool marlin =
+            method == "gptq" && (qr.text_or("checkpoint_format", "") == "marlin" || qr.flag_or("is_marlin_format", false));
+        if (marlin && !qr.flag_or("sym", true))
+            r.fail(
+                "\"quantization_config.sym\" = false with the Marlin checkpoint format is not modelled: that format stores "
+                "no zero points (AutoGPTQ converts symmetric checkpoints only)");
+        f.zero_bits = !marlin && (method == "gptq" || qr.flag_or("zero_point", true)) ? static_cast<unsigned>(bits) : 0;
+        // AutoAWQ's layouts (quantization_config.version): GEMM (the default) stores scales fp16 [K/g, N] and qzeros
+        // packed [K/g, N/8]; GEMV (WQLinear_GEMV) pads each output row's groups to calculate_zeros_width(K, g) · 8 (a
+        // multiple of 8 at g >= 128, 16 at 64, 32 at 32); GEMV_FAST (WQLinear_GEMVFast) pads scales the same and stores
+        // its zeros as fp16 scaled_zeros shaped like the scales, with or without zero_point.
+        if (method == "awq" && q.contains("version") && !q.at("version").is_string())
+            r.fail(fmt::format("\"quantization_config.version\" must be a string (gemm, gemv or gemv_fast), got {}",
+                               q.at("version").dump()));
+        std::string version = method == "awq" ? qr.text_or("version", "gemm") : "gemm";
+        std::transform(version.begin(), version.end(), version.begin(),
+                       [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        if (version == "gemv" || version == "gemv_fast") {
+            const std::uint64_t g = f.group;
+            if (g != 0 && g < 128 && g != 64 && g != 32)
+                r.fail(
+                    fmt::format("\"quantization_config.group_size\" = {} with version {}: AutoAWQ's GEMV layouts take "
+                                "32, 64, 128 or more (calculate_zeros_width)",
+                                g, q.at("version").get<std::string>()));
+            f.group_pad = g == 64 ? 16 : g == 32 ? 32 : 8;
+            if (version == "gemv_fast")
+                f.zero_bits = 16;  // scaled_zeros, fp16, always stored
+        } else if (version != "gemm") {
+            limitations.push_back(
+                fmt::format("quantization_config.version = \"{}\": counted in AWQ's GEMM layout; this layout is not checked",
+                            q.at("version").get<std::string>()));
+        }
+        if (method == "gptq" && marlin)
+            limitations.push_back(
+                "quant_method gptq in the Marlin checkpoint format: qweight and scales counted as stored (no qzeros, no "
+                "g_idx)");
+        else if (method == "gptq")
             limitations.push_back(fmt::format(
                 "quant_method gptq: g_idx (an int32 per input row of each quantized matrix: {}) is not counted; "
                 "{}the qzeros are counted as stored",
@@ -1328,7 +1415,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     const json wrapper_defaults =
         nested_text && wrapper->text_defaults != nullptr ? json::parse(wrapper->text_defaults) : json::object();
     const ClassDefaults defaults =
-        wrapper_defaults.empty() ? class_defaults(fam) : ClassDefaults{wrapper->defaults_named, wrapper_defaults};
+        wrapper_defaults.empty() ? class_defaults(fam, lm_arch) : ClassDefaults{wrapper->defaults_named, wrapper_defaults};
     // Only a key config.json leaves out takes the class default: an explicit null is None in transformers
     // too (Olmo3Config's "sliding_window": null means no window; SeedOssConfig's "head_dim": null, hidden / heads).
     for (const auto& [key, value] : defaults.fields.items())
@@ -1493,9 +1580,10 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
                             fam == Family::glm || fam == Family::glm4 || fam == Family::granite || fam == Family::granite_moe ||
                             fam == Family::olmo2 || fam == Family::seed_oss || fam == Family::stablelm ||
                             fam == Family::internlm2 || fam == Family::internlm3 || fam == Family::olmoe ||
-                            fam == Family::glm4_moe || fam == Family::minimax_m2 || fam == Family::deepseek_moe;
+                            (fam == Family::glm4_moe && lm_arch != "Dots1ForCausalLM") || fam == Family::minimax_m2 ||
+                            fam == Family::deepseek_moe;
     if (!windowless)
-        read_sliding_window(r, fam, c);
+        read_sliding_window(r, fam, c, lm_arch == "Dots1ForCausalLM");
     else if (r.has("sliding_window")) {
         // Yi, Baichuan, DeepSeekMoE and InternLM2 run their repositories' remote code, not a transformers class.
         const bool remote = lm_arch == "YiForCausalLM" || lm_arch == "BaichuanForCausalLM" || lm_arch == "BaiChuanForCausalLM" ||
@@ -1576,7 +1664,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             // noaux_tc router, n_shared_experts shared experts).
             m.experts = r.count("n_routed_experts");
             m.expert_ffn = r.count("moe_intermediate_size");
-            m.shared_experts = r.natural_or("n_shared_experts", 0);
+            m.shared_experts = shared_experts_of(r, lm_arch);
             hf::set_dense_layers(m, hf::first_k_dense_layers(r, c.layers, fam == Family::deepseek || fam == Family::deepseek_moe,
                                                              lm_arch == "Glm4MoeLiteForCausalLM"));
             // DeepSeek-V3's noaux_tc gate carries a per-expert score-correction bias (E parameters); GLM-4.5's always.

@@ -69,10 +69,14 @@ Exact format_bytes(const StorageFormat& f, Exact len, Exact count) {
     Exact bytes = ceil_div(len * count * Exact(dtype_bits(f.dtype)), Exact(8));
     if (f.scale_bits != 0) {
         Exact groups;
-        if (f.block != 0)
+        if (f.block != 0) {
             groups = ceil_div(len, Exact(f.block)) * ceil_div(count, Exact(f.block));
-        else
-            groups = count * (f.group == 0 ? Exact(1) : ceil_div(len, Exact(f.group)));
+        } else {
+            Exact per_vector = f.group == 0 ? Exact(1) : ceil_div(len, Exact(f.group));
+            if (f.group_pad != 0)  // each vector's groups stored padded (AutoAWQ's GEMV layouts)
+                per_vector = ceil_div(per_vector, Exact(f.group_pad)) * Exact(f.group_pad);
+            groups = count * per_vector;
+        }
         bytes += ceil_div(groups * Exact(f.scale_bits + f.zero_bits), Exact(8));
     }
     return bytes + Exact(f.tensor_scale_bytes);
@@ -84,8 +88,9 @@ std::string format_name(const StorageFormat& f) {
     if (f.block != 0)
         s += fmt::format(" ({}×{} {} block scales)", f.block, f.block, bits_name(f.scale_bits));
     else if (f.scale_bits != 0)
-        s += fmt::format(" ({} {} scale{})", f.group == 0 ? std::string("per-channel") : fmt::format("g{}", f.group),
-                         bits_name(f.scale_bits), f.zero_bits ? fmt::format(" + {}-bit zero", f.zero_bits) : std::string());
+        s += fmt::format(" ({} {} scale{}{})", f.group == 0 ? std::string("per-channel") : fmt::format("g{}", f.group),
+                         bits_name(f.scale_bits), f.zero_bits ? fmt::format(" + {}-bit zero", f.zero_bits) : std::string(),
+                         f.group_pad != 0 ? fmt::format(", groups padded to {}", f.group_pad) : std::string());
     if (f.tensor_scale_bytes != 0)
         s += " + fp32 tensor scale";
     return s;

@@ -538,7 +538,7 @@ TEST(HfPublishedFiles, MlpLayerTypesDecideTheDenseLayersAndMustAgree) {
     // "sparse"). Alone, it decides; with first_k_dense_replace, the two must agree.
     const std::string base = R"({"architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 64, "num_hidden_layers": 3,
         "num_attention_heads": 4, "intermediate_size": 128, "moe_intermediate_size": 32, "vocab_size": 100,
-        "n_routed_experts": 4, "num_experts_per_tok": 2, "kv_lora_rank": 16, "qk_nope_head_dim": 16,
+        "n_routed_experts": 4, "n_shared_experts": 1, "num_experts_per_tok": 2, "kv_lora_rank": 16, "qk_nope_head_dim": 16,
         "qk_rope_head_dim": 8, "v_head_dim": 16, )";
     const TransformerConfig listed = parse_hf_config(base + R"("mlp_layer_types": ["dense", "dense", "sparse"]})", "x");
     EXPECT_EQ(listed.moe->dense_layers, 2u);

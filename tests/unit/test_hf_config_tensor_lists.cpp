@@ -230,6 +230,12 @@ TEST(HfTensorLists, Dots1IsDeepSeekV3sMoeOnQwen3sAttention) {
         "num_experts_per_tok": 6, "scoring_func": "sigmoid", "tie_word_embeddings": false, )";
     const TransformerConfig c = parse_hf_config(dots + R"("attention_bias": false})", "x");
     EXPECT_TRUE(c.qk_norm);
+    // No window fields: Dots1Config's sliding_window 4096 from max_window_layers 62 on, so none of the 62 layers slides
+    // (Dots1AppliesItsWindowFromMaxWindowLayers has a window that applies); said as taken, never "has no window".
+    EXPECT_EQ(c.sliding_window, 4096u);
+    EXPECT_EQ(c.local_layers, std::vector<bool>(62, false));
+    EXPECT_TRUE(has_limitation(c, "max_window_layers = 62, sliding_window = 4096 (transformers' Dots1Config defaults"));
+    EXPECT_FALSE(has_limitation(c, "has no window"));
     // Per layer attention 4·4096·4096 + q/k norms 2·128 = 67,109,120, norms 8192; layer 0 dense 3·4096·10,944 =
     // 134,479,872; layers 1-61: 128 experts of 3·4096·1408 (17,301,504) = 2,214,592,512, router 128·4096 + 128 bias =
     // 524,416, 2 shared 34,603,008 → 2,249,719,936. 62 · 67,117,312 = 4,161,273,344 + 134,479,872 + 61 · 2,249,719,936
@@ -242,16 +248,172 @@ TEST(HfTensorLists, Dots1IsDeepSeekV3sMoeOnQwen3sAttention) {
     EXPECT_NE(error_of(dots + R"("attention_bias": true})").find("\"attention_bias\" = true is not modelled"), std::string::npos);
 }
 
-TEST(HfTensorLists, AwqGemvLayoutPaddingIsStated) {
+TEST(HfTensorLists, AwqGemvLayoutsAreCountedAsStored) {
     // The same Llama-2-7B AWQ fields with "version": "gemv": AutoAWQ's WQLinear_GEMV pads each output row's groups in
-    // scales and qzeros to a multiple of 8 (down_proj: 86 groups stored as 88, 2 · 4096 · (2 + 0.5) = 20,480 B more a
-    // layer). Counted in the GEMM layout (3,889,307,648 B, Llama2AwqBytesMeetItsTensorList) and said.
+    // scales and qzeros to calculate_zeros_width(K, 128) · 8, a multiple of 8 (down_proj: 86 groups stored as 88,
+    // 2 · 4096 · (2 + 0.5) = 20,480 B more a layer): 3,889,307,648 (GEMM, Llama2AwqBytesMeetItsTensorList) + 32 · 20,480
+    // = 3,889,963,008 B.
     const std::string gemm = R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 11008,
         "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 32, "vocab_size": 32000,
         "torch_dtype": "float16", "quantization_config": {"bits": 4, "group_size": 128, "quant_method": "awq",
         "zero_point": true, "version": )";
     const TransformerConfig gemv = parse_hf_config(gemm + R"("gemv"}})", "x");
-    EXPECT_EQ(weight_bytes_per_rank(gemv, LayerRun{}).value(), 3889307648u);
-    EXPECT_TRUE(has_limitation(gemv, "the GEMV layout pads each row's groups in scales and qzeros to a multiple of 8"));
+    EXPECT_EQ(weight_bytes_per_rank(gemv, LayerRun{}).value(), 3889963008u);
     EXPECT_TRUE(parse_hf_config(gemm + R"("gemm"}})", "x").limitations.empty());
+    // GEMV_FAST (WQLinear_GEMVFast): scales and scaled_zeros both fp16 [pad8(K/128) · ..., N]. A layer's groups: q, k, v,
+    // o 4 · 32 · 4096 = 524,288, gate and up 2 · 32 · 11,008 = 704,512, down 88 · 4096 = 360,448 → 1,589,248 groups ·
+    // 4 B = 6,356,992 B of scales and zeros, + 4-bit weights 101,187,584 + norms 16,384 = 107,560,960 · 32 =
+    // 3,441,950,720 + embedding and head 524,288,000 + 8192 = 3,966,246,912 B (was 3,889,307,648: qzeros as 4 bits).
+    for (const char* v : {R"("gemv_fast")", R"("GEMV_FAST")"}) {
+        const TransformerConfig fast = parse_hf_config(gemm + v + "}}", "x");
+        EXPECT_EQ(weight_bytes_per_rank(fast, LayerRun{}).value(), 3966246912u) << v;
+        EXPECT_TRUE(fast.limitations.empty()) << v;
+    }
+    // Per channel (group_size -1: WQLinear_GEMV's group is K, one group padded to 8): 8 fp16 scales and 8 4-bit zeros per
+    // output row, 8 · 2.5 = 20 B. Rows a layer: 4 · 4096 + 2 · 11,008 + 4096 = 42,496 → 849,920 B + weights 101,187,584 +
+    // norms 16,384 = 102,053,888 · 32 = 3,265,724,416 + 524,288,000 + 8192 = 3,790,020,608 B.
+    std::string per_channel = gemm + R"("gemv"}})";
+    per_channel.replace(per_channel.find("\"group_size\": 128"), 17, "\"group_size\": -1");
+    EXPECT_EQ(weight_bytes_per_rank(parse_hf_config(per_channel, "x"), LayerRun{}).value(), 3790020608u);
+    // A version that is not a string is refused under its full name.
+    const std::string e = error_of(gemm + "2}}");
+    EXPECT_NE(e.find("\"quantization_config.version\" must be a string"), std::string::npos) << e;
+}
+
+TEST(HfTensorLists, GptqMarlinFormatStoresNoZerosOrGIdx) {
+    // 1-layer Llama 4096/11008, sym 4-bit g128 in the Marlin checkpoint format: qweight 4 bits and fp16 scales only. A
+    // layer: weights 202,375,168 / 2 = 101,187,584, scales (32 · 4 · 4096 + 32 · 2 · 11,008 + 86 · 4096) · 2 = 3,162,112,
+    // norms 16,384 → 104,366,080 + embedding and head 2 · 32,000 · 4096 · 2 = 524,288,000 + 8192 = 628,662,272 B.
+    const std::string llama = R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "num_hidden_layers": 1,
+        "num_attention_heads": 32, "intermediate_size": 11008, "vocab_size": 32000, "torch_dtype": "float16",
+        "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": true, "desc_act": false, )";
+    for (const char* marlin : {R"("checkpoint_format": "marlin"}})", R"("is_marlin_format": true}})"}) {
+        const TransformerConfig c = parse_hf_config(llama + marlin, "x");
+        EXPECT_EQ(weight_bytes_per_rank(c, LayerRun{}).value(), 628662272u) << marlin;
+        EXPECT_FALSE(has_limitation(c, "g_idx (an int32 per input row")) << marlin;
+    }
+    // The GPTQ format keeps its qzeros: 4 bits a group, 3,162,112 / 4 = 790,528 B more.
+    const TransformerConfig gptq = parse_hf_config(llama + R"("checkpoint_format": "gptq"}})", "x");
+    EXPECT_EQ(weight_bytes_per_rank(gptq, LayerRun{}).value(), 628662272u + 790528u);
+    // Marlin stores no zero points: an asymmetric one is refused.
+    const std::string e = error_of(llama + R"("checkpoint_format": "marlin", "sym": false}})");
+    EXPECT_NE(e.find("\"quantization_config.sym\" = false with the Marlin checkpoint format"), std::string::npos) << e;
+}
+
+TEST(HfTensorLists, Glm45vTextConfigWithoutAttentionBiasTakesTrue) {
+    // Glm4vMoeTextConfig defaults attention_bias to true (Glm4MoeConfig to false): a text_config that leaves it out keeps
+    // q, k and v biases, 46 · (12,288 + 1024 + 1024) = 659,456 parameters, the count of
+    // Glm45vIsGlm45AirsLanguageModel (106,852,251,264), not 659,456 fewer.
+    const std::string text = R"({"architectures": ["Glm4vMoeForConditionalGeneration"], "text_config": {
+        "model_type": "glm4v_moe_text", "hidden_size": 4096, "num_hidden_layers": 46, "num_attention_heads": 96,
+        "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 10944, "moe_intermediate_size": 1408,
+        "n_routed_experts": 128, "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 1,
+        "vocab_size": 151552, "tie_word_embeddings": false)";
+    const TransformerConfig c = parse_hf_config(text + "}}", "x");
+    EXPECT_TRUE(c.qkv_bias);
+    EXPECT_FALSE(c.o_bias);
+    EXPECT_EQ(param_count(c).total.value(), 106852251264u);
+    EXPECT_TRUE(has_limitation(c, "leaves out attention_bias = true (transformers' Glm4vMoeTextConfig defaults"));
+    EXPECT_EQ(param_count(parse_hf_config(text + R"(, "attention_bias": false}})", "x")).total.value(), 106852251264u - 659456u);
+}
+
+TEST(HfTensorLists, MoeClassDefaultsAreTakenOrRefusedNeverZero) {
+    // A 2-layer Glm4MoeForCausalLM (hidden 4096, 32 heads, dense MLP 1024, 8 experts of 128, vocab 1000). Per layer
+    // attention 4 · 4096² = 67,108,864, norms 8192; a dense MLP 3 · 4096 · 1024 = 12,582,912; a MoE layer 8 experts of
+    // 3 · 4096 · 128 (1,572,864) = 12,582,912, router 8 · 4096 + 8 bias = 32,776, one shared expert 1,572,864 →
+    // 14,188,552; untied 2 · 1000 · 4096 = 8,192,000 + 4096. Glm4MoeConfig's defaults first_k_dense_replace 1 and
+    // n_shared_experts 1: 2 · 67,117,056 + 12,582,912 + 14,188,552 + 8,196,096 = 169,201,672.
+    const std::string glm = R"({"architectures": ["Glm4MoeForCausalLM"], "num_hidden_layers": 2, "intermediate_size": 1024,
+        "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 1000, "moe_intermediate_size": 128,
+        "n_routed_experts": 8, "num_experts_per_tok": 2, "hidden_size": 4096)";
+    for (const char* extra : {"", R"(, "first_k_dense_replace": 1)", R"(, "n_shared_experts": 1)"}) {
+        const TransformerConfig c = parse_hf_config(glm + extra + "}", "x");
+        ASSERT_TRUE(c.moe);
+        EXPECT_EQ(c.moe->shared_experts, 1u) << extra;
+        EXPECT_EQ(c.moe->dense_layers, 1u) << extra;
+        EXPECT_EQ(param_count(c).total.value(), 169201672u) << extra;
+        EXPECT_TRUE(has_limitation(c, "transformers' Glm4MoeConfig defaults")) << extra;
+    }
+    EXPECT_NE(error_of(glm + R"(, "n_shared_experts": null})").find("\"n_shared_experts\" is null"), std::string::npos);
+    // Dots1Config: first_k_dense_replace 0 (taken, said); n_shared_experts None, which Dots1MoE cannot build: refused.
+    const std::string dots = R"({"architectures": ["Dots1ForCausalLM"], "num_hidden_layers": 2, "intermediate_size": 1024,
+        "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 1000, "moe_intermediate_size": 128,
+        "n_routed_experts": 8, "num_experts_per_tok": 2, "hidden_size": 4096)";
+    const TransformerConfig d = parse_hf_config(dots + R"(, "n_shared_experts": 1})", "x");
+    EXPECT_EQ(d.moe->dense_layers, 0u);
+    EXPECT_TRUE(has_limitation(d, "first_k_dense_replace = 0"));
+    EXPECT_NE(error_of(dots + "}").find("missing \"n_shared_experts\""), std::string::npos);
+    EXPECT_NE(error_of(dots + R"(, "n_shared_experts": null})").find("\"n_shared_experts\" is null"), std::string::npos);
+    // DeepSeek-V3 without n_shared_experts: transformers' DeepseekV3Config says 1, not 0: refused.
+    const std::string v3 = error_of(R"({"architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100, "moe_intermediate_size": 32,
+        "n_routed_experts": 4, "num_experts_per_tok": 2, "first_k_dense_replace": 1, "kv_lora_rank": 16,
+        "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 16})");
+    EXPECT_NE(v3.find("missing \"n_shared_experts\""), std::string::npos) << v3;
+    // Qwen2MoeConfig's shared expert is 5632 wide when left out; ERNIE 4.5's 2 shared experts.
+    const TransformerConfig q = parse_hf_config(R"({"architectures": ["Qwen2MoeForCausalLM"], "hidden_size": 64,
+        "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,
+        "moe_intermediate_size": 1408, "num_experts": 4, "num_experts_per_tok": 2})",
+                                                "x");
+    EXPECT_EQ(q.moe->shared_experts, 4u);  // 5632 / 1408
+    const TransformerConfig er = parse_hf_config(R"({"architectures": ["Ernie4_5_MoeForCausalLM"], "hidden_size": 64,
+        "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,
+        "moe_intermediate_size": 32, "moe_num_experts": 4, "moe_k": 2})",
+                                                 "x");
+    EXPECT_EQ(er.moe->shared_experts, 2u);
+    // A null is no count either class can build with: refused naming it (was 0).
+    const std::string qn = error_of(R"({"architectures": ["Qwen2MoeForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100, "moe_intermediate_size": 1408,
+        "num_experts": 4, "num_experts_per_tok": 2, "shared_expert_intermediate_size": null})");
+    EXPECT_NE(qn.find("\"shared_expert_intermediate_size\" is null"), std::string::npos) << qn;
+    const std::string en = error_of(R"({"architectures": ["Ernie4_5_MoeForCausalLM"], "hidden_size": 64,
+        "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,
+        "moe_intermediate_size": 32, "moe_num_experts": 4, "moe_k": 2, "moe_num_shared_experts": null})");
+    EXPECT_NE(en.find("\"moe_num_shared_experts\" is null"), std::string::npos) << en;
+}
+
+TEST(HfTensorLists, Dots1AppliesItsWindowFromMaxWindowLayers) {
+    // Dots1Config: layer i is sliding when sliding_window is set and i >= max_window_layers (no use_sliding_window).
+    const std::string dots = R"({"architectures": ["Dots1ForCausalLM"], "num_hidden_layers": 4, "intermediate_size": 1024,
+        "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 1000, "moe_intermediate_size": 128,
+        "n_routed_experts": 8, "num_experts_per_tok": 2, "hidden_size": 4096, "n_shared_experts": 1,
+        "first_k_dense_replace": 1, "sliding_window": 1024)";
+    const TransformerConfig c = parse_hf_config(dots + R"(, "max_window_layers": 2})", "x");
+    EXPECT_EQ(c.sliding_window, 1024u);
+    EXPECT_EQ(c.local_layers, (std::vector<bool>{false, false, true, true}));
+    EXPECT_FALSE(has_limitation(c, "has no window"));
+    // layer_types decides when given.
+    const TransformerConfig t =
+        parse_hf_config(dots + R"(, "layer_types": ["sliding_attention", "full_attention", "full_attention",
+                        "sliding_attention"]})",
+                        "x");
+    EXPECT_EQ(t.local_layers, (std::vector<bool>{true, false, false, true}));
+    // Left out: max_window_layers 62, so a 4-layer model has no sliding layer.
+    const TransformerConfig d = parse_hf_config(dots + "}", "x");
+    EXPECT_EQ(d.local_layers, (std::vector<bool>(4, false)));
+}
+
+TEST(HfTensorLists, GraniteMoeHybridNullsAreRefusedAndLayersBlockTypeIsRead) {
+    const std::string lt = "[" + repeat(R"("attention")", 40) + "]";
+    for (const char* key : {"shared_intermediate_size", "num_local_experts"}) {
+        const std::string e = error_of(granite_hybrid(lt, std::string(R"("intermediate_size": 8192, ")") + key + R"(": null)"));
+        EXPECT_NE(e.find(std::string("\"") + key + "\" is null"), std::string::npos) << e;
+    }
+    // layers_block_type (layer_types under GraniteMoeHybridConfig's attribute_map) is the same list: Granite-4.0-Micro's
+    // 3,402,836,480 parameters (GraniteMoeHybridAllAttentionIsReadMambaLayersAreNamed).
+    std::string alias = granite_hybrid("");
+    alias.insert(alias.size() - 1, R"(, "layers_block_type": )" + lt);
+    EXPECT_EQ(param_count(parse_hf_config(alias, "x")).total.value(), 3402836480u);
+    std::string both = granite_hybrid(lt);
+    both.insert(both.size() - 1, R"(, "layers_block_type": ["mamba"])");
+    EXPECT_NE(error_of(both).find("disagree"), std::string::npos);
+    // All three MoE fields left out: GraniteMoeHybridConfig's 8 experts of intermediate_size 512, top 2, a shared MLP of
+    // 1024 = 2 experts of 512 (was refused as missing num_experts_per_tok).
+    const TransformerConfig d = parse_hf_config(granite_hybrid(lt, R"("intermediate_size": 512)"), "x");
+    ASSERT_TRUE(d.moe);
+    EXPECT_EQ(d.moe->experts, 8u);
+    EXPECT_EQ(d.moe->top_k, 2u);
+    EXPECT_EQ(d.moe->expert_ffn, 512u);
+    EXPECT_EQ(d.moe->shared_experts, 2u);
+    EXPECT_TRUE(has_limitation(d, "num_local_experts = 8, shared_intermediate_size = 1024, num_experts_per_tok = 2"));
 }
