@@ -712,18 +712,19 @@ TEST(NsysPasteQuirks, UnreadGpuReportsAreNotCalledWorkless) {
     EXPECT_NE(refusal("[4/8] Executing 'osrt_sum' stats report\n").find("which holds no GPU work"), std::string::npos);
 }
 
-// Arrays nested 4000 deep, "[" lines then "]" lines (no table): each "[" line used to be scanned to the end of the
-// file (4000 x 8000 lines: 31.7 s for 8000 deep); one pass now. Refused as no table, well under a second.
+// Arrays nested 20,000 deep, "[" lines then "]" lines (no table): each "[" line used to be scanned, joined and parsed
+// to the end of the file (20,000 x ~30,000 lines: 31.7 s), and 6000 nested arrays of objects likewise (3000: 2.1 s); one
+// pass now (0.09 s). Refused as no table.
 TEST(NsysPasteQuirks, DeeplyNestedJsonArraysReadInOnePass) {
     std::string deep;
-    for (int i = 0; i < 4000; ++i)
+    for (int i = 0; i < 20000; ++i)
         deep += "[\n";
-    for (int i = 0; i < 4000; ++i)
+    for (int i = 0; i < 20000; ++i)
         deep += "]\n";
     std::string nested;  // each line a candidate array of objects: [{"a":1}, [{"a":1}, ...]]
-    for (int i = 0; i < 3000; ++i)
+    for (int i = 0; i < 6000; ++i)
         nested += "[{\"a\":1},\n";
-    for (int i = 0; i < 3000; ++i)
+    for (int i = 0; i < 6000; ++i)
         nested += "]\n";
     for (const std::string* text : {&deep, &nested}) {
         const auto t0 = std::chrono::steady_clock::now();
