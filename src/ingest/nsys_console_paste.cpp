@@ -187,49 +187,72 @@ std::vector<std::pair<std::size_t, std::size_t>> quoted_numbers(const std::strin
 }
 
 // nsys's CSV (--format csv) in a decimal-comma locale: numbers quoted with their comma ("60,0", "482,333", "0,000"),
-// integers bare. The table (lines from a header with a comma to a blank line) is told by its own quoted numbers: a
-// decimal comma where one of them is only a decimal-comma locale's ("60,0"; "0,000": no thousands grouping leads
-// with a 0 group) and all read swapped; those cells then get '.' and ',' swapped in place.
-void mend_csv_decimal_comma(std::vector<std::string>& lines, std::vector<std::string>& warnings) {
+// integers bare. A table (lines from a header with a comma to a blank line) is shown decimal-comma by its own quoted
+// numbers: one of them only a decimal-comma locale's ("60,0"; "0,000": no thousands grouping leads with a 0 group) and
+// all read swapped. The C locale never quotes a number (nsys's CSV quotes only a cell holding the separator), so once
+// one table of the file is shown so (or `console_comma`: one of its console tables), every table whose quoted numbers
+// all read swapped is read so, those with three decimals only ("400,000") too; those cells get '.' and ',' swapped
+// in place. Without such evidence in the file, quoted numbers that read both ways are read with ',' between
+// thousands, warned.
+void mend_csv_decimal_comma(std::vector<std::string>& lines, std::vector<std::string>& warnings, bool console_comma) {
+    struct Table {
+        std::size_t h = 0, end = 0, decided_line = 0;
+        std::string decided, undecided;
+        bool all_swap = true, any = false;
+        bool shown() const { return any && all_swap && !decided.empty(); }
+    };
+    std::vector<Table> tables;
     for (std::size_t h = 0; h < lines.size(); ++h) {
         if (lines[h].find(',') == std::string::npos || nsys_parts::blank(lines[h]))
             continue;
-        std::size_t end = h + 1;
-        while (end < lines.size() && !nsys_parts::blank(lines[end]) && lines[end].find(',') != std::string::npos)
-            ++end;
-        std::string decided, undecided;
-        std::size_t decided_line = 0;
-        bool all_swap = true, any = false;
-        for (std::size_t i = h + 1; i < end; ++i)
+        Table t;
+        t.h = h;
+        t.end = h + 1;
+        while (t.end < lines.size() && !nsys_parts::blank(lines[t.end]) && lines[t.end].find(',') != std::string::npos)
+            ++t.end;
+        for (std::size_t i = h + 1; i < t.end; ++i)
             for (const auto& [a, b] : quoted_numbers(lines[i])) {
                 const std::string cell = lines[i].substr(a, b - a);
-                any = true;
-                all_swap = all_swap && ingest::parse_number_text(swapped(cell)).has_value();
+                t.any = true;
+                t.all_swap = t.all_swap && ingest::parse_number_text(swapped(cell)).has_value();
                 const bool only_decimal =
                     (decimal_comma_token(cell) && !ingest::parse_number_text(cell)) || cell.rfind("0,", 0) == 0;
-                if (only_decimal && decided.empty()) {
-                    decided = cell;
-                    decided_line = i + 1;
-                } else if (!only_decimal && undecided.empty()) {
-                    undecided = cell;
+                if (only_decimal && t.decided.empty()) {
+                    t.decided = cell;
+                    t.decided_line = i + 1;
+                } else if (!only_decimal && t.undecided.empty()) {
+                    t.undecided = cell;
                 }
             }
-        if (any && !decided.empty() && all_swap) {
-            for (std::size_t i = h + 1; i < end; ++i)
+        h = t.end - 1;
+        if (t.any)
+            tables.push_back(std::move(t));
+    }
+    const auto evidence = std::find_if(tables.begin(), tables.end(), [](const Table& t) { return t.shown(); });
+    const bool file_comma = console_comma || evidence != tables.end();
+    for (const Table& t : tables) {
+        if (t.all_swap && (t.shown() || file_comma)) {
+            for (std::size_t i = t.h + 1; i < t.end; ++i)
                 for (const auto& [a, b] : quoted_numbers(lines[i]))
                     for (std::size_t c = a; c < b; ++c)
                         lines[i][c] = lines[i][c] == '.' ? ',' : lines[i][c] == ',' ? '.' : lines[i][c];
-            warnings.push_back(
-                fmt::format("line {}: '{}' is a number of a decimal-comma locale: the quoted numbers of the "
-                            "CSV table at line {} read with ',' as the decimal point",
-                            decided_line, decided, h + 1));
-        } else if (any && decided.empty() && !undecided.empty()) {
+            if (t.shown())
+                warnings.push_back(
+                    fmt::format("line {}: '{}' is a number of a decimal-comma locale: the quoted numbers of the "
+                                "CSV table at line {} read with ',' as the decimal point",
+                                t.decided_line, t.decided, t.h + 1));
+            else
+                warnings.push_back(fmt::format(
+                    "the CSV table at line {} quotes '{}', read with ',' as the decimal point: {} of the same file is "
+                    "in a decimal-comma locale (the C locale quotes no number)",
+                    t.h + 1, t.undecided,
+                    evidence != tables.end() ? fmt::format("the CSV table at line {}", evidence->h + 1) : "a console table"));
+        } else if (!file_comma && t.decided.empty() && !t.undecided.empty()) {
             warnings.push_back(
                 fmt::format("the CSV table at line {} quotes '{}', which reads as a number with thousands "
                             "or, in a decimal-comma locale, with 3 decimals: read with ',' between thousands",
-                            h + 1, undecided));
+                            t.h + 1, t.undecided));
         }
-        h = end - 1;
     }
 }
 
@@ -237,7 +260,6 @@ void mend_csv_decimal_comma(std::vector<std::string>& lines, std::vector<std::st
 
 std::vector<std::string> nsys_parts::mend_console_paste(std::vector<std::string> lines, std::vector<std::string>& warnings,
                                                         std::vector<bool>& swapped) {
-    lines = mend_json_tables(std::move(lines));
     mend_tsv(lines);
     // A header whose last titles wrapped onto lines of their own, blank lines between it and its rule (nsys 2021 in
     // a narrow terminal: "... StdDev", "      Name", "", " -----"): the titles joined and moved onto the line right
@@ -315,7 +337,7 @@ std::vector<std::string> nsys_parts::mend_console_paste(std::vector<std::string>
             fmt::format("line {}: '{}' is a number of a decimal-comma locale: the numbers of {} table{} read "
                         "with ',' as the decimal point and '.' between thousands",
                         first->comma_line, first->comma, tables, tables == 1 ? "" : "s"));
-    mend_csv_decimal_comma(lines, warnings);
+    mend_csv_decimal_comma(lines, warnings, first != nullptr);
     return lines;
 }
 

@@ -102,19 +102,33 @@ std::vector<std::string> as_csv(const ojson& a) {
 
 }  // namespace
 
-std::vector<std::string> nsys_parts::mend_json_tables(std::vector<std::string> lines) {
+std::vector<std::string> nsys_parts::mend_json_tables(std::vector<std::string> lines, std::vector<std::size_t>& line_of) {
     std::vector<std::string> out;
     out.reserve(lines.size());
+    line_of.clear();
+    line_of.reserve(lines.size());
+    // One pass: each candidate array is scanned to its end once, and whatever it was (a table or not), the lines up to
+    // its ']' are never looked into again (nsys prints its tables as top-level arrays), so no line is rescanned.
     bool unclosed = false;  // a '[' never closed: no later array is looked for (each look would run to the end)
     for (std::size_t i = 0; i < lines.size(); ++i) {
-        // An array opening a line alone ("[", pretty-printed) or with its first object ("[{").
+        // An array of objects: a line opening with '[' whose next character that is not blank ('{') opens an object,
+        // on that line ("[{") or a later one (pretty-printed "[" alone).
         const std::size_t at = lines[i].find_first_not_of(" \t");
-        const std::size_t next = at == std::string::npos ? at : lines[i].find_first_not_of(" \t\r", at + 1);
-        const bool opens = at != std::string::npos && lines[i][at] == '[' && (next == std::string::npos || lines[i][next] == '{');
-        const std::size_t end = opens && !unclosed ? closing_line(lines, i, at) : std::string::npos;
+        bool opens = !unclosed && at != std::string::npos && lines[i][at] == '[';
+        if (opens) {
+            std::size_t k = i, c = at + 1;
+            for (;; ++k, c = 0) {
+                c = k < lines.size() ? lines[k].find_first_not_of(" \t\r", c) : std::string::npos;
+                if (k >= lines.size() || c != std::string::npos)
+                    break;
+            }
+            opens = k < lines.size() && lines[k][c] == '{';
+        }
+        const std::size_t end = opens ? closing_line(lines, i, at) : std::string::npos;
         unclosed = unclosed || (opens && end == std::string::npos);
         if (end == std::string::npos) {
             out.push_back(std::move(lines[i]));
+            line_of.push_back(i + 1);
             continue;
         }
         std::string text = lines[i].substr(at);
@@ -123,16 +137,22 @@ std::vector<std::string> nsys_parts::mend_json_tables(std::vector<std::string> l
         text.erase(text.find_last_of(']') + 1);
         const ojson parsed = ojson::parse(text, nullptr, false);
         std::vector<std::string> csv = parsed.is_discarded() ? std::vector<std::string>{} : as_csv(parsed);
-        if (csv.empty()) {
-            out.push_back(std::move(lines[i]));
+        if (csv.empty()) {  // not a table: its lines as they are
+            for (std::size_t k = i; k <= end; ++k) {
+                out.push_back(std::move(lines[k]));
+                line_of.push_back(k + 1);
+            }
+            i = end;
             continue;
         }
         // The table in the block's lines (the rest blank, so that later lines keep their numbers), or more lines
-        // where a compact array holds more rows than lines.
+        // where a compact array holds more rows than lines: those extra lines say the block's last line as theirs.
         const std::size_t block = end - i + 1;
         csv.push_back("");
         while (csv.size() < block)
             csv.push_back("");
+        for (std::size_t k = 0; k < csv.size(); ++k)
+            line_of.push_back(std::min(i + k, end) + 1);
         out.insert(out.end(), csv.begin(), csv.end());
         i = end;
     }

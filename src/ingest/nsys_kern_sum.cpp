@@ -35,7 +35,7 @@ constexpr const char* kExpected =
     "nvprof's summary (Type, Time(%), Time, Calls, Avg, Min, Max, Name), nsys's memory operation summary "
     "(--report cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum), AMD rocprof's kernel statistics CSV "
     "(\"Name\",\"Calls\",\"TotalDurationNs\",...), or rocprofv3's kernel_trace.csv (\"Kernel_Name\",...,"
-    "\"Start_Timestamp\",\"End_Timestamp\")";
+    "\"Start_Timestamp\",\"End_Timestamp\") with its memory_copy_trace.csv (\"Kind\",\"Direction\",...)";
 
 enum class Col { pct, total, instances, avg, med, min, max, stddev, name, unknown };
 
@@ -849,9 +849,17 @@ std::string no_table_message(const std::vector<std::string>& lines) {
     };
     for (const std::string& l : lines) {
         const std::size_t ex = l.find("Executing '");
-        if (ex != std::string::npos && l.find("' stats report", ex) != std::string::npos)
+        // A report script's banner names it by its file: "Processing [r.sqlite] with [.../cuda_gpu_kern_sum.py]...",
+        // "Running [.../gpukernsum.py r.sqlite]...".
+        const std::size_t py = l.find(".py");
+        const bool banner =
+            py != std::string::npos && (l.find("Processing [") != std::string::npos || l.find("Running [") != std::string::npos);
+        if (ex != std::string::npos && l.find("' stats report", ex) != std::string::npos) {
             add(reports, l.substr(ex + 11, l.find('\'', ex + 11) - ex - 11));
-        else if (nsys_parts::is_size_header(l))
+        } else if (banner) {
+            const std::size_t slash = l.find_last_of("/\\[ ", py);
+            add(reports, l.substr(slash + 1, py - slash - 1));
+        } else if (nsys_parts::is_size_header(l))
             add(by_header, "cuda_gpu_mem_size_sum");
         else if (l.find("Total Time") != std::string::npos && l.find("Num Calls") != std::string::npos)
             add(by_header, "cuda_api_sum or osrt_sum (Num Calls)");
@@ -871,7 +879,10 @@ std::string no_table_message(const std::vector<std::string>& lines) {
     if (reports.empty())
         reports = by_header;
     // cuda_gpu_mem_size_sum is GPU work, but sizes without times: nothing to account without its time table.
-    const auto size_only = std::find(reports.begin(), reports.end(), "cuda_gpu_mem_size_sum");
+    // (nsys before 2022 names it gpumemsizesum.)
+    const auto size_only = std::find_if(reports.begin(), reports.end(), [](const std::string& r) {
+        return r == "cuda_gpu_mem_size_sum" || r == "gpumemsizesum";
+    });
     if (size_only != reports.end()) {
         reports.erase(size_only);
         return fmt::format(
@@ -1278,15 +1289,72 @@ std::vector<std::string> nsys_parts::reports_named(const std::string& l) {
     return stems;
 }
 
+namespace {
+
+// `message` with each line number it names ("line 6", "lines 6, 9 and 12") replaced by line_of's (1-based) entry: the
+// lines of the file before mend_json_tables laid a compact JSON array out over more lines.
+std::string original_lines(const std::string& message, const std::vector<std::size_t>& line_of) {
+    std::string out;
+    std::size_t at = 0;
+    for (std::size_t w = message.find("line"); w != std::string::npos; w = message.find("line", std::max(w + 4, at))) {
+        if (w > 0 && std::isalpha(static_cast<unsigned char>(message[w - 1])))
+            continue;
+        std::size_t k = w + 4;
+        const bool plural = k < message.size() && message[k] == 's';
+        k += plural ? 1 : 0;
+        if (k >= message.size() || message[k] != ' ')
+            continue;
+        ++k;
+        // The numbers of the list: "6", then ", 9", " and 12" after a plural.
+        while (k < message.size() && std::isdigit(static_cast<unsigned char>(message[k]))) {
+            std::size_t e = k;
+            while (e < message.size() && std::isdigit(static_cast<unsigned char>(message[e])))
+                ++e;
+            const std::size_t n = e - k <= 9 ? std::stoul(message.substr(k, e - k)) : 0;
+            out += message.substr(at, k - at);
+            out += n >= 1 && n <= line_of.size() ? std::to_string(line_of[n - 1]) : message.substr(k, e - k);
+            at = e;
+            k = e;
+            if (!plural)
+                break;
+            if (message.compare(k, 2, ", ") == 0 && k + 2 < message.size() &&
+                std::isdigit(static_cast<unsigned char>(message[k + 2])))
+                k += 2;
+            else if (message.compare(k, 5, " and ") == 0)
+                k += 5;
+            else
+                break;
+        }
+    }
+    return out + message.substr(at);
+}
+
+}  // namespace
+
 NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& origin) {
     std::vector<std::string> mended;
     std::vector<bool> swapped;
+    std::vector<std::size_t> line_of;
     const std::vector<std::string> raw = split_lines(text);
-    const std::vector<std::string> lines = nsys_parts::mend_console_paste(raw, mended, swapped);
-    NsysKernSum out = parse_lines(lines, origin, swapped);
+    const std::vector<std::string> lines =
+        nsys_parts::mend_console_paste(nsys_parts::mend_json_tables(raw, line_of), mended, swapped);
+    // Line numbers of the file, where a compact JSON array was laid out over more lines than it had.
+    const bool shifted = lines.size() != raw.size();
+    const auto in_file = [&](std::size_t l) { return shifted && l >= 1 && l <= line_of.size() ? line_of[l - 1] : l; };
+    NsysKernSum out;
+    try {
+        out = parse_lines(lines, origin, swapped);
+    } catch (const InputError& e) {
+        if (!shifted)
+            throw;
+        std::string m = e.what();
+        if (m.rfind(origin + ": ", 0) == 0)
+            m.erase(0, origin.size() + 2);
+        throw InputError(origin, original_lines(m, line_of));
+    }
     // A --format json or tsv table, read as the CSV mend_console_paste made of it: the format line says so.
-    if (const std::size_t t = out.table_line;
-        t > 0 && t <= raw.size() && t <= lines.size() && raw[t - 1] != lines[t - 1] && out.format.ends_with(" CSV")) {
+    if (const std::size_t t = in_file(out.table_line); t > 0 && t <= raw.size() && out.table_line <= lines.size() &&
+                                                       raw[t - 1] != lines[out.table_line - 1] && out.format.ends_with(" CSV")) {
         const std::size_t a = raw[t - 1].find_first_not_of(" \t");
         if (a != std::string::npos && raw[t - 1][a] == '[')
             out.format.replace(out.format.size() - 3, 3, "JSON (--format json)");
@@ -1294,6 +1362,13 @@ NsysKernSum parse_nsys_kern_sum(const std::string& text, const std::string& orig
             out.format.replace(out.format.size() - 3, 3, "TSV (--format tsv)");
     }
     out.warnings.insert(out.warnings.begin(), mended.begin(), mended.end());
+    if (shifted) {
+        out.table_line = in_file(out.table_line);
+        for (std::size_t& l : out.other_tables)
+            l = in_file(l);
+        for (std::string& w : out.warnings)
+            w = original_lines(w, line_of);
+    }
     return out;
 }
 

@@ -52,8 +52,10 @@ std::string elision_warning(std::size_t header_line, std::size_t line, const std
 // and its dashed rule, is joined onto the line right above the rule (the lines it left blanked: rows keep their line
 // numbers). `swapped`: per line, whether it was read so.
 // `lines` with each JSON array of row objects keyed by nsys column titles (`nsys stats --format json`: a name and a total
-// or start column) rewritten as CSV lines (header, rows, then blanks for the block's other lines).
-std::vector<std::string> mend_json_tables(std::vector<std::string> lines);
+// or start column) rewritten as CSV lines (header, rows, then blanks for the block's other lines; more lines where a
+// compact array holds more rows than lines). `line_of`: per line returned, the 1-based line of `lines` it stands for.
+// One linear pass. mend_console_paste expects its result.
+std::vector<std::string> mend_json_tables(std::vector<std::string> lines, std::vector<std::size_t>& line_of);
 
 std::vector<std::string> mend_console_paste(std::vector<std::string> lines, std::vector<std::string>& warnings,
                                             std::vector<bool>& swapped);

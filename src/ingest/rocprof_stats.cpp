@@ -9,8 +9,11 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <optional>
+#include <utility>
 
 #include "bwacct/error.h"
 #include "csv.h"
@@ -29,7 +32,8 @@ constexpr const char* kExpected =
     "expected rocprof's kernel statistics (`rocprof --stats` results.stats.csv, `rocprofv3 --stats` kernel_stats.csv: "
     "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"[,\"MinNs\",\"MaxNs\",\"StdDev\"], or "
     "`rocprofv3 --kernel-trace` kernel_trace.csv: \"Kernel_Name\",...,\"Start_Timestamp\",\"End_Timestamp\", or rocprof v1's "
-    "results.csv: \"KernelName\",...,\"BeginNs\",\"EndNs\")";
+    "results.csv: \"KernelName\",...,\"BeginNs\",\"EndNs\"; with `--memory-copy-trace` the same run's memory_copy_trace.csv: "
+    "\"Kind\",\"Direction\",...,\"Start_Timestamp\",\"End_Timestamp\")";
 
 bool is_header(const std::string& line) {
     return line.find("Name") != std::string::npos && line.find("Calls") != std::string::npos &&
@@ -59,6 +63,9 @@ bool is_copy_name(const std::string& n) {
                 return true;
     return n == "FillBuffer";
 }
+
+// The first start and the last end of a trace's rows, in ns.
+using Span = std::pair<std::uint64_t, std::uint64_t>;
 
 // A per-dispatch kernel trace: rocprofv3's kernel_trace.csv ("Kernel_Name", "Start_Timestamp", "End_Timestamp") or
 // rocprof v1's results.csv ("KernelName", "BeginNs", "EndNs"), among other columns.
@@ -202,7 +209,8 @@ NsysKernSum read_stats_table(const std::vector<std::string>& lines, std::size_t 
 
 // rocprofv3's kernel trace whose header is lines[h]: each dispatch's End_Timestamp - Start_Timestamp (ns), summed
 // per Kernel_Name.
-NsysKernSum read_kernel_trace(const std::vector<std::string>& lines, std::size_t h, const std::string& origin) {
+// `span`: its first start and last end.
+NsysKernSum read_kernel_trace(const std::vector<std::string>& lines, std::size_t h, const std::string& origin, Span& span) {
     std::size_t end = h;
     const std::vector<ingest::CsvRecord> records = table_records(lines, h, origin, end);
     if (records.empty())
@@ -243,6 +251,7 @@ NsysKernSum read_kernel_trace(const std::vector<std::string>& lines, std::size_t
         if (added)
             launches.push_back({f[name], {}});
         launches[it->second].second.push_back(static_cast<double>(*t1 - *t0));
+        span = rows == 0 ? Span{*t0, *t1} : Span{std::min(span.first, *t0), std::max(span.second, *t1)};
         ++rows;
     }
     if (rows == 0)
@@ -272,8 +281,13 @@ bool is_copy_trace_header(const std::string& line) {
 
 // The memory copy trace whose header is lines[h], summed per Direction (MEMORY_COPY_HOST_TO_DEVICE, ...) into out.memory_ops:
 // count and End_Timestamp - Start_Timestamp (ns); bytes from a "Bytes" column where the file has one (rocprofv3 of
-// ROCm 6 writes none: the copies are then listed without bytes).
-void read_copy_trace(const std::vector<std::string>& lines, std::size_t h, const std::string& origin, NsysKernSum& out) {
+// ROCm 6 writes none: the copies are then listed without bytes). A row that does not read (cut off: fields missing, an
+// end before its start) is left out, warned; `bad`: the first such row, said. With `kernels` (the kernel trace's
+// span), copies of another run are not attached (warned): a copy trace whose span neither overlaps the kernels' nor
+// lies within the longer of the two spans of it (rocprofv3 writes one file per process, named by its id: two
+// processes' files pasted together are hours apart on the same clock).
+void read_copy_trace(const std::vector<std::string>& lines, std::size_t h, const std::string& origin, NsysKernSum& out,
+                     const std::optional<Span>& kernels, std::string& bad) {
     std::size_t end = h;
     const std::vector<ingest::CsvRecord> records = table_records(lines, h, origin, end);
     if (records.empty())
@@ -290,15 +304,22 @@ void read_copy_trace(const std::vector<std::string>& lines, std::size_t h, const
     if (dir == head.size() || start == head.size() || stop == head.size())
         return;
     std::vector<NsysMemOp> ops;
+    std::optional<Span> span;
+    std::size_t left_out = 0;
     for (std::size_t r = 1; r < records.size(); ++r) {
         const std::vector<std::string>& f = records[r].fields;
         const std::size_t line = records[r].line;
         const std::optional<std::uint64_t> t0 = f.size() == head.size() ? timestamp(f[start]) : std::nullopt,
                                            t1 = f.size() == head.size() ? timestamp(f[stop]) : std::nullopt;
-        if (!t0 || !t1 || *t1 < *t0 || f[dir].empty())
-            throw InputError(origin, fmt::format("line {}: a memory copy trace row without a Direction and whole-ns timestamps "
-                                                 "with its end >= its start; {}",
-                                                 line, kExpected));
+        if (!t0 || !t1 || *t1 < *t0 || f[dir].empty()) {
+            if (left_out++ == 0)
+                bad = fmt::format(
+                    "line {}: a memory copy trace row ({} fields, the header {}) without a Direction and whole-ns "
+                    "timestamps with its end >= its start",
+                    line, f.size(), head.size());
+            continue;
+        }
+        span = span ? Span{std::min(span->first, *t0), std::max(span->second, *t1)} : Span{*t0, *t1};
         std::optional<double> b;
         if (bytes != head.size())
             if (const std::optional<std::uint64_t> v = timestamp(f[bytes]); v && *v > 0)
@@ -314,6 +335,22 @@ void read_copy_trace(const std::vector<std::string>& lines, std::size_t h, const
         it->total_us = in_us(it->total_us * 1e3 + static_cast<double>(*t1 - *t0), 1e-3);
         if (it->bytes)
             it->bytes = b ? std::optional<double>(*it->bytes + *b) : std::nullopt;  // a copy without its size: none for all
+    }
+    if (left_out > 0)
+        out.warnings.push_back(fmt::format("{}: left out{}", bad,
+                                           left_out > 1 ? fmt::format(" with {} more such rows", left_out - 1) : std::string()));
+    if (span && kernels) {
+        const std::uint64_t gap = span->first > kernels->second   ? span->first - kernels->second
+                                  : kernels->first > span->second ? kernels->first - span->second
+                                                                  : 0;
+        const std::uint64_t longer = std::max(span->second - span->first, kernels->second - kernels->first);
+        if (gap > longer) {
+            out.warnings.push_back(fmt::format(
+                "the memory copy trace at line {} ({} to {} ns) is {} ns away from the kernel trace's span ({} to {} ns): "
+                "another run's (rocprofv3 writes a file per process), its copies not attached",
+                h + 1, span->first, span->second, gap, kernels->first, kernels->second));
+            return;
+        }
     }
     out.memory_ops.insert(out.memory_ops.end(), ops.begin(), ops.end());
 }
@@ -371,22 +408,36 @@ std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std
                 passed_count > passed.size() ? fmt::format(" and {} more", passed_count - passed.size()) : std::string()));
         return out;
     };
-    // The run's memory copies (rocprofv3 --memory-copy-trace), the first such table, beside its kernels.
-    const auto with_copies = [&lines, &origin](NsysKernSum out) {
+    // The run's memory copies (rocprofv3 --memory-copy-trace), the first such table, beside its kernels (of the same run:
+    // `kernels`, a kernel trace's span); a further copy table (another process's file) is warned, not read.
+    std::string bad_copy;
+    const auto with_copies = [&lines, &origin, &bad_copy](NsysKernSum out, const std::optional<Span>& kernels) {
+        std::size_t first = 0;
         for (std::size_t h = 0; h < lines.size(); ++h)
-            if (is_copy_trace_header(lines[h])) {
-                read_copy_trace(lines, h, origin, out);
-                break;
+            if (!is_copy_trace_header(lines[h])) {
+            } else if (first == 0) {
+                first = h + 1;
+                read_copy_trace(lines, h, origin, out, kernels, bad_copy);
+            } else {
+                out.warnings.push_back(
+                    fmt::format("the memory copy trace at line {} (another process's?) is not read: the "
+                                "one at line {} is",
+                                h + 1, first));
             }
         return out;
     };
     if (found)
-        return with_copies(with_passed(std::move(*found)));
+        return with_copies(with_passed(std::move(*found)), std::nullopt);
     for (std::size_t h = 0; h < lines.size(); ++h)
-        if (is_trace_header(lines[h]))
-            return with_copies(with_passed(read_kernel_trace(lines, h, origin)));
+        if (is_trace_header(lines[h])) {
+            Span span{0, 0};
+            NsysKernSum k = read_kernel_trace(lines, h, origin, span);
+            return with_copies(with_passed(std::move(k)), span);
+        }
     if (!unread && refusal.empty()) {
-        NsysKernSum copies = with_copies({});
+        NsysKernSum copies = with_copies({}, std::nullopt);
+        if (copies.memory_ops.empty() && !bad_copy.empty())
+            throw InputError(origin, fmt::format("{}; {}", bad_copy, kExpected));
         if (!copies.memory_ops.empty()) {
             copies.from_trace = true;
             copies.from_rocprof = true;

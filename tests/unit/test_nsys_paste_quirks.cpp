@@ -8,6 +8,7 @@
 
 #include "ingest_test_util.h"
 
+#include <chrono>
 #include <string>
 
 #include "bwacct/error.h"
@@ -576,6 +577,51 @@ TEST(NsysPasteQuirks, CsvQuotedNumberReadingBothWaysIsWarned) {
     EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 12.5);  // 12,500 ns
     EXPECT_EQ(s.kernels[0].name, "void k<1, 2>(int)");
     EXPECT_TRUE(warns(s, "quotes '12,500'"));
+    // The same table under one shown decimal-comma ("60,0": one decimal) in the same file: the file's locale, so
+    // "12,500" is 12.5 ns = 0.0125 us (the C locale quotes no number), and no thousands warning.
+    const NsysKernSum d = parse_nsys_kern_sum(
+        "Time (%),Total Time (ns),Count,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Operation\n"
+        "\"60,0\",300000,3,\"100000,0\",\"100000,0\",90000,110000,\"10000,0\",[CUDA memcpy DtoH]\n"
+        "\n"
+        "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+        "100.0,\"12,500\",1,\"12,500\",\"12,500\",\"12,500\",\"12,500\",0.0,\"void k<1, 2>(int)\"\n",
+        "b.csv");
+    ASSERT_EQ(d.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(d.kernels[0].total_us, 0.0125);  // 12,500 ns read 12.500 ns
+    EXPECT_FALSE(warns(d, "read with ',' between thousands"));
+    EXPECT_TRUE(warns(d, "the CSV table at line 4 quotes '12,500', read with ',' as the decimal point"));
+}
+
+// A size table whose quoted numbers all have three decimals ("400,000") reads both ways; the file's time table shows
+// a decimal comma ("100,0"), so the whole file is read so (old code read each table alone: 400,000 MB, 1000x).
+// 400.000 MB = 400e6 B over 1,000,000 ns = 1000 us: 400e6 B / 1000e-6 s = 400 GB/s (old: 400,000 GB/s). As CSV and
+// as TSV (read as its CSV).
+TEST(NsysPasteQuirks, CsvDecimalCommaShownByOneTableHoldsForTheFile) {
+    const std::string csv =
+        "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+        "\"60,0\",600000,2,\"300000,0\",\"300000,0\",290000,310000,\"14142,1\",kernA\n"
+        "\"40,0\",400000,1,\"400000,0\",\"400000,0\",400000,400000,\"0,0\",kernB\n"
+        "\n"
+        "Time (%),Total Time (ns),Count,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Operation\n"
+        "\"100,0\",1000000,2,\"500000,0\",\"500000,0\",400000,600000,\"141421,4\",[CUDA memcpy Host-to-Device]\n"
+        "\n"
+        "Total (MB),Count,Avg (MB),Med (MB),Min (MB),Max (MB),StdDev (MB),Operation\n"
+        "\"400,000\",2,\"200,000\",\"200,000\",\"150,000\",\"250,000\",\"70,711\",[CUDA memcpy Host-to-Device]\n";
+    const std::string tsv =
+        "Time (%)\tTotal Time (ns)\tCount\tAvg (ns)\tMed (ns)\tMin (ns)\tMax (ns)\tStdDev (ns)\tOperation\n"
+        "100,0\t1000000\t2\t500000,0\t500000,0\t400000\t600000\t141421,4\t[CUDA memcpy Host-to-Device]\n"
+        "\n"
+        "Total (MB)\tCount\tAvg (MB)\tMed (MB)\tMin (MB)\tMax (MB)\tStdDev (MB)\tOperation\n"
+        "400,000\t2\t200,000\t200,000\t150,000\t250,000\t70,711\t[CUDA memcpy Host-to-Device]\n";
+    for (const auto& [text, origin] : {std::pair{csv, "dc1.csv"}, std::pair{tsv, "dc.tsv"}}) {
+        const NsysKernSum s = parse_nsys_kern_sum(text, origin);
+        const NsysMemOp* h = op(s, "[CUDA memcpy Host-to-Device]");
+        ASSERT_NE(h, nullptr) << origin;
+        EXPECT_DOUBLE_EQ(h->total_us, 1000.0) << origin;  // 1,000,000 ns
+        ASSERT_TRUE(h->bytes) << origin;
+        EXPECT_DOUBLE_EQ(*h->bytes, 400e6) << origin;  // 400,000 read 400.000 MB (old: 400,000 MB = 4e11 B)
+        EXPECT_FALSE(warns(s, "between thousands")) << origin;
+    }
 }
 
 // nsys --format tsv (refused before: "kernel table header without the dashed rule under it"): read as its CSV; a
@@ -664,6 +710,74 @@ TEST(NsysPasteQuirks, UnreadGpuReportsAreNotCalledWorkless) {
     EXPECT_NE(cut.find("names nsys's cuda_gpu_kern_sum report but holds no such table"), std::string::npos) << cut;
     // Reports without GPU work keep their wording.
     EXPECT_NE(refusal("[4/8] Executing 'osrt_sum' stats report\n").find("which holds no GPU work"), std::string::npos);
+}
+
+// Arrays nested 20,000 deep, "[" lines then "]" lines (no table): each "[" line used to be scanned, joined and parsed
+// to the end of the file (20,000 x ~30,000 lines: 31.7 s), and 6000 nested arrays of objects likewise (3000: 2.1 s); one
+// pass now (0.09 s). Refused as no table.
+TEST(NsysPasteQuirks, DeeplyNestedJsonArraysReadInOnePass) {
+    std::string deep;
+    for (int i = 0; i < 20000; ++i)
+        deep += "[\n";
+    for (int i = 0; i < 20000; ++i)
+        deep += "]\n";
+    std::string nested;  // each line a candidate array of objects: [{"a":1}, [{"a":1}, ...]]
+    for (int i = 0; i < 6000; ++i)
+        nested += "[{\"a\":1},\n";
+    for (int i = 0; i < 6000; ++i)
+        nested += "]\n";
+    for (const std::string* text : {&deep, &nested}) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::string r = refusal(*text, "deep.json");
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        EXPECT_NE(r.find("deep.json: no kernel summary table found"), std::string::npos) << r;
+        EXPECT_LT(s, 3.0);  // linear: ~0.03 s; the rescans took seconds to minutes
+    }
+}
+
+// A compact JSON array on one line is laid out as CSV over more lines; a refusal or a warning names the file's own
+// line: the second array, on line 2, holds the bad total (-5), not line 6 of the expanded text (3 rows + header +
+// blank after line 1's array).
+TEST(NsysPasteQuirks, OneLineJsonArrayKeepsTheFileLineNumbers) {
+    const std::string row =
+        R"j("Instances": 1, "Avg (ns)": 1000.0, "Med (ns)": 1000.0, "Min (ns)": 1000, "Max (ns)": 1000, "StdDev (ns)": 0.0)j";
+    const std::string text =
+        "[{\"Time (%)\": 50.0, \"Total Time (ns)\": 1000, " + row +
+        ", \"Name\": \"k1\"}, {\"Time (%)\": 50.0, \"Total Time (ns)\": 1000, " + row +
+        ", \"Name\": \"k2\"}, {\"Time (%)\": 0.0, \"Total Time (ns)\": 1000, " + row + ", \"Name\": \"k3\"}]\n" +
+        R"j([{"Time (%)": 100.0, "Total Time (ns)": -5, "Count": 1, "Avg (ns)": 5.0, "Med (ns)": 5.0, "Min (ns)": 5, "Max (ns)": 5, "StdDev (ns)": 0.0, "Operation": "[CUDA memcpy Host-to-Device]"}])j"
+        "\n";
+    const std::string r = refusal(text, "jl.json");
+    EXPECT_NE(r.find("jl.json: line 2"), std::string::npos) << r;
+    EXPECT_EQ(r.find("line 6"), std::string::npos) << r;
+}
+
+// Refusals say what the file holds: nsys 2021's 'gpumemsizesum' banner over a size table is sizes without times (it
+// got "GPU time per NVTX range..." from a catch-all on "gpu"); a report script's "Processing [...] with [....py]"
+// banner names its report like "Executing '...' stats report" does.
+TEST(NsysPasteQuirks, ReportBannersNameTheReportsHeld) {
+    const std::string g = refusal(
+        "[5/8] Executing 'gpumemsizesum' stats report\n\n"
+        "CUDA Memory Operation Statistics (by size in KiB):\n\n"
+        "   Total     Operations  Average   Minimum   Maximum         Operation       \n"
+        " ----------  ----------  --------  --------  --------  --------------------\n"
+        " 409600.000           2  204800.0  204800.0  204800.0  [CUDA memcpy HtoD]\n",
+        "g1.txt");
+    EXPECT_NE(g.find("cuda_gpu_mem_size_sum report (memory operation sizes, no times)"), std::string::npos) << g;
+    EXPECT_EQ(g.find("NVTX"), std::string::npos) << g;
+    const std::string b = refusal(
+        "Processing [report1.sqlite] with [/opt/nvidia/nsight-systems/2023.4.1/host-linux-x64/reports/cuda_api_sum.py]... \n\n"
+        " ** CUDA API Summary (cuda_api_sum):\n\n"
+        " Time (%)  Total Time (ns)  Num Calls   Avg (ns)     Med (ns)    Min (ns)   Max (ns)   StdDev (ns)          Name        "
+        "\n"
+        " --------  ---------------  ---------  -----------  -----------  --------  ----------  -----------  "
+        "--------------------\n"
+        "     99.0        100000000          1  100000000.0  100000000.0  100000000  100000000          0.0  cudaMalloc          "
+        "\n"
+        "Processing [report1.sqlite] with [/opt/nvidia/nsight-systems/2023.4.1/host-linux-x64/reports/cuda_gpu_kern_sum.py]... "
+        "\n",
+        "b3.txt");
+    EXPECT_NE(b.find("names nsys's cuda_gpu_kern_sum report but holds no such table"), std::string::npos) << b;
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // AMD rocprof's kernel statistics CSV read by `bwacct ingest nsys` (src/ingest/rocprof_stats.cpp), and the warning for a
 // kernel table whose own time % adds up to less than 100 (part of the kernels). Expected numbers by hand.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include "ingest_test_util.h"
@@ -296,10 +298,19 @@ TEST(RocprofStats, RocpdSummaryByRankNotRead) {
 
 // rocprofv3 --memory-copy-trace: copies summed per Direction into memory_ops (dropped before nsight10).
 TEST(RocprofStats, Rocprofv3MemoryCopyTraceSummedPerDirection) {
-    const NsysKernSum s = parse_nsys_kern_sum(
-        fixture("corpus/nsys/rocprofv3_docs_kernel_trace_then_memory_copy_trace_no_bytes_excerpt.md"), "d.md");
-    ASSERT_EQ(s.kernels.size(), 1u);
-    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 66.76);  // 671,599,825,328 - 671,599,758,568 = 66,760 ns
+    // The docs' 199_kernel_trace.csv and 197_memory_copy_trace.csv: two processes (the ids), the copies 14,955,949,675,563
+    // - 671,599,825,328 = 14,284,349,850,235 ns (~4 h) after the kernel, far more than either span (66,760 ns; 14,955,953,315,285
+    // - 14,955,949,675,563 = 3,639,722 ns): another run's copies, not attached (attached before), warned.
+    const std::string docs = fixture("corpus/nsys/rocprofv3_docs_kernel_trace_then_memory_copy_trace_no_bytes_excerpt.md");
+    const NsysKernSum k = parse_nsys_kern_sum(docs, "d.md");
+    ASSERT_EQ(k.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(k.kernels[0].total_us, 66.76);  // 671,599,825,328 - 671,599,758,568 = 66,760 ns
+    EXPECT_TRUE(k.memory_ops.empty());
+    EXPECT_TRUE(warns(k, "is 14284349850235 ns away from the kernel trace's span"))
+        << fmt::format("{}", fmt::join(k.warnings, "|"));
+    // The copy trace alone is read.
+    const NsysKernSum s = parse_nsys_kern_sum(docs.substr(docs.find("#### Memory copy trace")), "d.md");
+    EXPECT_TRUE(s.kernels.empty());
     ASSERT_EQ(s.memory_ops.size(), 2u);
     EXPECT_EQ(s.memory_ops[0].operation, "MEMORY_COPY_HOST_TO_DEVICE");
     EXPECT_EQ(s.memory_ops[0].count, 1u);
@@ -316,6 +327,43 @@ TEST(RocprofStats, Rocprofv3MemoryCopyTraceSummedPerDirection) {
     EXPECT_EQ(b.memory_ops[0].count, 2u);
     EXPECT_DOUBLE_EQ(b.memory_ops[0].total_us, 0.04);  // 10 + 30 ns
     EXPECT_DOUBLE_EQ(*b.memory_ops[0].bytes, 4000.0);  // 1000 + 3000 B
+}
+
+// A kernel trace, then a copy trace whose last row was cut off ("...,0,6715999000": 6 fields of 7): the row is left out,
+// warned, the rest read (refused whole before). The H2D copy 671,599,000,000 to 671,599,500,000 = 500,000 ns ends
+// 671,599,758,568 - 671,599,500,000 = 258,568 ns before the kernel starts, within the copy's own 500,000 ns span: the
+// same run, attached.
+TEST(RocprofStats, CopyTraceRowCutOffLeftOutSecondCopyTableWarned) {
+    const std::string kernel =
+        "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_"
+        "Timestamp\"\n"
+        "\"KERNEL_DISPATCH\",1,139690710949888,15,\"matrixTranspose(float*, float*, int)\",0,671599758568,671599825328\n"
+        "\n";
+    const std::string copy_head =
+        "\"Kind\",\"Direction\",\"Source_Agent_Id\",\"Destination_Agent_Id\",\"Correlation_Id\",\"Start_Timestamp\","
+        "\"End_Timestamp\"\n";
+    const std::string h2d = "\"MEMORY_COPY\",\"HOST_TO_DEVICE\",0,1,0,671599000000,671599500000\n";
+    const NsysKernSum c =
+        parse_nsys_kern_sum(kernel + copy_head + h2d + "\"MEMORY_COPY\",\"DEVICE_TO_HOST\",1,0,0,6715999000\n", "c1.csv");
+    ASSERT_EQ(c.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(c.kernels[0].total_us, 66.76);  // 671,599,825,328 - 671,599,758,568 ns
+    ASSERT_EQ(c.memory_ops.size(), 1u);
+    EXPECT_EQ(c.memory_ops[0].operation, "MEMORY_COPY_HOST_TO_DEVICE");
+    EXPECT_DOUBLE_EQ(c.memory_ops[0].total_us, 500.0);  // 671,599,500,000 - 671,599,000,000 ns
+    EXPECT_TRUE(warns(c, "line 6: a memory copy trace row (6 fields, the header 7)"))
+        << fmt::format("{}", fmt::join(c.warnings, "|"));
+    // A second copy table (another process's file): warned, not read; the first one's copy alone.
+    const NsysKernSum two = parse_nsys_kern_sum(
+        kernel + copy_head + h2d + "\n" + copy_head + "\"MEMORY_COPY\",\"HOST_TO_DEVICE\",0,1,0,99671599000000,99671599900000\n",
+        "c2.csv");
+    ASSERT_EQ(two.memory_ops.size(), 1u);
+    EXPECT_EQ(two.memory_ops[0].count, 1u);
+    EXPECT_DOUBLE_EQ(two.memory_ops[0].total_us, 500.0);  // the first table's one copy, not + 900,000 ns
+    EXPECT_TRUE(warns(two, "the memory copy trace at line 7 (another process's?) is not read: the one at line 4 is"));
+    // A copy trace alone whose only row is cut: refused, naming the row and memory_copy_trace.csv.
+    const std::string r = refusal(copy_head + "\"MEMORY_COPY\",\"DEVICE_TO_HOST\",1,0,0,6715999000\n");
+    EXPECT_NE(r.find("line 2: a memory copy trace row (6 fields, the header 7)"), std::string::npos) << r;
+    EXPECT_NE(r.find("memory_copy_trace.csv"), std::string::npos) << r;
 }
 
 }  // namespace
