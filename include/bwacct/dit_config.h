@@ -5,6 +5,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <optional>
 
 namespace bwacct {
 
@@ -46,12 +47,25 @@ struct DitConfig {
     bool vace_stacked_hints = true;
 };
 
+// A video of F frames × H × W pixels through Wan's VAE and the DiT's patch embedding (--video FxHxW;
+// src/model/video_tokens.cpp, docs/formulas.md "Video tokens from frames and resolution").
+struct VideoLatent {
+    std::uint64_t frames = 0, height = 0, width = 0;   // pixels, as given
+    std::uint64_t vae_channels = 0;                    // the latent channels (the config's out_dim): 16 or 48
+    std::array<std::uint64_t, 3> vae_stride{4, 8, 8};  // (t, h, w): 4 × 8 × 8 (Wan2.1 VAE) or 4 × 16 × 16 (Wan2.2)
+    std::array<std::uint64_t, 3> latent{};             // (t, h, w): 1 + (F − 1)/4, H/s, W/s
+    std::array<std::uint64_t, 3> patch{1, 2, 2};       // the config's patch_size
+    std::array<std::uint64_t, 3> grid{};               // latent / patch: the token grid
+    std::uint64_t tokens = 0;                          // grid t · grid h · grid w
+};
+
 // A diffusion run: the video tokens are LayerRun::seq (one forward over one chunk's latent tokens).
 struct DitRun {
     std::uint64_t text_tokens = 0;       // keys of the cross-attention; 0 = the config's text_len
     std::uint64_t steps = 1;             // denoising steps per chunk
     bool cfg = false;                    // classifier-free guidance: two forwards per step
     std::uint64_t frames_per_chunk = 0;  // video frames one chunk yields; 0 = no FPS
+    std::optional<VideoLatent> video;    // --video: where LayerRun::seq came from (derived)
 };
 
 }  // namespace bwacct

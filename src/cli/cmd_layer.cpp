@@ -19,6 +19,7 @@
 #include "bwacct/layer_report.h"
 #include "bwacct/suggest.h"
 #include "bwacct/values.h"
+#include "bwacct/video_tokens.h"
 #include "model_source.h"
 #include "op_runner.h"
 
@@ -220,20 +221,39 @@ void config_checks(const Args& args, const TransformerConfig& config, bool whole
                 throw InputError(o, "applies to `bwacct model` (a whole forward: blocks, patch embedding and head)");
 }
 
-LayerRun run_from(const Args& args) {
+// --video FxHxW (DiT only; run_point refuses it elsewhere): the video tokens per sequence, derived from the frames and
+// resolution through the model's VAE and patch embedding (src/model/video_tokens.cpp).
+std::optional<VideoLatent> video_from(const Args& args, const TransformerConfig& config) {
+    if (!args.given("--video"))
+        return std::nullopt;
+    for (const char* o : {"--tokens", "--seq"})
+        if (args.given(o))
+            throw InputError("--video", fmt::format("gives the video tokens from FRAMESxHEIGHTxWIDTH; give --video or {}, "
+                                                    "not both",
+                                                    o));
+    return video_latent(parse_video_size(args.get("--video"), "--video"), *config.dit, "--video");
+}
+
+LayerRun run_from(const Args& args, const TransformerConfig& config) {
     for (const char* o : {"--prompt", "--output"})
         if (args.given(o))
             throw InputError(o, "applies to `bwacct model --phase generate` only");
     LayerRun r = common_run_from(args);
     r.phase = parse_phase(args.get("--phase"));
     dit_run_from(args, r.dit);
-    const auto seq = count_option(args, "--seq"), tokens = count_option(args, "--tokens"),
-               context = count_option(args, "--context");
+    r.dit.video = video_from(args, config);
+    const auto seq = r.dit.video ? std::optional<std::uint64_t>(r.dit.video->tokens) : count_option(args, "--seq");
+    const auto tokens = count_option(args, "--tokens"), context = count_option(args, "--context");
     if (seq && tokens)
         throw InputError("--tokens", "give --seq (tokens per sequence, with --batch) or --tokens (one sequence), not both");
+    // A chunk of the video yields its frames unless told otherwise (an overlapping chunk yields fewer new frames).
+    if (r.dit.video && r.dit.frames_per_chunk == 0)
+        r.dit.frames_per_chunk = r.dit.video->frames;
     if (r.phase == Phase::decode) {
         if (seq || tokens)
-            throw InputError(seq ? "--seq" : "--tokens",
+            throw InputError(r.dit.video ? "--video"
+                             : seq       ? "--seq"
+                                         : "--tokens",
                              "decode runs one token per sequence: give --batch (sequences) and --context (KV-cache length)");
         if (!context)
             throw InputError("--context", "is required with --phase decode (the KV-cache length per sequence)");
@@ -248,7 +268,9 @@ LayerRun run_from(const Args& args) {
     } else if (seq) {
         r.seq = *seq;
     } else {
-        throw InputError("--seq", "is required with --phase prefill or training (tokens per sequence; or --tokens)");
+        throw InputError("--seq",
+                         "is required with --phase prefill or training (tokens per sequence; or --tokens; a DiT: or "
+                         "--video FxHxW)");
     }
     if (r.phase == Phase::training && context && *context != r.seq)
         throw InputError("--context", "training attends within the sequence: leave --context out (it equals --seq)");
@@ -264,7 +286,8 @@ CommandSpec make_command(bool whole_model) {
     c.summary = whole_model ? "a whole decoder-only model (layers + embedding + LM head): time per step, tokens/s, bound"
                             : "one transformer block as ops (norms, QKV, attention, projections, MLP, TP collectives): "
                               "per-op roofs, floor, tokens/s, memory";
-    c.example = whole_model ? "bwacct model --preset llama3-70b --phase decode --batch 1 --context 8192 --tp 8 --gpu h200,b200"
+    c.example = whole_model ? "bwacct model --preset llama3-70b --phase decode --batch 1 --context 8192 --tp 8 --gpu h200,b200\n"
+                              "  bwacct model --preset wan2.1-t2v-14b --video 81x480x832 --steps 50 --cfg"
                             : "bwacct layer --preset llama3-8b --phase decode --batch 8 --context 4096 --tp 1\n"
                               "  bwacct layer --hidden 5120 --heads 40 --kv-heads 40 --ffn 13824 --tokens 2160 --tp 2 --phase "
                               "prefill";
@@ -288,7 +311,11 @@ CommandSpec make_command(bool whole_model) {
         {"--text-tokens", "DiT: text tokens of the cross-attention; default: the config's text_len (Wan: 512)", ""},
         {"--steps", "DiT (model): denoising steps per chunk", "1"},
         {"--cfg", "DiT (model): classifier-free guidance, two forwards per step", "", true},
-        {"--frames-per-chunk", "DiT (model): video frames one chunk yields, for FPS", ""},
+        {"--frames-per-chunk", "DiT (model): video frames one chunk yields, for FPS; default with --video: its frames", ""},
+        {"--video",
+         "DiT: FRAMESxHEIGHTxWIDTH in pixels (e.g. 81x480x832; frames 4n + 1): the video tokens, derived through Wan's VAE "
+         "(stride 4×8×8, or 4×16×16 for a 48-channel latent) and patch_size, instead of --tokens",
+         ""},
         {"--experts-touched", "MoE: distinct experts whose weights a step reads per layer; default: E·(1 − (1 − k/E)^T)", ""},
         {"--hidden", "hidden size D (overrides the preset)", ""},
         {"--layers", whole_model ? "transformer layers (overrides the preset)" : "layers, for the per-model total", ""},
@@ -342,6 +369,10 @@ CommandSpec make_command(bool whole_model) {
 int run_point(const Args& args, const Env& env, bool whole_model, Format format, std::vector<json>* rows) {
     {
         const TransformerConfig config = config_from(args);
+        if (args.given("--video") && !config.dit)
+            throw InputError("--video",
+                             "FRAMESxHEIGHTxWIDTH applies to video diffusion transformers only (--preset wan2.1-t2v-14b or "
+                             "--hf-config of a WanModel config.json); give --seq or --tokens");
         const bool generate = args.get("--phase") == "generate", fit = args.flag("--fit");
         if (!whole_model && (generate || fit))
             throw InputError(generate ? "--phase" : "--fit",
@@ -414,7 +445,7 @@ int run_point(const Args& args, const Env& env, bool whole_model, Format format,
             }
             return 0;
         }
-        const LayerRun run = run_from(args);
+        const LayerRun run = run_from(args, config);
         config_checks(args, config, whole_model);
         if (whole_model && config.vocab == 0 && !config.dit)
             throw InputError("--vocab", "is required for a whole model (or give --preset)");
@@ -430,8 +461,8 @@ int run_point(const Args& args, const Env& env, bool whole_model, Format format,
         } catch (const OverflowError&) {
             // Name the sizes the user gave (the preset's when none), not one option that may be absent.
             std::string given;
-            for (const char* o : {"--preset", "--hf-config", "--batch", "--seq", "--tokens", "--context", "--hidden", "--heads",
-                                  "--kv-heads", "--head-dim", "--ffn", "--vocab", "--layers"})
+            for (const char* o : {"--preset", "--hf-config", "--batch", "--seq", "--tokens", "--video", "--context", "--hidden",
+                                  "--heads", "--kv-heads", "--head-dim", "--ffn", "--vocab", "--layers"})
                 if (args.given(o))
                     given += given.empty() ? std::string(o) : fmt::format(", {}", o);
             throw InputError(given.empty() ? "--batch" : given, "the FLOP or byte count overflows 64 bits; use smaller sizes");
@@ -454,6 +485,8 @@ int run_point(const Args& args, const Env& env, bool whole_model, Format format,
                      {"tokens_per_s", span.tokens_per_s},
                      {"bound", roof_name(span.bound)},
                      {"kv_cache_bytes", config.layers != 0 ? report.model_kv_cache.value() : report.memory.kv_cache.value()}});
+            if (const auto& v = run.dit.video)  // seq was derived from it
+                rows->back()["video"] = fmt::format("{}x{}x{}", v->frames, v->height, v->width);
         }
         return 0;
     }

@@ -11,7 +11,8 @@ namespace {
 // G, T (powers of 1024); a token count (INT) takes the same suffixes.
 constexpr std::string_view kInt = "INT", kInts = "INT|RANGE", kDims = "INT|LIST", kSize = "SIZE", kSizes = "SIZE|RANGE",
                            kReal = "FLOAT", kReals = "FLOAT|RANGE", kRealPerGpu = "FLOAT|LIST", kName = "NAME", kNames = "LIST",
-                           kFile = "FILE", kShape = "SHAPE", kPercent = "PERCENT", kRate = "RATE", kKeyValues = "KEY=VALUE";
+                           kFile = "FILE", kShape = "SHAPE", kPercent = "PERCENT", kRate = "RATE", kKeyValues = "KEY=VALUE",
+                           kVideo = "FxHxW";
 
 // Option name -> kind, for every command that takes it unless kByCommand says otherwise.
 constexpr std::pair<std::string_view, std::string_view> kByName[] = {
@@ -109,6 +110,7 @@ constexpr std::pair<std::string_view, std::string_view> kByName[] = {
     {"--text-tokens", kInt},
     {"--steps", kInt},
     {"--frames-per-chunk", kInt},
+    {"--video", kVideo},
     {"--workspace", kSize},
     {"--efficiency", kReal},
     // train, step, zero.

@@ -297,6 +297,16 @@ json report_json(const LayerReport& r) {
                     {"weight_format", format_name(block_weight_format(c, run))},
                     {"kv_format", format_name(kv_cache_format(c, run))},
                     {"attention", run.attention == AttentionImpl::flash ? "flash" : "naive"}};
+    if (const auto& v = run.dit.video)  // the tokens were derived from --video, not given
+        j["run"]["video"] = json{{"source", "derived from --video"},
+                                 {"frames", v->frames},
+                                 {"height", v->height},
+                                 {"width", v->width},
+                                 {"vae_latent_channels", v->vae_channels},
+                                 {"vae_stride", v->vae_stride},
+                                 {"latent", v->latent},
+                                 {"patch", v->patch},
+                                 {"tokens", v->tokens}};
     if (r.params) {
         const ParamCount& p = *r.params;
         j["params"] = json{{"embedding", p.embedding.value()},
@@ -456,6 +466,13 @@ void print_table(const LayerReport& r, std::FILE* out) {
                "run", phase_name(run.phase), run.batch, run.q_len(), run.context, human_count(run.tokens()), run.tp,
                run.sequence_parallel ? " + sequence parallel" : "", run.recompute ? ", activation recompute" : "",
                precision_text(c, run), run.attention == AttentionImpl::flash ? "flash" : "naive");
+    if (const auto& v = run.dit.video)
+        fmt::print(out,
+                   "  {:<12}derived from --video {}x{}x{}: VAE ({} latent channels) stride {}×{}×{} → latent {}×{}×{} → patch "
+                   "{}×{}×{} → {}·{}·{} = {} tokens per sequence\n",
+                   "video", v->frames, v->height, v->width, v->vae_channels, v->vae_stride[0], v->vae_stride[1], v->vae_stride[2],
+                   v->latent[0], v->latent[1], v->latent[2], v->patch[0], v->patch[1], v->patch[2], v->grid[0], v->grid[1],
+                   v->grid[2], human_count(v->tokens));
     fmt::print(out, "  {:<12}modelled: each op's roofs from catalog peaks, no measurement; FLOPs and bytes per rank{}\n", "time",
                r.efficiency.scaled() ? fmt::format("; roofs scaled by efficiency: compute × {}, HBM × {}, link × {} ({})",
                                                    r.efficiency.compute, r.efficiency.hbm, r.efficiency.link, r.efficiency.source)

@@ -176,3 +176,36 @@ TEST(DitCli, Wan21VaceRunsItsContextBlocksAsLayerKinds) {
         after_proj = after_proj || (op.at("scope") == "layer (vace context block)" && op.at("name") == "vace_after_proj");
     EXPECT_TRUE(after_proj);
 }
+
+TEST(DitCli, VideoGivesTheTokensFromFramesAndResolutionLabelledDerived) {
+    // 81x480x832 on Wan2.1-T2V-14B: latent 21 × 60 × 104, patch (1, 2, 2) → 21 · 30 · 52 = 32,760 tokens
+    // (tests/unit/test_dit.cpp); the same forward as --tokens 32760, and a chunk yields the 81 frames.
+    const json v = run_json({"model", "--hf-config", wan_config(), "--video", "81x480x832", "--gpu", "h200", "--format", "json"});
+    const json t = run_json({"model", "--hf-config", wan_config(), "--tokens", "32760", "--gpu", "h200", "--format", "json"});
+    ASSERT_FALSE(v.is_null());
+    ASSERT_FALSE(t.is_null());
+    expect_finite_numbers(v, "");
+    EXPECT_EQ(num_u(v.at("run"), "seq"), 32760u);
+    const json& video = v.at("run").at("video");
+    EXPECT_EQ(video.at("source"), "derived from --video");
+    EXPECT_EQ(video.at("latent"), json::array({21, 60, 104}));
+    EXPECT_EQ(video.at("vae_stride"), json::array({4, 8, 8}));
+    EXPECT_EQ(num_u(video, "tokens"), 32760u);
+    EXPECT_FALSE(t.at("run").contains("video"));
+    EXPECT_DOUBLE_EQ(num_d(v.at("totals")[0].at("model"), "floor_us"), num_d(t.at("totals")[0].at("model"), "floor_us"));
+    EXPECT_EQ(num_u(v.at("totals")[0].at("diffusion"), "frames_per_chunk"), 81u);
+    // The table says where the tokens came from.
+    const RunResult r = run_bwacct({"layer", "--preset", "wan2.1-t2v-14b", "--video", "81x480x832", "--gpu", "h200"});
+    EXPECT_EQ(r.status, 0) << report(r);
+    EXPECT_NE(r.out.find("derived from --video 81x480x832"), std::string::npos) << report(r);
+    EXPECT_NE(r.out.find("21×60×104"), std::string::npos) << report(r);
+}
+
+TEST(DitCli, VideoIsRefusedWithTokensSeqBadFramesAndOnLanguageModels) {
+    const std::vector<std::string> wan{"model", "--preset", "wan2.1-t2v-14b", "--video", "81x480x832"};
+    expect_bad(with(wan, {"--tokens", "2160"}), {"--video", "--tokens"});
+    expect_bad(with(wan, {"--seq", "2160"}), {"--video", "--seq"});
+    expect_bad({"model", "--preset", "wan2.1-t2v-14b", "--video", "80x480x832"}, {"--video", "4n + 1"});
+    expect_bad({"model", "--preset", "llama3-8b", "--video", "81x480x832"}, {"--video", "diffusion"});
+    expect_bad({"model", "--preset", "llama3-8b", "--fit", "--context", "4096", "--video", "81x480x832"}, {"--video"});
+}

@@ -13,6 +13,7 @@
 #include "bwacct/error.h"
 #include "bwacct/hf_config.h"
 #include "bwacct/model_preset.h"
+#include "bwacct/video_tokens.h"
 
 using namespace bwacct;
 
@@ -1134,4 +1135,74 @@ TEST(Dit, AnAbsurdSizeIsRefusedNamingItsKey) {
               std::string::npos);
     // 2^24 itself reads (text_len 16,777,216: the cross-attention keys, no parameter)
     EXPECT_EQ(error_of([&] { (void)parse_hf_config(wan + R"(, "text_len": 16777216})", "x"); }), "");
+}
+
+// --video FxHxW → the DiT's video tokens (docs/formulas.md, "Video tokens from frames and resolution"):
+// latent frames 1 + (F − 1)/4, latent H, W = H/s, W/s (s = 8 for the 16-channel Wan2.1 VAE, 16 for the
+// 48-channel Wan2.2 VAE), then / patch_size.
+TEST(VideoTokens, Wan21T2v14bAt480p) {
+    const VideoLatent v = video_latent(parse_video_size("81x480x832", "--video"), *wan().dit, "--video");
+    // 1 + 80/4 = 21 latent frames; 480/8 = 60; 832/8 = 104
+    EXPECT_EQ(v.latent, (std::array<std::uint64_t, 3>{21, 60, 104}));
+    EXPECT_EQ(v.vae_stride, (std::array<std::uint64_t, 3>{4, 8, 8}));
+    EXPECT_EQ(v.vae_channels, 16u);
+    // patch (1, 2, 2): 21 · 30 · 52 = 21 · 1560 = 32,760
+    EXPECT_EQ(v.grid, (std::array<std::uint64_t, 3>{21, 30, 52}));
+    EXPECT_EQ(v.tokens, 32760u);
+    // 720p: 21 · (720/16) · (1280/16) = 21 · 45 · 80 = 75,600; one frame (an image): 1 · 30 · 52 = 1560
+    EXPECT_EQ(video_latent(parse_video_size("81x720x1280", "--video"), *wan().dit, "--video").tokens, 75600u);
+    EXPECT_EQ(video_latent(parse_video_size("1X480X832", "--video"), *wan().dit, "--video").tokens, 1560u);
+}
+
+TEST(VideoTokens, Wan22Ti2v5bUsesThe48ChannelVaeInBothForms) {
+    for (const char* file : {"wan2.2-ti2v-5b.config.json", "wan2.2-ti2v-5b-diffusers-transformer.config.json"}) {
+        const TransformerConfig c = load_hf_config(std::string(BWACCT_TEST_DATA) + "/models/" + file, "--hf-config");
+        const VideoLatent v = video_latent(parse_video_size("121x704x1280", "--video"), *c.dit, "--video");
+        // out channels 48 → stride 4 × 16 × 16: 1 + 120/4 = 31; 704/16 = 44; 1280/16 = 80
+        EXPECT_EQ(v.vae_channels, 48u) << file;
+        EXPECT_EQ(v.latent, (std::array<std::uint64_t, 3>{31, 44, 80})) << file;
+        // 31 · 22 · 40 = 31 · 880 = 27,280
+        EXPECT_EQ(v.tokens, 27280u) << file;
+        // 720 is not a multiple of 16 · 2 = 32 (Wan2.2's 5B runs 704 × 1280): refused, not rounded
+        const std::string e = error_of([&] { video_latent(parse_video_size("121x720x1280", "--video"), *c.dit, "--video"); });
+        EXPECT_NE(e.find("--video"), std::string::npos) << e;
+        EXPECT_NE(e.find("32"), std::string::npos) << e;
+    }
+}
+
+TEST(VideoTokens, AnI2vConfigsLatentIsItsOutChannelsNotItsInput) {
+    // Wan2.1-I2V-14B: in_channels 36 (16 noise + 4 mask + 16 image latent), out_channels 16 → the Wan2.1 VAE
+    const TransformerConfig c = load_hf_config(
+        std::string(BWACCT_TEST_DATA) + "/models/wan2.1-i2v-14b-480p-diffusers-transformer.config.json", "--hf-config");
+    EXPECT_EQ(video_latent(parse_video_size("81x480x832", "--video"), *c.dit, "--video").tokens, 32760u);
+}
+
+TEST(VideoTokens, RefusesWhatWanCannotEncodeNamingTheOption) {
+    const DitConfig d = *wan().dit;
+    const auto refused = [&](const std::string& text, const std::string& word) {
+        const std::string e = error_of([&] { video_latent(parse_video_size(text, "--video"), d, "--video"); });
+        EXPECT_EQ(e.rfind("--video: ", 0), 0u) << text << " → " << e;
+        EXPECT_NE(e.find(word), std::string::npos) << text << " → " << e;
+        EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+    };
+    for (const char* form : {"", "81x480", "81x480x832x2", "x480x832", "81x480x", "+81x480x832", "81 x480x832", "81x480x832K",
+                             "81x-480x832", "81×480×832", "81.0x480x832", "99999999999999999999x480x832"})
+        refused(form, "FRAMESxHEIGHTxWIDTH");
+    refused("0x480x832", "positive");
+    refused("81x0x832", "positive");
+    refused("65537x480x832", "at most 65536");     // 4 · 16384 + 1: past the bound
+    refused("80x480x832", "4n + 1");               // (80 − 1) mod 4 = 3
+    refused("81x480x840", "multiples");            // 840 / (8 · 2) = 52.5
+    refused("81x484x832", "multiples");            // 484 / 16 = 30.25
+    refused("65533x65536x65536", "video tokens");  // 16,384 · 4096 · 4096 = 2^38 tokens > 2^24
+    DitConfig other = d;
+    other.out_channels = 32;  // no Wan VAE has a 32-channel latent
+    EXPECT_NE(error_of([&] { video_latent(parse_video_size("81x480x832", "--video"), other, "--video"); }).find("out_dim"),
+              std::string::npos);
+    DitConfig patch_t2 = d;
+    patch_t2.patch = {2, 2, 2};
+    // 81 frames → 21 latent frames, odd: not a multiple of the temporal patch 2; 85 → 22 → 11 · 30 · 52 = 17,160
+    EXPECT_NE(error_of([&] { video_latent(parse_video_size("81x480x832", "--video"), patch_t2, "--video"); }).find("temporal"),
+              std::string::npos);
+    EXPECT_EQ(video_latent(parse_video_size("85x480x832", "--video"), patch_t2, "--video").tokens, 17160u);
 }
