@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <string_view>
+#include <utility>
 
 #include "babelstream_alpaka.h"
 #include "bwacct/error.h"
@@ -735,6 +736,8 @@ BabelStreamFile parse_babelstream(const std::string& text_raw, const std::string
                 !starts_babelstream_line(trim(l)) && (starts_babelstream_line(rest) || looks_like_table_row(rest)))
                 l = std::string(rest);
     BabelStreamFile out;
+    if (std::string w = ingest::blank_conflict_warning(blanks); !w.empty())
+        out.warnings.push_back(std::move(w));
     if (blanks.thousands > 0)
         out.warnings.push_back(
             fmt::format("line {}: a no-break space between digits read as a thousands separator ('{}' read as {}{}; BabelStream "

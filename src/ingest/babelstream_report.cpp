@@ -228,13 +228,22 @@ void babelstream_section(const BabelStreamFile& f, const RunGpus& run_gpus, Inge
                         : run.mebibytes ? ", MiBytes/sec"
                                         : ", MBytes/sec",
                         run.validation_failure.empty() ? "" : ", validation FAILED: bandwidths unverified"));
-        if (run.phase_line > 0)
+        // Only 5.0's main.cpp swaps the two (later versions time init_arrays and read_arrays each under its own name):
+        // said as a fact for a run that prints "Version: 5.0", as a condition for one that prints no version.
+        if (run.phase_line > 0) {
+            const bool v50 = run.version == "5.0" || run.version.rfind("5.0 ", 0) == 0;
+            const std::string swapped =
+                v50 ? ", and this version (5.0) prints each under the other's name (main.cpp: initElapsedS = read2 - read1, "
+                      "readElapsedS = init2 - init1)"
+                : run.version.empty() ? "; if this is BabelStream 5.0, each is printed under the other's name (its main.cpp: "
+                                        "initElapsedS = read2 - read1)"
+                                      : "";
             r.notes.push_back(fmt::format(
                 "run {}: its Init and Read timings (line {}) are not read: each is one host-timed call (filling the arrays, "
                 "with the first touch of their pages; copying them back to the host), not a device-memory kernel timed "
-                "over repeats, and BabelStream 5.0 prints each under the other's name (main.cpp: initElapsedS = read2 - "
-                "read1, readElapsedS = init2 - init1)",
-                run.run, run.phase_line));
+                "over repeats{}",
+                run.run, run.phase_line, swapped));
+        }
     }
 }
 

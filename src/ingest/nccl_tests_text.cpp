@@ -195,14 +195,22 @@ std::string strip_launcher_tags(std::string_view line) {
     {
         static constexpr std::array<std::string_view, 12> kMonths{"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                                                   "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+        // journalctl -o short-iso (and short-iso-precise) writes the time as one ISO 8601 word instead:
+        // "2024-11-25T12:00:01+0000 host ident[pid]: ".
         const std::vector<std::string_view> tok = split_ws(line.substr(0, std::min<std::size_t>(line.size(), 160)));
+        std::size_t host = 0;
         if (tok.size() >= 6 && std::find(kMonths.begin(), kMonths.end(), tok[0]) != kMonths.end() && tok[1].size() <= 2 &&
-            is_digits(tok[1]) && is_timestamp(tok[2]) && tok[4].size() >= 2 && tok[4].back() == ':') {
+            is_digits(tok[1]) && is_timestamp(tok[2]))
+            host = 3;
+        else if (tok.size() >= 4 && tok[0].size() >= 19 && tok[0][4] == '-' && tok[0][10] == 'T' && is_timestamp(tok[0]))
+            host = 1;
+        if (host > 0 && tok[host + 1].size() >= 2 && tok[host + 1].back() == ':') {
+            const std::string_view ident = tok[host + 1];
             bool tag = true;
-            for (const char c : tok[4].substr(0, tok[4].size() - 1))
+            for (const char c : ident.substr(0, ident.size() - 1))
                 tag = tag && (is_ident_char(c) || c == '[' || c == ']' || c == '.' || c == '-' || c == '/');
             if (tag)
-                line.remove_prefix(static_cast<std::size_t>(tok[4].data() + tok[4].size() - line.data()));
+                line.remove_prefix(static_cast<std::size_t>(ident.data() + ident.size() - line.data()));
         }
     }
     std::string out;
@@ -1021,6 +1029,16 @@ struct TextReader {
                                         header ? header->tokens : std::size_t{11}, std::string(line).substr(0, 120)));
             return;
         }
+        // A line that starts with a size and names a data type where a row's count or type stands, but not as a row
+        // (two columns run together: "1024256 float none ..."): said, not passed over.
+        if (tok.size() >= 8 && is_digits(tok[0]) && (is_type_name(tok[1]) || is_type_name(tok[2])) &&
+            !(is_digits(tok[1]) && is_type_name(tok[2]))) {
+            unreadable_line(
+                fmt::format("line {}: not an nccl-tests row (its size, count and type columns are not three "
+                            "words; columns run together?): {}",
+                            line_no, utf8_prefix(line, 120)));
+            return;
+        }
         if (tok.size() < 4 || !parse_u64(tok[0], row.size) || !parse_u64(tok[1], row.count))
             return;  // code fences, other programs' output
         // The header's layout; a row that does not fit it (logs pasted together) by its own tokens.
@@ -1284,6 +1302,8 @@ NcclLog parse_nccl_text(const std::string& text_raw, const std::string& origin) 
     const std::string ascii = ingest::has_unicode_blanks(text) ? ingest::ascii_blanks(text, blanks) : std::string();
     if (!ascii.empty())
         text = ascii;
+    if (std::string w = ingest::blank_conflict_warning(blanks); !w.empty())
+        r.warn(std::move(w));
     if (blanks.thousands > 0)
         r.warn(
             fmt::format("line {}: a no-break space between digits read as a thousands separator ('{}' read as {}{}; "
@@ -1301,22 +1321,31 @@ NcclLog parse_nccl_text(const std::string& text_raw, const std::string& origin) 
                         table->escaped > 0 ? fmt::format(", {} header lines escaped as '\\#'", table->escaped) : std::string()));
         text = table->text;
     }
+    // A logger's prefix before " | " on every line ("2024-05-01 12:00:01,234 | "): cut like a launcher's tags.
+    const std::optional<std::string> unprefixed = ingest::cut_logger_prefix(text);
+    if (unprefixed)
+        text = *unprefixed;
     // Two logs pasted side by side ("<row> | <row>"): the right-hand one read after the left-hand one, as its own run.
     const std::optional<ingest::SideBySide> sbs = ingest::split_side_by_side(text);
     if (sbs) {
-        const std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
         r.warn(
             fmt::format("lines {}-{}: two logs side by side ({} lines split at ' | '): the right-hand one is read as a "
-                        "log of its own after the left-hand one (its lines numbered from {})",
-                        sbs->first, sbs->last, sbs->lines, lines + 2));
+                        "log of its own after the left-hand one (its lines numbered as the file lines whose right-hand "
+                        "half they are)",
+                        sbs->first, sbs->last, sbs->lines));
         text = sbs->text;
     }
+    // Lines of `text` in order; reported as the file's line: a right-hand part as the line it shares with the left.
+    std::size_t seq = 0;
     int line_no = 0;
     while (!text.empty()) {
         const std::size_t nl = text.find('\n');
         const std::string_view raw = text.substr(0, nl);
         text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-        ++line_no;
+        ++seq;
+        line_no = static_cast<int>(seq);
+        if (sbs && seq > sbs->left_lines + 1 && seq - sbs->left_lines - 2 < sbs->right_lines.size())
+            line_no = static_cast<int>(sbs->right_lines[seq - sbs->left_lines - 2]);
         const std::string cleaned = strip_launcher_tags(raw);
         std::string_view line = cleaned;
         // nccl-tests -T: testStreamSynchronize prints "%s: Test timeout (%ds) %s:%d" (host name first) straight after

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "../../src/ingest/nccl_tests_parts.h"
 #include "../../src/ingest/text_columns.h"
@@ -37,17 +38,63 @@ TEST(NcclSideBySide, RightHandLogIsReadAsItsOwnRun) {
     EXPECT_DOUBLE_EQ(log.runs[1].rows[0].out_of_place->algbw_GBps.value, 37.66);
     EXPECT_DOUBLE_EQ(log.runs[1].rows[1].in_place->busbw_GBps.value, 104.63);
     EXPECT_TRUE(any_holds(log.warnings, "lines 2-7: two logs side by side (6 lines split at ' | ')"));
+    // The right-hand rows are numbered as the file lines they share with the left-hand ones (5 and 6 of a 9-line
+    // file), not after its end (before: 13 and 14).
+    EXPECT_EQ(log.runs[0].rows[0].line, 5);
+    EXPECT_EQ(log.runs[1].rows[0].line, 5);
+    EXPECT_EQ(log.runs[1].rows[1].line, 6);
 }
 
 // A markdown table ("| size | busbw |") starts with '|': not a side-by-side paste; nor is a single split line.
 TEST(NcclSideBySide, MarkdownTablesAndSingleLinesAreNotSplit) {
     EXPECT_FALSE(ingest::split_side_by_side("| size | busbw |\n|---|---|\n| 1048576 | 65.19 |\n| 2097152 | 99.11 |\n"));
     EXPECT_FALSE(ingest::split_side_by_side("     8     2  float  sum  -1  1.0  0.00  0.00  0 | 8  2 float\n"));
-    const auto two = ingest::split_side_by_side("# a | # b\n1 2 | 3 4\n");
+    // Only parts that hold rows or column headers on both sides (8 words or more, row-shaped) make two logs: not a
+    // time stamp before a row, nor a note after one.
+    EXPECT_FALSE(ingest::split_side_by_side("# a | # b\n1 2 | 3 4\n"));
+    const std::string row = "8  2  float  sum  -1  1.0  0.00  0.00  0";
+    EXPECT_FALSE(ingest::split_side_by_side("2024-05-01 12:00:01,234 | " + row + "\n2024-05-01 12:00:02,234 | " + row + "\n"));
+    EXPECT_FALSE(ingest::split_side_by_side(row + "  | 0\n" + row + "  | 1\n"));
+    const auto two = ingest::split_side_by_side("# a | # b\n" + row + " | " + row + "\n");
     ASSERT_TRUE(two);
-    EXPECT_EQ(two->text, "# a\n1 2\n\n\n # b\n 3 4\n");  // the left lines, an empty line, the right parts
+    // the left lines, an empty line, the right parts
+    EXPECT_EQ(two->text, "# a\n" + row + "\n\n\n # b\n " + row + "\n");
     EXPECT_EQ(two->first, 1u);
     EXPECT_EQ(two->last, 2u);
+    EXPECT_EQ(two->right_lines, (std::vector<std::size_t>{1, 2}));
+}
+
+// A logger's "2024-05-01 12:00:01,234 | " before every line, and rows with a note after " | " (a1/a2 of the review):
+// one log, read in place. Before: split as two logs side by side, the right-hand "log" numbered from line 7 of a
+// 4-line file. 1048576 B / 28.15 us = 37.2496 GB/s (printed 37.25), x 2 x 7/8 = 65.187 (65.19).
+TEST(NcclSideBySide, LoggerPrefixAndNotesAfterRowsAreNotTwoLogs) {
+    const std::string hdr =
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong";
+    const std::string row =
+        "     1048576        262144     float     sum      -1    28.15   37.25   65.19      0    27.52   38.10   66.67      0";
+    const std::string row2 =
+        "     2097152        524288     float     sum      -1    37.03   56.64   99.11      0    35.22   59.55  104.21      0";
+    const std::string ts = "2024-05-01 12:00:01,234 | ";
+    const NcclLog log = parse_nccl_tests(
+        ts + "# Collective test starting: all_reduce_perf\n" + ts + hdr + "\n" + ts + row + "\n" + ts + row2 + "\n", "ts.log");
+    ASSERT_EQ(log.runs.size(), 1u);
+    EXPECT_EQ(log.runs[0].program, "all_reduce_perf");
+    ASSERT_EQ(log.runs[0].rows.size(), 2u);
+    EXPECT_EQ(log.runs[0].rows[1].line, 4);
+    EXPECT_EQ(log.runs[0].last_line, 4);
+    EXPECT_DOUBLE_EQ(log.runs[0].rows[0].out_of_place->busbw_GBps.value, 65.19);
+    EXPECT_FALSE(any_holds(log.warnings, "side by side"));
+
+    const NcclLog noted = parse_nccl_tests(hdr + "\n" + row + "  | 0\n" + row2 + "  | 1\n", "noted.log");
+    ASSERT_EQ(noted.runs.size(), 1u);
+    ASSERT_EQ(noted.runs[0].rows.size(), 2u);
+    EXPECT_EQ(noted.runs[0].last_line, 3);
+    EXPECT_FALSE(any_holds(noted.warnings, "side by side"));
+
+    // Python logging's "time | LEVEL | message": both parts cut; a line without the prefix keeps every line.
+    EXPECT_EQ(ingest::cut_logger_prefix("t1 | INFO | # a\n\nt2 | WARNING | 8 2 |x\n"), "# a\n\n8 2 |x\n");
+    EXPECT_FALSE(ingest::cut_logger_prefix("t1 | # a\n8 2\n"));
+    EXPECT_FALSE(ingest::cut_logger_prefix("| a | b |\n| 1 | 2 |\n"));  // a markdown table
 }
 
 // A web page's &nbsp; between the columns (every gap): read as blanks. Before: "holds no nccl-tests result row".
@@ -66,6 +113,35 @@ TEST(NcclUnicodeBlanks, NoBreakSpacesBetweenColumnsAreBlanks) {
     EXPECT_EQ(log.runs[0].rows[0].size, 1048576u);
     EXPECT_DOUBLE_EQ(log.runs[0].rows[0].in_place->busbw_GBps.value, 66.67);
     EXPECT_FALSE(any_holds(log.warnings, "thousands"));
+}
+
+// A 4-space-indented code block whose columns are single no-break spaces: the indentation is no ASCII column gap, so
+// "8192 256" (8192 B of 8 ranks x 256 floats x 4 B) are two columns. Before: merged into 8192256, the row dropped
+// unsaid. A row whose size, count and type do not stand as three words is warned about.
+TEST(NcclUnicodeBlanks, IndentedBlockOfNoBreakGapsIsReadAsColumns) {
+    const auto nb = [](std::string s) {
+        for (std::size_t at = s.find(' ', 4); at != std::string::npos; at = s.find(' ', at + 2))
+            s.replace(at, 1, kNbsp);
+        return s;
+    };
+    const std::string text = "# Collective test starting: all_gather_perf\n" +
+                             nb("    #  size count type redop root time algbw busbw #wrong time algbw busbw #wrong") + "\n" +
+                             nb("    1024 32 float none -1 20.01 0.05 0.04 0 20.01 0.05 0.04 0") + "\n" +
+                             nb("    8192 256 float none -1 20.08 0.41 0.36 0 20.08 0.41 0.36 0") + "\n";
+    const NcclLog log = parse_nccl_tests(text, "nbsp.md");
+    ASSERT_EQ(log.runs.size(), 1u);
+    ASSERT_EQ(log.runs[0].rows.size(), 2u);
+    EXPECT_EQ(log.runs[0].rows[1].size, 8192u);
+    EXPECT_EQ(log.runs[0].rows[1].count, 256u);
+    EXPECT_FALSE(any_holds(log.warnings, "thousands"));
+
+    const NcclLog merged = parse_nccl_tests(
+        "    1024  32  float  none  -1  20.01  0.05  0.04  0  20.01  0.05  0.04  0\n"
+        "    8192256  float  none  -1  20.08  0.41  0.36  0  20.08  0.41  0.36  0\n",
+        "merged.md");
+    ASSERT_EQ(merged.runs.size(), 1u);
+    EXPECT_EQ(merged.runs[0].rows.size(), 1u);
+    EXPECT_TRUE(any_holds(merged.warnings, "line 2: not an nccl-tests row (its size, count and type columns are not three"));
 }
 
 // A lone (narrow) no-break space between a digit and three digits on a line of ASCII gaps is a locale's thousands
@@ -100,6 +176,25 @@ TEST(NcclUnicodeBlanks, OnlyALoneSpaceBeforeThreeDigitsIsASeparator) {
     EXPECT_EQ(r.thousands, 1u);
     EXPECT_EQ(r.first_line, 2u);
     EXPECT_EQ(r.first_read, "12345.6");
+    // The number as written is cut at a blank that is no separator (before: "x" + NBSP + "12" + NBSP + "345").
+    ingest::BlankReport cut;
+    EXPECT_EQ(ingest::ascii_blanks("x" + kNbsp + "12" + kNbsp + "345  y", cut), "x 12345  y");
+    EXPECT_EQ(cut.first_text, "12" + kNbsp + "345");
+    // Decided once per file: the "Array size" line has no ASCII gap, the table's rows do; both read as thousands (before:
+    // "1 073.7" on the first line was two words).
+    ingest::BlankReport once;
+    EXPECT_EQ(ingest::ascii_blanks("Array size: 1" + kNbsp + "073.7 MB\nCopy  1" + kNbsp + "397" + kNbsp + "306.105  0.1", once),
+              "Array size: 1073.7 MB\nCopy  1397306.105  0.1");
+    EXPECT_EQ(once.thousands, 3u);
+    EXPECT_EQ(once.first_line, 1u);
+    // A file whose columns are also apart by no-break spaces alone (line 2: a web page's): every one a blank, said.
+    ingest::BlankReport both;
+    EXPECT_EQ(ingest::ascii_blanks("a  1" + kNbsp + "024\n8192" + kNbsp + "256" + kNbsp + "float", both),
+              "a  1 024\n8192 256 float");
+    EXPECT_EQ(both.thousands, 0u);
+    EXPECT_EQ(ingest::blank_conflict_warning(both),
+              "line 1: a no-break space between a digit and three digits, which could be a thousands separator, read as a "
+              "blank: line 2 has its columns apart by no-break spaces alone (a web page's)");
     EXPECT_TRUE(
         ingest::has_unicode_blanks("a\xE3\x80\x80"
                                    "b"));                             // U+3000
@@ -122,7 +217,8 @@ TEST(NcclRanksFromCount, ReduceScatterCountGivesTheRankCount) {
     EXPECT_EQ(*r.count_ranks, 8u);
 }
 
-// The count clue is a constraint like the others: a rank list of 4 against a count of 8 parts disagrees (refused),
+// The count clue is a constraint like the others: NCCL's init line ("nranks 4") against a count of 8 parts disagrees
+// (refused),
 // and allreduce (whose count is the whole buffer's) takes no clue from it. alltoall: 268435456 B / (1048576 x 4 B)
 // = 64 (nccl-tests issue 78's 8 nodes x 8 V100).
 TEST(NcclRanksFromCount, ConstraintAndCollectivesItApplies) {
@@ -157,7 +253,13 @@ TEST(BabelStreamPhases, InitAndReadAreNotedNotRead) {
     EXPECT_EQ(f.rows.size(), 5u);
     const IngestReport r = babelstream_report(f, "tursa", {});
     EXPECT_TRUE(any_holds(r.notes, "run 1: its Init and Read timings (line 14) are not read"));
-    EXPECT_TRUE(any_holds(r.notes, "initElapsedS = read2 - read1"));
+    EXPECT_TRUE(any_holds(r.notes, "this version (5.0) prints each under the other's name"));
+    // Only 5.0's main.cpp swaps them: another version's run is not said to (before: said of every run).
+    std::string later = in;
+    later.replace(later.find("Version: 5.0"), 12, "Version: 5.1");
+    const IngestReport lr = babelstream_report(parse_babelstream(later, "later"), "later", {});
+    EXPECT_TRUE(any_holds(lr.notes, "run 1: its Init and Read timings (line 14) are not read"));
+    EXPECT_FALSE(any_holds(lr.notes, "other's name"));
 
     // --csv: the phase table before the function table (main.cpp's layout; no real capture was found). Copy: 2 arrays
     // x 33554432 x 8 B = 536870912 B in 0.000355 s = 1512312.4 MB/s.
@@ -172,6 +274,27 @@ TEST(BabelStreamPhases, InitAndReadAreNotedNotRead) {
     EXPECT_EQ(c.runs[0].phase_line, 1u);
     ASSERT_EQ(c.rows.size(), 1u);
     EXPECT_EQ(c.rows[0].function, "Copy");
+    EXPECT_TRUE(any_holds(babelstream_report(c, "csv", {}).notes, "; if this is BabelStream 5.0, each is printed under"));
+}
+
+// A locale's no-break thousands separators on every number (review's b1): "Array size: 1 073.7 MB" has no ASCII column
+// gap, the rows do; decided once per file, the array is 1073.7 MB = 1073700000 B (+- 0.05 MB) and every row checks:
+// Copy 2 x 1073.7e6 B / 0.00154 s = 1394.4e9 B/s against the printed 1397306.105 MB/s, within the time's rounding
+// (0.001535..0.001545 s: 1389.9..1398.9 GB/s). Before: the array read as "1" and "073.7", the rows not checked.
+TEST(BabelStreamUnicodeBlanks, ThousandsAreDecidedOncePerFile) {
+    const std::string in = "BabelStream\nVersion: 4.0\nImplementation: CUDA\nPrecision: double\nArray size: 1" + kNbsp +
+                           "073.7 MB (=1.1 GB)\n"
+                           "Function    MBytes/sec  Min (sec)   Max         Average     \n"
+                           "Copy        1" +
+                           kNbsp + "397" + kNbsp + "306.105 0.00154     0.00157     0.00155     \n";
+    const BabelStreamFile f = parse_babelstream(in, "b1");
+    ASSERT_EQ(f.runs.size(), 1u);
+    ASSERT_TRUE(f.runs[0].array_bytes);
+    EXPECT_DOUBLE_EQ(*f.runs[0].array_bytes, 1073700000.0);
+    ASSERT_EQ(f.rows.size(), 1u);
+    EXPECT_DOUBLE_EQ(f.rows[0].bw_printed, 1397306.105);
+    EXPECT_TRUE(any_holds(f.warnings, "line 5: a no-break space between digits read as a thousands separator ('1" + kNbsp +
+                                          "073.7' read as 1073.7, and 2 more"));
 }
 
 // A web page's no-break spaces in a BabelStream table: read as blanks; one between digits as a thousands separator
@@ -292,6 +415,17 @@ TEST(NcclLauncherPrefix, JournaldPrefixIsCut) {
     EXPECT_DOUBLE_EQ(log.runs[0].rows[0].out_of_place->busbw_GBps.value, 408.10);
     // Not a month, or no tag ending in ':': not a syslog prefix (the line is left to the other rules).
     EXPECT_EQ(detail::strip_launcher_tags("Now 25 12:00:01 h x: 8 2"), "Now 25 12:00:01 h x: 8 2");
+    // journalctl -o short-iso writes the time as one ISO 8601 word. Before: "holds no nccl-tests result row".
+    const std::string iso = "2024-11-25T12:00:01+0000 gpu01 all_reduce_perf[4242]: ";
+    const NcclLog isolog = parse_nccl_tests(iso + "# Collective test starting: all_reduce_perf\n" + iso +
+                                                "   268435456      67108864     float     sum      -1   1151.1  233.20  "
+                                                "408.10      0   1146.6  234.11  409.70      0\n",
+                                            "iso.txt");
+    ASSERT_EQ(isolog.runs.size(), 1u);
+    EXPECT_EQ(isolog.runs[0].program, "all_reduce_perf");
+    ASSERT_EQ(isolog.runs[0].rows.size(), 1u);
+    EXPECT_DOUBLE_EQ(isolog.runs[0].rows[0].in_place->busbw_GBps.value, 409.70);
+    EXPECT_EQ(detail::strip_launcher_tags("2024-11-25T12:00:01.123456+0000 h p[1]: # x"), "# x");
 }
 
 // UoB-HPC/BabelStream issue 50: a GTX 960 run printed its banner and context, then "Aborted (core dumped)", and the CPU
