@@ -79,7 +79,7 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
 std::optional<OpCost> cost_cpu_op(const std::string& name, const CpuOp& op, std::string_view kernel_name,
                                   NameCategories* categories) {
     if (op.dims.empty())
-        return std::nullopt;                                                // record_shapes was off
+        return std::nullopt;                                                    // record_shapes was off
     if (auto c = cost_list_op(name, op, kernel_element_type(kernel_name, op)))  // tensor lists (kineto_cost_lists.cpp)
         return c;
     for (auto* family :

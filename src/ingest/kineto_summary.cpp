@@ -173,8 +173,8 @@ struct Grouper {
             kernel_ids.emplace_back(-1, -1);  // never empty once built
             std::sort(kernel_ids.begin(), kernel_ids.end());
         }
-        const auto [first, last] =
-            std::equal_range(kernel_ids.begin(), kernel_ids.end(), std::pair<std::int64_t, std::int64_t>(g.device, g.correlation));
+        const auto [first, last] = std::equal_range(kernel_ids.begin(), kernel_ids.end(),
+                                                    std::pair<std::int64_t, std::int64_t>(g.device, g.correlation));
         return last - first > 1;
     }
     // Why an activity has no formula (docs/ingest.md, "Reasons").

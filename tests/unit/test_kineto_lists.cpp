@@ -257,14 +257,15 @@ TEST(KinetoLists, ChunkCatSameDtypeIsAByteCopyTypedByTheOutTensor) {
     // chunk_cat_cuda_kernel<char, char> (FSDP2's bf16 reduce path); the name as Kineto writes it (real traces show
     // "at::native::detail::chunk_cat_cuda_kernel<float, c10::BFloat16>(T2 **, T1 *, long *, ..."). The element type
     // comes from the out tensor's Input type (index 3): bf16.
-    const std::string kCharChar = "void at::native::detail::chunk_cat_cuda_kernel<char, char>(T2 **, T1 *, long *, "
-                                  "long *, long *, long *, long *, long *, long, long, long)";
+    const std::string kCharChar =
+        "void at::native::detail::chunk_cat_cuda_kernel<char, char>(T2 **, T1 *, long *, "
+        "long *, long *, long *, long *, long *, long, long, long)";
     EXPECT_FALSE(kernel_element_type(kCharChar));  // the name alone: bytes, no element type
     // _chunk_cat([4096x4096, 1024x4096, 1024x4096, 4096x4096], 0, 8, out [41943040]) bf16:
     // 2·16777216 + 2·4194304 = 41,943,040 elements read at 2 B = 83,886,080 B; out 41,943,040 · 2 = 83,886,080 B.
-    const CpuOp bf16op = with_lists({{}, {}, {}, {41943040}},
-                                {tensor_list_dims(0, {{4096, 4096}, {1024, 4096}, {1024, 4096}, {4096, 4096}})},
-                                {"TensorList", "Scalar", "Scalar", "c10::BFloat16"}, {"", "0", "8", ""});
+    const CpuOp bf16op =
+        with_lists({{}, {}, {}, {41943040}}, {tensor_list_dims(0, {{4096, 4096}, {1024, 4096}, {1024, 4096}, {4096, 4096}})},
+                   {"TensorList", "Scalar", "Scalar", "c10::BFloat16"}, {"", "0", "8", ""});
     const auto et = kernel_element_type(kCharChar, bf16op);
     ASSERT_TRUE(et);
     EXPECT_EQ(et->dtype, DType::bf16);
