@@ -200,7 +200,7 @@ IngestSummary torch_summary(const Summary& s, const std::vector<Record>& records
         line += "; " + o;
     sum.lines.push_back(line);
     if (tl.delay.count > 0)
-        sum.lines.push_back(fmt::format("launch delay (CPU launch to start, {} activities): median {}, p90 {}, max {}",
+        sum.lines.push_back(fmt::format("launch delay (CPU launch to start, {} launches): median {}, p90 {}, max {}",
                                         tl.delay.count, us(tl.delay.median_us), us(tl.delay.p90_us), us(tl.delay.max_us)));
 
     // Exposed time by class in the window.

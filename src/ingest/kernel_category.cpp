@@ -491,12 +491,14 @@ KernelCategory classify_kernel(std::string_view name) {
                      {"cache", "page", "unique", "pad", "roll", "flip", "repeat", "pool", "segment", "compute_grad_weight",
                       // KV-cache block swaps (vLLM's swap_blocks), TensorFlow's SwapDimension1And2InTensor3
                       "swap",
-                      // scale-factor layouts rearranged for a block-scaled GEMM (Transformer Engine's
-                      // swizzle_col_scaling_kernel / swizzle_row_scaling_kernel)
-                      "swizzle",
                       // adaptive pooling's backward kernels name no "pool" (adaptive_average_gradinput,
                       // atomic_adaptive_maxgradinput)
-                      "adaptive_average", "adaptive_max"}))
+                      "adaptive_average", "adaptive_max"}) ||
+        // scale-factor layouts rearranged for a block-scaled GEMM (Transformer Engine's swizzle_col_scaling_kernel /
+        // swizzle_row_scaling_kernel): "swizzle" as a whole word of the function's own name, never a template
+        // argument (cute::copy_kernel<…, cute::Swizzle<3, 4, 3>, …>) nor "swizzled" (fp8_quant_swizzled_scales_kernel
+        // quantizes: the quant rule files it)
+        has_whole_word(fn_original, fn, "swizzle"))
         return KernelCategory::indexing;
     if (starts(n, "triton_"))
         return KernelCategory::elementwise;  // triton_poi_* and other generated pointwise kernels

@@ -79,8 +79,8 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
 std::optional<OpCost> cost_cpu_op(const std::string& name, const CpuOp& op, std::string_view kernel_name,
                                   NameCategories* categories) {
     if (op.dims.empty())
-        return std::nullopt;                                                // record_shapes was off
-    if (auto c = cost_list_op(name, op, kernel_element_type(kernel_name)))  // tensor lists (kineto_cost_lists.cpp)
+        return std::nullopt;                                                    // record_shapes was off
+    if (auto c = cost_list_op(name, op, kernel_element_type(kernel_name, op)))  // tensor lists (kineto_cost_lists.cpp)
         return c;
     for (auto* family :
          {cost_gemm_op, cost_attention_op, cost_conv_op, cost_pointwise_op, cost_backward_op, cost_data_op, cost_serving_op})

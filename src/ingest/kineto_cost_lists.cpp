@@ -427,6 +427,28 @@ std::optional<ElementType> kernel_element_type(std::string_view k) {
     return std::nullopt;
 }
 
+std::optional<ElementType> kernel_element_type(std::string_view k, const CpuOp& op) {
+    // chunk_cat_cuda_kernel<char, char>: a byte copy (TensorShape.cu's same-dtype path); the op's types name the
+    // element type
+    if (const std::size_t p = k.find("chunk_cat_cuda_kernel<"); p != std::string_view::npos) {
+        std::string_view args = k.substr(p + 22);
+        args = args.substr(0, args.find('>'));
+        std::string bare;
+        for (const char c : args)
+            if (c != ' ')
+                bare += c;
+        if (bare == "char,char") {
+            std::optional<DType> t = input_dtype(op, 3);
+            if (!t)
+                t = input_dtype(op, 0);
+            if (!t)
+                return std::nullopt;
+            return ElementType{*t, std::string(dtype_name(*t)), std::nullopt};
+        }
+    }
+    return kernel_element_type(k);
+}
+
 std::optional<OpCost> cost_list_op(const std::string& name, const CpuOp& op, const std::optional<ElementType>& element) {
     std::string_view fn;
     const ListOp kind = list_op_kind(name, fn);
@@ -469,9 +491,9 @@ std::string list_gap_reason(const std::string& name, const CpuOp& op, std::strin
     std::string_view fn;
     if (list_op_kind(name, fn) == ListOp::none)
         return fmt::format("no formula for {}", name);
-    if (!kernel_element_type(kernel_name))
+    if (!kernel_element_type(kernel_name, op))
         return fmt::format("no element type for the tensor lists of {} in its kernel's name", name);
-    if (!cost_list_op(name, op, kernel_element_type(kernel_name)))
+    if (!cost_list_op(name, op, kernel_element_type(kernel_name, op)))
         return fmt::format("tensor-list shapes of {} not in trace", name);
     return "";
 }

@@ -159,19 +159,22 @@ struct Grouper {
     }
     // Whether kernel `a` ran in a CUDA graph replay: CUPTI gives every kernel of one cudaGraphLaunch the launch's
     // correlation id, so a correlation id several kernels share is a graph's (the ids, sorted, built on first use).
-    mutable std::vector<std::int64_t> kernel_ids;
+    mutable std::vector<std::pair<std::int64_t, std::int64_t>> kernel_ids;  // (device, correlation)
+    // Kernels sharing a correlation id on one device: one CUDA graph launch's (ids are unique only within a
+    // process; a merged trace of several processes reuses them on other devices).
     bool graph_replay(std::size_t a) const {
-        const std::int64_t c = t.activities[a].correlation;
-        if (c < 0)
+        const GpuActivity& g = t.activities[a];
+        if (g.correlation < 0)
             return false;
         if (kernel_ids.empty()) {
-            for (const GpuActivity& g : t.activities)
-                if (g.kind == Activity::kernel && g.correlation >= 0)
-                    kernel_ids.push_back(g.correlation);
-            kernel_ids.push_back(-1);  // never empty once built
+            for (const GpuActivity& k : t.activities)
+                if (k.kind == Activity::kernel && k.correlation >= 0)
+                    kernel_ids.emplace_back(k.device, k.correlation);
+            kernel_ids.emplace_back(-1, -1);  // never empty once built
             std::sort(kernel_ids.begin(), kernel_ids.end());
         }
-        const auto [first, last] = std::equal_range(kernel_ids.begin(), kernel_ids.end(), c);
+        const auto [first, last] = std::equal_range(kernel_ids.begin(), kernel_ids.end(),
+                                                    std::pair<std::int64_t, std::int64_t>(g.device, g.correlation));
         return last - first > 1;
     }
     // Why an activity has no formula (docs/ingest.md, "Reasons").

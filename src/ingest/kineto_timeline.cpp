@@ -259,27 +259,31 @@ Timeline account_time(const Trace& t, const Links& links, const std::vector<Cate
             by_device[device].reserve(count);
     }
     // One launch delay per launch: every kernel of one cudaGraphLaunch carries the launch's correlation id, and only the
-    // first to start waited on the launch (the others wait on the graph's earlier kernels).
+    // first to start waited on the launch (the others wait on the graph's earlier kernels). Correlation ids are unique
+    // only within one process, so a trace merging several processes' events reuses them: an id is shared only on one
+    // device (a GPU activity's process is its device's).
     // (Most traces share no id: the ids alone, sorted, say so before any per-activity work.)
     std::vector<bool> later_of_launch(n, false);
     {
-        std::vector<std::int64_t> ids;
+        using Key = std::pair<std::int64_t, std::int64_t>;  // (device, correlation)
+        std::vector<Key> ids;
         for (const GpuActivity& g : t.activities)
             if (g.correlation >= 0)
-                ids.push_back(g.correlation);
+                ids.emplace_back(g.device, g.correlation);
         std::sort(ids.begin(), ids.end());
-        std::vector<std::int64_t> shared;
+        std::vector<Key> shared;
         for (std::size_t i = 1; i < ids.size(); ++i)
             if (ids[i] == ids[i - 1] && (shared.empty() || shared.back() != ids[i]))
                 shared.push_back(ids[i]);
-        ids = std::vector<std::int64_t>();
+        ids = std::vector<Key>();
         if (!shared.empty()) {
-            std::map<std::int64_t, std::size_t> first;  // shared id → its earliest-starting activity
+            std::map<Key, std::size_t> first;  // shared (device, id) → its earliest-starting activity
             for (std::size_t a = 0; a < n; ++a) {
                 const GpuActivity& g = t.activities[a];
-                if (!std::binary_search(shared.begin(), shared.end(), g.correlation))
+                const Key k{g.device, g.correlation};
+                if (!std::binary_search(shared.begin(), shared.end(), k))
                     continue;
-                const auto [it, fresh] = first.emplace(g.correlation, a);
+                const auto [it, fresh] = first.emplace(k, a);
                 if (fresh)
                     continue;
                 if (g.ts < t.activities[it->second].ts) {

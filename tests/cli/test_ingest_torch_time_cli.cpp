@@ -65,6 +65,14 @@ TEST(IngestTorchTimeCli, SummaryWindowAndExposedCommunication) {
     EXPECT_EQ(s["launch_delay_count"], 2);
     EXPECT_DOUBLE_EQ(s["launch_delay_median_us"].get<double>(), 1.0);
     EXPECT_DOUBLE_EQ(s["launch_delay_max_us"].get<double>(), 3.0);
+    // The summary line counts launches (a CUDA graph replay's kernels count once), and says so.
+    bool delay_line = false;
+    for (const json& l : s["lines"])
+        if (l.get<std::string>().rfind("launch delay", 0) == 0) {
+            delay_line = true;
+            EXPECT_NE(l.get<std::string>().find("(CPU launch to start, 2 launches)"), std::string::npos) << l;
+        }
+    EXPECT_TRUE(delay_line);
     ASSERT_TRUE(s["top_categories"].is_array());
     EXPECT_LE(s["top_categories"].size(), 3u);
     // The collective category's busy share is its exposed time, 10 µs, not the 20 µs it ran.

@@ -111,6 +111,16 @@ TEST(KinetoKernelNames, ScaleSwizzlesAreIndexWork) {
     EXPECT_EQ(classify_kernel("void cutlass::Kernel<cutlass::gemm::kernel::Gemm<cutlass::gemm::threadblock::MmaMultistage<>, "
                               "cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<8>, false> >(...)"),
               KernelCategory::gemm);
+    // "swizzle" counts only as a whole word of the function's own name: a CuTe copy whose template arguments name
+    // its shared-memory Swizzle stays a copy (elementwise), and a kernel that quantizes into "swizzled" scales stays
+    // with the quant rule (elementwise); both were filed as indexing when the word was matched anywhere.
+    EXPECT_EQ(classify_kernel("void cute::copy_kernel<cute::ComposedLayout<cute::Swizzle<3, 4, 3>, cute::C<0>, "
+                              "cute::Layout<cute::Shape<cute::C<8>, cute::C<64> > > > >(float const*, float*)"),
+              KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void my_ops::fp8_quant_swizzled_scales_kernel<__nv_bfloat16>(__nv_bfloat16 const*, float*, int)"),
+              KernelCategory::elementwise);
+    EXPECT_EQ(classify_kernel("void transformer_engine::swizzle_scaling_kernel(void const*, void*, int, int)"),
+              KernelCategory::indexing);
 }
 
 }  // namespace

@@ -252,6 +252,42 @@ TEST(KinetoLists, ChunkCat) {
     EXPECT_FALSE(cost_cpu_op("aten::_chunk_cat", cc, "chunk_cat_cuda_kernel<float, Weird>(...)"));
 }
 
+TEST(KinetoLists, ChunkCatSameDtypeIsAByteCopyTypedByTheOutTensor) {
+    // PyTorch's TensorShape.cu (_chunk_cat_out_cuda): when out has the inputs' dtype it launches
+    // chunk_cat_cuda_kernel<char, char> (FSDP2's bf16 reduce path); the name as Kineto writes it (real traces show
+    // "at::native::detail::chunk_cat_cuda_kernel<float, c10::BFloat16>(T2 **, T1 *, long *, ..."). The element type
+    // comes from the out tensor's Input type (index 3): bf16.
+    const std::string kCharChar =
+        "void at::native::detail::chunk_cat_cuda_kernel<char, char>(T2 **, T1 *, long *, "
+        "long *, long *, long *, long *, long *, long, long, long)";
+    EXPECT_FALSE(kernel_element_type(kCharChar));  // the name alone: bytes, no element type
+    // _chunk_cat([4096x4096, 1024x4096, 1024x4096, 4096x4096], 0, 8, out [41943040]) bf16:
+    // 2·16777216 + 2·4194304 = 41,943,040 elements read at 2 B = 83,886,080 B; out 41,943,040 · 2 = 83,886,080 B.
+    const CpuOp bf16op =
+        with_lists({{}, {}, {}, {41943040}}, {tensor_list_dims(0, {{4096, 4096}, {1024, 4096}, {1024, 4096}, {4096, 4096}})},
+                   {"TensorList", "Scalar", "Scalar", "c10::BFloat16"}, {"", "0", "8", ""});
+    const auto et = kernel_element_type(kCharChar, bf16op);
+    ASSERT_TRUE(et);
+    EXPECT_EQ(et->dtype, DType::bf16);
+    EXPECT_FALSE(et->source);
+    const auto c = cost_cpu_op("aten::_chunk_cat", bf16op, kCharChar);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->dtype, "bf16");
+    EXPECT_EQ(c->cost.bytes_read, 83886080u);
+    EXPECT_EQ(c->cost.bytes_written, 83886080u);
+    // fp32 FSDP2 (out float): [6,4] + [2,4] = 32 elements read at 4 B = 128 B; out [2, 20] padded = 40 · 4 = 160 B.
+    const CpuOp f32 = with_lists({{}, {}, {}, {2, 20}}, {tensor_list_dims(0, {{6, 4}, {2, 4}})},
+                                 {"TensorList", "Scalar", "Scalar", "float"}, {"", "0", "2", ""});
+    const auto d = cost_cpu_op("aten::_chunk_cat", f32, kCharChar);
+    ASSERT_TRUE(d);
+    EXPECT_EQ(d->cost.bytes_read, 128u);
+    EXPECT_EQ(d->cost.bytes_written, 160u);
+    // Functional _chunk_cat (no out, the list's type "TensorList"): no element type anywhere, no formula.
+    const CpuOp functional =
+        with_lists({{}, {}, {}}, {tensor_list_dims(0, {{6, 4}, {2, 4}})}, {"TensorList", "Scalar", "Scalar"}, {"", "0", "2"});
+    EXPECT_FALSE(cost_cpu_op("aten::_chunk_cat", functional, kCharChar));
+}
+
 TEST(KinetoLists, ForeachOps) {
     const auto two = [](std::int64_t a, std::int64_t b) { return tensor_list_dims(0, {{a}, {b, a}}); };
     // _foreach_add_.List(self, other, alpha=-0.001) bf16 (the SGD step of the ResNet trace): per list

@@ -244,4 +244,30 @@ TEST(KinetoTimeline, DevicesAreAccountedApartAndSummed) {
     EXPECT_EQ(s.time.streams.size(), 2u);
 }
 
+// Correlation ids are unique only within one process: a trace merging two processes' events (each its own device)
+// reuses them. Process 1 launches mm at 2 (id 7), its kernel runs on device 0 at [10, 20]; process 2 launches at 2
+// (id 7 again), its kernel runs on device 1 at [12, 22]. Neither is a CUDA graph replay: two launch delays, 10 − 2 = 8
+// and 12 − 2 = 10 (sorted 8, 10: median rank ceil(0.5·2) = 1 → 8, max 10), and neither kernel's reason names a
+// replay. (Keyed on the id alone, device 1's kernel was the "later kernel of one launch": 1 delay, and both were
+// called a graph replay.)
+TEST(KinetoTimeline, CorrelationIdsOfTwoProcessesAreNotOneLaunch) {
+    const Summary s = summarize(parse_kineto(R"({"traceEvents": [
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":5,"args":{"External id":3}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":2,"dur":1,"args":{"correlation":7}},
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":2,"tid":1,"ts":1,"dur":5,"args":{"External id":3}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":2,"tid":1,"ts":2,"dur":1,"args":{"correlation":7}},
+      {"ph":"X","cat":"kernel","name":"ampere_sgemm_128x64_nn","pid":0,"tid":7,"ts":10,"dur":10,
+       "args":{"device":0,"stream":7,"correlation":7}},
+      {"ph":"X","cat":"kernel","name":"ampere_sgemm_128x64_nn","pid":1,"tid":7,"ts":12,"dur":10,
+       "args":{"device":1,"stream":7,"correlation":7}}
+    ]})",
+                                             "merged.json"));
+    EXPECT_EQ(s.time.delay.count, 2u);
+    EXPECT_DOUBLE_EQ(s.time.delay.median_us, 8.0);
+    EXPECT_DOUBLE_EQ(s.time.delay.max_us, 10.0);
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_EQ(s.kernels[0].reason.find("graph replay"), std::string::npos) << s.kernels[0].reason;
+    EXPECT_FALSE(s.kernels[0].reason.empty());
+}
+
 }  // namespace
