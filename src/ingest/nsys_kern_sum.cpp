@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstddef>
 #include <map>
 #include <sstream>
 
@@ -1292,12 +1293,31 @@ std::vector<std::string> nsys_parts::reports_named(const std::string& l) {
 namespace {
 
 // `message` with each line number it names ("line 6", "lines 6, 9 and 12") replaced by line_of's (1-based) entry: the
-// lines of the file before mend_json_tables laid a compact JSON array out over more lines.
+// lines of the file before mend_json_tables laid a compact JSON array out over more lines. Text the message quotes
+// ('...' or "...": a line, a name, a path such as '/scratch/run line 7/r.sqlite') is the file's, left as it is.
 std::string original_lines(const std::string& message, const std::vector<std::size_t>& line_of) {
+    // quoted[i]: message[i] lies within a quote: an opening ' or " not after a letter or digit (an apostrophe, "nsys's",
+    // opens none) up to the same mark not before one.
+    std::vector<bool> quoted(message.size(), false);
+    const auto alnum = [&message](std::size_t i) {
+        return i < message.size() && std::isalnum(static_cast<unsigned char>(message[i])) != 0;
+    };
+    for (std::size_t i = 0; i < message.size(); ++i) {
+        const char q = message[i];
+        if ((q != '\'' && q != '"') || (i > 0 && alnum(i - 1)))
+            continue;
+        std::size_t j = message.find(q, i + 1);
+        while (j != std::string::npos && alnum(j + 1))
+            j = message.find(q, j + 1);
+        if (j == std::string::npos)
+            continue;
+        std::fill(quoted.begin() + static_cast<std::ptrdiff_t>(i), quoted.begin() + static_cast<std::ptrdiff_t>(j) + 1, true);
+        i = j;
+    }
     std::string out;
     std::size_t at = 0;
     for (std::size_t w = message.find("line"); w != std::string::npos; w = message.find("line", std::max(w + 4, at))) {
-        if (w > 0 && std::isalpha(static_cast<unsigned char>(message[w - 1])))
+        if ((w > 0 && std::isalpha(static_cast<unsigned char>(message[w - 1]))) || quoted[w])
             continue;
         std::size_t k = w + 4;
         const bool plural = k < message.size() && message[k] == 's';

@@ -752,6 +752,26 @@ TEST(NsysPasteQuirks, OneLineJsonArrayKeepsTheFileLineNumbers) {
     EXPECT_EQ(r.find("line 6"), std::string::npos) << r;
 }
 
+// Text a message quotes is the file's: the path "/scratch/run line 7/report1.sqlite" of nsys's SKIPPED line stays so.
+// The one-line array on line 2 (4 rows) is laid out as header + 4 rows + blank = 6 lines (2..7): the expanded text
+// has 9 lines, its line 7 standing for the file's line 2, and the old rewrite turned "run line 7" into "run line 2".
+TEST(NsysPasteQuirks, OneLineJsonArrayLeavesQuotedTextAlone) {
+    const std::string row =
+        R"j("Avg (ns)": 1000.0, "Med (ns)": 1000.0, "Min (ns)": 1000.0, "Max (ns)": 1000.0, "StdDev (ns)": 0.0, "Name": )j";
+    std::string arr = "[";
+    for (const char* n : {"cudaMalloc", "cudaMemcpy", "cudaFree", "cudaLaunchKernel"})
+        arr += std::string(arr.size() > 1 ? ", " : "") + R"j({"Time (%)": 25.0, "Total Time (ns)": 1000, "Num Calls": 1, )j" +
+               row + "\"" + n + "\"}";
+    const std::string text = "Processing [/scratch/run line 7/report1.sqlite] with [/opt/nsys/reports/cuda_api_sum.py]...\n" +
+                             arr +
+                             "]\n\nProcessing [/scratch/run line 7/report1.sqlite] with "
+                             "[/opt/nsys/reports/cuda_gpu_kern_sum.py]...\n"
+                             "SKIPPED: /scratch/run line 7/report1.sqlite does not contain CUDA kernel data.\n";
+    const std::string r = refusal(text, "q.json");
+    EXPECT_NE(r.find("'SKIPPED: /scratch/run line 7/report1.sqlite does not contain CUDA kernel data.'"), std::string::npos) << r;
+    EXPECT_EQ(r.find("run line 2"), std::string::npos) << r;
+}
+
 // Refusals say what the file holds: nsys 2021's 'gpumemsizesum' banner over a size table is sizes without times (it
 // got "GPU time per NVTX range..." from a catch-all on "gpu"); a report script's "Processing [...] with [....py]"
 // banner names its report like "Executing '...' stats report" does.
