@@ -592,6 +592,24 @@ TEST(NsysPasteQuirks, CsvQuotedNumberReadingBothWaysIsWarned) {
     EXPECT_TRUE(warns(d, "the CSV table at line 4 quotes '12,500', read with ',' as the decimal point"));
 }
 
+// Only numeric columns are evidence of a decimal-comma locale, and only their cells are swapped: a C-locale CSV whose
+// NVTX Range is "0,5" and whose kernel is named "1,000" (quoted for its comma) holds no quoted number. The old code
+// took "0,5" (a Range) as a decimal comma and renamed the kernel "1.000", warned. Kernel "1,000": 600,000 ns = 600 us.
+TEST(NsysPasteQuirks, CsvDecimalCommaLeavesTextColumnsAlone) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Style,Range\n"
+        "100.0,1000000,1,1000000.0,1000000.0,1000000,1000000,0.0,PushPop,\"0,5\"\n"
+        "\n"
+        "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+        "60.0,600000,2,300000.0,300000.0,200000,400000,141421.4,\"1,000\"\n"
+        "40.0,400000,1,400000.0,400000.0,400000,400000,0.0,kB\n",
+        "names.csv");
+    ASSERT_EQ(s.kernels.size(), 2u);
+    EXPECT_EQ(s.kernels[0].name, "1,000");
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 600.0);  // 600,000 ns
+    EXPECT_FALSE(warns(s, "decimal")) << fmt::format("{}", fmt::join(s.warnings, "|"));
+}
+
 // A size table whose quoted numbers all have three decimals ("400,000") reads both ways; the file's time table shows
 // a decimal comma ("100,0"), so the whole file is read so (old code read each table alone: 400,000 MB, 1000x).
 // 400.000 MB = 400e6 B over 1,000,000 ns = 1000 us: 400e6 B / 1000e-6 s = 400 GB/s (old: 400,000 GB/s). As CSV and
