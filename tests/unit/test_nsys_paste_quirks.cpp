@@ -816,6 +816,17 @@ TEST(NsysPasteQuirks, ReportBannersNameTheReportsHeld) {
         "\n",
         "b3.txt");
     EXPECT_NE(b.find("names nsys's cuda_gpu_kern_sum report but holds no such table"), std::string::npos) << b;
+    // The script is the ".py" token after "with [", not the first ".py" of the line (old: "bench", from the report's
+    // directory "bench.py.out"); a program run ("Running [python3 train.py ...]") is no report banner (old: "nsys's
+    // train report").
+    const std::string d = refusal(
+        "Processing [/home/u/bench.py.out/report1.sqlite] with "
+        "[/opt/nvidia/nsight-systems/2023.4.1/host-linux-x64/reports/cuda_gpu_kern_sum.py]... \n",
+        "b4.txt");
+    EXPECT_NE(d.find("cuda_gpu_kern_sum report"), std::string::npos) << d;
+    EXPECT_EQ(d.find("bench"), std::string::npos) << d;
+    const std::string t = refusal("Running [python3 train.py --epochs 1]...\nepoch 0 loss 1.23\n", "b5.txt");
+    EXPECT_EQ(t.find("train"), std::string::npos) << t;
 }
 
 }  // namespace
