@@ -169,21 +169,69 @@ void mend_tsv(std::vector<std::string>& lines) {
     }
 }
 
-// The quoted numeric cells of a CSV line ("482,333": nsys's --format csv quotes a cell holding the separator) as
-// [begin, end) offsets of their text inside the quotes.
-std::vector<std::pair<std::size_t, std::size_t>> quoted_numbers(const std::string& line) {
+// The cells of a CSV line as [begin, end) offsets of their text (inside the quotes of a quoted cell: "a, b" -> a, b).
+std::vector<std::pair<std::size_t, std::size_t>> csv_cells(const std::string& line) {
     std::vector<std::pair<std::size_t, std::size_t>> out;
-    for (std::size_t a = line.find('"'); a != std::string::npos;) {
-        const std::size_t b = line.find('"', a + 1);
-        if (b == std::string::npos)
-            break;
-        const std::string cell = line.substr(a + 1, b - a - 1);
-        const bool field = (a == 0 || line[a - 1] == ',') && (b + 1 == line.size() || line[b + 1] == ',' || line[b + 1] == '\r');
-        if (field && numeric_token(cell) && cell.find(',') != std::string::npos)
-            out.emplace_back(a + 1, b);
-        a = line.find('"', b + 1);
+    std::size_t p = 0;
+    for (;;) {
+        std::size_t a = p, b = 0, next = 0;
+        if (p < line.size() && line[p] == '"') {
+            std::size_t q = p + 1;
+            while (q < line.size() && (line[q] != '"' || (q + 1 < line.size() && line[q + 1] == '"')))
+                q += line[q] == '"' ? 2 : 1;  // "" inside quotes is one quote
+            a = p + 1;
+            b = std::min(q, line.size());
+            next = line.find(',', b);
+        } else {
+            next = line.find(',', p);
+            b = next == std::string::npos ? line.size() : next;
+            while (b > a && line[b - 1] == '\r')
+                --b;
+        }
+        out.emplace_back(a, b);
+        if (next == std::string::npos)
+            return out;
+        p = next + 1;
+    }
+}
+
+// The quoted numeric cells of a CSV line ("482,333": nsys's --format csv quotes a cell holding the separator) as
+// [begin, end) offsets of their text inside the quotes; only cells of the columns `numeric` marks (a name "1,000" is
+// text).
+std::vector<std::pair<std::size_t, std::size_t>> quoted_numbers(const std::string& line, const std::vector<bool>& numeric) {
+    std::vector<std::pair<std::size_t, std::size_t>> out;
+    const std::vector<std::pair<std::size_t, std::size_t>> cells = csv_cells(line);
+    for (std::size_t c = 0; c < cells.size() && c < numeric.size(); ++c) {
+        const auto [a, b] = cells[c];
+        const bool quoted = a > 0 && line[a - 1] == '"' && b < line.size() && line[b] == '"';
+        const std::string cell = line.substr(a, b - a);
+        if (numeric[c] && quoted && numeric_token(cell) && cell.find(',') != std::string::npos)
+            out.emplace_back(a, b);
     }
     return out;
+}
+
+// Per column of the CSV table lines[h, end) (header at h): whether it holds numbers. A text column by its title
+// (nsys's Name, Operation, Range, Style; rocprof's Kind, Direction, ...) or by a cell that is no number either way
+// ("kB", "PushPop").
+std::vector<bool> numeric_columns(const std::vector<std::string>& lines, std::size_t h, std::size_t end) {
+    std::vector<bool> numeric;
+    const std::string& head = lines[h];
+    for (const auto& [a, b] : csv_cells(head)) {
+        const std::string t = nsys_parts::trim(head.substr(a, b - a));
+        static const char* const kText[] = {"Name",   "Operation", "Range",       "Style",      "Kind",     "Direction",
+                                            "Domain", "Category",  "Kernel_Name", "KernelName", "Function", "Type"};
+        numeric.push_back(std::none_of(std::begin(kText), std::end(kText), [&t](const char* x) { return t == x; }));
+    }
+    for (std::size_t i = h + 1; i < end; ++i) {
+        const std::vector<std::pair<std::size_t, std::size_t>> cells = csv_cells(lines[i]);
+        for (std::size_t c = 0; c < cells.size() && c < numeric.size(); ++c) {
+            const std::string cell = nsys_parts::trim(lines[i].substr(cells[c].first, cells[c].second - cells[c].first));
+            if (!cell.empty() && !numeric_token(cell) && !ingest::parse_number_text(cell))
+                numeric[c] = false;
+        }
+    }
+    return numeric;
 }
 
 // nsys's CSV (--format csv) in a decimal-comma locale: numbers quoted with their comma ("60,0", "482,333", "0,000"),
@@ -198,6 +246,7 @@ void mend_csv_decimal_comma(std::vector<std::string>& lines, std::vector<std::st
     struct Table {
         std::size_t h = 0, end = 0, decided_line = 0;
         std::string decided, undecided;
+        std::vector<bool> numeric;  // per column: numbers (only these cells are evidence, only these swapped)
         bool all_swap = true, any = false;
         bool shown() const { return any && all_swap && !decided.empty(); }
     };
@@ -210,8 +259,9 @@ void mend_csv_decimal_comma(std::vector<std::string>& lines, std::vector<std::st
         t.end = h + 1;
         while (t.end < lines.size() && !nsys_parts::blank(lines[t.end]) && lines[t.end].find(',') != std::string::npos)
             ++t.end;
+        t.numeric = numeric_columns(lines, h, t.end);
         for (std::size_t i = h + 1; i < t.end; ++i)
-            for (const auto& [a, b] : quoted_numbers(lines[i])) {
+            for (const auto& [a, b] : quoted_numbers(lines[i], t.numeric)) {
                 const std::string cell = lines[i].substr(a, b - a);
                 t.any = true;
                 t.all_swap = t.all_swap && ingest::parse_number_text(swapped(cell)).has_value();
@@ -233,7 +283,7 @@ void mend_csv_decimal_comma(std::vector<std::string>& lines, std::vector<std::st
     for (const Table& t : tables) {
         if (t.all_swap && (t.shown() || file_comma)) {
             for (std::size_t i = t.h + 1; i < t.end; ++i)
-                for (const auto& [a, b] : quoted_numbers(lines[i]))
+                for (const auto& [a, b] : quoted_numbers(lines[i], t.numeric))
                     for (std::size_t c = a; c < b; ++c)
                         lines[i][c] = lines[i][c] == '.' ? ',' : lines[i][c] == ',' ? '.' : lines[i][c];
             if (t.shown())

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstddef>
 #include <map>
 #include <sstream>
 
@@ -812,6 +813,41 @@ std::string headerless_rows_text(const std::vector<std::string>& lines) {
         count, count == 1 ? "" : "s", first + 1, count == 1 ? "looks like one of" : "look like");
 }
 
+// The report a report script's banner names, by the script's stem: the bracketed ".py" token after "with ["
+// ("Processing [r.sqlite] with [.../cuda_gpu_kern_sum.py]..."), or, after "Running [", a ".py" token in nsys's reports
+// directory followed by the report file ("Running [.../reports/gpukernsum.py r.sqlite]..."); "" for any other line
+// ("Running [python3 train.py --epochs 1]..." runs a program, a path "bench.py.out/r.sqlite" is no script).
+std::string report_banner(const std::string& l) {
+    const auto tokens = [&l](std::size_t open) {
+        std::vector<std::string> out;
+        const std::size_t close = l.find(']', open);
+        std::istringstream words(l.substr(open, close == std::string::npos ? std::string::npos : close - open));
+        for (std::string w; words >> w;)
+            out.push_back(w);
+        return out;
+    };
+    const auto stem = [](const std::string& t) {
+        const std::size_t slash = t.find_last_of("/\\");
+        return t.substr(slash == std::string::npos ? 0 : slash + 1, t.size() - 3 - (slash == std::string::npos ? 0 : slash + 1));
+    };
+    const auto ends = [](const std::string& t, const char* x) { return t.ends_with(x); };
+    if (const std::size_t w = l.find("with ["); w != std::string::npos && l.find("Processing [") != std::string::npos)
+        for (const std::string& t : tokens(w + 6))
+            if (ends(t, ".py"))
+                return stem(t);
+    if (const std::size_t r = l.find("Running ["); r != std::string::npos) {
+        const std::vector<std::string> t = tokens(r + 9);
+        for (std::size_t i = 0; i + 1 < t.size(); ++i)
+            if (ends(t[i], ".py") &&
+                (t[i].find("reports/") != std::string::npos || t[i].find("reports\\") != std::string::npos) &&
+                std::any_of(t.begin() + static_cast<std::ptrdiff_t>(i) + 1, t.end(), [&ends](const std::string& x) {
+                    return ends(x, ".sqlite") || ends(x, ".nsys-rep") || ends(x, ".qdrep");
+                }))
+                return stem(t[i]);
+    }
+    return "";
+}
+
 std::string no_table_message(const std::vector<std::string>& lines) {
     for (const std::string& l : lines)
         if (l.find("SKIPPED:") != std::string::npos && l.find("CUDA kernel data") != std::string::npos)
@@ -849,16 +885,11 @@ std::string no_table_message(const std::vector<std::string>& lines) {
     };
     for (const std::string& l : lines) {
         const std::size_t ex = l.find("Executing '");
-        // A report script's banner names it by its file: "Processing [r.sqlite] with [.../cuda_gpu_kern_sum.py]...",
-        // "Running [.../gpukernsum.py r.sqlite]...".
-        const std::size_t py = l.find(".py");
-        const bool banner =
-            py != std::string::npos && (l.find("Processing [") != std::string::npos || l.find("Running [") != std::string::npos);
+        const std::string banner = report_banner(l);
         if (ex != std::string::npos && l.find("' stats report", ex) != std::string::npos) {
             add(reports, l.substr(ex + 11, l.find('\'', ex + 11) - ex - 11));
-        } else if (banner) {
-            const std::size_t slash = l.find_last_of("/\\[ ", py);
-            add(reports, l.substr(slash + 1, py - slash - 1));
+        } else if (!banner.empty()) {
+            add(reports, banner);
         } else if (nsys_parts::is_size_header(l))
             add(by_header, "cuda_gpu_mem_size_sum");
         else if (l.find("Total Time") != std::string::npos && l.find("Num Calls") != std::string::npos)
@@ -1292,12 +1323,31 @@ std::vector<std::string> nsys_parts::reports_named(const std::string& l) {
 namespace {
 
 // `message` with each line number it names ("line 6", "lines 6, 9 and 12") replaced by line_of's (1-based) entry: the
-// lines of the file before mend_json_tables laid a compact JSON array out over more lines.
+// lines of the file before mend_json_tables laid a compact JSON array out over more lines. Text the message quotes
+// ('...' or "...": a line, a name, a path such as '/scratch/run line 7/r.sqlite') is the file's, left as it is.
 std::string original_lines(const std::string& message, const std::vector<std::size_t>& line_of) {
+    // quoted[i]: message[i] lies within a quote: an opening ' or " not after a letter or digit (an apostrophe, "nsys's",
+    // opens none) up to the same mark not before one.
+    std::vector<bool> quoted(message.size(), false);
+    const auto alnum = [&message](std::size_t i) {
+        return i < message.size() && std::isalnum(static_cast<unsigned char>(message[i])) != 0;
+    };
+    for (std::size_t i = 0; i < message.size(); ++i) {
+        const char q = message[i];
+        if ((q != '\'' && q != '"') || (i > 0 && alnum(i - 1)))
+            continue;
+        std::size_t j = message.find(q, i + 1);
+        while (j != std::string::npos && alnum(j + 1))
+            j = message.find(q, j + 1);
+        if (j == std::string::npos)
+            continue;
+        std::fill(quoted.begin() + static_cast<std::ptrdiff_t>(i), quoted.begin() + static_cast<std::ptrdiff_t>(j) + 1, true);
+        i = j;
+    }
     std::string out;
     std::size_t at = 0;
     for (std::size_t w = message.find("line"); w != std::string::npos; w = message.find("line", std::max(w + 4, at))) {
-        if (w > 0 && std::isalpha(static_cast<unsigned char>(message[w - 1])))
+        if ((w > 0 && std::isalpha(static_cast<unsigned char>(message[w - 1]))) || quoted[w])
             continue;
         std::size_t k = w + 4;
         const bool plural = k < message.size() && message[k] == 's';

@@ -13,6 +13,7 @@
 #include <initializer_list>
 #include <map>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "bwacct/error.h"
@@ -64,8 +65,11 @@ bool is_copy_name(const std::string& n) {
     return n == "FillBuffer";
 }
 
-// The first start and the last end of a trace's rows, in ns.
-using Span = std::pair<std::uint64_t, std::uint64_t>;
+// Who a kernel trace's rows belong to: the GPU agents they ran on ("Agent_Id" values as written) and their
+// "Correlation_Id" values (one counter per process: a copy of the same process never reuses a kernel's id).
+struct TraceIds {
+    std::set<std::string> agents, correlations;
+};
 
 // A per-dispatch kernel trace: rocprofv3's kernel_trace.csv ("Kernel_Name", "Start_Timestamp", "End_Timestamp") or
 // rocprof v1's results.csv ("KernelName", "BeginNs", "EndNs"), among other columns.
@@ -209,8 +213,8 @@ NsysKernSum read_stats_table(const std::vector<std::string>& lines, std::size_t 
 
 // rocprofv3's kernel trace whose header is lines[h]: each dispatch's End_Timestamp - Start_Timestamp (ns), summed
 // per Kernel_Name.
-// `span`: its first start and last end.
-NsysKernSum read_kernel_trace(const std::vector<std::string>& lines, std::size_t h, const std::string& origin, Span& span) {
+// `ids`: its rows' agents and correlation ids (none where it has no such column).
+NsysKernSum read_kernel_trace(const std::vector<std::string>& lines, std::size_t h, const std::string& origin, TraceIds& ids) {
     std::size_t end = h;
     const std::vector<ingest::CsvRecord> records = table_records(lines, h, origin, end);
     if (records.empty())
@@ -227,7 +231,7 @@ NsysKernSum read_kernel_trace(const std::vector<std::string>& lines, std::size_t
     };
     const bool v1 = col({"Kernel_Name"}) == head.size();
     const std::size_t name = col({"Kernel_Name", "KernelName"}), start = col({"Start_Timestamp", "BeginNs"}),
-                      stop = col({"End_Timestamp", "EndNs"});
+                      stop = col({"End_Timestamp", "EndNs"}), agent = col({"Agent_Id"}), corr = col({"Correlation_Id"});
     if (name == head.size() || start == head.size() || stop == head.size())
         throw InputError(origin, fmt::format("line {}: the kernel trace header lacks a kernel name, start or end column of its "
                                              "own (\"Kernel_Name\", \"Start_Timestamp\", \"End_Timestamp\"; rocprof v1: "
@@ -251,7 +255,10 @@ NsysKernSum read_kernel_trace(const std::vector<std::string>& lines, std::size_t
         if (added)
             launches.push_back({f[name], {}});
         launches[it->second].second.push_back(static_cast<double>(*t1 - *t0));
-        span = rows == 0 ? Span{*t0, *t1} : Span{std::min(span.first, *t0), std::max(span.second, *t1)};
+        if (agent != head.size())
+            ids.agents.insert(nsys_parts::trim(f[agent]));
+        if (corr != head.size())
+            ids.correlations.insert(nsys_parts::trim(f[corr]));
         ++rows;
     }
     if (rows == 0)
@@ -282,12 +289,13 @@ bool is_copy_trace_header(const std::string& line) {
 // The memory copy trace whose header is lines[h], summed per Direction (MEMORY_COPY_HOST_TO_DEVICE, ...) into out.memory_ops:
 // count and End_Timestamp - Start_Timestamp (ns); bytes from a "Bytes" column where the file has one (rocprofv3 of
 // ROCm 6 writes none: the copies are then listed without bytes). A row that does not read (cut off: fields missing, an
-// end before its start) is left out, warned; `bad`: the first such row, said. With `kernels` (the kernel trace's
-// span), copies of another run are not attached (warned): a copy trace whose span neither overlaps the kernels' nor
-// lies within the longer of the two spans of it (rocprofv3 writes one file per process, named by its id: two
-// processes' files pasted together are hours apart on the same clock).
+// end before its start) is left out, warned; `bad`: the first such row, said. With `kernels` (the kernel trace's ids),
+// copies of another process are not attached (warned), told by identity, never by time (a run may upload, then load
+// code for 300 ms, or read back after a second of host work): a copy whose GPU agent (the device end of a
+// HOST_TO_DEVICE/DEVICE_TO_HOST copy, either end of another) is none of the kernels' agents, or a copy trace reusing a
+// kernel's Correlation_Id (rocprofv3 writes one file per process, each counting from its start).
 void read_copy_trace(const std::vector<std::string>& lines, std::size_t h, const std::string& origin, NsysKernSum& out,
-                     const std::optional<Span>& kernels, std::string& bad) {
+                     const std::optional<TraceIds>& kernels, std::string& bad) {
     std::size_t end = h;
     const std::vector<ingest::CsvRecord> records = table_records(lines, h, origin, end);
     if (records.empty())
@@ -301,11 +309,12 @@ void read_copy_trace(const std::vector<std::string>& lines, std::size_t h, const
         return head.size();
     };
     const std::size_t dir = col("Direction"), start = col("Start_Timestamp"), stop = col("End_Timestamp"), bytes = col("Bytes");
+    const std::size_t src = col("Source_Agent_Id"), dst = col("Destination_Agent_Id"), corr = col("Correlation_Id");
     if (dir == head.size() || start == head.size() || stop == head.size())
         return;
     std::vector<NsysMemOp> ops;
-    std::optional<Span> span;
     std::size_t left_out = 0;
+    std::string foreign_agent, shared_id;  // the first copy on another agent, the first kernel id reused
     for (std::size_t r = 1; r < records.size(); ++r) {
         const std::vector<std::string>& f = records[r].fields;
         const std::size_t line = records[r].line;
@@ -319,7 +328,15 @@ void read_copy_trace(const std::vector<std::string>& lines, std::size_t h, const
                     line, f.size(), head.size());
             continue;
         }
-        span = span ? Span{std::min(span->first, *t0), std::max(span->second, *t1)} : Span{*t0, *t1};
+        if (kernels && !kernels->agents.empty() && src != head.size() && dst != head.size() && foreign_agent.empty()) {
+            const bool up = f[dir].find("HOST_TO_DEVICE") != std::string::npos,
+                       down = f[dir].find("DEVICE_TO_HOST") != std::string::npos;
+            const auto ours = [&kernels](const std::string& a) { return kernels->agents.count(nsys_parts::trim(a)) > 0; };
+            if (up ? !ours(f[dst]) : down ? !ours(f[src]) : !ours(f[src]) && !ours(f[dst]))
+                foreign_agent = fmt::format("line {} copies on {}", line, nsys_parts::trim(up ? f[dst] : f[src]));
+        }
+        if (kernels && corr != head.size() && shared_id.empty() && kernels->correlations.count(nsys_parts::trim(f[corr])) > 0)
+            shared_id = fmt::format("line {} reuses Correlation_Id {}", line, nsys_parts::trim(f[corr]));
         std::optional<double> b;
         if (bytes != head.size())
             if (const std::optional<std::uint64_t> v = timestamp(f[bytes]); v && *v > 0)
@@ -339,18 +356,14 @@ void read_copy_trace(const std::vector<std::string>& lines, std::size_t h, const
     if (left_out > 0)
         out.warnings.push_back(fmt::format("{}: left out{}", bad,
                                            left_out > 1 ? fmt::format(" with {} more such rows", left_out - 1) : std::string()));
-    if (span && kernels) {
-        const std::uint64_t gap = span->first > kernels->second   ? span->first - kernels->second
-                                  : kernels->first > span->second ? kernels->first - span->second
-                                                                  : 0;
-        const std::uint64_t longer = std::max(span->second - span->first, kernels->second - kernels->first);
-        if (gap > longer) {
-            out.warnings.push_back(fmt::format(
-                "the memory copy trace at line {} ({} to {} ns) is {} ns away from the kernel trace's span ({} to {} ns): "
-                "another run's (rocprofv3 writes a file per process), its copies not attached",
-                h + 1, span->first, span->second, gap, kernels->first, kernels->second));
-            return;
-        }
+    if (!foreign_agent.empty() || !shared_id.empty()) {
+        out.warnings.push_back(fmt::format(
+            "the memory copy trace at line {} is another process's (rocprofv3 writes a file per process): {}, its copies "
+            "not attached",
+            h + 1,
+            !foreign_agent.empty() ? foreign_agent + ", an agent the kernel trace does not run on"
+                                   : shared_id + " of the kernel trace (one counter per process)"));
+        return;
     }
     out.memory_ops.insert(out.memory_ops.end(), ops.begin(), ops.end());
 }
@@ -409,9 +422,10 @@ std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std
         return out;
     };
     // The run's memory copies (rocprofv3 --memory-copy-trace), the first such table, beside its kernels (of the same run:
-    // `kernels`, a kernel trace's span); a further copy table (another process's file) is warned, not read.
+    // `kernels`, the kernel trace's agents and correlation ids); a further copy table (another process's file) is warned, not
+    // read.
     std::string bad_copy;
-    const auto with_copies = [&lines, &origin, &bad_copy](NsysKernSum out, const std::optional<Span>& kernels) {
+    const auto with_copies = [&lines, &origin, &bad_copy](NsysKernSum out, const std::optional<TraceIds>& kernels) {
         std::size_t first = 0;
         for (std::size_t h = 0; h < lines.size(); ++h)
             if (!is_copy_trace_header(lines[h])) {
@@ -430,9 +444,9 @@ std::optional<NsysKernSum> nsys_parts::parse_rocprof_stats(const std::vector<std
         return with_copies(with_passed(std::move(*found)), std::nullopt);
     for (std::size_t h = 0; h < lines.size(); ++h)
         if (is_trace_header(lines[h])) {
-            Span span{0, 0};
-            NsysKernSum k = read_kernel_trace(lines, h, origin, span);
-            return with_copies(with_passed(std::move(k)), span);
+            TraceIds ids;
+            NsysKernSum k = read_kernel_trace(lines, h, origin, ids);
+            return with_copies(with_passed(std::move(k)), ids);
         }
     if (!unread && refusal.empty()) {
         NsysKernSum copies = with_copies({}, std::nullopt);

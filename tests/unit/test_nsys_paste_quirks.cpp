@@ -592,6 +592,24 @@ TEST(NsysPasteQuirks, CsvQuotedNumberReadingBothWaysIsWarned) {
     EXPECT_TRUE(warns(d, "the CSV table at line 4 quotes '12,500', read with ',' as the decimal point"));
 }
 
+// Only numeric columns are evidence of a decimal-comma locale, and only their cells are swapped: a C-locale CSV whose
+// NVTX Range is "0,5" and whose kernel is named "1,000" (quoted for its comma) holds no quoted number. The old code
+// took "0,5" (a Range) as a decimal comma and renamed the kernel "1.000", warned. Kernel "1,000": 600,000 ns = 600 us.
+TEST(NsysPasteQuirks, CsvDecimalCommaLeavesTextColumnsAlone) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Style,Range\n"
+        "100.0,1000000,1,1000000.0,1000000.0,1000000,1000000,0.0,PushPop,\"0,5\"\n"
+        "\n"
+        "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+        "60.0,600000,2,300000.0,300000.0,200000,400000,141421.4,\"1,000\"\n"
+        "40.0,400000,1,400000.0,400000.0,400000,400000,0.0,kB\n",
+        "names.csv");
+    ASSERT_EQ(s.kernels.size(), 2u);
+    EXPECT_EQ(s.kernels[0].name, "1,000");
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 600.0);  // 600,000 ns
+    EXPECT_FALSE(warns(s, "decimal")) << fmt::format("{}", fmt::join(s.warnings, "|"));
+}
+
 // A size table whose quoted numbers all have three decimals ("400,000") reads both ways; the file's time table shows
 // a decimal comma ("100,0"), so the whole file is read so (old code read each table alone: 400,000 MB, 1000x).
 // 400.000 MB = 400e6 B over 1,000,000 ns = 1000 us: 400e6 B / 1000e-6 s = 400 GB/s (old: 400,000 GB/s). As CSV and
@@ -752,6 +770,26 @@ TEST(NsysPasteQuirks, OneLineJsonArrayKeepsTheFileLineNumbers) {
     EXPECT_EQ(r.find("line 6"), std::string::npos) << r;
 }
 
+// Text a message quotes is the file's: the path "/scratch/run line 7/report1.sqlite" of nsys's SKIPPED line stays so.
+// The one-line array on line 2 (4 rows) is laid out as header + 4 rows + blank = 6 lines (2..7): the expanded text
+// has 9 lines, its line 7 standing for the file's line 2, and the old rewrite turned "run line 7" into "run line 2".
+TEST(NsysPasteQuirks, OneLineJsonArrayLeavesQuotedTextAlone) {
+    const std::string row =
+        R"j("Avg (ns)": 1000.0, "Med (ns)": 1000.0, "Min (ns)": 1000.0, "Max (ns)": 1000.0, "StdDev (ns)": 0.0, "Name": )j";
+    std::string arr = "[";
+    for (const char* n : {"cudaMalloc", "cudaMemcpy", "cudaFree", "cudaLaunchKernel"})
+        arr += std::string(arr.size() > 1 ? ", " : "") + R"j({"Time (%)": 25.0, "Total Time (ns)": 1000, "Num Calls": 1, )j" +
+               row + "\"" + n + "\"}";
+    const std::string text = "Processing [/scratch/run line 7/report1.sqlite] with [/opt/nsys/reports/cuda_api_sum.py]...\n" +
+                             arr +
+                             "]\n\nProcessing [/scratch/run line 7/report1.sqlite] with "
+                             "[/opt/nsys/reports/cuda_gpu_kern_sum.py]...\n"
+                             "SKIPPED: /scratch/run line 7/report1.sqlite does not contain CUDA kernel data.\n";
+    const std::string r = refusal(text, "q.json");
+    EXPECT_NE(r.find("'SKIPPED: /scratch/run line 7/report1.sqlite does not contain CUDA kernel data.'"), std::string::npos) << r;
+    EXPECT_EQ(r.find("run line 2"), std::string::npos) << r;
+}
+
 // Refusals say what the file holds: nsys 2021's 'gpumemsizesum' banner over a size table is sizes without times (it
 // got "GPU time per NVTX range..." from a catch-all on "gpu"); a report script's "Processing [...] with [....py]"
 // banner names its report like "Executing '...' stats report" does.
@@ -778,6 +816,17 @@ TEST(NsysPasteQuirks, ReportBannersNameTheReportsHeld) {
         "\n",
         "b3.txt");
     EXPECT_NE(b.find("names nsys's cuda_gpu_kern_sum report but holds no such table"), std::string::npos) << b;
+    // The script is the ".py" token after "with [", not the first ".py" of the line (old: "bench", from the report's
+    // directory "bench.py.out"); a program run ("Running [python3 train.py ...]") is no report banner (old: "nsys's
+    // train report").
+    const std::string d = refusal(
+        "Processing [/home/u/bench.py.out/report1.sqlite] with "
+        "[/opt/nvidia/nsight-systems/2023.4.1/host-linux-x64/reports/cuda_gpu_kern_sum.py]... \n",
+        "b4.txt");
+    EXPECT_NE(d.find("cuda_gpu_kern_sum report"), std::string::npos) << d;
+    EXPECT_EQ(d.find("bench"), std::string::npos) << d;
+    const std::string t = refusal("Running [python3 train.py --epochs 1]...\nepoch 0 loss 1.23\n", "b5.txt");
+    EXPECT_EQ(t.find("train"), std::string::npos) << t;
 }
 
 }  // namespace

@@ -298,15 +298,15 @@ TEST(RocprofStats, RocpdSummaryByRankNotRead) {
 
 // rocprofv3 --memory-copy-trace: copies summed per Direction into memory_ops (dropped before nsight10).
 TEST(RocprofStats, Rocprofv3MemoryCopyTraceSummedPerDirection) {
-    // The docs' 199_kernel_trace.csv and 197_memory_copy_trace.csv: two processes (the ids), the copies 14,955,949,675,563
-    // - 671,599,825,328 = 14,284,349,850,235 ns (~4 h) after the kernel, far more than either span (66,760 ns; 14,955,953,315,285
-    // - 14,955,949,675,563 = 3,639,722 ns): another run's copies, not attached (attached before), warned.
+    // The docs' 199_kernel_trace.csv and 197_memory_copy_trace.csv: two processes (the file names' ids); the kernel's
+    // Correlation_Id is 0 and so are both copies' (each process counts from its own start): another process's copies,
+    // not attached, warned (attached before the time-gap rule; that rule is gone, identity decides).
     const std::string docs = fixture("corpus/nsys/rocprofv3_docs_kernel_trace_then_memory_copy_trace_no_bytes_excerpt.md");
     const NsysKernSum k = parse_nsys_kern_sum(docs, "d.md");
     ASSERT_EQ(k.kernels.size(), 1u);
     EXPECT_DOUBLE_EQ(k.kernels[0].total_us, 66.76);  // 671,599,825,328 - 671,599,758,568 = 66,760 ns
     EXPECT_TRUE(k.memory_ops.empty());
-    EXPECT_TRUE(warns(k, "is 14284349850235 ns away from the kernel trace's span"))
+    EXPECT_TRUE(warns(k, "reuses Correlation_Id 0 of the kernel trace (one counter per process)"))
         << fmt::format("{}", fmt::join(k.warnings, "|"));
     // The copy trace alone is read.
     const NsysKernSum s = parse_nsys_kern_sum(docs.substr(docs.find("#### Memory copy trace")), "d.md");
@@ -330,14 +330,13 @@ TEST(RocprofStats, Rocprofv3MemoryCopyTraceSummedPerDirection) {
 }
 
 // A kernel trace, then a copy trace whose last row was cut off ("...,0,6715999000": 6 fields of 7): the row is left out,
-// warned, the rest read (refused whole before). The H2D copy 671,599,000,000 to 671,599,500,000 = 500,000 ns ends
-// 671,599,758,568 - 671,599,500,000 = 258,568 ns before the kernel starts, within the copy's own 500,000 ns span: the
-// same run, attached.
+// warned, the rest read (refused whole before). The H2D copy 671,599,000,000 to 671,599,500,000 = 500,000 ns goes to
+// agent 1, the kernel's, with Correlation_Id 0 where the kernel's is 7: the same run, attached.
 TEST(RocprofStats, CopyTraceRowCutOffLeftOutSecondCopyTableWarned) {
     const std::string kernel =
         "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_"
         "Timestamp\"\n"
-        "\"KERNEL_DISPATCH\",1,139690710949888,15,\"matrixTranspose(float*, float*, int)\",0,671599758568,671599825328\n"
+        "\"KERNEL_DISPATCH\",1,139690710949888,15,\"matrixTranspose(float*, float*, int)\",7,671599758568,671599825328\n"
         "\n";
     const std::string copy_head =
         "\"Kind\",\"Direction\",\"Source_Agent_Id\",\"Destination_Agent_Id\",\"Correlation_Id\",\"Start_Timestamp\","
@@ -364,6 +363,44 @@ TEST(RocprofStats, CopyTraceRowCutOffLeftOutSecondCopyTableWarned) {
     const std::string r = refusal(copy_head + "\"MEMORY_COPY\",\"DEVICE_TO_HOST\",1,0,0,6715999000\n");
     EXPECT_NE(r.find("line 2: a memory copy trace row (6 fields, the header 7)"), std::string::npos) << r;
     EXPECT_NE(r.find("memory_copy_trace.csv"), std::string::npos) << r;
+}
+
+// Copies of the same process are attached however far in time from its kernels; another process's are told by identity.
+TEST(RocprofStats, CopyTraceAttachedByAgentAndCorrelationIdNotByTime) {
+    const std::string khead =
+        "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n";
+    const std::string chead =
+        "\"Kind\",\"Direction\",\"Source_Agent_Id\",\"Destination_Agent_Id\",\"Correlation_Id\",\"Start_Timestamp\","
+        "\"End_Timestamp\"\n";
+    // Three uploads at 0-10.5, 11-21.5, 22-32.5 ms, then a 300 ms code-object load, then kernels from 333 ms on
+    // (Correlation_Id 3, 4; agent 1 as the copies' destination): one process, attached (detached by the old gap rule:
+    // 333 - 32.5 = 300.5 ms > the longer span 32.5 ms). H2D 3 x 10,500,000 ns = 31,500 us.
+    const std::string up =
+        khead + "\"KERNEL_DISPATCH\",\"Agent 1\",1,\"triad\",3,2650333000000,2650334000000\n" +
+        "\"KERNEL_DISPATCH\",\"Agent 1\",1,\"triad\",4,2650334010000,2650335010000\n\n" + chead +
+        "\"MEMORY_COPY\",\"MEMORY_COPY_HOST_TO_DEVICE\",\"Agent 0\",\"Agent 1\",0,2650000000000,2650010500000\n" +
+        "\"MEMORY_COPY\",\"MEMORY_COPY_HOST_TO_DEVICE\",\"Agent 0\",\"Agent 1\",1,2650011000000,2650021500000\n" +
+        "\"MEMORY_COPY\",\"MEMORY_COPY_HOST_TO_DEVICE\",\"Agent 0\",\"Agent 1\",2,2650022000000,2650032500000\n";
+    const NsysKernSum a = parse_nsys_kern_sum(up, "up.csv");
+    ASSERT_EQ(a.memory_ops.size(), 1u) << fmt::format("{}", fmt::join(a.warnings, "|"));
+    EXPECT_EQ(a.memory_ops[0].operation, "MEMORY_COPY_HOST_TO_DEVICE");
+    EXPECT_EQ(a.memory_ops[0].count, 3u);
+    EXPECT_DOUBLE_EQ(a.memory_ops[0].total_us, 31500.0);
+    // A read-back 1 s after the last kernel (host work): agent 1 as its source, Correlation_Id 99, attached: 5,000 us.
+    const std::string back = khead + "\"KERNEL_DISPATCH\",1,1,\"copy\",10,671599758568,671600658568\n\n" + chead +
+                             "\"MEMORY_COPY\",\"DEVICE_TO_HOST\",1,0,99,672609758568,672614758568\n";
+    const NsysKernSum b = parse_nsys_kern_sum(back, "back.csv");
+    ASSERT_EQ(b.memory_ops.size(), 1u) << fmt::format("{}", fmt::join(b.warnings, "|"));
+    EXPECT_DOUBLE_EQ(b.memory_ops[0].total_us, 5000.0);  // 672,614,758,568 - 672,609,758,568 ns
+    // Rank 0's kernels on agent 1, rank 1's uploads to agent 2 over the same milliseconds: not attached.
+    const std::string ranks =
+        khead + "\"KERNEL_DISPATCH\",\"Agent 1\",1,\"triad\",3,2650002000000,2650003000000\n\n" + chead +
+        "\"MEMORY_COPY\",\"MEMORY_COPY_HOST_TO_DEVICE\",\"Agent 0\",\"Agent 2\",0,2650000000000,2650000900000\n" +
+        "\"MEMORY_COPY\",\"MEMORY_COPY_HOST_TO_DEVICE\",\"Agent 0\",\"Agent 2\",1,2650001000000,2650001900000\n";
+    const NsysKernSum r = parse_nsys_kern_sum(ranks, "ranks.csv");
+    EXPECT_TRUE(r.memory_ops.empty());
+    EXPECT_TRUE(warns(r, "line 5 copies on Agent 2, an agent the kernel trace does not run on"))
+        << fmt::format("{}", fmt::join(r.warnings, "|"));
 }
 
 }  // namespace
