@@ -397,7 +397,8 @@ struct ElementType {
 std::optional<ElementType> kernel_element_type(std::string_view kernel_name);
 // The same, with the op that launched the kernel: PyTorch's TensorShape.cu launches
 // chunk_cat_cuda_kernel<char, char> (bytes, not elements) whenever the out tensor has the inputs' dtype, so
-// for that kernel the element type is the out tensor's Input type (index 3), else the list's own.
+// for that kernel the element type is the out tensor's Input type (index 3), else none (the list's own Input
+// type is "TensorList").
 std::optional<ElementType> kernel_element_type(std::string_view kernel_name, const CpuOp& op);
 // The engine's cost of one call of `op`; nullopt when the engine has no formula for it or its
 // shapes are not recorded (record_shapes off). `kernel_name`: a kernel the op launched (the element
