@@ -294,6 +294,9 @@ struct Links {
     // Activities whose External id (their own or their launch's) was passed over because the op it
     // names does not hold the launch in time (not the ops' ids); each was linked by the next clue.
     std::uint64_t ids_not_enclosing = 0;
+    // Correlation ids launched by two or more processes (a trace merged from several ranks: each process numbers
+    // its own): a kernel is matched to the first launch with its id, which may be another process's.
+    std::uint64_t correlation_ids_across_processes = 0;
     // Activities with a launch record that no CPU op holds in time (and no usable External id), ascending:
     // not linked, but not queued before the profiler either.
     std::vector<std::size_t> launch_outside_ops;
