@@ -294,6 +294,9 @@ struct Links {
     // Activities whose External id (their own or their launch's) was passed over because the op it
     // names does not hold the launch in time (not the ops' ids); each was linked by the next clue.
     std::uint64_t ids_not_enclosing = 0;
+    // Correlation ids launched by two or more processes (a trace merged from several ranks: each process numbers
+    // its own): a kernel is matched to the first launch with its id, which may be another process's.
+    std::uint64_t correlation_ids_across_processes = 0;
     // Activities with a launch record that no CPU op holds in time (and no usable External id), ascending:
     // not linked, but not queued before the profiler either.
     std::vector<std::size_t> launch_outside_ops;
@@ -397,7 +400,8 @@ struct ElementType {
 std::optional<ElementType> kernel_element_type(std::string_view kernel_name);
 // The same, with the op that launched the kernel: PyTorch's TensorShape.cu launches
 // chunk_cat_cuda_kernel<char, char> (bytes, not elements) whenever the out tensor has the inputs' dtype, so
-// for that kernel the element type is the out tensor's Input type (index 3), else the list's own.
+// for that kernel the element type is the out tensor's Input type (index 3), else none (the list's own Input
+// type is "TensorList").
 std::optional<ElementType> kernel_element_type(std::string_view kernel_name, const CpuOp& op);
 // The engine's cost of one call of `op`; nullopt when the engine has no formula for it or its
 // shapes are not recorded (record_shapes off). `kernel_name`: a kernel the op launched (the element

@@ -336,6 +336,12 @@ int run(const Args& args, const Env& env) {
             fmt::format("{} GPU activities carry an External id naming a CPU op that does not hold their launch in time (not "
                         "the ops' ids): the id was passed over and each linked by its launch record instead",
                         links.ids_not_enclosing));
+    if (links.correlation_ids_across_processes > 0)
+        r.warnings.push_back(fmt::format(
+            "the trace holds several processes' events whose correlation ids repeat ({} id{} launched by two or more "
+            "processes): a kernel is matched to the first launch with its id, so links, launch delays and per-op costs "
+            "may mix processes; profile one rank per trace",
+            links.correlation_ids_across_processes, links.correlation_ids_across_processes == 1 ? "" : "s"));
     r.notes.push_back(
         fmt::format("{} of {} GPU activities costed by a formula; whole trace: busy {:.2f} µs, idle {:.2f} µs, "
                     "unaccounted {:.2f} µs; profiled window: busy {:.2f} µs, unaccounted {:.2f} µs",

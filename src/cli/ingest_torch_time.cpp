@@ -200,8 +200,9 @@ IngestSummary torch_summary(const Summary& s, const std::vector<Record>& records
         line += "; " + o;
     sum.lines.push_back(line);
     if (tl.delay.count > 0)
-        sum.lines.push_back(fmt::format("launch delay (CPU launch to start, {} launches): median {}, p90 {}, max {}",
-                                        tl.delay.count, us(tl.delay.median_us), us(tl.delay.p90_us), us(tl.delay.max_us)));
+        sum.lines.push_back(fmt::format("launch delay (CPU launch to start, {} launch{}): median {}, p90 {}, max {}",
+                                        tl.delay.count, tl.delay.count == 1 ? "" : "es", us(tl.delay.median_us),
+                                        us(tl.delay.p90_us), us(tl.delay.max_us)));
 
     // Exposed time by class in the window.
     std::vector<std::string> parts;

@@ -495,10 +495,11 @@ KernelCategory classify_kernel(std::string_view name) {
                       // atomic_adaptive_maxgradinput)
                       "adaptive_average", "adaptive_max"}) ||
         // scale-factor layouts rearranged for a block-scaled GEMM (Transformer Engine's swizzle_col_scaling_kernel /
-        // swizzle_row_scaling_kernel): "swizzle" as a whole word of the function's own name, never a template
+        // swizzle_row_scaling_kernel, and the inverse multi_tensor_unswizzle_row_scaling_kernel / unswizzle_scaling_kernel):
+        // "swizzle" or "unswizzle" as a whole word of the function's own name, never a template
         // argument (cute::copy_kernel<…, cute::Swizzle<3, 4, 3>, …>) nor "swizzled" (fp8_quant_swizzled_scales_kernel
         // quantizes: the quant rule files it)
-        has_whole_word(fn_original, fn, "swizzle"))
+        has_whole_word(fn_original, fn, "swizzle") || has_whole_word(fn_original, fn, "unswizzle"))
         return KernelCategory::indexing;
     if (starts(n, "triton_"))
         return KernelCategory::elementwise;  // triton_poi_* and other generated pointwise kernels

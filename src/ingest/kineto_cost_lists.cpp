@@ -438,9 +438,8 @@ std::optional<ElementType> kernel_element_type(std::string_view k, const CpuOp& 
             if (c != ' ')
                 bare += c;
         if (bare == "char,char") {
-            std::optional<DType> t = input_dtype(op, 3);
-            if (!t)
-                t = input_dtype(op, 0);
+            // (only the out tensor's: the list's own Input type is "TensorList", no element type)
+            const std::optional<DType> t = input_dtype(op, 3);
             if (!t)
                 return std::nullopt;
             return ElementType{*t, std::string(dtype_name(*t)), std::nullopt};

@@ -3,6 +3,7 @@
 // names it by its External id, or lies inside it in time on the same thread; else, with no launch
 // record at all, the op of its twin in a repeated kernel sequence (kineto_infer.cpp).
 #include <algorithm>
+#include <string_view>
 #include <unordered_map>
 
 #include "bwacct/ingest_kineto.h"
@@ -125,6 +126,18 @@ Links link_activities(const Trace& t) {
             by_correlation.push_back({t.launches[i].correlation, i});
     std::sort(by_correlation.begin(), by_correlation.end(),
               [](const IdIndex& a, const IdIndex& b) { return a.id != b.id ? a.id < b.id : a.index < b.index; });
+    {  // an id launched by two processes ("pid/tid": the process is the part before the '/')
+        auto pid_of = [&](std::size_t launch) {
+            const std::string_view th = t.threads[t.launches[launch].thread];
+            return th.substr(0, th.find('/'));
+        };
+        for (std::size_t i = 0, j = 0; i < by_correlation.size(); i = j) {
+            bool across = false;
+            for (j = i + 1; j < by_correlation.size() && by_correlation[j].id == by_correlation[i].id; ++j)
+                across = across || pid_of(by_correlation[j].index) != pid_of(by_correlation[i].index);
+            links.correlation_ids_across_processes += across ? 1 : 0;
+        }
+    }
     by_correlation.erase(std::unique(by_correlation.begin(), by_correlation.end(),
                                      [](const IdIndex& a, const IdIndex& b) { return a.id == b.id; }),
                          by_correlation.end());

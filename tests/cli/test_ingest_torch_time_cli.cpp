@@ -40,6 +40,34 @@ const char* kTrace = R"({"traceEvents": [
   {"ph":"X","cat":"kernel","name":"queued_kernel","ts":30,"dur":10,"args":{"device":0,"stream":7,"correlation":99}}
 ]})";
 
+// Two processes' events merged into one trace, each numbering its launches from 1: the kernel on device 1 has the
+// id pid 200 launched, but the lookup by id alone finds pid 100's launch first. One warning says so. Only one
+// launch id is usable per kernel, so the delay line counts 1 launch (singular): kernel 0 at 5 − launch at 1 = 4.
+const char* kMerged = R"({"traceEvents": [
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":1,"ts":1,"dur":0.5,"args":{"correlation":1}},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":200,"tid":1,"ts":2,"dur":0.5,"args":{"correlation":1}},
+  {"ph":"X","cat":"kernel","name":"my_compute_kernel","ts":5,"dur":10,"args":{"device":0,"stream":7,"correlation":1}}
+]})";
+
+TEST(IngestTorchTimeCli, MergedProcessesWarnOnceAndOneLaunchIsSingular) {
+    TempDir dir;
+    const std::string trace = dir.file("merged.json");
+    write_text(trace, kMerged);
+    const json doc = run_json({"ingest", "torch-trace", trace, "--gpu", "h100-sxm", "--format", "json"});
+    ASSERT_TRUE(doc.is_object());
+    int merged = 0;
+    for (const json& w : doc["warnings"])
+        merged += w.get<std::string>().find("several processes' events whose correlation ids repeat") != std::string::npos;
+    EXPECT_EQ(merged, 1) << doc["warnings"];
+    bool delay_line = false;
+    for (const json& l : doc["summary"]["lines"])
+        if (l.get<std::string>().rfind("launch delay", 0) == 0) {
+            delay_line = true;
+            EXPECT_NE(l.get<std::string>().find("(CPU launch to start, 1 launch)"), std::string::npos) << l;
+        }
+    EXPECT_TRUE(delay_line);
+}
+
 TEST(IngestTorchTimeCli, SummaryWindowAndExposedCommunication) {
     TempDir dir;
     const std::string trace = dir.file("overlap.json");

@@ -123,4 +123,17 @@ TEST(KinetoKernelNames, ScaleSwizzlesAreIndexWork) {
               KernelCategory::indexing);
 }
 
+// The inverse rearrangement (Transformer Engine's unswizzle kernels, names from a real TE trace) is the same index
+// work; "unswizzle" is its own word, so the "swizzle" word rule missed it and it fell to other.
+TEST(KinetoKernelNames, ScaleUnswizzlesAreIndexWork) {
+    EXPECT_EQ(classify_kernel("void transformer_engine::(anonymous namespace)::multi_tensor_unswizzle_row_scaling_kernel<int4, "
+                              "128, 4>(transformer_engine::(anonymous namespace)::MultiSwizzleArgs)"),
+              KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void transformer_engine::(anonymous namespace)::multi_tensor_unswizzle_scaling_kernel<int4, 128, "
+                              "4>(transformer_engine::(anonymous namespace)::MultiSwizzleArgs, bool)"),
+              KernelCategory::indexing);
+    EXPECT_EQ(classify_kernel("void transformer_engine::unswizzle_scaling_kernel(void const*, void*, int, int)"),
+              KernelCategory::indexing);
+}
+
 }  // namespace

@@ -467,6 +467,26 @@ TEST(KinetoLink, ExternalIdOfAnOpNotHoldingTheLaunchIsPassedOver) {
     EXPECT_EQ(l.ids_not_enclosing, 1u);  // the kernel's id and its launch's both passed over: one activity
 }
 
+// Correlation ids are unique only within a process: a trace merged from two ranks reuses them. Counted: the ids two
+// or more processes launched. Here id 5 is launched by pid 100 and pid 200 (1 id); id 6 twice by pid 100 on two
+// threads (one process: not counted); id 7 once. 1 in all.
+TEST(KinetoLink, CorrelationIdsLaunchedByTwoProcessesAreCounted) {
+    const std::string text = R"({"traceEvents": [
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":1,"ts":10,"dur":1,"args":{"correlation":5}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":200,"tid":1,"ts":12,"dur":1,"args":{"correlation":5}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":1,"ts":20,"dur":1,"args":{"correlation":6}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":2,"ts":22,"dur":1,"args":{"correlation":6}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":200,"tid":1,"ts":30,"dur":1,"args":{"correlation":7}},
+      {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":40,"dur":2,"args":{"device":0,"stream":7,"correlation":5}},
+      {"ph":"X","cat":"kernel","name":"k","pid":1,"tid":7,"ts":41,"dur":2,"args":{"device":1,"stream":7,"correlation":5}},
+      {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":50,"dur":2,"args":{"device":0,"stream":7,"correlation":6}},
+      {"ph":"X","cat":"kernel","name":"k","pid":1,"tid":7,"ts":60,"dur":2,"args":{"device":1,"stream":7,"correlation":7}}
+    ]})";
+    const Trace t = parse_kineto(text, "merged.json");
+    ASSERT_EQ(t.launches.size(), 5u);
+    EXPECT_EQ(link_activities(t).correlation_ids_across_processes, 1u);
+}
+
 // An unlinked kernel's reason says which case it is: its launch record lies in no CPU op, or it has
 // no launch record at all (queued before the profiler).
 TEST(KinetoLink, UnlinkedKernelsSayWhetherTheyHadALaunchRecord) {
