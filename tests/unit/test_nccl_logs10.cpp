@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "../../src/analysis/nccl_summary.h"
 #include "../../src/ingest/nccl_tests_parts.h"
 #include "../../src/ingest/text_columns.h"
 #include "bwacct/error.h"
@@ -530,6 +531,26 @@ TEST(NcclRanksFromInit, TopologyLineWithNNodesNamesTheCount) {
     const NcclLog other =
         parse_nccl_tests("h:1:2 [0] NCCL INFO rank 3 nRanks 4 something\n" + text.substr(text.find("#")), "other.txt");
     EXPECT_TRUE(other.runs[0].comm_nranks.empty());
+}
+
+// The summary's peak busbw is the re-derived one (size / time x factor), as in the table against the link, not the
+// log's 2-decimal one: issue1530's 8 B in 42.56 us over 8 ranks is 8 / 42.56e-6 / 1e9 = 0.000188 GB/s x 2 x 7/8 =
+// 0.000329 GB/s (printed "0.00"; before: "peak busbw 0.0 GB/s"). A row not re-derived (time 0) keeps the printed one.
+TEST(NcclSummary, PeakBusbwIsTheReDerivedOne) {
+    IngestRun run;
+    run.fields = {{"collective", std::string("allreduce")}, {"ranks", std::uint64_t{8}}};
+    Section rows;
+    rows.key = "rows";
+    rows.columns = {{"size_bytes", "", 0}, {"busbw_GBps", "", 2}, {"busbw_rederived_GBps", "", 3}};
+    const double rederived = 8 / 42.56e-6 / 1e9 * 1.75;
+    rows.rows = {{std::uint64_t{8}, 0.0, rederived}, {std::uint64_t{4}, 0.0, Cell()}};
+    run.sections.push_back(rows);
+    const std::vector<std::string> lines = nccl_run_summary(run, 1);
+    ASSERT_FALSE(lines.empty());
+    EXPECT_EQ(lines[0].rfind("allreduce over 8 ranks: peak busbw 0.000329 GB/s at 8 B (", 0), 0u) << lines[0];
+    // Printed only: 0.05 GB/s at 4 B, above the re-derived 0.000329.
+    run.sections[0].rows[1][1] = 0.05;
+    EXPECT_EQ(nccl_run_summary(run, 1)[0].rfind("allreduce over 8 ranks: peak busbw 0.05 GB/s at 4 B (", 0), 0u);
 }
 
 }  // namespace
