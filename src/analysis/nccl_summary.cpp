@@ -83,12 +83,18 @@ std::vector<std::string> nccl_run_summary(const IngestRun& run, std::size_t host
                 break;
             }
     } else if (const Section* rows = find(run.sections, "rows"); rows && !rows->rows.empty()) {
+        // The re-derived busbw (size / time x factor), as against the link above; the log's printed one (2 decimals,
+        // "0.00" for a small size) only where the row has none (time 0).
+        const auto busbw = [&](std::size_t i) -> const double* {
+            const double* d = cell<double>(*rows, i, "busbw_rederived_GBps");
+            return d ? d : cell<double>(*rows, i, "busbw_GBps");
+        };
         std::size_t best = rows->rows.size();
         for (std::size_t i = 0; i < rows->rows.size(); ++i) {
             // A size-0 row (nccl-tests' -b 0) moves nothing: never the peak, even where every busbw is 0 (one rank).
             const std::uint64_t* size = cell<std::uint64_t>(*rows, i, "size_bytes");
-            const double* bw = cell<double>(*rows, i, "busbw_GBps");
-            const double* b = best < rows->rows.size() ? cell<double>(*rows, best, "busbw_GBps") : nullptr;
+            const double* bw = busbw(i);
+            const double* b = best < rows->rows.size() ? busbw(best) : nullptr;
             if (bw && (!size || *size > 0) && (b == nullptr || *bw > *b))
                 best = i;
         }
@@ -99,7 +105,7 @@ std::vector<std::string> nccl_run_summary(const IngestRun& run, std::size_t host
             const std::string why = ranks && *ranks == 1     ? "1 rank: nothing crosses a link"
                                     : gpus && !gpus->empty() ? "no link figure for " + *gpus
                                                              : "no catalog GPU: % of the link needs --gpu";
-            out.push_back(fmt::format("{}: peak busbw {} GB/s at {} ({})", who, gbps(*cell<double>(*rows, best, "busbw_GBps")),
+            out.push_back(fmt::format("{}: peak busbw {} GB/s at {} ({})", who, gbps(*busbw(best)),
                                       at ? size_text(static_cast<double>(*at)) : std::string("?"), why));
         }
     }

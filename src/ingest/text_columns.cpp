@@ -28,14 +28,14 @@ bool blank_at(std::string_view s, std::size_t i) {
     return i < s.size() && (s[i] == ' ' || s[i] == '\t' || unicode_blank_at(s, i) > 0);
 }
 
-// The line's columns are apart by ASCII blanks somewhere: two blanks in a row or a tab, after its leading blanks (a
-// markdown code block's indentation is no gap between columns).
+// The line's columns are apart by ASCII blanks somewhere: a blank or a tab between two words after the line's
+// indentation (a markdown code block's indentation is no gap between columns; "    Copy 1 709 360.800 0.00031" is).
 bool ascii_gaps(std::string_view line) {
     const std::size_t b = line.find_first_not_of(" \t");
     if (b == std::string_view::npos)
         return false;
-    line.remove_prefix(b);
-    return line.find("  ") != std::string_view::npos || line.find('\t') != std::string_view::npos;
+    line = line.substr(b, line.find_last_not_of(" \t\r") - b + 1);
+    return line.find_first_of(" \t") != std::string_view::npos;
 }
 
 // A Unicode blank of `n` bytes at `i` shaped like a thousands separator: alone, after a digit, before exactly three
@@ -44,6 +44,20 @@ bool thousands_shaped(std::string_view line, std::size_t i, std::size_t n) {
     const std::size_t after = i + n;
     return i > 0 && digit(line[i - 1]) && !blank_at(line, i - 1) && after + 3 <= line.size() && digit(line[after]) &&
            digit(line[after + 1]) && digit(line[after + 2]) && (after + 3 == line.size() || !digit(line[after + 3]));
+}
+
+// A number ends right before `i`: a digit, or a decimal point after one.
+bool number_ends_at(std::string_view line, std::size_t i) {
+    return i > 0 && (digit(line[i - 1]) || (line[i - 1] == '.' && i > 1 && digit(line[i - 2])));
+}
+
+// A number starts at `i`: a digit, or a sign or decimal point before one.
+bool number_starts_at(std::string_view line, std::size_t i) {
+    if (i >= line.size())
+        return false;
+    if (digit(line[i]))
+        return true;
+    return (line[i] == '-' || line[i] == '+' || line[i] == '.') && i + 1 < line.size() && digit(line[i + 1]);
 }
 
 std::string_view trim(std::string_view s) {
@@ -105,8 +119,9 @@ std::string ascii_blanks(std::string_view text, BlankReport& report) {
             }
             if (gaps && thousands_shaped(line, i, n) && grouped_line == 0)
                 grouped_line = line_no;
-            // A single Unicode blank between two words that is not a separator's shape: a column gap.
-            if (!gaps && prev_text && !thousands_shaped(line, i, n) && i + n < line.size() && !blank_at(line, i + n) &&
+            // A single Unicode blank between two numbers that is not a separator's shape: a column gap ("1024 32",
+            // "-1 28.15"). Words are no evidence ("NVIDIA A100", "nGpus 8").
+            if (!gaps && prev_text && !thousands_shaped(line, i, n) && number_ends_at(line, i) && number_starts_at(line, i + n) &&
                 gap_line == 0)
                 gap_line = line_no;
             prev_text = false;

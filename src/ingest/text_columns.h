@@ -30,8 +30,9 @@ bool has_unicode_blanks(std::string_view text);
 // `text` with each Unicode blank an ASCII blank, except, in a file that writes its numbers with a locale's thousands
 // separators, one that stands alone between a digit and a group of exactly three digits (followed by no further
 // digit): removed ("1 709 360.800"), on every line of the file. The file does when some line whose columns are apart by
-// ASCII blanks (two in a row, or a tab, after the line's indentation) holds such a separator and no line has its
-// columns apart by Unicode blanks alone (a web page's &nbsp;: "8192 256" are two columns). Decided once per file so
+// ASCII blanks (a blank or tab between words after the line's indentation) holds such a separator and no line has its
+// columns apart by Unicode blanks alone (a web page's &nbsp;: a lone one between two numbers, not a separator's shape:
+// "1024 32", "-1 28.15"; one between words, "NVIDIA A100", is no evidence). Decided once per file so
 // that a number is read one way on every line. Every line keeps its number.
 std::string ascii_blanks(std::string_view text, BlankReport& report);
 

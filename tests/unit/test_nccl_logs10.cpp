@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "../../src/analysis/nccl_summary.h"
 #include "../../src/ingest/nccl_tests_parts.h"
 #include "../../src/ingest/text_columns.h"
 #include "bwacct/error.h"
@@ -189,8 +190,8 @@ TEST(NcclUnicodeBlanks, OnlyALoneSpaceBeforeThreeDigitsIsASeparator) {
     EXPECT_EQ(once.first_line, 1u);
     // A file whose columns are also apart by no-break spaces alone (line 2: a web page's): every one a blank, said.
     ingest::BlankReport both;
-    EXPECT_EQ(ingest::ascii_blanks("a  1" + kNbsp + "024\n8192" + kNbsp + "256" + kNbsp + "float", both),
-              "a  1 024\n8192 256 float");
+    EXPECT_EQ(ingest::ascii_blanks("a  1" + kNbsp + "024\n8192" + kNbsp + "32" + kNbsp + "float", both),
+              "a  1 024\n8192 32 float");
     EXPECT_EQ(both.thousands, 0u);
     EXPECT_EQ(ingest::blank_conflict_warning(both),
               "line 1: a no-break space between a digit and three digits, which could be a thousands separator, read as a "
@@ -275,6 +276,76 @@ TEST(BabelStreamPhases, InitAndReadAreNotedNotRead) {
     ASSERT_EQ(c.rows.size(), 1u);
     EXPECT_EQ(c.rows[0].function, "Copy");
     EXPECT_TRUE(any_holds(babelstream_report(c, "csv", {}).notes, "; if this is BabelStream 5.0, each is printed under"));
+}
+
+// Second review (logs10b): a lone no-break space between words ("NVIDIA A100", "nGpus 8") is no column-gap evidence;
+// only one between two numbers that is not a separator's shape is ("-1 28.15"). Before: the word lines turned the
+// file's thousands off, "Copy  1 709 360.800" read as "1 709 360.800" (three words).
+TEST(NcclUnicodeBlanks, WordsApartByANoBreakSpaceAreNoColumnGap) {
+    ingest::BlankReport r;
+    EXPECT_EQ(ingest::ascii_blanks(
+                  "NVIDIA" + kNbsp + "A100\n#nGpus" + kNbsp + "8\nCopy  1" + kNbsp + "709" + kNbsp + "360.800  0.00031", r),
+              "NVIDIA A100\n#nGpus 8\nCopy  1709360.800  0.00031");
+    EXPECT_EQ(r.thousands, 2u);
+    EXPECT_EQ(r.gap_line, 0u);
+    // A number, its sign or decimal point on both sides: a gap (line 2), so every blank is one.
+    ingest::BlankReport gap;
+    EXPECT_EQ(ingest::ascii_blanks("Copy  1" + kNbsp + "709\nsum" + kNbsp + "-1" + kNbsp + "28.15", gap),
+              "Copy  1 709\nsum -1 28.15");
+    EXPECT_EQ(gap.gap_line, 2u);
+    EXPECT_EQ(gap.thousands, 0u);
+}
+
+// Indentation is no gap, but single blanks between the columns after it are: "    Copy 1 709 360.800 0.00031" is a
+// line of ASCII gaps holding separators (before: no ASCII gap, "1 709 360.800" left as three words and the file
+// refused). A code block whose columns are no-break spaces alone keeps none.
+TEST(NcclUnicodeBlanks, SingleBlanksAfterTheIndentationAreGaps) {
+    ingest::BlankReport r;
+    EXPECT_EQ(ingest::ascii_blanks("    Copy 1" + kNbsp + "709" + kNbsp + "360.800 0.00031", r), "    Copy 1709360.800 0.00031");
+    EXPECT_EQ(r.thousands, 2u);
+    ingest::BlankReport none;
+    EXPECT_EQ(ingest::ascii_blanks("    Copy" + kNbsp + "1" + kNbsp + "709", none), "    Copy 1 709");
+    EXPECT_EQ(none.thousands, 0u);
+}
+
+// bs_conflict / bs_indent (logs10b): "1 709 360.800" MB/s = 1709360.8 MB/s on a file naming "NVIDIA A100-SXM4-80GB"
+// with a no-break space, and on an indented block of single-blank columns. 2 x 268.4 MB / 0.00031 s = 1731613 MB/s,
+// within the 5-decimal time's rounding (0.000305..0.000315 s: 1704127..1760000). Before: refused (no row read).
+TEST(BabelStreamUnicodeBlanks, ThousandsBesideANoBreakSpaceBetweenWords) {
+    const std::string head =
+        "BabelStream\nVersion: 5.0\nImplementation: CUDA\nPrecision: double\n"
+        "Array size: 268.4 MB (=0.3 GB)\n";
+    const std::string named = head + "Using CUDA device NVIDIA" + kNbsp +
+                              "A100-SXM4-80GB\nFunction    MBytes/sec  Min (sec)   Max         Average     \n"
+                              "Copy        1" +
+                              kNbsp + "709" + kNbsp + "360.800 0.00031     0.00032     0.00032     \n";
+    std::string indented =
+        "    Function MBytes/sec Min (sec) Max Average\n    Copy 1" + kNbsp + "709" + kNbsp + "360.800 0.00031 0.00032 0.00032\n";
+    for (const std::string& in : {named, head + indented}) {
+        const BabelStreamFile f = parse_babelstream(in, "bs");
+        ASSERT_EQ(f.rows.size(), 1u);
+        EXPECT_DOUBLE_EQ(f.rows[0].bw_printed, 1709360.8);
+    }
+}
+
+// nc_conf2 (logs10b): "# Using" + no-break space + "devices", sizes "1 024" on rows of ASCII gaps: 1024 B (before: the
+// word line turned thousands off; with --ranks 8, sizes of 24 B). 4 096 B row: count 1024 floats = 4096 / 4.
+TEST(NcclUnicodeBlanks, ThousandsBesideANoBreakSpaceBetweenWords) {
+    const std::string text =
+        "# nThread 1 nGpus 8 minBytes 1024 maxBytes 4096 step: 2(factor) warmup iters: 5 iters: 20\n# Using" + kNbsp +
+        "devices\n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+        "#wrong\n"
+        "        1" +
+        kNbsp + "024           256     float     sum      -1    10.00    0.10    0.18      0    10.00    0.10    0.18      0\n" +
+        "        4" + kNbsp + "096         1" + kNbsp +
+        "024     float     sum      -1    10.00    0.41    0.72      0    10.00    0.41    0.72      0\n";
+    const NcclLog log = parse_nccl_tests(text, "nc_conf2");
+    ASSERT_EQ(log.runs.size(), 1u);
+    ASSERT_EQ(log.runs[0].rows.size(), 2u);
+    EXPECT_EQ(log.runs[0].rows[0].size, 1024u);
+    EXPECT_EQ(log.runs[0].rows[1].size, 4096u);
+    EXPECT_EQ(log.runs[0].rows[1].count, 1024u);
 }
 
 // A locale's no-break thousands separators on every number (review's b1): "Array size: 1 073.7 MB" has no ASCII column
@@ -460,6 +531,26 @@ TEST(NcclRanksFromInit, TopologyLineWithNNodesNamesTheCount) {
     const NcclLog other =
         parse_nccl_tests("h:1:2 [0] NCCL INFO rank 3 nRanks 4 something\n" + text.substr(text.find("#")), "other.txt");
     EXPECT_TRUE(other.runs[0].comm_nranks.empty());
+}
+
+// The summary's peak busbw is the re-derived one (size / time x factor), as in the table against the link, not the
+// log's 2-decimal one: issue1530's 8 B in 42.56 us over 8 ranks is 8 / 42.56e-6 / 1e9 = 0.000188 GB/s x 2 x 7/8 =
+// 0.000329 GB/s (printed "0.00"; before: "peak busbw 0.0 GB/s"). A row not re-derived (time 0) keeps the printed one.
+TEST(NcclSummary, PeakBusbwIsTheReDerivedOne) {
+    IngestRun run;
+    run.fields = {{"collective", std::string("allreduce")}, {"ranks", std::uint64_t{8}}};
+    Section rows;
+    rows.key = "rows";
+    rows.columns = {{"size_bytes", "", 0}, {"busbw_GBps", "", 2}, {"busbw_rederived_GBps", "", 3}};
+    const double rederived = 8 / 42.56e-6 / 1e9 * 1.75;
+    rows.rows = {{std::uint64_t{8}, 0.0, rederived}, {std::uint64_t{4}, 0.0, Cell()}};
+    run.sections.push_back(rows);
+    const std::vector<std::string> lines = nccl_run_summary(run, 1);
+    ASSERT_FALSE(lines.empty());
+    EXPECT_EQ(lines[0].rfind("allreduce over 8 ranks: peak busbw 0.000329 GB/s at 8 B (", 0), 0u) << lines[0];
+    // Printed only: 0.05 GB/s at 4 B, above the re-derived 0.000329.
+    run.sections[0].rows[1][1] = 0.05;
+    EXPECT_EQ(nccl_run_summary(run, 1)[0].rfind("allreduce over 8 ranks: peak busbw 0.05 GB/s at 4 B (", 0), 0u);
 }
 
 }  // namespace
