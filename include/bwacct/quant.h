@@ -38,8 +38,10 @@ StorageFormat plain_format(DType t);
 // Bytes of `count` vectors of `len` elements: payload ⌈count·len·bits/8⌉ + scales and zero points
 // ⌈groups·(scale_bits + zero_bits)/8⌉ (groups = count·⌈len/group⌉, ⌈len/group⌉ rounded up to a multiple of group_pad
 // when set; 2-D: ⌈len/block⌉·⌈count/block⌉) + the tensor scale.
-// A weight [K, N] is `N` vectors of `K` (groups run along the reduction axis).
-Exact format_bytes(const StorageFormat& f, Exact len, Exact count);
+// A weight [K, N] is `N` vectors of `K` (groups run along the reduction axis). `split`: `len` is one of `split` equal parts
+// of the stored vector (a row-parallel shard, K/tp): padded groups are padded on the stored vector, then split, this
+// share rounded up to a whole group (the stored bytes / tp, at most one group per vector more).
+Exact format_bytes(const StorageFormat& f, Exact len, Exact count, Exact split = Exact(1));
 
 // "int4 (g128, fp16 scale + 4-bit zero)", "fp8_e4m3 (128×128 fp32 block scales)", "bf16".
 std::string format_name(const StorageFormat& f);

@@ -308,19 +308,16 @@ ClassDefaults class_defaults(Family fam, std::string_view lm_arch) {
     // The MoE classes' defaults for the fields that size the shared experts and the dense layers, where the class gives a
     // fixed number (not None): Glm4MoeConfig 1 and 1; Dots1Config first_k_dense_replace 0 and a window of 4096 from layer
     // max_window_layers (62) on (its n_shared_experts default None cannot be built: refused, read_first_k_moe);
-    // Qwen2MoeConfig a shared expert of 5632; Ernie4_5_MoeConfig 2 shared experts.
+    // Qwen2MoeConfig a shared expert of 5632 (Ernie4_5_MoeConfig's 2 shared experts: not taken, read_ernie45_moe).
     static const json glm4_moe = json::parse(R"({"first_k_dense_replace": 1, "n_shared_experts": 1})");
     static const json dots1 = json::parse(R"({"first_k_dense_replace": 0, "sliding_window": 4096, "max_window_layers": 62})");
     static const json qwen2_moe = json::parse(R"({"shared_expert_intermediate_size": 5632})");
-    static const json ernie45_moe = json::parse(R"({"moe_num_shared_experts": 2})");
     if (lm_arch == "Dots1ForCausalLM")
         return {"transformers' Dots1Config defaults", dots1};
     if (fam == Family::glm4_moe)
         return {"transformers' Glm4MoeConfig defaults", glm4_moe};
     if (fam == Family::qwen2_moe)
         return {"transformers' Qwen2MoeConfig defaults", qwen2_moe};
-    if (fam == Family::ernie45_moe)
-        return {"transformers' Ernie4_5_MoeConfig defaults", ernie45_moe};
     if (fam == Family::gemma)
         return {"transformers' GemmaConfig defaults", gemma};
     if (fam == Family::gemma2)
@@ -360,6 +357,7 @@ std::vector<bool> smollm3_nope_layers(const Reader& r, std::uint64_t layers) {
         }
         return nope;
     }
+    r.refuse_null("no_rope_layer_interval", "SmolLM3Config's NoPE-layer rule ((i + 1) % no_rope_layer_interval)");
     const std::uint64_t every = r.count_or("no_rope_layer_interval", 4);
     for (std::uint64_t i = 0; i < layers; ++i)
         nope.push_back((i + 1) % every == 0);
@@ -405,6 +403,8 @@ void read_sliding_window(const Reader& r, Family fam, TransformerConfig& c, bool
         for (std::uint64_t i = 0; i < c.layers; ++i)
             c.local_layers.push_back((i + 1) % period != 0);
     } else if (qwen || dots1) {
+        // Qwen2Config and its kin (and Dots1Config) mark layer i sliding when i >= max_window_layers: None fails there.
+        r.refuse_null("max_window_layers", "the class's sliding-layer rule (i >= max_window_layers)");
         const std::uint64_t from = r.natural_or("max_window_layers", 0);
         for (std::uint64_t i = 0; i < c.layers; ++i)
             c.local_layers.push_back(i >= from);
@@ -506,8 +506,15 @@ void read_ernie45_moe(const Reader& r, TransformerConfig& c, MoeConfig& m) {
     m.experts = r.count("moe_num_experts");
     m.top_k = r.count("moe_k");
     m.expert_ffn = r.count("moe_intermediate_size");
-    // Left out: Ernie4_5_MoeConfig's 2 (class_defaults); null: Ernie4_5_MoeSparseMoeBlock compares it with 0 and fails.
-    if (r.doc.contains("moe_num_shared_experts") && r.doc.at("moe_num_shared_experts").is_null())
+    // Left out: the class's copies disagree (transformers' Ernie4_5_MoeConfig 2; FastDeploy's
+    // PRETRAINED_INIT_CONFIGURATION and mlx-lm's ernie4_5_moe ModelArgs 0): refused, as DeepSeek-V2's n_shared_experts.
+    // Null: Ernie4_5_MoeSparseMoeBlock compares it with 0 and fails.
+    if (!r.doc.contains("moe_num_shared_experts"))
+        r.fail(
+            "missing \"moe_num_shared_experts\": Ernie4_5_MoeForCausalLM's implementations disagree on its default "
+            "(transformers' Ernie4_5_MoeConfig 2, FastDeploy's and mlx-lm's 0); bwacct will not guess: give "
+            "\"moe_num_shared_experts\": <count, 0 for none>");
+    if (r.doc.at("moe_num_shared_experts").is_null())
         r.fail(
             "\"moe_num_shared_experts\" is null, which Ernie4_5_MoeForCausalLM cannot be built with: give a number (0 for none)");
     m.shared_experts = r.natural_or("moe_num_shared_experts", 0);
@@ -549,7 +556,7 @@ void read_internlm3(const Reader& r, TransformerConfig& c) {
             r.fail(fmt::format("missing \"{}\" (true or false: InternLM3's biases on {}); bwacct will not guess", key,
                                std::string_view(key) == "bias" ? "o_proj and the MLP" : "q, k and v"));
     c.qkv_bias = r.flag_or("qkv_bias", false);
-    c.o_bias = c.mlp_bias = r.flag_or("bias", false);
+    c.o_bias = c.mlp_bias = r.truth_or("bias", false);
 }
 
 // Ministral 3 (transformers' modular_ministral3.py): Mistral's attention with Q multiplied after RoPE by
@@ -603,7 +610,7 @@ void read_granite_moe(const Reader& r, TransformerConfig& c, MoeConfig& m) {
 // shared experts are n MLPs of the expert size fused into one of n · expert_ffn, so the shared expert is
 // read as shared_expert_intermediate_size / moe_intermediate_size of them (refused when that does not divide).
 void read_qwen2_moe_shared_expert(const Reader& r, std::uint64_t hidden, std::uint64_t layers, MoeConfig& m,
-                                  std::vector<std::string>& limitations) {
+                                  std::vector<std::string>& limitations, bool defaulted) {
     // Left out: Qwen2MoeConfig's 5632 (class_defaults); null: no number the class can build its shared expert with.
     if (r.doc.contains("shared_expert_intermediate_size") && r.doc.at("shared_expert_intermediate_size").is_null())
         r.fail(
@@ -613,10 +620,10 @@ void read_qwen2_moe_shared_expert(const Reader& r, std::uint64_t hidden, std::ui
     if (shared == 0)
         return;
     if (shared % m.expert_ffn != 0)
-        r.fail(
-            fmt::format("\"shared_expert_intermediate_size\" ({}) must be a multiple of \"moe_intermediate_size\" ({}): "
-                        "bwacct models the shared expert as whole experts of that size",
-                        shared, m.expert_ffn));
+        r.fail(fmt::format(
+            "\"shared_expert_intermediate_size\" ({}) must be a multiple of \"moe_intermediate_size\" ({}): "
+            "bwacct models the shared expert as whole experts of that size",
+            defaulted ? fmt::format("left out: {}, Qwen2MoeConfig's default", shared) : std::to_string(shared), m.expert_ffn));
     m.shared_experts = shared / m.expert_ffn;
     limitations.push_back(fmt::format(
         "the shared expert's gate, sigmoid(Linear({0}, 1)) scaling its output, is not counted: {0} parameters per layer "
@@ -1411,6 +1418,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     const Family fam = found->family;
     const bool gemma = fam == Family::gemma || fam == Family::gemma2 || fam == Family::gemma3;
     std::string defaulted;
+    json taken = json::object();  // the keys taken from the class's defaults
     const bool nested_text = wrapper != nullptr && lm_origin != origin;
     const json wrapper_defaults =
         nested_text && wrapper->text_defaults != nullptr ? json::parse(wrapper->text_defaults) : json::object();
@@ -1421,6 +1429,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     for (const auto& [key, value] : defaults.fields.items())
         if (!lm.contains(key)) {
             lm[key] = value;
+            taken[key] = value;
             defaulted += fmt::format("{}{} = {}", defaulted.empty() ? "" : ", ", key, value.dump());
         }
     const Reader r{lm, lm_origin};
@@ -1487,7 +1496,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     c.mlp = MlpKind::gated;
     c.norm = NormKind::rmsnorm;
     c.tied_embeddings =
-        r.flag_or("tie_word_embeddings", gemma || fam == Family::ernie45_moe || fam == Family::smollm3);  // per-class defaults
+        r.truth_or("tie_word_embeddings", gemma || fam == Family::ernie45_moe || fam == Family::smollm3);  // per-class defaults
 
     // The activation: SiLU everywhere but Gemma (GELU, tanh form). Gemma 2/3's MLP runs hidden_activation (their configs
     // default it to gelu_pytorch_tanh). Gemma 1's depends on the engine: vLLM (_get_gemma_act_fn) and transformers
@@ -1526,7 +1535,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         r.refuse_unless(act == "silu" || act == "swish", act_key, "the gated MLP is modelled as SiLU(gate)·up");
     }
     // LlamaMLP and GraniteMLP put mlp_bias on gate, up and down (IBM's granite-*-code Llama files); elsewhere refused.
-    if (r.flag_or("mlp_bias", false)) {
+    if (r.truth_or("mlp_bias", false)) {
         r.refuse_unless(lm_arch == "LlamaForCausalLM" || lm_arch == "LLaMAForCausalLM" || fam == Family::granite, "mlp_bias",
                         "biases on the MLP projections (counted for LlamaForCausalLM and GraniteForCausalLM only)");
         c.mlp_bias = true;
@@ -1542,9 +1551,9 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     } else if (fam == Family::internlm3) {
         read_internlm3(r, c);
     } else if (fam == Family::seed_oss) {
-        c.qkv_bias = r.flag_or("attention_bias", true);  // SeedOssAttention, SeedOssConfig's defaults
-        c.o_bias = r.flag_or("attention_out_bias", false);
-    } else if (r.flag_or("attention_bias", false)) {
+        c.qkv_bias = r.truth_or("attention_bias", true);  // SeedOssAttention, SeedOssConfig's defaults
+        c.o_bias = r.truth_or("attention_out_bias", false);
+    } else if (r.truth_or("attention_bias", false)) {
         r.refuse_unless(fam != Family::deepseek, "attention_bias", "biases on the latent-attention projections");
         // dots1's o_proj takes the bias in transformers (Qwen3Attention) but not in vLLM: not guessed.
         r.refuse_unless(lm_arch != "Dots1ForCausalLM", "attention_bias",
@@ -1654,7 +1663,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
             m.experts = routed_experts(r);
             m.expert_ffn = r.count("moe_intermediate_size");
             if (fam == Family::qwen2_moe)
-                read_qwen2_moe_shared_expert(r, c.hidden, c.layers, m, c.limitations);
+                read_qwen2_moe_shared_expert(r, c.hidden, c.layers, m, c.limitations,
+                                             taken.contains("shared_expert_intermediate_size"));
             // Qwen2MoeDecoderLayer / Qwen3MoeDecoderLayer: the dense layers' MLP is of intermediate_size.
             hf::set_dense_layers(m, hf::qwen_moe_dense_layers(r, c.layers));
             if (m.dense_layers > 0)

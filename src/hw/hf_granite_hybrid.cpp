@@ -40,10 +40,10 @@ Translated granite_hybrid_as_granite(const Reader& top, std::string& arch) {
     const json& doc = top.doc;
     // A null the class cannot be built with (GraniteMoeHybridMLP(None), range(None), nn.Linear(D, None)) is refused naming
     // the key, not read as the default the key's absence takes. num_key_value_heads null is the query heads (the class's
-    // own rule), read so by the Granite reader.
-    for (const char* key :
-         {"hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size", "intermediate_size", "num_local_experts",
-          "num_experts_per_tok", "shared_intermediate_size", "attention_bias", "mlp_bias", "tie_word_embeddings"})
+    // own rule), read so by the Granite reader; attention_bias, mlp_bias and tie_word_embeddings null are false (nn.Linear
+    // (bias=None) builds no bias; transformers and vLLM tie only when the flag is truthy), read so by Reader::truth_or.
+    for (const char* key : {"hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size", "intermediate_size",
+                            "num_local_experts", "num_experts_per_tok", "shared_intermediate_size"})
         if (doc.contains(key) && doc.at(key).is_null())
             top.fail(
                 fmt::format("\"{}\" is null, which GraniteMoeHybridConfig cannot be built with (give a value, or leave "
@@ -95,7 +95,7 @@ Translated granite_hybrid_as_granite(const Reader& top, std::string& arch) {
     const std::uint64_t shared = top.has("shared_intermediate_size") ? top.count("shared_intermediate_size") : 1024;
     if (!top.has("shared_intermediate_size"))
         defaulted += fmt::format("{}shared_intermediate_size = 1024", defaulted.empty() ? "" : ", ");
-    top.refuse_unless(!top.flag_or("mlp_bias", false), "mlp_bias", "GraniteMoeHybrid's MLPs have no bias");
+    top.refuse_unless(!top.truth_or("mlp_bias", false), "mlp_bias", "GraniteMoeHybrid's MLPs have no bias");
     f.erase("mlp_bias");
     if (experts == 0) {
         // No block_sparse_moe: the shared MLP is the layer's whole MLP (Granite's gated MLP of that size).

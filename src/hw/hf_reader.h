@@ -47,12 +47,28 @@ struct Reader {
             fail(fmt::format("\"{}\" must be a non-negative integer, got {}", key, v.dump()));
         return v.get<std::uint64_t>();
     }
+    // Refuses `key` given as null where `user` computes with it (transformers raises a TypeError on None): a null is
+    // not the default the key's absence takes.
+    void refuse_null(const char* key, const char* user) const {
+        if (doc.contains(key) && doc.at(key).is_null())
+            fail(
+                fmt::format("\"{}\" is null, which {} cannot be built with: give a value, or leave the key out for the "
+                            "class's default",
+                            key, user));
+    }
     bool flag_or(const char* key, bool fallback) const {
         if (!has(key))
             return fallback;
         if (!doc.at(key).is_boolean())
             fail(fmt::format("\"{}\" must be true or false, got {}", key, doc.at(key).dump()));
         return doc.at(key).get<bool>();
+    }
+    // A flag the model code tests for truth (nn.Linear(bias=flag), `if config.tie_word_embeddings:`): `fallback` when
+    // absent, false when null (None builds no bias, ties nothing), else true or false.
+    bool truth_or(const char* key, bool fallback) const {
+        if (doc.contains(key) && doc.at(key).is_null())
+            return false;
+        return flag_or(key, fallback);
     }
     std::string text_or(const char* key, const std::string& fallback) const {
         if (!has(key))

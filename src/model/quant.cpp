@@ -65,7 +65,7 @@ StorageFormat kv_format(DType t, std::uint64_t head_dim) {
     return f;
 }
 
-Exact format_bytes(const StorageFormat& f, Exact len, Exact count) {
+Exact format_bytes(const StorageFormat& f, Exact len, Exact count, Exact split) {
     Exact bytes = ceil_div(len * count * Exact(dtype_bits(f.dtype)), Exact(8));
     if (f.scale_bits != 0) {
         Exact groups;
@@ -73,8 +73,10 @@ Exact format_bytes(const StorageFormat& f, Exact len, Exact count) {
             groups = ceil_div(len, Exact(f.block)) * ceil_div(count, Exact(f.block));
         } else {
             Exact per_vector = f.group == 0 ? Exact(1) : ceil_div(len, Exact(f.group));
-            if (f.group_pad != 0)  // each vector's groups stored padded (AutoAWQ's GEMV layouts)
-                per_vector = ceil_div(per_vector, Exact(f.group_pad)) * Exact(f.group_pad);
+            if (f.group_pad != 0) {  // each stored vector's groups padded (AutoAWQ's GEMV layouts), then split
+                const Exact whole = f.group == 0 ? Exact(1) : ceil_div(len * split, Exact(f.group));
+                per_vector = ceil_div(ceil_div(whole, Exact(f.group_pad)) * Exact(f.group_pad), split);
+            }
             groups = count * per_vector;
         }
         bytes += ceil_div(groups * Exact(f.scale_bits + f.zero_bits), Exact(8));

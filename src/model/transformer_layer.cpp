@@ -807,6 +807,8 @@ RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
     // Attention's matrices in the block format, or in its 16-bit dtype where the checkpoint keeps attention.
     const StorageFormat attn_format = part_weight_format(cfg, run, WeightPart::attention);
     auto mat = [&](Exact k, Exact n) { return format_bytes(attn_format, k, n); };
+    // A row-parallel matrix: K/tp of the stored K on this rank (o_proj).
+    auto row_mat = [&](Exact k, Exact n) { return format_bytes(attn_format, k, n, Exact(run.tp)); };
     const ParamCount p = param_count(cfg);
     Exact attn_mats, attn_mat_params;
     if (cfg.mla) {
@@ -819,18 +821,18 @@ RankWeights rank_weights(const TransformerConfig& cfg, const LayerRun& run) {
             attn_mats += mat(d, h * qk);
             attn_mat_params += d * Exact(cfg.heads) * qk;
         }
-        attn_mats += mat(d, lat) + mat(r, h * Exact(a.qk_nope_head_dim + a.v_head_dim)) + mat(h * Exact(a.v_head_dim), d);
+        attn_mats += mat(d, lat) + mat(r, h * Exact(a.qk_nope_head_dim + a.v_head_dim)) + row_mat(h * Exact(a.v_head_dim), d);
         attn_mat_params += d * lat + r * Exact(cfg.heads) * Exact(a.qk_nope_head_dim + a.v_head_dim) +
                            Exact(cfg.heads) * Exact(a.v_head_dim) * d;
     } else {
-        attn_mats = mat(d, (h + Exact(2) * kv) * hd) + mat(h * hd, d);
+        attn_mats = mat(d, (h + Exact(2) * kv) * hd) + row_mat(h * hd, d);
         attn_mat_params = d * Exact(cfg.heads + 2 * cfg.kv_heads) * hd + Exact(cfg.heads) * hd * d;
     }
     const bool gated = cfg.mlp == MlpKind::gated;
     // gate, up [D, F/split], down [F/split, D] in `fmt` (routed experts: always the block format w).
     auto mlp_mats = [&](std::uint64_t ffn, std::uint64_t split, const StorageFormat& fmt) {
         const Exact f(ffn / split);
-        return (gated ? Exact(2) : Exact(1)) * format_bytes(fmt, d, f) + format_bytes(fmt, f, d);
+        return (gated ? Exact(2) : Exact(1)) * format_bytes(fmt, d, f) + format_bytes(fmt, f, d, Exact(split));
     };
     auto mlp_params = [&](std::uint64_t ffn) { return (gated ? Exact(3) : Exact(2)) * d * Exact(ffn); };
     // The q, k, v biases are column-parallel like their matrix: each rank adds its own heads' (vLLM's

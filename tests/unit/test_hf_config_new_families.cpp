@@ -347,7 +347,8 @@ TEST(HfNewFamilies, Ernie45MoeReadsItsOwnExpertKeysAndLayerRange) {
     const TransformerConfig every2 = parse_hf_config(
         R"({"architectures": ["Ernie4_5_MoeForCausalLM"], "hidden_size": 64, "intermediate_size": 128,
             "num_attention_heads": 4, "num_hidden_layers": 28, "vocab_size": 100, "moe_num_experts": 4, "moe_k": 2,
-            "moe_intermediate_size": 32, "moe_layer_start_index": 1, "moe_layer_end_index": 26, "moe_layer_interval": 2})",
+            "moe_intermediate_size": 32, "moe_layer_start_index": 1, "moe_layer_end_index": 26, "moe_layer_interval": 2,
+            "moe_num_shared_experts": 0})",
         "x");
     EXPECT_EQ(moe_layer_count(every2), 13u);
     EXPECT_FALSE(is_dense_mlp_layer(every2, 1));
@@ -474,6 +475,12 @@ TEST(HfNewFamilies, SeedOss36bHasQkvBiasesAndNoOBias) {
     EXPECT_NE(null_dim.head_dim, 128u);
     EXPECT_EQ(head_dim(null_dim), 64u);
     EXPECT_FALSE(has_limitation(null_dim, "head_dim = 128 (transformers' SeedOssConfig defaults"));
+    // "attention_bias": null is no bias (SeedOssAttention's nn.Linear(bias=None)), not the default true (was true).
+    const TransformerConfig null_bias = parse_hf_config(
+        R"({"architectures": ["SeedOssForCausalLM"], "hidden_size": 512, "num_hidden_layers": 2, "num_attention_heads": 8,
+            "intermediate_size": 128, "vocab_size": 100, "attention_bias": null})",
+        "x");
+    EXPECT_FALSE(null_bias.qkv_bias);
 }
 
 TEST(HfNewFamilies, SmolLM3IsTiedLlamaWithWindowsOnlyOnItsNoPeLayers) {
@@ -498,6 +505,10 @@ TEST(HfNewFamilies, SmolLM3IsTiedLlamaWithWindowsOnlyOnItsNoPeLayers) {
     EXPECT_TRUE(w.local_layers[35]);
     const std::string bad = error_of(smol + R"(, "use_sliding_window": true, "no_rope_layers": [1, 0]})");
     EXPECT_NE(bad.find("no_rope_layers"), std::string::npos) << bad;
+    // "no_rope_layer_interval": null without no_rope_layers: SmolLM3Config's (i + 1) % None fails; refused naming the key
+    // (was read as 4).
+    const std::string null_every = error_of(smol + R"(, "use_sliding_window": true, "no_rope_layer_interval": null})");
+    EXPECT_NE(null_every.find("\"no_rope_layer_interval\" is null"), std::string::npos) << null_every;
 }
 
 TEST(HfNewFamilies, Olmo3WindowsThreeLayersOfFourAndNormsWholeQk) {

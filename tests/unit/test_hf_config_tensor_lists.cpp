@@ -259,6 +259,17 @@ TEST(HfTensorLists, AwqGemvLayoutsAreCountedAsStored) {
         "zero_point": true, "version": )";
     const TransformerConfig gemv = parse_hf_config(gemm + R"("gemv"}})", "x");
     EXPECT_EQ(weight_bytes_per_rank(gemv, LayerRun{}).value(), 3889963008u);
+    // Tensor parallel: the stored tensors padded, then split (was padded per shard: down_proj's 5504 inputs a rank, 43
+    // groups padded to 48, not 88 / 2 = 44: 4 · 4096 · 2.5 · 32 = 1,310,720 B a rank more, 1,946,558,464). Matrices
+    // 3,889,963,008 − embedding and head 524,288,000 − norms 32 · 16,384 + 8192 = 3,365,142,528 B: tp 2 each rank
+    // 1,682,571,264 + 262,144,000 (vocab-parallel) + 532,480 (norms, replicated) = 1,945,247,744; tp 8 (down 88 / 8 =
+    // 11 groups, o 32 / 8 = 4) 420,642,816 + 65,536,000 + 532,480 = 486,711,296.
+    LayerRun tp2;
+    tp2.tp = 2;
+    EXPECT_EQ(weight_bytes_per_rank(gemv, tp2).value(), 1945247744u);
+    LayerRun tp8;
+    tp8.tp = 8;
+    EXPECT_EQ(weight_bytes_per_rank(gemv, tp8).value(), 486711296u);
     EXPECT_TRUE(parse_hf_config(gemm + R"("gemm"}})", "x").limitations.empty());
     // GEMV_FAST (WQLinear_GEMVFast): scales and scaled_zeros both fp16 [pad8(K/128) · ..., N]. A layer's groups: q, k, v,
     // o 4 · 32 · 4096 = 524,288, gate and up 2 · 32 · 11,008 = 704,512, down 88 · 4096 = 360,448 → 1,589,248 groups ·
@@ -275,6 +286,10 @@ TEST(HfTensorLists, AwqGemvLayoutsAreCountedAsStored) {
     std::string per_channel = gemm + R"("gemv"}})";
     per_channel.replace(per_channel.find("\"group_size\": 128"), 17, "\"group_size\": -1");
     EXPECT_EQ(weight_bytes_per_rank(parse_hf_config(per_channel, "x"), LayerRun{}).value(), 3790020608u);
+    // AutoAWQ's GEMV kernels take 4 bits only: 8 refused naming the field.
+    std::string eight = gemm + R"("gemv"}})";
+    eight.replace(eight.find("\"bits\": 4"), 9, "\"bits\": 8");
+    EXPECT_NE(error_of(eight).find("\"quantization_config.bits\" = 8 is not modelled"), std::string::npos);
     // A version that is not a string is refused under its full name.
     const std::string e = error_of(gemm + "2}}");
     EXPECT_NE(e.find("\"quantization_config.version\" must be a string"), std::string::npos) << e;
@@ -350,17 +365,25 @@ TEST(HfTensorLists, MoeClassDefaultsAreTakenOrRefusedNeverZero) {
         "n_routed_experts": 4, "num_experts_per_tok": 2, "first_k_dense_replace": 1, "kv_lora_rank": 16,
         "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 16})");
     EXPECT_NE(v3.find("missing \"n_shared_experts\""), std::string::npos) << v3;
-    // Qwen2MoeConfig's shared expert is 5632 wide when left out; ERNIE 4.5's 2 shared experts.
+    // Qwen2MoeConfig's shared expert is 5632 wide when left out.
     const TransformerConfig q = parse_hf_config(R"({"architectures": ["Qwen2MoeForCausalLM"], "hidden_size": 64,
         "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,
         "moe_intermediate_size": 1408, "num_experts": 4, "num_experts_per_tok": 2})",
                                                 "x");
     EXPECT_EQ(q.moe->shared_experts, 4u);  // 5632 / 1408
-    const TransformerConfig er = parse_hf_config(R"({"architectures": ["Ernie4_5_MoeForCausalLM"], "hidden_size": 64,
+    // With moe_intermediate_size 2560 (Qwen2-57B-A14B's) the default 5632 is 2.2 experts: refused, saying the number is
+    // the class's default, not the file's (was quoted "(5632)" as if given).
+    const std::string q57 = error_of(R"({"architectures": ["Qwen2MoeForCausalLM"], "hidden_size": 64,
         "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,
-        "moe_intermediate_size": 32, "moe_num_experts": 4, "moe_k": 2})",
-                                                 "x");
-    EXPECT_EQ(er.moe->shared_experts, 2u);
+        "moe_intermediate_size": 2560, "num_experts": 4, "num_experts_per_tok": 2})");
+    EXPECT_NE(q57.find("\"shared_expert_intermediate_size\" (left out: 5632, Qwen2MoeConfig's default)"), std::string::npos)
+        << q57;
+    // ERNIE 4.5 MoE without moe_num_shared_experts: transformers says 2, FastDeploy and mlx-lm 0: refused naming the key
+    // (was 2 taken).
+    const std::string er = error_of(R"({"architectures": ["Ernie4_5_MoeForCausalLM"], "hidden_size": 64,
+        "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,
+        "moe_intermediate_size": 32, "moe_num_experts": 4, "moe_k": 2})");
+    EXPECT_NE(er.find("missing \"moe_num_shared_experts\""), std::string::npos) << er;
     // A null is no count either class can build with: refused naming it (was 0).
     const std::string qn = error_of(R"({"architectures": ["Qwen2MoeForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
         "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100, "moe_intermediate_size": 1408,
@@ -391,6 +414,20 @@ TEST(HfTensorLists, Dots1AppliesItsWindowFromMaxWindowLayers) {
     // Left out: max_window_layers 62, so a 4-layer model has no sliding layer.
     const TransformerConfig d = parse_hf_config(dots + "}", "x");
     EXPECT_EQ(d.local_layers, (std::vector<bool>(4, false)));
+    // "max_window_layers": null: the class's rule i >= None raises a TypeError; refused naming the key (was read as 0, a
+    // window on all 4 layers). The same for Qwen2 with use_sliding_window true.
+    const std::string e = error_of(dots + R"(, "max_window_layers": null})");
+    EXPECT_NE(e.find("\"max_window_layers\" is null"), std::string::npos) << e;
+    const std::string q = error_of(R"({"architectures": ["Qwen2ForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100, "sliding_window": 32,
+        "use_sliding_window": true, "max_window_layers": null})");
+    EXPECT_NE(q.find("\"max_window_layers\" is null"), std::string::npos) << q;
+    // Without use_sliding_window the class never compares (sliding_window is None first): still read, no window.
+    const TransformerConfig off = parse_hf_config(R"({"architectures": ["Qwen2ForCausalLM"], "hidden_size": 64,
+        "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,
+        "sliding_window": 32, "use_sliding_window": false, "max_window_layers": null})",
+                                                  "x");
+    EXPECT_EQ(off.sliding_window, 0u);
 }
 
 TEST(HfTensorLists, GraniteMoeHybridNullsAreRefusedAndLayersBlockTypeIsRead) {
@@ -399,6 +436,17 @@ TEST(HfTensorLists, GraniteMoeHybridNullsAreRefusedAndLayersBlockTypeIsRead) {
         const std::string e = error_of(granite_hybrid(lt, std::string(R"("intermediate_size": 8192, ")") + key + R"(": null)"));
         EXPECT_NE(e.find(std::string("\"") + key + "\" is null"), std::string::npos) << e;
     }
+    // "attention_bias": null is no bias (nn.Linear(bias=None)): Granite-4.0-Micro's 3,402,836,480 as without the key
+    // (was refused). "tie_word_embeddings": null ties nothing (transformers' tie_weights and vLLM test it for truth): the
+    // LM head is counted, + 100,352 · 2560 = 256,901,120 → 3,659,737,600.
+    EXPECT_EQ(param_count(parse_hf_config(granite_hybrid(lt, R"("num_local_experts": 0, "intermediate_size": 8192,
+                              "shared_intermediate_size": 8192, "attention_bias": null)"),
+                                          "x"))
+                  .total.value(),
+              3402836480u);
+    std::string untied = granite_hybrid(lt);
+    untied.replace(untied.find(R"("tie_word_embeddings": true)"), 27, R"("tie_word_embeddings": null)");
+    EXPECT_EQ(param_count(parse_hf_config(untied, "x")).total.value(), 3659737600u);
     // layers_block_type (layer_types under GraniteMoeHybridConfig's attribute_map) is the same list: Granite-4.0-Micro's
     // 3,402,836,480 parameters (GraniteMoeHybridAllAttentionIsReadMambaLayersAreNamed).
     std::string alias = granite_hybrid("");
