@@ -405,7 +405,13 @@ void read_sliding_window(const Reader& r, Family fam, TransformerConfig& c, bool
     } else if (qwen || dots1) {
         // Qwen2Config and its kin (and Dots1Config) mark layer i sliding when i >= max_window_layers: None fails there.
         r.refuse_null("max_window_layers", "the class's sliding-layer rule (i >= max_window_layers)");
-        const std::uint64_t from = r.natural_or("max_window_layers", 0);
+        // Left out: Qwen2Config, Qwen3Config, Qwen2MoeConfig and Qwen3MoeConfig all default it to 28 (dots1: its
+        // class defaults above); it was read as 0, a window on every layer.
+        if (qwen && !r.has("max_window_layers"))
+            c.limitations.push_back(
+                "config.json leaves out max_window_layers: 28 taken (transformers' Qwen2/Qwen3 "
+                "config classes' default): layers 28 and up use the window");
+        const std::uint64_t from = r.natural_or("max_window_layers", qwen ? 28 : 0);
         for (std::uint64_t i = 0; i < c.layers; ++i)
             c.local_layers.push_back(i >= from);
     } else if (fam == Family::olmo3) {

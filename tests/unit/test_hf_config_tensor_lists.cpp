@@ -428,6 +428,16 @@ TEST(HfTensorLists, Dots1AppliesItsWindowFromMaxWindowLayers) {
         "sliding_window": 32, "use_sliding_window": false, "max_window_layers": null})",
                                                   "x");
     EXPECT_EQ(off.sliding_window, 0u);
+    // Left out with use_sliding_window true: Qwen2Config's default 28 (was read as 0, a window on every layer). 30
+    // layers: 0-27 full, 28 and 29 sliding.
+    const TransformerConfig left_out = parse_hf_config(R"({"architectures": ["Qwen2ForCausalLM"], "hidden_size": 64,
+        "num_hidden_layers": 30, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,
+        "sliding_window": 32, "use_sliding_window": true})",
+                                                       "x");
+    std::vector<bool> from28(30, false);
+    from28[28] = from28[29] = true;
+    EXPECT_EQ(left_out.local_layers, from28);
+    EXPECT_TRUE(has_limitation(left_out, "max_window_layers: 28 taken"));
 }
 
 TEST(HfTensorLists, GraniteMoeHybridNullsAreRefusedAndLayersBlockTypeIsRead) {
