@@ -5,13 +5,14 @@
 #include <algorithm>
 #include <cctype>
 #include <initializer_list>
-#include <sstream>
 
 #include "csv.h"
 #include "nsys_parts.h"
 
 namespace bwacct {
 namespace {
+
+using ingest::split_words;
 
 bool numeric_token(const std::string& t) {
     return !t.empty() && std::isdigit(static_cast<unsigned char>(t.front())) &&
@@ -27,14 +28,6 @@ bool decimal_comma_token(const std::string& t) {
     const bool short_fraction = comma != std::string::npos && t.find(',') == comma && t.size() - comma - 1 >= 1 &&
                                 t.size() - comma - 1 <= 2 && t.find('.', comma) == std::string::npos;
     return short_fraction || std::count(t.begin(), t.end(), '.') >= 2;
-}
-
-std::vector<std::string> tokens(const std::string& line) {
-    std::istringstream in(line);
-    std::vector<std::string> out;
-    for (std::string t; in >> t;)
-        out.push_back(t);
-    return out;
 }
 
 // The numeric cells of a console row: its tokens up to the first that is not a number (the name, a Style or a
@@ -88,7 +81,7 @@ std::vector<Group> console_tables(const std::vector<std::string>& lines) {
         }
         if (nsys_parts::blank(lines[i]))
             continue;
-        const std::vector<std::string> toks = tokens(lines[i]);
+        const std::vector<std::string> toks = split_words(lines[i]);
         if (!console_row(toks)) {
             open = false;
             continue;
@@ -319,13 +312,13 @@ std::vector<std::string> nsys_parts::mend_console_paste(std::vector<std::string>
             continue;
         std::size_t h = r - 1;
         std::string wrapped;
-        while (h + 3 >= r && h > 0 && (blank(lines[h]) || tokens(lines[h]).size() == 1)) {
+        while (h + 3 >= r && h > 0 && (blank(lines[h]) || split_words(lines[h]).size() == 1)) {
             if (!blank(lines[h]))
                 wrapped = trim(lines[h]) + (wrapped.empty() ? "" : "  " + wrapped);
             --h;
         }
         const std::string t = trim(lines[h]);
-        if (h + 1 == r || t.find("  ") == std::string::npos || dashed_rule(lines[h]) || console_row(tokens(lines[h])))
+        if (h + 1 == r || t.find("  ") == std::string::npos || dashed_rule(lines[h]) || console_row(split_words(lines[h])))
             continue;  // not a header of columns (two blanks or more between titles) over wrapped titles
         std::string head = lines[h];
         while (!head.empty() && (head.back() == ' ' || head.back() == '\t'))
@@ -370,7 +363,7 @@ std::vector<std::string> nsys_parts::mend_console_paste(std::vector<std::string>
         for (const std::size_t i : groups[g].rows) {
             std::string& line = lines[i];
             swapped[i] = true;
-            std::size_t cell = 0, n = leading_numbers(tokens(line));
+            std::size_t cell = 0, n = leading_numbers(split_words(line));
             for (std::size_t at = 0; cell < n; ++cell) {
                 const std::size_t a = line.find_first_not_of(" \t", at), b = std::min(line.find_first_of(" \t", a), line.size());
                 for (std::size_t c = a; c < b; ++c)

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 #include "bwacct/error.h"
 #include "csv.h"
@@ -18,6 +17,7 @@ namespace bwacct {
 namespace {
 
 using ingest::parse_number_text;
+using ingest::split_words;
 using nsys_parts::trim;
 
 constexpr const char* kExpected =
@@ -29,14 +29,6 @@ bool has(const std::string& l, const char* w) { return l.find(w) != std::string:
 // The header of a rocpd summary table: a Name, Calls and DURATION column, in capitals as rocpd prints them.
 bool is_summary_header(const std::string& l) {
     return has(l, "Name") && has(l, "Calls") && has(l, "DURATION (") && has(l, "AVERAGE (");
-}
-
-std::vector<std::string> tokens(const std::string& line) {
-    std::istringstream in(line);
-    std::vector<std::string> out;
-    for (std::string t; in >> t;)
-        out.push_back(t);
-    return out;
 }
 
 // The titles after "Name": runs of text separated by two blanks or more ("DURATION (nsec)", "PERCENT (INC)").
@@ -117,7 +109,7 @@ NsysKernSum read_table(const std::vector<std::string>& lines, std::size_t h, con
             out.warnings.push_back(nsys_parts::elision_warning(h + 1, i + 1, row, out.kernels.size()));
             break;
         }
-        const std::vector<std::string> toks = tokens(row);
+        const std::vector<std::string> toks = split_words(row);
         if (toks.size() <= titles.size())
             throw InputError(origin, fmt::format("line {}: {} blank-separated cells where the rocpd summary's header has a "
                                                  "name and {} numbers; {}",
