@@ -254,6 +254,10 @@ std::uint64_t correlate_by_external_id(Trace& t);
 // its launching runtime call's (CopyKind), paired by correlation id. Returns the copies given one. The
 // reader runs it on every trace, after correlate_by_external_id.
 std::uint64_t copy_kinds_from_launches(Trace& t);
+// The (device, correlation id) pairs two or more GPU activities share, sorted: one CUDA graph launch's (CUPTI gives
+// every kernel of a cudaGraphLaunch the launch's id). Keyed by device: ids are unique only within one process, and a
+// trace merging several processes reuses them on other devices. `kernels_only`: kernels alone count.
+std::vector<std::pair<std::int64_t, std::int64_t>> shared_launch_ids(const Trace& t, bool kernels_only);
 
 // How many times the reader reads the document. one: every event as it comes (every CPU op held until
 // the launches are read). two: the first read keeps all but the CPU ops; the second parses only the CPU

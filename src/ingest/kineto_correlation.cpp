@@ -80,4 +80,16 @@ std::uint64_t copy_kinds_from_launches(Trace& t) {
     return given;
 }
 
+std::vector<std::pair<std::int64_t, std::int64_t>> shared_launch_ids(const Trace& t, bool kernels_only) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> ids, shared;
+    for (const GpuActivity& g : t.activities)
+        if (g.correlation >= 0 && (!kernels_only || g.kind == Activity::kernel))
+            ids.emplace_back(g.device, g.correlation);
+    std::sort(ids.begin(), ids.end());
+    for (std::size_t i = 1; i < ids.size(); ++i)
+        if (ids[i] == ids[i - 1] && (shared.empty() || shared.back() != ids[i]))
+            shared.push_back(ids[i]);
+    return shared;
+}
+
 }  // namespace bwacct::kineto

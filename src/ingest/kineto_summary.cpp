@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -157,25 +158,17 @@ struct Grouper {
         }
         return std::binary_search(launch_ids.begin(), launch_ids.end(), c);
     }
-    // Whether kernel `a` ran in a CUDA graph replay: CUPTI gives every kernel of one cudaGraphLaunch the launch's
-    // correlation id, so a correlation id several kernels share is a graph's (the ids, sorted, built on first use).
-    mutable std::vector<std::pair<std::int64_t, std::int64_t>> kernel_ids;  // (device, correlation)
-    // Kernels sharing a correlation id on one device: one CUDA graph launch's (ids are unique only within a
-    // process; a merged trace of several processes reuses them on other devices).
+    // Whether kernel `a` ran in a CUDA graph replay: it shares its (device, correlation id) with another kernel
+    // (shared_launch_ids; built on first use).
+    mutable std::optional<std::vector<std::pair<std::int64_t, std::int64_t>>> graph_ids;
     bool graph_replay(std::size_t a) const {
         const GpuActivity& g = t.activities[a];
         if (g.correlation < 0)
             return false;
-        if (kernel_ids.empty()) {
-            for (const GpuActivity& k : t.activities)
-                if (k.kind == Activity::kernel && k.correlation >= 0)
-                    kernel_ids.emplace_back(k.device, k.correlation);
-            kernel_ids.emplace_back(-1, -1);  // never empty once built
-            std::sort(kernel_ids.begin(), kernel_ids.end());
-        }
-        const auto [first, last] = std::equal_range(kernel_ids.begin(), kernel_ids.end(),
-                                                    std::pair<std::int64_t, std::int64_t>(g.device, g.correlation));
-        return last - first > 1;
+        if (!graph_ids)
+            graph_ids = shared_launch_ids(t, true);
+        return std::binary_search(graph_ids->begin(), graph_ids->end(),
+                                  std::pair<std::int64_t, std::int64_t>(g.device, g.correlation));
     }
     // Why an activity has no formula (docs/ingest.md, "Reasons").
     std::string reason(std::size_t a, Category category) const {

@@ -266,16 +266,7 @@ Timeline account_time(const Trace& t, const Links& links, const std::vector<Cate
     std::vector<bool> later_of_launch(n, false);
     {
         using Key = std::pair<std::int64_t, std::int64_t>;  // (device, correlation)
-        std::vector<Key> ids;
-        for (const GpuActivity& g : t.activities)
-            if (g.correlation >= 0)
-                ids.emplace_back(g.device, g.correlation);
-        std::sort(ids.begin(), ids.end());
-        std::vector<Key> shared;
-        for (std::size_t i = 1; i < ids.size(); ++i)
-            if (ids[i] == ids[i - 1] && (shared.empty() || shared.back() != ids[i]))
-                shared.push_back(ids[i]);
-        ids = std::vector<Key>();
+        const std::vector<Key> shared = shared_launch_ids(t, false);
         if (!shared.empty()) {
             std::map<Key, std::size_t> first;  // shared (device, id) → its earliest-starting activity
             for (std::size_t a = 0; a < n; ++a) {
