@@ -523,15 +523,19 @@ Timing measure_gemm(const GemmDesc& d, const SamplePolicy& p, int device) {
 
     DeviceBuffer A(bytes_a, "cudaMalloc(A)"), B(bytes_b, "cudaMalloc(B)"), C(bytes_c, "cudaMalloc(C)"),
         bias(bytes_bias, "cudaMalloc(bias)"), workspace(kWorkspaceBytes, "cudaMalloc(cuBLASLt workspace)"),
-        scales(2 * sizeof(float), "cudaMalloc(fp8 scales)"), counter(sizeof(unsigned long long), "cudaMalloc(counter)");
+        scale_a_buf(sizeof(float), "cudaMalloc(fp8 scale of A)"), scale_b_buf(sizeof(float), "cudaMalloc(fp8 scale of B)"),
+        counter(sizeof(unsigned long long), "cudaMalloc(counter)");
     Stream stream;  // declared after the buffers: on any exit it is synchronized before they are freed
 
     check(checks::fill_uniform(A.ptr, tp.ea, elems_a, 0xA11CE5EEDull, stream.s), "fill A");
     check(checks::fill_uniform(B.ptr, tp.eb, elems_b, 0xB0B5EEDull, stream.s), "fill B");
     if (d.bias)
         check(checks::fill_uniform(bias.ptr, tp.ec, elems_bias, 0xB1A55EEDull, stream.s), "fill bias");
-    const float ones[2] = {1.0f, 1.0f};
-    check(cudaMemcpyAsync(scales.ptr, ones, sizeof ones, cudaMemcpyHostToDevice, stream.s), "cudaMemcpy(fp8 scales)");
+    // One allocation per scale: cuBLASLt 13 refuses (CUBLAS_STATUS_NOT_SUPPORTED, every candidate) an fp8
+    // scale pointer that is not 16-byte aligned, as two floats of one buffer were (seen on an H100).
+    const float one = 1.0f;
+    check(cudaMemcpyAsync(scale_a_buf.ptr, &one, sizeof one, cudaMemcpyHostToDevice, stream.s), "cudaMemcpy(fp8 scale of A)");
+    check(cudaMemcpyAsync(scale_b_buf.ptr, &one, sizeof one, cudaMemcpyHostToDevice, stream.s), "cudaMemcpy(fp8 scale of B)");
     check(cudaMemsetAsync(C.ptr, 0xFF, bytes_c, stream.s), "cudaMemset(C)");
     check(cudaStreamSynchronize(stream.s), "fill GEMM inputs");
 
@@ -552,8 +556,8 @@ Timing measure_gemm(const GemmDesc& d, const SamplePolicy& p, int device) {
     }
     if (tp.fp8) {
         // cuBLASLt's A is our B and vice versa; both scales are 1.0 here.
-        const void* scale_a = static_cast<const float*>(scales.ptr) + 1;
-        const void* scale_b = scales.ptr;
+        const void* scale_a = scale_b_buf.ptr;
+        const void* scale_b = scale_a_buf.ptr;
         op.set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, scale_a, "CUBLASLT_MATMUL_DESC_A_SCALE_POINTER");
         op.set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, scale_b, "CUBLASLT_MATMUL_DESC_B_SCALE_POINTER");
     }
@@ -592,12 +596,19 @@ Timing measure_gemm(const GemmDesc& d, const SamplePolicy& p, int device) {
 
     // Candidates the heuristic returned that run: one untimed call each, checked.
     std::vector<Candidate> cands;
+    std::string refusals;  // why each candidate did not run, for the error when none did
     for (int i = 0; i < returned; ++i) {
-        if (results[i].state != CUBLAS_STATUS_SUCCESS || results[i].workspaceSize > kWorkspaceBytes)
+        if (results[i].state != CUBLAS_STATUS_SUCCESS || results[i].workspaceSize > kWorkspaceBytes) {
+            refusals += (refusals.empty() ? "" : ", ") + std::string("#") + std::to_string(i + 1) + " " +
+                        (results[i].state != CUBLAS_STATUS_SUCCESS ? api.cublasLtGetStatusName(results[i].state)
+                                                                   : "workspace over 32 MiB");
             continue;
+        }
         Candidate c{results[i].algo, results[i].workspaceSize, i + 1, 0};
         const cublasStatus_t s = matmul(c, stream.s);
         if (s != CUBLAS_STATUS_SUCCESS) {
+            refusals +=
+                (refusals.empty() ? "" : ", ") + std::string("#") + std::to_string(i + 1) + " " + api.cublasLtGetStatusName(s);
             notes.push_back("cuBLASLt candidate " + std::to_string(i + 1) + " of " + std::to_string(returned) +
                             " skipped: " + api.cublasLtGetStatusName(s));
             continue;
@@ -606,7 +617,7 @@ Timing measure_gemm(const GemmDesc& d, const SamplePolicy& p, int device) {
         cands.push_back(c);
     }
     if (cands.empty())
-        throw MeasureError("no cuBLASLt algorithm ran for the " + what + fp8_hint);
+        throw MeasureError("no cuBLASLt algorithm ran for the " + what + " (candidates: " + refusals + ")" + fp8_hint);
 
     const std::uint64_t working_set = bytes_a + bytes_b + bytes_c + bytes_bias;
     Region region;
