@@ -39,5 +39,19 @@ TEST(GatePolicy, AnInjectedProfilerTurnsItOff) {
     EXPECT_FALSE(with_env({{"NSYS_PROFILING_SESSION_ID", "7"}}).gated);
 }
 
+// The variables Nsight Compute 2025.3.1 and compute-sanitizer (CUDA 13.0) set in the target's environment
+// on an H100, read with `ncu env` and `compute-sanitizer env` (2026-11-25): neither sets
+// CUDA_INJECTION64_PATH, and before this the gate timed out under ncu ("the spin gate timed out (1 s)").
+TEST(GatePolicy, NsightComputeAndComputeSanitizerAsSeenOnAnH100TurnItOff) {
+    const GatePolicy ncu = with_env({{"NV_NSIGHT_INJECTION_TRANSPORT_TYPE", "uds"},
+                                     {"NV_COMPUTE_PROFILER_PERFWORKS_DIR", "/opt/nvidia/nsight-compute/2025.3.1/target/x"}});
+    EXPECT_FALSE(ncu.gated);
+    EXPECT_NE(ncu.why_not.find("Nsight Compute"), std::string::npos) << ncu.why_not;
+    const GatePolicy san = with_env({{"NV_SANITIZER_INJECTION_TRANSPORT_TYPE", "uds"}});
+    EXPECT_FALSE(san.gated);
+    EXPECT_NE(san.why_not.find("compute-sanitizer"), std::string::npos) << san.why_not;
+    EXPECT_TRUE(with_env({{"NV_NSIGHT_INJECTION_TRANSPORT_TYPE", ""}}).gated) << "empty means unset";
+}
+
 }  // namespace
 }  // namespace bwacct::measure
