@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every measurement once on this machine's GPU, checks sanity bounds, and writes one JSON report.
 #   scripts/gpu-check.sh [report.json]      (default: docs/measurements/<date>-<gpu>.json)
+#   BWACCT_GPU_BIN=path/to/bwacct scripts/gpu-check.sh   (a binary built elsewhere; nothing is built)
 # Checks: HBM copy and triad between 70 % and 100 % of the peak derived from bus width × memory clock;
 # GEMM TFLOP/s at or below the catalog's dense peak; every result verified (a failed verification is an
 # error, so a run that reaches the report passed it); no CUDA error under compute-sanitizer (memcheck)
@@ -14,10 +15,18 @@ source scripts/deps.sh
 
 # Kernels for this machine's own GPU (A100, L40S, L4, an RTX card: not only the default sm_90/sm_100);
 # BWACCT_GPU_ARCHS overrides (e.g. "90;100").
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DBWACCT_TESTS=OFF -DBWACCT_CUDA=ON \
-  -DCMAKE_CUDA_ARCHITECTURES="${BWACCT_GPU_ARCHS:-native}" >/dev/null || exit 1
-cmake --build build-gpu -j "$(nproc)" --target bwacct >/dev/null || exit 1
-bw=build-gpu/bwacct
+# BWACCT_GPU_BIN: a bwacct built elsewhere with BWACCT_CUDA=ON (a GPU machine without the Debian
+# packages the build needs); it is used as it is and nothing is built.
+if [[ -n "${BWACCT_GPU_BIN:-}" ]]; then
+  bw=$BWACCT_GPU_BIN
+  [[ -x "$bw" ]] || { echo "gpu-check: BWACCT_GPU_BIN=$bw is not an executable file" >&2; exit 2; }
+else
+  cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DBWACCT_TESTS=OFF -DBWACCT_CUDA=ON \
+    -DCMAKE_CUDA_ARCHITECTURES="${BWACCT_GPU_ARCHS:-native}" >/dev/null || exit 1
+  cmake --build build-gpu -j "$(nproc)" --target bwacct >/dev/null || exit 1
+  bw=build-gpu/bwacct
+fi
+"$bw" --version
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
