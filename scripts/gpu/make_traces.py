@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""Records PyTorch profiler (Kineto) traces of a few real workloads on this machine's GPU.
+
+    python3 scripts/gpu/make_traces.py OUT_DIR [NAME ...]
+
+Each workload runs its warm-up steps, then one profiled step (record_shapes=True, as TraceLens and
+bwacct's cost model want), and writes OUT_DIR/NAME.json.gz. Models are built from configs with random
+weights (nothing is downloaded). The traces are test data for `bwacct ingest torch-trace`: their GPU
+time is real, their content is what PyTorch, cuDNN, cuBLAS and Inductor chose on that GPU. A workload
+that fails prints why and the others go on.
+"""
+import gzip
+import os
+import shutil
+import sys
+import time
+import traceback
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+
+def record(out_dir, name, step, warmup=2):
+    for _ in range(warmup):
+        step()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
+        step()
+        torch.cuda.synchronize()
+    raw = os.path.join(out_dir, name + ".json")
+    prof.export_chrome_trace(raw)
+    with open(raw, "rb") as f, gzip.open(raw + ".gz", "wb", compresslevel=9) as g:
+        shutil.copyfileobj(f, g)
+    os.remove(raw)
+    print(f"{name}: {os.path.getsize(raw + '.gz')} bytes gzipped", flush=True)
+
+
+def resnet50_train():
+    import torchvision
+
+    model = torchvision.models.resnet50().cuda().to(memory_format=torch.channels_last)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (64,), device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    return step
+
+
+def llama_config(layers=4):
+    from transformers import LlamaConfig
+
+    return LlamaConfig(hidden_size=2048, intermediate_size=5632, num_hidden_layers=layers, num_attention_heads=16,
+                       num_key_value_heads=4, vocab_size=32000, max_position_embeddings=4096)
+
+
+def llama_train():
+    from transformers import LlamaForCausalLM
+
+    model = LlamaForCausalLM._from_config(llama_config(), attn_implementation="sdpa", torch_dtype=torch.bfloat16).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, 32000, (4, 1024), device="cuda")
+
+    def step():
+        out = model(input_ids=ids, labels=ids)
+        out.loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    return step
+
+
+def llama_compiled_prefill():
+    from transformers import LlamaForCausalLM
+
+    model = LlamaForCausalLM._from_config(llama_config(), attn_implementation="sdpa", torch_dtype=torch.bfloat16).cuda()
+    model.eval()
+    fwd = torch.compile(model)
+    ids = torch.randint(0, 32000, (4, 512), device="cuda")
+
+    def step():
+        with torch.no_grad():
+            fwd(input_ids=ids, use_cache=False)
+
+    return step
+
+
+def llama_eager_decode():
+    from transformers import LlamaForCausalLM
+
+    model = LlamaForCausalLM._from_config(llama_config(), attn_implementation="sdpa", torch_dtype=torch.bfloat16).cuda()
+    model.eval()
+    ids = torch.randint(0, 32000, (8, 256), device="cuda")
+
+    def step():
+        with torch.no_grad():
+            model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=8, min_new_tokens=8,
+                           do_sample=False, pad_token_id=0)
+
+    return step
+
+
+def qwen3_moe_prefill():
+    from transformers import Qwen3MoeConfig, Qwen3MoeForCausalLM
+
+    cfg = Qwen3MoeConfig(hidden_size=1024, intermediate_size=2816, moe_intermediate_size=512, num_hidden_layers=4,
+                         num_attention_heads=16, num_key_value_heads=4, head_dim=64, num_experts=32,
+                         num_experts_per_tok=4, vocab_size=32000, decoder_sparse_step=1, mlp_only_layers=[])
+    model = Qwen3MoeForCausalLM._from_config(cfg, attn_implementation="sdpa", torch_dtype=torch.bfloat16).cuda()
+    model.eval()
+    ids = torch.randint(0, 32000, (4, 512), device="cuda")
+
+    def step():
+        with torch.no_grad():
+            model(input_ids=ids, use_cache=False)
+
+    return step
+
+
+def vit_b16_train():
+    import torchvision
+
+    model = torchvision.models.vit_b_16().cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(32, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (32,), device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    return step
+
+
+def llama_train_variant(accum=1, groups=1, fused=True):
+    """Llama training step: `accum` micro-batches per optimizer step; `groups` 2 splits the parameters
+    into a weight-decay and a no-decay group (as Hugging Face's Trainer does); `fused` False uses
+    AdamW's default multi-tensor (foreach) implementation."""
+    from transformers import LlamaForCausalLM
+
+    model = LlamaForCausalLM._from_config(llama_config(), attn_implementation="sdpa", torch_dtype=torch.bfloat16).cuda()
+    params = list(model.parameters())
+    if groups == 2:
+        params = [{"params": [p for p in params if p.dim() >= 2], "weight_decay": 0.1},
+                  {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
+    opt = torch.optim.AdamW(params, lr=1e-4, fused=True) if fused else torch.optim.AdamW(params, lr=1e-4)
+    ids = torch.randint(0, 32000, (2, 1024), device="cuda")
+
+    def step():
+        for _ in range(accum):
+            out = model(input_ids=ids, labels=ids)
+            (out.loss / accum).backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    return step
+
+
+def resnet18_ddp1_train():
+    """DistributedDataParallel over one rank (NCCL): the all-reduce kernels and bucket copies of a
+    real DDP step, on the one GPU this machine has."""
+    import torch.distributed as dist
+    import torchvision
+
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", "29512")
+    if not dist.is_initialized():
+        dist.init_process_group("nccl", rank=0, world_size=1)
+    model = torch.nn.parallel.DistributedDataParallel(torchvision.models.resnet18().cuda(), device_ids=[0])
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x = torch.randn(128, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (128,), device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    return step
+
+
+WORKLOADS = {
+    "resnet50_train_bf16": resnet50_train,
+    "llama_train_bf16": llama_train,
+    "llama_compiled_prefill_bf16": llama_compiled_prefill,
+    "llama_eager_decode_bf16": llama_eager_decode,
+    "qwen3moe_prefill_bf16": qwen3_moe_prefill,
+    "vitb16_train_bf16": vit_b16_train,
+    "llama_train_accum2_bf16": lambda: llama_train_variant(accum=2),
+    "llama_train_2groups_bf16": lambda: llama_train_variant(groups=2),
+    "llama_train_foreach_adamw_bf16": lambda: llama_train_variant(fused=False),
+    "resnet18_ddp1_train_bf16": resnet18_ddp1_train,
+}
+
+
+def main():
+    out_dir = sys.argv[1]
+    names = sys.argv[2:] or list(WORKLOADS)
+    os.makedirs(out_dir, exist_ok=True)
+    import transformers
+    import torchvision
+
+    print(f"torch {torch.__version__}, transformers {transformers.__version__}, torchvision {torchvision.__version__}, "
+          f"{torch.cuda.get_device_name()}", flush=True)
+    for name in names:
+        t0 = time.time()
+        try:
+            torch.manual_seed(0)
+            record(out_dir, name, WORKLOADS[name]())
+        except Exception:
+            print(f"{name}: FAILED", flush=True)
+            traceback.print_exc()
+        torch.cuda.empty_cache()
+        print(f"{name}: {time.time() - t0:.1f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
