@@ -26,7 +26,8 @@ def main():
         except (OSError, ValueError):
             return None
 
-    report = {"schema": "bwacct.gpu-check/1", "date": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
+    report = {"schema": "bwacct.gpu-check/1",
+              "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
               "sanitizer": sanitizer, "checks": [], "results": {}}
     ok = True
 
@@ -42,6 +43,16 @@ def main():
         doc = load(name)
         if doc is not None:
             report["results"][name] = doc
+
+    # A run that failed (gpu-check.sh keeps its stderr as NAME.err and its stdout, no JSON, as NAME.json) is a
+    # failed check in the report too: the first H100 run's report listed only passing checks while the
+    # script exited 1 for an fp8 GEMM that found no algorithm.
+    for err in sorted(f for f in os.listdir(work) if f.endswith(".err") and f != "sanitizer.err"):
+        name = err[:-len(".err")]
+        if load(name) is None:
+            with open(os.path.join(work, err), errors="replace") as f:
+                first = f.readline().strip()
+            check(name + " ran", False, first or "no JSON output and nothing on stderr")
 
     device = report["results"].get("device", {}).get("device", {})
     device_name = device.get("name", "this GPU")

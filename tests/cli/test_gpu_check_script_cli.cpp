@@ -93,6 +93,27 @@ TEST(GpuCheckScript, ADerivedPeakOfZeroFails) {
     EXPECT_EQ(r.err.find("ZeroDivisionError"), std::string::npos) << r.err;
 }
 
+// A run that failed is a failed check in the report, not only in the script's exit status: the first
+// H100 run (2026-11-25) wrote a report of passing checks while `gemm --dtype fp8` had exited 1.
+TEST(GpuCheckScript, AFailedRunIsAFailedCheck) {
+    if (find_on_path("python3").empty())
+        GTEST_SKIP() << "python3 not installed";
+    TempDir dir;
+    simulate_runs(dir);
+    write_text(dir.file("gemm_fp8.json"), "");
+    write_text(dir.file("gemm_fp8.err"), "bwacct gemm: no cuBLASLt algorithm ran for the fp8 GEMM\n");
+    write_text(dir.file("gemm_seed.err"), "");  // a run that succeeded leaves an empty .err: no check
+    const RunResult r = check(dir);
+    EXPECT_EQ(r.status, 1) << report(r);
+    EXPECT_NE(r.out.find("FAIL  gemm_fp8 ran: bwacct gemm: no cuBLASLt algorithm ran"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("gemm_seed ran"), std::string::npos) << r.out;
+    const json rep = parse_json(read_text(dir.file("report.json")), "report");
+    bool listed = false;
+    for (const json& c : rep["checks"])
+        listed = listed || (c["check"] == "gemm_fp8 ran" && c["passed"] == false);
+    EXPECT_TRUE(listed) << rep.dump();
+}
+
 // gpu-check.sh builds for this machine's own GPU, not only sm_90/sm_100 (issue 15 item 2).
 TEST(GpuCheckScript, BuildsForTheMachinesOwnGpu) {
     const std::string sh =
