@@ -190,6 +190,103 @@ def resnet18_ddp1_train():
     return step
 
 
+def llama_compiled_cudagraph_prefill():
+    """torch.compile(mode="reduce-overhead"): Inductor's kernels replayed from a CUDA graph."""
+    from transformers import LlamaForCausalLM
+
+    model = LlamaForCausalLM._from_config(llama_config(), attn_implementation="sdpa", torch_dtype=torch.bfloat16).cuda()
+    model.eval()
+    fwd = torch.compile(model, mode="reduce-overhead")
+    ids = torch.randint(0, 32000, (4, 512), device="cuda")
+
+    def step():
+        with torch.no_grad():
+            fwd(input_ids=ids, use_cache=False)
+
+    return step
+
+
+def llama_compiled_train():
+    """torch.compile'd training step: Inductor forward and backward kernels, eager fused AdamW."""
+    from transformers import LlamaForCausalLM
+
+    model = LlamaForCausalLM._from_config(llama_config(), attn_implementation="sdpa", torch_dtype=torch.bfloat16).cuda()
+    fwd = torch.compile(model)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, 32000, (2, 1024), device="cuda")
+
+    def step():
+        fwd(input_ids=ids, labels=ids).loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    return step
+
+
+def gpt2_amp_fp16_train():
+    """GPT-2 (124M shape) fp32 weights, fp16 autocast with GradScaler, gradient clipping, AdamW foreach:
+    AMP's unscale, _foreach_norm, the optimizer's list ops."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    model = GPT2LMHeadModel._from_config(GPT2Config(n_layer=6), attn_implementation="sdpa").cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    scaler = torch.amp.GradScaler("cuda")
+    ids = torch.randint(0, 50257, (8, 512), device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = model(input_ids=ids, labels=ids).loss
+        scaler.scale(loss).backward()
+        scaler.unscale_(opt)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        scaler.step(opt)
+        scaler.update()
+        opt.zero_grad(set_to_none=True)
+
+    return step
+
+
+def mixtral_prefill():
+    from transformers import MixtralConfig, MixtralForCausalLM
+
+    cfg = MixtralConfig(hidden_size=1024, intermediate_size=3584, num_hidden_layers=4, num_attention_heads=16,
+                        num_key_value_heads=4, num_local_experts=8, num_experts_per_tok=2, vocab_size=32000)
+    model = MixtralForCausalLM._from_config(cfg, attn_implementation="sdpa", torch_dtype=torch.bfloat16).cuda()
+    model.eval()
+    ids = torch.randint(0, 32000, (4, 512), device="cuda")
+
+    def step():
+        with torch.no_grad():
+            model(input_ids=ids, use_cache=False)
+
+    return step
+
+
+def record_scheduled(out_dir, name, make):
+    """A training loop profiled as users do: schedule(wait=1, warmup=1, active=2), so the trace holds
+    ProfilerStep#2 and ProfilerStep#3."""
+    from torch.profiler import schedule
+
+    step = make()
+    step()
+    torch.cuda.synchronize()
+    raw = os.path.join(out_dir, name + ".json")
+
+    def ready(prof):
+        prof.export_chrome_trace(raw)
+
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True,
+                 schedule=schedule(wait=1, warmup=1, active=2), on_trace_ready=ready) as prof:
+        for _ in range(4):
+            step()
+            torch.cuda.synchronize()
+            prof.step()
+    with open(raw, "rb") as f, gzip.open(raw + ".gz", "wb", compresslevel=9) as g:
+        shutil.copyfileobj(f, g)
+    os.remove(raw)
+    print(f"{name}: {os.path.getsize(raw + '.gz')} bytes gzipped", flush=True)
+
+
 WORKLOADS = {
     "resnet50_train_bf16": resnet50_train,
     "llama_train_bf16": llama_train,
@@ -201,12 +298,17 @@ WORKLOADS = {
     "llama_train_2groups_bf16": lambda: llama_train_variant(groups=2),
     "llama_train_foreach_adamw_bf16": lambda: llama_train_variant(fused=False),
     "resnet18_ddp1_train_bf16": resnet18_ddp1_train,
+    "llama_compiled_cudagraph_prefill_bf16": llama_compiled_cudagraph_prefill,
+    "llama_compiled_train_bf16": llama_compiled_train,
+    "gpt2_amp_fp16_train": gpt2_amp_fp16_train,
+    "mixtral_prefill_bf16": mixtral_prefill,
 }
+SCHEDULED = {"resnet50_train_bf16_profiler_steps": resnet50_train}
 
 
 def main():
     out_dir = sys.argv[1]
-    names = sys.argv[2:] or list(WORKLOADS)
+    names = sys.argv[2:] or list(WORKLOADS) + list(SCHEDULED)
     os.makedirs(out_dir, exist_ok=True)
     import transformers
     import torchvision
@@ -217,7 +319,10 @@ def main():
         t0 = time.time()
         try:
             torch.manual_seed(0)
-            record(out_dir, name, WORKLOADS[name]())
+            if name in SCHEDULED:
+                record_scheduled(out_dir, name, SCHEDULED[name])
+            else:
+                record(out_dir, name, WORKLOADS[name]())
         except Exception:
             print(f"{name}: FAILED", flush=True)
             traceback.print_exc()
