@@ -28,6 +28,21 @@ TEST(KinetoCost, AddmmWithBias) {
     EXPECT_EQ(c->cost.flops, 2ull * 141 * 512 * 512);  // 73924608
 }
 
+// nll_loss_backward as the H100 Llama training trace records it (h100_bwacct_make_traces_llama_train_bf16):
+// Input Dims [[], [4096, 32000], [4096], [], [], [], []], grad_output and total_weight 0-d fp32, no weight.
+// PyTorch zeroes grad_input in a child aten::zero_ (its own 159 µs fill kernel); this op's kernel took 10.3 µs,
+// so it cannot have written the 4096·32000·4 = 524,288,000 B that were counted before.
+TEST(KinetoCost, NllLossBackwardWritesOneValuePerTargetNotTheZeroedGradInput) {
+    const auto c = cost_cpu_op("aten::nll_loss_backward", op_of({{}, {4096, 32000}, {4096}, {}, {}, {}, {}},
+                                                                {"float", "float", "long int", "", "Scalar", "Scalar", "float"}));
+    ASSERT_TRUE(c);
+    // read: grad_output 4 + targets 4096·8 = 32768 + total_weight 4 = 32776 B; written: 4096·4 = 16384 B.
+    EXPECT_EQ(c->cost.bytes_read, 32776u);
+    EXPECT_EQ(c->cost.bytes_written, 16384u);
+    EXPECT_EQ(c->cost.flops, 4096u);
+    EXPECT_EQ(c->shape, "4096x32000");
+}
+
 TEST(KinetoCost, LinearBmmAndAFullAddend) {
     // linear(x[2,3,8], W[4,8], b[4]) fp32: M = 2·3 = 6, N = 4, K = 8.
     const auto lin = cost_cpu_op("aten::linear", op_of({{2, 3, 8}, {4, 8}, {4}}, {"float", "float", "float"}));
