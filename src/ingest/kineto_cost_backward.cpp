@@ -7,6 +7,7 @@
 //   gelu_backward 11 (Φ 4, φ 4, x·φ 1, Φ + x·φ 1, ·dy 1); softmax backward 4 (y·dy, row sum, dy − s, ·y).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 
 #include "kineto_cost_util.h"
@@ -189,15 +190,19 @@ std::optional<OpCost> cost_backward_op(const std::string& name, const CpuOp& op)
                        "target written (grad_input zeroed by its own child op); 1 FLOP per target");
     }
     if (base == "embedding_dense_backward" || base == "embedding_backward") {
-        // grad_output [..., D] and indices read; the num_weights×D weight gradient written.
-        const auto g = input_shape(op, 0);
+        // grad_output [..., D] and indices read; the rows the indices pick written, at most num_weights of
+        // them: the num_weights×D gradient is zeroed first by a child aten::zeros (its own fill kernel,
+        // costed there), then only the picked rows are accumulated.
+        const auto g = input_shape(op, 0), idx = input_shape(op, 1);
         const auto t = input_dtype(op, 0);
         const auto rows = concrete_int(op, 2);
-        if (!g || !t || !rows)
+        if (!g || !idx || !t || !rows)
             return std::nullopt;
+        const std::uint64_t picked = std::min<std::uint64_t>(*rows, elems(*idx));
         return traffic(name, shape_text(*g), *t, std::string(dtype_name(*t)), input_bytes(op, 0) + input_bytes(op, 1),
-                       bytes_of(*t, *rows * g->back()), elems(*g), Category::indexing,
-                       "grad_output + indices read; num_weights·D written; 1 FLOP per accumulated element");
+                       bytes_of(*t, picked * g->back()), elems(*g), Category::indexing,
+                       "grad_output + indices read; min(num_weights, indices)·D written (the gradient zeroed by its own "
+                       "child op); 1 FLOP per accumulated element");
     }
     if (base == "avg_pool2d_backward" || base == "avg_pool3d_backward" || base == "adaptive_avg_pool2d_backward" ||
         base == "_adaptive_avg_pool2d_backward" || base == "adaptive_avg_pool3d_backward" ||

@@ -25,6 +25,40 @@ TEST(KinetoCompiled, PointwiseKernelFromTheVllmTrace) {
     EXPECT_EQ(c->shape, "888,888,888");
 }
 
+// Fused gathers, from the H100 traces of a compiled Llama (h100_bwacct_make_traces_llama_compiled_*): the
+// kernel reads only the rows (or values) its integer argument picks.
+TEST(KinetoCompiled, AFusedEmbeddingCountsThePickedRowsOfItsTable) {
+    // ids long [4, 512] (n = 2048), table bf16 [32000, 2048], weight [2048], out [4, 512, 2048].
+    // Read 2048·8 = 16,384 + 2048·2048·2 = 8,388,608 (the picked rows, not 32000·2048·2 = 131,072,000)
+    // + 2048·2 = 4,096 → 8,409,088 B; written 4·512·2048·2 = 8,388,608 B.
+    const CpuOp op =
+        op_of({{4, 512}, {32000, 2048}, {2048}, {4, 512, 2048}, {}, {}}, {"long int", bf, bf, bf, "Scalar", "Scalar"});
+    const auto c = cost_cpu_op("triton_red_fused__to_copy_add_embedding_mean_mul_pow_rsqrt_0", op);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.bytes_read, 8409088u);
+    EXPECT_EQ(c->cost.bytes_written, 8388608u);
+    ASSERT_FALSE(c->cost.terms.empty());
+    EXPECT_NE(c->cost.terms[0].formula.find("the [32000x2048] table counted as the 2048 rows"), std::string::npos)
+        << c->cost.terms[0].formula;
+    // Without an integer argument nothing is picked: the same kernel name, the table read whole.
+    const auto whole = cost_cpu_op("triton_red_fused_embedding_0", op_of({{32000, 2048}, {2048}}, {bf, bf}));
+    ASSERT_TRUE(whole);
+    EXPECT_EQ(whole->cost.bytes_read, 131072000u);
+}
+
+TEST(KinetoCompiled, AFusedNllLossCountsOnePickedLogitPerRow) {
+    // Args as the compiled training step's loss kernel: float 0-d, long targets [2, 1025] (n = 2050), float
+    // logits [2048, 32000], float [2048, 1] ×2, float 0-d out. Logits: 2048·4 = 8,192 B (one per row, 2048 ≤ 2050),
+    // not 262,144,000. Read 4 + 2050·8 = 16,400 + 8,192 + 8,192 + 8,192 = 40,980 B; written 4 B.
+    const CpuOp op = op_of({{}, {2, 1025}, {2048, 32000}, {2048, 1}, {2048, 1}, {}},
+                           {"float", "long int", "float", "float", "float", "float"});
+    const auto c =
+        cost_cpu_op("triton_red_fused__log_softmax__to_copy__unsafe_view_clone_nll_loss_forward_slice_sub_view_12", op);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->cost.bytes_read, 40980u);
+    EXPECT_EQ(c->cost.bytes_written, 4u);
+}
+
 TEST(KinetoCompiled, ReductionKernelIsReduce) {
     // triton_red_ over a bf16 [4, 1024] input into a float [4] output: read 4·1024·2 = 8,192 B,
     // written 4·4 = 16 B.

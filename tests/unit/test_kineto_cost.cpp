@@ -43,6 +43,26 @@ TEST(KinetoCost, NllLossBackwardWritesOneValuePerTargetNotTheZeroedGradInput) {
     EXPECT_EQ(c->shape, "4096x32000");
 }
 
+// embedding_dense_backward from the same trace: Input Dims [[4, 1024, 2048], [4, 1024], [], [], []], Concrete
+// Inputs num_weights "32000". Its child aten::zeros fills the 32000×2048 gradient (costed as that fill);
+// the op's own kernels accumulate the rows the 4·1024 = 4096 indices pick.
+TEST(KinetoCost, EmbeddingDenseBackwardWritesThePickedRows) {
+    const auto op_with = [](const char* rows) {
+        return op_of({{4, 1024, 2048}, {4, 1024}, {}, {}, {}}, {bf, "long int", "Scalar", "Scalar", "Scalar"},
+                     {"", "", rows, "-1", "False"});
+    };
+    const auto c = cost_cpu_op("aten::embedding_dense_backward", op_with("32000"));
+    ASSERT_TRUE(c);
+    // read: dY 4·1024·2048·2 = 16,777,216 + indices 4096·8 = 32,768 → 16,809,984 B;
+    // written: min(32000, 4096)·2048·2 = 16,777,216 B (was 32000·2048·2 = 131,072,000).
+    EXPECT_EQ(c->cost.bytes_read, 16809984u);
+    EXPECT_EQ(c->cost.bytes_written, 16777216u);
+    // Fewer rows than indices (a tiny vocabulary): all num_weights rows, 10·2048·2 = 40,960 B.
+    const auto small = cost_cpu_op("aten::embedding_dense_backward", op_with("10"));
+    ASSERT_TRUE(small);
+    EXPECT_EQ(small->cost.bytes_written, 40960u);
+}
+
 TEST(KinetoCost, LinearBmmAndAFullAddend) {
     // linear(x[2,3,8], W[4,8], b[4]) fp32: M = 2·3 = 6, N = 4, K = 8.
     const auto lin = cost_cpu_op("aten::linear", op_of({{2, 3, 8}, {4, 8}, {4}}, {"float", "float", "float"}));
