@@ -249,12 +249,18 @@ ListInference infer_list_shapes(const Trace& t, const Links& links, const std::o
     grads.reserve(t.accumulate_grads.size());
     for (const CpuOp& o : t.accumulate_grads)
         grads.push_back(&o);
-    // A pass break: an op of another thread (the next forward's, on the main thread, while the backward passes run on
-    // the autograd engine's device thread) starts between two AccumulateGrad ops.
-    std::vector<std::pair<double, std::uint32_t>> starts;  // (ts, thread) of the kept ops, sorted
-    starts.reserve(t.ops.size());
-    for (const CpuOp& o : t.ops)
-        starts.emplace_back(o.ts, o.thread);
+    // A pass break: a launch of GPU work from another thread (the next forward's, on the main thread, while the backward
+    // passes run on the autograd engine's device thread) between two AccumulateGrad ops. Launches an activity names
+    // only, so that the trace as read and after drop_idle_ops give the same.
+    std::vector<std::int64_t> ran;
+    for (const GpuActivity& a : t.activities)
+        if (a.correlation >= 0)
+            ran.push_back(a.correlation);
+    std::sort(ran.begin(), ran.end());
+    std::vector<std::pair<double, std::uint32_t>> starts;  // (ts, thread), sorted
+    for (const Launch& l : t.launches)
+        if (std::binary_search(ran.begin(), ran.end(), l.correlation))
+            starts.emplace_back(l.ts, l.thread);
     std::sort(starts.begin(), starts.end());
     const PassBreak pass_break = [&starts](const CpuOp& before, const CpuOp& after) {
         auto it = std::upper_bound(starts.begin(), starts.end(), std::pair<double, std::uint32_t>(before.ts, UINT32_MAX));

@@ -26,11 +26,11 @@ struct ParameterInventory {
 // From the AccumulateGrad ops of one optimizer interval, in time order: one period of the sequence, the smallest p
 // dividing its length with the sequence p-periodic in (shape, dtype) and a pass break before every k·p-th op
 // (several backward passes before one optimizer step hold the same parameters each time; `breaks[i]`: another
-// thread's op, the next forward's, started between ops i − 1 and i, so that one backward pass of identical
+// thread, the next forward's, launched GPU work between ops i − 1 and i, so that one backward pass of identical
 // shapes is never folded). nullopt, with `why`, when there are none or one lacks a shape or a floating dtype.
 std::optional<ParameterInventory> parameter_inventory(const std::vector<const CpuOp*>& grads, const std::vector<bool>& breaks,
                                                       std::string& why);
-// Whether a backward pass ended between two AccumulateGrad ops (the trace: another thread's op started between them).
+// Whether a backward pass ended between two AccumulateGrad ops (the trace: another thread launched GPU work between them).
 using PassBreak = std::function<bool(const CpuOp& before, const CpuOp& after)>;
 
 // One call of a tensor-list optimizer op (optimizer_list_op) that launched kernels.

@@ -253,4 +253,119 @@ TEST(KinetoParamInventory, ParameterListsFollowTheOpSchema) {
     EXPECT_FALSE(with_parameter_lists("aten::cat", test::op_of({{}, {}}, {"TensorList", "Scalar"}), {{256}}));
 }
 
+// ---- The H100 traces recorded here (tests/data/corpus/torch-trace/h100_bwacct_make_traces_*, with their .src.txt).
+
+const HbmRoof kH100{"h100-sxm", 3350};  // configs/gpus.json's H100 SXM HBM3 peak, 3.35 TB/s
+
+Summary h100_summary(const std::string& workload, std::optional<HbmRoof> hbm = kH100) {
+    Trace t = read_kineto(std::string(BWACCT_TEST_DATA) + "/corpus/torch-trace/h100_bwacct_make_traces_" + workload + ".json.gz");
+    drop_idle_ops(t);
+    TraceHints h;
+    h.hbm = std::move(hbm);
+    return summarize(t, link_activities(t), h);
+}
+
+const Group* inferred_group(const Summary& s, const std::string& op) {
+    for (const Group& g : s.groups)
+        if (g.what.op == op && param(g.what, "shapes_from") == "inferred")
+            return &g;
+    return nullptr;
+}
+
+std::string reason_of(const Summary& s, const std::string& op) {
+    for (const KernelRow& k : s.kernels)
+        if (k.op == op && !k.reason.empty())
+            return k.reason;
+    return "(costed)";
+}
+
+// Llama (hidden 2048, 4 layers, intermediate 5632, 4 KV heads of 128, vocab 32000, untied): 39 parameters, P =
+// 2·32000·2048 (embedding, lm_head) + 4·(2·2048² (q, o) + 2·512·2048 (k, v) + 3·5632·2048 (MLP) + 2·2048 (norms))
+// + 2048 (final norm) = 131,072,000 + 4·45,092,864 + 2048 = 311,445,504 bf16 elements.
+// Fused AdamW, weight decay 0.01, no amsgrad, no grad_scale: read p, g, m, v 4·2·P = 2,491,564,032 B + 39 fp32
+// step counts 156 B = 2,491,564,188 B; write p, m, v 3·2·P = 1,868,673,024 B; 15·P = 4,671,682,560 FLOPs.
+TEST(KinetoParamInventory, LlamaTrainFusedAdamwFromItsAccumulateGradOps) {
+    for (const std::string w : {"llama_train_bf16", "llama_train_accum2_bf16"}) {
+        const Summary s = h100_summary(w);
+        const Group* g = inferred_group(s, "aten::_fused_adamw_");
+        ASSERT_TRUE(g) << w;
+        EXPECT_EQ(g->calls, 1u);
+        EXPECT_EQ(g->what.cost.bytes_read, 2491564188u) << w;
+        EXPECT_EQ(g->what.cost.bytes_written, 1868673024u) << w;
+        EXPECT_EQ(g->what.cost.flops, 4671682560u) << w;
+        EXPECT_NE(param(g->what, "inferred_from").find("39 AccumulateGrad parameters (311445504 elements)"), std::string::npos);
+        // the 39 step counts' _foreach_add_(state_steps, 1) on fp32: no fp32 parameter (1.6 to 1.8 µs left)
+        EXPECT_NE(reason_of(s, "aten::_foreach_add_").find("hold 0 fp32 tensors"), std::string::npos) << w;
+        EXPECT_LT(s.uncosted_busy_us, 2.0) << w;
+    }
+    // gradient accumulation: 78 AccumulateGrad ops, two backward passes of the same 39 (not 78 parameters)
+    EXPECT_NE(param(inferred_group(h100_summary("llama_train_accum2_bf16"), "aten::_fused_adamw_")->what, "inferred_from")
+                  .find("one of 2 backward passes: 78 AccumulateGrad ops"),
+              std::string::npos);
+    // without a GPU to check the bytes against, nothing is inferred
+    const Summary bare = h100_summary("llama_train_bf16", std::nullopt);
+    EXPECT_FALSE(inferred_group(bare, "aten::_fused_adamw_"));
+    EXPECT_NE(reason_of(bare, "aten::_fused_adamw_").find("give --gpu"), std::string::npos);
+}
+
+TEST(KinetoParamInventory, TwoShapedParameterGroupsStayAsTheyWere) {
+    // groups of 30 and 9 tensors: both lists spelled out, nothing inferred, nothing unaccounted
+    const Summary s = h100_summary("llama_train_2groups_bf16");
+    for (const Group& g : s.groups)
+        EXPECT_NE(param(g.what, "shapes_from"), "inferred") << g.what.op;
+    EXPECT_EQ(s.uncosted_busy_us, 0.0);
+}
+
+// Foreach AdamW over the same 39 bf16 parameters (P = 311,445,504): one call each of lerp_, addcmul_, sqrt, div_,
+// add_(eps), addcdiv_ on bf16; mul_ twice (params by 1 − lr·wd, exp_avg_sq by β2); the step counts' add_ runs on
+// the CPU (no kernel).
+TEST(KinetoParamInventory, ForeachAdamwCostsItsOneCallOpsAndSaysWhyNotTheOthers) {
+    const Summary s = h100_summary("llama_train_foreach_adamw_bf16");
+    // lerp_(exp_avgs, grads, 1 − β1): two lists read 2·2·P = 1,245,782,016 B, one written 622,891,008 B, 3·P FLOPs
+    const Group* lerp = inferred_group(s, "aten::_foreach_lerp_");
+    ASSERT_TRUE(lerp);
+    EXPECT_EQ(lerp->what.cost.bytes_read, 1245782016u);
+    EXPECT_EQ(lerp->what.cost.bytes_written, 622891008u);
+    EXPECT_EQ(lerp->what.cost.flops, 934336512u);
+    // addcdiv_(params, exp_avgs, sqrt, step sizes): three lists read 3·2·P = 1,868,673,024 B
+    const Group* addcdiv = inferred_group(s, "aten::_foreach_addcdiv_");
+    ASSERT_TRUE(addcdiv);
+    EXPECT_EQ(addcdiv->what.cost.bytes_read, 1868673024u);
+    for (const char* op : {"aten::_foreach_sqrt", "aten::_foreach_div_", "aten::_foreach_add_"})
+        EXPECT_TRUE(inferred_group(s, op)) << op;
+    // mul_ twice between the backward pass and the next: refused (which list each holds is not in the trace)
+    EXPECT_NE(reason_of(s, "aten::_foreach_mul_").find("2 calls of aten::_foreach_mul_ (bf16)"), std::string::npos);
+    // addcmul_(exp_avg_sqs, grads, grads): the formula reads three lists, 4·2·P = 2,491,564,032 B with the write,
+    // 743.8 µs at 3.35 TB/s, but its kernels ran 695.9 µs (grads passed twice are read once): refused
+    EXPECT_NE(reason_of(s, "aten::_foreach_addcmul_").find("743.8 µs at h100-sxm's HBM peak"), std::string::npos);
+    EXPECT_FALSE(inferred_group(s, "aten::_foreach_addcmul_"));
+}
+
+// ViT-B/16 (torchvision, 1000 classes), fp32 parameters: 152 tensors, P = 589,824 + 768 (patch conv) + 768 (class
+// token) + 197·768 (positions) + 12·(2·768 + 3·768² + 3·768 + 768² + 768 + 2·768 + 2·768·3072 + 3072 + 768) + 2·768
+// (final norm) + 768·1000 + 1000 (head) = 1,513,192 + 12·7,087,872 = 86,567,656.
+TEST(KinetoParamInventory, VitFusedAdamwCostedItsStepCountsRefusedByTheHbmFloor) {
+    const Summary s = h100_summary("vitb16_train_bf16");
+    const Group* g = inferred_group(s, "aten::_fused_adamw_");
+    ASSERT_TRUE(g);
+    // read 4·4·P + 152·4 = 1,385,082,496 + 608 B; write 3·4·P = 1,038,811,872 B; 15·P = 1,298,514,840 FLOPs
+    EXPECT_EQ(g->what.cost.bytes_read, 1385083104u);
+    EXPECT_EQ(g->what.cost.bytes_written, 1038811872u);
+    EXPECT_EQ(g->what.cost.flops, 1298514840u);
+    // _foreach_add_(state_steps, 1) on fp32: as parameters, 2·4·P = 692,541,248 B, 206.7 µs at 3.35 TB/s; it ran 3.5
+    EXPECT_NE(reason_of(s, "aten::_foreach_add_").find("692541248 B, 206.7 µs"), std::string::npos);
+}
+
+// ResNet-50 (torchvision), fp32, SGD momentum foreach: 161 tensors, P = 25,557,032. mul_(bufs, momentum) once:
+// read and write 4·P = 102,228,128 B, P FLOPs; add_ twice (bufs += grads, params += −lr·bufs): refused.
+TEST(KinetoParamInventory, ResnetSgdForeachMomentumCosted) {
+    const Summary s = h100_summary("resnet50_train_bf16");
+    const Group* g = inferred_group(s, "aten::_foreach_mul_");
+    ASSERT_TRUE(g);
+    EXPECT_EQ(g->what.cost.bytes_read, 102228128u);
+    EXPECT_EQ(g->what.cost.bytes_written, 102228128u);
+    EXPECT_EQ(g->what.cost.flops, 25557032u);
+    EXPECT_NE(reason_of(s, "aten::_foreach_add_").find("2 calls of aten::_foreach_add_ (fp32)"), std::string::npos);
+}
+
 }  // namespace
