@@ -446,10 +446,11 @@ Summary summarize(const Trace& t, const Links& links, const TraceHints& hints) {
     if (!gr.list_shapes.costs.empty()) {
         const OpCost& first = gr.list_shapes.costs.begin()->second;
         s.notes.push_back(fmt::format(
-            "{} tensor-list op calls whose lists Kineto wrote as [] (more than 30 tensors) costed from the trace's "
+            "{} tensor-list op call{} whose lists Kineto wrote as [] (more than 30 tensors) costed from the trace's "
             "parameter inventory (its AccumulateGrad ops, one backward pass's): records labelled shapes_from \"inferred\" "
             "(the first: {}: {})",
-            gr.list_shapes.costs.size(), first.op, std::get<std::string>(first.params.back().value)));
+            gr.list_shapes.costs.size(), gr.list_shapes.costs.size() == 1 ? "" : "s", first.op,
+            std::get<std::string>(first.params.back().value)));
     }
     if (gr.rejected > 0)
         s.warnings.push_back(
