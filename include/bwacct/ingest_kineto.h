@@ -211,6 +211,9 @@ struct Step {
     double ts = 0, dur = 0;  // µs
 };
 
+// The autograd node that stores a parameter's gradient, once per parameter per backward pass.
+constexpr std::string_view kAccumulateGrad = "torch::autograd::AccumulateGrad";
+
 struct Trace {
     std::vector<std::string> names;    // interned op and kernel names
     std::vector<std::string> threads;  // "pid/tid"
@@ -219,6 +222,10 @@ struct Trace {
     std::deque<CpuOp> ops;
     std::deque<Launch> launches;
     std::deque<GpuActivity> activities;
+    // Every `torch::autograd::AccumulateGrad` op read (kAccumulateGrad), in file order, kept or not by
+    // drop_idle_ops (a parameter's first gradient is stolen, not added: the op launches nothing): its Input
+    // Dims and Input type are one parameter's shape and dtype (parameter_inventory).
+    std::vector<CpuOp> accumulate_grads;
     std::vector<TraceDevice> devices;  // top-level "deviceProperties", in order
     std::vector<Step> steps;           // "ProfilerStep#N" annotations, in file order
     std::uint64_t events = 0;          // every element of traceEvents
@@ -462,10 +469,18 @@ std::string kernel_operand_types(std::string_view kernel_name);
 
 // ---- What the trace lacks, given by the user (`ingest torch-trace --hf-config FILE [--tp N]`;
 // src/ingest/kineto_cost_moe_config.cpp, docs/formulas.md "MoE from a model config").
+// A GPU's catalog HBM peak, for a check the cost stage makes: list shapes inferred from the parameter inventory
+// are taken only when the op's kernels ran at least as long as their bytes need at this peak.
+struct HbmRoof {
+    std::string gpu;  // catalog id, named in reasons
+    double GBps = 0;
+};
 struct TraceHints {
     std::optional<TransformerConfig> model;  // MoE ops whose inputs lack expert weights are costed from it
     std::string model_origin;                // how reports name it: "--hf-config FILE"
     std::uint64_t tp = 0;                    // the model-parallel degree when the trace does not show it (0: not given)
+    // The trace's GPU's HBM peak (the catalog's); without it no tensor-list shape is inferred (infer_list_shapes).
+    std::optional<HbmRoof> hbm;
 };
 // The degree d the experts are split over (TP shards each expert's FFN, EP splits the experts: either way a
 // rank does 1/d of the FLOPs and reads 1/d of the expected expert-weight bytes), and the clue it came from.

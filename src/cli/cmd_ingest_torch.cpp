@@ -257,16 +257,24 @@ int run(const Args& args, const Env& env) {
     const std::uint64_t cpu_ops = trace.ops_read;
     const bool shapes = trace.ops_have_dims;
     drop_idle_ops(trace);
-    // The baseline is read and checked before anything is printed.
-    std::optional<Summary> base;
-    if (!base_path.empty())
-        base = baseline_summary(base_path, hints);
     const Catalog catalog = catalog_for(args);
     const std::string device = trace_gpu_name(trace);
     std::string no_gpu;  // without a GPU: the time accounting, categories and costs, but no roofs
     const std::vector<const GpuSpec*> gpus = ingest_gpus_or_none(args, catalog, device, no_gpu);
+    // The HBM peak list shapes inferred from the parameter inventory are checked against: the trace's own GPU's,
+    // else the first --gpu; none without a GPU (nothing inferred).
+    const GpuSpec* own = device.empty() ? nullptr : catalog.match(device);
+    if (!own && !gpus.empty())
+        own = gpus.front();
+    TraceHints full_hints = hints;
+    if (own)
+        full_hints.hbm = HbmRoof{own->id, own->hbm_bw_GBps.value};
+    // The baseline is read and checked before anything is printed (with the same hints).
+    std::optional<Summary> base;
+    if (!base_path.empty())
+        base = baseline_summary(base_path, full_hints);
     const Links links = link_activities(trace);  // made once: the summary and the eager-attention view use them
-    const Summary s = summarize(trace, links, hints);
+    const Summary s = summarize(trace, links, full_hints);
 
     IngestReport r;
     r.tool = "torch-trace";

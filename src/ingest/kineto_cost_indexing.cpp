@@ -397,6 +397,16 @@ std::optional<OpCost> cost_data_op(const std::string& name, const CpuOp& op) {
                        rows * static_cast<std::uint64_t>(*k) * 8, elems(*x), Category::reduce,
                        "probabilities read and scanned (1 FLOP per element); int64 samples written");
     }
+    if (base == "histc") {
+        // histc(self, bins, min, max): self read; `bins` counts written in self's type (PyTorch's histc keeps it);
+        // 1 FLOP per element (its count added to a bin; the bin index is a compare and a scale, not counted).
+        const auto bins = int_arg(op, 1);
+        if (!x || !t || !bins || *bins <= 0)
+            return std::nullopt;
+        return traffic(name, fmt::format("{} bins={}", shape_text(*x), *bins), *t, label(op, 0), input_bytes(op, 0),
+                       bytes_of(*t, static_cast<std::uint64_t>(*bins)), elems(*x), Category::reduce,
+                       "input read, one count per bin written; 1 FLOP per element");
+    }
     if (base == "dot" || base == "vdot") {
         // dot(x [n], y [n]): both read, one value written, n multiplies and n adds.
         const auto y = input_shape(op, 1);
@@ -603,9 +613,9 @@ std::string indexing_uncosted_reason(const std::string& name, const CpuOp& op) {
     if (base == "nonzero" || base == "unique" || base == "_unique" || base == "_unique2" || base == "unique_consecutive" ||
         base == "unique_dim" || base == "masked_select" || base == "argwhere")
         return fmt::format("output size of {} is a count of its input's values, not in trace", name);
-    // repeat_interleave(repeats tensor): output length = the sum of the repeats' values; bincount, histc:
-    // one bin per value up to the input's maximum (minlength at least) / per given bin, written by
-    // atomics over the input's values.
+    // repeat_interleave(repeats tensor): output length = the sum of the repeats' values; bincount: one bin per
+    // value up to the input's maximum (minlength at least), written by atomics over the input's values (histc's
+    // bins are given: costed).
     const bool int_repeats = op.types.size() > 1 && op.types[1] == "Scalar";  // self_int: repeats a number
     if (base == "repeat_interleave" && !int_repeats)
         return fmt::format("output size of {} is the sum of its repeats' values, not in trace", name);

@@ -16,6 +16,7 @@
 #include <cstdlib>
 
 #include "kineto_cost_util.h"
+#include "kineto_param_inventory.h"
 
 namespace bwacct::kineto {
 namespace {
@@ -472,6 +473,59 @@ std::optional<OpCost> cost_list_op(const std::string& name, const CpuOp& op, con
             break;
     }
     return std::nullopt;
+}
+
+bool optimizer_list_op(std::string_view name) {
+    std::string_view fn;
+    const ListOp kind = list_op_kind(name, fn);
+    return kind != ListOp::none && kind != ListOp::cat && kind != ListOp::chunk_cat;
+}
+
+bool shapeless_lists(const CpuOp& op) {
+    if (!op.dims.extra().empty())
+        return false;
+    for (std::size_t i = 0; i < op.types.size(); ++i)
+        if (is_list_type(op, i))
+            return true;
+    return false;
+}
+
+std::optional<CpuOp> with_parameter_lists(const std::string& name, const CpuOp& op,
+                                          const std::vector<std::vector<std::int64_t>>& params) {
+    std::string_view fn;
+    const ListOp kind = list_op_kind(name, fn);
+    if (kind == ListOp::none || kind == ListOp::cat || kind == ListOp::chunk_cat || params.size() > UINT32_MAX)
+        return std::nullopt;
+    const auto flag = [&](std::size_t i) { return op.concrete.size() > i && op.concrete[i] == "True"; };
+    const std::vector<std::vector<std::int64_t>> scalars(params.size());  // one 0-dim step count per parameter
+    std::vector<TensorListDims> lists;
+    for (std::uint32_t i = 0; i < op.types.size(); ++i) {
+        if (!is_list_type(op, i))
+            continue;
+        const std::vector<std::vector<std::int64_t>>* fill = &params;
+        if (kind == ListOp::adam && i == 4 && !flag(11))  // max_exp_avg_sqs: empty without amsgrad
+            fill = nullptr;
+        else if ((kind == ListOp::adam && i == 5) || (kind == ListOp::adagrad && i == 3))  // state_steps
+            fill = &scalars;
+        else if (kind == ListOp::sgd && i == 2 && number_arg(op, 4).value_or(0.0) == 0.0)  // no momentum buffers
+            fill = nullptr;
+        else if ((kind == ListOp::adam && i > 5) || (kind == ListOp::sgd && i > 2) || (kind == ListOp::adagrad && i > 3) ||
+                 (kind == ListOp::unscale && i > 0))
+            return std::nullopt;  // a list where the schema has none
+        TensorListDims l;         // built here, unbounded: the shapes come from the trace's own AccumulateGrad ops
+        l.input = i;
+        if (fill) {
+            for (const auto& s : *fill) {
+                l.dims.insert(l.dims.end(), s.begin(), s.end());
+                l.ends.push_back(static_cast<std::uint32_t>(l.dims.size()));
+            }
+            l.count = static_cast<std::uint32_t>(fill->size());
+        }
+        lists.push_back(std::move(l));
+    }
+    CpuOp o = op;
+    o.dims = InputDims(std::vector<std::vector<std::int64_t>>(op.dims.begin(), op.dims.end()), std::move(lists));
+    return o;
 }
 
 std::string list_gap_reason(const std::string& name, const CpuOp& op, std::string_view kernel_name) {

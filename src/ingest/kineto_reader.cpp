@@ -698,12 +698,17 @@ private:
         o.thread = thread_id();
         o.ts = ts;
         o.dur = dur;
+        // AccumulateGrad ops are kept aside whether they launch work or not (a parameter's first gradient is
+        // stolen, not added: no kernel): Trace::accumulate_grads, the parameter inventory's source.
+        const bool grad = name == kAccumulateGrad;
+        bool kept = true;
         if (keep_) {  // the ops pass: an op no launch or activity can be charged to is not kept
             for (const dom::object args : args_)
                 for (const dom::key_value_pair f : args)
                     if (is_external_id_key(f.key))
                         o.external_id = read_id(f.value).value_or(o.external_id);
-            if (!keep_->holds(ts, dur, o.external_id))
+            kept = keep_->holds(ts, dur, o.external_id);
+            if (!kept && !grad)
                 return;
             o.external_id = -1;  // read again below, in the same order
         }
@@ -732,7 +737,10 @@ private:
                                                                                       : std::string_view(o.types[i]));
             o.types = intern_list(string_lists_, scratch_strings_);
         }
-        t_.ops.push_back(std::move(o));
+        if (grad)
+            t_.accumulate_grads.push_back(o);
+        if (kept)
+            t_.ops.push_back(std::move(o));
     }
 
     void launch(std::string_view name, double ts, double dur) {

@@ -16,6 +16,7 @@
 #include "bwacct/quant.h"
 #include "kineto_attention.h"
 #include "kineto_cost_reasons.h"
+#include "kineto_param_inventory.h"
 
 namespace bwacct::kineto {
 namespace {
@@ -48,6 +49,7 @@ struct Grouper {
     std::map<std::size_t, std::string> hint_refusal;  // per MoE op the config could not cost: why (by op index)
     std::map<std::size_t, std::uint64_t> inferred;    // group → kernels costed through an inferred link
     NameCategories compiled_categories;               // compiled kernels' categories by name, this pass's
+    ListInference list_shapes;                        // list ops costed from the parameter inventory, or why not
 
     std::size_t group_of(OpCost c) {
         const std::string key = c.op + "|" + c.shape + "|" + c.dtype;
@@ -65,7 +67,10 @@ struct Grouper {
             return op_group[i];
         op_group[i] = kNone;
         try {
-            auto c = cost_cpu_op(t.names[t.ops[i].name], t.ops[i], kernel_name, &compiled_categories);
+            const auto from_inventory = list_shapes.costs.find(i);
+            auto c = from_inventory != list_shapes.costs.end()
+                         ? std::optional<OpCost>(from_inventory->second)
+                         : cost_cpu_op(t.names[t.ops[i].name], t.ops[i], kernel_name, &compiled_categories);
             if (!c && !t.ops[i].dims.empty())
                 c = cost_symmetric_collective(t.names[t.ops[i].name], t.ops[i], ranks);
             if (!c && parallel && moe_op_name(t.names[t.ops[i].name])) {  // expert weights not among the inputs
@@ -200,6 +205,9 @@ struct Grouper {
             return std::string(why);
         if (links.op[a] < 0)
             return unlinked();
+        for (std::int64_t op = links.op[a]; op >= 0; op = links.parent[static_cast<std::size_t>(op)])
+            if (const auto it = list_shapes.refusals.find(static_cast<std::size_t>(op)); it != list_shapes.refusals.end())
+                return it->second;  // a list op whose [] lists the parameter inventory could not stand for
         std::int64_t shaped = -1;
         for (std::int64_t op = links.op[a]; op >= 0 && shaped < 0; op = links.parent[static_cast<std::size_t>(op)])
             if (op_has_shapes(t.ops[static_cast<std::size_t>(op)]))
@@ -294,9 +302,11 @@ Summary summarize(const Trace& t, const Links& links, const TraceHints& hints) {
                {},
                {},
                {},
+               {},
                {}};
     if (hints.model && hints.model->moe)
         gr.parallel = model_parallel_degree(t, *hints.model, hints.tp);
+    gr.list_shapes = infer_list_shapes(t, links, hints.hbm);
     {  // the most common NCCL group size: the world of the trace's other collectives
         std::map<std::uint64_t, std::uint64_t> sizes;
         for (const GpuActivity& g : t.activities)
@@ -433,6 +443,15 @@ Summary summarize(const Trace& t, const Links& links, const TraceHints& hints) {
             links.collective_twin.size()));
     if (hints.model)
         hint_notes(hints, gr, s);
+    if (!gr.list_shapes.costs.empty()) {
+        const OpCost& first = gr.list_shapes.costs.begin()->second;
+        s.notes.push_back(fmt::format(
+            "{} tensor-list op call{} whose lists Kineto wrote as [] (more than 30 tensors) costed from the trace's "
+            "parameter inventory (its AccumulateGrad ops, one backward pass's): records labelled shapes_from \"inferred\" "
+            "(the first: {}: {})",
+            gr.list_shapes.costs.size(), gr.list_shapes.costs.size() == 1 ? "" : "s", first.op,
+            std::get<std::string>(first.params.back().value)));
+    }
     if (gr.rejected > 0)
         s.warnings.push_back(
             fmt::format("{} op(s) not costed: the engine refused their shapes (first: {})", gr.rejected, gr.first_rejection));

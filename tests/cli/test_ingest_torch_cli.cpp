@@ -213,4 +213,23 @@ TEST(IngestTorchCli, TraceWithoutGpuActivityNamesTheGpuAndTheProfilerSetting) {
                      "expected a trace of a GPU run; profile with " + fix);
 }
 
+// The trace's own GPU (an H100 in deviceProperties, no --gpu) gives the HBM peak the inferred list bytes are checked
+// against; the record says the shapes are inferred. Llama's fused AdamW over P = 311,445,504 bf16 parameters (the
+// arithmetic: tests/unit/test_kineto_param_inventory.cpp): read 8·P + 39·4 = 2,491,564,188 B.
+TEST(IngestTorchCli, ListShapesInferredFromAccumulateGradAreLabelled) {
+    const std::string trace =
+        std::string(BWACCT_TEST_DATA) + "/corpus/torch-trace/h100_bwacct_make_traces_llama_train_bf16.json.gz";
+    const RunResult r = run_bwacct({"ingest", "torch-trace", trace, "--format", "json"});
+    ASSERT_EQ(r.status, 0) << report(r);
+    const json doc = json::parse(r.out);
+    bool found = false;
+    for (const json& rec : doc["records"])
+        if (rec["params"]["torch_op"] == "aten::_fused_adamw_") {
+            found = true;
+            EXPECT_EQ(rec["params"]["shapes_from"], "inferred");
+            EXPECT_EQ(rec["bytes_read"].get<std::uint64_t>(), 2491564188u);
+        }
+    EXPECT_TRUE(found) << r.out.substr(0, 2000);
+}
+
 }  // namespace

@@ -678,6 +678,23 @@ TEST(KinetoOpsMore, DropoutGluDotSamplingSearchAndShuffles) {
                              op_of({{8, 128}, {8}, {}, {}}, {bf, "long int", "Scalar", ""}, {"", "", "0", ""}), ""));
 }
 
+// histc as the Qwen3-MoE prefill trace records it (tests/data/corpus/torch-trace/h100_bwacct_make_traces_qwen3moe_*):
+// histc(int [8192], bins 32, min 0, max 31): read 8192·4 = 32,768 B, write 32·4 = 128 B (the input's type), 8192
+// FLOPs; bins 0 or not a number: no formula.
+TEST(KinetoOpsMore, HistcReadsItsInputAndWritesItsBins) {
+    const auto h =
+        cost_cpu_op("aten::histc", op_of({{8192}, {}, {}, {}}, {"int", "Scalar", "Scalar", "Scalar"}, {"", "32", "0", "31"}), "");
+    ASSERT_TRUE(h);
+    EXPECT_EQ(h->cost.bytes_read, 32768u);
+    EXPECT_EQ(h->cost.bytes_written, 128u);
+    EXPECT_EQ(h->cost.flops, 8192u);
+    EXPECT_EQ(h->category, Category::reduce);
+    EXPECT_FALSE(
+        cost_cpu_op("aten::histc", op_of({{8192}, {}, {}, {}}, {"int", "Scalar", "Scalar", "Scalar"}, {"", "0", "0", "31"}), ""));
+    EXPECT_FALSE(
+        cost_cpu_op("aten::histc", op_of({{8192}, {}, {}, {}}, {"int", "Scalar", "Scalar", "Scalar"}, {"", "", "0", "31"}), ""));
+}
+
 // aten::conv2d.padding (PyTorch's padding="valid" / "same"): "valid" is 0; "same" (stride 1) pads d·(k−1)/2 on
 // each side, so the output keeps the input's size. x float [8, 64, 32, 32], w [64, 64, 3, 3]:
 //   same:  out 32·32; 2·8·64·1024·64·9 = 603,979,776 FLOPs

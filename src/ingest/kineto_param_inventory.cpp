@@ -1,0 +1,275 @@
+// The parameter inventory of a training trace and the tensor-list shapes inferred from it (docs/formulas.md,
+// "Tensor-list ops"; kineto_param_inventory.h). Kineto writes a TensorList of more than 30 tensors as `[]`, so a real
+// model's optimizer ops carry no shapes; the AccumulateGrad op of each parameter does.
+#include "kineto_param_inventory.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "bwacct/exact.h"
+
+namespace bwacct::kineto {
+namespace {
+
+constexpr std::size_t kListDisplayLimit = 30;  // PyTorch's TENSOR_LIST_DISPLAY_LENGTH_LIMIT
+
+Exact elements(const std::vector<std::int64_t>& shape) {
+    Exact n = 1;
+    for (const std::int64_t d : shape)
+        n = n * Exact(static_cast<std::uint64_t>(d));
+    return n;
+}
+
+struct Interval {
+    std::vector<const ListCall*> calls;
+    std::vector<const CpuOp*> grads;  // the AccumulateGrad run before them
+};
+
+// The interval's shapeless calls, each costed from the inventory or refused.
+void infer_interval(const Interval& iv, const PassBreak& pass_break, const std::optional<HbmRoof>& hbm, ListInference& out) {
+    std::vector<std::pair<const ListCall*, ElementType>> shapeless;
+    for (const ListCall* c : iv.calls)
+        if (shapeless_lists(*c->cpu))
+            if (const auto e = kernel_element_type(c->kernel, *c->cpu))  // none: the reason says so already
+                shapeless.emplace_back(c, *e);
+    if (shapeless.empty())
+        return;
+    std::string why;
+    std::optional<ParameterInventory> inv;
+    if (iv.grads.empty())
+        why = "no AccumulateGrad op before it in the trace (no backward pass profiled since the previous optimizer ops)";
+    else {
+        std::vector<bool> breaks(iv.grads.size(), false);
+        for (std::size_t i = 1; i < iv.grads.size(); ++i)
+            breaks[i] = pass_break(*iv.grads[i - 1], *iv.grads[i]);
+        inv = parameter_inventory(iv.grads, breaks, why);
+    }
+    for (const auto& [call, e] : shapeless) {
+        const std::string& name = call->name;
+        const auto refuse = [&](std::string reason) { out.refusals[call->op] = std::move(reason); };
+        const std::string head = fmt::format("tensor-list shapes of {} not in trace (written [])", name);
+        if (!inv) {
+            refuse(fmt::format("{}; not inferred: {}", head, why));
+            continue;
+        }
+        const auto same = [&](const ListCall* o, const std::optional<ElementType>& oe) {
+            return o->name == name && oe && oe->label == e.label;
+        };
+        std::size_t calls = 0;
+        for (const auto& [other, oe] : shapeless)
+            calls += same(other, oe) ? 1 : 0;
+        if (calls > 1) {
+            refuse(
+                fmt::format("{}; not inferred: {} calls of {} ({}) with lists written [] between two backward passes, "
+                            "and the trace's {} AccumulateGrad parameters cannot be split among them",
+                            head, calls, name, e.label, inv->shapes.size()));
+            continue;
+        }
+        // The inventory's tensors of the element type (foreach and fused optimizers group their tensors by dtype),
+        // less those of the interval's shaped calls of the same op and type (a parameter group of 30 or fewer).
+        std::vector<std::vector<std::int64_t>> params;
+        if (!e.source && e.label == dtype_name(e.dtype))
+            for (std::size_t k = 0; k < inv->shapes.size(); ++k)
+                if (inv->dtypes[k] == e.dtype)
+                    params.push_back(inv->shapes[k]);
+        std::size_t removed = 0;
+        std::string missing;
+        for (const ListCall* o : iv.calls) {
+            if (o == call || shapeless_lists(*o->cpu) || !same(o, kernel_element_type(o->kernel, *o->cpu)))
+                continue;
+            const TensorListDims* l = input_list(*o->cpu, 0);
+            for (std::size_t k = 0; l && k < l->kept() && missing.empty(); ++k) {
+                const auto it = std::find(params.begin(), params.end(), l->shape(k));
+                if (it == params.end()) {
+                    missing = fmt::format("[{}]", fmt::join(l->shape(k), "x"));
+                    break;
+                }
+                params.erase(it);
+                ++removed;
+            }
+        }
+        if (!missing.empty()) {
+            refuse(
+                fmt::format("{}; not inferred: a shaped call of {} in the same interval holds a tensor {} that is not "
+                            "among the trace's AccumulateGrad parameters",
+                            head, name, missing));
+            continue;
+        }
+        const std::string less = removed > 0 ? fmt::format(" less the {} tensors of its shaped calls", removed) : "";
+        if (params.size() <= kListDisplayLimit) {
+            refuse(
+                fmt::format("{}; not inferred: the trace's AccumulateGrad parameters hold {} {} tensors{}, and Kineto "
+                            "spells out a list of 30 or fewer: its lists are not the parameters",
+                            head, params.size(), e.label, less));
+            continue;
+        }
+        const std::optional<CpuOp> filled = with_parameter_lists(name, *call->cpu, params);
+        std::optional<OpCost> cost = filled ? cost_list_op(name, *filled, e) : std::nullopt;
+        if (!cost) {
+            refuse(fmt::format("{}; not inferred: its formula does not apply to the parameter lists", head));
+            continue;
+        }
+        Exact total = 0;
+        for (const auto& s : params)
+            total += elements(s);
+        const std::string from = fmt::format(
+            "list shapes inferred from the trace's {} AccumulateGrad parameters ({} elements){}{}", params.size(), total.value(),
+            less,
+            inv->passes > 1 ? fmt::format(" (one of {} backward passes: {} AccumulateGrad ops)", inv->passes, inv->grads)
+                            : std::string());
+        const double bytes = static_cast<double>(cost->cost.bytes_read) + static_cast<double>(cost->cost.bytes_written);
+        if (!hbm || !(hbm->GBps > 0)) {
+            refuse(
+                fmt::format("{}; not inferred: {} would move {} B, which no GPU's HBM peak checks against its kernel "
+                            "time (give --gpu)",
+                            head, from, static_cast<std::uint64_t>(bytes)));
+            continue;
+        }
+        const double floor_us = bytes / (hbm->GBps * 1e3);
+        if (call->kernel_us < floor_us) {
+            refuse(
+                fmt::format("{}; not inferred: {} would move {} B, {:.1f} µs at {}'s HBM peak, but its kernels ran "
+                            "{:.1f} µs, faster than that peak allows: not these lists",
+                            head, from, static_cast<std::uint64_t>(bytes), floor_us, hbm->gpu, call->kernel_us));
+            continue;
+        }
+        cost->shape += " inferred";
+        for (Param& p : cost->params)
+            if (p.name == "shape")
+                p.value = cost->shape;
+        cost->params.push_back({"shapes_from", std::string("inferred")});
+        cost->params.push_back({"inferred_from", from});
+        cost->cost.terms.insert(cost->cost.terms.begin(),
+                                {"list shapes",
+                                 "inferred from the AccumulateGrad ops before the call (Kineto wrote []: "
+                                 "more than 30 tensors)",
+                                 from, fmt::format("{} tensors, {} elements", params.size(), total.value())});
+        out.costs.emplace(call->op, std::move(*cost));
+    }
+}
+
+}  // namespace
+
+std::optional<ParameterInventory> parameter_inventory(const std::vector<const CpuOp*>& grads, const std::vector<bool>& breaks,
+                                                      std::string& why) {
+    if (grads.empty()) {
+        why = "no AccumulateGrad op in the trace";
+        return std::nullopt;
+    }
+    std::vector<std::vector<std::int64_t>> shapes;
+    std::vector<DType> dtypes;
+    for (const CpuOp* g : grads) {
+        const bool shaped = !g->dims.empty() &&
+                            std::all_of(g->dims.front().begin(), g->dims.front().end(), [](std::int64_t d) { return d >= 0; });
+        bool typed = false;
+        if (!g->types.empty())
+            if (const std::optional<DType> t = torch_dtype(g->types.front())) {
+                dtypes.push_back(*t);
+                typed = true;
+            }
+        if (!typed || !shaped) {
+            why = "an AccumulateGrad op without a parameter shape and floating dtype in its Input Dims and Input type";
+            return std::nullopt;
+        }
+        shapes.push_back(g->dims.front());
+    }
+    const std::size_t n = shapes.size();
+    std::size_t period = n;
+    for (std::size_t p = 1; p < n; ++p) {
+        if (n % p != 0)
+            continue;
+        bool periodic = true;
+        for (std::size_t i = p; i < n && periodic; ++i)
+            periodic =
+                shapes[i] == shapes[i - p] && dtypes[i] == dtypes[i - p] && (i % p != 0 || (i < breaks.size() && breaks[i]));
+        if (periodic) {
+            period = p;
+            break;
+        }
+    }
+    ParameterInventory inv;
+    inv.shapes.assign(shapes.begin(), shapes.begin() + static_cast<std::ptrdiff_t>(period));
+    inv.dtypes.assign(dtypes.begin(), dtypes.begin() + static_cast<std::ptrdiff_t>(period));
+    inv.grads = n;
+    inv.passes = n / period;
+    return inv;
+}
+
+ListInference infer_list_shapes(std::vector<ListCall> calls, std::vector<const CpuOp*> grads, const PassBreak& pass_break,
+                                const std::optional<HbmRoof>& hbm) {
+    ListInference out;
+    std::stable_sort(calls.begin(), calls.end(), [](const ListCall& a, const ListCall& b) { return a.cpu->ts < b.cpu->ts; });
+    std::stable_sort(grads.begin(), grads.end(), [](const CpuOp* a, const CpuOp* b) { return a->ts < b->ts; });
+    // Intervals: each maximal run of calls with no AccumulateGrad op between them, with the run of AccumulateGrad
+    // ops before it (since the previous calls).
+    Interval iv;
+    std::size_t g = 0;
+    for (const ListCall& c : calls) {
+        std::vector<const CpuOp*> fresh;
+        while (g < grads.size() && grads[g]->ts < c.cpu->ts)
+            fresh.push_back(grads[g++]);
+        if (!fresh.empty()) {
+            infer_interval(iv, pass_break, hbm, out);
+            iv = Interval{{}, std::move(fresh)};
+        }
+        iv.calls.push_back(&c);
+    }
+    infer_interval(iv, pass_break, hbm, out);
+    return out;
+}
+
+ListInference infer_list_shapes(const Trace& t, const Links& links, const std::optional<HbmRoof>& hbm) {
+    if (t.accumulate_grads.empty())
+        return {};
+    std::map<std::size_t, ListCall> by_op;
+    for (std::size_t a = 0; a < t.activities.size(); ++a) {
+        const GpuActivity& k = t.activities[a];
+        if (k.kind != Activity::kernel)
+            continue;
+        for (std::int64_t op = links.op[a]; op >= 0; op = links.parent[static_cast<std::size_t>(op)]) {
+            const auto i = static_cast<std::size_t>(op);
+            const std::string& name = t.names[t.ops[i].name];
+            if (!optimizer_list_op(name))
+                continue;
+            auto [it, added] = by_op.try_emplace(i);
+            if (added)
+                it->second = ListCall{i, &t.ops[i], name, t.names[k.name], 0};
+            it->second.kernel_us += k.dur;
+            break;
+        }
+    }
+    std::vector<ListCall> calls;
+    calls.reserve(by_op.size());
+    for (auto& [i, c] : by_op)
+        calls.push_back(std::move(c));
+    std::vector<const CpuOp*> grads;
+    grads.reserve(t.accumulate_grads.size());
+    for (const CpuOp& o : t.accumulate_grads)
+        grads.push_back(&o);
+    // A pass break: a launch of GPU work from another thread (the next forward's, on the main thread, while the backward
+    // passes run on the autograd engine's device thread) between two AccumulateGrad ops. Launches an activity names
+    // only, so that the trace as read and after drop_idle_ops give the same.
+    std::vector<std::int64_t> ran;
+    for (const GpuActivity& a : t.activities)
+        if (a.correlation >= 0)
+            ran.push_back(a.correlation);
+    std::sort(ran.begin(), ran.end());
+    std::vector<std::pair<double, std::uint32_t>> starts;  // (ts, thread), sorted
+    for (const Launch& l : t.launches)
+        if (std::binary_search(ran.begin(), ran.end(), l.correlation))
+            starts.emplace_back(l.ts, l.thread);
+    std::sort(starts.begin(), starts.end());
+    const PassBreak pass_break = [&starts](const CpuOp& before, const CpuOp& after) {
+        auto it = std::upper_bound(starts.begin(), starts.end(), std::pair<double, std::uint32_t>(before.ts, UINT32_MAX));
+        for (; it != starts.end() && it->first < after.ts; ++it)
+            if (it->second != before.thread && it->second != after.thread)
+                return true;
+        return false;
+    };
+    return infer_list_shapes(std::move(calls), std::move(grads), pass_break, hbm);
+}
+
+}  // namespace bwacct::kineto
