@@ -172,6 +172,7 @@ struct CpuOp {
     double ts = 0, dur = 0;    // µs
     std::int64_t external_id = -1;
     InputDims dims;                    // "Input Dims" (a non-tensor or TensorList input: empty; lists: dims.extra())
+    InputDims strides;                 // "Input Strides", the same layout (absent in traces before PyTorch 2.1)
     SharedList<std::string> types;     // "Input type"
     SharedList<std::string> concrete;  // "Concrete Inputs"
 };

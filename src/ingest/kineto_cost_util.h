@@ -19,13 +19,27 @@ using Shape = std::vector<std::uint64_t>;
 
 inline std::uint64_t elems(const Shape& s) { return element_count(s).value(); }
 
-// Input i's storage bytes (any tensor type, integers and bool included), or 0 without a shape or type.
+// The elements input i holds in memory: a dim whose "Input Strides" entry is 0 (a broadcast, an
+// expand()ed view) repeats the same elements, so it does not multiply them (a lower bound reads each once).
+// Without strides of the same rank: every element.
+inline Exact stored_elements(const CpuOp& op, std::size_t i, const Shape& s) {
+    if (i >= op.strides.size() || op.strides[i].size() != s.size())
+        return element_count(s);
+    Exact n = 1;
+    for (std::size_t d = 0; d < s.size(); ++d)
+        if (op.strides[i][d] != 0)
+            n = n * Exact(s[d]);
+    return n;
+}
+
+// Input i's storage bytes (any tensor type, integers and bool included) at its stored elements, or 0
+// without a shape or type.
 inline std::uint64_t input_bytes(const CpuOp& op, std::size_t i) {
     const auto s = input_shape(op, i);
     if (!s || i >= op.types.size())
         return 0;
     const auto t = storage_dtype(op.types[i]);
-    return t ? storage_bytes(*t, element_count(*s)).value() : 0;
+    return t ? storage_bytes(*t, stored_elements(op, i, *s)).value() : 0;
 }
 
 inline std::uint64_t bytes_of(DType t, std::uint64_t n) { return storage_bytes(t, Exact(n)).value(); }

@@ -720,6 +720,8 @@ private:
                     o.external_id = read_id(f.value).value_or(o.external_id);
                 else if (k == "Input Dims" && f.value.type() == dom::element_type::ARRAY)
                     o.dims = dims(f.value, o.dims);
+                else if (k == "Input Strides" && f.value.type() == dom::element_type::ARRAY)
+                    o.strides = dims(f.value, o.strides);
                 else if (k == "Input type")
                     o.types = strings(f.value, o.types, gcc_type_spelling);
                 else if (k == "Concrete Inputs")

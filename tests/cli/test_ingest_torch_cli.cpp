@@ -232,4 +232,24 @@ TEST(IngestTorchCli, ListShapesInferredFromAccumulateGradAreLabelled) {
     EXPECT_TRUE(found) << r.out.substr(0, 2000);
 }
 
+// "Input Strides" are read: the same trace's aten::gather(self [32000, 2048] bf16, 0, index [4096, 2048] long) has
+// index strides [1, 0], an expand()ed [4096, 1]: its stored elements are 4096, not 4096·2048. Read 4096·2048·2 =
+// 16,777,216 picked + 4096·8 = 32,768 index = 16,809,984 B (counting the index whole was 83,886,080 B, more than
+// the 14.3 µs kernel could read at 3.35 TB/s); written 16,777,216 B.
+TEST(IngestTorchCli, AnExpandedInputIsCountedAtItsStoredElements) {
+    const std::string trace =
+        std::string(BWACCT_TEST_DATA) + "/corpus/torch-trace/h100_bwacct_make_traces_llama_train_bf16.json.gz";
+    const RunResult r = run_bwacct({"ingest", "torch-trace", trace, "--format", "json"});
+    ASSERT_EQ(r.status, 0) << report(r);
+    const json doc = json::parse(r.out);
+    bool found = false;
+    for (const json& rec : doc["records"])
+        if (rec["params"]["torch_op"] == "aten::gather") {
+            found = true;
+            EXPECT_EQ(rec["bytes_read"].get<std::uint64_t>(), 16809984u);
+            EXPECT_EQ(rec["bytes_written"].get<std::uint64_t>(), 16777216u);
+        }
+    EXPECT_TRUE(found) << r.out.substr(0, 2000);
+}
+
 }  // namespace

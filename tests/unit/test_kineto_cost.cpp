@@ -63,6 +63,24 @@ TEST(KinetoCost, EmbeddingDenseBackwardWritesThePickedRows) {
     EXPECT_EQ(small->cost.bytes_written, 40960u);
 }
 
+// An input whose Input Strides hold a 0 is a broadcast view: its stored elements are read once. gather(self
+// [32000, 2048] bf16, dim 0, index [4096, 2048] long with strides [1, 0]) reads 4096·2048·2 = 16,777,216 picked
+// + 4096·8 = 32,768 index bytes; without strides the index counts 4096·2048·8 = 67,108,864.
+TEST(KinetoCost, ABroadcastInputCountsItsStoredElements) {
+    CpuOp op = op_of({{32000, 2048}, {}, {4096, 2048}, {}}, {bf, "Scalar", "long int", "Scalar"}, {"", "0", "", "False"});
+    const auto whole = cost_cpu_op("aten::gather", op);
+    ASSERT_TRUE(whole);
+    EXPECT_EQ(whole->cost.bytes_read, 16777216u + 67108864u);
+    op.strides = std::vector<std::vector<std::int64_t>>{{2048, 1}, {}, {1, 0}, {}};
+    const auto viewed = cost_cpu_op("aten::gather", op);
+    ASSERT_TRUE(viewed);
+    EXPECT_EQ(viewed->cost.bytes_read, 16777216u + 32768u);
+    EXPECT_EQ(viewed->cost.bytes_written, 16777216u);
+    // Strides of another rank than the dims (a damaged trace) are ignored: every element.
+    op.strides = std::vector<std::vector<std::int64_t>>{{2048, 1}, {}, {0}, {}};
+    EXPECT_EQ(cost_cpu_op("aten::gather", op)->cost.bytes_read, 16777216u + 67108864u);
+}
+
 TEST(KinetoCost, LinearBmmAndAFullAddend) {
     // linear(x[2,3,8], W[4,8], b[4]) fp32: M = 2·3 = 6, N = 4, K = 8.
     const auto lin = cost_cpu_op("aten::linear", op_of({{2, 3, 8}, {4, 8}, {4}}, {"float", "float", "float"}));
