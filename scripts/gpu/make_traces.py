@@ -35,13 +35,8 @@ def record(out_dir, name, step, warmup=2):
     print(f"{name}: {os.path.getsize(raw + '.gz')} bytes gzipped", flush=True)
 
 
-def resnet50_train():
-    import torchvision
-
-    model = torchvision.models.resnet50().cuda().to(memory_format=torch.channels_last)
-    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-    x = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
-    y = torch.randint(0, 1000, (64,), device="cuda")
+def vision_step(model, opt, x, y):
+    """An image classifier's training step under bf16 autocast: cross-entropy, backward, optimizer."""
 
     def step():
         with torch.autocast("cuda", dtype=torch.bfloat16):
@@ -53,6 +48,16 @@ def resnet50_train():
     return step
 
 
+def resnet50_train():
+    import torchvision
+
+    model = torchvision.models.resnet50().cuda().to(memory_format=torch.channels_last)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (64,), device="cuda")
+    return vision_step(model, opt, x, y)
+
+
 def llama_config(layers=4):
     from transformers import LlamaConfig
 
@@ -60,29 +65,14 @@ def llama_config(layers=4):
                        num_key_value_heads=4, vocab_size=32000, max_position_embeddings=4096)
 
 
-def llama_train():
+def llama_model():
     from transformers import LlamaForCausalLM
 
-    model = LlamaForCausalLM._from_config(llama_config(), attn_implementation="sdpa", torch_dtype=torch.bfloat16).cuda()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    ids = torch.randint(0, 32000, (4, 1024), device="cuda")
-
-    def step():
-        out = model(input_ids=ids, labels=ids)
-        out.loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-
-    return step
+    return LlamaForCausalLM._from_config(llama_config(), attn_implementation="sdpa", torch_dtype=torch.bfloat16).cuda()
 
 
-def llama_compiled_prefill():
-    from transformers import LlamaForCausalLM
-
-    model = LlamaForCausalLM._from_config(llama_config(), attn_implementation="sdpa", torch_dtype=torch.bfloat16).cuda()
-    model.eval()
-    fwd = torch.compile(model)
-    ids = torch.randint(0, 32000, (4, 512), device="cuda")
+def no_grad_forward(fwd, ids):
+    """One forward without the KV cache, as a step."""
 
     def step():
         with torch.no_grad():
@@ -91,11 +81,33 @@ def llama_compiled_prefill():
     return step
 
 
-def llama_eager_decode():
-    from transformers import LlamaForCausalLM
+def train_step(fwd, opt, ids, accum=1, divide=False):
+    """`accum` forward/backward passes, then the optimizer step; `divide`: the loss scaled by 1/accum
+    first (an aten::div in the trace even for accum 1, as the llama_train_* variants were recorded)."""
 
-    model = LlamaForCausalLM._from_config(llama_config(), attn_implementation="sdpa", torch_dtype=torch.bfloat16).cuda()
-    model.eval()
+    def step():
+        for _ in range(accum):
+            loss = fwd(input_ids=ids, labels=ids).loss
+            (loss / accum if divide else loss).backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    return step
+
+
+def llama_train():
+    model = llama_model()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    return train_step(model, opt, torch.randint(0, 32000, (4, 1024), device="cuda"))
+
+
+def llama_compiled_prefill():
+    model = llama_model().eval()
+    return no_grad_forward(torch.compile(model), torch.randint(0, 32000, (4, 512), device="cuda"))
+
+
+def llama_eager_decode():
+    model = llama_model().eval()
     ids = torch.randint(0, 32000, (8, 256), device="cuda")
 
     def step():
@@ -113,14 +125,7 @@ def qwen3_moe_prefill():
                          num_attention_heads=16, num_key_value_heads=4, head_dim=64, num_experts=32,
                          num_experts_per_tok=4, vocab_size=32000, decoder_sparse_step=1, mlp_only_layers=[])
     model = Qwen3MoeForCausalLM._from_config(cfg, attn_implementation="sdpa", torch_dtype=torch.bfloat16).cuda()
-    model.eval()
-    ids = torch.randint(0, 32000, (4, 512), device="cuda")
-
-    def step():
-        with torch.no_grad():
-            model(input_ids=ids, use_cache=False)
-
-    return step
+    return no_grad_forward(model.eval(), torch.randint(0, 32000, (4, 512), device="cuda"))
 
 
 def vit_b16_train():
@@ -130,39 +135,20 @@ def vit_b16_train():
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     x = torch.randn(32, 3, 224, 224, device="cuda")
     y = torch.randint(0, 1000, (32,), device="cuda")
-
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = torch.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-
-    return step
+    return vision_step(model, opt, x, y)
 
 
 def llama_train_variant(accum=1, groups=1, fused=True):
     """Llama training step: `accum` micro-batches per optimizer step; `groups` 2 splits the parameters
     into a weight-decay and a no-decay group (as Hugging Face's Trainer does); `fused` False uses
     AdamW's default multi-tensor (foreach) implementation."""
-    from transformers import LlamaForCausalLM
-
-    model = LlamaForCausalLM._from_config(llama_config(), attn_implementation="sdpa", torch_dtype=torch.bfloat16).cuda()
+    model = llama_model()
     params = list(model.parameters())
     if groups == 2:
         params = [{"params": [p for p in params if p.dim() >= 2], "weight_decay": 0.1},
                   {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
     opt = torch.optim.AdamW(params, lr=1e-4, fused=True) if fused else torch.optim.AdamW(params, lr=1e-4)
-    ids = torch.randint(0, 32000, (2, 1024), device="cuda")
-
-    def step():
-        for _ in range(accum):
-            out = model(input_ids=ids, labels=ids)
-            (out.loss / accum).backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-
-    return step
+    return train_step(model, opt, torch.randint(0, 32000, (2, 1024), device="cuda"), accum, divide=True)
 
 
 def resnet18_ddp1_train():
@@ -179,48 +165,21 @@ def resnet18_ddp1_train():
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     x = torch.randn(128, 3, 224, 224, device="cuda")
     y = torch.randint(0, 1000, (128,), device="cuda")
-
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = torch.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-
-    return step
+    return vision_step(model, opt, x, y)
 
 
 def llama_compiled_cudagraph_prefill():
     """torch.compile(mode="reduce-overhead"): Inductor's kernels replayed from a CUDA graph."""
-    from transformers import LlamaForCausalLM
-
-    model = LlamaForCausalLM._from_config(llama_config(), attn_implementation="sdpa", torch_dtype=torch.bfloat16).cuda()
-    model.eval()
-    fwd = torch.compile(model, mode="reduce-overhead")
-    ids = torch.randint(0, 32000, (4, 512), device="cuda")
-
-    def step():
-        with torch.no_grad():
-            fwd(input_ids=ids, use_cache=False)
-
-    return step
+    model = llama_model().eval()
+    return no_grad_forward(torch.compile(model, mode="reduce-overhead"),
+                           torch.randint(0, 32000, (4, 512), device="cuda"))
 
 
 def llama_compiled_train():
     """torch.compile'd training step: Inductor forward and backward kernels, eager fused AdamW."""
-    from transformers import LlamaForCausalLM
-
-    model = LlamaForCausalLM._from_config(llama_config(), attn_implementation="sdpa", torch_dtype=torch.bfloat16).cuda()
-    fwd = torch.compile(model)
+    model = llama_model()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    ids = torch.randint(0, 32000, (2, 1024), device="cuda")
-
-    def step():
-        fwd(input_ids=ids, labels=ids).loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-
-    return step
+    return train_step(torch.compile(model), opt, torch.randint(0, 32000, (2, 1024), device="cuda"))
 
 
 def gpt2_amp_fp16_train():
@@ -252,14 +211,7 @@ def mixtral_prefill():
     cfg = MixtralConfig(hidden_size=1024, intermediate_size=3584, num_hidden_layers=4, num_attention_heads=16,
                         num_key_value_heads=4, num_local_experts=8, num_experts_per_tok=2, vocab_size=32000)
     model = MixtralForCausalLM._from_config(cfg, attn_implementation="sdpa", torch_dtype=torch.bfloat16).cuda()
-    model.eval()
-    ids = torch.randint(0, 32000, (4, 512), device="cuda")
-
-    def step():
-        with torch.no_grad():
-            model(input_ids=ids, use_cache=False)
-
-    return step
+    return no_grad_forward(model.eval(), torch.randint(0, 32000, (4, 512), device="cuda"))
 
 
 def record_scheduled(out_dir, name, make):

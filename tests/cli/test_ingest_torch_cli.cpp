@@ -213,23 +213,29 @@ TEST(IngestTorchCli, TraceWithoutGpuActivityNamesTheGpuAndTheProfilerSetting) {
                      "expected a trace of a GPU run; profile with " + fix);
 }
 
+// The H100 Llama training trace, read once by the two tests below; the record of `torch_op` (null if none).
+json llama_train_record(const std::string& torch_op) {
+    static const json doc = [] {
+        const std::string trace =
+            std::string(BWACCT_TEST_DATA) + "/corpus/torch-trace/h100_bwacct_make_traces_llama_train_bf16.json.gz";
+        const RunResult r = run_bwacct({"ingest", "torch-trace", trace, "--format", "json"});
+        EXPECT_EQ(r.status, 0) << report(r);
+        return r.status == 0 ? json::parse(r.out) : json::object();
+    }();
+    for (const json& rec : doc.value("records", json::array()))
+        if (rec["params"]["torch_op"] == torch_op)
+            return rec;
+    return nullptr;
+}
+
 // The trace's own GPU (an H100 in deviceProperties, no --gpu) gives the HBM peak the inferred list bytes are checked
 // against; the record says the shapes are inferred. Llama's fused AdamW over P = 311,445,504 bf16 parameters (the
 // arithmetic: tests/unit/test_kineto_param_inventory.cpp): read 8·P + 39·4 = 2,491,564,188 B.
 TEST(IngestTorchCli, ListShapesInferredFromAccumulateGradAreLabelled) {
-    const std::string trace =
-        std::string(BWACCT_TEST_DATA) + "/corpus/torch-trace/h100_bwacct_make_traces_llama_train_bf16.json.gz";
-    const RunResult r = run_bwacct({"ingest", "torch-trace", trace, "--format", "json"});
-    ASSERT_EQ(r.status, 0) << report(r);
-    const json doc = json::parse(r.out);
-    bool found = false;
-    for (const json& rec : doc["records"])
-        if (rec["params"]["torch_op"] == "aten::_fused_adamw_") {
-            found = true;
-            EXPECT_EQ(rec["params"]["shapes_from"], "inferred");
-            EXPECT_EQ(rec["bytes_read"].get<std::uint64_t>(), 2491564188u);
-        }
-    EXPECT_TRUE(found) << r.out.substr(0, 2000);
+    const json rec = llama_train_record("aten::_fused_adamw_");
+    ASSERT_FALSE(rec.is_null());
+    EXPECT_EQ(rec["params"]["shapes_from"], "inferred");
+    EXPECT_EQ(rec["bytes_read"].get<std::uint64_t>(), 2491564188u);
 }
 
 // "Input Strides" are read: the same trace's aten::gather(self [32000, 2048] bf16, 0, index [4096, 2048] long) has
@@ -237,19 +243,10 @@ TEST(IngestTorchCli, ListShapesInferredFromAccumulateGradAreLabelled) {
 // 16,777,216 picked + 4096·8 = 32,768 index = 16,809,984 B (counting the index whole was 83,886,080 B, more than
 // the 14.3 µs kernel could read at 3.35 TB/s); written 16,777,216 B.
 TEST(IngestTorchCli, AnExpandedInputIsCountedAtItsStoredElements) {
-    const std::string trace =
-        std::string(BWACCT_TEST_DATA) + "/corpus/torch-trace/h100_bwacct_make_traces_llama_train_bf16.json.gz";
-    const RunResult r = run_bwacct({"ingest", "torch-trace", trace, "--format", "json"});
-    ASSERT_EQ(r.status, 0) << report(r);
-    const json doc = json::parse(r.out);
-    bool found = false;
-    for (const json& rec : doc["records"])
-        if (rec["params"]["torch_op"] == "aten::gather") {
-            found = true;
-            EXPECT_EQ(rec["bytes_read"].get<std::uint64_t>(), 16809984u);
-            EXPECT_EQ(rec["bytes_written"].get<std::uint64_t>(), 16777216u);
-        }
-    EXPECT_TRUE(found) << r.out.substr(0, 2000);
+    const json rec = llama_train_record("aten::gather");
+    ASSERT_FALSE(rec.is_null());
+    EXPECT_EQ(rec["bytes_read"].get<std::uint64_t>(), 16809984u);
+    EXPECT_EQ(rec["bytes_written"].get<std::uint64_t>(), 16777216u);
 }
 
 }  // namespace
