@@ -1098,6 +1098,13 @@ StorageFormat read_quantization_format(const Reader& r, const json& q, std::vect
         // NVIDIA ModelOpt: NVFP4 (W4A4) or FP8 (W8A8) with static activation scales: the reference quantises the GEMM
         // inputs too.
         const std::string algo = qr.text_or("quant_algo", "");
+        // NVFP4's scale block is 16 (one fp8 e4m3 scale per 16 weights, what the bytes count): ModelOpt writes
+        // "group_size": 16; another value would be a format bwacct does not count (its bytes silently wrong).
+        if ((algo == "NVFP4" || algo == "W4A16_NVFP4") && qr.has("group_size") && qr.doc.at("group_size") != 16)
+            r.fail(fmt::format(
+                "\"quantization_config.group_size\" = {} is not modelled with quant_algo {}: NVFP4 stores one fp8 scale per "
+                "16 weights (group_size 16, or left out)",
+                qr.doc.at("group_size").dump(), algo));
         if (algo == "NVFP4" || algo == "FP8") {
             limitations.push_back(fmt::format(
                 "quantization_config.quant_algo = {}: the reference quantises activations at each GEMM too; bwacct keeps "

@@ -103,3 +103,16 @@ TEST(HfConfigs11, Ernie45DenseIsLlamaWithTiedEmbeddings) {
     EXPECT_NE(error_of(base + R"(, "head_dim": 128, "use_bias": true})").find("\"use_bias\""), std::string::npos);
     EXPECT_NE(error_of(base + "}").find("missing \"head_dim\""), std::string::npos);
 }
+
+TEST(HfConfigs11, ModelOptNvfp4WithAnotherScaleBlockIsRefused) {
+    // NVFP4 stores one fp8 e4m3 scale per 16 weights; a group_size of 32 was read as 16 before (its bytes silently
+    // wrong). 16, or no group_size, read as before.
+    const std::string base = R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "intermediate_size": 128,
+        "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 100, "quantization_config": {"quant_method":
+        "modelopt", )";
+    const std::string e = error_of(base + R"("quant_algo": "NVFP4", "group_size": 32}})");
+    EXPECT_NE(e.find("\"quantization_config.group_size\" = 32"), std::string::npos) << e;
+    EXPECT_NE(error_of(base + R"("quant_algo": "W4A16_NVFP4", "group_size": 64}})").find("group_size"), std::string::npos);
+    EXPECT_EQ(error_of(base + R"("quant_algo": "NVFP4", "group_size": 16}})"), "");
+    EXPECT_EQ(error_of(base + R"("quant_algo": "NVFP4"}})"), "");
+}
