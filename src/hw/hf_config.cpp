@@ -401,6 +401,12 @@ void read_sliding_window(const Reader& r, Family fam, TransformerConfig& c, bool
         }
         return;
     }
+    // Gemma3TextConfig and Exaone4Config expand the period without layer_types as (i + 1) % sliding_window_pattern: a null
+    // there is a TypeError (Gemma 3 reads kwargs.get("sliding_window_pattern", 6), which a null does not replace).
+    if (fam == Family::gemma3)
+        r.refuse_null("sliding_window_pattern", "Gemma3TextConfig without layer_types ((i + 1) % sliding_window_pattern)");
+    if (fam == Family::exaone4)
+        r.refuse_null("sliding_window_pattern", "Exaone4Config without layer_types ((i + 1) % sliding_window_pattern)");
     if (fam == Family::gemma2 || fam == Family::gemma3) {
         // transformers >= 4.53 writes Gemma 3's period as "_sliding_window_pattern" (and also "layer_types").
         const std::uint64_t period = fam == Family::gemma2             ? 2

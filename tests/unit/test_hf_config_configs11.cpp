@@ -116,3 +116,20 @@ TEST(HfConfigs11, ModelOptNvfp4WithAnotherScaleBlockIsRefused) {
     EXPECT_EQ(error_of(base + R"("quant_algo": "NVFP4", "group_size": 16}})"), "");
     EXPECT_EQ(error_of(base + R"("quant_algo": "NVFP4"}})"), "");
 }
+
+TEST(HfConfigs11, NullSlidingWindowPatternWithoutLayerTypesIsRefused) {
+    // Gemma3TextConfig (kwargs.get("sliding_window_pattern", 6)) and Exaone4Config (sliding_window_pattern: ... = 4)
+    // expand layer_types as (i + 1) % pattern: a null there cannot be built. Read as the default period before (Gemma 3:
+    // 6, EXAONE 4: 4). With layer_types the pattern is not read; without a window it changes nothing.
+    const std::string gemma = R"({"architectures": ["Gemma3ForCausalLM"], "hidden_size": 1152, "intermediate_size": 6912,
+        "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 256, "num_hidden_layers": 2, "vocab_size": 1000,
+        "sliding_window": 512, "sliding_window_pattern": null)";
+    const std::string e = error_of(gemma + "}");
+    EXPECT_NE(e.find("\"sliding_window_pattern\" is null"), std::string::npos) << e;
+    EXPECT_EQ(error_of(gemma + R"(, "layer_types": ["sliding_attention", "full_attention"]})"), "");
+    const std::string exaone = R"({"architectures": ["Exaone4ForCausalLM"], "hidden_size": 64, "intermediate_size": 128,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 4, "vocab_size": 100,
+        "sliding_window_pattern": null)";
+    EXPECT_NE(error_of(exaone + R"(, "sliding_window": 32})").find("\"sliding_window_pattern\" is null"), std::string::npos);
+    EXPECT_EQ(error_of(exaone + R"(, "sliding_window": null})"), "");  // no window: nothing to expand
+}
