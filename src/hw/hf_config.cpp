@@ -23,6 +23,7 @@
 #include "hf_dbrx.h"
 #include "hf_exaone.h"
 #include "hf_granite_hybrid.h"
+#include "hf_hunyuan.h"
 #include "hf_kept_parts.h"
 #include "hf_mistral_params.h"
 #include "hf_moe_layers.h"
@@ -1405,6 +1406,14 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         translated_limits = std::move(t.limitations);
         lm_arch = dbrx ? "MixtralForCausalLM" : "LlamaForCausalLM";
     }
+    // Hunyuan-A13B: DeepSeekMoE's block with per-head q/k norms when its per-layer lists are uniform (hf_hunyuan.cpp).
+    const bool hunyuan = arch == "HunYuanMoEV1ForCausalLM" && hf::hunyuan_moe_is_uniform(doc);
+    if (hunyuan) {
+        hf::Translated t = hf::hunyuan_moe_as_deepseek_moe(top);
+        lm = std::move(t.fields);
+        translated_limits = std::move(t.limitations);
+        lm_arch = "DeepseekForCausalLM";
+    }
     if (mistral_params) {
         hf::Translated t = hf::mistral_params_as_hf(top);
         lm = std::move(t.fields);
@@ -1514,6 +1523,10 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
                      "Hugging Face config.json ({}), architecture {}: read as {} (d_model, n_layers, n_heads, "
                      "attn_config, ffn_config)",
                      origin, arch, lm_arch)
+        : hunyuan ? fmt::format(
+                        "Hugging Face config.json ({}), architecture {}: uniform per-layer lists, read as {} with "
+                        "per-head q/k RMSNorms",
+                        origin, arch, lm_arch)
         : mistral_params
             ? fmt::format(
                   "Mistral params.json ({}), mistral-inference's TransformerArgs: read as {} (dim, n_layers, head_dim, "
@@ -1618,6 +1631,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         c.qk_norm = true;  // per-head RMSNorms of Q and K (Exaone4Attention's q_norm, k_norm of head_dim)
     if (fam == Family::glm4_moe)
         c.qk_norm = lm_arch == "Dots1ForCausalLM" || r.flag_or("use_qk_norm", false);  // GLM-4.5 (not 4.5-Air), dots1
+    if (hunyuan)
+        c.qk_norm = top.truth_or("use_qk_norm", false);  // query_layernorm, key_layernorm: RMSNorm(head_dim) per head
     if (fam == Family::olmoe)
         read_olmoe_attention(r, c);
     if (fam == Family::olmo2 || fam == Family::olmo3)

@@ -133,3 +133,34 @@ TEST(HfConfigs11, NullSlidingWindowPatternWithoutLayerTypesIsRefused) {
     EXPECT_NE(error_of(exaone + R"(, "sliding_window": 32})").find("\"sliding_window_pattern\" is null"), std::string::npos);
     EXPECT_EQ(error_of(exaone + R"(, "sliding_window": null})"), "");  // no window: nothing to expand
 }
+
+TEST(HfConfigs11, HunyuanA13bUniformListsAreDeepSeekMoEWithQkNorms) {
+    // Hunyuan-A13B (HunYuanMoEV1ForCausalLM): 32 layers, hidden 4096, 32 query / 8 KV heads of 128 (attention_head_dim),
+    // 64 experts of 3072 (top 8), one shared MLP of 1 · 3072, per-head q/k RMSNorms, tied, vocab 128,167. Per layer:
+    // attention 4096·4096·2 + 4096·1024·2 = 41,943,040 + q/k norms 2·128 = 41,943,296; router 64·4096 = 262,144; experts
+    // 64 · 3·4096·3072 = 64 · 37,748,736 = 2,415,919,104; shared 37,748,736; norms 8192 → 2,495,881,472 · 32 =
+    // 79,868,207,104 + 128,167·4096 (524,972,032) + 4096 = 80,393,183,232 (published 80B). Active: − 32 · 56 ·
+    // 37,748,736 = 67,645,734,912 → 12,747,448,320 (published 13B). Refused before (per-layer lists).
+    const TransformerConfig c = hf("hunyuan-a13b");
+    ASSERT_TRUE(c.moe.has_value());
+    EXPECT_TRUE(c.qk_norm);
+    EXPECT_TRUE(c.tied_embeddings);
+    EXPECT_EQ(c.moe->experts, 64u);
+    EXPECT_EQ(c.moe->top_k, 8u);
+    EXPECT_EQ(c.moe->shared_experts, 1u);
+    EXPECT_FALSE(c.moe->router_bias);
+    const ParamCount p = param_count(c);
+    EXPECT_EQ(p.moe_per_layer.value(), 2495881472u);
+    EXPECT_EQ(p.total.value(), 80393183232u);
+    EXPECT_EQ(p.active.value(), 12747448320u);
+    EXPECT_TRUE(has_limitation(c, "fp32"));
+    // Lists that differ by layer, or cross-layer KV sharing, stay refused naming the lists.
+    const std::string base = R"({"architectures": ["HunYuanMoEV1ForCausalLM"], "hidden_size": 64, "intermediate_size": 32,
+        "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 100, "num_experts": 4, "tie_word_embeddings": true,
+        "moe_topk": [2, 2], "num_shared_expert": [1, 1], "use_mixed_mlp_moe": true, )";
+    EXPECT_NE(error_of(base + R"("moe_intermediate_size": [32, 16]})").find("moe_intermediate_size"), std::string::npos);
+    EXPECT_NE(error_of(base + R"("moe_intermediate_size": [32, 32], "use_cla": true})").find("not modelled"), std::string::npos);
+    // A uniform file: 2 layers of attention 2·64·64 + 2·64·64 = 16,384 (MHA), router 4·64 = 256, experts 4 · 3·64·32 =
+    // 24,576, shared 6144, norms 128 → 47,488 · 2 = 94,976 + 100·64 + 64 = 101,440.
+    EXPECT_EQ(param_count(parse_hf_config(base + R"("moe_intermediate_size": [32, 32]})", "x")).total.value(), 101440u);
+}
