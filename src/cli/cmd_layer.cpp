@@ -301,8 +301,9 @@ CommandSpec make_command(bool whole_model) {
         {"--fit", "memory per GPU (weights, KV cache, prefill-peak activations, workspace) against HBM; largest batch", "", true},
         {"--workspace", "--fit: bytes per GPU held besides weights, KV and activations (CUDA context, library workspaces)", "1G"},
         {"--hf-config",
-         "a Hugging Face config.json (Llama, Mistral, Qwen, Mixtral, DeepSeek, Gemma, GLM, OLMo, Granite, ...; WanModel; the "
-         "full list: docs/formulas.md)",
+         "a Hugging Face config.json (Llama, Mistral, Qwen, Mixtral, DeepSeek, Gemma, GLM, OLMo, Granite, ...; WanModel; "
+         "Mistral's "
+         "params.json; the full list: docs/formulas.md)",
          ""},
         {"--wan-i2v",
          "DiT: whose \"model_type\": \"i2v\" WanModel config.json: 2.1 (CLIP image cross-attention) or 2.2 (A14B "

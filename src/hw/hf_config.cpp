@@ -23,7 +23,9 @@
 #include "hf_dbrx.h"
 #include "hf_exaone.h"
 #include "hf_granite_hybrid.h"
+#include "hf_hunyuan.h"
 #include "hf_kept_parts.h"
+#include "hf_mistral_params.h"
 #include "hf_moe_layers.h"
 #include "hf_reader.h"
 #include "hf_unmodelled.h"
@@ -53,6 +55,7 @@ enum class Family {
     deepseek_moe,
     minimax_m2,
     ernie45_moe,
+    ernie45,
     granite,
     granite_moe,
     olmo2,
@@ -72,7 +75,7 @@ struct Arch {
     Family family;
 };
 
-constexpr std::array<Arch, 43> kArchs{{{"LlamaForCausalLM", Family::llama},
+constexpr std::array<Arch, 45> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        // LLaMAForCausalLM: the class's name before transformers 4.28 (LLaMA 1 conversions
                                        // such as decapoda-research's; vLLM keeps the alias): the same block.
                                        {"LLaMAForCausalLM", Family::llama},
@@ -121,6 +124,10 @@ constexpr std::array<Arch, 43> kArchs{{{"LlamaForCausalLM", Family::llama},
                                        {"DeepseekForCausalLM", Family::deepseek_moe},
                                        {"MiniMaxM2ForCausalLM", Family::minimax_m2},
                                        {"Ernie4_5_MoeForCausalLM", Family::ernie45_moe},
+                                       // Ernie4_5ForCausalLM (ERNIE-4.5-0.3B; transformers), Ernie4_5_ForCausalLM (its
+                                       // remote code's spelling): Llama's block, embeddings tied by default (read_ernie45).
+                                       {"Ernie4_5ForCausalLM", Family::ernie45},
+                                       {"Ernie4_5_ForCausalLM", Family::ernie45},
                                        // GraniteForCausalLM: Llama's block with four scalar multipliers (read_granite_scales).
                                        {"GraniteForCausalLM", Family::granite},
                                        {"GraniteMoeForCausalLM", Family::granite_moe},
@@ -395,6 +402,12 @@ void read_sliding_window(const Reader& r, Family fam, TransformerConfig& c, bool
         }
         return;
     }
+    // Gemma3TextConfig and Exaone4Config expand the period without layer_types as (i + 1) % sliding_window_pattern: a null
+    // there is a TypeError (Gemma 3 reads kwargs.get("sliding_window_pattern", 6), which a null does not replace).
+    if (fam == Family::gemma3)
+        r.refuse_null("sliding_window_pattern", "Gemma3TextConfig without layer_types ((i + 1) % sliding_window_pattern)");
+    if (fam == Family::exaone4)
+        r.refuse_null("sliding_window_pattern", "Exaone4Config without layer_types ((i + 1) % sliding_window_pattern)");
     if (fam == Family::gemma2 || fam == Family::gemma3) {
         // transformers >= 4.53 writes Gemma 3's period as "_sliding_window_pattern" (and also "layer_types").
         const std::uint64_t period = fam == Family::gemma2             ? 2
@@ -507,6 +520,18 @@ void read_minimax_m2(const Reader& r, TransformerConfig& c, MoeConfig& m) {
 // e_score_correction_bias (Ernie4_5_MoeStatics, E parameters), moe_num_experts experts of moe_intermediate_size, top
 // moe_k, and one shared MLP of moe_num_shared_experts · moe_intermediate_size (the engine's fused shared experts);
 // the other layers a dense MLP of intermediate_size. Tied embeddings by default (Ernie4_5_MoeConfig).
+// ERNIE 4.5's dense models (Ernie4_5ForCausalLM; baidu/ERNIE-4.5-0.3B-*): Llama's attention (GQA, explicit head_dim) and
+// gated MLP, RMSNorms, tied embeddings by default (Ernie4_5Config). use_bias (every projection) is refused as for the MoE
+// models; a missing head_dim too: transformers' Ernie4_5Config defaults it to 128, PaddleNLP's copy to None (hidden / heads).
+void read_ernie45(const Reader& r) {
+    r.refuse_unless(!r.flag_or("use_bias", false), "use_bias", "biases on every attention and MLP projection");
+    if (!r.doc.contains("head_dim"))
+        r.fail(
+            "missing \"head_dim\": Ernie4_5ForCausalLM's implementations disagree on its default (transformers' "
+            "Ernie4_5Config 128, PaddleNLP's None: hidden_size / num_attention_heads); bwacct will not guess: give "
+            "\"head_dim\": <dims per head>");
+}
+
 void read_ernie45_moe(const Reader& r, TransformerConfig& c, MoeConfig& m) {
     r.refuse_unless(!r.flag_or("use_bias", false), "use_bias", "biases on every attention and MLP projection");
     m.experts = r.count("moe_num_experts");
@@ -1080,6 +1105,13 @@ StorageFormat read_quantization_format(const Reader& r, const json& q, std::vect
         // NVIDIA ModelOpt: NVFP4 (W4A4) or FP8 (W8A8) with static activation scales: the reference quantises the GEMM
         // inputs too.
         const std::string algo = qr.text_or("quant_algo", "");
+        // NVFP4's scale block is 16 (one fp8 e4m3 scale per 16 weights, what the bytes count): ModelOpt writes
+        // "group_size": 16; another value would be a format bwacct does not count (its bytes silently wrong).
+        if ((algo == "NVFP4" || algo == "W4A16_NVFP4") && qr.has("group_size") && qr.doc.at("group_size") != 16)
+            r.fail(fmt::format(
+                "\"quantization_config.group_size\" = {} is not modelled with quant_algo {}: NVFP4 stores one fp8 scale per "
+                "16 weights (group_size 16, or left out)",
+                qr.doc.at("group_size").dump(), algo));
         if (algo == "NVFP4" || algo == "FP8") {
             limitations.push_back(fmt::format(
                 "quantization_config.quant_algo = {}: the reference quantises activations at each GEMM too; bwacct keeps "
@@ -1342,14 +1374,17 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
                         "with \"architectures\": {})",
                         doc.at("_class_name").dump(), supported_list()));
     }
-    if (no_architectures)
+    // Mistral's native params.json (mistral-inference's TransformerArgs; hf_mistral_params.cpp).
+    const bool mistral_params = hf::is_mistral_params(doc);
+    if (no_architectures && !mistral_params)
         top.fail(
             "missing \"architectures\" (a list naming the model class, e.g. [\"LlamaForCausalLM\"]) and \"_class_name\" "
-            "(a diffusers model's class: WanModel, VaceWanModel, WanTransformer3DModel, WanVACETransformer3DModel)");
-    if (!doc.at("architectures").is_array() || !doc.at("architectures").front().is_string())
+            "(a diffusers model's class: WanModel, VaceWanModel, WanTransformer3DModel, WanVACETransformer3DModel); "
+            "Mistral's params.json (\"dim\", \"n_layers\") is read too");
+    if (!mistral_params && (!doc.at("architectures").is_array() || !doc.at("architectures").front().is_string()))
         top.fail(fmt::format("\"architectures\" must be a list naming the model class, e.g. [\"LlamaForCausalLM\"], got {}",
                              doc.at("architectures").dump()));
-    const std::string arch = doc.at("architectures").front().get<std::string>();
+    const std::string arch = mistral_params ? hf::mistral_params_class(doc) : doc.at("architectures").front().get<std::string>();
 
     // A multimodal wrapper: the language model's fields are its "text_config"; the checkpoint-wide ones
     // (quantization, tied embeddings, the name) may sit at the top level.
@@ -1370,6 +1405,19 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         lm = std::move(t.fields);
         translated_limits = std::move(t.limitations);
         lm_arch = dbrx ? "MixtralForCausalLM" : "LlamaForCausalLM";
+    }
+    // Hunyuan-A13B: DeepSeekMoE's block with per-head q/k norms when its per-layer lists are uniform (hf_hunyuan.cpp).
+    const bool hunyuan = arch == "HunYuanMoEV1ForCausalLM" && hf::hunyuan_moe_is_uniform(doc);
+    if (hunyuan) {
+        hf::Translated t = hf::hunyuan_moe_as_deepseek_moe(top);
+        lm = std::move(t.fields);
+        translated_limits = std::move(t.limitations);
+        lm_arch = "DeepseekForCausalLM";
+    }
+    if (mistral_params) {
+        hf::Translated t = hf::mistral_params_as_hf(top);
+        lm = std::move(t.fields);
+        translated_limits = std::move(t.limitations);
     }
     // Granite 4.0 (GraniteMoeHybrid): read only when every layer is attention (hf_granite_hybrid.cpp).
     const bool granite_hybrid = arch == "GraniteMoeHybridForCausalLM";
@@ -1475,6 +1523,15 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
                      "Hugging Face config.json ({}), architecture {}: read as {} (d_model, n_layers, n_heads, "
                      "attn_config, ffn_config)",
                      origin, arch, lm_arch)
+        : hunyuan ? fmt::format(
+                        "Hugging Face config.json ({}), architecture {}: uniform per-layer lists, read as {} with "
+                        "per-head q/k RMSNorms",
+                        origin, arch, lm_arch)
+        : mistral_params
+            ? fmt::format(
+                  "Mistral params.json ({}), mistral-inference's TransformerArgs: read as {} (dim, n_layers, head_dim, "
+                  "hidden_dim, n_heads, n_kv_heads{})",
+                  origin, lm_arch, doc.contains("moe") ? ", moe" : "")
         : exaone3 ? fmt::format("Hugging Face config.json ({}), architecture {}: read as {} (num_layers, activation_function)",
                                 origin, arch, lm_arch)
         : granite_hybrid ? fmt::format("Hugging Face config.json ({}), architecture {}: every layer attention, read as {}",
@@ -1501,8 +1558,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
     c.ffn = qwen_moe ? r.count_or("intermediate_size", r.count("moe_intermediate_size")) : r.count("intermediate_size");
     c.mlp = MlpKind::gated;
     c.norm = NormKind::rmsnorm;
-    c.tied_embeddings =
-        r.truth_or("tie_word_embeddings", gemma || fam == Family::ernie45_moe || fam == Family::smollm3);  // per-class defaults
+    c.tied_embeddings = r.truth_or("tie_word_embeddings", gemma || fam == Family::ernie45_moe || fam == Family::ernie45 ||
+                                                              fam == Family::smollm3);  // per-class defaults
 
     // The activation: SiLU everywhere but Gemma (GELU, tanh form). Gemma 2/3's MLP runs hidden_activation (their configs
     // default it to gelu_pytorch_tanh). Gemma 1's depends on the engine: vLLM (_get_gemma_act_fn) and transformers
@@ -1556,6 +1613,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         read_internlm2(r, c);
     } else if (fam == Family::internlm3) {
         read_internlm3(r, c);
+    } else if (fam == Family::ernie45) {
+        read_ernie45(r);
     } else if (fam == Family::seed_oss) {
         c.qkv_bias = r.truth_or("attention_bias", true);  // SeedOssAttention, SeedOssConfig's defaults
         c.o_bias = r.truth_or("attention_out_bias", false);
@@ -1572,6 +1631,8 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
         c.qk_norm = true;  // per-head RMSNorms of Q and K (Exaone4Attention's q_norm, k_norm of head_dim)
     if (fam == Family::glm4_moe)
         c.qk_norm = lm_arch == "Dots1ForCausalLM" || r.flag_or("use_qk_norm", false);  // GLM-4.5 (not 4.5-Air), dots1
+    if (hunyuan)
+        c.qk_norm = top.truth_or("use_qk_norm", false);  // query_layernorm, key_layernorm: RMSNorm(head_dim) per head
     if (fam == Family::olmoe)
         read_olmoe_attention(r, c);
     if (fam == Family::olmo2 || fam == Family::olmo3)
@@ -1596,7 +1657,7 @@ TransformerConfig parse_hf_config(std::string_view json_text, const std::string&
                             fam == Family::olmo2 || fam == Family::seed_oss || fam == Family::stablelm ||
                             fam == Family::internlm2 || fam == Family::internlm3 || fam == Family::olmoe ||
                             (fam == Family::glm4_moe && lm_arch != "Dots1ForCausalLM") || fam == Family::minimax_m2 ||
-                            fam == Family::deepseek_moe;
+                            fam == Family::deepseek_moe || fam == Family::ernie45;
     if (!windowless)
         read_sliding_window(r, fam, c, lm_arch == "Dots1ForCausalLM");
     else if (r.has("sliding_window")) {

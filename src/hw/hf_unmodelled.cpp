@@ -56,8 +56,9 @@ constexpr std::array<Unmodelled, 45> kUnmodelled{{
     {"FalconForCausalLM", "parallel_attn", "attention and a plain GELU MLP side by side from shared LayerNorms"},
     {"Starcoder2ForCausalLM", "use_bias", "a plain GELU MLP (c_fc, c_proj) with biases on every projection"},
     {"HunYuanMoEV1ForCausalLM", "moe_intermediate_size",
-     "per-layer lists of expert sizes, top-k and shared experts (moe_intermediate_size, moe_topk, num_shared_expert), "
-     "and cross-layer KV sharing (use_cla)"},
+     "per-layer lists of expert sizes, top-k and shared experts (moe_intermediate_size, moe_topk, num_shared_expert) "
+     "that differ by layer, cross-layer KV sharing (use_cla), MLA (use_mla) or skipped MoE layers (read when every list "
+     "holds one value and none of these is on)"},
     {"Gemma3nForConditionalGeneration", "altup_num_inputs",
      "AltUp's parallel streams, LAuReL low-rank residuals, per-layer embeddings and KV sharing across layers"},
     {"Gemma3nForCausalLM", "altup_num_inputs",
