@@ -1125,6 +1125,8 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
             return checked_total(std::move(*rocprof), origin);
         if (std::optional<NsysKernSum> rocpd = nsys_parts::parse_rocpd_summary(lines, origin))
             return checked_total(std::move(*rocpd), origin);
+        if (std::optional<NsysKernSum> v3 = nsys_parts::parse_rocprofv3_summary(lines, origin))
+            return checked_total(std::move(*v3), origin);
         std::size_t t = 0;
         while (t < lines.size() && !is_gpu_trace_header(lines[t]))
             ++t;
