@@ -18,15 +18,24 @@ using ncu_parts::trim;
 // Whether `s` is all of `chars`, and not empty.
 bool only(const std::string& s, const char* chars) { return !s.empty() && s.find_first_not_of(chars) == std::string::npos; }
 
-// A kernel's heading: "NAME ..., Context C, Stream S[, Device D, CC X.Y]"; under `--print-summary per-kernel`
-// "NAME (GX, GY, GZ)x(BX, BY, BZ), Device D, CC X.Y, Invocations N"; under `--print-summary per-gpu` (ncu 2025)
-// "NAME (GX, GY, GZ)x(BX, BY, BZ), Invocations N" below a "Device D, CC X.Y" line of its own.
+// A kernel's heading: "NAME ..., Context C, Stream S[, Device D, CC X.Y]" (a whole CUDA graph: no Stream); under
+// `--print-summary per-kernel` "NAME (GX, GY, GZ)x(BX, BY, BZ), Device D, CC X.Y, Invocations N"; under `--print-summary per-gpu`
+// (ncu 2025) "NAME (GX, GY, GZ)x(BX, BY, BZ), Invocations N" below a "Device D, CC X.Y" line of its own.
 bool is_kernel_line(const std::string& line) {
     if (line.rfind("==", 0) == 0)
         return false;
     if ((line.find(", Context ") != std::string::npos && line.find(", Stream ") != std::string::npos) ||
         (line.find(", Device ") != std::string::npos && line.find(", Invocations ") != std::string::npos))
         return true;
+    // A CUDA graph profiled as one workload (--graph-profiling graph) has no stream: "graph (16384, 1, 1)x(256, 1, 1),
+    // Context 1, Device 0, CC 9.0". The launch shape followed by its context or device makes the heading.
+    const std::size_t shape = line.find(")x(");
+    if (shape != std::string::npos) {
+        const std::size_t after = line.find("), ", shape + 3);
+        if (after != std::string::npos &&
+            (line.compare(after, 11, "), Context ") == 0 || line.compare(after, 10, "), Device ") == 0))
+            return true;
+    }
     const std::size_t inv = line.rfind("), Invocations ");
     return inv != std::string::npos && line.find(")x(") < inv && only(trim(line.substr(inv + 15)), "0123456789");
 }

@@ -247,6 +247,24 @@ TEST(NcuRealInputs, ConsolePerGpuSummaryDeviceLineAboveKernels) {
     EXPECT_NE(p.format.find("--print-summary per-gpu"), std::string::npos) << p.format;
 }
 
+// A CUDA graph profiled as one workload (`ncu --graph-profiling graph`, recorded on an H100): its console heading
+// "graph (16384, 1, 1)x(256, 1, 1), Context 1, Device 0, CC 9.0" has no Stream. Old code: the heading was not seen and
+// the graph's rows overwrote the fill kernel above it (shown with 379.63 MB over 293.25 us). By hand:
+//   kernel 2 (the fill):  8.96 Kbyte read + 0 written over 189.63 us
+//   graph:  201.39 + 178.24 Mbyte = 379,630,000 B over 293.25 us = 379.63e6 / 293.25e-6 = 1294.6 GB/s
+TEST(NcuRealInputs, ConsoleGraphWorkloadHeadingWithoutStream) {
+    const NcuProfile p = parse_ncu_csv(
+        fixture("corpus/ncu/ncu2025_console_graph_profiling_graph_heading_without_stream_h100_torch_cuda_graph.txt"), "g.txt");
+    ASSERT_EQ(p.kernels.size(), 4u);
+    EXPECT_DOUBLE_EQ(*p.kernels[2].dram_read_bytes, 8960.0);
+    EXPECT_DOUBLE_EQ(*p.kernels[2].time_us, 189.63);
+    EXPECT_EQ(p.kernels[3].name, "graph");
+    EXPECT_EQ(p.kernels[3].cc, "9.0");
+    EXPECT_DOUBLE_EQ(*p.kernels[3].dram_read_bytes + *p.kernels[3].dram_write_bytes, 379.63e6);
+    EXPECT_DOUBLE_EQ(*p.kernels[3].time_us, 293.25);
+    EXPECT_NEAR((*p.kernels[3].dram_read_bytes + *p.kernels[3].dram_write_bytes) / (*p.kernels[3].time_us * 1e3), 1294.6, 0.05);
+}
+
 // `ncu -o rep` writes its results to rep.ncu-rep and prints only its ==PROF== lines (recorded on an H100): one line
 // naming the report and the export that reads it. Old code: "no ncu CSV header found".
 TEST(NcuRealInputs, OutputToAReportFileNamesTheReportAndItsExport) {
