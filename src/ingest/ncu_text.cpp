@@ -92,6 +92,7 @@ NcuProfile ncu_parts::parse_ncu_text(const std::vector<std::string>& lines, cons
     out.format = "ncu console output (no --csv: per kernel 'Section:' tables of metric name, unit and value)";
     bool have_kernel = false;
     std::vector<std::size_t> heading_line, rows_read;  // per kernel: its heading's line, the metric rows read under it
+    std::vector<std::vector<std::string>> sections;    // per kernel: the "Section: ..." lines met under its heading
     bool per_gpu = false;
     std::string device_cc;  // the CC of a per-gpu summary's "Device D, CC X.Y" line above the kernels
     for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -110,11 +111,22 @@ NcuProfile ncu_parts::parse_ncu_text(const std::vector<std::string>& lines, cons
             out.kernels.push_back(std::move(k));
             heading_line.push_back(i + 1);
             rows_read.push_back(0);
+            sections.emplace_back();
             have_kernel = true;
             continue;
         }
         if (t.rfind("Section:", 0) != 0 || !have_kernel || i + 1 >= lines.size() || !is_rule(lines[i + 1]))
             continue;
+        // ncu prints each section once per kernel: the same section again under one heading means a kernel heading of a
+        // shape not recognised lies between, whose rows would overwrite this kernel's. Refused, never merged.
+        if (std::find(sections.back().begin(), sections.back().end(), t) != sections.back().end())
+            throw InputError(origin,
+                             fmt::format("line {}: '{}' appears twice under the kernel heading at line {} ({}): a "
+                                         "heading between them is not one bwacct recognises, so the rows cannot be "
+                                         "assigned to their kernel; expected ncu's console headings 'NAME (GRID)x(BLOCK), "
+                                         "Context C, Stream S, Device D, CC X.Y'",
+                                         i + 1, t, heading_line.back(), short_kernel_name(out.kernels.back().name)));
+        sections.back().push_back(t);
         // A section's table: name, unit and value, each row cut at the rule's extents (the unit may be blank).
         const std::vector<std::pair<std::size_t, std::size_t>> spans = dash_spans(lines[i + 1]);
         // Name, unit, value; or under --print-summary per-kernel name, unit, Minimum, Maximum, Average (the Average

@@ -265,6 +265,30 @@ TEST(NcuRealInputs, ConsoleGraphWorkloadHeadingWithoutStream) {
     EXPECT_NEAR((*p.kernels[3].dram_read_bytes + *p.kernels[3].dram_write_bytes) / (*p.kernels[3].time_us * 1e3), 1294.6, 0.05);
 }
 
+// A heading of a shape bwacct does not know (here the graph's, cut to "graph, Context 1"): the next kernel's section
+// appears a second time under the kernel above, whose values it would overwrite. Refused in one line, never merged.
+TEST(NcuRealInputs, ConsoleSectionTwiceUnderOneHeadingIsRefused) {
+    const std::string section =
+        "    Section: Command line profiler metrics\n"
+        "    ---------------------- ----------- ------------\n"
+        "    Metric Name            Metric Unit Metric Value\n"
+        "    ---------------------- ----------- ------------\n"
+        "    gpu__time_duration.sum          us       189.63\n"
+        "    ---------------------- ----------- ------------\n\n";
+    const std::string text =
+        "  fill (1, 1, 1)x(128, 1, 1), Context 1, Stream 13, Device 0, CC 9.0\n" + section + "  graph, Context 1\n" + section;
+    try {
+        parse_ncu_csv(text, "twice.txt");
+        ADD_FAILURE() << "two kernels' sections were merged into one";
+    } catch (const InputError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("line 10: 'Section: Command line profiler metrics' appears twice under the kernel heading at line 1"),
+                  std::string::npos)
+            << m;
+        EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    }
+}
+
 // `ncu -o rep` writes its results to rep.ncu-rep and prints only its ==PROF== lines (recorded on an H100): one line
 // naming the report and the export that reads it. Old code: "no ncu CSV header found".
 TEST(NcuRealInputs, OutputToAReportFileNamesTheReportAndItsExport) {
