@@ -336,6 +336,13 @@ NcuProfile parse_ncu_csv(const std::string& text, const std::string& origin) {
                 throw InputError(origin, fmt::format("holds nvprof --events output (raw per-partition counts), which bwacct does "
                                                      "not read; profile with {}; {}",
                                                      kNvprofMetrics, kExpected));
+        // `--page session`: the session's and devices' attributes ("Session Attribute","Value"), no kernel result.
+        if (text.find("\"Session Attribute\",\"Value\"") != std::string::npos ||
+            text.find("\"Launch Attribute\",\"Value\"") != std::string::npos)
+            throw InputError(origin, fmt::format("holds ncu's --page session export (session, launch and device attributes), "
+                                                 "which has no kernel results; export them with --page details or --page "
+                                                 "raw; {}",
+                                                 kExpected));
         // `ncu -o NAME` wrote its results to a report file and only its progress lines here: name the report.
         const std::size_t report = text.find("==PROF== Report: ");
         if (report != std::string::npos) {

@@ -289,6 +289,18 @@ TEST(NcuRealInputs, ConsoleSectionTwiceUnderOneHeadingIsRefused) {
     }
 }
 
+// `--page session` (recorded on an H100) holds attribute tables and no kernel: refused naming the pages that have them.
+// Old code: "no ncu CSV header found".
+TEST(NcuRealInputs, SessionPageIsRefusedNamingTheKernelPages) {
+    try {
+        parse_ncu_csv(fixture("corpus/ncu/ncu2025_csv_page_session_attributes_only_no_kernels_h100_probe.csv"), "s.csv");
+        ADD_FAILURE() << "the session page was read";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("--page session export"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("--page details or --page raw"), std::string::npos) << e.what();
+    }
+}
+
 // `ncu -o rep` writes its results to rep.ncu-rep and prints only its ==PROF== lines (recorded on an H100): one line
 // naming the report and the export that reads it. Old code: "no ncu CSV header found".
 TEST(NcuRealInputs, OutputToAReportFileNamesTheReportAndItsExport) {
