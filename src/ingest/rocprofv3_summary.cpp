@@ -115,16 +115,13 @@ std::vector<Row> read_rows(const std::vector<std::string>& lines, const Table& t
                 origin, fmt::format("line {}: a row without a name, a whole CALLS >= 1 or a DURATION; {}", i + 1, kExpected));
         r.calls = static_cast<std::uint64_t>(*n);
         r.total_us = nsys_parts::in_us(*d, *to_us);
-        // AVERAGE is DURATION / CALLS printed to 4 digits (2.304e+04): a row shifted off its columns fails this.
-        if (const auto v = num(avg)) {
-            if (std::abs(*v * *n - *d) > 5e-4 * *d + *n)
-                throw InputError(origin, fmt::format("line {}: AVERAGE {} x CALLS {} is not DURATION {}: the row does not "
-                                                     "line up with its header; {}",
-                                                     i + 1, c[avg], c[calls], c[total], kExpected));
-            r.avg_us = nsys_parts::in_us(*v, *to_us);
-        } else {
-            r.avg_us = r.total_us / static_cast<double>(r.calls);  // a summary printed without AVERAGE: DURATION / CALLS
-        }
+        // AVERAGE is DURATION / CALLS printed to 4 digits (2.304e+04): a row shifted off its columns fails this. The average
+        // shown is DURATION / CALLS, exact where AVERAGE is rounded (184,324 / 8 = 23,040.5 ns, printed 2.304e+04).
+        if (const auto v = num(avg); v && std::abs(*v * *n - *d) > 5e-4 * *d + *n)
+            throw InputError(origin, fmt::format("line {}: AVERAGE {} x CALLS {} is not DURATION {}: the row does not "
+                                                 "line up with its header; {}",
+                                                 i + 1, c[avg], c[calls], c[total], kExpected));
+        r.avg_us = std::round(r.total_us / static_cast<double>(r.calls) * 1e6) / 1e6;
         r.pct = num(pct);
         if (const auto v = num(min))
             r.min_us = nsys_parts::in_us(*v, *to_us);

@@ -418,6 +418,7 @@ TEST(RocprofStats, Rocprofv3SummaryKernelDispatchRowsAreTheKernels) {
     EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 184.324);
     EXPECT_DOUBLE_EQ(*s.kernels[0].time_pct, 40.681542);
     EXPECT_NEAR(100.0 * 184324 / 453090, *s.kernels[0].time_pct, 1e-6);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].avg_us, 23.0405);  // 184.324 / 8, not the rounded AVERAGE 2.304e+04 ns
     EXPECT_DOUBLE_EQ(*s.kernels[0].min_us, 11.2);
     EXPECT_DOUBLE_EQ(*s.kernels[0].max_us, 98.802);
     double total = 0;
