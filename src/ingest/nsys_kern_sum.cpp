@@ -36,7 +36,8 @@ constexpr const char* kExpected =
     "nvprof's summary (Type, Time(%), Time, Calls, Avg, Min, Max, Name), nsys's memory operation summary "
     "(--report cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum), AMD rocprof's kernel statistics CSV "
     "(\"Name\",\"Calls\",\"TotalDurationNs\",...), or rocprofv3's kernel_trace.csv (\"Kernel_Name\",...,"
-    "\"Start_Timestamp\",\"End_Timestamp\") with its memory_copy_trace.csv (\"Kind\",\"Direction\",...)";
+    "\"Start_Timestamp\",\"End_Timestamp\") with its memory_copy_trace.csv (\"Kind\",\"Direction\",...), or rocprofv3's "
+    "--summary tables ('| NAME | DOMAIN | CALLS | DURATION (nsec) | ...' with KERNEL_DISPATCH rows)";
 
 enum class Col { pct, total, instances, avg, med, min, max, stddev, name, unknown };
 
