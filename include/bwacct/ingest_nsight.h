@@ -93,6 +93,10 @@ struct NcuKernel {
     // nvprof --metrics: dram_read_throughput + dram_write_throughput, the kernel's measured DRAM rate in 10^9 B/s
     // (used when the file gives no bytes and time to divide).
     std::optional<double> dram_GBps;
+    // ncu: dram__bytes_read.sum.per_second / dram__bytes_write.sum.per_second (10^9 B/s); their sum is dram_GBps when
+    // dram__bytes.sum.per_second (dram_rate_total) is not in the file.
+    std::optional<double> dram_read_GBps, dram_write_GBps;
+    bool dram_rate_total = false;
     bool dram_metric = false;  // nvprof --metrics: the file gives the kernel at least one DRAM metric bwacct reads
 };
 

@@ -29,7 +29,22 @@ constexpr const char* kNvprofMetrics =
     "nvprof --metrics dram_read_bytes,dram_write_bytes,dram_read_throughput,dram_write_throughput (where nvprof lacks "
     "dram_*_bytes, as on Kepler and Maxwell: dram_read_transactions,dram_write_transactions in their place)";
 
-enum class Metric { read, write, total, time, duration, dram_rate, dram_pct, sm_pct, dram_pct_sol, sm_pct_sol, device, none };
+enum class Metric {
+    read,
+    write,
+    total,
+    time,
+    duration,
+    dram_rate,
+    read_rate,
+    write_rate,
+    dram_pct,
+    sm_pct,
+    dram_pct_sol,
+    sm_pct_sol,
+    device,
+    none
+};
 
 Metric metric_of(const std::string& name) {
     if (name == "dram__bytes_read.sum")
@@ -49,6 +64,11 @@ Metric metric_of(const std::string& name) {
     // "Memory Throughput" (in Gbyte/second; the Speed Of Light section's "Memory Throughput" in % is another figure).
     if (name == "dram__bytes.sum.per_second" || name == "Memory Throughput")
         return Metric::dram_rate;
+    // Its two directions (the Memory Workload Analysis tables' Device Memory rows): their sum is the same rate.
+    if (name == "dram__bytes_read.sum.per_second")
+        return Metric::read_rate;
+    if (name == "dram__bytes_write.sum.per_second")
+        return Metric::write_rate;
     // ncu 2022+ also names the DRAM share gpu__dram_throughput (the SpeedOfLight section's "DRAM Throughput").
     if (name.rfind("dram__throughput.avg.pct_of_peak_sustained", 0) == 0 ||
         name.rfind("gpu__dram_throughput.avg.pct_of_peak_sustained", 0) == 0)
@@ -119,7 +139,7 @@ void store(NcuKernel& k, Metric m, const std::string& metric, const std::string&
         return;
     // A rate only in bytes per second ("Gbyte/second", "Gbyte/s"): "Memory Throughput" in % is not the DRAM rate.
     std::optional<double> rate_scale;
-    if (m == Metric::dram_rate) {
+    if (m == Metric::dram_rate || m == Metric::read_rate || m == Metric::write_rate) {
         const std::size_t slash = unit.find('/');
         if (slash != std::string::npos && (unit.substr(slash + 1) == "second" || unit.substr(slash + 1) == "s"))
             rate_scale = ncu_byte_scale(unit.substr(0, slash));
@@ -157,6 +177,14 @@ void store(NcuKernel& k, Metric m, const std::string& metric, const std::string&
         }
         case Metric::dram_rate:
             k.dram_GBps = *v * *rate_scale / 1e9;
+            k.dram_rate_total = true;
+            break;
+        case Metric::read_rate:
+        case Metric::write_rate:
+            // Read + write rates make the DRAM rate where dram__bytes.sum.per_second is not in the file.
+            (m == Metric::read_rate ? k.dram_read_GBps : k.dram_write_GBps) = *v * *rate_scale / 1e9;
+            if (k.dram_read_GBps && k.dram_write_GBps && !k.dram_rate_total)
+                k.dram_GBps = *k.dram_read_GBps + *k.dram_write_GBps;
             break;
         case Metric::dram_pct:
             k.dram_pct = *v;
@@ -308,6 +336,23 @@ NcuProfile parse_ncu_csv(const std::string& text, const std::string& origin) {
                 throw InputError(origin, fmt::format("holds nvprof --events output (raw per-partition counts), which bwacct does "
                                                      "not read; profile with {}; {}",
                                                      kNvprofMetrics, kExpected));
+        // `--page session`: the session's and devices' attributes ("Session Attribute","Value"), no kernel result.
+        if (text.find("\"Session Attribute\",\"Value\"") != std::string::npos ||
+            text.find("\"Launch Attribute\",\"Value\"") != std::string::npos)
+            throw InputError(origin, fmt::format("holds ncu's --page session export (session, launch and device attributes), "
+                                                 "which has no kernel results; export them with --page details or --page "
+                                                 "raw; {}",
+                                                 kExpected));
+        // `ncu -o NAME` wrote its results to a report file and only its progress lines here: name the report.
+        const std::size_t report = text.find("==PROF== Report: ");
+        if (report != std::string::npos) {
+            std::string path = text.substr(report + 17, std::min(text.find('\n', report), text.size()) - report - 17);
+            while (!path.empty() && (path.back() == '\r' || path.back() == ' '))
+                path.pop_back();
+            throw InputError(origin, fmt::format("holds only ncu's progress lines: its results went to the report '{}' "
+                                                 "(ncu -o); export them with `ncu -i {} --csv --page raw`; {}",
+                                                 path, path, kExpected));
+        }
         throw InputError(origin, fmt::format("no ncu CSV header (\"ID\",...,\"Kernel Name\",...) found; {}", kExpected));
     }
     const std::size_t skipped_lines =

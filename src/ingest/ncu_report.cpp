@@ -85,7 +85,8 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
     std::vector<double> bws;  // each kernel's GB/s, for the summary
     double time_us = 0;
     std::size_t timed = 0;
-    std::size_t rate_only = 0;  // nvprof kernels with a DRAM throughput and no byte counts
+    std::size_t rate_only = 0;      // nvprof kernels with a DRAM throughput and no byte counts
+    std::size_t rate_not_time = 0;  // ncu kernels with DRAM bytes and rate but no duration
     for (const NcuKernel& k : p.kernels) {
         rounded = rounded || k.rounded_bytes;
         std::optional<double> bytes = k.dram_bytes;
@@ -102,9 +103,11 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
                             "bandwidth and time not computed",
                             k.id, short_kernel_name(k.name), *bytes));
         else if (k.dram_GBps) {
-            bw = k.dram_GBps;  // nvprof's measured read + write throughput
+            bw = k.dram_GBps;  // nvprof's measured read + write throughput; ncu's dram__bytes.sum.per_second
             if (!bytes)
                 ++rate_only;
+            else if (!p.nvprof)
+                ++rate_not_time;
         }
         if (bw)
             bws.push_back(*bw);
@@ -195,6 +198,11 @@ IngestReport ncu_report(const NcuProfile& p, const std::string& file, const std:
                      : fmt::format("{} kernel{} {} ncu's measured DRAM rate (Memory Throughput, dram__bytes.sum.per_second) "
                                    "but no DRAM byte counts: GB/s is that rate, bytes not shown",
                                    rate_only, rate_only == 1 ? "" : "s", rate_only == 1 ? "has" : "have"));
+    if (rate_not_time > 0)
+        r.warnings.push_back(
+            fmt::format("{} kernel{} {} DRAM byte counts and ncu's measured DRAM rate (dram__bytes.sum.per_second, or "
+                        "dram__bytes_read.sum.per_second + dram__bytes_write.sum.per_second) but no duration: GB/s is that rate",
+                        rate_not_time, rate_not_time == 1 ? "" : "s", rate_not_time == 1 ? "has" : "have"));
     if (devices.size() > 1) {
         std::string list, ids;
         for (const std::string& d : devices)

@@ -15,13 +15,39 @@ namespace {
 using ingest::dash_spans;
 using ncu_parts::trim;
 
-// A kernel's heading: "NAME ..., Context C, Stream S[, Device D, CC X.Y]"; under `--print-summary per-kernel`
-// "NAME (GX, GY, GZ)x(BX, BY, BZ), Device D, CC X.Y, Invocations N".
+// Whether `s` is all of `chars`, and not empty.
+bool only(const std::string& s, const char* chars) { return !s.empty() && s.find_first_not_of(chars) == std::string::npos; }
+
+// A kernel's heading: "NAME ..., Context C, Stream S[, Device D, CC X.Y]" (a whole CUDA graph: no Stream); under
+// `--print-summary per-kernel` "NAME (GX, GY, GZ)x(BX, BY, BZ), Device D, CC X.Y, Invocations N"; under `--print-summary per-gpu`
+// (ncu 2025) "NAME (GX, GY, GZ)x(BX, BY, BZ), Invocations N" below a "Device D, CC X.Y" line of its own.
 bool is_kernel_line(const std::string& line) {
     if (line.rfind("==", 0) == 0)
         return false;
-    return (line.find(", Context ") != std::string::npos && line.find(", Stream ") != std::string::npos) ||
-           (line.find(", Device ") != std::string::npos && line.find(", Invocations ") != std::string::npos);
+    if ((line.find(", Context ") != std::string::npos && line.find(", Stream ") != std::string::npos) ||
+        (line.find(", Device ") != std::string::npos && line.find(", Invocations ") != std::string::npos))
+        return true;
+    // A CUDA graph profiled as one workload (--graph-profiling graph) has no stream: "graph (16384, 1, 1)x(256, 1, 1),
+    // Context 1, Device 0, CC 9.0". The launch shape followed by its context or device makes the heading.
+    const std::size_t shape = line.find(")x(");
+    if (shape != std::string::npos) {
+        const std::size_t after = line.find("), ", shape + 3);
+        if (after != std::string::npos &&
+            (line.compare(after, 11, "), Context ") == 0 || line.compare(after, 10, "), Device ") == 0))
+            return true;
+    }
+    const std::size_t inv = line.rfind("), Invocations ");
+    return inv != std::string::npos && line.find(")x(") < inv && only(trim(line.substr(inv + 15)), "0123456789");
+}
+
+// `--print-summary per-gpu`'s device line, "Device D, CC X.Y" alone: the compute capability, else "".
+std::string device_line_cc(const std::string& line) {
+    const std::string t = trim(line);
+    const std::size_t cc = t.find(", CC ");
+    if (t.rfind("Device ", 0) != 0 || cc == std::string::npos || !only(t.substr(7, cc - 7), "0123456789") ||
+        !only(t.substr(cc + 5), "0123456789."))
+        return "";
+    return t.substr(cc + 5);
 }
 
 // A rule line: runs of dashes separated by blanks, nothing else.
@@ -29,14 +55,11 @@ bool is_rule(const std::string& line) {
     return line.find("--") != std::string::npos && line.find_first_not_of("- \t\r") == std::string::npos;
 }
 
-// Whether `s` is all of `chars`, and not empty.
-bool only(const std::string& s, const char* chars) { return !s.empty() && s.find_first_not_of(chars) == std::string::npos; }
-
 // The kernel's name and compute capability from its heading: the launch shape " (64, 1, 1)x(256, 1, 1)" or
 // the date ", 2024-Aug-28 11:14:50" that ncu appends to the name are cut off.
 void name_from_heading(const std::string& line, NcuKernel& k) {
     const std::string t = trim(line);
-    std::string head = t.substr(0, std::min(t.find(", Context "), t.find(", Device ")));
+    std::string head = t.substr(0, std::min({t.find(", Context "), t.find(", Device "), t.rfind(", Invocations ")}));
     const std::size_t shape = head.rfind(")x(");
     const std::size_t open = shape == std::string::npos ? std::string::npos : head.rfind(" (", shape);
     if (open != std::string::npos && head.back() == ')' && only(head.substr(open + 1), "0123456789(), x")) {
@@ -69,20 +92,41 @@ NcuProfile ncu_parts::parse_ncu_text(const std::vector<std::string>& lines, cons
     out.format = "ncu console output (no --csv: per kernel 'Section:' tables of metric name, unit and value)";
     bool have_kernel = false;
     std::vector<std::size_t> heading_line, rows_read;  // per kernel: its heading's line, the metric rows read under it
+    std::vector<std::vector<std::string>> sections;    // per kernel: the "Section: ..." lines met under its heading
+    bool per_gpu = false;
+    std::string device_cc;  // the CC of a per-gpu summary's "Device D, CC X.Y" line above the kernels
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::string t = trim(lines[i]);
+        if (const std::string cc = device_line_cc(lines[i]); !cc.empty()) {
+            device_cc = cc;
+            per_gpu = true;
+            continue;
+        }
         if (is_kernel_line(lines[i]) && t.rfind("Section:", 0) != 0) {
             NcuKernel k;
             k.id = std::to_string(out.kernels.size());
             name_from_heading(lines[i], k);
+            if (k.cc.empty())
+                k.cc = device_cc;
             out.kernels.push_back(std::move(k));
             heading_line.push_back(i + 1);
             rows_read.push_back(0);
+            sections.emplace_back();
             have_kernel = true;
             continue;
         }
         if (t.rfind("Section:", 0) != 0 || !have_kernel || i + 1 >= lines.size() || !is_rule(lines[i + 1]))
             continue;
+        // ncu prints each section once per kernel: the same section again under one heading means a kernel heading of a
+        // shape not recognised lies between, whose rows would overwrite this kernel's. Refused, never merged.
+        if (std::find(sections.back().begin(), sections.back().end(), t) != sections.back().end())
+            throw InputError(origin,
+                             fmt::format("line {}: '{}' appears twice under the kernel heading at line {} ({}): a "
+                                         "heading between them is not one bwacct recognises, so the rows cannot be "
+                                         "assigned to their kernel; expected ncu's console headings 'NAME (GRID)x(BLOCK), "
+                                         "Context C, Stream S, Device D, CC X.Y'",
+                                         i + 1, t, heading_line.back(), short_kernel_name(out.kernels.back().name)));
+        sections.back().push_back(t);
         // A section's table: name, unit and value, each row cut at the rule's extents (the unit may be blank).
         const std::vector<std::pair<std::size_t, std::size_t>> spans = dash_spans(lines[i + 1]);
         // Name, unit, value; or under --print-summary per-kernel name, unit, Minimum, Maximum, Average (the Average
@@ -134,7 +178,8 @@ NcuProfile ncu_parts::parse_ncu_text(const std::vector<std::string>& lines, cons
         out.kernels = std::move(kept);
     }
     if (std::any_of(out.kernels.begin(), out.kernels.end(), [](const NcuKernel& k) { return k.invocations > 0; }))
-        out.format = "ncu console output, --print-summary per-kernel (the Average over each kernel's invocations)";
+        out.format = per_gpu ? "ncu console output, --print-summary per-gpu (the Average over each kernel's invocations)"
+                             : "ncu console output, --print-summary per-kernel (the Average over each kernel's invocations)";
     return out;
 }
 

@@ -36,7 +36,8 @@ constexpr const char* kExpected =
     "nvprof's summary (Type, Time(%), Time, Calls, Avg, Min, Max, Name), nsys's memory operation summary "
     "(--report cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum), AMD rocprof's kernel statistics CSV "
     "(\"Name\",\"Calls\",\"TotalDurationNs\",...), or rocprofv3's kernel_trace.csv (\"Kernel_Name\",...,"
-    "\"Start_Timestamp\",\"End_Timestamp\") with its memory_copy_trace.csv (\"Kind\",\"Direction\",...)";
+    "\"Start_Timestamp\",\"End_Timestamp\") with its memory_copy_trace.csv (\"Kind\",\"Direction\",...), or rocprofv3's "
+    "--summary tables ('| NAME | DOMAIN | CALLS | DURATION (nsec) | ...' with KERNEL_DISPATCH rows)";
 
 enum class Col { pct, total, instances, avg, med, min, max, stddev, name, unknown };
 
@@ -1125,6 +1126,8 @@ NsysKernSum parse_lines(const std::vector<std::string>& lines, const std::string
             return checked_total(std::move(*rocprof), origin);
         if (std::optional<NsysKernSum> rocpd = nsys_parts::parse_rocpd_summary(lines, origin))
             return checked_total(std::move(*rocpd), origin);
+        if (std::optional<NsysKernSum> v3 = nsys_parts::parse_rocprofv3_summary(lines, origin))
+            return checked_total(std::move(*v3), origin);
         std::size_t t = 0;
         while (t < lines.size() && !is_gpu_trace_header(lines[t]))
             ++t;

@@ -120,4 +120,11 @@ std::optional<NsysKernSum> parse_rocprof_stats(const std::vector<std::string>& l
 // (AVERAGE x Calls != DURATION) or a file whose only summaries are not KERNELS_SUMMARY.
 std::optional<NsysKernSum> parse_rocpd_summary(const std::vector<std::string>& lines, const std::string& origin);
 
+// rocprofv3's own summary (`rocprofv3 --summary`, per domain with `-D`) when `lines` hold its table header ("| NAME | DOMAIN
+// | CALLS | DURATION (nsec) | ..."): the first table's KERNEL_DISPATCH rows are the kernels (a later table with the same
+// rows, the combined ROCPROFV3 SUMMARY, is the same run; other kernel rows are another run's, not read), the first
+// MEMORY_COPY rows the memory operations (no bytes), API and allocation rows are not read. nullopt without such a
+// header; throws InputError for a row that does not line up or a summary without KERNEL_DISPATCH rows.
+std::optional<NsysKernSum> parse_rocprofv3_summary(const std::vector<std::string>& lines, const std::string& origin);
+
 }  // namespace bwacct::nsys_parts

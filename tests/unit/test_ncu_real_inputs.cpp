@@ -224,6 +224,121 @@ TEST(NcuRealInputs, ConsolePerKernelSummaryReadsTheAverage) {
     }
 }
 
+// ncu 2025's console `--print-summary per-gpu` (recorded on an H100, corpus/ncu/ncu2025_console_print_summary_per_gpu_*):
+// a "  Device 0, CC 9.0" line of its own above the kernels, whose headings end "(1056, 1, 1)x(256, 1, 1), Invocations 3"
+// with no ", Device". Old code: "no ncu CSV header found". Averages as printed, by hand:
+//   copy_kernel  read 67.12 Mbyte + write 49.98 Mbyte = 117,100,000 B over 53.87 us: 117.1e6 / 53.87e-6 = 2173.8 GB/s
+//   triad_kernel read 134.23 + write 56.00 Mbyte = 190,230,000 B over 71.60 us, 2 invocations
+TEST(NcuRealInputs, ConsolePerGpuSummaryDeviceLineAboveKernels) {
+    const NcuProfile p = parse_ncu_csv(
+        fixture("corpus/ncu/ncu2025_console_print_summary_per_gpu_device_line_above_kernels_h100_probe.txt"), "pg.txt");
+    ASSERT_EQ(p.kernels.size(), 3u);
+    EXPECT_EQ(p.kernels[0].name, "copy_kernel(const float *, float *, unsigned long)");  // shape and Invocations cut off
+    EXPECT_EQ(p.kernels[0].invocations, 3u);
+    EXPECT_EQ(p.kernels[1].invocations, 1u);
+    EXPECT_EQ(p.kernels[2].invocations, 2u);
+    EXPECT_EQ(p.kernels[0].cc, "9.0");  // from the device line above
+    EXPECT_DOUBLE_EQ(*p.kernels[0].dram_read_bytes, 67.12e6);
+    EXPECT_DOUBLE_EQ(*p.kernels[0].dram_write_bytes, 49.98e6);
+    EXPECT_DOUBLE_EQ(*p.kernels[0].time_us, 53.87);
+    EXPECT_NEAR((*p.kernels[0].dram_read_bytes + *p.kernels[0].dram_write_bytes) / (*p.kernels[0].time_us * 1e3), 2173.8, 0.05);
+    EXPECT_DOUBLE_EQ(*p.kernels[2].dram_read_bytes + *p.kernels[2].dram_write_bytes, 190.23e6);
+    EXPECT_DOUBLE_EQ(*p.kernels[2].time_us, 71.6);
+    EXPECT_NE(p.format.find("--print-summary per-gpu"), std::string::npos) << p.format;
+}
+
+// A CUDA graph profiled as one workload (`ncu --graph-profiling graph`, recorded on an H100): its console heading
+// "graph (16384, 1, 1)x(256, 1, 1), Context 1, Device 0, CC 9.0" has no Stream. Old code: the heading was not seen and
+// the graph's rows overwrote the fill kernel above it (shown with 379.63 MB over 293.25 us). By hand:
+//   kernel 2 (the fill):  8.96 Kbyte read + 0 written over 189.63 us
+//   graph:  201.39 + 178.24 Mbyte = 379,630,000 B over 293.25 us = 379.63e6 / 293.25e-6 = 1294.6 GB/s
+TEST(NcuRealInputs, ConsoleGraphWorkloadHeadingWithoutStream) {
+    const NcuProfile p = parse_ncu_csv(
+        fixture("corpus/ncu/ncu2025_console_graph_profiling_graph_heading_without_stream_h100_torch_cuda_graph.txt"), "g.txt");
+    ASSERT_EQ(p.kernels.size(), 4u);
+    EXPECT_DOUBLE_EQ(*p.kernels[2].dram_read_bytes, 8960.0);
+    EXPECT_DOUBLE_EQ(*p.kernels[2].time_us, 189.63);
+    EXPECT_EQ(p.kernels[3].name, "graph");
+    EXPECT_EQ(p.kernels[3].cc, "9.0");
+    EXPECT_DOUBLE_EQ(*p.kernels[3].dram_read_bytes + *p.kernels[3].dram_write_bytes, 379.63e6);
+    EXPECT_DOUBLE_EQ(*p.kernels[3].time_us, 293.25);
+    EXPECT_NEAR((*p.kernels[3].dram_read_bytes + *p.kernels[3].dram_write_bytes) / (*p.kernels[3].time_us * 1e3), 1294.6, 0.05);
+}
+
+// A heading of a shape bwacct does not know (here the graph's, cut to "graph, Context 1"): the next kernel's section
+// appears a second time under the kernel above, whose values it would overwrite. Refused in one line, never merged.
+TEST(NcuRealInputs, ConsoleSectionTwiceUnderOneHeadingIsRefused) {
+    const std::string section =
+        "    Section: Command line profiler metrics\n"
+        "    ---------------------- ----------- ------------\n"
+        "    Metric Name            Metric Unit Metric Value\n"
+        "    ---------------------- ----------- ------------\n"
+        "    gpu__time_duration.sum          us       189.63\n"
+        "    ---------------------- ----------- ------------\n\n";
+    const std::string text =
+        "  fill (1, 1, 1)x(128, 1, 1), Context 1, Stream 13, Device 0, CC 9.0\n" + section + "  graph, Context 1\n" + section;
+    try {
+        parse_ncu_csv(text, "twice.txt");
+        ADD_FAILURE() << "two kernels' sections were merged into one";
+    } catch (const InputError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("line 10: 'Section: Command line profiler metrics' appears twice under the kernel heading at line 1"),
+                  std::string::npos)
+            << m;
+        EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    }
+}
+
+// `--page session` (recorded on an H100) holds attribute tables and no kernel: refused naming the pages that have them.
+// Old code: "no ncu CSV header found".
+TEST(NcuRealInputs, SessionPageIsRefusedNamingTheKernelPages) {
+    try {
+        parse_ncu_csv(fixture("corpus/ncu/ncu2025_csv_page_session_attributes_only_no_kernels_h100_probe.csv"), "s.csv");
+        ADD_FAILURE() << "the session page was read";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("--page session export"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("--page details or --page raw"), std::string::npos) << e.what();
+    }
+}
+
+// `ncu -o rep` writes its results to rep.ncu-rep and prints only its ==PROF== lines (recorded on an H100): one line
+// naming the report and the export that reads it. Old code: "no ncu CSV header found".
+TEST(NcuRealInputs, OutputToAReportFileNamesTheReportAndItsExport) {
+    try {
+        parse_ncu_csv(fixture("corpus/ncu/ncu2025_output_to_report_file_only_prof_lines_h100_probe.txt"), "o.txt");
+        ADD_FAILURE() << "ncu's progress lines were read as a profile";
+    } catch (const InputError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("results went to the report '/tmp/rep.ncu-rep'"), std::string::npos) << m;
+        EXPECT_NE(m.find("ncu -i /tmp/rep.ncu-rep --csv --page raw"), std::string::npos) << m;
+        EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    }
+}
+
+// The Memory Workload Analysis tables (--print-details all, recorded on an H100) give DRAM bytes and each direction's
+// rate but no duration. Old code: "no duration; bandwidth not computed". By hand:
+//   rate = 1,274,191,980,558.93 + 850,211,421,628.19 B/s = 2,124,403,402,187.12 B/s = 2124.4034 GB/s
+//   (the bytes agree: 67,114,240 / 1,274.19e9 = 52.672 us and 44,782,336 / 850.21e9 = 52.672 us)
+TEST(NcuRealInputs, DirectionRatesMakeTheDramRateWhenNoDuration) {
+    const NcuProfile p = parse_ncu_csv(
+        fixture("corpus/ncu/ncu2025_csv_details_print_details_all_mwa_tables_bytes_no_duration_h100_probe_scale.csv"), "mwa.csv");
+    ASSERT_EQ(p.kernels.size(), 1u);
+    const NcuKernel& k = p.kernels[0];
+    EXPECT_DOUBLE_EQ(*k.dram_read_bytes, 67114240.0);
+    EXPECT_DOUBLE_EQ(*k.dram_write_bytes, 44782336.0);
+    EXPECT_FALSE(k.time_us.has_value());
+    ASSERT_TRUE(k.dram_GBps.has_value());
+    EXPECT_NEAR(*k.dram_GBps, 2124.4034, 1e-4);
+    // dram__bytes.sum.per_second, where the file has it, is the rate itself (not overwritten by the directions).
+    const NcuProfile q = parse_ncu_csv(
+        "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+        "\"0\",\"k\",\"dram__bytes.sum.per_second\",\"Gbyte/s\",\"100\"\n"
+        "\"0\",\"k\",\"dram__bytes_read.sum.per_second\",\"Gbyte/s\",\"70\"\n"
+        "\"0\",\"k\",\"dram__bytes_write.sum.per_second\",\"Gbyte/s\",\"20\"\n",
+        "q.csv");
+    EXPECT_DOUBLE_EQ(*q.kernels[0].dram_GBps, 100.0);
+}
+
 // ---- nvprof --metrics (ncu's predecessor) -------------------------------------------------------------------
 
 // nvprof's console metric table: 'Device "NAME (N)"' and "Kernel: NAME" headings, rows of invocations, metric name,

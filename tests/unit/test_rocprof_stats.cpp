@@ -404,3 +404,62 @@ TEST(RocprofStats, CopyTraceAttachedByAgentAndCorrelationIdNotByTime) {
 }
 
 }  // namespace
+
+// rocprofv3's own summary (`rocprofv3 -S -D`, ROCm docs): per-domain pipe tables, then the combined ROCPROFV3 SUMMARY
+// holding the kernels again. Old code: "no kernel summary table found". By hand, from the KERNEL_DISPATCH table:
+//   sum of the four kernels = 184,324 + 94,482 + 91,763 + 82,521 = 453,090 ns = 453.090 us
+//   addition_kernel 184,324 ns = 184.324 us over 8 calls; PERCENT 40.681542 = 184,324 / 453,090 (0.40681542)
+TEST(RocprofStats, Rocprofv3SummaryKernelDispatchRowsAreTheKernels) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/rocprofv3_docs_summary_per_domain_pipe_tables_kernel_dispatch_then_combined_excerpt.md"), "s.md");
+    ASSERT_EQ(s.kernels.size(), 4u);
+    EXPECT_EQ(s.kernels[0].name, "void addition_kernel<float>(float*, float const*, float const*, int, int)");
+    EXPECT_EQ(s.kernels[0].instances, 8u);
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 184.324);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].time_pct, 40.681542);
+    EXPECT_NEAR(100.0 * 184324 / 453090, *s.kernels[0].time_pct, 1e-6);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].avg_us, 23.0405);  // 184.324 / 8, not the rounded AVERAGE 2.304e+04 ns
+    EXPECT_DOUBLE_EQ(*s.kernels[0].min_us, 11.2);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].max_us, 98.802);
+    double total = 0;
+    for (const NsysKernel& k : s.kernels)
+        total += k.total_us;
+    EXPECT_NEAR(total, 453.090, 1e-9);
+    EXPECT_TRUE(s.other_tables.empty());  // the combined summary's identical rows are the same run
+    ASSERT_EQ(s.memory_ops.size(), 2u);
+    EXPECT_EQ(s.memory_ops[0].operation, "MEMORY_COPY_HOST_TO_DEVICE");
+    EXPECT_EQ(s.memory_ops[0].count, 16u);
+    EXPECT_DOUBLE_EQ(s.memory_ops[0].total_us, 3691.929);
+    EXPECT_FALSE(s.memory_ops[0].bytes.has_value());
+}
+
+// The same summary printed to the console (5 columns, thousands separators, a '| ... |' row where the author left
+// rows out): one kernel, 44,242 ns = 44.242 us; its PERCENT (INC) 0.014317 is a share of every domain's time, so the
+// time % is computed here: 44.242 / 44.242 = 100 %.
+TEST(RocprofStats, Rocprofv3SummaryConsoleCombinedTableComputesTheKernelShare) {
+    const NsysKernSum s = parse_nsys_kern_sum(
+        fixture("corpus/nsys/"
+                "rocprofv3_summary_console_pipe_table_thousands_separators_api_rows_elided_mi350x_tutorial_excerpt.md"),
+        "c.md");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_EQ(s.kernels[0].name, "vector_add(float const*, ...)");
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_us, 44.242);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].time_pct, 100.0);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].avg_us, 44.242);  // no AVERAGE column: DURATION / CALLS = 44.242 / 1
+    EXPECT_FALSE(s.kernels[0].min_us.has_value());   // not printed: never made up
+    ASSERT_EQ(s.memory_ops.size(), 2u);
+    EXPECT_DOUBLE_EQ(s.memory_ops[0].total_us, 2357.053);  // 2,357,053 ns
+    EXPECT_DOUBLE_EQ(s.memory_ops[1].total_us, 1205.206);
+    EXPECT_TRUE(warns(s, "time % computed here"));
+    EXPECT_TRUE(warns(s, "left rows out"));  // the '| ... (HSA/HIP bookkeeping calls omitted) ... |' row
+}
+
+// A summary of API calls alone (no --kernel-trace): refused in one line saying so.
+TEST(RocprofStats, Rocprofv3SummaryWithoutKernelRowsIsRefused) {
+    const std::string m = refusal(
+        "ROCPROFV3 SUMMARY:\n"
+        "| NAME | DOMAIN | CALLS | DURATION (nsec) | AVERAGE (nsec) | PERCENT (INC) | MIN (nsec) | MAX (nsec) | STDDEV |\n"
+        "|---|---|---|---|---|---|---|---|---|\n"
+        "| hipMalloc | HIP_API | 2 | 1000 | 5.000e+02 | 100.000000 | 400 | 600 | 1.414e+02 |\n");
+    EXPECT_NE(m.find("holds no KERNEL_DISPATCH row"), std::string::npos) << m;
+}
