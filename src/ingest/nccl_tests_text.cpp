@@ -677,6 +677,26 @@ std::string heading_program(std::string_view heading) {
     return found.size() == 1 ? std::string(*found.begin()) : std::string();
 }
 
+// The text of a line that is one markdown bold span and nothing else ("**All Reduce, 2 nodes**", "__alltoall__"); empty
+// for any other line.
+std::string_view bold_paragraph(std::string_view line) {
+    std::size_t b = 0, e = line.size();
+    while (b < e && (line[b] == ' ' || line[b] == '\t'))
+        ++b;
+    while (e > b && (line[e - 1] == ' ' || line[e - 1] == '\t' || line[e - 1] == '\r'))
+        --e;
+    line = line.substr(b, e - b);
+    if (line.size() <= 4)
+        return {};
+    const std::string_view mark = line.substr(0, 2);
+    if ((mark != "**" && mark != "__") || line.substr(line.size() - 2) != mark)
+        return {};
+    const std::string_view inner = line.substr(2, line.size() - 4);
+    if (inner.find(mark) != std::string_view::npos || inner.front() == ' ' || inner.back() == ' ')
+        return {};
+    return inner;
+}
+
 // Bytes of one element of a type nccl-tests prints (is_type_name); 0 for none.
 std::uint64_t type_bytes(std::string_view t) { return nccl_type_bytes(t); }
 
@@ -1394,6 +1414,14 @@ NcclLog parse_nccl_text(const std::string& text_raw, const std::string& origin) 
         // the collective it names is the next unnamed run's.
         if (const std::size_t h = line.find_first_not_of('#'); h >= 2 && h <= 6 && h < line.size() && line[h] == ' ') {
             r.heading_program = heading_program(line.substr(h));
+            r.heading_text = utf8_prefix(trim_left(line), 80);
+            r.heading_line = line_no;
+            continue;
+        }
+        // A paragraph wholly in bold ("**sendrecv  ranks=8  (intra-node)**" above each block of a report) is used as a
+        // heading: the same.
+        if (const std::string_view b = bold_paragraph(line); !b.empty()) {
+            r.heading_program = heading_program(b);
             r.heading_text = utf8_prefix(trim_left(line), 80);
             r.heading_line = line_no;
             continue;

@@ -83,6 +83,29 @@ TEST(NcclRanksRefusal, NoRankClueNamesTheFile) {
         const std::string what = e.what();
         EXPECT_NE(what.find("--ranks"), std::string::npos) << what;
         EXPECT_NE(what.find("p5.md"), std::string::npos) << what;
+        EXPECT_NE(what.find("the run on lines 1–2"), std::string::npos) << what;
+    }
+}
+
+// A B200 cluster report: each sweep under a paragraph wholly in bold ("**sendrecv  ranks=8  (intra-node)**"), no test
+// name, rank lines or command. The bold line names the run's collective as a '#' heading does. Row: 2097152 B at 40.30
+// us, algbw = 2097152 / 40.30e-6 / 1e9 = 52.04 GB/s, sendrecv's busbw = algbw x 1 = 52.04 (printed 52.04 52.04).
+// Before: refused, "the log does not name its collective; give --op".
+TEST(NcclBoldHeading, BoldParagraphNamesTheCollective) {
+    const std::string hdr =
+        "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  "
+        "#wrong\n";
+    const std::string row =
+        "     2097152       2097152     uint8     sum      -1    40.30   52.04   52.04       0    40.25   52.10   52.10    N/A\n";
+    const NcclLog log = parse_nccl_tests("**sendrecv  ranks=8  (intra-node)**\n\n```\n" + hdr + row + "```\n", "b200.md");
+    ASSERT_EQ(log.runs.size(), 1u);
+    EXPECT_EQ(log.runs[0].program, "sendrecv_perf");
+    ASSERT_EQ(log.runs[0].rows.size(), 1u);
+    // Bold inside a sentence, or two bold spans, is no heading: the run names no collective.
+    for (const std::string& prose : {std::string("The **sendrecv** sweep:\n"), std::string("**sendrecv** and **alltoall**\n")}) {
+        const NcclLog p = parse_nccl_tests(prose + "```\n" + hdr + row + "```\n", "b200.md");
+        ASSERT_EQ(p.runs.size(), 1u);
+        EXPECT_EQ(p.runs[0].program, "") << prose;
     }
 }
 
