@@ -3,9 +3,11 @@
 // BabelStream's --list device listing. Each test fails before the fix.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 #include "bwacct/error.h"
+#include "bwacct/ingest.h"
 #include "bwacct/ingest_babelstream.h"
 #include "bwacct/ingest_nccl.h"
 
@@ -136,6 +138,31 @@ TEST(BabelStreamList, DeviceListingIsNotARunWithoutATable) {
     // A banner with no "Devices:" line and no table is still a run that stopped before its timings.
     const BabelStreamFile stopped = parse_babelstream("BabelStream\nVersion: 3.2\nImplementation: HC\n" + run, "hc.md");
     EXPECT_TRUE(has_warning(stopped.warnings, "a run starts and prints no table"));
+}
+
+// NVIDIA/nccl issue 527's table (the older "error" column): 2e-07 under #wrong is the largest deviation, shown as
+// printed. Before: the table and Markdown views rounded it to "0" (a whole-number column), which reads as "no wrong
+// elements counted"; JSON kept 2e-07. A count (0, 3) and a fraction of 0.5 or more still print whole.
+TEST(IngestTable, ASmallFractionInAWholeNumberColumnIsNotRoundedToZero) {
+    IngestReport r;
+    r.tool = "nccl-tests";
+    Section s;
+    s.key = "rows";
+    s.title = "rows";
+    s.columns = {{"wrong", "#wrong", 0}};
+    s.rows = {{Cell(2e-07)}, {Cell(0.0)}, {Cell(3.0)}};
+    r.sections.push_back(s);
+    for (const Format f : {Format::table, Format::md}) {
+        std::FILE* out = std::tmpfile();
+        print_ingest(r, f, out);
+        std::rewind(out);
+        std::string text;
+        for (int c = std::fgetc(out); c != EOF; c = std::fgetc(out))
+            text += static_cast<char>(c);
+        std::fclose(out);
+        EXPECT_NE(text.find("2e-07"), std::string::npos) << text;
+        EXPECT_NE(text.find("3"), std::string::npos) << text;
+    }
 }
 
 }  // namespace
