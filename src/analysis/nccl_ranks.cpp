@@ -254,8 +254,11 @@ NcclRanks resolve_nccl_ranks(const NcclRun& run, CollectiveKind kind, std::optio
                                                  collective_name(kind)));
         if (clues.empty())
             throw InputError("--ranks",
-                             "the log gives no rank count (no \"# Rank\" lines, nGpus header or busbw/algbw "
-                             "ratio); give --ranks N");
+                             fmt::format("{}: {} gives no rank count (no \"# Rank\" lines, nGpus header, "
+                                         "NCCL init lines or busbw/algbw ratio above 0); give --ranks N",
+                                         origin,
+                                         run.first_line > 0 ? fmt::format("the run on lines {}–{}", run.first_line, run.last_line)
+                                                            : std::string("the log")));
         // Only a range of counts from the ratios (small messages print busbw and algbw with too few digits
         // to fix n): the smallest would be a guess.
         if (r.ratio_min && fits(*r.ratio_min))

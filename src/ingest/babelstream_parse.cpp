@@ -756,6 +756,8 @@ BabelStreamFile parse_babelstream(const std::string& text_raw, const std::string
     std::size_t banner_line = 0;        // the first "BabelStream" banner, for a run that printed no table
     std::size_t later_banner_line = 0;  // a banner after the last table, 0 when none
     std::size_t table_pending = 0;      // the last banner's line while no table has followed it
+    std::size_t last_banner = 0;        // the last banner's line
+    std::size_t listing_line = 0;       // the first --list device listing's "Devices:" line
     const auto begin_run = [&] {
         cur.run = static_cast<int>(out.runs.size()) + 1;
         cur.validation_failure = failure;
@@ -780,6 +782,7 @@ BabelStreamFile parse_babelstream(const std::string& text_raw, const std::string
                     "on line {} (it stopped before its timings, or runs printing at once interleave): nothing of it is read",
                     table_pending, i + 1));
             table_pending = i + 1;
+            last_banner = i + 1;
             if (banner_line == 0)
                 banner_line = i + 1;
             if (!out.runs.empty() && later_banner_line == 0)
@@ -823,6 +826,16 @@ BabelStreamFile parse_babelstream(const std::string& text_raw, const std::string
             // after its header are context lines that read_context passes over.
             if (cur.phase_line == 0)
                 cur.phase_line = i + 1;
+        } else if (t == "Devices:" && last_banner > 0 && table_pending == last_banner) {
+            // BabelStream --list: the banner, "Devices:" and one "N: name" line per device, then it exits. A device
+            // listing, not a run that stopped before its table.
+            table_pending = 0;
+            if (listing_line == 0)
+                listing_line = i + 1;
+            if (later_banner_line == last_banner)
+                later_banner_line = 0;
+            if (banner_line == last_banner)
+                banner_line = 0;
         } else if (t.rfind("Running triad", 0) == 0 || t.rfind("Bandwidth (GB/s)", 0) == 0 ||
                    t.rfind("Bandwidth (GiB/s)", 0) == 0) {
             triad_only = true;
@@ -864,6 +877,10 @@ BabelStreamFile parse_babelstream(const std::string& text_raw, const std::string
                                              "'Function MBytes/sec ...' table follows (the run stopped before its "
                                              "timings?); {}",
                                              banner_line, kExpected));
+    if (out.gs_rows.empty() && listing_line > 0)
+        throw InputError(origin, fmt::format("no BabelStream result table: only a device listing (--list, line {}), which "
+                                             "measures nothing; {}",
+                                             listing_line, kExpected));
     if (out.gs_rows.empty())
         throw InputError(origin, fmt::format("no BabelStream result table or gpu-stream rows found; {}", kExpected));
     out.format = "SuperBench gpu-stream";

@@ -677,6 +677,26 @@ std::string heading_program(std::string_view heading) {
     return found.size() == 1 ? std::string(*found.begin()) : std::string();
 }
 
+// The text of a line that is one markdown bold span and nothing else ("**All Reduce, 2 nodes**", "__alltoall__"); empty
+// for any other line.
+std::string_view bold_paragraph(std::string_view line) {
+    std::size_t b = 0, e = line.size();
+    while (b < e && (line[b] == ' ' || line[b] == '\t'))
+        ++b;
+    while (e > b && (line[e - 1] == ' ' || line[e - 1] == '\t' || line[e - 1] == '\r'))
+        --e;
+    line = line.substr(b, e - b);
+    if (line.size() <= 4)
+        return {};
+    const std::string_view mark = line.substr(0, 2);
+    if ((mark != "**" && mark != "__") || line.substr(line.size() - 2) != mark)
+        return {};
+    const std::string_view inner = line.substr(2, line.size() - 4);
+    if (inner.find(mark) != std::string_view::npos || inner.front() == ' ' || inner.back() == ' ')
+        return {};
+    return inner;
+}
+
 // Bytes of one element of a type nccl-tests prints (is_type_name); 0 for none.
 std::uint64_t type_bytes(std::string_view t) { return nccl_type_bytes(t); }
 
@@ -741,6 +761,9 @@ struct TextReader {
     bool closed = false;     // the run printed "# Avg bus bandwidth": a row or header after it starts another
     bool new_cycle = false;  // "# Testing 2 cycle." (-N cycles) since the last row: the sweep repeats in this run
     std::optional<Layout> header;
+    // The layout of the last row read by its own tokens (no column header above it): a later row of the run cut short
+    // is measured against it as against a header (a paste of rows alone, cut mid-row).
+    std::optional<Layout> row_layout;
     std::map<std::uint64_t, std::set<std::string>> rank_processes;  // of the current run
     std::string layout_name;
     std::size_t unreadable = 0;
@@ -1056,32 +1079,37 @@ struct TextReader {
         };
         // A row shorter than its header that still prints the header's redop name where the header
         // has it (not a blank redop shifting the columns): the line was cut short (a truncated log).
+        // Without a header, a row its own tokens cannot read is measured against the layout of the run's rows above it.
+        const std::optional<Layout> cut_ref =
+            header ? header : (!run.rows.empty() && !closed && !layout_from_row(tok) ? row_layout : std::nullopt);
         PrintedNumber ignored;
-        if (header && !fits(header) && !plain_under_wider_header(header) && tok.size() < header->tokens && header->redop &&
-            header->redop < tok.size() && !parse_printed_number(tok[header->redop], ignored)) {
+        if (cut_ref && !fits(cut_ref) && !plain_under_wider_header(cut_ref) && tok.size() < cut_ref->tokens && cut_ref->redop &&
+            cut_ref->redop < tok.size() && !parse_printed_number(tok[cut_ref->redop], ignored)) {
+            const Layout& ref = *cut_ref;
+            const char* const of = header ? "the header's" : "the rows'";
             // Cut after its out-of-place result (the test stopped, or the paste ended, during the in-place half):
             // that result is kept when its time, algbw and busbw are whole: a busbw ending the line with fewer digits
             // than nccl-tests prints at its magnitude was itself cut (whole_bandwidth).
-            if (const auto oop = cut_after_out_of_place(tok, *header)) {
+            if (const auto oop = cut_after_out_of_place(tok, ref)) {
                 warn(
-                    fmt::format("line {}: row cut short after its out-of-place result ({} of the header's {} columns; "
+                    fmt::format("line {}: row cut short after its out-of-place result ({} of {} {} columns; "
                                 "the test stopped or the paste ended there): the out-of-place result is read, the "
                                 "in-place one is lost: {}",
-                                line_no, tok.size(), header->tokens, std::string(line).substr(0, 120)));
+                                line_no, tok.size(), of, ref.tokens, std::string(line).substr(0, 120)));
                 row.line = line_no;
                 row.type = std::string(tok[2]);
-                row.redop = std::string(tok[header->redop]);
-                if (header->root) {
+                row.redop = std::string(tok[ref.redop]);
+                if (ref.root) {
                     PrintedNumber root;
-                    if (parse_printed_number(tok[header->root], root) && root.decimals == 0 && std::abs(root.value) < 1e18)
+                    if (parse_printed_number(tok[ref.root], root) && root.decimals == 0 && std::abs(root.value) < 1e18)
                         row.root = static_cast<long long>(root.value);
                 }
                 row.out_of_place = oop;
-                accept_row(std::move(row), *header, true, line_no);
+                accept_row(std::move(row), ref, header.has_value(), line_no);
                 return;
             }
-            unreadable_line(fmt::format("line {}: row cut short ({} of the header's {} columns; a truncated log?): {}", line_no,
-                                        tok.size(), header->tokens, std::string(line).substr(0, 120)));
+            unreadable_line(fmt::format("line {}: row cut short ({} of {} {} columns; a truncated log?): {}", line_no, tok.size(),
+                                        of, ref.tokens, std::string(line).substr(0, 120)));
             return;
         }
         const std::optional<Layout> layout = fits(header) ? header : layout_from_row(tok);
@@ -1126,6 +1154,8 @@ struct TextReader {
             unreadable_line(fmt::format("line {}: unreadable numbers: {}", line_no, std::string(line).substr(0, 120)));
             return;
         }
+        if (!fits(header))
+            row_layout = layout;
         accept_row(std::move(row), *layout, fits(header), line_no);
     }
 
@@ -1384,6 +1414,14 @@ NcclLog parse_nccl_text(const std::string& text_raw, const std::string& origin) 
         // the collective it names is the next unnamed run's.
         if (const std::size_t h = line.find_first_not_of('#'); h >= 2 && h <= 6 && h < line.size() && line[h] == ' ') {
             r.heading_program = heading_program(line.substr(h));
+            r.heading_text = utf8_prefix(trim_left(line), 80);
+            r.heading_line = line_no;
+            continue;
+        }
+        // A paragraph wholly in bold ("**sendrecv  ranks=8  (intra-node)**" above each block of a report) is used as a
+        // heading: the same.
+        if (const std::string_view b = bold_paragraph(line); !b.empty()) {
+            r.heading_program = heading_program(b);
             r.heading_text = utf8_prefix(trim_left(line), 80);
             r.heading_line = line_no;
             continue;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "bwacct/error.h"
@@ -24,8 +25,14 @@ using detail::percent;
 std::string cell_text(const Cell& c, int decimals) {
     if (std::holds_alternative<std::uint64_t>(c))
         return fmt::format("{}", std::get<std::uint64_t>(c));
-    if (std::holds_alternative<double>(c))
-        return fixed(std::get<double>(c), decimals);
+    if (std::holds_alternative<double>(c)) {
+        // A whole-number column (a count) holding a small fraction, such as an older nccl-tests log's "error" column
+        // (2e-07, the largest deviation) under #wrong, is shown as it is, not rounded to a 0 that reads as a count.
+        const double v = std::get<double>(c);
+        if (decimals == 0 && v != 0 && std::abs(v) < 0.5)
+            return fmt::format("{:g}", v);
+        return fixed(v, decimals);
+    }
     if (std::holds_alternative<std::string>(c))
         return std::get<std::string>(c);
     return "-";
