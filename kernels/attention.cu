@@ -81,7 +81,10 @@ __host__ __device__ constexpr std::size_t split_smem_floats(int rows, int dim) {
 }
 
 // kCols output columns per lane: d ≤ 32·kCols.
-template <class S, int kCols>
+// kRows: the most query rows per KV head this instantiation holds (R ≤ kRows): the running output of kRows
+// rows lives in registers, so a kernel sized for 16 rows where 4 are used ran at 168–250 registers per
+// thread and a quarter of the H100's HBM roof (docs/measurements/README.md).
+template <class S, int kCols, int kRows>
 __global__ void __launch_bounds__(kAttnThreads) attention_split_kernel(const AttnArgs a) {
     extern __shared__ float smem[];
     const int R = a.rows, D = a.dim;
@@ -98,9 +101,9 @@ __global__ void __launch_bounds__(kAttnThreads) attention_split_kernel(const Att
         qs[i] = to_f32(q[i]) * a.scale_log2;
     __syncthreads();
 
-    float m[kAttnMaxRows], l[kAttnMaxRows], acc[kAttnMaxRows][kCols];
+    float m[kRows], l[kRows], acc[kRows][kCols];
 #pragma unroll
-    for (int r = 0; r < kAttnMaxRows; ++r) {
+    for (int r = 0; r < kRows; ++r) {
         m[r] = -INFINITY;
         l[r] = 0;
 #pragma unroll
@@ -117,9 +120,9 @@ __global__ void __launch_bounds__(kAttnThreads) attention_split_kernel(const Att
     for (long long t0 = k0 + static_cast<long long>(warp) * kTile; t0 < k1; t0 += kSplitQuantum) {
         // Scores: lane `lane` takes key j.
         const long long j = t0 + lane;
-        float s[kAttnMaxRows];
+        float s[kRows];
 #pragma unroll
-        for (int r = 0; r < kAttnMaxRows; ++r)
+        for (int r = 0; r < kRows; ++r)
             s[r] = 0;
         if (j < k1) {
             const S* __restrict__ krow = kb + j * D;
@@ -127,7 +130,7 @@ __global__ void __launch_bounds__(kAttnThreads) attention_split_kernel(const Att
                 float kv[kW];
                 load16(krow + c, kv);
 #pragma unroll
-                for (int r = 0; r < kAttnMaxRows; ++r)
+                for (int r = 0; r < kRows; ++r)
                     if (r < R) {
                         const float* qr = qs + r * D + c;
 #pragma unroll
@@ -137,7 +140,7 @@ __global__ void __launch_bounds__(kAttnThreads) attention_split_kernel(const Att
             }
         }
 #pragma unroll
-        for (int r = 0; r < kAttnMaxRows; ++r) {
+        for (int r = 0; r < kRows; ++r) {
             const long long last = a.kv_len - a.q_len + r % a.q_len;  // the last key query row r sees (causal)
             if (j >= k1 || (a.causal && j > last))
                 s[r] = -INFINITY;
@@ -145,7 +148,7 @@ __global__ void __launch_bounds__(kAttnThreads) attention_split_kernel(const Att
 
         // Online softmax per row over the tile; the probabilities go to shared memory.
 #pragma unroll
-        for (int r = 0; r < kAttnMaxRows; ++r)
+        for (int r = 0; r < kRows; ++r)
             if (r < R) {
                 const float mnew = fmaxf(m[r], warp_max(s[r]));
                 float p = 0, alpha = 1;
@@ -171,7 +174,7 @@ __global__ void __launch_bounds__(kAttnThreads) attention_split_kernel(const Att
                 float v[kCols];
                 load_cols<S, kCols>(vb + (t0 + jj) * D + col0, v);
 #pragma unroll
-                for (int r = 0; r < kAttnMaxRows; ++r)
+                for (int r = 0; r < kRows; ++r)
                     if (r < R) {
                         const float p = pw[r * kTile + jj];
 #pragma unroll
@@ -186,7 +189,7 @@ __global__ void __launch_bounds__(kAttnThreads) attention_split_kernel(const Att
     // The warps' states to shared memory, then one merged partial per split.
     float* mine = ws + warp * R * (D + 2);
 #pragma unroll
-    for (int r = 0; r < kAttnMaxRows; ++r)
+    for (int r = 0; r < kRows; ++r)
         if (r < R) {
             if (owns_cols)
 #pragma unroll
@@ -275,23 +278,34 @@ __global__ void __launch_bounds__(kAttnThreads) attention_combine_kernel(const A
     }
 }
 
-template <class S>
+template <class S, int kRows>
 const void* split_kernel_for(int dim) {
     if (dim <= 64)
-        return reinterpret_cast<const void*>(&attention_split_kernel<S, 2>);
+        return reinterpret_cast<const void*>(&attention_split_kernel<S, 2, kRows>);
     if (dim <= 128)
-        return reinterpret_cast<const void*>(&attention_split_kernel<S, 4>);
-    return reinterpret_cast<const void*>(&attention_split_kernel<S, 8>);
+        return reinterpret_cast<const void*>(&attention_split_kernel<S, 4, kRows>);
+    return reinterpret_cast<const void*>(&attention_split_kernel<S, 8, kRows>);
 }
 
-const void* split_kernel(Elem e, int dim) {
+// Rows per KV head in three sizes: up to 4 (multi-head attention, GQA with 4 query heads per KV head),
+// up to 8, up to kAttnMaxRows (16).
+template <class S>
+const void* split_kernel_for(int dim, int rows) {
+    if (rows <= 4)
+        return split_kernel_for<S, 4>(dim);
+    if (rows <= 8)
+        return split_kernel_for<S, 8>(dim);
+    return split_kernel_for<S, kAttnMaxRows>(dim);
+}
+
+const void* split_kernel(Elem e, int dim, int rows) {
     switch (e) {
         case Elem::f32:
-            return split_kernel_for<float>(dim);
+            return split_kernel_for<float>(dim, rows);
         case Elem::f16:
-            return split_kernel_for<__half>(dim);
+            return split_kernel_for<__half>(dim, rows);
         case Elem::bf16:
-            return split_kernel_for<__nv_bfloat16>(dim);
+            return split_kernel_for<__nv_bfloat16>(dim, rows);
         default:
             return nullptr;
     }
@@ -315,9 +329,9 @@ const void* combine_kernel(Elem e) {
 cudaError_t attention_plan(Elem e, AttnArgs& a) {
     if (a.rows < 1 || a.rows > kAttnMaxRows || a.dim < 1 || a.dim > kAttnMaxDim || a.dim % kAttnDimMultiple != 0 ||
         a.groups < 1 || static_cast<unsigned long long>(a.groups) > kAttnMaxGroups || a.q_len < 1 || a.rows % a.q_len != 0 ||
-        a.kv_len < 1 || split_kernel(e, a.dim) == nullptr)
+        a.kv_len < 1 || split_kernel(e, a.dim, a.rows) == nullptr)
         return cudaErrorInvalidValue;
-    const void* kernel = split_kernel(e, a.dim);
+    const void* kernel = split_kernel(e, a.dim, a.rows);
     a.smem_bytes = split_smem_floats(a.rows, a.dim) * sizeof(float);
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(a.smem_bytes));
     if (err != cudaSuccess)
@@ -340,7 +354,7 @@ cudaError_t attention_plan(Elem e, AttnArgs& a) {
 }
 
 cudaError_t launch_attention(Elem e, const AttnArgs& a, cudaStream_t s) {
-    const void* split = split_kernel(e, a.dim);
+    const void* split = split_kernel(e, a.dim, a.rows);
     const void* combine = combine_kernel(e);
     if (split == nullptr || combine == nullptr || a.splits < 1)
         return cudaErrorInvalidValue;
