@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include "bwacct/alpha_beta.h"
 #include "bwacct/error.h"
@@ -180,9 +179,6 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
     const auto same_sweep = [&](const NcclRow& a, const NcclRow& b) {
         return a.type == b.type && a.redop == b.redop && a.root == b.root;
     };
-    // The in-place times of the fitted sweep's sizes that also have an out-of-place time: the same operation timed a
-    // second time, fitted on its own to see whether the out-of-place fit's bandwidth term is the data's or the noise's.
-    std::vector<AlphaBetaPoint> in_place_points;
     std::vector<const NcclRow*> sweeps;  // the first row of each sweep
     for (const NcclRow& row : log.rows)
         if (std::none_of(sweeps.begin(), sweeps.end(), [&](const NcclRow* f) { return same_sweep(*f, row); }))
@@ -221,8 +217,6 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
             const bool out_of_place = std::string_view(placement) == "out-of-place";
             if ((out_of_place || !row.out_of_place) && fitted)
                 fit_points.push_back({static_cast<double>(row.size), r.time_us.value});
-            if (!out_of_place && row.out_of_place && fitted && r.time_us.value > 0)
-                in_place_points.push_back({static_cast<double>(row.size), r.time_us.value});
             if (ranks < 2)
                 continue;
             CollectiveDesc d;
@@ -296,25 +290,7 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
                    {"half_bytes", "n½ = α·β B", 0},
                    {"max_rel_error", "max |error| / t", 3}};
     if (can_fit) {
-        AlphaBetaFit f = fit_alpha_beta(fit_points);
-        // The in-place times fitted alone must show the same bandwidth term to within a factor of 2: a slope one set of
-        // timings has and the other has not (a sweep of a few small sizes, one time an outlier) is the noise's.
-        std::set<double> in_place_sizes;
-        for (const AlphaBetaPoint& p : in_place_points)
-            in_place_sizes.insert(p.bytes);
-        if (f.us_per_byte > 0 && in_place_sizes.size() >= 2) {
-            const AlphaBetaFit g = fit_alpha_beta(in_place_points);
-            // Only where the two timings are of one operation: the same fixed cost within a factor of 2 (a 1-rank
-            // all-reduce's in-place call does nothing and costs 0.1 µs; its out-of-place one is a copy).
-            const bool same_op = f.alpha_us > 0 && g.alpha_us > 0 && g.alpha_us <= 2 * f.alpha_us && f.alpha_us <= 2 * g.alpha_us;
-            if (same_op && (!(g.us_per_byte > 0) || g.us_per_byte > 2 * f.us_per_byte || f.us_per_byte > 2 * g.us_per_byte)) {
-                fit.notes.push_back(fmt::format(
-                    "the out-of-place times give a bandwidth term β = {:.3g} GB/s (algbw) and the in-place times of the same "
-                    "sizes {}: the sweep does not determine β (the size dependence is within the timings' noise)",
-                    f.beta_GBps, g.us_per_byte > 0 ? fmt::format("β = {:.3g} GB/s", g.beta_GBps) : std::string("none")));
-                f.us_per_byte = 0;
-            }
-        }
+        const AlphaBetaFit f = fit_alpha_beta(fit_points);
         // Without a bandwidth term there is no β and no n½: no row (it printed β 0.0 GB/s and n½ 0), the note says why.
         if (f.us_per_byte > 0)
             fit.rows.push_back(
@@ -340,7 +316,7 @@ RunResult account_run(const NcclRun& log, std::size_t run_index, bool several, c
                               "the curve leaves the latency regime at n½ = {} (α = {:.2f} µs costs as much as moving n½ at "
                               "β); the first logged size at or above it is {}",
                               size_text(f.half_bytes), f.alpha_us, size_text(*first_bw)));
-        } else if (fit.notes.empty()) {
+        } else {
             fit.notes.push_back("time does not grow with size over this sweep: no bandwidth term (β) can be fitted");
         }
         if (f.alpha_us < 0 && !(f.us_per_byte > 0))
