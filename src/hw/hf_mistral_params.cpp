@@ -69,6 +69,14 @@ Translated mistral_params_as_hf(const Reader& top) {
             top.fail(fmt::format("\"moe\" must be an object (num_experts, num_experts_per_tok), got {}", moe.dump()));
         const std::string origin = top.origin + " moe";
         const Reader m{moe, origin};
+        // MoeArgs holds these two only: any other key (Mistral Large 3's expert_hidden_dim, num_shared_experts,
+        // first_k_dense_replace) changes the parameter count, so it is refused by name, as at the top level.
+        for (const auto& item : moe.items())
+            if (item.key() != "num_experts" && item.key() != "num_experts_per_tok")
+                m.fail(
+                    fmt::format("\"moe\": \"{}\" is not modelled: mistral-inference's MoeArgs has num_experts and "
+                                "num_experts_per_tok only",
+                                item.key()));
         f["num_local_experts"] = m.count("num_experts");
         f["num_experts_per_tok"] = m.count("num_experts_per_tok");
     }

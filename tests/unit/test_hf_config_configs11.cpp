@@ -81,6 +81,10 @@ TEST(HfConfigs11, ParamsJsonFieldsOutsideTransformerArgsAreRefusedByName) {
         "vocab_size": 10, "moe": {"num_experts": 8}})")
                   .find("num_experts_per_tok"),
               std::string::npos);
+    // Keys inside "moe" beyond MoeArgs' two (Mistral Large 3's, which vLLM's adapter reads) change the count: refused.
+    const std::string large3 = error_of(R"({"dim": 64, "n_layers": 2, "head_dim": 16, "hidden_dim": 128, "n_heads": 4,
+        "n_kv_heads": 4, "vocab_size": 10, "moe": {"num_experts": 8, "num_experts_per_tok": 2, "num_shared_experts": 1}})");
+    EXPECT_NE(large3.find("\"num_shared_experts\" is not modelled"), std::string::npos) << large3;
     // Neither a class nor params.json's fields: the message names all three forms.
     EXPECT_NE(error_of(R"({"hidden_size": 64})").find("params.json"), std::string::npos);
 }
