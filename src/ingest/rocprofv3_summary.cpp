@@ -115,6 +115,8 @@ std::vector<Row> read_rows(const std::vector<std::string>& lines, const Table& t
                 origin, fmt::format("line {}: a row without a name, a whole CALLS >= 1 or a DURATION; {}", i + 1, kExpected));
         r.calls = static_cast<std::uint64_t>(*n);
         r.total_us = nsys_parts::in_us(*d, *to_us);
+        if (!(r.total_us <= 1e15))  // 31 years: a larger DURATION is a damaged row (its average would overflow)
+            throw InputError(origin, fmt::format("line {}: DURATION {} is more than 31 years; {}", i + 1, c[total], kExpected));
         // AVERAGE is DURATION / CALLS printed to 4 digits (2.304e+04): a row shifted off its columns fails this. The average
         // shown is DURATION / CALLS, exact where AVERAGE is rounded (184,324 / 8 = 23,040.5 ns, printed 2.304e+04).
         if (const auto v = num(avg); v && std::abs(*v * *n - *d) > 5e-4 * *d + *n)
@@ -127,6 +129,9 @@ std::vector<Row> read_rows(const std::vector<std::string>& lines, const Table& t
             r.min_us = nsys_parts::in_us(*v, *to_us);
         if (const auto v = num(max))
             r.max_us = nsys_parts::in_us(*v, *to_us);
+        if (r.min_us && r.max_us && *r.min_us > *r.max_us)
+            throw InputError(origin, fmt::format("line {}: MIN {} is above MAX {}: the row does not line up with its header; {}",
+                                                 i + 1, c[min], c[max], kExpected));
         if (const auto v = num(sd))
             r.sd_us = nsys_parts::in_us(*v, *to_us);
         out.push_back(std::move(r));

@@ -403,6 +403,24 @@ TEST(RocprofStats, CopyTraceAttachedByAgentAndCorrelationIdNotByTime) {
         << fmt::format("{}", fmt::join(r.warnings, "|"));
 }
 
+// A DURATION beyond any real run (1e308 ns: its average overflowed to null and the headline printed 300 digits)
+// and a MIN above MAX are rows that do not line up: refused in one line naming the line.
+TEST(RocprofStats, Rocprofv3SummaryImpossibleRowsAreRefused) {
+    const std::string head =
+        "ROCPROFV3 KERNEL_DISPATCH SUMMARY:\n"
+        "| NAME | DOMAIN | CALLS | DURATION (nsec) | AVERAGE (nsec) | PERCENT (INC) | MIN (nsec) | MAX (nsec) | STDDEV |\n"
+        "|---|---|---|---|---|---|---|---|---|\n";
+    const std::string huge = refusal(head + "| k1 | KERNEL_DISPATCH | 8 | 1e308 | 1.25e307 | 100 | 1 | 2 | 0 |\n");
+    EXPECT_NE(huge.find("line 4: DURATION 1e308 is more than 31 years"), std::string::npos) << huge;
+    const std::string swapped = refusal(head + "| k1 | KERNEL_DISPATCH | 2 | 100 | 5.000e+01 | 100 | 60 | 40 | 0 |\n");
+    EXPECT_NE(swapped.find("line 4: MIN 60 is above MAX 40"), std::string::npos) << swapped;
+    // The same row with MIN 40 and MAX 60 is read: 100 ns = 0.1 µs over 2 calls.
+    const NsysKernSum ok =
+        parse_nsys_kern_sum(head + "| k1 | KERNEL_DISPATCH | 2 | 100 | 5.000e+01 | 100 | 40 | 60 | 0 |\n", "ok.md");
+    ASSERT_EQ(ok.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(ok.kernels[0].total_us, 0.1);
+}
+
 }  // namespace
 
 // rocprofv3's own summary (`rocprofv3 -S -D`, ROCm docs): per-domain pipe tables, then the combined ROCPROFV3 SUMMARY
