@@ -64,7 +64,7 @@ struct ListInference {
 // nothing inferred. Never throws for a shape: a size that overflows 64-bit counts is that call's refusal.
 ListInference infer_list_shapes(std::vector<ListCall> calls, std::vector<const CpuOp*> grads, const ThreadClues& clues,
                                 const std::optional<HbmRoof>& hbm);
-// The same over a trace: its linked kernels' list ops and Trace::accumulate_grads.
+// The same over a trace: its linked kernels' list ops, Trace::accumulate_grads, its launches and its threads' pids.
 ListInference infer_list_shapes(const Trace& t, const Links& links, const std::optional<HbmRoof>& hbm);
 
 // Defined with the list formulas (kineto_cost_lists.cpp):
