@@ -480,7 +480,7 @@ struct TraceHints {
     std::optional<TransformerConfig> model;  // MoE ops whose inputs lack expert weights are costed from it
     std::string model_origin;                // how reports name it: "--hf-config FILE"
     std::uint64_t tp = 0;                    // the model-parallel degree when the trace does not show it (0: not given)
-    // The trace's GPU's HBM peak (the catalog's); without it no tensor-list shape is inferred (infer_list_shapes).
+    // The HBM peak inferred list bytes are checked against (src/cli/inventory_hbm.h); none: nothing inferred.
     std::optional<HbmRoof> hbm;
 };
 // The degree d the experts are split over (TP shards each expert's FFN, EP splits the experts: either way a

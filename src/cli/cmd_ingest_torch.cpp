@@ -16,6 +16,7 @@
 #include "command.h"
 #include "ingest_common.h"
 #include "ingest_torch_time.h"
+#include "inventory_hbm.h"
 #include "tolerance.h"
 
 namespace bwacct::cli {
@@ -231,11 +232,14 @@ TraceHints trace_hints(const Args& args) {
     return h;
 }
 
-// --baseline FILE read with the same reader and summarised (its Trace freed at once); errors name --baseline.
-Summary baseline_summary(const std::string& base_path, const TraceHints& hints) {
+// --baseline FILE read with the same reader and summarised (its Trace freed at once), its inferred list shapes checked
+// against its own GPU's HBM peak (its deviceProperties, else the --gpu rule: inventory_hbm); errors name --baseline.
+Summary baseline_summary(const std::string& base_path, TraceHints hints, const Catalog& catalog,
+                         const std::vector<const GpuSpec*>& given) {
     try {
         Trace base = read_kineto(base_path);
         drop_idle_ops(base);
+        hints.hbm = inventory_hbm(trace_gpu_name(base), catalog, given);
         return summarize(base, link_activities(base), hints);
     } catch (const InputError& e) {
         throw InputError("--baseline", e.what());
@@ -261,18 +265,15 @@ int run(const Args& args, const Env& env) {
     const std::string device = trace_gpu_name(trace);
     std::string no_gpu;  // without a GPU: the time accounting, categories and costs, but no roofs
     const std::vector<const GpuSpec*> gpus = ingest_gpus_or_none(args, catalog, device, no_gpu);
-    // The HBM peak list shapes inferred from the parameter inventory are checked against: the trace's own GPU's,
-    // else the first --gpu; none without a GPU (nothing inferred).
-    const GpuSpec* own = device.empty() ? nullptr : catalog.match(device);
-    if (!own && !gpus.empty())
-        own = gpus.front();
+    // The --gpu given (not the trace's own GPU, which ingest_gpus_or_none returns without --gpu): for inventory_hbm.
+    const std::vector<const GpuSpec*> given =
+        args.given("--gpu") || !args.get("--gpu").empty() ? gpus : std::vector<const GpuSpec*>{};
     TraceHints full_hints = hints;
-    if (own)
-        full_hints.hbm = HbmRoof{own->id, own->hbm_bw_GBps.value};
-    // The baseline is read and checked before anything is printed (with the same hints).
+    full_hints.hbm = inventory_hbm(device, catalog, given);
+    // The baseline is read and checked before anything is printed (with the same hints, its own GPU's HBM peak).
     std::optional<Summary> base;
     if (!base_path.empty())
-        base = baseline_summary(base_path, full_hints);
+        base = baseline_summary(base_path, hints, catalog, given);
     const Links links = link_activities(trace);  // made once: the summary and the eager-attention view use them
     const Summary s = summarize(trace, links, full_hints);
 

@@ -7,8 +7,12 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <utility>
 
+#include "bwacct/error.h"
 #include "bwacct/exact.h"
 
 namespace bwacct::kineto {
@@ -26,10 +30,137 @@ Exact elements(const std::vector<std::int64_t>& shape) {
 struct Interval {
     std::vector<const ListCall*> calls;
     std::vector<const CpuOp*> grads;  // the AccumulateGrad run before them
+    // Where the run may start: the end of the previous interval's last call (−inf: the trace's start).
+    double from = -std::numeric_limits<double>::infinity();
 };
 
+// `_foreach_add_` / `_foreach_add` of one TensorList and the Scalar 1 (its value as recorded, or none recorded):
+// every PyTorch optimizer's step-counter increment, `_foreach_add_(state_steps, 1)`, whose list holds one step
+// count per parameter (0-dim tensors), not the parameters.
+bool step_counter_increment(const std::string& name, const CpuOp& op) {
+    if (name != "aten::_foreach_add_" && name != "aten::_foreach_add")
+        return false;
+    if (op.types.size() != 2 || op.types[0] != "TensorList" || op.types[1] != "Scalar")
+        return false;
+    if (op.concrete.size() < 2 || op.concrete[1].empty())
+        return true;
+    const std::string& v = op.concrete[1];
+    char* end = nullptr;
+    const double x = std::strtod(v.c_str(), &end);
+    return end == v.c_str() + v.size() && x == 1.0;
+}
+
+// One shapeless call of the interval, costed from the inventory or refused (`out`).
+void infer_call(const Interval& iv, const std::vector<std::pair<const ListCall*, ElementType>>& shapeless, const ListCall* call,
+                const ElementType& e, const ParameterInventory& inv, const std::optional<HbmRoof>& hbm, const std::string& head,
+                ListInference& out) {
+    const std::string& name = call->name;
+    const auto refuse = [&](std::string reason) { out.refusals[call->op] = std::move(reason); };
+    if (step_counter_increment(name, *call->cpu)) {
+        refuse(
+            fmt::format("{}; not inferred: {} of one list and the Scalar 1 is an optimizer's step-counter increment "
+                        "(_foreach_add_(state_steps, 1)): its list holds one step count per parameter, not the parameters",
+                        head, name));
+        return;
+    }
+    const auto same = [&](const ListCall* o, const std::optional<ElementType>& oe) {
+        return o->name == name && oe && oe->label == e.label;
+    };
+    std::size_t calls = 0;
+    for (const auto& [other, oe] : shapeless)
+        calls += same(other, oe) ? 1 : 0;
+    if (calls > 1) {
+        refuse(
+            fmt::format("{}; not inferred: {} calls of {} ({}) with lists written [] between two backward passes, and "
+                        "the trace does not show which of its {} AccumulateGrad parameters each of the {} calls covers",
+                        head, calls, name, e.label, inv.shapes.size(), calls));
+        return;
+    }
+    // The inventory's tensors of the element type (foreach and fused optimizers group their tensors by dtype), less
+    // those of the interval's shaped calls of the same op and type (a parameter group of 30 or fewer).
+    std::vector<std::vector<std::int64_t>> params;
+    if (!e.source && e.label == dtype_name(e.dtype))
+        for (std::size_t k = 0; k < inv.shapes.size(); ++k)
+            if (inv.dtypes[k] == e.dtype)
+                params.push_back(inv.shapes[k]);
+    std::size_t removed = 0;
+    std::string missing;
+    for (const ListCall* o : iv.calls) {
+        if (o == call || shapeless_lists(*o->cpu) || !same(o, kernel_element_type(o->kernel, *o->cpu)))
+            continue;
+        const TensorListDims* l = input_list(*o->cpu, 0);
+        for (std::size_t k = 0; l && k < l->kept() && missing.empty(); ++k) {
+            const auto it = std::find(params.begin(), params.end(), l->shape(k));
+            if (it == params.end()) {
+                missing = fmt::format("[{}]", fmt::join(l->shape(k), "x"));
+                break;
+            }
+            params.erase(it);
+            ++removed;
+        }
+    }
+    if (!missing.empty()) {
+        refuse(
+            fmt::format("{}; not inferred: a shaped call of {} in the same interval holds a tensor {} that is not among "
+                        "the trace's AccumulateGrad parameters",
+                        head, name, missing));
+        return;
+    }
+    const std::string less = removed > 0 ? fmt::format(" less the {} tensors of its shaped calls", removed) : "";
+    if (params.size() <= kListDisplayLimit) {
+        refuse(
+            fmt::format("{}; not inferred: the trace's AccumulateGrad parameters hold {} {} tensors{}, and Kineto spells "
+                        "out a list of 30 or fewer: its lists are not the parameters",
+                        head, params.size(), e.label, less));
+        return;
+    }
+    const std::optional<CpuOp> filled = with_parameter_lists(name, *call->cpu, params);
+    std::optional<OpCost> cost = filled ? cost_list_op(name, *filled, e) : std::nullopt;
+    if (!cost) {
+        refuse(fmt::format("{}; not inferred: its formula does not apply to the parameter lists", head));
+        return;
+    }
+    Exact total = 0;
+    for (const auto& s : params)
+        total += elements(s);
+    const std::string from =
+        fmt::format("list shapes inferred from the trace's {} AccumulateGrad parameters ({} elements){}{}", params.size(),
+                    total.value(), less,
+                    inv.passes > 1 ? fmt::format(" (one of {} backward passes: {} AccumulateGrad ops)", inv.passes, inv.grads)
+                                   : std::string());
+    const double bytes = static_cast<double>(cost->cost.bytes_read) + static_cast<double>(cost->cost.bytes_written);
+    if (!hbm || !(hbm->GBps > 0)) {
+        refuse(
+            fmt::format("{}; not inferred: {} would move {} B, which no GPU's HBM peak checks against its kernel time "
+                        "(give --gpu)",
+                        head, from, static_cast<std::uint64_t>(bytes)));
+        return;
+    }
+    const double floor_us = bytes / (hbm->GBps * 1e3);
+    if (call->kernel_us < floor_us) {
+        refuse(
+            fmt::format("{}; not inferred: {} would move {} B, {:.1f} µs at {}'s HBM peak, but its kernels ran {:.1f} µs, "
+                        "faster than that peak allows: its lists may not be these, or an input list may be passed "
+                        "twice (read once)",
+                        head, from, static_cast<std::uint64_t>(bytes), floor_us, hbm->gpu, call->kernel_us));
+        return;
+    }
+    cost->shape += " inferred";
+    for (Param& p : cost->params)
+        if (p.name == "shape")
+            p.value = cost->shape;
+    cost->params.push_back({"shapes_from", std::string("inferred")});
+    cost->params.push_back({"inferred_from", from});
+    cost->cost.terms.insert(cost->cost.terms.begin(),
+                            {"list shapes",
+                             "inferred from the AccumulateGrad ops before the call (Kineto wrote []: "
+                             "more than 30 tensors)",
+                             from, fmt::format("{} tensors, {} elements", params.size(), total.value())});
+    out.costs.emplace(call->op, std::move(*cost));
+}
+
 // The interval's shapeless calls, each costed from the inventory or refused.
-void infer_interval(const Interval& iv, const PassBreak& pass_break, const std::optional<HbmRoof>& hbm, ListInference& out) {
+void infer_interval(const Interval& iv, const ThreadClues& clues, const std::optional<HbmRoof>& hbm, ListInference& out) {
     std::vector<std::pair<const ListCall*, ElementType>> shapeless;
     for (const ListCall* c : iv.calls)
         if (shapeless_lists(*c->cpu))
@@ -41,113 +172,32 @@ void infer_interval(const Interval& iv, const PassBreak& pass_break, const std::
     std::optional<ParameterInventory> inv;
     if (iv.grads.empty())
         why = "no AccumulateGrad op before it in the trace (no backward pass profiled since the previous optimizer ops)";
+    else if (const CpuOp& first = *iv.grads.front(); !clues.launched_elsewhere(iv.from, first.ts, first.thread, first.thread))
+        why = fmt::format(
+            "no other thread launched GPU work between {} and the first of its {} AccumulateGrad ops (no forward pass: "
+            "the trace may start mid-backward and hold only some of the parameters)",
+            std::isfinite(iv.from) ? "the previous optimizer ops" : "the trace's start", iv.grads.size());
     else {
         std::vector<bool> breaks(iv.grads.size(), false);
         for (std::size_t i = 1; i < iv.grads.size(); ++i)
-            breaks[i] = pass_break(*iv.grads[i - 1], *iv.grads[i]);
+            breaks[i] =
+                clues.launched_elsewhere(iv.grads[i - 1]->ts, iv.grads[i]->ts, iv.grads[i - 1]->thread, iv.grads[i]->thread);
         inv = parameter_inventory(iv.grads, breaks, why);
     }
     for (const auto& [call, e] : shapeless) {
-        const std::string& name = call->name;
-        const auto refuse = [&](std::string reason) { out.refusals[call->op] = std::move(reason); };
-        const std::string head = fmt::format("tensor-list shapes of {} not in trace (written [])", name);
+        const std::string head = fmt::format("tensor-list shapes of {} not in trace (written [])", call->name);
         if (!inv) {
-            refuse(fmt::format("{}; not inferred: {}", head, why));
+            out.refusals[call->op] = fmt::format("{}; not inferred: {}", head, why);
             continue;
         }
-        const auto same = [&](const ListCall* o, const std::optional<ElementType>& oe) {
-            return o->name == name && oe && oe->label == e.label;
-        };
-        std::size_t calls = 0;
-        for (const auto& [other, oe] : shapeless)
-            calls += same(other, oe) ? 1 : 0;
-        if (calls > 1) {
-            refuse(
-                fmt::format("{}; not inferred: {} calls of {} ({}) with lists written [] between two backward passes, "
-                            "and the trace's {} AccumulateGrad parameters cannot be split among them",
-                            head, calls, name, e.label, inv->shapes.size()));
-            continue;
+        try {  // a size past 64-bit counts (a crafted shape) refuses this call, never the trace
+            infer_call(iv, shapeless, call, e, *inv, hbm, head, out);
+        } catch (const OverflowError&) {
+            out.refusals[call->op] =
+                fmt::format("{}; not inferred: the AccumulateGrad parameters' sizes overflow 64-bit counts", head);
+        } catch (const InputError& x) {
+            out.refusals[call->op] = fmt::format("{}; not inferred: {}", head, x.what());
         }
-        // The inventory's tensors of the element type (foreach and fused optimizers group their tensors by dtype),
-        // less those of the interval's shaped calls of the same op and type (a parameter group of 30 or fewer).
-        std::vector<std::vector<std::int64_t>> params;
-        if (!e.source && e.label == dtype_name(e.dtype))
-            for (std::size_t k = 0; k < inv->shapes.size(); ++k)
-                if (inv->dtypes[k] == e.dtype)
-                    params.push_back(inv->shapes[k]);
-        std::size_t removed = 0;
-        std::string missing;
-        for (const ListCall* o : iv.calls) {
-            if (o == call || shapeless_lists(*o->cpu) || !same(o, kernel_element_type(o->kernel, *o->cpu)))
-                continue;
-            const TensorListDims* l = input_list(*o->cpu, 0);
-            for (std::size_t k = 0; l && k < l->kept() && missing.empty(); ++k) {
-                const auto it = std::find(params.begin(), params.end(), l->shape(k));
-                if (it == params.end()) {
-                    missing = fmt::format("[{}]", fmt::join(l->shape(k), "x"));
-                    break;
-                }
-                params.erase(it);
-                ++removed;
-            }
-        }
-        if (!missing.empty()) {
-            refuse(
-                fmt::format("{}; not inferred: a shaped call of {} in the same interval holds a tensor {} that is not "
-                            "among the trace's AccumulateGrad parameters",
-                            head, name, missing));
-            continue;
-        }
-        const std::string less = removed > 0 ? fmt::format(" less the {} tensors of its shaped calls", removed) : "";
-        if (params.size() <= kListDisplayLimit) {
-            refuse(
-                fmt::format("{}; not inferred: the trace's AccumulateGrad parameters hold {} {} tensors{}, and Kineto "
-                            "spells out a list of 30 or fewer: its lists are not the parameters",
-                            head, params.size(), e.label, less));
-            continue;
-        }
-        const std::optional<CpuOp> filled = with_parameter_lists(name, *call->cpu, params);
-        std::optional<OpCost> cost = filled ? cost_list_op(name, *filled, e) : std::nullopt;
-        if (!cost) {
-            refuse(fmt::format("{}; not inferred: its formula does not apply to the parameter lists", head));
-            continue;
-        }
-        Exact total = 0;
-        for (const auto& s : params)
-            total += elements(s);
-        const std::string from = fmt::format(
-            "list shapes inferred from the trace's {} AccumulateGrad parameters ({} elements){}{}", params.size(), total.value(),
-            less,
-            inv->passes > 1 ? fmt::format(" (one of {} backward passes: {} AccumulateGrad ops)", inv->passes, inv->grads)
-                            : std::string());
-        const double bytes = static_cast<double>(cost->cost.bytes_read) + static_cast<double>(cost->cost.bytes_written);
-        if (!hbm || !(hbm->GBps > 0)) {
-            refuse(
-                fmt::format("{}; not inferred: {} would move {} B, which no GPU's HBM peak checks against its kernel "
-                            "time (give --gpu)",
-                            head, from, static_cast<std::uint64_t>(bytes)));
-            continue;
-        }
-        const double floor_us = bytes / (hbm->GBps * 1e3);
-        if (call->kernel_us < floor_us) {
-            refuse(
-                fmt::format("{}; not inferred: {} would move {} B, {:.1f} µs at {}'s HBM peak, but its kernels ran "
-                            "{:.1f} µs, faster than that peak allows: not these lists",
-                            head, from, static_cast<std::uint64_t>(bytes), floor_us, hbm->gpu, call->kernel_us));
-            continue;
-        }
-        cost->shape += " inferred";
-        for (Param& p : cost->params)
-            if (p.name == "shape")
-                p.value = cost->shape;
-        cost->params.push_back({"shapes_from", std::string("inferred")});
-        cost->params.push_back({"inferred_from", from});
-        cost->cost.terms.insert(cost->cost.terms.begin(),
-                                {"list shapes",
-                                 "inferred from the AccumulateGrad ops before the call (Kineto wrote []: "
-                                 "more than 30 tensors)",
-                                 from, fmt::format("{} tensors, {} elements", params.size(), total.value())});
-        out.costs.emplace(call->op, std::move(*cost));
     }
 }
 
@@ -198,26 +248,51 @@ std::optional<ParameterInventory> parameter_inventory(const std::vector<const Cp
     return inv;
 }
 
-ListInference infer_list_shapes(std::vector<ListCall> calls, std::vector<const CpuOp*> grads, const PassBreak& pass_break,
+const std::string& ThreadClues::process(std::uint32_t thread) const {
+    static const std::string none;
+    return thread < processes.size() ? processes[thread] : none;
+}
+
+bool ThreadClues::launched_elsewhere(double from, double to, std::uint32_t a, std::uint32_t b) const {
+    const std::string& p = process(a);
+    auto it = std::upper_bound(launches.begin(), launches.end(), std::pair<double, std::uint32_t>(from, UINT32_MAX));
+    for (; it != launches.end() && it->first < to; ++it)
+        if (it->second != a && it->second != b && process(it->second) == p)
+            return true;
+    return false;
+}
+
+ListInference infer_list_shapes(std::vector<ListCall> calls, std::vector<const CpuOp*> grads, const ThreadClues& clues,
                                 const std::optional<HbmRoof>& hbm) {
     ListInference out;
     std::stable_sort(calls.begin(), calls.end(), [](const ListCall& a, const ListCall& b) { return a.cpu->ts < b.cpu->ts; });
     std::stable_sort(grads.begin(), grads.end(), [](const CpuOp* a, const CpuOp* b) { return a->ts < b->ts; });
-    // Intervals: each maximal run of calls with no AccumulateGrad op between them, with the run of AccumulateGrad
-    // ops before it (since the previous calls).
-    Interval iv;
-    std::size_t g = 0;
-    for (const ListCall& c : calls) {
-        std::vector<const CpuOp*> fresh;
-        while (g < grads.size() && grads[g]->ts < c.cpu->ts)
-            fresh.push_back(grads[g++]);
-        if (!fresh.empty()) {
-            infer_interval(iv, pass_break, hbm, out);
-            iv = Interval{{}, std::move(fresh)};
+    // Per process: a merged multi-rank trace's ranks each have their own backward passes and optimizer calls.
+    std::map<std::string, std::pair<std::vector<const ListCall*>, std::vector<const CpuOp*>>> by_process;
+    for (const ListCall& c : calls)
+        by_process[clues.process(c.cpu->thread)].first.push_back(&c);
+    for (const CpuOp* g : grads)
+        by_process[clues.process(g->thread)].second.push_back(g);
+    for (const auto& [process, own] : by_process) {
+        const auto& [own_calls, own_grads] = own;
+        // Intervals: each maximal run of calls with no AccumulateGrad op between them, with the run of AccumulateGrad
+        // ops before it (since the previous calls).
+        Interval iv;
+        std::size_t g = 0;
+        double last_end = -std::numeric_limits<double>::infinity();
+        for (const ListCall* c : own_calls) {
+            std::vector<const CpuOp*> fresh;
+            while (g < own_grads.size() && own_grads[g]->ts < c->cpu->ts)
+                fresh.push_back(own_grads[g++]);
+            if (!fresh.empty()) {
+                infer_interval(iv, clues, hbm, out);
+                iv = Interval{{}, std::move(fresh), last_end};
+            }
+            iv.calls.push_back(c);
+            last_end = std::max(last_end, c->cpu->ts + c->cpu->dur);
         }
-        iv.calls.push_back(&c);
+        infer_interval(iv, clues, hbm, out);
     }
-    infer_interval(iv, pass_break, hbm, out);
     return out;
 }
 
@@ -249,27 +324,23 @@ ListInference infer_list_shapes(const Trace& t, const Links& links, const std::o
     grads.reserve(t.accumulate_grads.size());
     for (const CpuOp& o : t.accumulate_grads)
         grads.push_back(&o);
-    // A pass break: a launch of GPU work from another thread (the next forward's, on the main thread, while the backward
-    // passes run on the autograd engine's device thread) between two AccumulateGrad ops. Launches an activity names
-    // only, so that the trace as read and after drop_idle_ops give the same.
+    // The launches of GPU work: another thread's (the next forward's, on the main thread, while the backward passes run
+    // on the autograd engine's device thread) before or between AccumulateGrad ops. Launches an activity names only, so
+    // that the trace as read and after drop_idle_ops give the same.
+    ThreadClues clues;
     std::vector<std::int64_t> ran;
     for (const GpuActivity& a : t.activities)
         if (a.correlation >= 0)
             ran.push_back(a.correlation);
     std::sort(ran.begin(), ran.end());
-    std::vector<std::pair<double, std::uint32_t>> starts;  // (ts, thread), sorted
     for (const Launch& l : t.launches)
         if (std::binary_search(ran.begin(), ran.end(), l.correlation))
-            starts.emplace_back(l.ts, l.thread);
-    std::sort(starts.begin(), starts.end());
-    const PassBreak pass_break = [&starts](const CpuOp& before, const CpuOp& after) {
-        auto it = std::upper_bound(starts.begin(), starts.end(), std::pair<double, std::uint32_t>(before.ts, UINT32_MAX));
-        for (; it != starts.end() && it->first < after.ts; ++it)
-            if (it->second != before.thread && it->second != after.thread)
-                return true;
-        return false;
-    };
-    return infer_list_shapes(std::move(calls), std::move(grads), pass_break, hbm);
+            clues.launches.emplace_back(l.ts, l.thread);
+    std::sort(clues.launches.begin(), clues.launches.end());
+    clues.processes.reserve(t.threads.size());
+    for (const std::string& th : t.threads)
+        clues.processes.push_back(th.substr(0, th.find('/')));
+    return infer_list_shapes(std::move(calls), std::move(grads), clues, hbm);
 }
 
 }  // namespace bwacct::kineto

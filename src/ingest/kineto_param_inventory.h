@@ -5,11 +5,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "bwacct/ingest_kineto.h"
@@ -30,8 +30,17 @@ struct ParameterInventory {
 // shapes is never folded). nullopt, with `why`, when there are none or one lacks a shape or a floating dtype.
 std::optional<ParameterInventory> parameter_inventory(const std::vector<const CpuOp*>& grads, const std::vector<bool>& breaks,
                                                       std::string& why);
-// Whether a backward pass ended between two AccumulateGrad ops (the trace: another thread launched GPU work between them).
-using PassBreak = std::function<bool(const CpuOp& before, const CpuOp& after)>;
+// What the trace shows of its threads, for the rule: where GPU work was launched, and which process each thread is in.
+struct ThreadClues {
+    // (ts, thread) of every launch of GPU work that ran, sorted: another thread's launch between two AccumulateGrad ops
+    // is the next forward (a backward-pass break); one before the first is the forward of a whole backward pass.
+    std::vector<std::pair<double, std::uint32_t>> launches;
+    // Per thread index, its process (the pid of Trace::threads' "pid/tid"); a thread past the end: process "".
+    std::vector<std::string> processes;
+    const std::string& process(std::uint32_t thread) const;
+    // Whether a thread of `process` other than `a` and `b` launched GPU work in (from, to).
+    bool launched_elsewhere(double from, double to, std::uint32_t a, std::uint32_t b) const;
+};
 
 // One call of a tensor-list optimizer op (optimizer_list_op) that launched kernels.
 struct ListCall {
@@ -45,14 +54,17 @@ struct ListInference {
     std::map<std::size_t, OpCost> costs;          // op → its cost from inferred list shapes
     std::map<std::size_t, std::string> refusals;  // op → why its lists were not inferred (one line)
 };
-// The rule (docs/formulas.md, "Tensor-list ops"): the calls between two runs of AccumulateGrad ops (one optimizer
-// interval) are matched with the run before them; a call whose every TensorList is `[]` is costed from the
-// inventory's tensors of its element type when that is its only such call of (op, element type) in the interval,
-// those tensors (less those of the interval's shaped calls of the same op and type) number more than 30, and its
-// kernels ran at least as long as the inferred bytes need at `hbm`'s peak. Without `hbm`: nothing inferred.
-ListInference infer_list_shapes(std::vector<ListCall> calls, std::vector<const CpuOp*> grads, const PassBreak& pass_break,
+// The rule (docs/formulas.md, "Tensor-list ops"), per process (a merged multi-rank trace: each rank's calls take its
+// own AccumulateGrad ops): the calls between two runs of AccumulateGrad ops (one optimizer interval) are matched with
+// the run before them, which must follow another thread's launch (the forward: a whole backward pass, not a trace
+// starting mid-backward); a call whose every TensorList is `[]` is costed from the inventory's tensors of its element
+// type when it is no step-counter increment (`_foreach_add_(state_steps, 1)`), it is its only such call of (op, element
+// type) in the interval, those tensors (less those of the interval's shaped calls of the same op and type) number
+// more than 30, and its kernels ran at least as long as the inferred bytes need at `hbm`'s peak. Without `hbm`:
+// nothing inferred. Never throws for a shape: a size that overflows 64-bit counts is that call's refusal.
+ListInference infer_list_shapes(std::vector<ListCall> calls, std::vector<const CpuOp*> grads, const ThreadClues& clues,
                                 const std::optional<HbmRoof>& hbm);
-// The same over a trace: its linked kernels' list ops and Trace::accumulate_grads.
+// The same over a trace: its linked kernels' list ops, Trace::accumulate_grads, its launches and its threads' pids.
 ListInference infer_list_shapes(const Trace& t, const Links& links, const std::optional<HbmRoof>& hbm);
 
 // Defined with the list formulas (kineto_cost_lists.cpp):

@@ -3,10 +3,13 @@
 // "Tensor-list ops"): small hand-made ops for the rules, the H100 traces recorded here for the whole path.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "../../src/cli/inventory_hbm.h"
 #include "../../src/ingest/kineto_param_inventory.h"
+#include "bwacct/catalog.h"
 #include "bwacct/ingest_kineto.h"
 #include "kineto_test_ops.h"
 
@@ -69,13 +72,24 @@ ListCall call(std::size_t op, const CpuOp& cpu, double kernel_us, const std::str
 
 const HbmRoof kRoof{"test-gpu", 1000};  // 1000 GB/s: 1e6 B per µs
 
-// A backward pass ends where two AccumulateGrad ops lie more than 5 µs apart (the trace's rule is another thread's
-// op between them; these ops are one µs apart within a pass).
-const PassBreak kGap = [](const CpuOp& a, const CpuOp& b) { return b.ts - a.ts > 5; };
+// The launches the rule sees (ThreadClues): thread 9 (the forward's) launches GPU work 0.5 µs before the first
+// AccumulateGrad op and before each one more than 5 µs after the previous (a new backward pass; these ops are one µs
+// apart within a pass); the AccumulateGrad ops run on thread 0.
+ThreadClues forward_before(const std::vector<const CpuOp*>& grads) {
+    ThreadClues c;
+    for (std::size_t i = 0; i < grads.size(); ++i)
+        if (i == 0 || grads[i]->ts - grads[i - 1]->ts > 5)
+            c.launches.emplace_back(grads[i]->ts - 0.5, 9);
+    std::sort(c.launches.begin(), c.launches.end());
+    return c;
+}
 
 ListInference infer_list_shapes_(std::vector<ListCall> calls, std::vector<const CpuOp*> grads,
                                  const std::optional<HbmRoof>& hbm) {
-    return infer_list_shapes(std::move(calls), std::move(grads), kGap, hbm);
+    std::vector<const CpuOp*> sorted = grads;
+    std::sort(sorted.begin(), sorted.end(), [](const CpuOp* a, const CpuOp* b) { return a->ts < b->ts; });
+    const ThreadClues clues = forward_before(sorted);
+    return infer_list_shapes(std::move(calls), std::move(grads), clues, hbm);
 }
 
 std::string param(const OpCost& c, const std::string& name) {
@@ -167,8 +181,10 @@ TEST(KinetoParamInventory, RefusalsSayWhy) {
         EXPECT_TRUE(r.costs.empty());
         return r.refusals.count(i) ? r.refusals.at(i) : std::string("(none)");
     };
-    // faster than HBM allows: 0.1 µs < 0.164 µs (a list of step counts, not of parameters)
-    EXPECT_NE(refusal(infer_list_shapes_({call(7, op, 0.1)}, ptrs(g), kRoof), 7).find("faster than that peak allows"),
+    // faster than HBM allows: 0.1 µs < 0.164 µs (not these lists, or one list passed twice and read once)
+    EXPECT_NE(refusal(infer_list_shapes_({call(7, op, 0.1)}, ptrs(g), kRoof), 7)
+                  .find("faster than that peak allows: its lists may not be these, or an input list may be passed twice "
+                        "(read once)"),
               std::string::npos);
     // no GPU: nothing inferred
     EXPECT_NE(refusal(infer_list_shapes_({call(7, op, 1.0)}, ptrs(g), std::nullopt), 7).find("give --gpu"), std::string::npos);
@@ -184,6 +200,9 @@ TEST(KinetoParamInventory, RefusalsSayWhy) {
     EXPECT_TRUE(two.costs.empty());
     ASSERT_EQ(two.refusals.size(), 2u);
     EXPECT_NE(two.refusals.at(8).find("2 calls of aten::_foreach_mul_ (bf16)"), std::string::npos);
+    EXPECT_NE(two.refusals.at(8).find("the trace does not show which of its 40 AccumulateGrad parameters each of the 2 calls "
+                                      "covers"),
+              std::string::npos);
     // no AccumulateGrad op before the call
     EXPECT_NE(refusal(infer_list_shapes_({call(7, op, 1.0)}, ptrs(grads(40, 200)), kRoof), 7).find("no AccumulateGrad op"),
               std::string::npos);
@@ -199,6 +218,102 @@ TEST(KinetoParamInventory, EachIntervalHasItsOwnBackwardPass) {
     EXPECT_EQ(r.costs.at(7).cost.bytes_read, 81920u);
     EXPECT_EQ(r.costs.at(8).cost.bytes_read, 81920u);
     EXPECT_EQ(param(r.costs.at(8), "inferred_from").find("backward passes"), std::string::npos);
+}
+
+TEST(KinetoParamInventory, ABackwardPassWithoutItsForwardIsRefused) {
+    // A trace starting mid-backward holds only the AccumulateGrad ops after its start: 34 of 39 parameters would be
+    // costed as all of them. The rule asks for another thread's launch (the forward) before the run: none here.
+    const std::vector<CpuOp> g = grads(40, 1);
+    const CpuOp op = shapeless_mul(100);
+    ListInference r = infer_list_shapes({call(7, op, 1.0)}, ptrs(g), ThreadClues{}, kRoof);
+    EXPECT_TRUE(r.costs.empty());
+    ASSERT_EQ(r.refusals.count(7), 1u);
+    EXPECT_NE(r.refusals.at(7).find("no other thread launched GPU work between the trace's start and the first of its 40 "
+                                    "AccumulateGrad ops"),
+              std::string::npos)
+        << r.refusals.at(7);
+    // launches of the AccumulateGrad ops' own thread (0: the backward's) are no forward
+    r = infer_list_shapes({call(7, op, 1.0)}, ptrs(g), ThreadClues{{{0.5, 0}}, {}}, kRoof);
+    EXPECT_TRUE(r.costs.empty());
+    // the forward's launch (thread 9) at 0.5 µs, before the first at 1 µs: costed (81,920 B read, as above)
+    r = infer_list_shapes({call(7, op, 1.0)}, ptrs(g), ThreadClues{{{0.5, 9}}, {}}, kRoof);
+    ASSERT_EQ(r.costs.count(7), 1u);
+    EXPECT_EQ(r.costs.at(7).cost.bytes_read, 81920u);
+    // a second step whose run (from 200 µs) has no launch of another thread after the first step's call (100 µs)
+    std::vector<CpuOp> two = grads(40, 1), later = grads(40, 200);
+    two.insert(two.end(), later.begin(), later.end());
+    const CpuOp next = shapeless_mul(300);
+    r = infer_list_shapes({call(7, op, 1.0), call(8, next, 1.0)}, ptrs(two), ThreadClues{{{0.5, 9}, {99, 9}}, {}}, kRoof);
+    EXPECT_EQ(r.costs.count(7), 1u);
+    ASSERT_EQ(r.refusals.count(8), 1u);
+    EXPECT_NE(r.refusals.at(8).find("between the previous optimizer ops and the first"), std::string::npos);
+}
+
+TEST(KinetoParamInventory, EachProcessTakesItsOwnAccumulateGradOps) {
+    // A merged two-rank trace: process "100" (threads 0, 1) has 40 bf16 parameters [256, 4], process "200" (threads
+    // 2, 3) 35 of [128, 4], their AccumulateGrad ops interleaved in time (thread 0 and 2: the backward threads; 1
+    // and 3: the forwards'). Each _foreach_mul_ (bf16) takes its own process's: 100: read 2 · 40 · 1024 = 81,920 B;
+    // 200: 2 · 35 · 512 = 35,840 B. Mixed, both runs would make one interval with two calls (refused).
+    std::vector<CpuOp> g;
+    for (std::size_t i = 0; i < 40; ++i) {
+        g.push_back(grad(1 + static_cast<double>(i), {256, 4}));
+        if (i < 35) {
+            g.push_back(grad(1.5 + static_cast<double>(i), {128, 4}));
+            g.back().thread = 2;
+        }
+    }
+    CpuOp a = shapeless_mul(100), b = shapeless_mul(101);
+    a.thread = 1;
+    b.thread = 3;
+    const ThreadClues clues{{{0.5, 1}, {0.7, 3}}, {"100", "100", "200", "200"}};
+    const ListInference r = infer_list_shapes({call(7, a, 1.0), call(8, b, 1.0)}, ptrs(g), clues, kRoof);
+    ASSERT_EQ(r.costs.size(), 2u) << (r.refusals.empty() ? "" : r.refusals.begin()->second);
+    EXPECT_EQ(r.costs.at(7).cost.bytes_read, 81920u);
+    EXPECT_EQ(r.costs.at(8).cost.bytes_read, 35840u);
+    EXPECT_NE(param(r.costs.at(8), "inferred_from").find("35 AccumulateGrad parameters (17920 elements)"), std::string::npos);
+    // another process's launch is not this one's forward: process 200 without its own launch is refused
+    const ThreadClues only_100{{{0.5, 1}}, {"100", "100", "200", "200"}};
+    const ListInference r2 = infer_list_shapes({call(7, a, 1.0), call(8, b, 1.0)}, ptrs(g), only_100, kRoof);
+    EXPECT_EQ(r2.costs.count(7), 1u);
+    EXPECT_EQ(r2.refusals.count(8), 1u);
+}
+
+TEST(KinetoParamInventory, AStepCounterIncrementIsNeverTheParameters) {
+    // 40 fp32 parameters [256, 4]: _foreach_add_(list, 1) on fp32 as those would read and write 4 · 40,960 =
+    // 163,840 B each, 0.33 µs at 1000 GB/s, under the 1 µs it ran: the floor passes, but one list and the Scalar 1
+    // is a step-counter increment (one 0-dim step count per parameter): refused. _foreach_add_(list, 1e-08)
+    // (foreach Adam's eps) is not: costed, read 163,840 B.
+    std::vector<CpuOp> g;
+    for (std::size_t i = 0; i < 40; ++i)
+        g.push_back(grad(1 + static_cast<double>(i), {256, 4}, "float"));
+    const auto add = [](double ts, const std::string& scalar) {
+        CpuOp o = test::op_of({{}, {}}, {"TensorList", "Scalar"}, {"", scalar});
+        o.ts = ts;
+        return o;
+    };
+    const CpuOp steps = add(100, "1"), eps = add(100, "1e-08");
+    const auto add_call = [](std::size_t i, const CpuOp& cpu) { return ListCall{i, &cpu, "aten::_foreach_add_", kMulFp32, 1.0}; };
+    ListInference r = infer_list_shapes_({add_call(7, steps)}, ptrs(g), kRoof);
+    EXPECT_TRUE(r.costs.empty());
+    ASSERT_EQ(r.refusals.count(7), 1u);
+    EXPECT_NE(r.refusals.at(7).find("step-counter increment"), std::string::npos) << r.refusals.at(7);
+    r = infer_list_shapes_({add_call(7, eps)}, ptrs(g), kRoof);
+    ASSERT_EQ(r.costs.count(7), 1u);
+    EXPECT_EQ(r.costs.at(7).cost.bytes_read, 163840u);
+}
+
+TEST(KinetoParamInventory, SizesPastSixtyFourBitsAreARefusalNotAnError) {
+    // 40 AccumulateGrad ops of [2^31, 2^31] (2^62 elements each): their sum overflows 64 bits. The call is refused;
+    // nothing escapes the trace.
+    std::vector<CpuOp> g;
+    for (std::size_t i = 0; i < 40; ++i)
+        g.push_back(grad(1 + static_cast<double>(i), {2147483648, 2147483648}));
+    const CpuOp op = shapeless_mul(100);
+    ListInference r;
+    EXPECT_NO_THROW(r = infer_list_shapes_({call(7, op, 1.0)}, ptrs(g), kRoof));
+    EXPECT_TRUE(r.costs.empty());
+    ASSERT_EQ(r.refusals.count(7), 1u);
+    EXPECT_NE(r.refusals.at(7).find("overflow 64-bit counts"), std::string::npos) << r.refusals.at(7);
 }
 
 TEST(KinetoParamInventory, ShapedCallsOfTheSameOpLeaveTheirTensorsOut) {
@@ -253,6 +368,28 @@ TEST(KinetoParamInventory, ParameterListsFollowTheOpSchema) {
     EXPECT_FALSE(with_parameter_lists("aten::cat", test::op_of({{}, {}}, {"TensorList", "Scalar"}), {{256}}));
 }
 
+// The HBM peak the inferred bytes are checked against (src/cli/inventory_hbm.cpp): the trace's own GPU, else the
+// highest among the --gpu given whatever their order; a --baseline trace's by its own GPU the same way.
+TEST(KinetoParamInventory, TheHbmPeakIsTheTracesOwnElseTheHighestGiven) {
+    const bwacct::Catalog c = bwacct::Catalog::load(std::string(BWACCT_CONFIG_DIR) + "/gpus.json", "test");
+    const bwacct::GpuSpec* a100 = &c.get("a100-sxm-80gb", "test");
+    const bwacct::GpuSpec* h100 = &c.get("h100-sxm", "test");
+    // no GPU in the trace: configs/gpus.json's H100 SXM 3350 GB/s > A100 SXM 80GB 2039 GB/s, in either order
+    for (const auto& given : {std::vector<const bwacct::GpuSpec*>{a100, h100}, std::vector<const bwacct::GpuSpec*>{h100, a100}}) {
+        const auto roof = bwacct::cli::inventory_hbm("", c, given);
+        ASSERT_TRUE(roof);
+        EXPECT_EQ(roof->gpu, "h100-sxm");
+        EXPECT_EQ(roof->GBps, 3350);
+    }
+    // a trace (or baseline) recorded on an A100 keeps its own 2039 GB/s whatever --gpu says
+    const auto own = bwacct::cli::inventory_hbm("NVIDIA A100-SXM4-80GB", c, {h100});
+    ASSERT_TRUE(own);
+    EXPECT_EQ(own->gpu, "a100-sxm-80gb");
+    EXPECT_EQ(own->GBps, 2039);
+    // neither: nothing to check against
+    EXPECT_FALSE(bwacct::cli::inventory_hbm("", c, {}));
+}
+
 // ---- The H100 traces recorded here (tests/data/corpus/torch-trace/h100_bwacct_make_traces_*, with their .src.txt).
 
 const HbmRoof kH100{"h100-sxm", 3350};  // configs/gpus.json's H100 SXM HBM3 peak, 3.35 TB/s
@@ -294,8 +431,8 @@ TEST(KinetoParamInventory, LlamaTrainFusedAdamwFromItsAccumulateGradOps) {
         EXPECT_EQ(g->what.cost.bytes_written, 1868673024u) << w;
         EXPECT_EQ(g->what.cost.flops, 4671682560u) << w;
         EXPECT_NE(param(g->what, "inferred_from").find("39 AccumulateGrad parameters (311445504 elements)"), std::string::npos);
-        // the 39 step counts' _foreach_add_(state_steps, 1) on fp32: no fp32 parameter (1.6 to 1.8 µs left)
-        EXPECT_NE(reason_of(s, "aten::_foreach_add_").find("hold 0 fp32 tensors"), std::string::npos) << w;
+        // the 39 step counts' _foreach_add_(state_steps, 1) on fp32: a step-counter increment (1.6 to 1.8 µs left)
+        EXPECT_NE(reason_of(s, "aten::_foreach_add_").find("step-counter increment"), std::string::npos) << w;
         EXPECT_LT(s.uncosted_busy_us, 2.0) << w;
     }
     // gradient accumulation: 78 AccumulateGrad ops, two backward passes of the same 39 (not 78 parameters)
@@ -336,15 +473,16 @@ TEST(KinetoParamInventory, ForeachAdamwCostsItsOneCallOpsAndSaysWhyNotTheOthers)
     // mul_ twice between the backward pass and the next: refused (which list each holds is not in the trace)
     EXPECT_NE(reason_of(s, "aten::_foreach_mul_").find("2 calls of aten::_foreach_mul_ (bf16)"), std::string::npos);
     // addcmul_(exp_avg_sqs, grads, grads): the formula reads three lists, 4·2·P = 2,491,564,032 B with the write,
-    // 743.8 µs at 3.35 TB/s, but its kernels ran 695.9 µs (grads passed twice are read once): refused
+    // 743.8 µs at 3.35 TB/s, but its kernels ran 695.9 µs (grads passed twice are read once): refused, saying so
     EXPECT_NE(reason_of(s, "aten::_foreach_addcmul_").find("743.8 µs at h100-sxm's HBM peak"), std::string::npos);
+    EXPECT_NE(reason_of(s, "aten::_foreach_addcmul_").find("an input list may be passed twice (read once)"), std::string::npos);
     EXPECT_FALSE(inferred_group(s, "aten::_foreach_addcmul_"));
 }
 
 // ViT-B/16 (torchvision, 1000 classes), fp32 parameters: 152 tensors, P = 589,824 + 768 (patch conv) + 768 (class
 // token) + 197·768 (positions) + 12·(2·768 + 3·768² + 3·768 + 768² + 768 + 2·768 + 2·768·3072 + 3072 + 768) + 2·768
 // (final norm) + 768·1000 + 1000 (head) = 1,513,192 + 12·7,087,872 = 86,567,656.
-TEST(KinetoParamInventory, VitFusedAdamwCostedItsStepCountsRefusedByTheHbmFloor) {
+TEST(KinetoParamInventory, VitFusedAdamwCostedItsStepCounterIncrementNot) {
     const Summary s = h100_summary("vitb16_train_bf16");
     const Group* g = inferred_group(s, "aten::_fused_adamw_");
     ASSERT_TRUE(g);
@@ -352,8 +490,9 @@ TEST(KinetoParamInventory, VitFusedAdamwCostedItsStepCountsRefusedByTheHbmFloor)
     EXPECT_EQ(g->what.cost.bytes_read, 1385083104u);
     EXPECT_EQ(g->what.cost.bytes_written, 1038811872u);
     EXPECT_EQ(g->what.cost.flops, 1298514840u);
-    // _foreach_add_(state_steps, 1) on fp32: as parameters, 2·4·P = 692,541,248 B, 206.7 µs at 3.35 TB/s; it ran 3.5
-    EXPECT_NE(reason_of(s, "aten::_foreach_add_").find("692541248 B, 206.7 µs"), std::string::npos);
+    // _foreach_add_(state_steps, 1) on fp32 (fp32 parameters too): a step-counter increment, not inferred (as the
+    // parameters it would move 2·4·P = 692,541,248 B, 206.7 µs at 3.35 TB/s; it ran 3.5)
+    EXPECT_NE(reason_of(s, "aten::_foreach_add_").find("step-counter increment"), std::string::npos);
 }
 
 // ResNet-50 (torchvision), fp32, SGD momentum foreach: 161 tensors, P = 25,557,032. mul_(bufs, momentum) once:
