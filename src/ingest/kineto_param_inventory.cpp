@@ -170,18 +170,24 @@ void infer_interval(const Interval& iv, const ThreadClues& clues, const std::opt
         return;
     std::string why;
     std::optional<ParameterInventory> inv;
+    // The training loop's thread: the one calling the optimizer, which launched the forward (the backward's
+    // AccumulateGrad ops run on the autograd engine's device thread).
+    const std::uint32_t loop = iv.calls.front()->cpu->thread;
     if (iv.grads.empty())
         why = "no AccumulateGrad op before it in the trace (no backward pass profiled since the previous optimizer ops)";
-    else if (const CpuOp& first = *iv.grads.front(); !clues.launched_elsewhere(iv.from, first.ts, first.thread, first.thread))
+    else if (std::any_of(iv.grads.begin(), iv.grads.end(), [&](const CpuOp* g) { return g->thread == loop; }))
+        why =
+            "its AccumulateGrad ops run on the optimizer's own thread, so its launches cannot tell a forward from the "
+            "backward";
+    else if (const CpuOp& first = *iv.grads.front(); !clues.launched_by(iv.from, first.ts, loop))
         why = fmt::format(
-            "no other thread launched GPU work between {} and the first of its {} AccumulateGrad ops (no forward pass: "
-            "the trace may start mid-backward and hold only some of the parameters)",
+            "the optimizer's thread launched no GPU work between {} and the first of its {} AccumulateGrad ops (no "
+            "forward pass: the trace may start mid-backward and hold only some of the parameters)",
             std::isfinite(iv.from) ? "the previous optimizer ops" : "the trace's start", iv.grads.size());
     else {
         std::vector<bool> breaks(iv.grads.size(), false);
         for (std::size_t i = 1; i < iv.grads.size(); ++i)
-            breaks[i] =
-                clues.launched_elsewhere(iv.grads[i - 1]->ts, iv.grads[i]->ts, iv.grads[i - 1]->thread, iv.grads[i]->thread);
+            breaks[i] = clues.launched_by(iv.grads[i - 1]->ts, iv.grads[i]->ts, loop);
         inv = parameter_inventory(iv.grads, breaks, why);
     }
     for (const auto& [call, e] : shapeless) {
@@ -253,11 +259,10 @@ const std::string& ThreadClues::process(std::uint32_t thread) const {
     return thread < processes.size() ? processes[thread] : none;
 }
 
-bool ThreadClues::launched_elsewhere(double from, double to, std::uint32_t a, std::uint32_t b) const {
-    const std::string& p = process(a);
+bool ThreadClues::launched_by(double from, double to, std::uint32_t thread) const {
     auto it = std::upper_bound(launches.begin(), launches.end(), std::pair<double, std::uint32_t>(from, UINT32_MAX));
     for (; it != launches.end() && it->first < to; ++it)
-        if (it->second != a && it->second != b && process(it->second) == p)
+        if (it->second == thread)
             return true;
     return false;
 }
@@ -324,9 +329,9 @@ ListInference infer_list_shapes(const Trace& t, const Links& links, const std::o
     grads.reserve(t.accumulate_grads.size());
     for (const CpuOp& o : t.accumulate_grads)
         grads.push_back(&o);
-    // The launches of GPU work: another thread's (the next forward's, on the main thread, while the backward passes run
-    // on the autograd engine's device thread) before or between AccumulateGrad ops. Launches an activity names only, so
-    // that the trace as read and after drop_idle_ops give the same.
+    // The launches of GPU work: the training loop's (the next forward's, on the thread that calls the optimizer, while
+    // the backward passes run on the autograd engine's device thread) before or between AccumulateGrad ops. Launches an activity
+    // names only, so that the trace as read and after drop_idle_ops give the same.
     ThreadClues clues;
     std::vector<std::int64_t> ran;
     for (const GpuActivity& a : t.activities)

@@ -32,14 +32,15 @@ std::optional<ParameterInventory> parameter_inventory(const std::vector<const Cp
                                                       std::string& why);
 // What the trace shows of its threads, for the rule: where GPU work was launched, and which process each thread is in.
 struct ThreadClues {
-    // (ts, thread) of every launch of GPU work that ran, sorted: another thread's launch between two AccumulateGrad ops
-    // is the next forward (a backward-pass break); one before the first is the forward of a whole backward pass.
+    // (ts, thread) of every launch of GPU work that ran, sorted: a launch by the training loop's thread (the one that
+    // calls the optimizer) between two AccumulateGrad ops is the next forward (a backward-pass break); one before the
+    // first is the forward of a whole backward pass. Another thread's (a prefetch copy, a metrics read) is neither.
     std::vector<std::pair<double, std::uint32_t>> launches;
     // Per thread index, its process (the pid of Trace::threads' "pid/tid"); a thread past the end: process "".
     std::vector<std::string> processes;
     const std::string& process(std::uint32_t thread) const;
-    // Whether a thread of `process` other than `a` and `b` launched GPU work in (from, to).
-    bool launched_elsewhere(double from, double to, std::uint32_t a, std::uint32_t b) const;
+    // Whether `thread` launched GPU work in (from, to).
+    bool launched_by(double from, double to, std::uint32_t thread) const;
 };
 
 // One call of a tensor-list optimizer op (optimizer_list_op) that launched kernels.
@@ -56,12 +57,12 @@ struct ListInference {
 };
 // The rule (docs/formulas.md, "Tensor-list ops"), per process (a merged multi-rank trace: each rank's calls take its
 // own AccumulateGrad ops): the calls between two runs of AccumulateGrad ops (one optimizer interval) are matched with
-// the run before them, which must follow another thread's launch (the forward: a whole backward pass, not a trace
-// starting mid-backward); a call whose every TensorList is `[]` is costed from the inventory's tensors of its element
-// type when it is no step-counter increment (`_foreach_add_(state_steps, 1)`), it is its only such call of (op, element
-// type) in the interval, those tensors (less those of the interval's shaped calls of the same op and type) number
-// more than 30, and its kernels ran at least as long as the inferred bytes need at `hbm`'s peak. Without `hbm`:
-// nothing inferred. Never throws for a shape: a size that overflows 64-bit counts is that call's refusal.
+// the run before them, which must follow a launch by the calls' own thread (the training loop's forward: a whole
+// backward pass, not a trace starting mid-backward); a call whose every TensorList is `[]` is costed from the inventory's tensors
+// of its element type when it is no step-counter increment (`_foreach_add_(state_steps, 1)`), it is its only such call of (op,
+// element type) in the interval, those tensors (less those of the interval's shaped calls of the same op and type) number more
+// than 30, and its kernels ran at least as long as the inferred bytes need at `hbm`'s peak. Without `hbm`: nothing inferred.
+// Never throws for a shape: a size that overflows 64-bit counts is that call's refusal.
 ListInference infer_list_shapes(std::vector<ListCall> calls, std::vector<const CpuOp*> grads, const ThreadClues& clues,
                                 const std::optional<HbmRoof>& hbm);
 // The same over a trace: its linked kernels' list ops, Trace::accumulate_grads, its launches and its threads' pids.

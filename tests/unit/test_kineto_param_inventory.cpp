@@ -28,9 +28,12 @@ const std::string kMulFp32 =
     "namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::BinaryOpScalarFunctor<float, 1, 1, 0>, "
     "std::multiplies<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<1>)";
 
+// An AccumulateGrad op on thread 1 (the autograd engine's device thread; the optimizer calls run on thread 0, the
+// training loop's).
 CpuOp grad(double ts, std::vector<std::int64_t> shape, const std::string& type = bf) {
     CpuOp o = test::op_of({std::move(shape)}, {type});
     o.ts = ts;
+    o.thread = 1;
     return o;
 }
 
@@ -72,14 +75,14 @@ ListCall call(std::size_t op, const CpuOp& cpu, double kernel_us, const std::str
 
 const HbmRoof kRoof{"test-gpu", 1000};  // 1000 GB/s: 1e6 B per µs
 
-// The launches the rule sees (ThreadClues): thread 9 (the forward's) launches GPU work 0.5 µs before the first
-// AccumulateGrad op and before each one more than 5 µs after the previous (a new backward pass; these ops are one µs
-// apart within a pass); the AccumulateGrad ops run on thread 0.
+// The launches the rule sees (ThreadClues): thread 0 (the training loop's, which calls the optimizer and runs the
+// forward) launches GPU work 0.5 µs before the first AccumulateGrad op and before each one more than 5 µs after the
+// previous (a new backward pass; these ops are one µs apart within a pass); the AccumulateGrad ops run on thread 1.
 ThreadClues forward_before(const std::vector<const CpuOp*>& grads) {
     ThreadClues c;
     for (std::size_t i = 0; i < grads.size(); ++i)
         if (i == 0 || grads[i]->ts - grads[i - 1]->ts > 5)
-            c.launches.emplace_back(grads[i]->ts - 0.5, 9);
+            c.launches.emplace_back(grads[i]->ts - 0.5, 0);
     std::sort(c.launches.begin(), c.launches.end());
     return c;
 }
@@ -222,31 +225,54 @@ TEST(KinetoParamInventory, EachIntervalHasItsOwnBackwardPass) {
 
 TEST(KinetoParamInventory, ABackwardPassWithoutItsForwardIsRefused) {
     // A trace starting mid-backward holds only the AccumulateGrad ops after its start: 34 of 39 parameters would be
-    // costed as all of them. The rule asks for another thread's launch (the forward) before the run: none here.
+    // costed as all of them. The rule asks for a launch by the optimizer's thread (the forward) before the run: none here.
     const std::vector<CpuOp> g = grads(40, 1);
     const CpuOp op = shapeless_mul(100);
     ListInference r = infer_list_shapes({call(7, op, 1.0)}, ptrs(g), ThreadClues{}, kRoof);
     EXPECT_TRUE(r.costs.empty());
     ASSERT_EQ(r.refusals.count(7), 1u);
-    EXPECT_NE(r.refusals.at(7).find("no other thread launched GPU work between the trace's start and the first of its 40 "
-                                    "AccumulateGrad ops"),
+    EXPECT_NE(r.refusals.at(7).find("the optimizer's thread launched no GPU work between the trace's start and the first "
+                                    "of its 40 AccumulateGrad ops"),
               std::string::npos)
         << r.refusals.at(7);
-    // launches of the AccumulateGrad ops' own thread (0: the backward's) are no forward
-    r = infer_list_shapes({call(7, op, 1.0)}, ptrs(g), ThreadClues{{{0.5, 0}}, {}}, kRoof);
+    // launches of the AccumulateGrad ops' own thread (1: the backward's) are no forward, nor a side thread's (5: a
+    // prefetch copy or a metrics read in the same process)
+    r = infer_list_shapes({call(7, op, 1.0)}, ptrs(g), ThreadClues{{{0.5, 1}, {0.6, 5}}, {}}, kRoof);
     EXPECT_TRUE(r.costs.empty());
-    // the forward's launch (thread 9) at 0.5 µs, before the first at 1 µs: costed (81,920 B read, as above)
-    r = infer_list_shapes({call(7, op, 1.0)}, ptrs(g), ThreadClues{{{0.5, 9}}, {}}, kRoof);
+    // the forward's launch (thread 0, the optimizer's) at 0.5 µs, before the first at 1 µs: costed (81,920 B read)
+    r = infer_list_shapes({call(7, op, 1.0)}, ptrs(g), ThreadClues{{{0.5, 0}}, {}}, kRoof);
     ASSERT_EQ(r.costs.count(7), 1u);
     EXPECT_EQ(r.costs.at(7).cost.bytes_read, 81920u);
-    // a second step whose run (from 200 µs) has no launch of another thread after the first step's call (100 µs)
+    // a second step whose run (from 200 µs) has no launch of the optimizer's thread after the first step's call (100 µs)
     std::vector<CpuOp> two = grads(40, 1), later = grads(40, 200);
     two.insert(two.end(), later.begin(), later.end());
     const CpuOp next = shapeless_mul(300);
-    r = infer_list_shapes({call(7, op, 1.0), call(8, next, 1.0)}, ptrs(two), ThreadClues{{{0.5, 9}, {99, 9}}, {}}, kRoof);
+    r = infer_list_shapes({call(7, op, 1.0), call(8, next, 1.0)}, ptrs(two), ThreadClues{{{0.5, 0}, {99, 0}}, {}}, kRoof);
     EXPECT_EQ(r.costs.count(7), 1u);
     ASSERT_EQ(r.refusals.count(8), 1u);
     EXPECT_NE(r.refusals.at(8).find("between the previous optimizer ops and the first"), std::string::npos);
+}
+
+TEST(KinetoParamInventory, OnlyTheTrainingLoopsLaunchesSplitBackwardPasses) {
+    // 80 AccumulateGrad ops [256, 4] one µs apart (1 to 80 µs), the forward's launch (thread 0) at 0.5 µs. A side
+    // thread's launch (5: a prefetch copy) between ops 40 and 41 is no new forward: one pass of 80 parameters, read
+    // 2 · 80 · 1024 = 163,840 B. The loop's own launch there is the next micro-batch's forward: two passes of 40,
+    // read 2 · 40 · 1024 = 81,920 B.
+    const std::vector<CpuOp> g = grads(80, 1);
+    const CpuOp op = shapeless_mul(100);
+    ListInference r = infer_list_shapes({call(7, op, 1.0)}, ptrs(g), ThreadClues{{{0.5, 0}, {40.5, 5}}, {}}, kRoof);
+    ASSERT_EQ(r.costs.count(7), 1u);
+    EXPECT_EQ(r.costs.at(7).cost.bytes_read, 163840u);
+    r = infer_list_shapes({call(7, op, 1.0)}, ptrs(g), ThreadClues{{{0.5, 0}, {40.5, 0}}, {}}, kRoof);
+    ASSERT_EQ(r.costs.count(7), 1u);
+    EXPECT_EQ(r.costs.at(7).cost.bytes_read, 81920u);
+    // AccumulateGrad ops on the optimizer's own thread: its launches cannot tell a forward from the backward: refused
+    std::vector<CpuOp> same = grads(40, 1);
+    for (CpuOp& o : same)
+        o.thread = 0;
+    r = infer_list_shapes({call(7, op, 1.0)}, ptrs(same), ThreadClues{{{0.5, 0}}, {}}, kRoof);
+    ASSERT_EQ(r.refusals.count(7), 1u);
+    EXPECT_NE(r.refusals.at(7).find("run on the optimizer's own thread"), std::string::npos) << r.refusals.at(7);
 }
 
 TEST(KinetoParamInventory, EachProcessTakesItsOwnAccumulateGradOps) {
@@ -257,6 +283,7 @@ TEST(KinetoParamInventory, EachProcessTakesItsOwnAccumulateGradOps) {
     std::vector<CpuOp> g;
     for (std::size_t i = 0; i < 40; ++i) {
         g.push_back(grad(1 + static_cast<double>(i), {256, 4}));
+        g.back().thread = 0;
         if (i < 35) {
             g.push_back(grad(1.5 + static_cast<double>(i), {128, 4}));
             g.back().thread = 2;
