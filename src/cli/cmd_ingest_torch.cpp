@@ -233,13 +233,16 @@ TraceHints trace_hints(const Args& args) {
 }
 
 // --baseline FILE read with the same reader and summarised (its Trace freed at once), its inferred list shapes checked
-// against its own GPU's HBM peak (its deviceProperties, else the --gpu rule: inventory_hbm); errors name --baseline.
+// against its own GPU's HBM peak (its deviceProperties, else the --gpu rule: inventory_hbm), else the trace's own
+// (`fallback`: a baseline without a GPU of its own compares like with like); errors name --baseline.
 Summary baseline_summary(const std::string& base_path, TraceHints hints, const Catalog& catalog,
-                         const std::vector<const GpuSpec*>& given) {
+                         const std::vector<const GpuSpec*>& given, const std::optional<kineto::HbmRoof>& fallback) {
     try {
         Trace base = read_kineto(base_path);
         drop_idle_ops(base);
         hints.hbm = inventory_hbm(trace_gpu_name(base), catalog, given);
+        if (!hints.hbm)
+            hints.hbm = fallback;
         return summarize(base, link_activities(base), hints);
     } catch (const InputError& e) {
         throw InputError("--baseline", e.what());
@@ -273,7 +276,7 @@ int run(const Args& args, const Env& env) {
     // The baseline is read and checked before anything is printed (with the same hints, its own GPU's HBM peak).
     std::optional<Summary> base;
     if (!base_path.empty())
-        base = baseline_summary(base_path, hints, catalog, given);
+        base = baseline_summary(base_path, hints, catalog, given, full_hints.hbm);
     const Links links = link_activities(trace);  // made once: the summary and the eager-attention view use them
     const Summary s = summarize(trace, links, full_hints);
 

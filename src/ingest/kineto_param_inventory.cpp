@@ -57,10 +57,12 @@ void infer_call(const Interval& iv, const std::vector<std::pair<const ListCall*,
     const std::string& name = call->name;
     const auto refuse = [&](std::string reason) { out.refusals[call->op] = std::move(reason); };
     if (step_counter_increment(name, *call->cpu)) {
+        const bool recorded = call->cpu->concrete.size() > 1 && !call->cpu->concrete[1].empty();
         refuse(
-            fmt::format("{}; not inferred: {} of one list and the Scalar 1 is an optimizer's step-counter increment "
-                        "(_foreach_add_(state_steps, 1)): its list holds one step count per parameter, not the parameters",
-                        head, name));
+            fmt::format("{}; not inferred: {} of one list and {} may be an optimizer's step-counter increment "
+                        "(_foreach_add_(state_steps, 1)): its list then holds one step count per parameter, not the "
+                        "parameters",
+                        head, name, recorded ? "the Scalar 1" : "a Scalar the trace does not record"));
         return;
     }
     const auto same = [&](const ListCall* o, const std::optional<ElementType>& oe) {

@@ -323,7 +323,13 @@ TEST(KinetoParamInventory, AStepCounterIncrementIsNeverTheParameters) {
     ListInference r = infer_list_shapes_({add_call(7, steps)}, ptrs(g), kRoof);
     EXPECT_TRUE(r.costs.empty());
     ASSERT_EQ(r.refusals.count(7), 1u);
-    EXPECT_NE(r.refusals.at(7).find("step-counter increment"), std::string::npos) << r.refusals.at(7);
+    EXPECT_NE(r.refusals.at(7).find("and the Scalar 1 may be an optimizer's step-counter increment"), std::string::npos)
+        << r.refusals.at(7);
+    // a Scalar the trace does not record (Concrete Inputs ""): refused too, saying the value is unknown
+    const CpuOp unknown = add(100, "");
+    r = infer_list_shapes_({add_call(7, unknown)}, ptrs(g), kRoof);
+    ASSERT_EQ(r.refusals.count(7), 1u);
+    EXPECT_NE(r.refusals.at(7).find("a Scalar the trace does not record"), std::string::npos) << r.refusals.at(7);
     r = infer_list_shapes_({add_call(7, eps)}, ptrs(g), kRoof);
     ASSERT_EQ(r.costs.count(7), 1u);
     EXPECT_EQ(r.costs.at(7).cost.bytes_read, 163840u);
