@@ -255,7 +255,8 @@ NcclRanks resolve_nccl_ranks(const NcclRun& run, CollectiveKind kind, std::optio
         if (clues.empty())
             throw InputError("--ranks",
                              fmt::format("{}: {} gives no rank count (no \"# Rank\" lines, nGpus header, "
-                                         "NCCL init lines or busbw/algbw ratio above 0); give --ranks N",
+                                         "NCCL init lines, count column, or busbw/algbw ratio that depends on it: sendrecv's, "
+                                         "broadcast's and reduce's are 1 at any rank count); give --ranks N",
                                          origin,
                                          run.first_line > 0 ? fmt::format("the run on lines {}–{}", run.first_line, run.last_line)
                                                             : std::string("the log")));

@@ -86,6 +86,7 @@ TEST(NcclRanksRefusal, NoRankClueNamesTheFile) {
         EXPECT_NE(what.find("--ranks"), std::string::npos) << what;
         EXPECT_NE(what.find("p5.md"), std::string::npos) << what;
         EXPECT_NE(what.find("the run on lines 1–2"), std::string::npos) << what;
+        EXPECT_NE(what.find("busbw/algbw ratio that depends on it"), std::string::npos) << what;
     }
 }
 
