@@ -23,16 +23,6 @@ using namespace detail;
 
 bool contains(std::string_view s, std::string_view w) { return s.find(w) != std::string_view::npos; }
 
-// An index tensor input: int32 or int64 (GCC's TypeMeta names "int", "long int"; "long" as some builds write
-// it), the types PyTorch takes for indices (positions, top-k expert ids). Not uint8, bool, e8m0 or packed fp4:
-// those are scales and packed activations.
-bool index_input(const CpuOp& op, std::size_t i) {
-    if (i >= op.types.size())
-        return false;
-    const std::string& t = op.types[i];
-    return t == "int" || t == "long int" || t == "long";
-}
-
 // Floating-point tensor inputs: (index, shape).
 std::vector<std::pair<std::size_t, Shape>> float_inputs(const CpuOp& op) {
     std::vector<std::pair<std::size_t, Shape>> v;

@@ -35,21 +35,22 @@ std::optional<std::vector<std::uint64_t>> product_shape(const std::vector<std::u
     return c;
 }
 
-// An integer tensor's Input type (token ids, targets, indices): no float storage type of its own.
-bool integer_type(std::string_view t) {
-    return t == "int" || t == "unsigned int" || t == "long int" || t == "long" || t == "unsigned long" ||
-           t == "long unsigned int" || t == "short" || t == "short int" || t == "unsigned short" || t == "short unsigned int";
-}
+// A tensor argument of an Inductor kernel: its Input Dims index, shape, bytes, and whether it holds indices.
+struct Arg {
+    std::size_t index;
+    std::optional<std::vector<std::uint64_t>> shape;
+    std::uint64_t bytes;
+    bool indices;  // an int32 or int64 tensor (index_input)
+};
 
 // A gather or scatter fused into a pointwise or reduction kernel touches only the indexed part of its
 // table, so counting the whole table is not a lower bound (on an H100, a fused embedding + RMSNorm
 // kernel took 8.9 µs, its 32000×2048 table alone would need 39 µs). By the origins Inductor writes into
-// the kernel's name, with n the element count of the largest integer argument (the indices):
+// the kernel's name, with n the element count of the largest int32 or int64 argument (the indices):
 // `embedding` (forward, or `embedding_dense_backward`, which scatter-adds into a table zeroed by its own
 // kernel): a 2-D float argument [V, H] with V > n is counted as n rows, n·H elements;
 // `nll_loss` alone (no embedding): the largest 2-D float argument [N, C] (the logits) with N ≤ n is
 // counted as N elements, one picked per row. Returns the note for the record ("" when nothing changed).
-template <class Arg>
 std::string count_gathered(std::string_view base, const CpuOp& op, std::vector<Arg>& args) {
     const bool rows = base.find("embedding") != std::string_view::npos;
     const bool picked = !rows && base.find("nll_loss") != std::string_view::npos;
@@ -57,14 +58,14 @@ std::string count_gathered(std::string_view base, const CpuOp& op, std::vector<A
         return "";
     std::uint64_t n = 0;
     for (const Arg& a : args)
-        if (a.integer && a.shape)
+        if (a.indices && a.shape)
             n = std::max(n, elems(*a.shape));
     if (n == 0)
         return "";
     Arg* largest = nullptr;
     std::string note;
     for (Arg& a : args) {
-        if (a.integer || !a.shape || a.shape->size() != 2)
+        if (a.indices || !a.shape || a.shape->size() != 2)
             continue;
         const auto t = input_dtype(op, a.index);
         if (!t)
@@ -180,12 +181,6 @@ std::optional<OpCost> cost_compiled_op(const std::string& name, const CpuOp& op,
         return std::nullopt;
     if (starts(base, "triton_tem") || starts(base, "triton_mm") || starts(base, "triton_bmm"))
         return cost_template_gemm(name, base, op);
-    struct Arg {
-        std::size_t index;
-        std::optional<std::vector<std::uint64_t>> shape;
-        std::uint64_t bytes;
-        bool integer;
-    };
     std::vector<Arg> args;
     std::string shapes;
     std::optional<DType> first_float;
@@ -198,7 +193,7 @@ std::optional<OpCost> cost_compiled_op(const std::string& name, const CpuOp& op,
         const auto shape = input_shape(op, i);
         if (!op.dims[i].empty() && !shape)
             continue;  // a zero-size tensor moves nothing
-        args.push_back({i, shape, tensor_bytes(op, i), integer_type(op.types[i])});
+        args.push_back({i, shape, tensor_bytes(op, i), index_input(op, i)});
         if (!first_float)
             first_float = input_dtype(op, i);
         shapes += fmt::format("{}{}", shapes.empty() ? "" : ",", shape ? shape_text(*shape) : "1");

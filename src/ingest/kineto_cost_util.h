@@ -19,6 +19,16 @@ using Shape = std::vector<std::uint64_t>;
 
 inline std::uint64_t elems(const Shape& s) { return element_count(s).value(); }
 
+// An index tensor input: int32 or int64 (GCC's TypeMeta names "int", "long int"; "long" as some builds write
+// it), the types PyTorch takes for indices (positions, token ids, targets, top-k expert ids). Not uint8, bool,
+// e8m0 or packed fp4: those are scales and packed activations.
+inline bool index_input(const CpuOp& op, std::size_t i) {
+    if (i >= op.types.size())
+        return false;
+    const std::string& t = op.types[i];
+    return t == "int" || t == "long int" || t == "long";
+}
+
 // The elements input i holds in memory: a dim whose "Input Strides" entry is 0 (a broadcast, an
 // expand()ed view) repeats the same elements, so it does not multiply them (a lower bound reads each once).
 // Without strides of the same rank: every element.
