@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <utility>
 
 #include "bwacct/error.h"
@@ -51,9 +52,10 @@ bool step_counter_increment(const std::string& name, const CpuOp& op) {
 }
 
 // One shapeless call of the interval, costed from the inventory or refused (`out`).
-void infer_call(const Interval& iv, const std::vector<std::pair<const ListCall*, ElementType>>& shapeless, const ListCall* call,
-                const ElementType& e, const ParameterInventory& inv, const std::optional<HbmRoof>& hbm, const std::string& head,
-                ListInference& out) {
+// `calls`: the interval's shapeless calls of this (op, element type); `one_group`: some (op, element type) of the
+// interval is called once.
+void infer_call(const Interval& iv, std::size_t calls, bool one_group, const ListCall* call, const ElementType& e,
+                const ParameterInventory& inv, const std::optional<HbmRoof>& hbm, const std::string& head, ListInference& out) {
     const std::string& name = call->name;
     const auto refuse = [&](std::string reason) { out.refusals[call->op] = std::move(reason); };
     if (step_counter_increment(name, *call->cpu)) {
@@ -68,20 +70,10 @@ void infer_call(const Interval& iv, const std::vector<std::pair<const ListCall*,
     const auto same = [&](const ListCall* o, const std::optional<ElementType>& oe) {
         return o->name == name && oe && oe->label == e.label;
     };
-    std::size_t calls = 0;
-    for (const auto& [other, oe] : shapeless)
-        calls += same(other, oe) ? 1 : 0;
     // Several calls of one (op, type): an optimizer makes each of its ops' calls once per parameter group (of that
     // type), so when another op of the interval is called once there is one group, and each call is over the whole
     // list (foreach AdamW's mul_ of the parameters and of exp_avg_sq; foreach SGD's two add_). When every op is
     // called more than once, the calls may split the parameters among groups: refused.
-    bool one_group = false;
-    for (const auto& [other, oe] : shapeless) {
-        std::size_t n = 0;
-        for (const auto& [x, xe] : shapeless)
-            n += x->name == other->name && xe.label == oe.label ? 1 : 0;
-        one_group = one_group || n == 1;
-    }
     if (calls > 1 && !one_group) {
         refuse(
             fmt::format("{}; not inferred: {} calls of {} ({}) with lists written [] between two backward passes, and "
@@ -226,6 +218,11 @@ void infer_interval(const Interval& iv, const ThreadClues& clues, const std::opt
             breaks[i] = clues.launched_by(iv.grads[i - 1]->ts, iv.grads[i]->ts, loop);
         inv = parameter_inventory(iv.grads, breaks, why);
     }
+    // The shapeless calls per (op, element type), counted once for the interval.
+    std::map<std::pair<std::string, std::string>, std::size_t> calls_of;
+    for (const auto& [call, e] : shapeless)
+        ++calls_of[{call->name, e.label}];
+    const bool one_group = std::any_of(calls_of.begin(), calls_of.end(), [](const auto& kv) { return kv.second == 1; });
     for (const auto& [call, e] : shapeless) {
         const std::string head = fmt::format("tensor-list shapes of {} not in trace (written [])", call->name);
         if (!inv) {
@@ -233,7 +230,7 @@ void infer_interval(const Interval& iv, const ThreadClues& clues, const std::opt
             continue;
         }
         try {  // a size past 64-bit counts (a crafted shape) refuses this call, never the trace
-            infer_call(iv, shapeless, call, e, *inv, hbm, head, out);
+            infer_call(iv, calls_of.at({call->name, e.label}), one_group, call, e, *inv, hbm, head, out);
         } catch (const OverflowError&) {
             out.refusals[call->op] =
                 fmt::format("{}; not inferred: the AccumulateGrad parameters' sizes overflow 64-bit counts", head);

@@ -489,7 +489,7 @@ TEST(KinetoParamInventory, TwoShapedParameterGroupsStayAsTheyWere) {
 // Foreach AdamW over the same 39 bf16 parameters (P = 311,445,504): one call each of lerp_, addcmul_, sqrt, div_,
 // add_(eps), addcdiv_ on bf16; mul_ twice (params by 1 − lr·wd, exp_avg_sq by β2); the step counts' add_ runs on
 // the CPU (no kernel).
-TEST(KinetoParamInventory, ForeachAdamwCostsItsOneCallOpsAndSaysWhyNotTheOthers) {
+TEST(KinetoParamInventory, ForeachAdamwCostsEveryListOp) {
     const Summary s = h100_summary("llama_train_foreach_adamw_bf16");
     // lerp_(exp_avgs, grads, 1 − β1): two lists read 2·2·P = 1,245,782,016 B, one written 622,891,008 B, 3·P FLOPs
     const Group* lerp = inferred_group(s, "aten::_foreach_lerp_");
