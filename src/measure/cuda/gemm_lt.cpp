@@ -597,18 +597,19 @@ Timing measure_gemm(const GemmDesc& d, const SamplePolicy& p, int device) {
     // Candidates the heuristic returned that run: one untimed call each, checked.
     std::vector<Candidate> cands;
     std::string refusals;  // why each candidate did not run, for the error when none did
+    auto refused = [&](int i, const std::string& why) {
+        refusals += (refusals.empty() ? "#" : ", #") + std::to_string(i + 1) + " " + why;
+    };
     for (int i = 0; i < returned; ++i) {
         if (results[i].state != CUBLAS_STATUS_SUCCESS || results[i].workspaceSize > kWorkspaceBytes) {
-            refusals += (refusals.empty() ? "" : ", ") + std::string("#") + std::to_string(i + 1) + " " +
-                        (results[i].state != CUBLAS_STATUS_SUCCESS ? api.cublasLtGetStatusName(results[i].state)
-                                                                   : "workspace over 32 MiB");
+            refused(i, results[i].state != CUBLAS_STATUS_SUCCESS ? api.cublasLtGetStatusName(results[i].state)
+                                                                 : "workspace over 32 MiB");
             continue;
         }
         Candidate c{results[i].algo, results[i].workspaceSize, i + 1, 0};
         const cublasStatus_t s = matmul(c, stream.s);
         if (s != CUBLAS_STATUS_SUCCESS) {
-            refusals +=
-                (refusals.empty() ? "" : ", ") + std::string("#") + std::to_string(i + 1) + " " + api.cublasLtGetStatusName(s);
+            refused(i, api.cublasLtGetStatusName(s));
             notes.push_back("cuBLASLt candidate " + std::to_string(i + 1) + " of " + std::to_string(returned) +
                             " skipped: " + api.cublasLtGetStatusName(s));
             continue;
